@@ -1,0 +1,38 @@
+# Wrapper over CMake: the two commands a newcomer runs are `make demo` and `make test`.
+BUILD ?= build
+CMAKE_FLAGS ?= -DXIOTOP_WERROR=ON
+
+.PHONY: all deps build test unit demo clean format lint bench
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j2
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure
+
+unit: build
+	cd $(BUILD) && ctest --output-on-failure -R '^unit_'
+
+demo: build
+	@tests/emu/demo.sh $(BUILD)
+
+lint:
+	@git ls-files '*.c' '*.h' | xargs clang-format --dry-run --Werror
+	@cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
+		--inline-suppr --suppress=missingIncludeSystem -I monitor -I monitor/topology -I ui -I bpf \
+		monitor ui tests/unit tests/emu
+
+format:
+	@git ls-files '*.c' '*.h' | xargs clang-format -i
+
+bench: build
+	@bench/bpf_overhead.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,63 @@
+/* xiotop.h - structs and keys shared by the BPF programs and the user side.
+ *
+ * Contract: the kernel side only aggregates into maps (no per-event stream). User space
+ * fills the lookup maps (dev_dom, inode_dom, tgid_dom) from the topology and reads the
+ * per-CPU counter map once per interval. Device numbers are kernel dev_t (major << 20 |
+ * minor). Counters are cumulative for the life of the maps.
+ */
+#ifndef XIOTOP_SHARED_H
+#define XIOTOP_SHARED_H
+
+#define XIOTOP_DOM_NONE   0xffffffffu /* unattributed: dom0 itself or unknown */
+#define XIOTOP_MAX_LAYERS 16384       /* distinct (domain, device, via) keys */
+#define XIOTOP_MAX_DEVS   4096
+#define XIOTOP_MAX_INODES 8192
+#define XIOTOP_MAX_TGIDS  4096
+#define XIOTOP_MAX_REMAPS 65536 /* bios in flight between a remap and its queue */
+
+/* How a bio was charged. Order of the rules follows DESIGN.md. */
+enum xiotop_via {
+	XIOTOP_VIA_DEV = 1,   /* rule 1: the device is a domain's backend */
+	XIOTOP_VIA_TASK,      /* rule 2: submitted by a blkback thread / device model */
+	XIOTOP_VIA_LOOPWORK,  /* rule 2/3: a kworker running loop work for a domain's loopN */
+	XIOTOP_VIA_INODE,     /* rule 3: its pages belong to a domain's backing/image file */
+	XIOTOP_VIA_REMAP,     /* rule 4: a dm/md clone of a charged bio (not in pgpgout) */
+	XIOTOP_VIA_PART,      /* rule 4: whole disk under a partition bio (same bio) */
+	XIOTOP_VIA_NONE,      /* rule 5: unattributed */
+	XIOTOP_VIA_MAX
+};
+
+/* Is a bio charged with this `via` counted by vmstat pgpgin/pgpgout? submit_bio() counts
+ * every bio once; dm/md clones go through submit_bio_noacct() and are not counted, and
+ * a partition's whole disk is the same bio seen again. */
+#define XIOTOP_VIA_IN_VMSTAT(v) ((v) != XIOTOP_VIA_REMAP && (v) != XIOTOP_VIA_PART)
+
+struct xiotop_layer_key {
+	unsigned int domid;
+	unsigned int dev; /* device the bio was queued to */
+	unsigned int via; /* enum xiotop_via */
+	unsigned int pad;
+};
+
+struct xiotop_io {
+	unsigned long long rd_bytes;
+	unsigned long long wr_bytes;
+	unsigned long long rd_ios;
+	unsigned long long wr_ios;
+};
+
+struct xiotop_inode_key {
+	unsigned long long ino;
+	unsigned int fs_dev; /* i_sb->s_dev */
+	unsigned int pad;
+};
+
+/* Global counters (per-CPU array indexes). */
+enum xiotop_stat {
+	XIOTOP_STAT_LOST_LAYER = 0, /* counter map full: an event not counted */
+	XIOTOP_STAT_LOST_REMAP,     /* remap map full: a clone may be charged wrong */
+	XIOTOP_STAT_EVENTS,         /* bio_queue events seen */
+	XIOTOP_STAT_MAX
+};
+
+#endif

@@ -1,0 +1,24 @@
+/* hostinfo.h - host ground truth: /proc/diskstats and /proc/vmstat.
+ *
+ * Contract: readers take a proc root ("/proc" live, a fixture tree in tests) and return
+ * cumulative kernel counters converted to bytes (diskstats sectors are 512 bytes;
+ * vmstat pgpgin/pgpgout are KiB). Return 0, or -1 with errno set when the file cannot
+ * be read or holds nothing usable.
+ */
+#ifndef XIOTOP_HOSTINFO_H
+#define XIOTOP_HOSTINFO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct host_diskstat {
+	uint32_t dev; /* kernel dev_t */
+	char name[32];
+	uint64_t rd_ios, rd_bytes, wr_ios, wr_bytes;
+};
+
+/* Reads every line; *out is malloc'ed (free it). */
+int host_read_diskstats(const char *proc_root, struct host_diskstat **out, size_t *n);
+int host_read_vmstat(const char *proc_root, uint64_t *pgpgin_kb, uint64_t *pgpgout_kb);
+
+#endif

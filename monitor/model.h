@@ -1,0 +1,59 @@
+/* model.h - two samples -> per-interval, per-domain figures.
+ *
+ * Contract: model_compute(prev, cur) gives what happened between two cumulative samples
+ * (prev may be NULL: everything since the tracer started). Per domain: guest bytes (the
+ * top of its stack: backend devices, or bios its backend threads submitted), physical
+ * bytes (leaf devices), bytes vmstat counts beyond the physical ones (double_counted),
+ * and its layers with roles. The identity it keeps:
+ *   vmstat pgpgout ~= sum(phys_wr + double_counted) + unattributed.wr_bytes
+ * Pure: no I/O, no globals; safe on replayed or synthetic samples.
+ */
+#ifndef XIOTOP_MODEL_H
+#define XIOTOP_MODEL_H
+
+#include "sample.h"
+
+enum model_role { ROLE_BACKEND, ROLE_STACKED, ROLE_FILE, ROLE_LEAF };
+
+struct model_layer {
+	enum model_role role;
+	uint32_t dev;   /* 0 for the file layer */
+	char name[32];  /* device name; for the file layer see domain file */
+	bool is_leaf;
+	uint64_t rd_bytes, wr_bytes;
+};
+
+struct model_domain {
+	uint32_t domid;
+	const struct xs_domain *info; /* names from cur; NULL if only seen in counters */
+	uint64_t guest_rd_bytes, guest_wr_bytes, guest_rd_ios, guest_wr_ios;
+	uint64_t phys_rd_bytes, phys_wr_bytes;
+	uint64_t vmstat_wr_bytes;      /* what pgpgout counted for this domain */
+	uint64_t double_counted_bytes; /* vmstat_wr_bytes - phys_wr_bytes, >= 0 */
+	struct model_layer *layers;
+	size_t n_layers;
+};
+
+struct model_disk {
+	const struct xs_disk *disk;
+	uint64_t rd_bytes, wr_bytes;
+};
+
+struct model_interval {
+	double interval_s;
+	int64_t realtime_ns;
+	uint64_t pgpgin_bytes, pgpgout_bytes;
+	uint64_t lost_events;
+	uint64_t unattr_rd_bytes, unattr_wr_bytes;
+	struct model_disk *disks;
+	size_t n_disks;
+	struct model_domain *domains; /* every domain of cur, then ones only seen in counters */
+	size_t n_domains;
+};
+
+int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
+		  struct model_interval *out);
+void model_free(struct model_interval *m);
+const char *model_role_name(enum model_role r);
+
+#endif

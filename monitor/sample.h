@@ -1,0 +1,79 @@
+/* sample.h - the one thing that flows: one interval's cumulative counters.
+ *
+ * Contract: a sample holds cumulative counters (since the tracer started) plus what
+ * is needed to interpret them without the live system: domain names, device names and
+ * which devices are leaves. Live collection, replay and tests all produce samples; the
+ * console, batch output, recorder and explain only consume them. Rates and per-interval
+ * figures come from two samples through model.h. All arrays are owned by the sample.
+ */
+#ifndef XIOTOP_SAMPLE_H
+#define XIOTOP_SAMPLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xiotop.h"
+
+#define XS_NAME_MAX 64
+#define XS_PATH_MAX 256
+
+/* Bytes charged to one (domain, device, rule). */
+struct xs_layer {
+	uint32_t domid; /* XIOTOP_DOM_NONE: unattributed */
+	uint32_t dev;   /* kernel dev_t */
+	uint32_t via;   /* enum xiotop_via */
+	struct xiotop_io io;
+};
+
+/* A block device named in the sample. */
+struct xs_dev {
+	uint32_t dev;
+	char name[32];
+	bool is_leaf; /* physical: counted in phys_* and host disks */
+};
+
+/* Host ground truth for one leaf device, from /proc/diskstats. */
+struct xs_disk {
+	uint32_t dev;
+	char name[32];
+	uint64_t rd_bytes, wr_bytes, rd_ios, wr_ios;
+};
+
+struct xs_domain {
+	uint32_t domid;
+	char name[XS_NAME_MAX]; /* raw (guest-controlled): sanitize on output */
+	char kind[8];           /* "vbd", "qdisk", "mixed", "" */
+	char file[XS_PATH_MAX]; /* backing/image file of its first file-backed backend */
+	bool missing;           /* a backend could not be resolved */
+};
+
+struct xs_sample {
+	int64_t realtime_ns;  /* wall clock, for output */
+	uint64_t monotonic_ns; /* for intervals */
+	uint64_t vmstat_pgpgin_kb, vmstat_pgpgout_kb;
+	uint64_t lost_events;
+	uint64_t bio_events;
+
+	struct xs_layer *layers;
+	size_t n_layers;
+	struct xs_dev *devs;
+	size_t n_devs;
+	struct xs_disk *disks;
+	size_t n_disks;
+	struct xs_domain *domains;
+	size_t n_domains; /* sorted by domid */
+};
+
+void sample_free(struct xs_sample *s);
+/* Deep copy (for keeping the previous sample). Returns 0 or -1 (ENOMEM). */
+int sample_copy(struct xs_sample *dst, const struct xs_sample *src);
+const struct xs_dev *sample_dev(const struct xs_sample *s, uint32_t dev);
+const struct xs_domain *sample_domain(const struct xs_sample *s, uint32_t domid);
+/* Append helpers used by producers (collector, replay, tests). -1 on ENOMEM. */
+int sample_add_layer(struct xs_sample *s, const struct xs_layer *l);
+int sample_add_dev(struct xs_sample *s, const struct xs_dev *d);
+int sample_add_disk(struct xs_sample *s, const struct xs_disk *d);
+int sample_add_domain(struct xs_sample *s, const struct xs_domain *d);
+
+#endif

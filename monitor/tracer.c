@@ -1,0 +1,307 @@
+/* tracer.c - BPF load (tp_btf, else raw_tp), attach, lookup maps, counter reads. */
+#include "tracer.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "xiotop.h"
+#include "xiotop.skel.h"
+
+#define DEV_IS_BACKEND 1 /* keep in sync with xiotop.bpf.c */
+#define DEV_IS_LOOP    2
+
+struct dev_owner {
+	unsigned int domid;
+	unsigned int flags;
+};
+
+struct tracer {
+	struct xiotop_bpf *skel;
+	const char *mode;
+	char hooks[256];
+	int ncpus;
+	struct xiotop_io *percpu_io; /* ncpus values of one layer_io entry */
+	unsigned long long *percpu_u64;
+};
+
+/* libbpf speaks while probing; keep its last words for the error message only. */
+static char libbpf_last_error[256];
+static int libbpf_quiet_print(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	if (level == LIBBPF_WARN) {
+		char line[256];
+		vsnprintf(line, sizeof(line), fmt, args);
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0])
+			snprintf(libbpf_last_error, sizeof(libbpf_last_error), "%s", line);
+	}
+	return 0;
+}
+
+static unsigned long long kallsyms_addr(const char *sym)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	if (!f)
+		return 0;
+	char line[256], name[128], type;
+	unsigned long long addr, found = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %127s", &addr, &type, name) == 3 && !strcmp(name, sym)) {
+			found = addr;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+enum prog_set { SET_BTF, SET_RAW };
+
+static void choose_set(struct xiotop_bpf *s, enum prog_set set)
+{
+	bool btf = set == SET_BTF;
+	bpf_program__set_autoload(s->progs.btf_bio_queue, btf);
+	bpf_program__set_autoload(s->progs.btf_bio_remap, btf);
+	bpf_program__set_autoload(s->progs.btf_work_start, btf);
+	bpf_program__set_autoload(s->progs.btf_work_end, btf);
+	bpf_program__set_autoload(s->progs.raw_bio_queue, !btf);
+	bpf_program__set_autoload(s->progs.raw_bio_remap, !btf);
+	bpf_program__set_autoload(s->progs.raw_work_start, !btf);
+	bpf_program__set_autoload(s->progs.raw_work_end, !btf);
+}
+
+static struct xiotop_bpf *open_and_load(enum prog_set set, unsigned long long rootcg_fn,
+					unsigned long long worker_fn)
+{
+	struct xiotop_bpf *s = xiotop_bpf__open();
+	if (!s)
+		return NULL;
+	s->rodata->loop_rootcg_workfn_addr = rootcg_fn;
+	s->rodata->loop_workfn_addr = worker_fn;
+	choose_set(s, set);
+	if (xiotop_bpf__load(s)) {
+		xiotop_bpf__destroy(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Attach one program; its link goes in the skeleton's slot so destroy() detaches it. */
+static int attach_one(struct tracer *t, struct bpf_program *p, struct bpf_link **slot,
+		      const char *hook, bool fatal, char *err, size_t errlen)
+{
+	*slot = bpf_program__attach(p);
+	if (!*slot) {
+		if (fatal) {
+			snprintf(err, errlen, "cannot attach %s: %s", hook, strerror(errno));
+			return -1;
+		}
+		fprintf(stderr, "xiotop: hook %s not attached (%s): degraded\n", hook,
+			strerror(errno));
+		return 0;
+	}
+	size_t len = strlen(t->hooks);
+	snprintf(t->hooks + len, sizeof(t->hooks) - len, "%s%s", len ? " " : "", hook);
+	return 0;
+}
+
+int tracer_open(struct tracer **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (geteuid() != 0) {
+		snprintf(err, errlen, "live tracing needs root (CAP_BPF and CAP_PERFMON)");
+		return -1;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(err, errlen, "kernel BTF (/sys/kernel/btf/vmlinux) is missing: "
+				      "CONFIG_DEBUG_INFO_BTF=y is needed");
+		return -1;
+	}
+	libbpf_set_print(libbpf_quiet_print);
+	unsigned long long rootcg_fn = kallsyms_addr("loop_rootcg_workfn");
+	unsigned long long worker_fn = kallsyms_addr("loop_workfn");
+
+	struct tracer *t = calloc(1, sizeof(*t));
+	if (!t) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	t->mode = "tp_btf";
+	t->skel = open_and_load(SET_BTF, rootcg_fn, worker_fn);
+	if (!t->skel) {
+		t->mode = "raw_tp";
+		t->skel = open_and_load(SET_RAW, rootcg_fn, worker_fn);
+	}
+	if (!t->skel) {
+		snprintf(err, errlen, "BPF programs cannot load (tp_btf nor raw_tp): %s",
+			 libbpf_last_error[0] ? libbpf_last_error : "unknown libbpf error");
+		free(t);
+		return -1;
+	}
+	struct xiotop_bpf *s = t->skel;
+	bool btf = !strcmp(t->mode, "tp_btf");
+#define ATTACH(prog, hook, fatal)                                                                  \
+	attach_one(t, btf ? s->progs.btf_##prog : s->progs.raw_##prog,                             \
+		   btf ? &s->links.btf_##prog : &s->links.raw_##prog, hook, fatal, err, errlen)
+	if (ATTACH(bio_queue, "block_bio_queue", true))
+		goto fail;
+	ATTACH(bio_remap, "block_bio_remap", false);
+	if (rootcg_fn || worker_fn) {
+		ATTACH(work_start, "workqueue_execute_start", false);
+		ATTACH(work_end, "workqueue_execute_end", false);
+	} else {
+		fprintf(stderr, "xiotop: loop work functions not in /proc/kallsyms: loop "
+				"direct I/O is attributed by inode only\n");
+	}
+#undef ATTACH
+	t->ncpus = libbpf_num_possible_cpus();
+	if (t->ncpus <= 0) {
+		snprintf(err, errlen, "cannot count possible CPUs");
+		goto fail;
+	}
+	t->percpu_io = calloc((size_t)t->ncpus, sizeof(*t->percpu_io));
+	t->percpu_u64 = calloc((size_t)t->ncpus, sizeof(*t->percpu_u64));
+	if (!t->percpu_io || !t->percpu_u64) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	*out = t;
+	return 0;
+fail:
+	tracer_close(t);
+	return -1;
+}
+
+const char *tracer_mode(const struct tracer *t)
+{
+	return t->mode;
+}
+
+const char *tracer_hooks(const struct tracer *t)
+{
+	return t->hooks;
+}
+
+static void clear_map(int fd, size_t key_size)
+{
+	unsigned char key[64], next[64];
+	/* deleting while iterating restarts from the first key each time */
+	while (key_size <= sizeof(key) && !bpf_map_get_next_key(fd, NULL, next)) {
+		memcpy(key, next, key_size);
+		if (bpf_map_delete_elem(fd, key))
+			break;
+	}
+}
+
+static void set_dev_owner(int fd, uint32_t dev, uint32_t domid, unsigned int flags)
+{
+	struct dev_owner o = {0};
+	if (!bpf_map_lookup_elem(fd, &dev, &o) && o.domid != domid)
+		fprintf(stderr, "xiotop: device %u:%u is claimed by domains %u and %u\n",
+			XT_KDEV_MAJOR(dev), XT_KDEV_MINOR(dev), o.domid, domid);
+	o.domid = domid;
+	o.flags |= flags;
+	bpf_map_update_elem(fd, &dev, &o, BPF_ANY);
+}
+
+static void map_backend(struct tracer *t, const struct xt_roots *roots, uint32_t domid,
+			const struct xt_backend *b)
+{
+	int dev_fd = bpf_map__fd(t->skel->maps.dev_dom);
+	int inode_fd = bpf_map__fd(t->skel->maps.inode_dom);
+	bool above_file = true; /* only devices above the backing file are the domain's own */
+
+	for (size_t i = 0; i < b->n_layers; i++) {
+		const struct xt_layer *l = &b->layers[i];
+		if (l->role == XT_ROLE_FILE) {
+			above_file = false;
+			if (l->ino) {
+				struct xiotop_inode_key k = {.ino = l->ino, .fs_dev = l->fs_dev};
+				bpf_map_update_elem(inode_fd, &k, &domid, BPF_ANY);
+			}
+			continue;
+		}
+		if (!above_file || !l->dev)
+			continue;
+		struct xt_devinfo info;
+		unsigned int flags = l->role == XT_ROLE_BACKEND ? DEV_IS_BACKEND : 0;
+		if (!topo_devinfo(roots, l->dev, &info) && info.is_loop)
+			flags |= DEV_IS_LOOP;
+		if (flags)
+			set_dev_owner(dev_fd, l->dev, domid, flags);
+	}
+}
+
+int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
+			const struct xt_roots *roots)
+{
+	int dev_fd = bpf_map__fd(t->skel->maps.dev_dom);
+	int inode_fd = bpf_map__fd(t->skel->maps.inode_dom);
+	int tgid_fd = bpf_map__fd(t->skel->maps.tgid_dom);
+	clear_map(dev_fd, sizeof(uint32_t));
+	clear_map(inode_fd, sizeof(struct xiotop_inode_key));
+	clear_map(tgid_fd, sizeof(uint32_t));
+	for (size_t i = 0; i < topo->n_domains; i++) {
+		const struct xt_domain *d = &topo->domains[i];
+		for (size_t j = 0; j < d->n_backends; j++)
+			if (!d->backends[j].missing)
+				map_backend(t, roots, d->domid, &d->backends[j]);
+		if (d->device_model_pid > 0) {
+			uint32_t tgid = (uint32_t)d->device_model_pid;
+			bpf_map_update_elem(tgid_fd, &tgid, &d->domid, BPF_ANY);
+		}
+	}
+	return 0;
+}
+
+static uint64_t read_stat(struct tracer *t, uint32_t idx)
+{
+	uint64_t sum = 0;
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.stats), &idx, t->percpu_u64))
+		return 0;
+	for (int c = 0; c < t->ncpus; c++)
+		sum += t->percpu_u64[c];
+	return sum;
+}
+
+int tracer_read(struct tracer *t, struct xs_sample *s)
+{
+	int fd = bpf_map__fd(t->skel->maps.layer_io);
+	struct xiotop_layer_key key, next;
+	const struct xiotop_layer_key *prev = NULL;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, t->percpu_io))
+			continue; /* deleted meanwhile */
+		struct xs_layer l = {.domid = key.domid, .dev = key.dev, .via = key.via};
+		for (int c = 0; c < t->ncpus; c++) {
+			l.io.rd_bytes += t->percpu_io[c].rd_bytes;
+			l.io.wr_bytes += t->percpu_io[c].wr_bytes;
+			l.io.rd_ios += t->percpu_io[c].rd_ios;
+			l.io.wr_ios += t->percpu_io[c].wr_ios;
+		}
+		if (sample_add_layer(s, &l))
+			return -1;
+	}
+	s->lost_events = read_stat(t, XIOTOP_STAT_LOST_LAYER) + read_stat(t, XIOTOP_STAT_LOST_REMAP);
+	s->bio_events = read_stat(t, XIOTOP_STAT_EVENTS);
+	return 0;
+}
+
+void tracer_close(struct tracer *t)
+{
+	if (!t)
+		return;
+	xiotop_bpf__destroy(t->skel);
+	free(t->percpu_io);
+	free(t->percpu_u64);
+	free(t);
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Install the Debian packages xiotop needs to build and test, only those missing.
+# Runs as root (apt-get); prints one line when nothing is to do.
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
+      libxen-dev libncurses-dev libsqlite3-dev sqlite3 libcmocka-dev
+      util-linux jq tmux cppcheck clang-format)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "deps: all ${#pkgs[@]} packages present"
+	exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing ${missing[*]}; run as root to install them" >&2
+	exit 2
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

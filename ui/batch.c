@@ -1,0 +1,170 @@
+/* batch.c - text, CSV and JSON-lines output of one interval; see batch.h. */
+#include "batch.h"
+
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+#include "sanitize.h"
+
+int batch_parse_format(const char *s, enum batch_format *out)
+{
+	if (!strcmp(s, "text"))
+		*out = BATCH_TEXT;
+	else if (!strcmp(s, "csv"))
+		*out = BATCH_CSV;
+	else if (!strcmp(s, "json"))
+		*out = BATCH_JSON;
+	else
+		return -1;
+	return 0;
+}
+
+static void iso_time(char *buf, size_t len, int64_t realtime_ns)
+{
+	time_t sec = (time_t)(realtime_ns / 1000000000);
+	struct tm tm;
+	gmtime_r(&sec, &tm);
+	size_t n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, len - n, ".%03dZ", (int)(realtime_ns / 1000000 % 1000));
+}
+
+static const char *domain_name(const struct model_domain *d)
+{
+	return d->info && d->info->name[0] ? d->info->name : NULL;
+}
+
+static double mb_per_s(uint64_t bytes, double secs)
+{
+	return secs > 0 ? (double)bytes / 1e6 / secs : 0.0;
+}
+
+static void print_json(FILE *out, const struct model_interval *m)
+{
+	char ts[40];
+	iso_time(ts, sizeof(ts), m->realtime_ns);
+	fprintf(out, "{\"time\":\"%s\",\"interval_s\":%.3f,\"host\":{", ts, m->interval_s);
+	fprintf(out, "\"vmstat_pgpgout_bytes\":%" PRIu64 ",\"vmstat_pgpgin_bytes\":%" PRIu64
+		     ",\"disks\":[",
+		m->pgpgout_bytes, m->pgpgin_bytes);
+	for (size_t i = 0; i < m->n_disks; i++) {
+		fprintf(out, "%s{\"dev\":", i ? "," : "");
+		json_put_string(out, m->disks[i].disk->name);
+		fprintf(out, ",\"rd_bytes\":%" PRIu64 ",\"wr_bytes\":%" PRIu64 "}",
+			m->disks[i].rd_bytes, m->disks[i].wr_bytes);
+	}
+	fprintf(out, "]},\"unattributed\":{\"rd_bytes\":%" PRIu64 ",\"wr_bytes\":%" PRIu64 "}",
+		m->unattr_rd_bytes, m->unattr_wr_bytes);
+	fprintf(out, ",\"lost_events\":%" PRIu64 ",\"domains\":[", m->lost_events);
+	for (size_t i = 0; i < m->n_domains; i++) {
+		const struct model_domain *d = &m->domains[i];
+		fprintf(out, "%s{\"domid\":%u,\"name\":", i ? "," : "", d->domid);
+		json_put_string(out, domain_name(d));
+		fprintf(out, ",\"kind\":");
+		json_put_string(out, d->info && d->info->kind[0] ? d->info->kind : NULL);
+		fprintf(out, ",\"missing\":%s", d->info && d->info->missing ? "true" : "false");
+		fprintf(out,
+			",\"guest_rd_bytes\":%" PRIu64 ",\"guest_wr_bytes\":%" PRIu64
+			",\"guest_rd_ios\":%" PRIu64 ",\"guest_wr_ios\":%" PRIu64
+			",\"phys_rd_bytes\":%" PRIu64 ",\"phys_wr_bytes\":%" PRIu64
+			",\"double_counted_bytes\":%" PRIu64 ",\"layers\":[",
+			d->guest_rd_bytes, d->guest_wr_bytes, d->guest_rd_ios, d->guest_wr_ios,
+			d->phys_rd_bytes, d->phys_wr_bytes, d->double_counted_bytes);
+		for (size_t j = 0; j < d->n_layers; j++) {
+			const struct model_layer *l = &d->layers[j];
+			fprintf(out, "%s{", j ? "," : "");
+			if (l->role == ROLE_FILE) {
+				fprintf(out, "\"file\":");
+				json_put_string(out, d->info && d->info->file[0] ? d->info->file
+										 : NULL);
+			} else {
+				fprintf(out, "\"dev\":");
+				json_put_string(out, l->name);
+			}
+			fprintf(out,
+				",\"role\":\"%s\",\"leaf\":%s,\"rd_bytes\":%" PRIu64
+				",\"wr_bytes\":%" PRIu64 "}",
+				model_role_name(l->role), l->is_leaf ? "true" : "false", l->rd_bytes,
+				l->wr_bytes);
+		}
+		fprintf(out, "]}");
+	}
+	fprintf(out, "]}\n");
+}
+
+static void print_csv(FILE *out, const struct model_interval *m, unsigned long iteration)
+{
+	char ts[40];
+	if (iteration == 0)
+		fprintf(out, "time,interval_s,domid,name,guest_rd_bytes,guest_wr_bytes,guest_rd_ios,"
+			     "guest_wr_ios,phys_rd_bytes,phys_wr_bytes,double_counted_bytes,"
+			     "vmstat_pgpgout_bytes,unattributed_wr_bytes,lost_events\n");
+	iso_time(ts, sizeof(ts), m->realtime_ns);
+	for (size_t i = 0; i < m->n_domains; i++) {
+		const struct model_domain *d = &m->domains[i];
+		fprintf(out, "%s,%.3f,%u,", ts, m->interval_s, d->domid);
+		csv_put_field(out, domain_name(d));
+		fprintf(out,
+			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+			d->guest_rd_bytes, d->guest_wr_bytes, d->guest_rd_ios, d->guest_wr_ios,
+			d->phys_rd_bytes, d->phys_wr_bytes, d->double_counted_bytes,
+			m->pgpgout_bytes, m->unattr_wr_bytes, m->lost_events);
+	}
+}
+
+static void print_text(FILE *out, const struct model_interval *m, const struct batch_opts *o)
+{
+	char ts[40];
+	double s = m->interval_s;
+	uint64_t phys_rd = 0, phys_wr = 0, dbl = 0;
+	for (size_t i = 0; i < m->n_disks; i++) {
+		phys_rd += m->disks[i].rd_bytes;
+		phys_wr += m->disks[i].wr_bytes;
+	}
+	for (size_t i = 0; i < m->n_domains; i++)
+		dbl += m->domains[i].double_counted_bytes;
+	iso_time(ts, sizeof(ts), m->realtime_ns);
+	fprintf(out, "xiotop %.19s  %zu domains  %.2fs  lost %" PRIu64 "%s%s\n", ts, m->n_domains,
+		s, m->lost_events, o->hooks ? "  hooks: " : "", o->hooks ? o->hooks : "");
+	fprintf(out,
+		"disks rd %.1f wr %.1f MB/s  vmstat bo %.1f MB/s  double %.1f MB/s  unattr %.1f "
+		"MB/s\n",
+		mb_per_s(phys_rd, s), mb_per_s(phys_wr, s), mb_per_s(m->pgpgout_bytes, s),
+		mb_per_s(dbl, s), mb_per_s(m->unattr_wr_bytes, s));
+	fprintf(out, "%-12s %5s %8s %8s %6s %6s %8s %8s %5s\n", "NAME", "DOMID", "GRD_MB/s",
+		"GWR_MB/s", "R_IOPS", "W_IOPS", "PWR_MB/s", "DBL_MB/s", "AMPL");
+	for (size_t i = 0; i < m->n_domains; i++) {
+		const struct model_domain *d = &m->domains[i];
+		char name[256];
+		const char *raw = domain_name(d);
+		sanitize_text(raw ? raw : "?", name, o->full_names ? sizeof(name) : 13);
+		char ampl[16] = "-";
+		if (d->guest_wr_bytes)
+			snprintf(ampl, sizeof(ampl), "%.2f",
+				 (double)d->phys_wr_bytes / (double)d->guest_wr_bytes);
+		fprintf(out, "%-12s %5u %8.1f %8.1f %6.0f %6.0f %8.1f %8.1f %5s%s\n", name,
+			d->domid, mb_per_s(d->guest_rd_bytes, s), mb_per_s(d->guest_wr_bytes, s),
+			s > 0 ? (double)d->guest_rd_ios / s : 0, s > 0 ? (double)d->guest_wr_ios / s : 0,
+			mb_per_s(d->phys_wr_bytes, s), mb_per_s(d->double_counted_bytes, s), ampl,
+			d->info && d->info->missing ? " !missing" : "");
+	}
+	fputc('\n', out);
+}
+
+void batch_print(FILE *out, const struct model_interval *m, const struct batch_opts *o,
+		 unsigned long iteration)
+{
+	switch (o->format) {
+	case BATCH_JSON:
+		print_json(out, m);
+		break;
+	case BATCH_CSV:
+		print_csv(out, m, iteration);
+		break;
+	default:
+		print_text(out, m, o);
+		break;
+	}
+	fflush(out);
+}

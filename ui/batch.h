@@ -1,0 +1,28 @@
+/* batch.h - scriptable output like `xentop -b`: text, CSV or JSON lines per interval.
+ *
+ * Contract: one call prints one interval. JSON is one object per line whose field names
+ * are a contract other tools parse (README "JSON output"). Text fits 80 columns. Every
+ * guest-controlled string is escaped (sanitize.h). CSV prints its header once.
+ */
+#ifndef XIOTOP_BATCH_H
+#define XIOTOP_BATCH_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "model.h"
+
+enum batch_format { BATCH_TEXT, BATCH_CSV, BATCH_JSON };
+
+struct batch_opts {
+	enum batch_format format;
+	bool full_names; /* text: do not cut names (xentop -f) */
+	const char *hooks; /* text header: which hooks are active (may be NULL) */
+};
+
+/* "text", "csv", "json" -> format; -1 if unknown */
+int batch_parse_format(const char *s, enum batch_format *out);
+void batch_print(FILE *out, const struct model_interval *m, const struct batch_opts *o,
+		 unsigned long iteration);
+
+#endif
