@@ -16,10 +16,8 @@
 #include <time.h>
 
 #include "batch.h"
-#include "collector.h"
+#include "live.h"
 #include "model.h"
-#include "topology.h"
-#include "tracer.h"
 
 struct options {
 	bool batch;
@@ -27,8 +25,7 @@ struct options {
 	long iterations; /* 0: until interrupted */
 	enum batch_format format;
 	bool full_names;
-	const char *xenstore_dump;
-	struct xt_roots roots;
+	struct source_opts src;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -95,13 +92,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 			}
 			break;
 		case OPT_DUMP:
-			o->xenstore_dump = optarg;
+			o->src.xenstore_dump = optarg;
 			break;
 		case OPT_SYSFS:
-			o->roots.sysfs = optarg;
+			o->src.roots.sysfs = optarg;
 			break;
 		case OPT_PROC:
-			o->roots.proc = optarg;
+			o->src.roots.proc = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -117,32 +114,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-/* Build the topology from the configured source. An empty topology is valid: blkback
- * threads are still recognised by name. Returns 0, or 2 on bad input. */
-static int load_topology(const struct options *o, struct xt_topology *topo)
-{
-	memset(topo, 0, sizeof(*topo));
-	if (!o->xenstore_dump)
-		return 0;
-	struct xs_store store = {0};
-	char err[512];
-	if (xs_parse_file(o->xenstore_dump, &store, err, sizeof(err))) {
-		fprintf(stderr, "xiotop: %s\n", err);
-		return 2;
-	}
-	int rc = topo_from_xenstore(&store, &o->roots, topo);
-	xs_free(&store);
-	if (rc) {
-		fprintf(stderr, "xiotop: %s: cannot build a topology\n", o->xenstore_dump);
-		return 2;
-	}
-	return 0;
-}
-
 static int cmd_topology(const struct options *o)
 {
 	struct xt_topology topo;
-	int rc = load_topology(o, &topo);
+	int rc = live_load_topology(&o->src, &topo);
 	if (rc)
 		return rc;
 	if (o->format == BATCH_JSON)
@@ -151,11 +126,6 @@ static int cmd_topology(const struct options *o)
 		topo_print_text(stdout, &topo);
 	topo_free(&topo);
 	return 0;
-}
-
-static int read_tracer(void *ctx, struct xs_sample *s)
-{
-	return tracer_read(ctx, s);
 }
 
 static void sleep_until(struct timespec *next, double delay_s)
@@ -174,46 +144,30 @@ static void sleep_until(struct timespec *next, double delay_s)
 
 static int cmd_live(const struct options *o)
 {
-	struct xt_topology topo;
-	int rc = load_topology(o, &topo);
+	struct live live;
+	int rc = live_open(&live, &o->src);
 	if (rc)
 		return rc;
-	struct tracer *tr;
-	char err[512];
-	if (tracer_open(&tr, err, sizeof(err))) {
-		fprintf(stderr, "xiotop: %s\n", err);
-		topo_free(&topo);
-		return 2;
-	}
-	tracer_set_topology(tr, &topo, &o->roots);
-	fprintf(stderr, "xiotop: tracing with %s programs: %s\n", tracer_mode(tr),
-		tracer_hooks(tr));
-
-	struct collector col;
-	collector_init(&col, read_tracer, tr, &o->roots);
-	collector_set_topology(&col, &topo);
-	struct batch_opts bo = {
-		.format = o->format, .full_names = o->full_names, .hooks = tracer_hooks(tr)};
-
+	struct batch_opts bo = {.format = o->format, .full_names = o->full_names};
 	struct xs_sample prev, cur;
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
-	rc = 0;
-	if (collector_sample(&col, &prev)) {
+	if (live_sample(&live, &prev)) {
 		fprintf(stderr, "xiotop: cannot read counters\n");
-		rc = 1;
-		goto out;
+		live_close(&live);
+		return 1;
 	}
 	for (unsigned long it = 0; !stop_requested && (!o->iterations || (long)it < o->iterations);
 	     it++) {
 		sleep_until(&next, o->delay_s);
-		if (collector_sample(&col, &cur)) {
+		if (live_sample(&live, &cur)) {
 			fprintf(stderr, "xiotop: cannot read counters\n");
 			rc = 1;
 			break;
 		}
 		struct model_interval m;
 		if (model_compute(&prev, &cur, &m) == 0) {
+			bo.hooks = m.hooks;
 			batch_print(stdout, &m, &bo, it);
 			model_free(&m);
 		}
@@ -221,10 +175,7 @@ static int cmd_live(const struct options *o)
 		prev = cur;
 	}
 	sample_free(&prev);
-out:
-	collector_free(&col);
-	tracer_close(tr);
-	topo_free(&topo);
+	live_close(&live);
 	return rc;
 }
 
@@ -233,7 +184,7 @@ int main(int argc, char **argv)
 	struct options o = {
 		.delay_s = 3.0,
 		.format = BATCH_TEXT,
-		.roots = {.sysfs = "/sys", .proc = "/proc", .dev = "/dev"},
+		.src = {.roots = {.sysfs = "/sys", .proc = "/proc", .dev = "/dev"}},
 	};
 	bool topology_cmd = argc > 1 && !strcmp(argv[1], "topology");
 	if (topology_cmd) {

@@ -50,6 +50,7 @@ static struct model_domain *domain_slot(struct model_interval *m, uint32_t domid
 	struct model_domain *d = &m->domains[m->n_domains++];
 	memset(d, 0, sizeof(*d));
 	d->domid = domid;
+	d->guest_cpu_ns = -1;
 	return d;
 }
 
@@ -143,7 +144,7 @@ int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
 		delta(cur->vmstat_pgpgout_kb, prev ? prev->vmstat_pgpgout_kb : 0) * 1024;
 	out->lost_events = delta(cur->lost_events, prev ? prev->lost_events : 0);
 
-	size_t cap = cur->n_domains + cur->n_layers;
+	size_t cap = cur->n_domains + cur->n_layers + cur->n_counters;
 	out->domains = calloc(cap ? cap : 1, sizeof(*out->domains));
 	out->disks = calloc(cur->n_disks ? cur->n_disks : 1, sizeof(*out->disks));
 	if (!out->domains || !out->disks)
@@ -175,6 +176,31 @@ int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
 	}
 	free(sorted_prev);
 
+	out->has_cpu = cur->has_cpu;
+	out->has_dirty = cur->has_dirty;
+	out->hooks = cur->hooks;
+	out->host_busy_ns = delta(cur->host_busy_ns, prev ? prev->host_busy_ns : 0);
+	out->cpu_unattributed_ns =
+		delta(cur->cpu_unattributed_ns, prev ? prev->cpu_unattributed_ns : 0);
+	for (size_t i = 0; i < cur->n_counters; i++) {
+		const struct xs_dom_counters *c = &cur->counters[i];
+		const struct xs_dom_counters *p = prev ? sample_counters(prev, c->domid) : NULL;
+		struct model_domain *d = domain_slot(out, c->domid, cap);
+		if (!d)
+			goto fail;
+		for (int r = 0; r < XS_CPU_ROLES; r++) {
+			d->cpu_ns_by_role[r] = delta(c->cpu_ns[r], p ? p->cpu_ns[r] : 0);
+			d->cpu_ns += d->cpu_ns_by_role[r];
+		}
+		d->dirtied_bytes = delta(c->dirtied_bytes, p ? p->dirtied_bytes : 0);
+		d->written_back_bytes = delta(c->written_back_bytes, p ? p->written_back_bytes : 0);
+		d->dirty_backlog_bytes = c->dirtied_bytes > c->written_back_bytes
+						 ? c->dirtied_bytes - c->written_back_bytes
+						 : 0;
+		d->guest_cpu_ns = c->guest_cpu_ns < 0 || !p || p->guest_cpu_ns < 0
+					  ? -1
+					  : c->guest_cpu_ns - p->guest_cpu_ns;
+	}
 	for (size_t i = 0; i < out->n_domains; i++) {
 		struct model_domain *d = &out->domains[i];
 		d->double_counted_bytes =

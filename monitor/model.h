@@ -30,6 +30,11 @@ struct model_domain {
 	uint64_t phys_rd_bytes, phys_wr_bytes;
 	uint64_t vmstat_wr_bytes;      /* what pgpgout counted for this domain */
 	uint64_t double_counted_bytes; /* vmstat_wr_bytes - phys_wr_bytes, >= 0 */
+	uint64_t cpu_ns_by_role[XS_CPU_ROLES]; /* dom0 CPU spent for it this interval */
+	uint64_t cpu_ns;
+	uint64_t dirtied_bytes, written_back_bytes; /* this interval */
+	uint64_t dirty_backlog_bytes; /* dirtied, not yet written back (cumulative) */
+	int64_t guest_cpu_ns;         /* -1 unknown */
 	struct model_layer *layers;
 	size_t n_layers;
 };
@@ -45,6 +50,10 @@ struct model_interval {
 	uint64_t pgpgin_bytes, pgpgout_bytes;
 	uint64_t lost_events;
 	uint64_t unattr_rd_bytes, unattr_wr_bytes;
+	bool has_cpu, has_dirty;
+	uint64_t host_busy_ns;        /* this interval, all CPUs */
+	uint64_t cpu_unattributed_ns; /* this interval */
+	const char *hooks;            /* from cur */
 	struct model_disk *disks;
 	size_t n_disks;
 	struct model_domain *domains; /* every domain of cur, then ones only seen in counters */

@@ -10,7 +10,16 @@ void sample_free(struct xs_sample *s)
 	free(s->devs);
 	free(s->disks);
 	free(s->domains);
+	free(s->counters);
 	memset(s, 0, sizeof(*s));
+}
+
+const struct xs_dom_counters *sample_counters(const struct xs_sample *s, uint32_t domid)
+{
+	for (size_t i = 0; i < s->n_counters; i++)
+		if (s->counters[i].domid == domid)
+			return &s->counters[i];
+	return NULL;
 }
 
 /* Capacity of an array of n items: the next power of two from 8 (see append()). */
@@ -39,8 +48,10 @@ int sample_copy(struct xs_sample *dst, const struct xs_sample *src)
 	dst->devs = dup_array(src->devs, src->n_devs, sizeof(*src->devs));
 	dst->disks = dup_array(src->disks, src->n_disks, sizeof(*src->disks));
 	dst->domains = dup_array(src->domains, src->n_domains, sizeof(*src->domains));
+	dst->counters = dup_array(src->counters, src->n_counters, sizeof(*src->counters));
 	if ((src->n_layers && !dst->layers) || (src->n_devs && !dst->devs) ||
-	    (src->n_disks && !dst->disks) || (src->n_domains && !dst->domains)) {
+	    (src->n_disks && !dst->disks) || (src->n_domains && !dst->domains) ||
+	    (src->n_counters && !dst->counters)) {
 		sample_free(dst);
 		return -1;
 	}
@@ -95,4 +106,9 @@ int sample_add_disk(struct xs_sample *s, const struct xs_disk *d)
 int sample_add_domain(struct xs_sample *s, const struct xs_domain *d)
 {
 	return append((void **)&s->domains, &s->n_domains, d, sizeof(*d));
+}
+
+int sample_add_counters(struct xs_sample *s, const struct xs_dom_counters *c)
+{
+	return append((void **)&s->counters, &s->n_counters, c, sizeof(*c));
 }

@@ -40,6 +40,18 @@ struct xs_disk {
 	uint64_t rd_bytes, wr_bytes, rd_ios, wr_ios;
 };
 
+/* dom0 CPU spent for a domain, by role (cumulative ns). */
+enum xs_cpu_role { XS_CPU_BACKEND, XS_CPU_DEVICE_MODEL, XS_CPU_LOOP, XS_CPU_WRITEBACK, XS_CPU_ROLES };
+
+/* Per-domain counters that are not per device (cumulative). */
+struct xs_dom_counters {
+	uint32_t domid;
+	uint64_t cpu_ns[XS_CPU_ROLES];
+	uint64_t dirtied_bytes;      /* written into dom0 page cache for it */
+	uint64_t written_back_bytes; /* of those, written back since */
+	int64_t guest_cpu_ns;        /* vCPU time from the hypervisor; -1 unknown */
+};
+
 struct xs_domain {
 	uint32_t domid;
 	char name[XS_NAME_MAX]; /* raw (guest-controlled): sanitize on output */
@@ -54,6 +66,11 @@ struct xs_sample {
 	uint64_t vmstat_pgpgin_kb, vmstat_pgpgout_kb;
 	uint64_t lost_events;
 	uint64_t bio_events;
+	uint64_t host_busy_ns;         /* /proc/stat non-idle time, all CPUs; 0 unknown */
+	uint64_t cpu_unattributed_ns;  /* on-CPU time charged to no domain */
+	bool has_cpu;                  /* CPU counters were collected */
+	bool has_dirty;                /* dirty page counters were collected */
+	char hooks[128];               /* which hooks are active, for headers */
 
 	struct xs_layer *layers;
 	size_t n_layers;
@@ -63,6 +80,8 @@ struct xs_sample {
 	size_t n_disks;
 	struct xs_domain *domains;
 	size_t n_domains; /* sorted by domid */
+	struct xs_dom_counters *counters;
+	size_t n_counters;
 };
 
 void sample_free(struct xs_sample *s);
@@ -75,5 +94,7 @@ int sample_add_layer(struct xs_sample *s, const struct xs_layer *l);
 int sample_add_dev(struct xs_sample *s, const struct xs_dev *d);
 int sample_add_disk(struct xs_sample *s, const struct xs_disk *d);
 int sample_add_domain(struct xs_sample *s, const struct xs_domain *d);
+int sample_add_counters(struct xs_sample *s, const struct xs_dom_counters *c);
+const struct xs_dom_counters *sample_counters(const struct xs_sample *s, uint32_t domid);
 
 #endif
