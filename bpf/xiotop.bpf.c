@@ -21,9 +21,12 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Addresses of loop's work functions (from /proc/kallsyms), set before load. */
+/* Addresses of work functions (from /proc/kallsyms), set before load. */
 const volatile unsigned long long loop_rootcg_workfn_addr = 0;
 const volatile unsigned long long loop_workfn_addr = 0;
+const volatile unsigned long long wb_workfn_addr = 0;
+/* Account on-CPU time per domain (sched_switch attached). */
+const volatile bool track_cpu = false;
 
 #define DEV_IS_BACKEND 1 /* rule 1 applies to bios queued to this device */
 #define DEV_IS_LOOP    2 /* a loop device whose work is done for this domain */
@@ -54,13 +57,42 @@ struct {
 	__type(value, u32);
 } tgid_dom SEC(".maps");
 
-/* kworker tid -> loop device whose work it is running right now */
+#define WORK_LOOP      1 /* loop work for loop_dev */
+#define WORK_WRITEBACK 2 /* flusher work: CPU apportioned by bytes at its end */
+#define WB_SLOTS       4 /* domains one writeback work item can split its CPU between */
+
+/* What a kworker is doing right now, between workqueue_execute_start and _end. */
+struct work_state {
+	u32 kind;
+	u32 loop_dev;
+	u64 cpu_ns; /* WORK_WRITEBACK: on-CPU time of this work item so far */
+	u32 wb_domid[WB_SLOTS];
+	u64 wb_kib[WB_SLOTS]; /* KiB written back per domain: keeps the product in u64 */
+	u64 wb_other_kib;     /* written back for no domain, or beyond the slots */
+};
+
+/* kworker tid -> its current work */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
 	__type(key, u32);
-	__type(value, u32);
-} loop_work SEC(".maps");
+	__type(value, struct work_state);
+} work_now SEC(".maps");
+
+/* Per CPU: when the time being accounted started (last switch or work boundary). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u64);
+} cpu_since SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, XIOTOP_MAX_DEVS);
+	__type(key, struct xiotop_cpu_key);
+	__type(value, u64);
+} cpu_ns SEC(".maps");
 
 /* dm/md clone bio -> owner decided at remap time; consumed by its queue event. LRU so
  * a clone that never reaches block_bio_queue cannot fill the map. */
@@ -94,14 +126,11 @@ static __always_inline void stat_inc(u32 idx)
 
 /* Domain id from a blkback kthread name: "<domid>.<dev>-<ring>" or "blkback.<domid>.<dev>".
  * Returns XIOTOP_DOM_NONE for anything else (kworkers fail at the first byte). */
-static __always_inline u32 blkback_domid_from_comm(void)
+static __always_inline u32 blkback_domid(const char comm[16])
 {
-	char comm[16];
 	u32 domid = 0;
 	int i = 0, digits = 0;
 
-	if (bpf_get_current_comm(comm, sizeof(comm)))
-		return XIOTOP_DOM_NONE;
 	if (comm[0] == 'b') {
 		if (comm[1] != 'l' || comm[2] != 'k' || comm[3] != 'b' || comm[4] != 'a' ||
 		    comm[5] != 'c' || comm[6] != 'k' || comm[7] != '.')
@@ -136,7 +165,9 @@ static __always_inline u32 owner_of(struct bio *bio, u32 dev, u32 *via)
 
 	u64 pid_tgid = bpf_get_current_pid_tgid();
 	u32 tid = (u32)pid_tgid, tgid = pid_tgid >> 32;
-	u32 domid = blkback_domid_from_comm();
+	char comm[16];
+	bpf_get_current_comm(comm, sizeof(comm));
+	u32 domid = blkback_domid(comm);
 	if (domid != XIOTOP_DOM_NONE) {
 		*via = XIOTOP_VIA_TASK;
 		return domid;
@@ -146,9 +177,9 @@ static __always_inline u32 owner_of(struct bio *bio, u32 dev, u32 *via)
 		*via = XIOTOP_VIA_TASK;
 		return *dm_dom;
 	}
-	u32 *loop_dev = bpf_map_lookup_elem(&loop_work, &tid);
-	if (loop_dev) {
-		d = bpf_map_lookup_elem(&dev_dom, loop_dev);
+	struct work_state *ws = bpf_map_lookup_elem(&work_now, &tid);
+	if (ws && ws->kind == WORK_LOOP) {
+		d = bpf_map_lookup_elem(&dev_dom, &ws->loop_dev);
 		if (d) {
 			*via = XIOTOP_VIA_LOOPWORK;
 			return d->domid;
@@ -193,6 +224,127 @@ static __always_inline void charge(u32 domid, u32 dev, u32 via, bool is_write, u
 	}
 }
 
+/* A flusher's writes, by domain, so its CPU time can be apportioned at work end. */
+static __always_inline void tally_writeback(u32 domid, u64 bytes)
+{
+	u32 tid = (u32)bpf_get_current_pid_tgid();
+	struct work_state *ws = bpf_map_lookup_elem(&work_now, &tid);
+	if (!ws || ws->kind != WORK_WRITEBACK)
+		return;
+	u64 kib = bytes >> 10;
+	if (domid != XIOTOP_DOM_NONE) {
+#pragma unroll
+		for (int i = 0; i < WB_SLOTS; i++) {
+			if (ws->wb_domid[i] == domid || !ws->wb_kib[i]) {
+				ws->wb_domid[i] = domid;
+				ws->wb_kib[i] += kib;
+				return;
+			}
+		}
+	}
+	ws->wb_other_kib += kib;
+}
+
+static __always_inline void charge_cpu(u32 domid, u32 role, u64 ns)
+{
+	if (!ns)
+		return;
+	struct xiotop_cpu_key key = {.domid = domid, .role = domid == XIOTOP_DOM_NONE ? 0 : role};
+	u64 *v = bpf_map_lookup_elem(&cpu_ns, &key);
+	if (!v) {
+		u64 zero = 0;
+		bpf_map_update_elem(&cpu_ns, &key, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&cpu_ns, &key);
+		if (!v) {
+			stat_inc(XIOTOP_STAT_LOST_CPU);
+			return;
+		}
+	}
+	*v += ns;
+}
+
+/* Charge `ns` of on-CPU time of a task (tid, tgid, comm) to whom it served. */
+static __always_inline void charge_task_time(u32 tid, u32 tgid, const char comm[16], u64 ns)
+{
+	struct work_state *ws = bpf_map_lookup_elem(&work_now, &tid);
+	if (ws) {
+		if (ws->kind == WORK_WRITEBACK) {
+			ws->cpu_ns += ns;
+			return;
+		}
+		struct dev_owner *d = bpf_map_lookup_elem(&dev_dom, &ws->loop_dev);
+		charge_cpu(d ? d->domid : XIOTOP_DOM_NONE, XIOTOP_CPU_LOOP, ns);
+		return;
+	}
+	u32 domid = blkback_domid(comm);
+	if (domid != XIOTOP_DOM_NONE) {
+		charge_cpu(domid, XIOTOP_CPU_BACKEND, ns);
+		return;
+	}
+	u32 *dm_dom = bpf_map_lookup_elem(&tgid_dom, &tgid);
+	if (dm_dom) {
+		charge_cpu(*dm_dom, XIOTOP_CPU_DEVICE_MODEL, ns);
+		return;
+	}
+	charge_cpu(XIOTOP_DOM_NONE, 0, ns);
+}
+
+/* Time on this CPU since the last accounting point; restarts the clock. */
+static __always_inline u64 cpu_elapsed(u64 now)
+{
+	u32 zero = 0;
+	u64 *since = bpf_map_lookup_elem(&cpu_since, &zero);
+	if (!since)
+		return 0;
+	u64 elapsed = *since ? now - *since : 0;
+	*since = now;
+	return elapsed;
+}
+
+/* Account the running task up to now (at a work boundary). */
+static __always_inline void account_current(void)
+{
+	if (!track_cpu)
+		return;
+	u64 elapsed = cpu_elapsed(bpf_ktime_get_ns());
+	u64 pid_tgid = bpf_get_current_pid_tgid();
+	char comm[16];
+	bpf_get_current_comm(comm, sizeof(comm));
+	charge_task_time((u32)pid_tgid, pid_tgid >> 32, comm, elapsed);
+}
+
+static __always_inline int on_switch(struct task_struct *prev)
+{
+	u64 elapsed = cpu_elapsed(bpf_ktime_get_ns());
+	u32 tid = BPF_CORE_READ(prev, pid);
+	if (!tid || !elapsed)
+		return 0; /* the idle task: not busy time */
+	char comm[16];
+	BPF_CORE_READ_STR_INTO(&comm, prev, comm);
+	charge_task_time(tid, BPF_CORE_READ(prev, tgid), comm, elapsed);
+	return 0;
+}
+
+/* At the end of a writeback work item: its CPU time split by the bytes it wrote. */
+static __always_inline void apportion_writeback(struct work_state *ws)
+{
+	u64 total = ws->wb_other_kib, given = 0;
+#pragma unroll
+	for (int i = 0; i < WB_SLOTS; i++)
+		total += ws->wb_kib[i];
+	if (total) {
+#pragma unroll
+		for (int i = 0; i < WB_SLOTS; i++) {
+			if (!ws->wb_kib[i])
+				continue;
+			u64 share = ws->cpu_ns * ws->wb_kib[i] / total;
+			charge_cpu(ws->wb_domid[i], XIOTOP_CPU_WRITEBACK, share);
+			given += share;
+		}
+	}
+	charge_cpu(XIOTOP_DOM_NONE, 0, ws->cpu_ns - given);
+}
+
 /* REQ_OP_READ = 0, REQ_OP_WRITE = 1; everything else (flush, discard, ...) is not data
  * vmstat counts, so it is not charged either. */
 #define OP_MASK 0xff
@@ -217,6 +369,8 @@ static __always_inline int on_bio_queue(struct bio *bio)
 		domid = owner_of(bio, dev, &via);
 	}
 	charge(domid, dev, via, op == 1, bytes);
+	if (track_cpu && op == 1 && via != XIOTOP_VIA_REMAP)
+		tally_writeback(domid, bytes);
 
 	/* a partition's bio also crosses the whole disk: same bio, stacked layer */
 	u32 whole = bio_whole_devt(bio);
@@ -262,11 +416,21 @@ static __always_inline u32 loop_dev_of_work(struct work_struct *work)
 
 static __always_inline int on_work_start(struct work_struct *work)
 {
-	u32 loop_dev = loop_dev_of_work(work);
-	if (!loop_dev)
-		return 0;
+	struct work_state ws = {};
+	u64 fn = (u64)BPF_CORE_READ(work, func);
+	if (track_cpu && fn && fn == wb_workfn_addr) {
+		ws.kind = WORK_WRITEBACK;
+	} else {
+		ws.loop_dev = loop_dev_of_work(work);
+		if (!ws.loop_dev)
+			return 0;
+		ws.kind = WORK_LOOP;
+	}
+	/* the kworker's time before this item was not the domain's */
+	account_current();
 	u32 tid = (u32)bpf_get_current_pid_tgid();
-	bpf_map_update_elem(&loop_work, &tid, &loop_dev, BPF_ANY);
+	if (bpf_map_update_elem(&work_now, &tid, &ws, BPF_ANY))
+		stat_inc(XIOTOP_STAT_LOST_CPU);
 	return 0;
 }
 
@@ -274,8 +438,13 @@ static __always_inline int on_work_end(void)
 {
 	u32 tid = (u32)bpf_get_current_pid_tgid();
 	/* every work item in the system ends here: a lookup is cheaper than a delete */
-	if (bpf_map_lookup_elem(&loop_work, &tid))
-		bpf_map_delete_elem(&loop_work, &tid);
+	struct work_state *ws = bpf_map_lookup_elem(&work_now, &tid);
+	if (!ws)
+		return 0;
+	account_current();
+	if (ws->kind == WORK_WRITEBACK)
+		apportion_writeback(ws);
+	bpf_map_delete_elem(&work_now, &tid);
 	return 0;
 }
 
@@ -305,6 +474,12 @@ int BPF_PROG(btf_work_end, struct work_struct *work)
 	return on_work_end();
 }
 
+SEC("tp_btf/sched_switch")
+int BPF_PROG(btf_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return on_switch(prev);
+}
+
 /* ---- raw_tp set (fallback) ---- */
 SEC("raw_tp/block_bio_queue")
 int BPF_PROG(raw_bio_queue, struct bio *bio)
@@ -328,4 +503,10 @@ SEC("raw_tp/workqueue_execute_end")
 int BPF_PROG(raw_work_end, struct work_struct *work)
 {
 	return on_work_end();
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(raw_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return on_switch(prev);
 }

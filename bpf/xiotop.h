@@ -52,11 +52,27 @@ struct xiotop_inode_key {
 	unsigned int pad;
 };
 
+/* dom0 CPU roles (must match enum xs_cpu_role in monitor/sample.h). */
+enum xiotop_cpu_role {
+	XIOTOP_CPU_BACKEND = 0, /* blkback threads */
+	XIOTOP_CPU_DEVICE_MODEL, /* qemu threads */
+	XIOTOP_CPU_LOOP,         /* kworkers running loop work for the domain's loop device */
+	XIOTOP_CPU_WRITEBACK,    /* flusher work, apportioned by bytes written back */
+	XIOTOP_CPU_ROLES
+};
+
+/* On-CPU time key; domid XIOTOP_DOM_NONE with role 0 holds the unattributed time. */
+struct xiotop_cpu_key {
+	unsigned int domid;
+	unsigned int role;
+};
+
 /* Global counters (per-CPU array indexes). */
 enum xiotop_stat {
 	XIOTOP_STAT_LOST_LAYER = 0, /* counter map full: an event not counted */
 	XIOTOP_STAT_LOST_REMAP,     /* remap map full: a clone may be charged wrong */
 	XIOTOP_STAT_EVENTS,         /* bio_queue events seen */
+	XIOTOP_STAT_LOST_CPU,       /* cpu or work-state map full */
 	XIOTOP_STAT_MAX
 };
 

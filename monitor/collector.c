@@ -92,6 +92,7 @@ int collector_sample(struct collector *c, struct xs_sample *s)
 	if (c->read_layers && c->read_layers(c->read_ctx, s))
 		goto fail;
 	host_read_vmstat(c->roots.proc, &s->vmstat_pgpgin_kb, &s->vmstat_pgpgout_kb);
+	host_read_busy_ns(c->roots.proc, &s->host_busy_ns);
 
 	struct host_diskstat *ds = NULL;
 	size_t n_ds = 0;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static FILE *open_proc(const char *proc_root, const char *file)
 {
@@ -85,5 +86,26 @@ int host_read_vmstat(const char *proc_root, uint64_t *pgpgin_kb, uint64_t *pgpgo
 		errno = ENODATA;
 		return -1;
 	}
+	return 0;
+}
+
+int host_read_busy_ns(const char *proc_root, uint64_t *busy_ns)
+{
+	FILE *f = open_proc(proc_root, "stat");
+	if (!f)
+		return -1;
+	uint64_t user, nice, system, idle, iowait, irq, softirq, steal = 0;
+	int n = fscanf(f,
+		       "cpu %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+		       " %" SCNu64 " %" SCNu64,
+		       &user, &nice, &system, &idle, &iowait, &irq, &softirq, &steal);
+	fclose(f);
+	if (n < 7) {
+		errno = ENODATA;
+		return -1;
+	}
+	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t ticks = user + nice + system + irq + softirq + steal;
+	*busy_ns = ticks * (1000000000ull / (uint64_t)(hz > 0 ? hz : 100));
 	return 0;
 }

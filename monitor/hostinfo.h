@@ -20,5 +20,8 @@ struct host_diskstat {
 /* Reads every line; *out is malloc'ed (free it). */
 int host_read_diskstats(const char *proc_root, struct host_diskstat **out, size_t *n);
 int host_read_vmstat(const char *proc_root, uint64_t *pgpgin_kb, uint64_t *pgpgout_kb);
+/* Non-idle CPU time of all CPUs from the "cpu" line of /proc/stat (user, nice, system,
+ * irq, softirq, steal; guest time is inside user), in ns. */
+int host_read_busy_ns(const char *proc_root, uint64_t *busy_ns);
 
 #endif

@@ -26,6 +26,7 @@ struct tracer {
 	struct xiotop_bpf *skel;
 	const char *mode;
 	char hooks[256];
+	bool has_cpu; /* sched_switch attached */
 	int ncpus;
 	struct xiotop_io *percpu_io; /* ncpus values of one layer_io entry */
 	unsigned long long *percpu_u64;
@@ -71,20 +72,27 @@ static void choose_set(struct xiotop_bpf *s, enum prog_set set)
 	bpf_program__set_autoload(s->progs.btf_bio_remap, btf);
 	bpf_program__set_autoload(s->progs.btf_work_start, btf);
 	bpf_program__set_autoload(s->progs.btf_work_end, btf);
+	bpf_program__set_autoload(s->progs.btf_switch, btf);
+	bpf_program__set_autoload(s->progs.raw_switch, !btf);
 	bpf_program__set_autoload(s->progs.raw_bio_queue, !btf);
 	bpf_program__set_autoload(s->progs.raw_bio_remap, !btf);
 	bpf_program__set_autoload(s->progs.raw_work_start, !btf);
 	bpf_program__set_autoload(s->progs.raw_work_end, !btf);
 }
 
-static struct xiotop_bpf *open_and_load(enum prog_set set, unsigned long long rootcg_fn,
-					unsigned long long worker_fn)
+struct work_fns {
+	unsigned long long loop_rootcg, loop_worker, writeback;
+};
+
+static struct xiotop_bpf *open_and_load(enum prog_set set, const struct work_fns *fns)
 {
 	struct xiotop_bpf *s = xiotop_bpf__open();
 	if (!s)
 		return NULL;
-	s->rodata->loop_rootcg_workfn_addr = rootcg_fn;
-	s->rodata->loop_workfn_addr = worker_fn;
+	s->rodata->loop_rootcg_workfn_addr = fns->loop_rootcg;
+	s->rodata->loop_workfn_addr = fns->loop_worker;
+	s->rodata->wb_workfn_addr = fns->writeback;
+	s->rodata->track_cpu = true;
 	choose_set(s, set);
 	if (xiotop_bpf__load(s)) {
 		xiotop_bpf__destroy(s);
@@ -125,8 +133,9 @@ int tracer_open(struct tracer **out, char *err, size_t errlen)
 		return -1;
 	}
 	libbpf_set_print(libbpf_quiet_print);
-	unsigned long long rootcg_fn = kallsyms_addr("loop_rootcg_workfn");
-	unsigned long long worker_fn = kallsyms_addr("loop_workfn");
+	struct work_fns fns = {.loop_rootcg = kallsyms_addr("loop_rootcg_workfn"),
+			       .loop_worker = kallsyms_addr("loop_workfn"),
+			       .writeback = kallsyms_addr("wb_workfn")};
 
 	struct tracer *t = calloc(1, sizeof(*t));
 	if (!t) {
@@ -134,10 +143,10 @@ int tracer_open(struct tracer **out, char *err, size_t errlen)
 		return -1;
 	}
 	t->mode = "tp_btf";
-	t->skel = open_and_load(SET_BTF, rootcg_fn, worker_fn);
+	t->skel = open_and_load(SET_BTF, &fns);
 	if (!t->skel) {
 		t->mode = "raw_tp";
-		t->skel = open_and_load(SET_RAW, rootcg_fn, worker_fn);
+		t->skel = open_and_load(SET_RAW, &fns);
 	}
 	if (!t->skel) {
 		snprintf(err, errlen, "BPF programs cannot load (tp_btf nor raw_tp): %s",
@@ -153,13 +162,18 @@ int tracer_open(struct tracer **out, char *err, size_t errlen)
 	if (ATTACH(bio_queue, "block_bio_queue", true))
 		goto fail;
 	ATTACH(bio_remap, "block_bio_remap", false);
-	if (rootcg_fn || worker_fn) {
+	if (fns.loop_rootcg || fns.loop_worker || fns.writeback) {
 		ATTACH(work_start, "workqueue_execute_start", false);
 		ATTACH(work_end, "workqueue_execute_end", false);
-	} else {
-		fprintf(stderr, "xiotop: loop work functions not in /proc/kallsyms: loop "
-				"direct I/O is attributed by inode only\n");
 	}
+	if (!fns.loop_rootcg && !fns.loop_worker)
+		fprintf(stderr, "xiotop: loop work functions not in /proc/kallsyms: loop "
+				"direct I/O is attributed by inode only, loop CPU not at all\n");
+	if (!fns.writeback)
+		fprintf(stderr, "xiotop: wb_workfn not in /proc/kallsyms: flusher CPU is "
+				"unattributed\n");
+	ATTACH(switch, "sched_switch", false);
+	t->has_cpu = s->links.btf_switch || s->links.raw_switch;
 #undef ATTACH
 	t->ncpus = libbpf_num_possible_cpus();
 	if (t->ncpus <= 0) {
@@ -271,6 +285,37 @@ static uint64_t read_stat(struct tracer *t, uint32_t idx)
 	return sum;
 }
 
+/* Per-domain on-CPU time by role into the sample's domain counters. */
+static int read_cpu(struct tracer *t, struct xs_sample *s)
+{
+	int fd = bpf_map__fd(t->skel->maps.cpu_ns);
+	struct xiotop_cpu_key key, next;
+	const struct xiotop_cpu_key *prev = NULL;
+	s->has_cpu = true;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, t->percpu_u64) || key.role >= XIOTOP_CPU_ROLES)
+			continue;
+		uint64_t ns = 0;
+		for (int c = 0; c < t->ncpus; c++)
+			ns += t->percpu_u64[c];
+		if (key.domid == XIOTOP_DOM_NONE) {
+			s->cpu_unattributed_ns += ns;
+			continue;
+		}
+		struct xs_dom_counters *c = (struct xs_dom_counters *)sample_counters(s, key.domid);
+		if (!c) {
+			struct xs_dom_counters fresh = {.domid = key.domid, .guest_cpu_ns = -1};
+			if (sample_add_counters(s, &fresh))
+				return -1;
+			c = &s->counters[s->n_counters - 1];
+		}
+		c->cpu_ns[key.role] += ns;
+	}
+	return 0;
+}
+
 int tracer_read(struct tracer *t, struct xs_sample *s)
 {
 	int fd = bpf_map__fd(t->skel->maps.layer_io);
@@ -291,7 +336,10 @@ int tracer_read(struct tracer *t, struct xs_sample *s)
 		if (sample_add_layer(s, &l))
 			return -1;
 	}
-	s->lost_events = read_stat(t, XIOTOP_STAT_LOST_LAYER) + read_stat(t, XIOTOP_STAT_LOST_REMAP);
+	if (t->has_cpu && read_cpu(t, s))
+		return -1;
+	s->lost_events = read_stat(t, XIOTOP_STAT_LOST_LAYER) + read_stat(t, XIOTOP_STAT_LOST_REMAP) +
+			 read_stat(t, XIOTOP_STAT_LOST_CPU);
 	s->bio_events = read_stat(t, XIOTOP_STAT_EVENTS);
 	return 0;
 }

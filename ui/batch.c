@@ -39,6 +39,33 @@ static double mb_per_s(uint64_t bytes, double secs)
 	return secs > 0 ? (double)bytes / 1e6 / secs : 0.0;
 }
 
+/* A counter that was not collected prints null, never a misleading 0. */
+static void put_opt_u64(FILE *out, const char *key, bool known, uint64_t v)
+{
+	fputs(key, out);
+	if (known)
+		fprintf(out, "%" PRIu64, v);
+	else
+		fputs("null", out);
+}
+
+static void put_cpu(FILE *out, const struct model_interval *m, const struct model_domain *d)
+{
+	static const char *const role_keys[XS_CPU_ROLES] = {"backend", "device_model", "loop",
+							     "writeback"};
+	put_opt_u64(out, ",\"dom0_cpu_ns\":", m->has_cpu, d->cpu_ns);
+	fputs(",\"dom0_cpu_ns_by_role\":", out);
+	if (!m->has_cpu) {
+		fputs("null", out);
+	} else {
+		for (int r = 0; r < XS_CPU_ROLES; r++)
+			fprintf(out, "%s\"%s\":%" PRIu64, r ? "," : "{", role_keys[r],
+				d->cpu_ns_by_role[r]);
+		fputc('}', out);
+	}
+	put_opt_u64(out, ",\"guest_cpu_ns\":", d->guest_cpu_ns >= 0, (uint64_t)d->guest_cpu_ns);
+}
+
 static void print_json(FILE *out, const struct model_interval *m)
 {
 	char ts[40];
@@ -53,8 +80,11 @@ static void print_json(FILE *out, const struct model_interval *m)
 		fprintf(out, ",\"rd_bytes\":%" PRIu64 ",\"wr_bytes\":%" PRIu64 "}",
 			m->disks[i].rd_bytes, m->disks[i].wr_bytes);
 	}
-	fprintf(out, "]},\"unattributed\":{\"rd_bytes\":%" PRIu64 ",\"wr_bytes\":%" PRIu64 "}",
+	fprintf(out, "]");
+	put_opt_u64(out, ",\"dom0_cpu_busy_ns\":", m->has_cpu, m->host_busy_ns);
+	fprintf(out, "},\"unattributed\":{\"rd_bytes\":%" PRIu64 ",\"wr_bytes\":%" PRIu64 "}",
 		m->unattr_rd_bytes, m->unattr_wr_bytes);
+	put_opt_u64(out, ",\"unattributed_cpu_ns\":", m->has_cpu, m->cpu_unattributed_ns);
 	fprintf(out, ",\"lost_events\":%" PRIu64 ",\"domains\":[", m->lost_events);
 	for (size_t i = 0; i < m->n_domains; i++) {
 		const struct model_domain *d = &m->domains[i];
@@ -67,9 +97,11 @@ static void print_json(FILE *out, const struct model_interval *m)
 			",\"guest_rd_bytes\":%" PRIu64 ",\"guest_wr_bytes\":%" PRIu64
 			",\"guest_rd_ios\":%" PRIu64 ",\"guest_wr_ios\":%" PRIu64
 			",\"phys_rd_bytes\":%" PRIu64 ",\"phys_wr_bytes\":%" PRIu64
-			",\"double_counted_bytes\":%" PRIu64 ",\"layers\":[",
+			",\"double_counted_bytes\":%" PRIu64,
 			d->guest_rd_bytes, d->guest_wr_bytes, d->guest_rd_ios, d->guest_wr_ios,
 			d->phys_rd_bytes, d->phys_wr_bytes, d->double_counted_bytes);
+		put_cpu(out, m, d);
+		fprintf(out, ",\"layers\":[");
 		for (size_t j = 0; j < d->n_layers; j++) {
 			const struct model_layer *l = &d->layers[j];
 			fprintf(out, "%s{", j ? "," : "");
@@ -132,8 +164,8 @@ static void print_text(FILE *out, const struct model_interval *m, const struct b
 		"MB/s\n",
 		mb_per_s(phys_rd, s), mb_per_s(phys_wr, s), mb_per_s(m->pgpgout_bytes, s),
 		mb_per_s(dbl, s), mb_per_s(m->unattr_wr_bytes, s));
-	fprintf(out, "%-12s %5s %8s %8s %6s %6s %8s %8s %5s\n", "NAME", "DOMID", "GRD_MB/s",
-		"GWR_MB/s", "R_IOPS", "W_IOPS", "PWR_MB/s", "DBL_MB/s", "AMPL");
+	fprintf(out, "%-12s %5s %8s %8s %6s %6s %8s %8s %5s %5s\n", "NAME", "DOMID", "GRD_MB/s",
+		"GWR_MB/s", "R_IOPS", "W_IOPS", "PWR_MB/s", "DBL_MB/s", "AMPL", "CPU%");
 	for (size_t i = 0; i < m->n_domains; i++) {
 		const struct model_domain *d = &m->domains[i];
 		char name[256];
@@ -143,10 +175,13 @@ static void print_text(FILE *out, const struct model_interval *m, const struct b
 		if (d->guest_wr_bytes)
 			snprintf(ampl, sizeof(ampl), "%.2f",
 				 (double)d->phys_wr_bytes / (double)d->guest_wr_bytes);
-		fprintf(out, "%-12s %5u %8.1f %8.1f %6.0f %6.0f %8.1f %8.1f %5s%s\n", name,
+		char cpu[16] = "-";
+		if (m->has_cpu && s > 0)
+			snprintf(cpu, sizeof(cpu), "%.1f", (double)d->cpu_ns / 1e7 / s);
+		fprintf(out, "%-12s %5u %8.1f %8.1f %6.0f %6.0f %8.1f %8.1f %5s %5s%s\n", name,
 			d->domid, mb_per_s(d->guest_rd_bytes, s), mb_per_s(d->guest_wr_bytes, s),
 			s > 0 ? (double)d->guest_rd_ios / s : 0, s > 0 ? (double)d->guest_wr_ios / s : 0,
-			mb_per_s(d->phys_wr_bytes, s), mb_per_s(d->double_counted_bytes, s), ampl,
+			mb_per_s(d->phys_wr_bytes, s), mb_per_s(d->double_counted_bytes, s), ampl, cpu,
 			d->info && d->info->missing ? " !missing" : "");
 	}
 	fputc('\n', out);
