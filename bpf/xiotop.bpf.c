@@ -154,9 +154,11 @@ static __always_inline u32 blkback_domid(const char comm[16])
 	return domid;
 }
 
-/* Rules 1-3 for a bio about to be queued to `dev`. Sets *via. */
-static __always_inline u32 owner_of(struct bio *bio, u32 dev, u32 *via)
+/* Rules 1-3 for a bio about to be queued to `dev`. Sets *via, and *work to the
+ * submitting kworker's current work when it was looked up (else NULL). */
+static __always_inline u32 owner_of(struct bio *bio, u32 dev, u32 *via, struct work_state **work)
 {
+	*work = NULL;
 	struct dev_owner *d = bpf_map_lookup_elem(&dev_dom, &dev);
 	if (d && (d->flags & DEV_IS_BACKEND)) {
 		*via = XIOTOP_VIA_DEV;
@@ -178,6 +180,7 @@ static __always_inline u32 owner_of(struct bio *bio, u32 dev, u32 *via)
 		return *dm_dom;
 	}
 	struct work_state *ws = bpf_map_lookup_elem(&work_now, &tid);
+	*work = ws;
 	if (ws && ws->kind == WORK_LOOP) {
 		d = bpf_map_lookup_elem(&dev_dom, &ws->loop_dev);
 		if (d) {
@@ -225,12 +228,8 @@ static __always_inline void charge(u32 domid, u32 dev, u32 via, bool is_write, u
 }
 
 /* A flusher's writes, by domain, so its CPU time can be apportioned at work end. */
-static __always_inline void tally_writeback(u32 domid, u64 bytes)
+static __always_inline void tally_writeback(struct work_state *ws, u32 domid, u64 bytes)
 {
-	u32 tid = (u32)bpf_get_current_pid_tgid();
-	struct work_state *ws = bpf_map_lookup_elem(&work_now, &tid);
-	if (!ws || ws->kind != WORK_WRITEBACK)
-		return;
 	u64 kib = bytes >> 10;
 	if (domid != XIOTOP_DOM_NONE) {
 #pragma unroll
@@ -249,7 +248,15 @@ static __always_inline void charge_cpu(u32 domid, u32 role, u64 ns)
 {
 	if (!ns)
 		return;
-	struct xiotop_cpu_key key = {.domid = domid, .role = domid == XIOTOP_DOM_NONE ? 0 : role};
+	if (domid == XIOTOP_DOM_NONE) {
+		/* most switches land here: a per-CPU array slot, not a hash lookup */
+		u32 idx = XIOTOP_STAT_UNATTR_CPU_NS;
+		u64 *u = bpf_map_lookup_elem(&stats, &idx);
+		if (u)
+			*u += ns;
+		return;
+	}
+	struct xiotop_cpu_key key = {.domid = domid, .role = role};
 	u64 *v = bpf_map_lookup_elem(&cpu_ns, &key);
 	if (!v) {
 		u64 zero = 0;
@@ -355,10 +362,10 @@ static __always_inline int on_bio_queue(struct bio *bio)
 	u64 bytes = BPF_CORE_READ(bio, bi_iter.bi_size);
 	if (op > 1 || !bytes)
 		return 0;
-	stat_inc(XIOTOP_STAT_EVENTS);
 
 	u32 dev = bio_devt(bio);
 	u32 via, domid;
+	struct work_state *ws = NULL;
 	u64 bio_key = (u64)bio;
 	u32 *cloned_from = bpf_map_lookup_elem(&remap_owner, &bio_key);
 	if (cloned_from) {
@@ -366,11 +373,11 @@ static __always_inline int on_bio_queue(struct bio *bio)
 		via = XIOTOP_VIA_REMAP;
 		bpf_map_delete_elem(&remap_owner, &bio_key);
 	} else {
-		domid = owner_of(bio, dev, &via);
+		domid = owner_of(bio, dev, &via, &ws);
 	}
 	charge(domid, dev, via, op == 1, bytes);
-	if (track_cpu && op == 1 && via != XIOTOP_VIA_REMAP)
-		tally_writeback(domid, bytes);
+	if (ws && ws->kind == WORK_WRITEBACK && op == 1)
+		tally_writeback(ws, domid, bytes);
 
 	/* a partition's bio also crosses the whole disk: same bio, stacked layer */
 	u32 whole = bio_whole_devt(bio);
@@ -387,7 +394,8 @@ static __always_inline int on_bio_remap(struct bio *bio, u32 from_dev)
 	/* dm/md clone: the owner is decided now, in the context of the upper bio and
 	 * against the upper device, as if it had been queued there */
 	u32 via;
-	u32 domid = owner_of(bio, from_dev, &via);
+	struct work_state *ws;
+	u32 domid = owner_of(bio, from_dev, &via, &ws);
 	u64 bio_key = (u64)bio;
 	if (bpf_map_update_elem(&remap_owner, &bio_key, &domid, BPF_ANY))
 		stat_inc(XIOTOP_STAT_LOST_REMAP);

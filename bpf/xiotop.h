@@ -61,7 +61,7 @@ enum xiotop_cpu_role {
 	XIOTOP_CPU_ROLES
 };
 
-/* On-CPU time key; domid XIOTOP_DOM_NONE with role 0 holds the unattributed time. */
+/* On-CPU time key of a domain (unattributed time is XIOTOP_STAT_UNATTR_CPU_NS). */
 struct xiotop_cpu_key {
 	unsigned int domid;
 	unsigned int role;
@@ -71,8 +71,8 @@ struct xiotop_cpu_key {
 enum xiotop_stat {
 	XIOTOP_STAT_LOST_LAYER = 0, /* counter map full: an event not counted */
 	XIOTOP_STAT_LOST_REMAP,     /* remap map full: a clone may be charged wrong */
-	XIOTOP_STAT_EVENTS,         /* bio_queue events seen */
 	XIOTOP_STAT_LOST_CPU,       /* cpu or work-state map full */
+	XIOTOP_STAT_UNATTR_CPU_NS,  /* on-CPU ns charged to no domain */
 	XIOTOP_STAT_MAX
 };
 

@@ -65,7 +65,6 @@ struct xs_sample {
 	uint64_t monotonic_ns; /* for intervals */
 	uint64_t vmstat_pgpgin_kb, vmstat_pgpgout_kb;
 	uint64_t lost_events;
-	uint64_t bio_events;
 	uint64_t host_busy_ns;         /* /proc/stat non-idle time, all CPUs; 0 unknown */
 	uint64_t cpu_unattributed_ns;  /* on-CPU time charged to no domain */
 	bool has_cpu;                  /* CPU counters were collected */

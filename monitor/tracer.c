@@ -300,10 +300,6 @@ static int read_cpu(struct tracer *t, struct xs_sample *s)
 		uint64_t ns = 0;
 		for (int c = 0; c < t->ncpus; c++)
 			ns += t->percpu_u64[c];
-		if (key.domid == XIOTOP_DOM_NONE) {
-			s->cpu_unattributed_ns += ns;
-			continue;
-		}
 		struct xs_dom_counters *c = (struct xs_dom_counters *)sample_counters(s, key.domid);
 		if (!c) {
 			struct xs_dom_counters fresh = {.domid = key.domid, .guest_cpu_ns = -1};
@@ -340,7 +336,8 @@ int tracer_read(struct tracer *t, struct xs_sample *s)
 		return -1;
 	s->lost_events = read_stat(t, XIOTOP_STAT_LOST_LAYER) + read_stat(t, XIOTOP_STAT_LOST_REMAP) +
 			 read_stat(t, XIOTOP_STAT_LOST_CPU);
-	s->bio_events = read_stat(t, XIOTOP_STAT_EVENTS);
+	if (t->has_cpu)
+		s->cpu_unattributed_ns = read_stat(t, XIOTOP_STAT_UNATTR_CPU_NS);
 	return 0;
 }
 

@@ -6,117 +6,16 @@ xiotop in JSON batch mode, drives the emulated domains phase by phase, reads
 /proc/diskstats and /proc/vmstat around each phase and checks the figures of
 issue "Live per-domain byte attribution". Prints every figure it compares.
 """
-import calendar
-import json
 import os
 import subprocess
 import sys
 import time
 
-MiB = 1 << 20
+from livelib import (MiB, Xiotop, check, diskstat_wr_bytes, dom_sum, failures, finish_writer,
+                     iv_end, read_env, run_writer, within)
+
 WRITE_MIB = int(os.environ.get("XIOTOP_TEST_WRITE_MIB", "256"))
 READ_MIB = int(os.environ.get("XIOTOP_TEST_READ_MIB", "64"))
-failures = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what, flush=True)
-    if not ok:
-        failures.append(what)
-
-
-def within(value, expected, pct):
-    if expected == 0:
-        return value == 0
-    return abs(value - expected) <= expected * pct / 100.0
-
-
-def read_env(path):
-    env = {}
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if "=" in line and not line.startswith("#"):
-                k, v = line.split("=", 1)
-                env[k] = v.strip().strip('"').strip("'")
-    return env
-
-
-def diskstat_wr_bytes(name):
-    with open("/proc/diskstats") as f:
-        for line in f:
-            p = line.split()
-            if p[2] == name:
-                return int(p[9]) * 512
-    raise SystemExit(f"device {name} not in /proc/diskstats")
-
-
-def run_writer(emu, domid, target, extra=()):
-    cmd = [emu, "blkback", "--domid", str(domid), "--vdev", "xvda", "--target", target,
-           "--write-mib", str(WRITE_MIB), "--read-mib", str(READ_MIB), *extra]
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
-
-
-def finish_writer(proc):
-    out, _ = proc.communicate(timeout=300)
-    if proc.returncode != 0:
-        raise SystemExit(f"emulated writer failed ({proc.returncode}): {out}")
-    summary = json.loads(out.strip().splitlines()[-1])
-    summary["end"] = time.time()
-    return summary
-
-
-class Xiotop:
-    """xiotop -b --format json in the background; intervals as parsed dicts."""
-
-    def __init__(self, binary, dump, out_path):
-        self.out_path = out_path
-        self.out = open(out_path, "w")
-        self.proc = subprocess.Popen([binary, "-b", "-d", "1", "--format", "json",
-                                      "--xenstore-dump", dump], stdout=self.out)
-        deadline = time.time() + 15
-        while time.time() < deadline and not self.intervals():
-            time.sleep(0.2)
-        if not self.intervals():
-            raise SystemExit("xiotop printed no interval in 15 s")
-
-    def intervals(self):
-        with open(self.out_path) as f:
-            return [json.loads(l) for l in f if l.strip()]
-
-    def wait_next(self, n=1):
-        """Wait until n more complete intervals exist; return all intervals."""
-        have = len(self.intervals())
-        deadline = time.time() + 10 + 2 * n
-        while len(self.intervals()) < have + n and time.time() < deadline:
-            time.sleep(0.1)
-        return self.intervals()
-
-    def stop(self):
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
-        self.out.close()
-
-
-def iv_end(iv):
-    t = time.strptime(iv["time"][:19], "%Y-%m-%dT%H:%M:%S")
-    return calendar.timegm(t) + int(iv["time"][20:23]) / 1000.0
-
-
-def dom_sum(intervals, domid, field, t0=None, t1=None):
-    total = 0
-    for iv in intervals:
-        end = iv_end(iv)
-        if t0 is not None and end <= t0:
-            continue
-        if t1 is not None and end > t1:
-            continue
-        for d in iv["domains"]:
-            if d["domid"] == domid:
-                total += d[field]
-    return total
-
-
 def main():
     env_path, binary, emu, out_path = sys.argv[1:5]
     env = read_env(env_path)
@@ -134,7 +33,7 @@ def main():
         xt.wait_next(1)
         leaf0 = diskstat_wr_bytes(leaf_of[domid])
         start = time.time()
-        w = finish_writer(run_writer(emu, domid, target))
+        w = finish_writer(run_writer(emu, domid, target, WRITE_MIB, READ_MIB))
         subprocess.run(["sync"], check=True)
         time.sleep(0.5)
         leaf1 = diskstat_wr_bytes(leaf_of[domid])
@@ -145,7 +44,7 @@ def main():
     # Intervals ending by `boundary` hold phases 1-3 only.
     boundary = iv_end(xt.wait_next(1)[-1])
     start4 = time.time()
-    procs = {d: run_writer(emu, d, t, ["--pattern", "rand"]) for d, t in doms.items()}
+    procs = {d: run_writer(emu, d, t, WRITE_MIB, READ_MIB, ["--pattern", "rand"]) for d, t in doms.items()}
     conc = {d: finish_writer(p) for d, p in procs.items()}
     subprocess.run(["sync"], check=True)
     time.sleep(0.5)
