@@ -414,7 +414,7 @@ static __always_inline u32 loop_dev_of_work(struct work_struct *work)
 		lo = (void *)work - bpf_core_field_offset(struct loop_device, rootcg_work);
 	} else if (fn == loop_workfn_addr) {
 		struct loop_worker *w =
-			(void *)work - bpf_core_field_offset(struct loop_worker, work);
+		    (void *)work - bpf_core_field_offset(struct loop_worker, work);
 		lo = BPF_CORE_READ(w, lo);
 	} else {
 		return 0;

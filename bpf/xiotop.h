@@ -17,13 +17,13 @@
 
 /* How a bio was charged. Order of the rules follows DESIGN.md. */
 enum xiotop_via {
-	XIOTOP_VIA_DEV = 1,   /* rule 1: the device is a domain's backend */
-	XIOTOP_VIA_TASK,      /* rule 2: submitted by a blkback thread / device model */
-	XIOTOP_VIA_LOOPWORK,  /* rule 2/3: a kworker running loop work for a domain's loopN */
-	XIOTOP_VIA_INODE,     /* rule 3: its pages belong to a domain's backing/image file */
-	XIOTOP_VIA_REMAP,     /* rule 4: a dm/md clone of a charged bio (not in pgpgout) */
-	XIOTOP_VIA_PART,      /* rule 4: whole disk under a partition bio (same bio) */
-	XIOTOP_VIA_NONE,      /* rule 5: unattributed */
+	XIOTOP_VIA_DEV = 1,  /* rule 1: the device is a domain's backend */
+	XIOTOP_VIA_TASK,     /* rule 2: submitted by a blkback thread / device model */
+	XIOTOP_VIA_LOOPWORK, /* rule 2/3: a kworker running loop work for a domain's loopN */
+	XIOTOP_VIA_INODE,    /* rule 3: its pages belong to a domain's backing/image file */
+	XIOTOP_VIA_REMAP,    /* rule 4: a dm/md clone of a charged bio (not in pgpgout) */
+	XIOTOP_VIA_PART,     /* rule 4: whole disk under a partition bio (same bio) */
+	XIOTOP_VIA_NONE,     /* rule 5: unattributed */
 	XIOTOP_VIA_MAX
 };
 
@@ -54,7 +54,7 @@ struct xiotop_inode_key {
 
 /* dom0 CPU roles (must match enum xs_cpu_role in monitor/sample.h). */
 enum xiotop_cpu_role {
-	XIOTOP_CPU_BACKEND = 0, /* blkback threads */
+	XIOTOP_CPU_BACKEND = 0,  /* blkback threads */
 	XIOTOP_CPU_DEVICE_MODEL, /* qemu threads */
 	XIOTOP_CPU_LOOP,         /* kworkers running loop work for the domain's loop device */
 	XIOTOP_CPU_WRITEBACK,    /* flusher work, apportioned by bytes written back */

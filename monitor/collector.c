@@ -9,7 +9,7 @@
 #include "hostinfo.h"
 
 void collector_init(struct collector *c, collector_read_fn fn, void *ctx,
-		    const struct xt_roots *roots)
+                    const struct xt_roots *roots)
 {
 	memset(c, 0, sizeof(*c));
 	c->read_layers = fn;
@@ -46,7 +46,7 @@ static const struct xt_devinfo *devinfo(struct collector *c, uint32_t dev)
 	if (topo_devinfo(&c->roots, dev, &f->info) || !f->info.exists) {
 		memset(&f->info, 0, sizeof(f->info));
 		snprintf(f->info.name, sizeof(f->info.name), "%u:%u", XT_KDEV_MAJOR(dev),
-			 XT_KDEV_MINOR(dev));
+		         XT_KDEV_MINOR(dev));
 	}
 	return &f->info;
 }
@@ -102,10 +102,10 @@ int collector_sample(struct collector *c, struct xs_sample *s)
 			if (!info || !info->is_leaf)
 				continue;
 			struct xs_disk d = {.dev = ds[i].dev,
-					    .rd_bytes = ds[i].rd_bytes,
-					    .wr_bytes = ds[i].wr_bytes,
-					    .rd_ios = ds[i].rd_ios,
-					    .wr_ios = ds[i].wr_ios};
+			                    .rd_bytes = ds[i].rd_bytes,
+			                    .wr_bytes = ds[i].wr_bytes,
+			                    .rd_ios = ds[i].rd_ios,
+			                    .wr_ios = ds[i].wr_ios};
 			snprintf(d.name, sizeof(d.name), "%s", ds[i].name);
 			if (sample_add_disk(s, &d) || add_dev(c, s, d.dev)) {
 				free(ds);

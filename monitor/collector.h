@@ -29,7 +29,7 @@ struct collector {
 };
 
 void collector_init(struct collector *c, collector_read_fn fn, void *ctx,
-		    const struct xt_roots *roots);
+                    const struct xt_roots *roots);
 void collector_set_topology(struct collector *c, const struct xt_topology *topo);
 /* 0, or -1 when the counters cannot be read (host files missing only warn once). */
 int collector_sample(struct collector *c, struct xs_sample *s);

@@ -30,10 +30,10 @@ int host_read_diskstats(const char *proc_root, struct host_diskstat **out, size_
 		uint64_t rd_ios, rd_merges, rd_sectors, rd_ms, wr_ios, wr_merges, wr_sectors;
 		/* fields 1-10 of Documentation/admin-guide/iostats.rst; later ones vary */
 		if (sscanf(line,
-			   "%u %u %31s %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-			   " %" SCNu64 " %" SCNu64,
-			   &major, &minor, name, &rd_ios, &rd_merges, &rd_sectors, &rd_ms, &wr_ios,
-			   &wr_merges, &wr_sectors) != 10)
+		           "%u %u %31s %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+		           " %" SCNu64 " %" SCNu64,
+		           &major, &minor, name, &rd_ios, &rd_merges, &rd_sectors, &rd_ms, &wr_ios,
+		           &wr_merges, &wr_sectors) != 10)
 			continue;
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 32;
@@ -96,9 +96,9 @@ int host_read_busy_ns(const char *proc_root, uint64_t *busy_ns)
 		return -1;
 	uint64_t user, nice, system, idle, iowait, irq, softirq, steal = 0;
 	int n = fscanf(f,
-		       "cpu %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-		       " %" SCNu64 " %" SCNu64,
-		       &user, &nice, &system, &idle, &iowait, &irq, &softirq, &steal);
+	               "cpu %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+	               " %" SCNu64 " %" SCNu64,
+	               &user, &nice, &system, &idle, &iowait, &irq, &softirq, &steal);
 	fclose(f);
 	if (n < 7) {
 		errno = ENODATA;

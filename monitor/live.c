@@ -44,7 +44,7 @@ int live_open(struct live *l, const struct source_opts *o)
 	}
 	tracer_set_topology(l->tracer, &l->topo, &l->roots);
 	fprintf(stderr, "xiotop: tracing with %s programs: %s\n", tracer_mode(l->tracer),
-		tracer_hooks(l->tracer));
+	        tracer_hooks(l->tracer));
 	collector_init(&l->col, read_tracer, l->tracer, &l->roots);
 	collector_set_topology(&l->col, &l->topo);
 	return 0;
@@ -55,7 +55,7 @@ int live_sample(struct live *l, struct xs_sample *s)
 	if (collector_sample(&l->col, s))
 		return -1;
 	snprintf(s->hooks, sizeof(s->hooks), "%s %s", tracer_mode(l->tracer),
-		 tracer_hooks(l->tracer));
+	         tracer_hooks(l->tracer));
 	return 0;
 }
 

@@ -39,10 +39,10 @@ static void on_signal(int sig)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: xiotop -b [-d SECONDS] [-i COUNT] [--format text|csv|json] [-f] [SOURCE]\n"
-		"       xiotop topology [--format text|json] [SOURCE]\n"
-		"SOURCE: --xenstore-dump FILE  (xenstore-ls or xenstore-ls -f text)\n"
-		"        --sysfs-root DIR --proc-root DIR  (fixture trees; default /sys, /proc)\n");
+	        "usage: xiotop -b [-d SECONDS] [-i COUNT] [--format text|csv|json] [-f] [SOURCE]\n"
+	        "       xiotop topology [--format text|json] [SOURCE]\n"
+	        "SOURCE: --xenstore-dump FILE  (xenstore-ls or xenstore-ls -f text)\n"
+	        "        --sysfs-root DIR --proc-root DIR  (fixture trees; default /sys, /proc)\n");
 }
 
 enum { OPT_FORMAT = 256, OPT_DUMP, OPT_SYSFS, OPT_PROC };
@@ -50,16 +50,16 @@ enum { OPT_FORMAT = 256, OPT_DUMP, OPT_SYSFS, OPT_PROC };
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
-		{"batch", no_argument, NULL, 'b'},
-		{"delay", required_argument, NULL, 'd'},
-		{"iterations", required_argument, NULL, 'i'},
-		{"full-name", no_argument, NULL, 'f'},
-		{"format", required_argument, NULL, OPT_FORMAT},
-		{"xenstore-dump", required_argument, NULL, OPT_DUMP},
-		{"sysfs-root", required_argument, NULL, OPT_SYSFS},
-		{"proc-root", required_argument, NULL, OPT_PROC},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"batch", no_argument, NULL, 'b'},
+	    {"delay", required_argument, NULL, 'd'},
+	    {"iterations", required_argument, NULL, 'i'},
+	    {"full-name", no_argument, NULL, 'f'},
+	    {"format", required_argument, NULL, OPT_FORMAT},
+	    {"xenstore-dump", required_argument, NULL, OPT_DUMP},
+	    {"sysfs-root", required_argument, NULL, OPT_SYSFS},
+	    {"proc-root", required_argument, NULL, OPT_PROC},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 	char *end;
@@ -182,9 +182,9 @@ static int cmd_live(const struct options *o)
 int main(int argc, char **argv)
 {
 	struct options o = {
-		.delay_s = 3.0,
-		.format = BATCH_TEXT,
-		.src = {.roots = {.sysfs = "/sys", .proc = "/proc", .dev = "/dev"}},
+	    .delay_s = 3.0,
+	    .format = BATCH_TEXT,
+	    .src = {.roots = {.sysfs = "/sys", .proc = "/proc", .dev = "/dev"}},
 	};
 	bool topology_cmd = argc > 1 && !strcmp(argv[1], "topology");
 	if (topology_cmd) {

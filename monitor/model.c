@@ -63,7 +63,7 @@ static enum model_role role_of(uint32_t via, bool is_leaf)
 
 /* Add bytes to the domain's layer (dev, role), creating it on first use. */
 static int add_layer_bytes(struct model_domain *d, enum model_role role, uint32_t dev,
-			   const struct xs_dev *info, const struct xiotop_io *io)
+                           const struct xs_dev *info, const struct xiotop_io *io)
 {
 	struct model_layer *l = NULL;
 	for (size_t i = 0; i < d->n_layers; i++)
@@ -96,7 +96,7 @@ static int layer_order(const void *a, const void *b)
 }
 
 static int charge_layer(struct model_interval *m, const struct xs_sample *cur,
-			const struct xs_layer *l, const struct xiotop_io *io, size_t cap)
+                        const struct xs_layer *l, const struct xiotop_io *io, size_t cap)
 {
 	bool in_vmstat = XIOTOP_VIA_IN_VMSTAT(l->via);
 	if (l->domid == XIOTOP_DOM_NONE) {
@@ -133,7 +133,7 @@ static int charge_layer(struct model_interval *m, const struct xs_sample *cur,
 }
 
 int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
-		  struct model_interval *out)
+                  struct model_interval *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->realtime_ns = cur->realtime_ns;
@@ -141,7 +141,7 @@ int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
 		out->interval_s = (double)(cur->monotonic_ns - prev->monotonic_ns) / 1e9;
 	out->pgpgin_bytes = delta(cur->vmstat_pgpgin_kb, prev ? prev->vmstat_pgpgin_kb : 0) * 1024;
 	out->pgpgout_bytes =
-		delta(cur->vmstat_pgpgout_kb, prev ? prev->vmstat_pgpgout_kb : 0) * 1024;
+	    delta(cur->vmstat_pgpgout_kb, prev ? prev->vmstat_pgpgout_kb : 0) * 1024;
 	out->lost_events = delta(cur->lost_events, prev ? prev->lost_events : 0);
 
 	size_t cap = cur->n_domains + cur->n_layers + cur->n_counters;
@@ -164,10 +164,10 @@ int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
 	}
 	for (size_t i = 0; i < cur->n_layers; i++) {
 		const struct xs_layer *l = &cur->layers[i];
-		const struct xs_layer *p =
-			sorted_prev ? bsearch(l, sorted_prev, prev->n_layers,
-					      sizeof(*sorted_prev), layer_key_cmp)
-				    : NULL;
+		const struct xs_layer *p = sorted_prev
+		                               ? bsearch(l, sorted_prev, prev->n_layers,
+		                                         sizeof(*sorted_prev), layer_key_cmp)
+		                               : NULL;
 		struct xiotop_io io = io_delta(&l->io, p ? &p->io : NULL);
 		if (charge_layer(out, cur, l, &io, cap)) {
 			free(sorted_prev);
@@ -181,7 +181,7 @@ int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
 	out->hooks = cur->hooks;
 	out->host_busy_ns = delta(cur->host_busy_ns, prev ? prev->host_busy_ns : 0);
 	out->cpu_unattributed_ns =
-		delta(cur->cpu_unattributed_ns, prev ? prev->cpu_unattributed_ns : 0);
+	    delta(cur->cpu_unattributed_ns, prev ? prev->cpu_unattributed_ns : 0);
 	for (size_t i = 0; i < cur->n_counters; i++) {
 		const struct xs_dom_counters *c = &cur->counters[i];
 		const struct xs_dom_counters *p = prev ? sample_counters(prev, c->domid) : NULL;
@@ -195,16 +195,17 @@ int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
 		d->dirtied_bytes = delta(c->dirtied_bytes, p ? p->dirtied_bytes : 0);
 		d->written_back_bytes = delta(c->written_back_bytes, p ? p->written_back_bytes : 0);
 		d->dirty_backlog_bytes = c->dirtied_bytes > c->written_back_bytes
-						 ? c->dirtied_bytes - c->written_back_bytes
-						 : 0;
+		                             ? c->dirtied_bytes - c->written_back_bytes
+		                             : 0;
 		d->guest_cpu_ns = c->guest_cpu_ns < 0 || !p || p->guest_cpu_ns < 0
-					  ? -1
-					  : c->guest_cpu_ns - p->guest_cpu_ns;
+		                      ? -1
+		                      : c->guest_cpu_ns - p->guest_cpu_ns;
 	}
 	for (size_t i = 0; i < out->n_domains; i++) {
 		struct model_domain *d = &out->domains[i];
-		d->double_counted_bytes =
-			d->vmstat_wr_bytes > d->phys_wr_bytes ? d->vmstat_wr_bytes - d->phys_wr_bytes : 0;
+		d->double_counted_bytes = d->vmstat_wr_bytes > d->phys_wr_bytes
+		                              ? d->vmstat_wr_bytes - d->phys_wr_bytes
+		                              : 0;
 		qsort(d->layers, d->n_layers, sizeof(*d->layers), layer_order);
 	}
 

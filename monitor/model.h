@@ -17,8 +17,8 @@ enum model_role { ROLE_BACKEND, ROLE_STACKED, ROLE_FILE, ROLE_LEAF };
 
 struct model_layer {
 	enum model_role role;
-	uint32_t dev;   /* 0 for the file layer */
-	char name[32];  /* device name; for the file layer see domain file */
+	uint32_t dev;  /* 0 for the file layer */
+	char name[32]; /* device name; for the file layer see domain file */
 	bool is_leaf;
 	uint64_t rd_bytes, wr_bytes;
 };
@@ -28,13 +28,13 @@ struct model_domain {
 	const struct xs_domain *info; /* names from cur; NULL if only seen in counters */
 	uint64_t guest_rd_bytes, guest_wr_bytes, guest_rd_ios, guest_wr_ios;
 	uint64_t phys_rd_bytes, phys_wr_bytes;
-	uint64_t vmstat_wr_bytes;      /* what pgpgout counted for this domain */
-	uint64_t double_counted_bytes; /* vmstat_wr_bytes - phys_wr_bytes, >= 0 */
+	uint64_t vmstat_wr_bytes;              /* what pgpgout counted for this domain */
+	uint64_t double_counted_bytes;         /* vmstat_wr_bytes - phys_wr_bytes, >= 0 */
 	uint64_t cpu_ns_by_role[XS_CPU_ROLES]; /* dom0 CPU spent for it this interval */
 	uint64_t cpu_ns;
 	uint64_t dirtied_bytes, written_back_bytes; /* this interval */
-	uint64_t dirty_backlog_bytes; /* dirtied, not yet written back (cumulative) */
-	int64_t guest_cpu_ns;         /* -1 unknown */
+	uint64_t dirty_backlog_bytes;               /* dirtied, not yet written back (cumulative) */
+	int64_t guest_cpu_ns;                       /* -1 unknown */
 	struct model_layer *layers;
 	size_t n_layers;
 };
@@ -61,7 +61,7 @@ struct model_interval {
 };
 
 int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
-		  struct model_interval *out);
+                  struct model_interval *out);
 void model_free(struct model_interval *m);
 const char *model_role_name(enum model_role r);
 

@@ -41,7 +41,13 @@ struct xs_disk {
 };
 
 /* dom0 CPU spent for a domain, by role (cumulative ns). */
-enum xs_cpu_role { XS_CPU_BACKEND, XS_CPU_DEVICE_MODEL, XS_CPU_LOOP, XS_CPU_WRITEBACK, XS_CPU_ROLES };
+enum xs_cpu_role {
+	XS_CPU_BACKEND,
+	XS_CPU_DEVICE_MODEL,
+	XS_CPU_LOOP,
+	XS_CPU_WRITEBACK,
+	XS_CPU_ROLES
+};
 
 /* Per-domain counters that are not per device (cumulative). */
 struct xs_dom_counters {
@@ -61,15 +67,15 @@ struct xs_domain {
 };
 
 struct xs_sample {
-	int64_t realtime_ns;  /* wall clock, for output */
+	int64_t realtime_ns;   /* wall clock, for output */
 	uint64_t monotonic_ns; /* for intervals */
 	uint64_t vmstat_pgpgin_kb, vmstat_pgpgout_kb;
 	uint64_t lost_events;
-	uint64_t host_busy_ns;         /* /proc/stat non-idle time, all CPUs; 0 unknown */
-	uint64_t cpu_unattributed_ns;  /* on-CPU time charged to no domain */
-	bool has_cpu;                  /* CPU counters were collected */
-	bool has_dirty;                /* dirty page counters were collected */
-	char hooks[128];               /* which hooks are active, for headers */
+	uint64_t host_busy_ns;        /* /proc/stat non-idle time, all CPUs; 0 unknown */
+	uint64_t cpu_unattributed_ns; /* on-CPU time charged to no domain */
+	bool has_cpu;                 /* CPU counters were collected */
+	bool has_dirty;               /* dirty page counters were collected */
+	char hooks[128];              /* which hooks are active, for headers */
 
 	struct xs_layer *layers;
 	size_t n_layers;

@@ -103,7 +103,7 @@ static struct xiotop_bpf *open_and_load(enum prog_set set, const struct work_fns
 
 /* Attach one program; its link goes in the skeleton's slot so destroy() detaches it. */
 static int attach_one(struct tracer *t, struct bpf_program *p, struct bpf_link **slot,
-		      const char *hook, bool fatal, char *err, size_t errlen)
+                      const char *hook, bool fatal, char *err, size_t errlen)
 {
 	*slot = bpf_program__attach(p);
 	if (!*slot) {
@@ -112,7 +112,7 @@ static int attach_one(struct tracer *t, struct bpf_program *p, struct bpf_link *
 			return -1;
 		}
 		fprintf(stderr, "xiotop: hook %s not attached (%s): degraded\n", hook,
-			strerror(errno));
+		        strerror(errno));
 		return 0;
 	}
 	size_t len = strlen(t->hooks);
@@ -128,14 +128,15 @@ int tracer_open(struct tracer **out, char *err, size_t errlen)
 		return -1;
 	}
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		snprintf(err, errlen, "kernel BTF (/sys/kernel/btf/vmlinux) is missing: "
-				      "CONFIG_DEBUG_INFO_BTF=y is needed");
+		snprintf(err, errlen,
+		         "kernel BTF (/sys/kernel/btf/vmlinux) is missing: "
+		         "CONFIG_DEBUG_INFO_BTF=y is needed");
 		return -1;
 	}
 	libbpf_set_print(libbpf_quiet_print);
 	struct work_fns fns = {.loop_rootcg = kallsyms_addr("loop_rootcg_workfn"),
-			       .loop_worker = kallsyms_addr("loop_workfn"),
-			       .writeback = kallsyms_addr("wb_workfn")};
+	                       .loop_worker = kallsyms_addr("loop_workfn"),
+	                       .writeback = kallsyms_addr("wb_workfn")};
 
 	struct tracer *t = calloc(1, sizeof(*t));
 	if (!t) {
@@ -150,7 +151,7 @@ int tracer_open(struct tracer **out, char *err, size_t errlen)
 	}
 	if (!t->skel) {
 		snprintf(err, errlen, "BPF programs cannot load (tp_btf nor raw_tp): %s",
-			 libbpf_last_error[0] ? libbpf_last_error : "unknown libbpf error");
+		         libbpf_last_error[0] ? libbpf_last_error : "unknown libbpf error");
 		free(t);
 		return -1;
 	}
@@ -158,7 +159,7 @@ int tracer_open(struct tracer **out, char *err, size_t errlen)
 	bool btf = !strcmp(t->mode, "tp_btf");
 #define ATTACH(prog, hook, fatal)                                                                  \
 	attach_one(t, btf ? s->progs.btf_##prog : s->progs.raw_##prog,                             \
-		   btf ? &s->links.btf_##prog : &s->links.raw_##prog, hook, fatal, err, errlen)
+	           btf ? &s->links.btf_##prog : &s->links.raw_##prog, hook, fatal, err, errlen)
 	if (ATTACH(bio_queue, "block_bio_queue", true))
 		goto fail;
 	ATTACH(bio_remap, "block_bio_remap", false);
@@ -168,10 +169,10 @@ int tracer_open(struct tracer **out, char *err, size_t errlen)
 	}
 	if (!fns.loop_rootcg && !fns.loop_worker)
 		fprintf(stderr, "xiotop: loop work functions not in /proc/kallsyms: loop "
-				"direct I/O is attributed by inode only, loop CPU not at all\n");
+		                "direct I/O is attributed by inode only, loop CPU not at all\n");
 	if (!fns.writeback)
 		fprintf(stderr, "xiotop: wb_workfn not in /proc/kallsyms: flusher CPU is "
-				"unattributed\n");
+		                "unattributed\n");
 	ATTACH(switch, "sched_switch", false);
 	t->has_cpu = s->links.btf_switch || s->links.raw_switch;
 #undef ATTACH
@@ -219,14 +220,14 @@ static void set_dev_owner(int fd, uint32_t dev, uint32_t domid, unsigned int fla
 	struct dev_owner o = {0};
 	if (!bpf_map_lookup_elem(fd, &dev, &o) && o.domid != domid)
 		fprintf(stderr, "xiotop: device %u:%u is claimed by domains %u and %u\n",
-			XT_KDEV_MAJOR(dev), XT_KDEV_MINOR(dev), o.domid, domid);
+		        XT_KDEV_MAJOR(dev), XT_KDEV_MINOR(dev), o.domid, domid);
 	o.domid = domid;
 	o.flags |= flags;
 	bpf_map_update_elem(fd, &dev, &o, BPF_ANY);
 }
 
 static void map_backend(struct tracer *t, const struct xt_roots *roots, uint32_t domid,
-			const struct xt_backend *b)
+                        const struct xt_backend *b)
 {
 	int dev_fd = bpf_map__fd(t->skel->maps.dev_dom);
 	int inode_fd = bpf_map__fd(t->skel->maps.inode_dom);
@@ -254,7 +255,7 @@ static void map_backend(struct tracer *t, const struct xt_roots *roots, uint32_t
 }
 
 int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
-			const struct xt_roots *roots)
+                        const struct xt_roots *roots)
 {
 	int dev_fd = bpf_map__fd(t->skel->maps.dev_dom);
 	int inode_fd = bpf_map__fd(t->skel->maps.inode_dom);
@@ -334,8 +335,8 @@ int tracer_read(struct tracer *t, struct xs_sample *s)
 	}
 	if (t->has_cpu && read_cpu(t, s))
 		return -1;
-	s->lost_events = read_stat(t, XIOTOP_STAT_LOST_LAYER) + read_stat(t, XIOTOP_STAT_LOST_REMAP) +
-			 read_stat(t, XIOTOP_STAT_LOST_CPU);
+	s->lost_events = read_stat(t, XIOTOP_STAT_LOST_LAYER) +
+	                 read_stat(t, XIOTOP_STAT_LOST_REMAP) + read_stat(t, XIOTOP_STAT_LOST_CPU);
 	if (t->has_cpu)
 		s->cpu_unattributed_ns = read_stat(t, XIOTOP_STAT_UNATTR_CPU_NS);
 	return 0;

@@ -20,7 +20,7 @@ struct tracer;
 /* Returns 0, or -1 with a one-line reason in err (what is missing). */
 int tracer_open(struct tracer **out, char *err, size_t errlen);
 int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
-			const struct xt_roots *roots);
+                        const struct xt_roots *roots);
 int tracer_read(struct tracer *t, struct xs_sample *s);
 /* "tp_btf" or "raw_tp" */
 const char *tracer_mode(const struct tracer *t);

@@ -52,7 +52,7 @@ static void put_opt_u64(FILE *out, const char *key, bool known, uint64_t v)
 static void put_cpu(FILE *out, const struct model_interval *m, const struct model_domain *d)
 {
 	static const char *const role_keys[XS_CPU_ROLES] = {"backend", "device_model", "loop",
-							     "writeback"};
+	                                                    "writeback"};
 	put_opt_u64(out, ",\"dom0_cpu_ns\":", m->has_cpu, d->cpu_ns);
 	fputs(",\"dom0_cpu_ns_by_role\":", out);
 	if (!m->has_cpu) {
@@ -60,7 +60,7 @@ static void put_cpu(FILE *out, const struct model_interval *m, const struct mode
 	} else {
 		for (int r = 0; r < XS_CPU_ROLES; r++)
 			fprintf(out, "%s\"%s\":%" PRIu64, r ? "," : "{", role_keys[r],
-				d->cpu_ns_by_role[r]);
+			        d->cpu_ns_by_role[r]);
 		fputc('}', out);
 	}
 	put_opt_u64(out, ",\"guest_cpu_ns\":", d->guest_cpu_ns >= 0, (uint64_t)d->guest_cpu_ns);
@@ -71,19 +71,20 @@ static void print_json(FILE *out, const struct model_interval *m)
 	char ts[40];
 	iso_time(ts, sizeof(ts), m->realtime_ns);
 	fprintf(out, "{\"time\":\"%s\",\"interval_s\":%.3f,\"host\":{", ts, m->interval_s);
-	fprintf(out, "\"vmstat_pgpgout_bytes\":%" PRIu64 ",\"vmstat_pgpgin_bytes\":%" PRIu64
-		     ",\"disks\":[",
-		m->pgpgout_bytes, m->pgpgin_bytes);
+	fprintf(out,
+	        "\"vmstat_pgpgout_bytes\":%" PRIu64 ",\"vmstat_pgpgin_bytes\":%" PRIu64
+	        ",\"disks\":[",
+	        m->pgpgout_bytes, m->pgpgin_bytes);
 	for (size_t i = 0; i < m->n_disks; i++) {
 		fprintf(out, "%s{\"dev\":", i ? "," : "");
 		json_put_string(out, m->disks[i].disk->name);
 		fprintf(out, ",\"rd_bytes\":%" PRIu64 ",\"wr_bytes\":%" PRIu64 "}",
-			m->disks[i].rd_bytes, m->disks[i].wr_bytes);
+		        m->disks[i].rd_bytes, m->disks[i].wr_bytes);
 	}
 	fprintf(out, "]");
 	put_opt_u64(out, ",\"dom0_cpu_busy_ns\":", m->has_cpu, m->host_busy_ns);
 	fprintf(out, "},\"unattributed\":{\"rd_bytes\":%" PRIu64 ",\"wr_bytes\":%" PRIu64 "}",
-		m->unattr_rd_bytes, m->unattr_wr_bytes);
+	        m->unattr_rd_bytes, m->unattr_wr_bytes);
 	put_opt_u64(out, ",\"unattributed_cpu_ns\":", m->has_cpu, m->cpu_unattributed_ns);
 	fprintf(out, ",\"lost_events\":%" PRIu64 ",\"domains\":[", m->lost_events);
 	for (size_t i = 0; i < m->n_domains; i++) {
@@ -94,12 +95,12 @@ static void print_json(FILE *out, const struct model_interval *m)
 		json_put_string(out, d->info && d->info->kind[0] ? d->info->kind : NULL);
 		fprintf(out, ",\"missing\":%s", d->info && d->info->missing ? "true" : "false");
 		fprintf(out,
-			",\"guest_rd_bytes\":%" PRIu64 ",\"guest_wr_bytes\":%" PRIu64
-			",\"guest_rd_ios\":%" PRIu64 ",\"guest_wr_ios\":%" PRIu64
-			",\"phys_rd_bytes\":%" PRIu64 ",\"phys_wr_bytes\":%" PRIu64
-			",\"double_counted_bytes\":%" PRIu64,
-			d->guest_rd_bytes, d->guest_wr_bytes, d->guest_rd_ios, d->guest_wr_ios,
-			d->phys_rd_bytes, d->phys_wr_bytes, d->double_counted_bytes);
+		        ",\"guest_rd_bytes\":%" PRIu64 ",\"guest_wr_bytes\":%" PRIu64
+		        ",\"guest_rd_ios\":%" PRIu64 ",\"guest_wr_ios\":%" PRIu64
+		        ",\"phys_rd_bytes\":%" PRIu64 ",\"phys_wr_bytes\":%" PRIu64
+		        ",\"double_counted_bytes\":%" PRIu64,
+		        d->guest_rd_bytes, d->guest_wr_bytes, d->guest_rd_ios, d->guest_wr_ios,
+		        d->phys_rd_bytes, d->phys_wr_bytes, d->double_counted_bytes);
 		put_cpu(out, m, d);
 		fprintf(out, ",\"layers\":[");
 		for (size_t j = 0; j < d->n_layers; j++) {
@@ -107,17 +108,17 @@ static void print_json(FILE *out, const struct model_interval *m)
 			fprintf(out, "%s{", j ? "," : "");
 			if (l->role == ROLE_FILE) {
 				fprintf(out, "\"file\":");
-				json_put_string(out, d->info && d->info->file[0] ? d->info->file
-										 : NULL);
+				json_put_string(out,
+				                d->info && d->info->file[0] ? d->info->file : NULL);
 			} else {
 				fprintf(out, "\"dev\":");
 				json_put_string(out, l->name);
 			}
 			fprintf(out,
-				",\"role\":\"%s\",\"leaf\":%s,\"rd_bytes\":%" PRIu64
-				",\"wr_bytes\":%" PRIu64 "}",
-				model_role_name(l->role), l->is_leaf ? "true" : "false", l->rd_bytes,
-				l->wr_bytes);
+			        ",\"role\":\"%s\",\"leaf\":%s,\"rd_bytes\":%" PRIu64
+			        ",\"wr_bytes\":%" PRIu64 "}",
+			        model_role_name(l->role), l->is_leaf ? "true" : "false",
+			        l->rd_bytes, l->wr_bytes);
 		}
 		fprintf(out, "]}");
 	}
@@ -128,20 +129,21 @@ static void print_csv(FILE *out, const struct model_interval *m, unsigned long i
 {
 	char ts[40];
 	if (iteration == 0)
-		fprintf(out, "time,interval_s,domid,name,guest_rd_bytes,guest_wr_bytes,guest_rd_ios,"
-			     "guest_wr_ios,phys_rd_bytes,phys_wr_bytes,double_counted_bytes,"
-			     "vmstat_pgpgout_bytes,unattributed_wr_bytes,lost_events\n");
+		fprintf(out,
+		        "time,interval_s,domid,name,guest_rd_bytes,guest_wr_bytes,guest_rd_ios,"
+		        "guest_wr_ios,phys_rd_bytes,phys_wr_bytes,double_counted_bytes,"
+		        "vmstat_pgpgout_bytes,unattributed_wr_bytes,lost_events\n");
 	iso_time(ts, sizeof(ts), m->realtime_ns);
 	for (size_t i = 0; i < m->n_domains; i++) {
 		const struct model_domain *d = &m->domains[i];
 		fprintf(out, "%s,%.3f,%u,", ts, m->interval_s, d->domid);
 		csv_put_field(out, domain_name(d));
 		fprintf(out,
-			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-			d->guest_rd_bytes, d->guest_wr_bytes, d->guest_rd_ios, d->guest_wr_ios,
-			d->phys_rd_bytes, d->phys_wr_bytes, d->double_counted_bytes,
-			m->pgpgout_bytes, m->unattr_wr_bytes, m->lost_events);
+		        ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		        ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+		        d->guest_rd_bytes, d->guest_wr_bytes, d->guest_rd_ios, d->guest_wr_ios,
+		        d->phys_rd_bytes, d->phys_wr_bytes, d->double_counted_bytes,
+		        m->pgpgout_bytes, m->unattr_wr_bytes, m->lost_events);
 	}
 }
 
@@ -158,14 +160,14 @@ static void print_text(FILE *out, const struct model_interval *m, const struct b
 		dbl += m->domains[i].double_counted_bytes;
 	iso_time(ts, sizeof(ts), m->realtime_ns);
 	fprintf(out, "xiotop %.19s  %zu domains  %.2fs  lost %" PRIu64 "%s%s\n", ts, m->n_domains,
-		s, m->lost_events, o->hooks ? "  hooks: " : "", o->hooks ? o->hooks : "");
+	        s, m->lost_events, o->hooks ? "  hooks: " : "", o->hooks ? o->hooks : "");
 	fprintf(out,
-		"disks rd %.1f wr %.1f MB/s  vmstat bo %.1f MB/s  double %.1f MB/s  unattr %.1f "
-		"MB/s\n",
-		mb_per_s(phys_rd, s), mb_per_s(phys_wr, s), mb_per_s(m->pgpgout_bytes, s),
-		mb_per_s(dbl, s), mb_per_s(m->unattr_wr_bytes, s));
+	        "disks rd %.1f wr %.1f MB/s  vmstat bo %.1f MB/s  double %.1f MB/s  unattr %.1f "
+	        "MB/s\n",
+	        mb_per_s(phys_rd, s), mb_per_s(phys_wr, s), mb_per_s(m->pgpgout_bytes, s),
+	        mb_per_s(dbl, s), mb_per_s(m->unattr_wr_bytes, s));
 	fprintf(out, "%-12s %5s %8s %8s %6s %6s %8s %8s %5s %5s\n", "NAME", "DOMID", "GRD_MB/s",
-		"GWR_MB/s", "R_IOPS", "W_IOPS", "PWR_MB/s", "DBL_MB/s", "AMPL", "CPU%");
+	        "GWR_MB/s", "R_IOPS", "W_IOPS", "PWR_MB/s", "DBL_MB/s", "AMPL", "CPU%");
 	for (size_t i = 0; i < m->n_domains; i++) {
 		const struct model_domain *d = &m->domains[i];
 		char name[256];
@@ -174,21 +176,22 @@ static void print_text(FILE *out, const struct model_interval *m, const struct b
 		char ampl[16] = "-";
 		if (d->guest_wr_bytes)
 			snprintf(ampl, sizeof(ampl), "%.2f",
-				 (double)d->phys_wr_bytes / (double)d->guest_wr_bytes);
+			         (double)d->phys_wr_bytes / (double)d->guest_wr_bytes);
 		char cpu[16] = "-";
 		if (m->has_cpu && s > 0)
 			snprintf(cpu, sizeof(cpu), "%.1f", (double)d->cpu_ns / 1e7 / s);
 		fprintf(out, "%-12s %5u %8.1f %8.1f %6.0f %6.0f %8.1f %8.1f %5s %5s%s\n", name,
-			d->domid, mb_per_s(d->guest_rd_bytes, s), mb_per_s(d->guest_wr_bytes, s),
-			s > 0 ? (double)d->guest_rd_ios / s : 0, s > 0 ? (double)d->guest_wr_ios / s : 0,
-			mb_per_s(d->phys_wr_bytes, s), mb_per_s(d->double_counted_bytes, s), ampl, cpu,
-			d->info && d->info->missing ? " !missing" : "");
+		        d->domid, mb_per_s(d->guest_rd_bytes, s), mb_per_s(d->guest_wr_bytes, s),
+		        s > 0 ? (double)d->guest_rd_ios / s : 0,
+		        s > 0 ? (double)d->guest_wr_ios / s : 0, mb_per_s(d->phys_wr_bytes, s),
+		        mb_per_s(d->double_counted_bytes, s), ampl, cpu,
+		        d->info && d->info->missing ? " !missing" : "");
 	}
 	fputc('\n', out);
 }
 
 void batch_print(FILE *out, const struct model_interval *m, const struct batch_opts *o,
-		 unsigned long iteration)
+                 unsigned long iteration)
 {
 	switch (o->format) {
 	case BATCH_JSON:

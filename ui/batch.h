@@ -16,13 +16,13 @@ enum batch_format { BATCH_TEXT, BATCH_CSV, BATCH_JSON };
 
 struct batch_opts {
 	enum batch_format format;
-	bool full_names; /* text: do not cut names (xentop -f) */
+	bool full_names;   /* text: do not cut names (xentop -f) */
 	const char *hooks; /* text header: which hooks are active (may be NULL) */
 };
 
 /* "text", "csv", "json" -> format; -1 if unknown */
 int batch_parse_format(const char *s, enum batch_format *out);
 void batch_print(FILE *out, const struct model_interval *m, const struct batch_opts *o,
-		 unsigned long iteration);
+                 unsigned long iteration);
 
 #endif

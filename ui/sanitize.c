@@ -66,7 +66,7 @@ size_t sanitize_text(const char *in, char *out, size_t outlen)
 			elen = 0;
 			for (size_t i = 0; i < k; i++)
 				elen += (size_t)snprintf(esc + elen, sizeof(esc) - elen, "\\x%02x",
-							 s[i]);
+				                         s[i]);
 			n = k;
 		}
 		if (o + elen + 1 > outlen)

@@ -66,11 +66,11 @@ static void print_layer_text(FILE *out, const struct xt_layer *l)
 		fprintf(out, "  %s", topo_role_name(l->role));
 		if (l->ino)
 			fprintf(out, " ino %" PRIu64 " on %u:%u", l->ino, XT_KDEV_MAJOR(l->fs_dev),
-				XT_KDEV_MINOR(l->fs_dev));
+			        XT_KDEV_MINOR(l->fs_dev));
 	} else {
 		put_text(out, l->name);
 		fprintf(out, " %u:%u  %s", XT_KDEV_MAJOR(l->dev), XT_KDEV_MINOR(l->dev),
-			topo_role_name(l->role));
+		        topo_role_name(l->role));
 		if (l->is_leaf && l->role != XT_ROLE_LEAF)
 			fputs(", leaf", out);
 	}
@@ -121,15 +121,15 @@ static void print_layer_json(FILE *out, const struct xt_layer *l)
 		fputs("{\"file\":", out);
 		json_put_string(out, l->path);
 		fprintf(out, ",\"ino\":%" PRIu64 ",\"fs_maj_min\":\"%u:%u\"", l->ino,
-			XT_KDEV_MAJOR(l->fs_dev), XT_KDEV_MINOR(l->fs_dev));
+		        XT_KDEV_MAJOR(l->fs_dev), XT_KDEV_MINOR(l->fs_dev));
 	} else {
 		fputs("{\"dev\":", out);
 		json_put_string(out, l->name);
 		fprintf(out, ",\"maj_min\":\"%u:%u\"", XT_KDEV_MAJOR(l->dev),
-			XT_KDEV_MINOR(l->dev));
+		        XT_KDEV_MINOR(l->dev));
 	}
 	fprintf(out, ",\"role\":\"%s\",\"depth\":%d,\"leaf\":%s}", topo_role_name(l->role),
-		l->depth, l->is_leaf ? "true" : "false");
+	        l->depth, l->is_leaf ? "true" : "false");
 }
 
 static void print_backend_json(FILE *out, const struct xt_backend *b)

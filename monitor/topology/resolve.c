@@ -102,7 +102,7 @@ static bool dev_dir(const struct xt_roots *roots, uint32_t dev, char *dir)
 	if (!dev)
 		return false;
 	if (snprintf(link, sizeof(link), "%s/dev/block/%u:%u", sysfs_root(roots),
-		     XT_KDEV_MAJOR(dev), XT_KDEV_MINOR(dev)) >= (int)sizeof(link))
+	             XT_KDEV_MAJOR(dev), XT_KDEV_MINOR(dev)) >= (int)sizeof(link))
 		return false;
 	return realpath(link, dir) != NULL;
 }
@@ -413,9 +413,9 @@ static void walk_dev(struct walk *w, uint32_t dev, int depth)
 		return;
 	}
 	fill_devinfo(dir, &info);
-	enum xt_role role = depth == 0	   ? XT_ROLE_BACKEND
-			    : info.is_leaf ? XT_ROLE_LEAF
-					   : XT_ROLE_STACKED;
+	enum xt_role role = depth == 0     ? XT_ROLE_BACKEND
+	                    : info.is_leaf ? XT_ROLE_LEAF
+	                                   : XT_ROLE_STACKED;
 	struct xt_layer *l = add_layer(w->b, role, depth);
 	if (!l)
 		return;

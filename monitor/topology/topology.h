@@ -34,39 +34,39 @@ enum xt_backend_kind {
 enum xt_role {
 	XT_ROLE_BACKEND, /* the device or file the backend serves the guest from */
 	XT_ROLE_STACKED, /* an intermediate block device (whole disk of a partition, dm/md slave) */
-	XT_ROLE_FILE,	 /* a backing/image file */
-	XT_ROLE_LEAF,	 /* a physical device at the bottom of the stack */
+	XT_ROLE_FILE,    /* a backing/image file */
+	XT_ROLE_LEAF,    /* a physical device at the bottom of the stack */
 };
 
 /* One node of a backend's stack, in pre-order from the backend down. */
 struct xt_layer {
 	enum xt_role role;
-	int depth;	 /* 0 for the backend itself, +1 per level down */
-	uint32_t dev;	 /* kernel dev_t of a block device; 0 for a file */
-	char *name;	 /* block device name ("loop0", "vda1"); NULL for a file */
-	char *path;	 /* file path for XT_ROLE_FILE; NULL otherwise */
-	uint64_t ino;	 /* XT_ROLE_FILE: inode number (0 if the file is gone) */
+	int depth;       /* 0 for the backend itself, +1 per level down */
+	uint32_t dev;    /* kernel dev_t of a block device; 0 for a file */
+	char *name;      /* block device name ("loop0", "vda1"); NULL for a file */
+	char *path;      /* file path for XT_ROLE_FILE; NULL otherwise */
+	uint64_t ino;    /* XT_ROLE_FILE: inode number (0 if the file is gone) */
 	uint32_t fs_dev; /* XT_ROLE_FILE: kernel dev_t of the filesystem holding it */
 	bool is_leaf; /* device with nothing below it (may also be the backend: zram, raw disk) */
 };
 
 struct xt_backend {
 	enum xt_backend_kind kind;
-	uint32_t devid;	      /* xenstore <devid> */
-	char *dev;	      /* guest-visible name, "xvda" (may be NULL) */
-	char *type;	      /* "phy", "file", "qdisk", ... (may be NULL) */
-	char *mode;	      /* "w" / "r" (may be NULL) */
-	char *params;	      /* path given by the toolstack (may be NULL) */
+	uint32_t devid;       /* xenstore <devid> */
+	char *dev;            /* guest-visible name, "xvda" (may be NULL) */
+	char *type;           /* "phy", "file", "qdisk", ... (may be NULL) */
+	char *mode;           /* "w" / "r" (may be NULL) */
+	char *params;         /* path given by the toolstack (may be NULL) */
 	uint32_t backend_dev; /* kernel dev_t of the backend device, 0 if none (qdisk file) */
-	bool missing;	      /* device or file not found: listed, marked, not traced */
-	char *error;	      /* why it is missing or odd (NULL if fine) */
+	bool missing;         /* device or file not found: listed, marked, not traced */
+	char *error;          /* why it is missing or odd (NULL if fine) */
 	struct xt_layer *layers;
 	size_t n_layers;
 };
 
 struct xt_domain {
 	uint32_t domid;
-	char *name;	      /* raw, may hold control characters: sanitize before output */
+	char *name;           /* raw, may hold control characters: sanitize before output */
 	int device_model_pid; /* 0 if none */
 	struct xt_backend *backends;
 	size_t n_backends;
@@ -112,7 +112,7 @@ void xs_free(struct xs_store *s);
  * out of memory). `roots` or any of its fields may be NULL: /sys, /proc, /dev.
  * out->source is "xenstore-dump <store name>". */
 int topo_from_xenstore(const struct xs_store *s, const struct xt_roots *roots,
-		       struct xt_topology *out);
+                       struct xt_topology *out);
 /* Strip a qemu/libxl format prefix from a disk path: "aio:/x", "raw:/x", "qcow2:/x" -> "/x". */
 const char *topo_strip_format(const char *params);
 
@@ -145,7 +145,7 @@ bool topo_parse_blkback_comm(const char *comm, uint32_t *domid, char *dev, size_
 
 void topo_print_text(FILE *out, const struct xt_topology *t);
 void topo_print_json(FILE *out, const struct xt_topology *t);
-const char *topo_role_name(enum xt_role r);	    /* "backend", "stacked", "file", "leaf" */
+const char *topo_role_name(enum xt_role r);         /* "backend", "stacked", "file", "leaf" */
 const char *topo_kind_name(enum xt_backend_kind k); /* "vbd", "qdisk" */
 
 const struct xt_domain *topo_find_domain(const struct xt_topology *t, uint32_t domid);

@@ -133,7 +133,7 @@ static int unescape(struct parser *p, const char *s, size_t n, bool cut, char *o
 			if ((unsigned char)e >= 0x20 && (unsigned char)e < 0x7f)
 				return fail(p, "unknown escape \\%c", e);
 			return fail(p, "unknown escape \\ followed by byte 0x%02x",
-				    (unsigned char)e);
+			            (unsigned char)e);
 		}
 	}
 	out[o] = '\0';
@@ -175,7 +175,7 @@ static int tree_path(struct parser *p, size_t depth, const char *key, size_t key
 {
 	if (depth > p->levels)
 		return fail(p, "indent of %zu spaces under a node at depth %zu", depth,
-			    p->levels ? p->levels - 1 : 0);
+		            p->levels ? p->levels - 1 : 0);
 	size_t base = depth ? p->level_end[depth - 1] : 0;
 	size_t need = base + 1 + keylen + 1;
 	if (need > p->path_cap) {
@@ -220,7 +220,7 @@ static int parse_line(struct parser *p, char *line, size_t len, struct xs_store 
 			return fail(p, "absolute path in a tree (plain xenstore-ls) dump");
 	} else if (line[0] != '/') {
 		return fail(p, "expected an absolute path, as in the rest of this "
-			       "`xenstore-ls -f` dump");
+		               "`xenstore-ls -f` dump");
 	}
 
 	char *key = line + indent;

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #define MAX_DOMID 0x7fff  /* domids are 15 bits; 0x7ff0 and up are reserved ids */
-#define MAX_PID	  4194304 /* PID_MAX_LIMIT */
+#define MAX_PID   4194304 /* PID_MAX_LIMIT */
 #define MAX_PARTS 8
 
 struct part {
@@ -97,8 +97,8 @@ static uint32_t parse_physical_device(const char *s)
 	const char *p = s;
 	for (; isxdigit((unsigned char)*p) && digits < 8; p++, digits++)
 		maj = maj * 16 + (unsigned long)(isdigit((unsigned char)*p)
-						     ? *p - '0'
-						     : (tolower(*p) - 'a' + 10));
+		                                     ? *p - '0'
+		                                     : (tolower(*p) - 'a' + 10));
 	if (!digits)
 		return 0;
 	if (!*p) {
@@ -111,8 +111,8 @@ static uint32_t parse_physical_device(const char *s)
 	digits = 0;
 	for (; isxdigit((unsigned char)*p) && digits < 8; p++, digits++)
 		min = min * 16 + (unsigned long)(isdigit((unsigned char)*p)
-						     ? *p - '0'
-						     : (tolower(*p) - 'a' + 10));
+		                                     ? *p - '0'
+		                                     : (tolower(*p) - 'a' + 10));
 	if (!digits || *p || maj > 0xfff || min > 0xfffff || (!maj && !min))
 		return 0;
 	return XT_KDEV(maj, min);
@@ -174,7 +174,7 @@ static struct xt_domain *domain_for(struct builder *bld, uint32_t domid)
 }
 
 static int add_pending(struct builder *bld, uint32_t domid, enum xt_backend_kind kind,
-		       const char *path, const struct part *devid)
+                       const char *path, const struct part *devid)
 {
 	size_t base_len = (size_t)(devid->s + devid->len - path);
 	for (size_t i = bld->n_pend; i-- > 0;) {
@@ -236,7 +236,7 @@ static int scan_entry(struct builder *bld, const struct xs_entry *e)
 /* --- filling and resolving one backend --- */
 
 static const struct xs_entry *backend_key(const struct xs_store *s,
-					  const struct pending_backend *pb, const char *key)
+                                          const struct pending_backend *pb, const char *key)
 {
 	size_t len = pb->base_len + 1 + strlen(key) + 1;
 	char *path = malloc(len);
@@ -285,7 +285,7 @@ static bool usable(const struct xs_entry *e, struct xt_backend *b, const char *k
 }
 
 static void resolve_vbd(const struct xs_store *s, const struct xt_roots *roots,
-			const struct pending_backend *pb, struct xt_backend *b)
+                        const struct pending_backend *pb, struct xt_backend *b)
 {
 	const struct xs_entry *pd = backend_key(s, pb, "physical-device");
 	if (pd && pd->value[0]) {
@@ -316,7 +316,7 @@ static void resolve_vbd(const struct xs_store *s, const struct xt_roots *roots,
 }
 
 static void resolve_qdisk(const struct xs_store *s, const struct xt_roots *roots,
-			  const struct pending_backend *pb, struct xt_backend *b)
+                          const struct pending_backend *pb, struct xt_backend *b)
 {
 	const struct xs_entry *params = backend_key(s, pb, "params");
 	if (usable(params, b, "params"))
@@ -326,7 +326,7 @@ static void resolve_qdisk(const struct xs_store *s, const struct xt_roots *roots
 }
 
 static int build_backend(const struct xs_store *s, const struct xt_roots *roots,
-			 const struct pending_backend *pb, struct xt_domain *d)
+                         const struct pending_backend *pb, struct xt_domain *d)
 {
 	struct xt_backend *nb = realloc(d->backends, (d->n_backends + 1) * sizeof(*nb));
 	if (!nb)
@@ -368,7 +368,7 @@ static int cmp_backend(const void *a, const void *b)
 }
 
 int topo_from_xenstore(const struct xs_store *s, const struct xt_roots *roots,
-		       struct xt_topology *out)
+                       struct xt_topology *out)
 {
 	struct builder bld = {.t = out};
 	memset(out, 0, sizeof(*out));

@@ -32,10 +32,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MIB		((uint64_t)1024 * 1024)
-#define ALIGN		((uint64_t)4096)
-#define QEMU_ARGV0	"qemu-system-i386"
-#define EXIT_USAGE	1
+#define MIB             ((uint64_t)1024 * 1024)
+#define ALIGN           ((uint64_t)4096)
+#define QEMU_ARGV0      "qemu-system-i386"
+#define EXIT_USAGE      1
 #define EXIT_FAILURE_IO 2
 
 static volatile sig_atomic_t stop_requested;
@@ -249,7 +249,7 @@ static uint64_t rng_seed(uint64_t extra)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	uint64_t s = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^
-		     ((uint64_t)getpid() << 32) ^ (extra * 0x9E3779B97F4A7C15ULL);
+	             ((uint64_t)getpid() << 32) ^ (extra * 0x9E3779B97F4A7C15ULL);
 	return s ? s : 0x1234567ULL;
 }
 
@@ -373,16 +373,16 @@ static bool blk_phase(struct blk_state *s, bool is_write, uint64_t total, unsign
 		if (r != (ssize_t)len) {
 			if (r < 0)
 				fprintf(stderr,
-					"xiotop-emu: %s of %" PRIu64
-					" bytes at offset %lld on %s: %s\n",
-					is_write ? "write" : "read", len, (long long)off,
-					s->o.target, strerror(errno));
+				        "xiotop-emu: %s of %" PRIu64
+				        " bytes at offset %lld on %s: %s\n",
+				        is_write ? "write" : "read", len, (long long)off,
+				        s->o.target, strerror(errno));
 			else
 				fprintf(stderr,
-					"xiotop-emu: short %s on %s at offset %lld: %zd of %" PRIu64
-					" bytes\n",
-					is_write ? "write" : "read", s->o.target, (long long)off, r,
-					len);
+				        "xiotop-emu: short %s on %s at offset %lld: %zd of %" PRIu64
+				        " bytes\n",
+				        is_write ? "write" : "read", s->o.target, (long long)off, r,
+				        len);
 			s->failed = EXIT_FAILURE_IO;
 			return false;
 		}
@@ -413,7 +413,7 @@ static void *blk_worker(void *arg)
 	unsigned char *rbuf = aligned_buf(s->o.bs);
 	if (!wbuf || !rbuf) {
 		fprintf(stderr, "xiotop-emu: out of memory for %" PRIu64 "-byte buffers\n",
-			s->o.bs);
+		        s->o.bs);
 		s->failed = EXIT_FAILURE_IO;
 		free(wbuf);
 		free(rbuf);
@@ -450,7 +450,7 @@ static void *blk_worker(void *arg)
 	s->elapsed = now_s() - t0;
 	if (!s->failed && s->o.hold_s > 0 && !stop_requested) {
 		fprintf(stderr, "xiotop-emu: %s: workload done, holding %s open for %.1f s\n",
-			s->comm, s->o.target, s->o.hold_s);
+		        s->comm, s->o.target, s->o.hold_s);
 		sleep_until(now_s() + s->o.hold_s);
 	}
 	char path[64];
@@ -540,7 +540,7 @@ static int cmd_blkback(int argc, char **argv)
 	s.fd = open(s.o.target, O_RDWR | O_DIRECT | O_CLOEXEC);
 	if (s.fd < 0) {
 		fprintf(stderr, "xiotop-emu: cannot open %s (O_RDWR|O_DIRECT): %s\n", s.o.target,
-			strerror(errno));
+		        strerror(errno));
 		return EXIT_FAILURE_IO;
 	}
 	struct stat st;
@@ -553,26 +553,26 @@ static int cmd_blkback(int argc, char **argv)
 		int lbs = 512;
 		if (ioctl(s.fd, BLKGETSIZE64, &size) != 0 || ioctl(s.fd, BLKSSZGET, &lbs) != 0) {
 			fprintf(stderr, "xiotop-emu: cannot query size of %s: %s\n", s.o.target,
-				strerror(errno));
+			        strerror(errno));
 			return EXIT_FAILURE_IO;
 		}
 		if (lbs <= 0 || s.o.bs % (uint64_t)lbs != 0) {
 			fprintf(stderr,
-				"xiotop-emu: --bs %" PRIu64
-				" is not a multiple of the logical block size %d of %s\n",
-				s.o.bs, lbs, s.o.target);
+			        "xiotop-emu: --bs %" PRIu64
+			        " is not a multiple of the logical block size %d of %s\n",
+			        s.o.bs, lbs, s.o.target);
 			return EXIT_FAILURE_IO;
 		}
 		if (s.o.offset + s.region > size) {
 			fprintf(stderr,
-				"xiotop-emu: %s has %" PRIu64 " MiB; the workload needs %" PRIu64
-				" MiB from offset %" PRIu64 " MiB\n",
-				s.o.target, size / MIB, s.region / MIB, s.o.offset / MIB);
+			        "xiotop-emu: %s has %" PRIu64 " MiB; the workload needs %" PRIu64
+			        " MiB from offset %" PRIu64 " MiB\n",
+			        s.o.target, size / MIB, s.region / MIB, s.o.offset / MIB);
 			return EXIT_FAILURE_IO;
 		}
 	} else if (!S_ISREG(st.st_mode)) {
 		fprintf(stderr, "xiotop-emu: %s is neither a block device nor a file\n",
-			s.o.target);
+		        s.o.target);
 		return EXIT_FAILURE_IO;
 	}
 	s.order = calloc(s.nslots, sizeof(*s.order));
@@ -684,18 +684,18 @@ static char *qemu_optval(const char *s, const char *key, const char *implied)
 }
 
 static bool write_all(int fd, const unsigned char *buf, uint64_t len, off_t off, const char *what,
-		      const char *path, struct qemu_state *q)
+                      const char *path, struct qemu_state *q)
 {
 	ssize_t r = pwrite(fd, buf, len, off);
 	if (r == (ssize_t)len)
 		return true;
 	if (r < 0)
 		fprintf(stderr, "xiotop-emu: %s write at offset %lld on %s: %s\n", what,
-			(long long)off, path, strerror(errno));
+		        (long long)off, path, strerror(errno));
 	else
 		fprintf(stderr,
-			"xiotop-emu: short %s write on %s at offset %lld: %zd of %" PRIu64 "\n",
-			what, path, (long long)off, r, len);
+		        "xiotop-emu: short %s write on %s at offset %lld: %zd of %" PRIu64 "\n",
+		        what, path, (long long)off, r, len);
 	q->failed = EXIT_FAILURE_IO;
 	return false;
 }
@@ -743,7 +743,7 @@ static void *qemu_worker(void *arg)
 		dfd = open(q->image, O_RDWR | O_DIRECT | O_CLOEXEC);
 		if (dfd < 0) {
 			fprintf(stderr, "xiotop-emu: cannot open %s with O_DIRECT: %s\n", q->image,
-				strerror(errno));
+			        strerror(errno));
 			q->failed = EXIT_FAILURE_IO;
 			goto out;
 		}
@@ -760,7 +760,7 @@ static void *qemu_worker(void *arg)
 		}
 		if (q->fsync && fdatasync(dfd) != 0) {
 			fprintf(stderr, "xiotop-emu: fdatasync %s: %s\n", q->image,
-				strerror(errno));
+			        strerror(errno));
 			q->failed = EXIT_FAILURE_IO;
 			goto out;
 		}
@@ -791,7 +791,7 @@ static void *qemu_worker(void *arg)
 					if (r < 0 && errno == EINTR)
 						continue;
 					fprintf(stderr, "xiotop-emu: pipe read: %s\n",
-						r < 0 ? strerror(errno) : "unexpected EOF");
+					        r < 0 ? strerror(errno) : "unexpected EOF");
 					q->failed = EXIT_FAILURE_IO;
 					goto out;
 				}
@@ -803,7 +803,7 @@ static void *qemu_worker(void *arg)
 	q->elapsed = now_s() - t0;
 	if (q->hold_s > 0 && !stop_requested) {
 		fprintf(stderr, "xiotop-emu: qemu dom%ld: workload done, holding %.1f s\n",
-			q->domid, q->hold_s);
+		        q->domid, q->hold_s);
 		sleep_until(now_s() + q->hold_s);
 	}
 out:
@@ -917,7 +917,7 @@ static int cmd_qemu(int argc, char **argv, bool canonical)
 		nargv[n] = NULL;
 		execv("/proc/self/exe", nargv);
 		fprintf(stderr, "xiotop-emu: re-exec as %s failed: %s\n", QEMU_ARGV0,
-			strerror(errno));
+		        strerror(errno));
 		return EXIT_FAILURE_IO;
 	}
 	q.name = name;

@@ -8,17 +8,17 @@
 
 #include "model.h"
 
-#define MiB (1024ull * 1024)
-#define LOOP0 ((7u << 20) | 0)
-#define LOOP1 ((7u << 20) | 1)
+#define MiB     (1024ull * 1024)
+#define LOOP0   ((7u << 20) | 0)
+#define LOOP1   ((7u << 20) | 1)
 #define LOOP1P1 ((259u << 20) | 5)
-#define VDA ((254u << 20) | 0)
-#define ZRAM3 ((252u << 20) | 3)
-#define DM3 ((253u << 20) | 3)
-#define SDA ((8u << 20) | 0)
+#define VDA     ((254u << 20) | 0)
+#define ZRAM3   ((252u << 20) | 3)
+#define DM3     ((253u << 20) | 3)
+#define SDA     ((8u << 20) | 0)
 
-static void add_layer(struct xs_sample *s, uint32_t domid, uint32_t dev, uint32_t via,
-		      uint64_t wr, uint64_t rd)
+static void add_layer(struct xs_sample *s, uint32_t domid, uint32_t dev, uint32_t via, uint64_t wr,
+                      uint64_t rd)
 {
 	struct xs_layer l = {.domid = domid, .dev = dev, .via = via};
 	l.io.wr_bytes = wr;
@@ -184,11 +184,11 @@ static void test_sample_copy(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_figures_and_identity),
-		cmocka_unit_test(test_dm_not_double_counted),
-		cmocka_unit_test(test_counter_reset),
-		cmocka_unit_test(test_unknown_domain_listed),
-		cmocka_unit_test(test_sample_copy),
+	    cmocka_unit_test(test_figures_and_identity),
+	    cmocka_unit_test(test_dm_not_double_counted),
+	    cmocka_unit_test(test_counter_reset),
+	    cmocka_unit_test(test_unknown_domain_listed),
+	    cmocka_unit_test(test_sample_copy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,7 +34,9 @@ static void test_sanitize_text(void **state)
 	assert_string_equal(out, "caf\xc3\xa9");
 	sanitize_text("bad\xff\xc3", out, sizeof(out));
 	assert_string_equal(out, "bad\\xff\\xc3");
-	sanitize_text("c1\xc2\x9b" "31m", out, sizeof(out)); /* C1 CSI */
+	sanitize_text("c1\xc2\x9b"
+	              "31m",
+	              out, sizeof(out)); /* C1 CSI */
 	assert_string_equal(out, "c1\\xc2\\x9b31m");
 	/* a cut never splits an escape */
 	sanitize_text("ab\x1b", out, 4);
@@ -55,8 +57,8 @@ static void test_json_string(void **state)
 }
 
 static struct model_interval one_domain(struct xs_domain *info, struct model_layer *layer,
-					struct xs_disk *disk, struct model_disk *mdisk,
-					struct model_domain *d)
+                                        struct xs_disk *disk, struct model_disk *mdisk,
+                                        struct model_domain *d)
 {
 	memset(info, 0, sizeof(*info));
 	info->domid = 5;
@@ -81,12 +83,12 @@ static struct model_interval one_domain(struct xs_domain *info, struct model_lay
 	d->layers = layer;
 	d->n_layers = 1;
 	struct model_interval m = {.interval_s = 2.0,
-				   .realtime_ns = 1764669600123000000,
-				   .pgpgout_bytes = 4000000,
-				   .disks = mdisk,
-				   .n_disks = 1,
-				   .domains = d,
-				   .n_domains = 1};
+	                           .realtime_ns = 1764669600123000000,
+	                           .pgpgout_bytes = 4000000,
+	                           .disks = mdisk,
+	                           .n_disks = 1,
+	                           .domains = d,
+	                           .n_domains = 1};
 	return m;
 }
 
@@ -117,7 +119,8 @@ static void test_batch_formats_escape_names(void **state)
 	assert_non_null(strstr(json, "\"guest_wr_bytes\":2000000"));
 	assert_non_null(strstr(json, "\"double_counted_bytes\":2000000"));
 	assert_non_null(strstr(json, "\"layers\":[{\"dev\":\"loop0\",\"role\":\"backend\""));
-	assert_non_null(strstr(json, "\"disks\":[{\"dev\":\"vda\",\"rd_bytes\":0,\"wr_bytes\":2000000}]"));
+	assert_non_null(
+	    strstr(json, "\"disks\":[{\"dev\":\"vda\",\"rd_bytes\":0,\"wr_bytes\":2000000}]"));
 	assert_null(strchr(json, '\x1b'));
 	free(json);
 
@@ -165,10 +168,10 @@ static void test_hostinfo_fixtures(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sanitize_text),
-		cmocka_unit_test(test_json_string),
-		cmocka_unit_test(test_batch_formats_escape_names),
-		cmocka_unit_test(test_hostinfo_fixtures),
+	    cmocka_unit_test(test_sanitize_text),
+	    cmocka_unit_test(test_json_string),
+	    cmocka_unit_test(test_batch_formats_escape_names),
+	    cmocka_unit_test(test_hostinfo_fixtures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,7 +26,7 @@ static char root[PATH_MAX];
 static char sysfs[PATH_MAX], devfs[PATH_MAX], procfs[PATH_MAX];
 static struct xt_roots roots;
 static struct xt_topology topo;
-static uint32_t host_fs_dev;	    /* real st_dev of the temp dir, as a kernel dev_t */
+static uint32_t host_fs_dev;        /* real st_dev of the temp dir, as a kernel dev_t */
 static const char *cur_sys = sysfs; /* the fake sysfs add_dev() and friends write to */
 
 /* snprintf that fails the test instead of cutting a path */
@@ -306,7 +306,7 @@ static void assert_stack(const struct xt_backend *b, const struct want *w, size_
 {
 	if (b->n_layers != n)
 		fail_msg("%zu layers, want %zu (error: %s)", b->n_layers, n,
-			 b->error ? b->error : "none");
+		         b->error ? b->error : "none");
 	for (size_t i = 0; i < n; i++) {
 		const struct xt_layer *l = &b->layers[i];
 		assert_int_equal(l->depth, w[i].depth);
@@ -450,7 +450,7 @@ static void test_lv_on_partition(void **state)
 	assert_null(b->error);
 	assert_int_equal(b->backend_dev, XT_KDEV(123, 1));
 	ASSERT_STACK(b, {0, XT_ROLE_BACKEND, "dm-1", false}, {1, XT_ROLE_STACKED, "sda2", false},
-		     {2, XT_ROLE_LEAF, "sda", true});
+	             {2, XT_ROLE_LEAF, "sda", true});
 	assert_int_equal(b->layers[2].dev, XT_KDEV(121, 0));
 }
 
@@ -460,7 +460,7 @@ static void test_dm_over_md_over_two_disks(void **state)
 	const struct xt_backend *b = backend(1, 51728);
 	assert_null(b->error);
 	ASSERT_STACK(b, {0, XT_ROLE_BACKEND, "dm-0", false}, {1, XT_ROLE_STACKED, "md0", false},
-		     {2, XT_ROLE_LEAF, "sdb", true}, {2, XT_ROLE_LEAF, "sdc", true});
+	             {2, XT_ROLE_LEAF, "sdb", true}, {2, XT_ROLE_LEAF, "sdc", true});
 }
 
 static void test_loop_over_file(void **state)
@@ -470,8 +470,8 @@ static void test_loop_over_file(void **state)
 	assert_false(b->missing);
 	assert_null(b->error);
 	ASSERT_STACK(b, {0, XT_ROLE_BACKEND, "loop0", false},
-		     {1, XT_ROLE_FILE, in_root("img/guest2.img"), false},
-		     {2, XT_ROLE_STACKED, "hostfs1", false}, {3, XT_ROLE_LEAF, "hostfs", true});
+	             {1, XT_ROLE_FILE, in_root("img/guest2.img"), false},
+	             {2, XT_ROLE_STACKED, "hostfs1", false}, {3, XT_ROLE_LEAF, "hostfs", true});
 	struct stat st;
 	assert_int_equal(stat(in_root("img/guest2.img"), &st), 0);
 	assert_int_equal(b->layers[1].ino, st.st_ino);
@@ -489,7 +489,7 @@ static void test_qdisk_image_file(void **state)
 	assert_false(b->missing);
 	assert_int_equal(b->backend_dev, 0);
 	ASSERT_STACK(b, {0, XT_ROLE_FILE, in_root("img/hvm3.img"), false},
-		     {1, XT_ROLE_STACKED, "hostfs1", false}, {2, XT_ROLE_LEAF, "hostfs", true});
+	             {1, XT_ROLE_STACKED, "hostfs1", false}, {2, XT_ROLE_LEAF, "hostfs", true});
 	assert_true(b->layers[0].ino != 0);
 }
 
@@ -506,9 +506,9 @@ static void test_partition_of_a_loop(void **state)
 	const struct xt_backend *b = backend(5, 51712);
 	assert_null(b->error);
 	ASSERT_STACK(b, {0, XT_ROLE_BACKEND, "loop1p1", false},
-		     {1, XT_ROLE_STACKED, "loop1", false},
-		     {2, XT_ROLE_FILE, in_root("img/parted.img"), false},
-		     {3, XT_ROLE_STACKED, "hostfs1", false}, {4, XT_ROLE_LEAF, "hostfs", true});
+	             {1, XT_ROLE_STACKED, "loop1", false},
+	             {2, XT_ROLE_FILE, in_root("img/parted.img"), false},
+	             {3, XT_ROLE_STACKED, "hostfs1", false}, {4, XT_ROLE_LEAF, "hostfs", true});
 }
 
 static void test_deleted_backing_file(void **state)
@@ -519,7 +519,7 @@ static void test_deleted_backing_file(void **state)
 	assert_non_null(b->error);
 	assert_non_null(strstr(b->error, "deleted"));
 	ASSERT_STACK(b, {0, XT_ROLE_BACKEND, "loop2", false},
-		     {1, XT_ROLE_FILE, in_root("img/gone.img"), false});
+	             {1, XT_ROLE_FILE, in_root("img/gone.img"), false});
 	assert_int_equal(b->layers[1].ino, 0);
 }
 
@@ -546,7 +546,7 @@ static void test_backend_found_by_node_or_dev_path(void **state)
 	b = backend(11, 51712);
 	assert_false(b->missing);
 	ASSERT_STACK(b, {0, XT_ROLE_BACKEND, "dm-1", false}, {1, XT_ROLE_STACKED, "sda2", false},
-		     {2, XT_ROLE_LEAF, "sda", true});
+	             {2, XT_ROLE_LEAF, "sda", true});
 }
 
 static void test_cycle_is_cut(void **state)
@@ -611,9 +611,9 @@ static void test_text_output_escapes_guest_strings(void **state)
 	assert_non_null(strstr(text, "  vbd 51712 xvda\\e]0;pwned\\x07  type="));
 	assert_non_null(strstr(text, "domain 3 hvm3  device model pid 2345\n"));
 	assert_non_null(strstr(text, "    dm-0 123:0  backend\n"
-				     "      md0 122:0  stacked\n"
-				     "        sdb 121:16  leaf\n"
-				     "        sdc 121:32  leaf\n"));
+	                             "      md0 122:0  stacked\n"
+	                             "        sdb 121:16  leaf\n"
+	                             "        sdc 121:32  leaf\n"));
 	assert_non_null(strstr(text, "    zram0 124:0  backend, leaf\n"));
 	assert_non_null(strstr(text, "MISSING: device 121:63 not found in sysfs\n"));
 	free(text);
@@ -627,11 +627,11 @@ static void test_json_output(void **state)
 	static const char head[] = "{\"source\":\"xenstore-dump topo-dump\",\"domains\":[";
 	assert_memory_equal(json, head, sizeof(head) - 1);
 	assert_non_null(strstr(json, "{\"domid\":2,\"name\":\"web\\u001b[31mred\","
-				     "\"device_model_pid\":0,\"backends\":[{\"devid\":51712,"
-				     "\"dev\":\"xvda\\u001b]0;pwned\\u0007\",\"kind\":\"vbd\""));
+	                             "\"device_model_pid\":0,\"backends\":[{\"devid\":51712,"
+	                             "\"dev\":\"xvda\\u001b]0;pwned\\u0007\",\"kind\":\"vbd\""));
 	assert_non_null(strstr(json, "\"stack\":[{\"dev\":\"loop0\",\"maj_min\":\"120:0\","
-				     "\"role\":\"backend\",\"depth\":0,\"leaf\":false},"
-				     "{\"file\":\""));
+	                             "\"role\":\"backend\",\"depth\":0,\"leaf\":false},"
+	                             "{\"file\":\""));
 	assert_non_null(strstr(json, "{\"domid\":8,\"name\":null,"));
 	assert_non_null(strstr(json, "\"missing\":true,\"error\":\"device 121:63 not found"));
 	assert_string_equal(json + strlen(json) - 5, "]}]}\n");
@@ -708,7 +708,7 @@ static void test_file_on_anonymous_fs(void **state)
 	struct xt_backend b = {0};
 	assert_int_equal(topo_resolve_file(&via_mounts, in_root("img/hvm3.img"), &b), 0);
 	ASSERT_STACK(&b, {0, XT_ROLE_FILE, in_root("img/hvm3.img"), false},
-		     {1, XT_ROLE_LEAF, "vdq", true});
+	             {1, XT_ROLE_LEAF, "vdq", true});
 	assert_int_equal(b.layers[0].fs_dev, host_fs_dev);
 	free_layers(&b);
 

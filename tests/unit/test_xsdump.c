@@ -43,7 +43,7 @@ static void assert_same_store(const struct xs_store *a, const struct xs_store *b
 		assert_string_equal(a->entries[i].path, b->entries[i].path);
 		assert_int_equal(a->entries[i].value_len, b->entries[i].value_len);
 		assert_memory_equal(a->entries[i].value, b->entries[i].value,
-				    a->entries[i].value_len);
+		                    a->entries[i].value_len);
 	}
 }
 
@@ -63,11 +63,11 @@ static void test_all_forms_give_one_store(void **state)
 	assert_string_equal(xs_get(&full, "/local/domain/0/name"), "Domain-0");
 	assert_string_equal(xs_get(&full, "/local/domain/2/name"), "web\x1b[31mred");
 	assert_string_equal(xs_get(&full, "/local/domain/0/backend/vbd/2/51712/node"),
-			    "/dev/loop3");
+	                    "/dev/loop3");
 	assert_string_equal(xs_get(&full, "/local/domain/0/backend/vbd/1/51712"), "");
 	/* xenstore-ls does not escape '"': the value runs to the last quote */
 	assert_string_equal(xs_get(&full, "/local/domain/1/data/motd"),
-			    "say \"hi\" to \\srv\\share\ttabbed\nnext line");
+	                    "say \"hi\" to \\srv\\share\ttabbed\nnext line");
 	const struct xs_entry *blob = xs_find(&full, "/local/domain/3/data/blob");
 	assert_non_null(blob);
 	assert_int_equal(blob->value_len, 5);
@@ -87,7 +87,7 @@ static void test_cut_values_are_flagged(void **state)
 	assert_non_null(e);
 	assert_true(e->truncated);
 	assert_string_equal(e->value,
-			    "/srv/xen/images/web-server-with-a-much-longer-descriptive-n");
+	                    "/srv/xen/images/web-server-with-a-much-longer-descriptive-n");
 	e = xs_find(&s, "/local/domain/0/backend/vbd/2/51712/node");
 	assert_false(e->truncated);
 	xs_free(&s);
@@ -129,7 +129,7 @@ static void test_lenient_layout(void **state)
 	xs_free(&s);
 
 	const char *tree = "\r\na = \"1\"\r\n b = \"2\" \r\n\r\n  c = \"3\"\r\n d = \"4\"\r\n"
-			   "e = \"5\"\r\n";
+	                   "e = \"5\"\r\n";
 	assert_int_equal(parse_str(tree, &s, err, sizeof(err)), 0);
 	assert_int_equal(s.n, 5);
 	assert_string_equal(xs_get(&s, "/a/b/c"), "3");
@@ -139,7 +139,7 @@ static void test_lenient_layout(void **state)
 
 	/* a path given twice: the later value wins */
 	assert_int_equal(parse_str("/a = \"1\"\n/b = \"2\"\n/a = \"3\"\n", &s, err, sizeof(err)),
-			 0);
+	                 0);
 	assert_int_equal(s.n, 2);
 	assert_string_equal(xs_get(&s, "/a"), "3");
 	xs_free(&s);
@@ -199,7 +199,7 @@ static void test_errors_name_the_file(void **state)
 	char err[4200] = "", want[4200];
 	assert_int_equal(xs_parse_file(fixture("malformed.txt"), &s, err, sizeof(err)), -1);
 	snprintf(want, sizeof(want), "%s:3: unexpected text after the value",
-		 fixture("malformed.txt"));
+	         fixture("malformed.txt"));
 	assert_string_equal(err, want);
 
 	assert_int_equal(xs_parse_file(fixture("no-such-dump.txt"), &s, err, sizeof(err)), -1);
