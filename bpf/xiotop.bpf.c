@@ -57,6 +57,23 @@ struct {
 	__type(value, u32);
 } tgid_dom SEC(".maps");
 
+/* One bit per tgid that has an entry in tgid_dom: a cheap "no" on every switch and bio. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XIOTOP_TGID_BITMAP_WORDS);
+	__type(key, u32);
+	__type(value, u64);
+} tgid_bits SEC(".maps");
+
+static __always_inline u32 *device_model_domid(u32 tgid)
+{
+	u32 word = tgid >> 6;
+	u64 *bits = bpf_map_lookup_elem(&tgid_bits, &word);
+	if (!bits || !(*bits & (1ull << (tgid & 63))))
+		return NULL;
+	return bpf_map_lookup_elem(&tgid_dom, &tgid);
+}
+
 #define WORK_LOOP      1 /* loop work for loop_dev */
 #define WORK_WRITEBACK 2 /* flusher work: CPU apportioned by bytes at its end */
 #define WB_SLOTS       4 /* domains one writeback work item can split its CPU between */
@@ -174,7 +191,7 @@ static __always_inline u32 owner_of(struct bio *bio, u32 dev, u32 *via, struct w
 		*via = XIOTOP_VIA_TASK;
 		return domid;
 	}
-	u32 *dm_dom = bpf_map_lookup_elem(&tgid_dom, &tgid);
+	u32 *dm_dom = device_model_domid(tgid);
 	if (dm_dom) {
 		*via = XIOTOP_VIA_TASK;
 		return *dm_dom;
@@ -270,10 +287,15 @@ static __always_inline void charge_cpu(u32 domid, u32 role, u64 ns)
 	*v += ns;
 }
 
-/* Charge `ns` of on-CPU time of a task (tid, tgid, comm) to whom it served. */
-static __always_inline void charge_task_time(u32 tid, u32 tgid, const char comm[16], u64 ns)
+#define PF_WQ_WORKER 0x20 /* include/linux/sched.h: the task is a workqueue worker */
+
+/* Charge `ns` of on-CPU time of a task (tid, tgid, flags, comm) to whom it served. */
+static __always_inline void charge_task_time(u32 tid, u32 tgid, u32 flags, const char comm[16],
+                                             u64 ns)
 {
-	struct work_state *ws = bpf_map_lookup_elem(&work_now, &tid);
+	struct work_state *ws = NULL;
+	if (flags & PF_WQ_WORKER)
+		ws = bpf_map_lookup_elem(&work_now, &tid);
 	if (ws) {
 		if (ws->kind == WORK_WRITEBACK) {
 			ws->cpu_ns += ns;
@@ -288,7 +310,7 @@ static __always_inline void charge_task_time(u32 tid, u32 tgid, const char comm[
 		charge_cpu(domid, XIOTOP_CPU_BACKEND, ns);
 		return;
 	}
-	u32 *dm_dom = bpf_map_lookup_elem(&tgid_dom, &tgid);
+	u32 *dm_dom = device_model_domid(tgid);
 	if (dm_dom) {
 		charge_cpu(*dm_dom, XIOTOP_CPU_DEVICE_MODEL, ns);
 		return;
@@ -308,27 +330,19 @@ static __always_inline u64 cpu_elapsed(u64 now)
 	return elapsed;
 }
 
-/* Account the running task up to now (at a work boundary). */
-static __always_inline void account_current(void)
-{
-	if (!track_cpu)
-		return;
-	u64 elapsed = cpu_elapsed(bpf_ktime_get_ns());
-	u64 pid_tgid = bpf_get_current_pid_tgid();
+/* The task being switched out, read by the caller (directly in tp_btf, by probe reads
+ * in raw_tp). */
+struct task_facts {
+	u32 tid, tgid, flags;
 	char comm[16];
-	bpf_get_current_comm(comm, sizeof(comm));
-	charge_task_time((u32)pid_tgid, pid_tgid >> 32, comm, elapsed);
-}
+};
 
-static __always_inline int on_switch(struct task_struct *prev)
+static __always_inline int on_switch(const struct task_facts *prev)
 {
 	u64 elapsed = cpu_elapsed(bpf_ktime_get_ns());
-	u32 tid = BPF_CORE_READ(prev, pid);
-	if (!tid || !elapsed)
+	if (!prev->tid || !elapsed)
 		return 0; /* the idle task: not busy time */
-	char comm[16];
-	BPF_CORE_READ_STR_INTO(&comm, prev, comm);
-	charge_task_time(tid, BPF_CORE_READ(prev, tgid), comm, elapsed);
+	charge_task_time(prev->tid, prev->tgid, prev->flags, prev->comm, elapsed);
 	return 0;
 }
 
@@ -356,18 +370,29 @@ static __always_inline void apportion_writeback(struct work_state *ws)
  * vmstat counts, so it is not charged either. */
 #define OP_MASK 0xff
 
-static __always_inline int on_bio_queue(struct bio *bio)
+/* What block_bio_queue needs of a bio, read by the caller. */
+struct bio_facts {
+	u32 op;    /* REQ_OP_* */
+	u32 bytes; /* bi_iter.bi_size */
+	u32 dev;   /* queued to */
+	u32 whole; /* whole disk of dev */
+	u32 bio_flags;
+};
+
+static __always_inline int on_bio_queue(struct bio *bio, const struct bio_facts *f)
 {
-	u32 op = BPF_CORE_READ(bio, bi_opf) & OP_MASK;
-	u64 bytes = BPF_CORE_READ(bio, bi_iter.bi_size);
+	u32 op = f->op & OP_MASK, dev = f->dev;
+	u64 bytes = f->bytes;
 	if (op > 1 || !bytes)
 		return 0;
 
-	u32 dev = bio_devt(bio);
 	u32 via, domid;
 	struct work_state *ws = NULL;
 	u64 bio_key = (u64)bio;
-	u32 *cloned_from = bpf_map_lookup_elem(&remap_owner, &bio_key);
+	/* dm/md clones are BIO_CLONED (as are splits): only they can be in remap_owner */
+	u32 *cloned_from = NULL;
+	if (f->bio_flags & (1u << BIO_CLONED))
+		cloned_from = bpf_map_lookup_elem(&remap_owner, &bio_key);
 	if (cloned_from) {
 		domid = *cloned_from;
 		via = XIOTOP_VIA_REMAP;
@@ -380,9 +405,8 @@ static __always_inline int on_bio_queue(struct bio *bio)
 		tally_writeback(ws, domid, bytes);
 
 	/* a partition's bio also crosses the whole disk: same bio, stacked layer */
-	u32 whole = bio_whole_devt(bio);
-	if (whole != dev)
-		charge(domid, whole, XIOTOP_VIA_PART, op == 1, bytes);
+	if (f->whole != dev)
+		charge(domid, f->whole, XIOTOP_VIA_PART, op == 1, bytes);
 	return 0;
 }
 
@@ -403,9 +427,8 @@ static __always_inline int on_bio_remap(struct bio *bio, u32 from_dev)
 }
 
 /* Which loop device a work item belongs to, or 0 if it is not loop work. */
-static __always_inline u32 loop_dev_of_work(struct work_struct *work)
+static __always_inline u32 loop_dev_of_work(struct work_struct *work, u64 fn)
 {
-	u64 fn = (u64)BPF_CORE_READ(work, func);
 	struct loop_device *lo;
 
 	if (!fn)
@@ -422,20 +445,22 @@ static __always_inline u32 loop_dev_of_work(struct work_struct *work)
 	return gendisk_devt(BPF_CORE_READ(lo, lo_disk));
 }
 
-static __always_inline int on_work_start(struct work_struct *work)
+/* Every work item in the system starts here: `fn` (work->func, read by the caller)
+ * rejects all but loop and writeback work with two compares. */
+static __always_inline int on_work_start(struct work_struct *work, u64 fn)
 {
 	struct work_state ws = {};
-	u64 fn = (u64)BPF_CORE_READ(work, func);
 	if (track_cpu && fn && fn == wb_workfn_addr) {
 		ws.kind = WORK_WRITEBACK;
 	} else {
-		ws.loop_dev = loop_dev_of_work(work);
+		ws.loop_dev = loop_dev_of_work(work, fn);
 		if (!ws.loop_dev)
 			return 0;
 		ws.kind = WORK_LOOP;
 	}
-	/* the kworker's time before this item was not the domain's */
-	account_current();
+	/* the kworker's time before this item served no domain */
+	if (track_cpu)
+		charge_cpu(XIOTOP_DOM_NONE, 0, cpu_elapsed(bpf_ktime_get_ns()));
 	u32 tid = (u32)bpf_get_current_pid_tgid();
 	if (bpf_map_update_elem(&work_now, &tid, &ws, BPF_ANY))
 		stat_inc(XIOTOP_STAT_LOST_CPU);
@@ -449,18 +474,32 @@ static __always_inline int on_work_end(void)
 	struct work_state *ws = bpf_map_lookup_elem(&work_now, &tid);
 	if (!ws)
 		return 0;
-	account_current();
-	if (ws->kind == WORK_WRITEBACK)
-		apportion_writeback(ws);
+	if (track_cpu) {
+		u64 elapsed = cpu_elapsed(bpf_ktime_get_ns());
+		if (ws->kind == WORK_WRITEBACK) {
+			ws->cpu_ns += elapsed;
+			apportion_writeback(ws);
+		} else {
+			struct dev_owner *d = bpf_map_lookup_elem(&dev_dom, &ws->loop_dev);
+			charge_cpu(d ? d->domid : XIOTOP_DOM_NONE, XIOTOP_CPU_LOOP, elapsed);
+		}
+	}
 	bpf_map_delete_elem(&work_now, &tid);
 	return 0;
 }
 
-/* ---- tp_btf set ---- */
+/* ---- tp_btf set: arguments are trusted pointers, read directly ---- */
 SEC("tp_btf/block_bio_queue")
 int BPF_PROG(btf_bio_queue, struct bio *bio)
 {
-	return on_bio_queue(bio);
+	struct bio_facts f = {
+	    .op = bio->bi_opf,
+	    .bytes = bio->bi_iter.bi_size,
+	    .dev = bio->bi_bdev->bd_dev,
+	    .whole = bio->bi_bdev->bd_disk->part0->bd_dev,
+	    .bio_flags = bio->bi_flags,
+	};
+	return on_bio_queue(bio, &f);
 }
 
 SEC("tp_btf/block_bio_remap")
@@ -472,7 +511,7 @@ int BPF_PROG(btf_bio_remap, struct bio *bio, dev_t dev, sector_t from)
 SEC("tp_btf/workqueue_execute_start")
 int BPF_PROG(btf_work_start, struct work_struct *work)
 {
-	return on_work_start(work);
+	return on_work_start(work, (u64)work->func);
 }
 
 /* tp_btf cannot take execute_end's work_func_t argument: only the work pointer */
@@ -485,14 +524,23 @@ int BPF_PROG(btf_work_end, struct work_struct *work)
 SEC("tp_btf/sched_switch")
 int BPF_PROG(btf_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	return on_switch(prev);
+	struct task_facts t = {.tid = prev->pid, .tgid = prev->tgid, .flags = prev->flags};
+	__builtin_memcpy(t.comm, prev->comm, sizeof(t.comm));
+	return on_switch(&t);
 }
 
-/* ---- raw_tp set (fallback) ---- */
+/* ---- raw_tp set (fallback): probe reads, and the pre-5.12 bio layout ---- */
 SEC("raw_tp/block_bio_queue")
 int BPF_PROG(raw_bio_queue, struct bio *bio)
 {
-	return on_bio_queue(bio);
+	struct bio_facts f = {
+	    .op = BPF_CORE_READ(bio, bi_opf),
+	    .bytes = BPF_CORE_READ(bio, bi_iter.bi_size),
+	    .dev = bio_devt(bio),
+	    .whole = bio_whole_devt(bio),
+	    .bio_flags = BPF_CORE_READ(bio, bi_flags),
+	};
+	return on_bio_queue(bio, &f);
 }
 
 SEC("raw_tp/block_bio_remap")
@@ -504,7 +552,7 @@ int BPF_PROG(raw_bio_remap, struct bio *bio, dev_t dev, sector_t from)
 SEC("raw_tp/workqueue_execute_start")
 int BPF_PROG(raw_work_start, struct work_struct *work)
 {
-	return on_work_start(work);
+	return on_work_start(work, (u64)BPF_CORE_READ(work, func));
 }
 
 SEC("raw_tp/workqueue_execute_end")
@@ -516,5 +564,9 @@ int BPF_PROG(raw_work_end, struct work_struct *work)
 SEC("raw_tp/sched_switch")
 int BPF_PROG(raw_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	return on_switch(prev);
+	struct task_facts t = {.tid = BPF_CORE_READ(prev, pid),
+	                       .tgid = BPF_CORE_READ(prev, tgid),
+	                       .flags = BPF_CORE_READ(prev, flags)};
+	BPF_CORE_READ_STR_INTO(&t.comm, prev, comm);
+	return on_switch(&t);
 }

@@ -8,12 +8,13 @@
 #ifndef XIOTOP_SHARED_H
 #define XIOTOP_SHARED_H
 
-#define XIOTOP_DOM_NONE   0xffffffffu /* unattributed: dom0 itself or unknown */
-#define XIOTOP_MAX_LAYERS 16384       /* distinct (domain, device, via) keys */
-#define XIOTOP_MAX_DEVS   4096
-#define XIOTOP_MAX_INODES 8192
-#define XIOTOP_MAX_TGIDS  4096
-#define XIOTOP_MAX_REMAPS 65536 /* bios in flight between a remap and its queue */
+#define XIOTOP_DOM_NONE          0xffffffffu /* unattributed: dom0 itself or unknown */
+#define XIOTOP_MAX_LAYERS        16384       /* distinct (domain, device, via) keys */
+#define XIOTOP_MAX_DEVS          4096
+#define XIOTOP_MAX_INODES        8192
+#define XIOTOP_MAX_TGIDS         4096
+#define XIOTOP_MAX_REMAPS        65536          /* bios in flight between a remap and its queue */
+#define XIOTOP_TGID_BITMAP_WORDS (4194304 / 64) /* PID_MAX_LIMIT bits */
 
 /* How a bio was charged. Order of the rules follows DESIGN.md. */
 enum xiotop_via {

@@ -143,8 +143,11 @@ int tracer_open(struct tracer **out, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	/* XIOTOP_FORCE_RAW_TP=1 exercises the fallback on kernels where tp_btf works */
+	const char *force_raw = getenv("XIOTOP_FORCE_RAW_TP");
 	t->mode = "tp_btf";
-	t->skel = open_and_load(SET_BTF, &fns);
+	if (!force_raw || strcmp(force_raw, "1"))
+		t->skel = open_and_load(SET_BTF, &fns);
 	if (!t->skel) {
 		t->mode = "raw_tp";
 		t->skel = open_and_load(SET_RAW, &fns);
@@ -260,6 +263,17 @@ int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
 	int dev_fd = bpf_map__fd(t->skel->maps.dev_dom);
 	int inode_fd = bpf_map__fd(t->skel->maps.inode_dom);
 	int tgid_fd = bpf_map__fd(t->skel->maps.tgid_dom);
+	int bits_fd = bpf_map__fd(t->skel->maps.tgid_bits);
+	/* zero the bitmap words of the device models being forgotten */
+	uint32_t tgid, next_tgid;
+	const uint32_t *prev_tgid = NULL;
+	while (!bpf_map_get_next_key(tgid_fd, prev_tgid, &next_tgid)) {
+		tgid = next_tgid;
+		prev_tgid = &tgid;
+		uint32_t word = tgid >> 6;
+		uint64_t zero = 0;
+		bpf_map_update_elem(bits_fd, &word, &zero, BPF_ANY);
+	}
 	clear_map(dev_fd, sizeof(uint32_t));
 	clear_map(inode_fd, sizeof(struct xiotop_inode_key));
 	clear_map(tgid_fd, sizeof(uint32_t));
@@ -268,9 +282,13 @@ int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
 		for (size_t j = 0; j < d->n_backends; j++)
 			if (!d->backends[j].missing)
 				map_backend(t, roots, d->domid, &d->backends[j]);
-		if (d->device_model_pid > 0) {
-			uint32_t tgid = (uint32_t)d->device_model_pid;
-			bpf_map_update_elem(tgid_fd, &tgid, &d->domid, BPF_ANY);
+		if (d->device_model_pid > 0 && d->device_model_pid < 4194304) {
+			uint32_t dm_tgid = (uint32_t)d->device_model_pid, word = dm_tgid >> 6;
+			uint64_t bits = 0;
+			bpf_map_update_elem(tgid_fd, &dm_tgid, &d->domid, BPF_ANY);
+			bpf_map_lookup_elem(bits_fd, &word, &bits);
+			bits |= 1ull << (dm_tgid & 63);
+			bpf_map_update_elem(bits_fd, &word, &bits, BPF_ANY);
 		}
 	}
 	return 0;

@@ -15,9 +15,13 @@ work=$(mktemp -d /tmp/xiotop-live.XXXXXX)
 cleanup() { bash "$XIOTOP_SRC/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true; rm -rf "$work"; }
 trap cleanup EXIT INT TERM
 rc=0
-for dio in off on; do
+# the third run loads the raw_tp fallback programs instead of tp_btf
+for run in off:tp_btf on:tp_btf on:raw_tp; do
+	dio=${run%%:*}
 	bash "$XIOTOP_SRC/tests/emu/emu.sh" up "$work/world" --dio "$dio" >/dev/null
-	python3 "$XIOTOP_SRC/tests/live/attribution_check.py" "$work/world/env" \
+	echo "# programs: ${run#*:}"
+	XIOTOP_FORCE_RAW_TP=$([ "${run#*:}" = raw_tp ] && echo 1 || echo 0) \
+		python3 "$XIOTOP_SRC/tests/live/attribution_check.py" "$work/world/env" \
 		"$XIOTOP_BIN" "$XIOTOP_EMU" "$work/xiotop-$dio.json" || rc=1
 	bash "$XIOTOP_SRC/tests/emu/emu.sh" down "$work/world" >/dev/null
 done
