@@ -88,13 +88,22 @@ struct work_state {
 	u64 wb_other_kib;     /* written back for no domain, or beyond the slots */
 };
 
-/* kworker tid -> its current work */
+/* A kworker's current work, in its task storage: no hash lookups, and freed with the
+ * task. kind == 0 between work items. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct work_state);
 } work_now SEC(".maps");
+
+/* The current task's work, if it is a workqueue worker inside a tracked work item. */
+static __always_inline struct work_state *current_work(void)
+{
+	struct work_state *ws =
+	    bpf_task_storage_get(&work_now, bpf_get_current_task_btf(), NULL, 0);
+	return ws && ws->kind ? ws : NULL;
+}
 
 /* Per CPU: when the time being accounted started (last switch or work boundary). */
 struct {
@@ -182,8 +191,7 @@ static __always_inline u32 owner_of(struct bio *bio, u32 dev, u32 *via, struct w
 		return d->domid;
 	}
 
-	u64 pid_tgid = bpf_get_current_pid_tgid();
-	u32 tid = (u32)pid_tgid, tgid = pid_tgid >> 32;
+	u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	char comm[16];
 	bpf_get_current_comm(comm, sizeof(comm));
 	u32 domid = blkback_domid(comm);
@@ -196,7 +204,7 @@ static __always_inline u32 owner_of(struct bio *bio, u32 dev, u32 *via, struct w
 		*via = XIOTOP_VIA_TASK;
 		return *dm_dom;
 	}
-	struct work_state *ws = bpf_map_lookup_elem(&work_now, &tid);
+	struct work_state *ws = current_work();
 	*work = ws;
 	if (ws && ws->kind == WORK_LOOP) {
 		d = bpf_map_lookup_elem(&dev_dom, &ws->loop_dev);
@@ -289,13 +297,13 @@ static __always_inline void charge_cpu(u32 domid, u32 role, u64 ns)
 
 #define PF_WQ_WORKER 0x20 /* include/linux/sched.h: the task is a workqueue worker */
 
-/* Charge `ns` of on-CPU time of a task (tid, tgid, flags, comm) to whom it served. */
-static __always_inline void charge_task_time(u32 tid, u32 tgid, u32 flags, const char comm[16],
-                                             u64 ns)
+/* Charge `ns` of on-CPU time of the task being switched out (sched_switch runs in its
+ * context, so it is also `current`) to whom it served. */
+static __always_inline void charge_task_time(u32 tgid, u32 flags, const char comm[16], u64 ns)
 {
 	struct work_state *ws = NULL;
 	if (flags & PF_WQ_WORKER)
-		ws = bpf_map_lookup_elem(&work_now, &tid);
+		ws = current_work();
 	if (ws) {
 		if (ws->kind == WORK_WRITEBACK) {
 			ws->cpu_ns += ns;
@@ -342,7 +350,7 @@ static __always_inline int on_switch(const struct task_facts *prev)
 	u64 elapsed = cpu_elapsed(bpf_ktime_get_ns());
 	if (!prev->tid || !elapsed)
 		return 0; /* the idle task: not busy time */
-	charge_task_time(prev->tid, prev->tgid, prev->flags, prev->comm, elapsed);
+	charge_task_time(prev->tgid, prev->flags, prev->comm, elapsed);
 	return 0;
 }
 
@@ -449,29 +457,34 @@ static __always_inline u32 loop_dev_of_work(struct work_struct *work, u64 fn)
  * rejects all but loop and writeback work with two compares. */
 static __always_inline int on_work_start(struct work_struct *work, u64 fn)
 {
-	struct work_state ws = {};
+	u32 kind, loop_dev = 0;
 	if (track_cpu && fn && fn == wb_workfn_addr) {
-		ws.kind = WORK_WRITEBACK;
+		kind = WORK_WRITEBACK;
 	} else {
-		ws.loop_dev = loop_dev_of_work(work, fn);
-		if (!ws.loop_dev)
+		loop_dev = loop_dev_of_work(work, fn);
+		if (!loop_dev)
 			return 0;
-		ws.kind = WORK_LOOP;
+		kind = WORK_LOOP;
 	}
 	/* the kworker's time before this item served no domain */
 	if (track_cpu)
 		charge_cpu(XIOTOP_DOM_NONE, 0, cpu_elapsed(bpf_ktime_get_ns()));
-	u32 tid = (u32)bpf_get_current_pid_tgid();
-	if (bpf_map_update_elem(&work_now, &tid, &ws, BPF_ANY))
+	struct work_state *ws = bpf_task_storage_get(&work_now, bpf_get_current_task_btf(), NULL,
+	                                             BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!ws) {
 		stat_inc(XIOTOP_STAT_LOST_CPU);
+		return 0;
+	}
+	__builtin_memset(ws, 0, sizeof(*ws));
+	ws->kind = kind;
+	ws->loop_dev = loop_dev;
 	return 0;
 }
 
 static __always_inline int on_work_end(void)
 {
-	u32 tid = (u32)bpf_get_current_pid_tgid();
-	/* every work item in the system ends here: a lookup is cheaper than a delete */
-	struct work_state *ws = bpf_map_lookup_elem(&work_now, &tid);
+	/* every work item in the system ends here: one task-storage read for the others */
+	struct work_state *ws = current_work();
 	if (!ws)
 		return 0;
 	if (track_cpu) {
@@ -484,7 +497,7 @@ static __always_inline int on_work_end(void)
 			charge_cpu(d ? d->domid : XIOTOP_DOM_NONE, XIOTOP_CPU_LOOP, elapsed);
 		}
 	}
-	bpf_map_delete_elem(&work_now, &tid);
+	ws->kind = 0;
 	return 0;
 }
 
