@@ -54,7 +54,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, XIOTOP_MAX_TGIDS);
 	__type(key, u32);
-	__type(value, u32);
+	__type(value, struct xiotop_dm_owner);
 } tgid_dom SEC(".maps");
 
 /* One bit per tgid that has an entry in tgid_dom: a cheap "no" on every switch and bio. */
@@ -65,13 +65,23 @@ struct {
 	__type(value, u64);
 } tgid_bits SEC(".maps");
 
+/* USER_HZ ticks, as /proc/<pid>/stat prints a start time */
+#define NS_PER_USER_TICK 10000000ull
+
+/* Domain whose device model the current task belongs to, or NULL. A reused pid is
+ * told apart by the process start time. */
 static __always_inline u32 *device_model_domid(u32 tgid)
 {
 	u32 word = tgid >> 6;
 	u64 *bits = bpf_map_lookup_elem(&tgid_bits, &word);
 	if (!bits || !(*bits & (1ull << (tgid & 63))))
 		return NULL;
-	return bpf_map_lookup_elem(&tgid_dom, &tgid);
+	struct xiotop_dm_owner *o = bpf_map_lookup_elem(&tgid_dom, &tgid);
+	if (!o)
+		return NULL;
+	struct task_struct *task = bpf_get_current_task_btf();
+	u64 start = BPF_CORE_READ(task, group_leader, start_time) / NS_PER_USER_TICK;
+	return start == o->start_ticks ? &o->domid : NULL;
 }
 
 #define WORK_LOOP      1 /* loop work for loop_dev */
@@ -180,6 +190,46 @@ static __always_inline u32 blkback_domid(const char comm[16])
 	return domid;
 }
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XIOTOP_MAX_DEVS);
+	__type(key, u32);
+	__type(value, struct xiotop_dirty);
+} dirty SEC(".maps");
+
+/* Domain owning an image/backing file inode, or NULL. */
+static __always_inline u32 *inode_owner(struct inode *inode)
+{
+	if (!inode)
+		return NULL;
+	struct xiotop_inode_key k = {.ino = BPF_CORE_READ(inode, i_ino),
+	                             .fs_dev = BPF_CORE_READ(inode, i_sb, s_dev)};
+	return bpf_map_lookup_elem(&inode_dom, &k);
+}
+
+static __always_inline struct xiotop_dirty *dirty_of(u32 domid)
+{
+	struct xiotop_dirty *d = bpf_map_lookup_elem(&dirty, &domid);
+	if (d)
+		return d;
+	struct xiotop_dirty zero = {};
+	bpf_map_update_elem(&dirty, &domid, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&dirty, &domid);
+}
+
+/* Written back: never more than was seen dirtied, so pages dirtied before xiotop
+ * started do not make the backlog negative (racy by a few pages, never below zero). */
+static __always_inline void tally_written_back(u32 domid, u64 bytes)
+{
+	struct xiotop_dirty *d = dirty_of(domid);
+	if (!d)
+		return;
+	u64 open = d->dirtied_bytes - d->written_back_bytes;
+	if (d->dirtied_bytes < d->written_back_bytes)
+		open = 0;
+	__sync_fetch_and_add(&d->written_back_bytes, bytes < open ? bytes : open);
+}
+
 /* Rules 1-3 for a bio about to be queued to `dev`. Sets *via, and *work to the
  * submitting kworker's current work when it was looked up (else NULL). */
 static __always_inline u32 owner_of(struct bio *bio, u32 dev, u32 *via, struct work_state **work)
@@ -201,7 +251,7 @@ static __always_inline u32 owner_of(struct bio *bio, u32 dev, u32 *via, struct w
 	}
 	u32 *dm_dom = device_model_domid(tgid);
 	if (dm_dom) {
-		*via = XIOTOP_VIA_TASK;
+		*via = XIOTOP_VIA_DMTASK;
 		return *dm_dom;
 	}
 	struct work_state *ws = current_work();
@@ -378,6 +428,39 @@ static __always_inline void apportion_writeback(struct work_state *ws)
  * vmstat counts, so it is not charged either. */
 #define OP_MASK 0xff
 
+#define SYS_IO_SUBMIT 3 /* sys_pending.is_write: inside io_submit (native AIO) */
+
+/* A device-model thread inside a read/write syscall: which fd, which direction. */
+struct sys_pending {
+	int fd;
+	u32 is_write; /* 0 none pending, 1 read, 2 write, SYS_IO_SUBMIT */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct sys_pending);
+} sys_now SEC(".maps");
+
+/* Is the current task a device-model thread inside io_submit? Native AIO is O_DIRECT in
+ * qemu: its bios leave in the submitter's context, so they are also its guest bytes. */
+static __always_inline bool in_io_submit(void)
+{
+	struct sys_pending *p = bpf_task_storage_get(&sys_now, bpf_get_current_task_btf(), NULL, 0);
+	return p && p->is_write == SYS_IO_SUBMIT;
+}
+
+static __always_inline void tally_if_page_cache(struct bio *bio, u32 domid, u64 bytes)
+{
+	struct xiotop_inode_key ik = {};
+	if (!bio_first_inode(bio, &ik.ino, &ik.fs_dev))
+		return;
+	u32 *owner = bpf_map_lookup_elem(&inode_dom, &ik);
+	if (owner && *owner == domid)
+		tally_written_back(domid, bytes);
+}
+
 /* What block_bio_queue needs of a bio, read by the caller. */
 struct bio_facts {
 	u32 op;    /* REQ_OP_* */
@@ -409,8 +492,18 @@ static __always_inline int on_bio_queue(struct bio *bio, const struct bio_facts 
 		domid = owner_of(bio, dev, &via, &ws);
 	}
 	charge(domid, dev, via, op == 1, bytes);
-	if (ws && ws->kind == WORK_WRITEBACK && op == 1)
-		tally_writeback(ws, domid, bytes);
+	if (via == XIOTOP_VIA_DMTASK && in_io_submit())
+		charge(domid, dev, XIOTOP_VIA_FILEIO, op == 1, bytes);
+	if (op == 1 && domid != XIOTOP_DOM_NONE) {
+		if (ws && ws->kind == WORK_WRITEBACK)
+			tally_writeback(ws, domid, bytes);
+		/* page-cache pages of a domain's file leaving dom0 memory: the flusher
+		 * (rule 3), or an fsync by loop or the device model */
+		if (via == XIOTOP_VIA_INODE)
+			tally_written_back(domid, bytes);
+		else if (via == XIOTOP_VIA_LOOPWORK || via == XIOTOP_VIA_DMTASK)
+			tally_if_page_cache(bio, domid, bytes);
+	}
 
 	/* a partition's bio also crosses the whole disk: same bio, stacked layer */
 	if (f->whole != dev)
@@ -501,6 +594,135 @@ static __always_inline int on_work_end(void)
 	return 0;
 }
 
+#define PG_HEAD_BIT 6 /* enum pageflags PG_head: a large folio's first page */
+
+/* A clean page-cache folio of a domain's file became dirty. */
+static __always_inline int on_dirty_folio(struct folio *folio, struct address_space *mapping)
+{
+	if (!mapping)
+		return 0;
+	u32 *owner = inode_owner(BPF_CORE_READ(mapping, host));
+	if (!owner)
+		return 0;
+	u64 flags = 0, pages = 1;
+	bpf_probe_read_kernel(&flags, sizeof(flags), folio);
+	if ((flags & (1ull << PG_HEAD_BIT)) && bpf_core_field_exists(folio->_nr_pages))
+		pages = BPF_CORE_READ(folio, _nr_pages);
+	struct xiotop_dirty *d = dirty_of(*owner);
+	if (d)
+		__sync_fetch_and_add(&d->dirtied_bytes, pages * 4096);
+	return 0;
+}
+
+/* File-level guest I/O of device models: read/write syscalls on image files. */
+#if defined(__TARGET_ARCH_x86)
+#define NR_READ      0
+#define NR_WRITE     1
+#define NR_PREAD     17
+#define NR_PWRITE    18
+#define NR_READV     19
+#define NR_WRITEV    20
+#define NR_PREADV    295
+#define NR_PWRITEV   296
+#define NR_PREADV2   327
+#define NR_PWRITEV2  328
+#define NR_IO_SUBMIT 209
+#elif defined(__TARGET_ARCH_arm64)
+#define NR_READ      63
+#define NR_WRITE     64
+#define NR_PREAD     67
+#define NR_PWRITE    68
+#define NR_READV     65
+#define NR_WRITEV    66
+#define NR_PREADV    69
+#define NR_PWRITEV   70
+#define NR_PREADV2   286
+#define NR_PWRITEV2  287
+#define NR_IO_SUBMIT 2
+#else
+#error "syscall numbers for this architecture"
+#endif
+
+/* The inode behind fd in the current task's file table. */
+static __always_inline struct inode *fd_inode(int fd)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	if (!fdt || fd < 0 || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	struct file **fds = BPF_CORE_READ(fdt, fd);
+	struct file *f = NULL;
+	bpf_probe_read_kernel(&f, sizeof(f), fds + fd);
+	return f ? BPF_CORE_READ(f, f_inode) : NULL;
+}
+
+static __always_inline void charge_file_io(struct inode *inode, bool is_write, u64 bytes)
+{
+	u32 *owner = inode_owner(inode);
+	if (owner && bytes)
+		charge(*owner, BPF_CORE_READ(inode, i_sb, s_dev), XIOTOP_VIA_FILEIO, is_write,
+		       bytes);
+}
+
+static __always_inline int on_sys_enter(struct pt_regs *regs, long id)
+{
+	u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	u32 word = tgid >> 6;
+	u64 *bits = bpf_map_lookup_elem(&tgid_bits, &word);
+	if (!bits || !(*bits & (1ull << (tgid & 63))))
+		return 0; /* not a device model: the common case, two loads */
+	u32 is_write;
+	if (id == NR_READ || id == NR_PREAD || id == NR_READV || id == NR_PREADV ||
+	    id == NR_PREADV2)
+		is_write = 1;
+	else if (id == NR_WRITE || id == NR_PWRITE || id == NR_WRITEV || id == NR_PWRITEV ||
+	         id == NR_PWRITEV2)
+		is_write = 2;
+	else if (id == NR_IO_SUBMIT)
+		is_write = SYS_IO_SUBMIT;
+	else
+		return 0;
+	struct sys_pending *p = bpf_task_storage_get(&sys_now, bpf_get_current_task_btf(), NULL,
+	                                             BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (p) {
+		p->fd = PT_REGS_PARM1_CORE_SYSCALL(regs);
+		p->is_write = is_write;
+	}
+	return 0;
+}
+
+static __always_inline int on_sys_exit(long ret)
+{
+	struct sys_pending *p = bpf_task_storage_get(&sys_now, bpf_get_current_task_btf(), NULL, 0);
+	if (!p || !p->is_write)
+		return 0;
+	u32 is_write = p->is_write;
+	p->is_write = 0;
+	if (is_write == SYS_IO_SUBMIT)
+		return 0; /* its bytes were counted as its bios went out (in_io_submit) */
+	if (ret > 0 && device_model_domid(bpf_get_current_pid_tgid() >> 32))
+		charge_file_io(fd_inode(p->fd), is_write == 2, ret);
+	return 0;
+}
+
+/* io_uring read/write completions on an image file, whichever thread completes them. */
+static __always_inline int on_uring_complete(void *req_ptr, struct io_uring_cqe *cqe)
+{
+	struct io_kiocb *req = req_ptr;
+	u8 op = BPF_CORE_READ(req, opcode);
+	bool is_write;
+	if (op == IORING_OP_READV || op == IORING_OP_READ_FIXED || op == IORING_OP_READ)
+		is_write = false;
+	else if (op == IORING_OP_WRITEV || op == IORING_OP_WRITE_FIXED || op == IORING_OP_WRITE)
+		is_write = true;
+	else
+		return 0;
+	s32 res = BPF_CORE_READ(cqe, res);
+	if (res > 0)
+		charge_file_io(BPF_CORE_READ(req, file, f_inode), is_write, res);
+	return 0;
+}
+
 /* ---- tp_btf set: arguments are trusted pointers, read directly ---- */
 SEC("tp_btf/block_bio_queue")
 int BPF_PROG(btf_bio_queue, struct bio *bio)
@@ -540,6 +762,30 @@ int BPF_PROG(btf_switch, bool preempt, struct task_struct *prev, struct task_str
 	struct task_facts t = {.tid = prev->pid, .tgid = prev->tgid, .flags = prev->flags};
 	__builtin_memcpy(t.comm, prev->comm, sizeof(t.comm));
 	return on_switch(&t);
+}
+
+SEC("tp_btf/writeback_dirty_folio")
+int BPF_PROG(btf_dirty_folio, struct folio *folio, struct address_space *mapping)
+{
+	return on_dirty_folio(folio, mapping);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(btf_sys_enter, struct pt_regs *regs, long id)
+{
+	return on_sys_enter(regs, id);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(btf_sys_exit, struct pt_regs *regs, long ret)
+{
+	return on_sys_exit(ret);
+}
+
+SEC("tp_btf/io_uring_complete")
+int BPF_PROG(btf_uring_complete, void *ring, void *req, struct io_uring_cqe *cqe)
+{
+	return on_uring_complete(req, cqe);
 }
 
 /* ---- raw_tp set (fallback): probe reads, and the pre-5.12 bio layout ---- */
@@ -582,4 +828,28 @@ int BPF_PROG(raw_switch, bool preempt, struct task_struct *prev, struct task_str
 	                       .flags = BPF_CORE_READ(prev, flags)};
 	BPF_CORE_READ_STR_INTO(&t.comm, prev, comm);
 	return on_switch(&t);
+}
+
+SEC("raw_tp/writeback_dirty_folio")
+int BPF_PROG(raw_dirty_folio, struct folio *folio, struct address_space *mapping)
+{
+	return on_dirty_folio(folio, mapping);
+}
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(raw_sys_enter, struct pt_regs *regs, long id)
+{
+	return on_sys_enter(regs, id);
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(raw_sys_exit, struct pt_regs *regs, long ret)
+{
+	return on_sys_exit(ret);
+}
+
+SEC("raw_tp/io_uring_complete")
+int BPF_PROG(raw_uring_complete, void *ring, void *req, struct io_uring_cqe *cqe)
+{
+	return on_uring_complete(req, cqe);
 }

@@ -25,13 +25,16 @@ enum xiotop_via {
 	XIOTOP_VIA_REMAP,    /* rule 4: a dm/md clone of a charged bio (not in pgpgout) */
 	XIOTOP_VIA_PART,     /* rule 4: whole disk under a partition bio (same bio) */
 	XIOTOP_VIA_NONE,     /* rule 5: unattributed */
+	XIOTOP_VIA_DMTASK,   /* rule 2: a bio a device model submitted (image data, below it) */
+	XIOTOP_VIA_FILEIO,   /* not a bio: a device model read/wrote its image file (guest) */
 	XIOTOP_VIA_MAX
 };
 
 /* Is a bio charged with this `via` counted by vmstat pgpgin/pgpgout? submit_bio() counts
  * every bio once; dm/md clones go through submit_bio_noacct() and are not counted, and
  * a partition's whole disk is the same bio seen again. */
-#define XIOTOP_VIA_IN_VMSTAT(v) ((v) != XIOTOP_VIA_REMAP && (v) != XIOTOP_VIA_PART)
+#define XIOTOP_VIA_IN_VMSTAT(v)                                                                    \
+	((v) != XIOTOP_VIA_REMAP && (v) != XIOTOP_VIA_PART && (v) != XIOTOP_VIA_FILEIO)
 
 struct xiotop_layer_key {
 	unsigned int domid;
@@ -45,6 +48,19 @@ struct xiotop_io {
 	unsigned long long wr_bytes;
 	unsigned long long rd_ios;
 	unsigned long long wr_ios;
+};
+
+/* A device model process; its start time tells a reused pid apart. */
+struct xiotop_dm_owner {
+	unsigned int domid;
+	unsigned int pad;
+	unsigned long long start_ticks; /* /proc/<pid>/stat field 22 (USER_HZ ticks) */
+};
+
+/* Page-cache bytes of a domain's image/backing files (global, atomically updated). */
+struct xiotop_dirty {
+	unsigned long long dirtied_bytes;
+	unsigned long long written_back_bytes; /* never more than dirtied: see bpf */
 };
 
 struct xiotop_inode_key {

@@ -6,7 +6,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "blkback_stats.h"
 #include "hostinfo.h"
+#include "xenlive.h"
 
 void collector_init(struct collector *c, collector_read_fn fn, void *ctx,
                     const struct xt_roots *roots)
@@ -23,6 +25,11 @@ void collector_set_topology(struct collector *c, const struct xt_topology *topo)
 	free(c->devcache);
 	c->devcache = NULL;
 	c->n_devcache = 0;
+}
+
+void collector_set_xen(struct collector *c, struct xenlive *xen)
+{
+	c->xen = xen;
 }
 
 void collector_free(struct collector *c)
@@ -66,6 +73,8 @@ static void fill_domain(struct xs_domain *out, const struct xt_domain *d)
 	memset(out, 0, sizeof(*out));
 	out->domid = d->domid;
 	snprintf(out->name, sizeof(out->name), "%s", d->name ? d->name : "");
+	snprintf(out->uuid, sizeof(out->uuid), "%s", d->uuid ? d->uuid : "");
+	out->generation = d->generation;
 	for (size_t j = 0; j < d->n_backends; j++) {
 		const struct xt_backend *b = &d->backends[j];
 		const char *kind = topo_kind_name(b->kind);
@@ -123,6 +132,9 @@ int collector_sample(struct collector *c, struct xs_sample *s)
 		if (sample_add_domain(s, &d))
 			goto fail;
 	}
+	/* after the domains: libxenstat's figures are only kept for listed domains */
+	if (blkback_read_stats(&c->roots, s) || (c->xen && xenlive_fill_sample(c->xen, s)))
+		goto fail;
 	return 0;
 fail:
 	sample_free(s);

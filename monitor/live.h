@@ -1,7 +1,8 @@
 /* live.h - the live sample source: topology + BPF tracer + collector in one handle.
  *
- * Contract: live_open() builds the topology from the configured source, loads and
- * attaches the tracer, and prints one line saying which programs and hooks are active.
+ * Contract: live_open() picks the topology source (topo_source.h: one line says which
+ * and why) and builds the topology, loads and attaches the tracer, and prints one line
+ * saying which programs and hooks are active.
  * It returns 0, or an exit status (2: bad input or missing prerequisite) after printing
  * one clear message. live_sample() returns a fresh cumulative sample (0) or -1.
  * Every command that watches the live system (batch, console, record) goes through it.
@@ -10,6 +11,7 @@
 #define XIOTOP_LIVE_H
 
 #include "collector.h"
+#include "topo_source.h"
 #include "topology.h"
 #include "tracer.h"
 
@@ -18,11 +20,23 @@ struct source_opts {
 	struct xt_roots roots;
 };
 
+#define LIVE_MAX_DEPARTED 64
+
+struct departed {
+	uint32_t domid;
+	uint64_t since_ns; /* monotonic: when its device model was last seen gone */
+};
+
 struct live {
 	struct xt_topology topo;
 	struct tracer *tracer;
 	struct collector col;
 	struct xt_roots roots;
+	struct topo_source src; /* where topologies come from (Xen live, dump, /proc) */
+	struct source_opts opts;
+	uint64_t fingerprint; /* of the topology the tracer maps were filled from */
+	struct departed departed[LIVE_MAX_DEPARTED];
+	size_t n_departed;
 };
 
 /* Topology only (no BPF): for `xiotop topology` and tests. 0 or exit status 2. */

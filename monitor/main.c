@@ -1,8 +1,12 @@
-/* main.c - command-line dispatch: live batch output and `topology`.
+/* main.c - command-line dispatch: the live console, live batch output and `topology`.
  *
+ *   xiotop [-d SECONDS] [-i COUNT] [-f] [-z] [SOURCE]
  *   xiotop -b [-d SECONDS] [-i COUNT] [--format text|csv|json] [-f] [SOURCE]
  *   xiotop topology [--format text|json] [SOURCE]
- *   SOURCE: --xenstore-dump FILE, --sysfs-root DIR, --proc-root DIR
+ *   xiotop record|replay|export|mark ...   (recordings: monitor/record/record_cmds.h)
+ *   xiotop -b ... --from-file FILE         (batch output of a recording)
+ *   SOURCE: --xenstore-dump FILE, --sysfs-root DIR, --proc-root DIR, --image-dir DIR
+ *   (hidden) --synthetic N: N fabricated domains instead of the tracer (benchmarks)
  *
  * Exit status: 0 done, 1 runtime failure, 2 bad usage or input, or a missing
  * prerequisite (root, BPF).
@@ -16,8 +20,11 @@
 #include <time.h>
 
 #include "batch.h"
+#include "console.h"
 #include "live.h"
 #include "model.h"
+#include "record_cmds.h"
+#include "synthetic.h"
 
 struct options {
 	bool batch;
@@ -25,7 +32,11 @@ struct options {
 	long iterations; /* 0: until interrupted */
 	enum batch_format format;
 	bool full_names;
+	bool dom0_first;    /* -z: console shows dom0 first */
+	unsigned synthetic; /* --synthetic N: fabricated domains, no tracer */
 	struct source_opts src;
+	/* -b --from-file FILE: a recording instead of the tracer */
+	const char *from_file;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -39,13 +50,27 @@ static void on_signal(int sig)
 static void usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: xiotop -b [-d SECONDS] [-i COUNT] [--format text|csv|json] [-f] [SOURCE]\n"
+	        "usage: xiotop [-d SECONDS] [-i COUNT] [-f] [-z] [SOURCE]   (console)\n"
+	        "       xiotop -b [-d SECONDS] [-i COUNT] [--format text|csv|json] [-f] [SOURCE]\n"
 	        "       xiotop topology [--format text|json] [SOURCE]\n"
+	        "       xiotop -b [-i COUNT] [--format text|csv|json] [-f] --from-file FILE\n"
+	        "       xiotop record -o FILE [-d SECONDS] [--duration D] [-- COMMAND ARGS...]\n"
+	        "       xiotop mark [-o FILE] LABEL\n"
+	        "       xiotop export FILE [--format csv|json|text] [--from MARK|TIME] [--to ..]\n"
+	        "       xiotop replay FILE\n"
 	        "SOURCE: --xenstore-dump FILE  (xenstore-ls or xenstore-ls -f text)\n"
-	        "        --sysfs-root DIR --proc-root DIR  (fixture trees; default /sys, /proc)\n");
+	        "        --sysfs-root DIR --proc-root DIR  (fixture trees; default /sys, /proc)\n"
+	        "        --image-dir DIR  (repeatable: the only places besides /dev where files\n"
+	        "                          named in xenstore are followed; default: any path\n"
+	        "                          without a \"..\" component)\n"
+	        "Xen live (libxenstat + xenstore) is used when it answers, else the dump.\n");
 }
 
-enum { OPT_FORMAT = 256, OPT_DUMP, OPT_SYSFS, OPT_PROC };
+enum { OPT_FORMAT = 256, OPT_DUMP, OPT_SYSFS, OPT_PROC, OPT_SYNTHETIC, OPT_FROM_FILE };
+enum { OPT_IMAGE_DIR = OPT_FROM_FILE + 1 };
+
+#define MAX_IMAGE_DIRS 16
+static const char *image_dirs[MAX_IMAGE_DIRS]; /* --image-dir, in roots.image_dirs */
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -54,16 +79,20 @@ static int parse_options(int argc, char **argv, struct options *o)
 	    {"delay", required_argument, NULL, 'd'},
 	    {"iterations", required_argument, NULL, 'i'},
 	    {"full-name", no_argument, NULL, 'f'},
+	    {"dom0-first", no_argument, NULL, 'z'},
+	    {"synthetic", required_argument, NULL, OPT_SYNTHETIC},
 	    {"format", required_argument, NULL, OPT_FORMAT},
 	    {"xenstore-dump", required_argument, NULL, OPT_DUMP},
 	    {"sysfs-root", required_argument, NULL, OPT_SYSFS},
 	    {"proc-root", required_argument, NULL, OPT_PROC},
+	    {"from-file", required_argument, NULL, OPT_FROM_FILE},
+	    {"image-dir", required_argument, NULL, OPT_IMAGE_DIR},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	int c;
 	char *end;
-	while ((c = getopt_long(argc, argv, "bd:i:fh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "bd:i:fzh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			o->batch = true;
@@ -85,6 +114,18 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'f':
 			o->full_names = true;
 			break;
+		case 'z':
+			o->dom0_first = true;
+			break;
+		case OPT_SYNTHETIC: {
+			unsigned long n = strtoul(optarg, &end, 10);
+			if (*end || n < 1 || n > SYNTHETIC_MAX_DOMAINS) {
+				fprintf(stderr, "xiotop: --synthetic wants a count of domains\n");
+				return -1;
+			}
+			o->synthetic = (unsigned)n;
+			break;
+		}
 		case OPT_FORMAT:
 			if (batch_parse_format(optarg, &o->format)) {
 				fprintf(stderr, "xiotop: unknown format '%s'\n", optarg);
@@ -99,6 +140,19 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_PROC:
 			o->src.roots.proc = optarg;
+			break;
+		case OPT_FROM_FILE:
+			o->from_file = optarg;
+			break;
+		case OPT_IMAGE_DIR:
+			if (optarg[0] != '/' || o->src.roots.n_image_dirs == MAX_IMAGE_DIRS) {
+				fprintf(stderr,
+				        "xiotop: --image-dir wants an absolute path (%d at most)\n",
+				        MAX_IMAGE_DIRS);
+				return -1;
+			}
+			image_dirs[o->src.roots.n_image_dirs++] = optarg;
+			o->src.roots.image_dirs = image_dirs;
 			break;
 		case 'h':
 			usage(stdout);
@@ -142,25 +196,47 @@ static void sleep_until(struct timespec *next, double delay_s)
 		;
 }
 
-static int cmd_live(const struct options *o)
+static int live_feed_sample(void *ctx, struct xs_sample *s)
 {
-	struct live live;
-	int rc = live_open(&live, &o->src);
+	return live_sample(ctx, s);
+}
+
+/* The sample source: the live tracer, or fabricated domains (--synthetic). */
+static int open_feed(const struct options *o, struct live *live, struct synthetic **syn,
+                     struct console_feed *feed)
+{
+	if (o->synthetic) {
+		*syn = synthetic_open(o->synthetic);
+		if (!*syn) {
+			fprintf(stderr, "xiotop: out of memory\n");
+			return 1;
+		}
+		*feed = (struct console_feed){
+		    .ctx = *syn, .sample = synthetic_sample, .title = "synthetic"};
+		return 0;
+	}
+	int rc = live_open(live, &o->src);
 	if (rc)
 		return rc;
+	*feed = (struct console_feed){.ctx = live, .sample = live_feed_sample, .title = "live"};
+	return 0;
+}
+
+static int batch_loop(const struct options *o, struct console_feed *feed)
+{
+	int rc = 0;
 	struct batch_opts bo = {.format = o->format, .full_names = o->full_names};
 	struct xs_sample prev, cur;
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
-	if (live_sample(&live, &prev)) {
+	if (feed->sample(feed->ctx, &prev)) {
 		fprintf(stderr, "xiotop: cannot read counters\n");
-		live_close(&live);
 		return 1;
 	}
 	for (unsigned long it = 0; !stop_requested && (!o->iterations || (long)it < o->iterations);
 	     it++) {
 		sleep_until(&next, o->delay_s);
-		if (live_sample(&live, &cur)) {
+		if (feed->sample(feed->ctx, &cur)) {
 			fprintf(stderr, "xiotop: cannot read counters\n");
 			rc = 1;
 			break;
@@ -175,7 +251,31 @@ static int cmd_live(const struct options *o)
 		prev = cur;
 	}
 	sample_free(&prev);
-	live_close(&live);
+	return rc;
+}
+
+static int cmd_live(const struct options *o)
+{
+	struct live live;
+	struct synthetic *syn = NULL;
+	struct console_feed feed;
+	int rc = open_feed(o, &live, &syn, &feed);
+	if (rc)
+		return rc;
+	if (o->batch) {
+		rc = batch_loop(o, &feed);
+	} else {
+		struct console_opts co = {.delay_s = o->delay_s,
+		                          .iterations = o->iterations,
+		                          .full_names = o->full_names,
+		                          .dom0_first = o->dom0_first,
+		                          .stop = &stop_requested};
+		rc = console_run(&co, &feed);
+	}
+	if (syn)
+		synthetic_close(syn);
+	else
+		live_close(&live);
 	return rc;
 }
 
@@ -186,6 +286,20 @@ int main(int argc, char **argv)
 	    .format = BATCH_TEXT,
 	    .src = {.roots = {.sysfs = "/sys", .proc = "/proc", .dev = "/dev"}},
 	};
+	static const struct {
+		const char *name;
+		int (*run)(int argc, char **argv);
+	} subcommands[] = {{"record", cmd_record},
+	                   {"replay", cmd_replay},
+	                   {"export", cmd_export},
+	                   {"mark", cmd_mark}};
+	for (size_t i = 0; argc > 1 && i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
+		if (strcmp(argv[1], subcommands[i].name))
+			continue;
+		signal(SIGPIPE, SIG_IGN);
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		return subcommands[i].run(argc - 1, argv + 1);
+	}
 	bool topology_cmd = argc > 1 && !strcmp(argv[1], "topology");
 	if (topology_cmd) {
 		argv[1] = argv[0];
@@ -204,7 +318,18 @@ int main(int argc, char **argv)
 
 	if (topology_cmd)
 		return cmd_topology(&o);
-	if (!o.batch)
-		fprintf(stderr, "xiotop: the console is not built yet; showing batch output\n");
+	if (o.from_file) {
+		if (!o.batch) {
+			fprintf(stderr,
+			        "xiotop: --from-file goes with -b (or use xiotop replay FILE)\n");
+			return 2;
+		}
+		struct batch_file_opts bf = {
+		    .path = o.from_file,
+		    .batch = {.format = o.format, .full_names = o.full_names},
+		    .iterations = o.iterations,
+		};
+		return batch_from_file(&bf);
+	}
 	return cmd_live(&o);
 }

@@ -56,9 +56,17 @@ static struct model_domain *domain_slot(struct model_interval *m, uint32_t domid
 
 static enum model_role role_of(uint32_t via, bool is_leaf)
 {
-	if (via == XIOTOP_VIA_DEV || via == XIOTOP_VIA_TASK)
+	/* what the guest asked for: its backend device, its blkback thread's bios, or its
+	 * device model's reads and writes of the image file */
+	if (via == XIOTOP_VIA_DEV || via == XIOTOP_VIA_TASK || via == XIOTOP_VIA_FILEIO)
 		return ROLE_BACKEND;
 	return is_leaf ? ROLE_LEAF : ROLE_STACKED;
+}
+
+/* bios that carry a backing/image file's data */
+static bool carries_file_data(uint32_t via)
+{
+	return via == XIOTOP_VIA_INODE || via == XIOTOP_VIA_LOOPWORK || via == XIOTOP_VIA_DMTASK;
 }
 
 /* Add bytes to the domain's layer (dev, role), creating it on first use. */
@@ -78,6 +86,7 @@ static int add_layer_bytes(struct model_domain *d, enum model_role role, uint32_
 		memset(l, 0, sizeof(*l));
 		l->role = role;
 		l->dev = dev;
+		l->is_file = dev == 0;
 		l->is_leaf = info && info->is_leaf;
 		if (info)
 			memcpy(l->name, info->name, sizeof(l->name));
@@ -109,7 +118,8 @@ static int charge_layer(struct model_interval *m, const struct xs_sample *cur,
 	struct model_domain *d = domain_slot(m, l->domid, cap);
 	if (!d)
 		return -1;
-	const struct xs_dev *info = sample_dev(cur, l->dev);
+	bool file_io = l->via == XIOTOP_VIA_FILEIO; /* no device: the image file itself */
+	const struct xs_dev *info = file_io ? NULL : sample_dev(cur, l->dev);
 	bool is_leaf = info && info->is_leaf;
 	enum model_role role = role_of(l->via, is_leaf);
 	if (role == ROLE_BACKEND) {
@@ -124,10 +134,10 @@ static int charge_layer(struct model_interval *m, const struct xs_sample *cur,
 	}
 	if (in_vmstat)
 		d->vmstat_wr_bytes += io->wr_bytes;
-	if (add_layer_bytes(d, role, l->dev, info, io))
+	if (add_layer_bytes(d, role, file_io ? 0 : l->dev, info, io))
 		return -1;
 	/* bios that carry a backing file's data: the file layer of the stack */
-	if (l->via == XIOTOP_VIA_INODE || l->via == XIOTOP_VIA_LOOPWORK)
+	if (carries_file_data(l->via))
 		return add_layer_bytes(d, ROLE_FILE, 0, NULL, io);
 	return 0;
 }
@@ -220,6 +230,8 @@ int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
 		md->rd_bytes = delta(c->rd_bytes, p ? p->rd_bytes : 0);
 		md->wr_bytes = delta(c->wr_bytes, p ? p->wr_bytes : 0);
 	}
+	if (model_xen_compute(prev, cur, out))
+		goto fail;
 	return 0;
 fail:
 	model_free(out);
@@ -228,8 +240,10 @@ fail:
 
 void model_free(struct model_interval *m)
 {
-	for (size_t i = 0; m->domains && i < m->n_domains; i++)
+	for (size_t i = 0; m->domains && i < m->n_domains; i++) {
 		free(m->domains[i].layers);
+		free(m->domains[i].vbds);
+	}
 	free(m->domains);
 	free(m->disks);
 	memset(m, 0, sizeof(*m));

@@ -20,7 +20,18 @@ struct model_layer {
 	uint32_t dev;  /* 0 for the file layer */
 	char name[32]; /* device name; for the file layer see domain file */
 	bool is_leaf;
+	bool is_file; /* a file, not a device: the domain's image/backing file */
 	uint64_t rd_bytes, wr_bytes;
+};
+
+/* One vbd: blkback's own count beside xiotop's, this interval (see model_xen.c). */
+struct model_vbd {
+	uint32_t devid;
+	uint32_t source;                             /* enum xs_vbd_source */
+	uint64_t rd_bytes, wr_bytes, rd_req, wr_req; /* blkback's (or libxenstat's) count */
+	bool xiotop_known; /* its backend device is known, so xiotop's figures mean something */
+	uint64_t xiotop_rd_bytes, xiotop_wr_bytes; /* xiotop's bytes at that backend device */
+	bool disagree; /* > 5 % apart in a direction where either side saw >= 1 MiB */
 };
 
 struct model_domain {
@@ -37,6 +48,8 @@ struct model_domain {
 	int64_t guest_cpu_ns;                       /* -1 unknown */
 	struct model_layer *layers;
 	size_t n_layers;
+	struct model_vbd *vbds; /* when the interval has_vbd_stats */
+	size_t n_vbds;
 };
 
 struct model_disk {
@@ -58,11 +71,16 @@ struct model_interval {
 	size_t n_disks;
 	struct model_domain *domains; /* every domain of cur, then ones only seen in counters */
 	size_t n_domains;
+	bool has_vbd_stats; /* blkback's per-vbd counters were read (a Xen dom0) */
 };
 
 int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
                   struct model_interval *out);
 void model_free(struct model_interval *m);
+/* The Xen part of model_compute(), run at its end: per-vbd cross-check, counters that
+ * restart with a new domain on a reused domid, and domains that left. 0 or -1 (ENOMEM). */
+int model_xen_compute(const struct xs_sample *prev, const struct xs_sample *cur,
+                      struct model_interval *m);
 const char *model_role_name(enum model_role r);
 
 #endif

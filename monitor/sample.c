@@ -11,6 +11,7 @@ void sample_free(struct xs_sample *s)
 	free(s->disks);
 	free(s->domains);
 	free(s->counters);
+	free(s->vbd_stats);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -49,9 +50,10 @@ int sample_copy(struct xs_sample *dst, const struct xs_sample *src)
 	dst->disks = dup_array(src->disks, src->n_disks, sizeof(*src->disks));
 	dst->domains = dup_array(src->domains, src->n_domains, sizeof(*src->domains));
 	dst->counters = dup_array(src->counters, src->n_counters, sizeof(*src->counters));
+	dst->vbd_stats = dup_array(src->vbd_stats, src->n_vbd_stats, sizeof(*src->vbd_stats));
 	if ((src->n_layers && !dst->layers) || (src->n_devs && !dst->devs) ||
 	    (src->n_disks && !dst->disks) || (src->n_domains && !dst->domains) ||
-	    (src->n_counters && !dst->counters)) {
+	    (src->n_counters && !dst->counters) || (src->n_vbd_stats && !dst->vbd_stats)) {
 		sample_free(dst);
 		return -1;
 	}
@@ -111,4 +113,17 @@ int sample_add_domain(struct xs_sample *s, const struct xs_domain *d)
 int sample_add_counters(struct xs_sample *s, const struct xs_dom_counters *c)
 {
 	return append((void **)&s->counters, &s->n_counters, c, sizeof(*c));
+}
+
+int sample_add_vbd_stat(struct xs_sample *s, const struct xs_vbd_stat *v)
+{
+	return append((void **)&s->vbd_stats, &s->n_vbd_stats, v, sizeof(*v));
+}
+
+const struct xs_vbd_stat *sample_vbd_stat(const struct xs_sample *s, uint32_t domid, uint32_t devid)
+{
+	for (size_t i = 0; i < s->n_vbd_stats; i++)
+		if (s->vbd_stats[i].domid == domid && s->vbd_stats[i].devid == devid)
+			return &s->vbd_stats[i];
+	return NULL;
 }

@@ -64,6 +64,25 @@ struct xs_domain {
 	char kind[8];           /* "vbd", "qdisk", "mixed", "" */
 	char file[XS_PATH_MAX]; /* backing/image file of its first file-backed backend */
 	bool missing;           /* a backend could not be resolved */
+	/* which domain this is, beyond its id: ids are reused after a domain is destroyed */
+	char uuid[40];       /* from /local/domain/<domid>/vm; "" unknown */
+	uint32_t generation; /* 1, 2, ...: the how-manieth domain with this id; 0 unknown */
+	uint64_t mem_bytes;  /* current memory reservation (libxenstat); 0 unknown */
+};
+
+/* blkback's own per-vbd counters (cumulative), for cross-checking xiotop's figures. */
+enum xs_vbd_source {
+	XS_VBD_BLKBACK, /* <sysfs>/bus/xen-backend/devices/vbd-<domid>-<devid>/statistics */
+	XS_VBD_XENSTAT, /* libxenstat, for a vbd blkback's sysfs does not show (qdisk) */
+};
+struct xs_vbd_stat {
+	uint32_t domid;
+	uint32_t devid;       /* xenstore <devid>: 51712 is xvda */
+	uint32_t backend_dev; /* kernel dev_t blkback serves it from; 0 unknown */
+	uint32_t source;      /* enum xs_vbd_source */
+	uint64_t instance;    /* changes when the vbd is torn down and made again; 0 unknown */
+	uint64_t rd_bytes, wr_bytes; /* rd_sect, wr_sect x 512 */
+	uint64_t rd_req, wr_req, oo_req, f_req, ds_req;
 };
 
 struct xs_sample {
@@ -75,7 +94,7 @@ struct xs_sample {
 	uint64_t cpu_unattributed_ns; /* on-CPU time charged to no domain */
 	bool has_cpu;                 /* CPU counters were collected */
 	bool has_dirty;               /* dirty page counters were collected */
-	char hooks[128];              /* which hooks are active, for headers */
+	char hooks[256];              /* which hooks are active, for headers */
 
 	struct xs_layer *layers;
 	size_t n_layers;
@@ -87,6 +106,10 @@ struct xs_sample {
 	size_t n_domains; /* sorted by domid */
 	struct xs_dom_counters *counters;
 	size_t n_counters;
+	bool domains_live;  /* domains[] is the hypervisor's list: one not in it has left */
+	bool has_vbd_stats; /* vbd_stats were read (a Xen dom0); else none exist here */
+	struct xs_vbd_stat *vbd_stats;
+	size_t n_vbd_stats;
 };
 
 void sample_free(struct xs_sample *s);
@@ -100,6 +123,9 @@ int sample_add_dev(struct xs_sample *s, const struct xs_dev *d);
 int sample_add_disk(struct xs_sample *s, const struct xs_disk *d);
 int sample_add_domain(struct xs_sample *s, const struct xs_domain *d);
 int sample_add_counters(struct xs_sample *s, const struct xs_dom_counters *c);
+int sample_add_vbd_stat(struct xs_sample *s, const struct xs_vbd_stat *v);
+const struct xs_vbd_stat *sample_vbd_stat(const struct xs_sample *s, uint32_t domid,
+                                          uint32_t devid);
 const struct xs_dom_counters *sample_counters(const struct xs_sample *s, uint32_t domid);
 
 #endif

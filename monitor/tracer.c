@@ -26,7 +26,10 @@ struct tracer {
 	struct xiotop_bpf *skel;
 	const char *mode;
 	char hooks[256];
-	bool has_cpu; /* sched_switch attached */
+	bool has_cpu;   /* sched_switch and work hooks attached */
+	bool has_dirty; /* writeback_dirty_folio attached */
+	struct bpf_link *links[16];
+	size_t n_links;
 	int ncpus;
 	struct xiotop_io *percpu_io; /* ncpus values of one layer_io entry */
 	unsigned long long *percpu_u64;
@@ -65,26 +68,55 @@ static unsigned long long kallsyms_addr(const char *sym)
 
 enum prog_set { SET_BTF, SET_RAW };
 
-static void choose_set(struct xiotop_bpf *s, enum prog_set set)
+/* The hooks, as the suffix of their program names (btf_<x>, raw_<x>). The first is
+ * required; the others are dropped, last first, when the object will not load with them
+ * (a kernel without io_uring, say), and each missing one is reported. */
+static const struct hook {
+	const char *prog;  /* program name suffix */
+	const char *event; /* what to tell the user */
+	const char *loss;  /* what is lost without it */
+} hooks[] = {
+    {"bio_queue", "block_bio_queue", NULL},
+    {"bio_remap", "block_bio_remap", "dm/md clones are unattributed"},
+    {"work_start", "workqueue_execute_start", "loop direct I/O and loop CPU unattributed"},
+    {"work_end", "workqueue_execute_end", "loop direct I/O and loop CPU unattributed"},
+    {"switch", "sched_switch", "no dom0 CPU per domain"},
+    {"dirty_folio", "writeback_dirty_folio", "no dirty backlog"},
+    {"sys_enter", "sys_enter", "device-model file reads/writes not counted"},
+    {"sys_exit", "sys_exit", "device-model file reads/writes not counted"},
+    {"uring_complete", "io_uring_complete", "device-model io_uring I/O not counted"},
+};
+#define N_HOOKS (sizeof(hooks) / sizeof(hooks[0]))
+
+/* Which hook a program is, or -1. */
+static int hook_of(const struct bpf_program *p, bool *is_btf)
 {
-	bool btf = set == SET_BTF;
-	bpf_program__set_autoload(s->progs.btf_bio_queue, btf);
-	bpf_program__set_autoload(s->progs.btf_bio_remap, btf);
-	bpf_program__set_autoload(s->progs.btf_work_start, btf);
-	bpf_program__set_autoload(s->progs.btf_work_end, btf);
-	bpf_program__set_autoload(s->progs.btf_switch, btf);
-	bpf_program__set_autoload(s->progs.raw_switch, !btf);
-	bpf_program__set_autoload(s->progs.raw_bio_queue, !btf);
-	bpf_program__set_autoload(s->progs.raw_bio_remap, !btf);
-	bpf_program__set_autoload(s->progs.raw_work_start, !btf);
-	bpf_program__set_autoload(s->progs.raw_work_end, !btf);
+	const char *name = bpf_program__name(p);
+	*is_btf = !strncmp(name, "btf_", 4);
+	for (size_t i = 0; i < N_HOOKS; i++)
+		if (!strcmp(name + 4, hooks[i].prog))
+			return (int)i;
+	return -1;
+}
+
+static void choose_set(struct xiotop_bpf *s, enum prog_set set, size_t n_hooks)
+{
+	struct bpf_program *p;
+	bpf_object__for_each_program(p, s->obj)
+	{
+		bool is_btf;
+		int h = hook_of(p, &is_btf);
+		bpf_program__set_autoload(p, h >= 0 && (size_t)h < n_hooks &&
+		                                 is_btf == (set == SET_BTF));
+	}
 }
 
 struct work_fns {
 	unsigned long long loop_rootcg, loop_worker, writeback;
 };
 
-static struct xiotop_bpf *open_and_load(enum prog_set set, const struct work_fns *fns)
+static struct xiotop_bpf *open_and_load(enum prog_set set, size_t n_hooks,
+                                        const struct work_fns *fns)
 {
 	struct xiotop_bpf *s = xiotop_bpf__open();
 	if (!s)
@@ -92,8 +124,8 @@ static struct xiotop_bpf *open_and_load(enum prog_set set, const struct work_fns
 	s->rodata->loop_rootcg_workfn_addr = fns->loop_rootcg;
 	s->rodata->loop_workfn_addr = fns->loop_worker;
 	s->rodata->wb_workfn_addr = fns->writeback;
-	s->rodata->track_cpu = true;
-	choose_set(s, set);
+	s->rodata->track_cpu = n_hooks > 4;
+	choose_set(s, set, n_hooks);
 	if (xiotop_bpf__load(s)) {
 		xiotop_bpf__destroy(s);
 		return NULL;
@@ -101,22 +133,56 @@ static struct xiotop_bpf *open_and_load(enum prog_set set, const struct work_fns
 	return s;
 }
 
-/* Attach one program; its link goes in the skeleton's slot so destroy() detaches it. */
-static int attach_one(struct tracer *t, struct bpf_program *p, struct bpf_link **slot,
-                      const char *hook, bool fatal, char *err, size_t errlen)
+/* Load the preferred set with as many hooks as the kernel takes. */
+static struct xiotop_bpf *load_best(enum prog_set set, const struct work_fns *fns, size_t *n_loaded)
 {
-	*slot = bpf_program__attach(p);
-	if (!*slot) {
-		if (fatal) {
-			snprintf(err, errlen, "cannot attach %s: %s", hook, strerror(errno));
-			return -1;
+	for (size_t n = N_HOOKS; n >= 1; n--) {
+		struct xiotop_bpf *s = open_and_load(set, n, fns);
+		if (s) {
+			*n_loaded = n;
+			return s;
 		}
-		fprintf(stderr, "xiotop: hook %s not attached (%s): degraded\n", hook,
-		        strerror(errno));
-		return 0;
 	}
+	return NULL;
+}
+
+static void note_hook(struct tracer *t, const char *event)
+{
 	size_t len = strlen(t->hooks);
-	snprintf(t->hooks + len, sizeof(t->hooks) - len, "%s%s", len ? " " : "", hook);
+	snprintf(t->hooks + len, sizeof(t->hooks) - len, "%s%s", len ? " " : "", event);
+}
+
+/* Attach every loaded program; links stay in the object until tracer_close(). */
+static int attach_all(struct tracer *t, bool btf, size_t n_loaded, char *err, size_t errlen)
+{
+	struct bpf_program *p;
+	bool attached[N_HOOKS] = {false};
+	bpf_object__for_each_program(p, t->skel->obj)
+	{
+		bool is_btf;
+		int h = hook_of(p, &is_btf);
+		if (h < 0 || is_btf != btf || (size_t)h >= n_loaded)
+			continue;
+		struct bpf_link *link = bpf_program__attach(p);
+		if (!link) {
+			if (h == 0) {
+				snprintf(err, errlen, "cannot attach %s: %s", hooks[h].event,
+				         strerror(errno));
+				return -1;
+			}
+			continue;
+		}
+		if (t->n_links < N_HOOKS)
+			t->links[t->n_links++] = link;
+		attached[h] = true;
+		note_hook(t, hooks[h].event);
+	}
+	for (size_t h = 1; h < N_HOOKS; h++)
+		if (!attached[h])
+			fprintf(stderr, "xiotop: hook %s not active: %s\n", hooks[h].event,
+			        hooks[h].loss);
+	t->has_cpu = attached[4];
+	t->has_dirty = attached[5];
 	return 0;
 }
 
@@ -137,6 +203,12 @@ int tracer_open(struct tracer **out, char *err, size_t errlen)
 	struct work_fns fns = {.loop_rootcg = kallsyms_addr("loop_rootcg_workfn"),
 	                       .loop_worker = kallsyms_addr("loop_workfn"),
 	                       .writeback = kallsyms_addr("wb_workfn")};
+	if (!fns.loop_rootcg && !fns.loop_worker)
+		fprintf(stderr, "xiotop: loop work functions not in /proc/kallsyms: loop "
+		                "direct I/O is attributed by inode only, loop CPU not at all\n");
+	if (!fns.writeback)
+		fprintf(stderr, "xiotop: wb_workfn not in /proc/kallsyms: flusher CPU is "
+		                "unattributed\n");
 
 	struct tracer *t = calloc(1, sizeof(*t));
 	if (!t) {
@@ -145,12 +217,13 @@ int tracer_open(struct tracer **out, char *err, size_t errlen)
 	}
 	/* XIOTOP_FORCE_RAW_TP=1 exercises the fallback on kernels where tp_btf works */
 	const char *force_raw = getenv("XIOTOP_FORCE_RAW_TP");
+	size_t n_loaded = 0;
 	t->mode = "tp_btf";
 	if (!force_raw || strcmp(force_raw, "1"))
-		t->skel = open_and_load(SET_BTF, &fns);
+		t->skel = load_best(SET_BTF, &fns, &n_loaded);
 	if (!t->skel) {
 		t->mode = "raw_tp";
-		t->skel = open_and_load(SET_RAW, &fns);
+		t->skel = load_best(SET_RAW, &fns, &n_loaded);
 	}
 	if (!t->skel) {
 		snprintf(err, errlen, "BPF programs cannot load (tp_btf nor raw_tp): %s",
@@ -158,27 +231,8 @@ int tracer_open(struct tracer **out, char *err, size_t errlen)
 		free(t);
 		return -1;
 	}
-	struct xiotop_bpf *s = t->skel;
-	bool btf = !strcmp(t->mode, "tp_btf");
-#define ATTACH(prog, hook, fatal)                                                                  \
-	attach_one(t, btf ? s->progs.btf_##prog : s->progs.raw_##prog,                             \
-	           btf ? &s->links.btf_##prog : &s->links.raw_##prog, hook, fatal, err, errlen)
-	if (ATTACH(bio_queue, "block_bio_queue", true))
+	if (attach_all(t, !strcmp(t->mode, "tp_btf"), n_loaded, err, errlen))
 		goto fail;
-	ATTACH(bio_remap, "block_bio_remap", false);
-	if (fns.loop_rootcg || fns.loop_worker || fns.writeback) {
-		ATTACH(work_start, "workqueue_execute_start", false);
-		ATTACH(work_end, "workqueue_execute_end", false);
-	}
-	if (!fns.loop_rootcg && !fns.loop_worker)
-		fprintf(stderr, "xiotop: loop work functions not in /proc/kallsyms: loop "
-		                "direct I/O is attributed by inode only, loop CPU not at all\n");
-	if (!fns.writeback)
-		fprintf(stderr, "xiotop: wb_workfn not in /proc/kallsyms: flusher CPU is "
-		                "unattributed\n");
-	ATTACH(switch, "sched_switch", false);
-	t->has_cpu = s->links.btf_switch || s->links.raw_switch;
-#undef ATTACH
 	t->ncpus = libbpf_num_possible_cpus();
 	if (t->ncpus <= 0) {
 		snprintf(err, errlen, "cannot count possible CPUs");
@@ -257,6 +311,28 @@ static void map_backend(struct tracer *t, const struct xt_roots *roots, uint32_t
 	}
 }
 
+/* Field 22 of /proc/<pid>/stat: the start time that tells a reused pid apart. */
+static int proc_start_ticks(const struct xt_roots *roots, int pid, unsigned long long *ticks)
+{
+	char path[256], buf[1024];
+	snprintf(path, sizeof(path), "%s/%d/stat", roots->proc ? roots->proc : "/proc", pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* the command name may hold spaces and parentheses: fields resume after the last ')' */
+	char *p = strrchr(buf, ')');
+	if (!p)
+		return -1;
+	int field = 2;
+	for (p++; *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	return sscanf(p, "%llu", ticks) == 1 ? 0 : -1;
+}
+
 int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
                         const struct xt_roots *roots)
 {
@@ -285,7 +361,14 @@ int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
 		if (d->device_model_pid > 0 && d->device_model_pid < 4194304) {
 			uint32_t dm_tgid = (uint32_t)d->device_model_pid, word = dm_tgid >> 6;
 			uint64_t bits = 0;
-			bpf_map_update_elem(tgid_fd, &dm_tgid, &d->domid, BPF_ANY);
+			struct xiotop_dm_owner owner = {.domid = d->domid};
+			if (proc_start_ticks(roots, d->device_model_pid, &owner.start_ticks)) {
+				fprintf(stderr,
+				        "xiotop: device model pid %d of domain %u is not running\n",
+				        d->device_model_pid, d->domid);
+				continue;
+			}
+			bpf_map_update_elem(tgid_fd, &dm_tgid, &owner, BPF_ANY);
 			bpf_map_lookup_elem(bits_fd, &word, &bits);
 			bits |= 1ull << (dm_tgid & 63);
 			bpf_map_update_elem(bits_fd, &word, &bits, BPF_ANY);
@@ -304,6 +387,17 @@ static uint64_t read_stat(struct tracer *t, uint32_t idx)
 	return sum;
 }
 
+static struct xs_dom_counters *counters_for(struct xs_sample *s, uint32_t domid)
+{
+	struct xs_dom_counters *c = (struct xs_dom_counters *)sample_counters(s, domid);
+	if (c)
+		return c;
+	struct xs_dom_counters fresh = {.domid = domid, .guest_cpu_ns = -1};
+	if (sample_add_counters(s, &fresh))
+		return NULL;
+	return &s->counters[s->n_counters - 1];
+}
+
 /* Per-domain on-CPU time by role into the sample's domain counters. */
 static int read_cpu(struct tracer *t, struct xs_sample *s)
 {
@@ -319,14 +413,32 @@ static int read_cpu(struct tracer *t, struct xs_sample *s)
 		uint64_t ns = 0;
 		for (int c = 0; c < t->ncpus; c++)
 			ns += t->percpu_u64[c];
-		struct xs_dom_counters *c = (struct xs_dom_counters *)sample_counters(s, key.domid);
-		if (!c) {
-			struct xs_dom_counters fresh = {.domid = key.domid, .guest_cpu_ns = -1};
-			if (sample_add_counters(s, &fresh))
-				return -1;
-			c = &s->counters[s->n_counters - 1];
-		}
+		struct xs_dom_counters *c = counters_for(s, key.domid);
+		if (!c)
+			return -1;
 		c->cpu_ns[key.role] += ns;
+	}
+	return 0;
+}
+
+/* Page-cache bytes dirtied and written back per domain. */
+static int read_dirty(struct tracer *t, struct xs_sample *s)
+{
+	int fd = bpf_map__fd(t->skel->maps.dirty);
+	uint32_t key, next;
+	const uint32_t *prev = NULL;
+	s->has_dirty = true;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		struct xiotop_dirty d;
+		if (bpf_map_lookup_elem(fd, &key, &d))
+			continue;
+		struct xs_dom_counters *c = counters_for(s, key);
+		if (!c)
+			return -1;
+		c->dirtied_bytes = d.dirtied_bytes;
+		c->written_back_bytes = d.written_back_bytes;
 	}
 	return 0;
 }
@@ -357,6 +469,8 @@ int tracer_read(struct tracer *t, struct xs_sample *s)
 	                 read_stat(t, XIOTOP_STAT_LOST_REMAP) + read_stat(t, XIOTOP_STAT_LOST_CPU);
 	if (t->has_cpu)
 		s->cpu_unattributed_ns = read_stat(t, XIOTOP_STAT_UNATTR_CPU_NS);
+	if (t->has_dirty && read_dirty(t, s))
+		return -1;
 	return 0;
 }
 
@@ -364,6 +478,8 @@ void tracer_close(struct tracer *t)
 {
 	if (!t)
 		return;
+	for (size_t i = 0; i < t->n_links; i++)
+		bpf_link__destroy(t->links[i]);
 	xiotop_bpf__destroy(t->skel);
 	free(t->percpu_io);
 	free(t->percpu_u64);

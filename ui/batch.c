@@ -64,6 +64,26 @@ static void put_cpu(FILE *out, const struct model_interval *m, const struct mode
 		fputc('}', out);
 	}
 	put_opt_u64(out, ",\"guest_cpu_ns\":", d->guest_cpu_ns >= 0, (uint64_t)d->guest_cpu_ns);
+	put_opt_u64(out, ",\"dirty_backlog_bytes\":", m->has_dirty, d->dirty_backlog_bytes);
+	put_opt_u64(out, ",\"dirtied_bytes\":", m->has_dirty, d->dirtied_bytes);
+	put_opt_u64(out, ",\"written_back_bytes\":", m->has_dirty, d->written_back_bytes);
+}
+
+/* blkback's own per-vbd counts beside xiotop's (only on a Xen dom0: has_vbd_stats). */
+static void put_vbd_stats(FILE *out, const struct model_domain *d)
+{
+	fputs(",\"vbd_stats\":[", out);
+	for (size_t j = 0; j < d->n_vbds; j++) {
+		const struct model_vbd *v = &d->vbds[j];
+		fprintf(out,
+		        "%s{\"devid\":%u,\"rd_bytes\":%" PRIu64 ",\"wr_bytes\":%" PRIu64
+		        ",\"rd_req\":%" PRIu64 ",\"wr_req\":%" PRIu64,
+		        j ? "," : "", v->devid, v->rd_bytes, v->wr_bytes, v->rd_req, v->wr_req);
+		put_opt_u64(out, ",\"xiotop_rd_bytes\":", v->xiotop_known, v->xiotop_rd_bytes);
+		put_opt_u64(out, ",\"xiotop_wr_bytes\":", v->xiotop_known, v->xiotop_wr_bytes);
+		fprintf(out, ",\"disagree\":%s}", v->disagree ? "true" : "false");
+	}
+	fputc(']', out);
 }
 
 static void print_json(FILE *out, const struct model_interval *m)
@@ -106,7 +126,7 @@ static void print_json(FILE *out, const struct model_interval *m)
 		for (size_t j = 0; j < d->n_layers; j++) {
 			const struct model_layer *l = &d->layers[j];
 			fprintf(out, "%s{", j ? "," : "");
-			if (l->role == ROLE_FILE) {
+			if (l->is_file) {
 				fprintf(out, "\"file\":");
 				json_put_string(out,
 				                d->info && d->info->file[0] ? d->info->file : NULL);
@@ -120,7 +140,10 @@ static void print_json(FILE *out, const struct model_interval *m)
 			        model_role_name(l->role), l->is_leaf ? "true" : "false",
 			        l->rd_bytes, l->wr_bytes);
 		}
-		fprintf(out, "]}");
+		fprintf(out, "]");
+		if (m->has_vbd_stats)
+			put_vbd_stats(out, d);
+		fprintf(out, "}");
 	}
 	fprintf(out, "]}\n");
 }

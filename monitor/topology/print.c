@@ -209,6 +209,7 @@ void topo_free(struct xt_topology *t)
 			free_backend(&t->domains[i].backends[j]);
 		free(t->domains[i].backends);
 		free(t->domains[i].name);
+		free(t->domains[i].uuid);
 	}
 	free(t->domains);
 	free(t->source);

@@ -24,6 +24,10 @@ struct xt_roots {
 	const char *sysfs; /* "/sys" live, a fixture tree in tests */
 	const char *proc;  /* "/proc" */
 	const char *dev;   /* "/dev" (only used to map /dev/loopN style paths to names) */
+	/* --image-dir: where files named in xenstore may be (besides /dev); none: any file
+	 * whose path has no ".." component (see topo_path_allowed) */
+	const char *const *image_dirs;
+	size_t n_image_dirs;
 };
 
 enum xt_backend_kind {
@@ -70,6 +74,8 @@ struct xt_domain {
 	int device_model_pid; /* 0 if none */
 	struct xt_backend *backends;
 	size_t n_backends;
+	char *uuid;          /* from /local/domain/<domid>/vm ("/vm/<uuid>"); NULL unknown */
+	uint32_t generation; /* set by topo_generations_apply(); 0 until then */
 };
 
 struct xt_topology {
@@ -143,12 +149,55 @@ uint32_t topo_dev_by_path(const struct xt_roots *roots, const char *path);
  * characters) or "blkback.<domid>.<dev>". Fills domid and dev (if non-NULL). */
 bool topo_parse_blkback_comm(const char *comm, uint32_t *domid, char *dev, size_t devlen);
 
+/* Device models running now (/proc/<pid>/cmdline): qemu with -xen-domid N (or qemu-dm
+ * -d N) joins domain N as its device model, with its image files as qdisk backends; a qemu
+ * without one (KVM) becomes domain XT_KVM_DOMID_BASE + pid, named from -name. Returns
+ * how many were found, -1 if /proc cannot be read. */
+#define XT_KVM_DOMID_BASE 1000000u
+int topo_add_qemu_processes(const struct xt_roots *roots, struct xt_topology *t);
+#define QEMU_MAX_DISKS 32
+struct qemu_proc {
+	int pid;
+	long xen_domid; /* -1: none (KVM) */
+	char name[128];
+	char *disks[QEMU_MAX_DISKS];
+	size_t n_disks;
+};
+/* One NUL-separated command line into q (pid preset); 0 if it is a qemu. */
+int topo_parse_qemu_cmdline(const char *buf, size_t len, struct qemu_proc *q);
+void topo_qemu_proc_free(struct qemu_proc *q);
+
+/* May a path read from xenstore be followed? Only absolute paths without a ".." component,
+ * under /dev or, when roots->image_dirs are given, under one of them (also once symlinks
+ * are resolved). When not, `why` says so, naming `key` and the rule, for the mark. */
+bool topo_path_allowed(const struct xt_roots *roots, const char *key, const char *path, char *why,
+                       size_t whylen);
+
+/* Domain ids are reused: which incarnation each domain of a topology is. A domid keeps its
+ * generation while it stays listed with the same uuid; it gets the next one when it was
+ * absent from the previous topology or its uuid changed. Generations start at 1. */
+struct topo_generation_entry {
+	uint32_t domid;
+	uint32_t generation;
+	char uuid[40];
+	bool listed; /* in the last topology applied */
+};
+struct topo_generations {
+	struct topo_generation_entry *seen;
+	size_t n;
+};
+/* Set each domain's generation; 0, or -1 when out of memory (generations then 0). */
+int topo_generations_apply(struct topo_generations *g, struct xt_topology *t);
+void topo_generations_free(struct topo_generations *g);
+
 void topo_print_text(FILE *out, const struct xt_topology *t);
 void topo_print_json(FILE *out, const struct xt_topology *t);
 const char *topo_role_name(enum xt_role r);         /* "backend", "stacked", "file", "leaf" */
 const char *topo_kind_name(enum xt_backend_kind k); /* "vbd", "qdisk" */
 
 const struct xt_domain *topo_find_domain(const struct xt_topology *t, uint32_t domid);
+/* Deep copy of a domain; on failure dst is partly filled and freed with its topology. */
+int topo_domain_copy(struct xt_domain *dst, const struct xt_domain *src);
 void topo_free(struct xt_topology *t);
 
 #endif

@@ -80,6 +80,18 @@ static bool parse_domid(const struct part *p, uint32_t *domid)
 	return true;
 }
 
+/* The uuid at the end of a vm path ("/vm/3f6e5b1c-0e43-..."; xend added "-N" on
+ * restarts): hex digits and dashes only, else NULL (the value is not trusted). */
+static char *parse_vm_uuid(const char *value)
+{
+	const char *slash = strrchr(value, '/');
+	const char *u = slash ? slash + 1 : value;
+	size_t len = strspn(u, "0123456789abcdefABCDEF-");
+	if (!len || len > 39 || u[len])
+		return NULL;
+	return strdup(u);
+}
+
 static int parse_pid(const char *value)
 {
 	unsigned long v;
@@ -206,6 +218,14 @@ static int scan_entry(struct builder *bld, const struct xs_entry *e)
 		free(d->name);
 		return (d->name = strdup(e->value)) ? 0 : -1;
 	}
+	if (n == 4 && part_is(&c[3], "vm") && parse_domid(&c[2], &domid)) {
+		struct xt_domain *d = domain_for(bld, domid);
+		if (!d)
+			return -1;
+		free(d->uuid);
+		d->uuid = parse_vm_uuid(e->value);
+		return 0;
+	}
 	if (n == 5 && part_is(&c[3], "image") && part_is(&c[4], "device-model-pid") &&
 	    parse_domid(&c[2], &domid)) {
 		struct xt_domain *d = domain_for(bld, domid);
@@ -277,11 +297,33 @@ static bool usable(const struct xs_entry *e, struct xt_backend *b, const char *k
 		return false;
 	if (e->truncated) {
 		char why[128];
-		snprintf(why, sizeof(why), "%s was cut by xenstore-ls; dump with -f", key);
+		snprintf(why, sizeof(why),
+		         "%s was cut short (by xenstore-ls: dump with -f; or over 64 KiB live)",
+		         key);
+		mark(b, why);
+		return false;
+	}
+	if (strlen(e->value) != e->value_len) {
+		/* a C string would silently stop at the NUL: "/dev/loop0\0../x" */
+		char why[128];
+		snprintf(why, sizeof(why), "%s holds a NUL byte", key);
 		mark(b, why);
 		return false;
 	}
 	return true;
+}
+
+/* A path from xenstore, checked against the --image-dir policy before it is followed. */
+static bool followable(const struct xt_roots *roots, const struct xs_entry *e, struct xt_backend *b,
+                       const char *key, const char *path)
+{
+	if (!usable(e, b, key))
+		return false;
+	char why[512];
+	if (topo_path_allowed(roots, key, path, why, sizeof(why)))
+		return true;
+	mark(b, why);
+	return false;
 }
 
 static void resolve_vbd(const struct xs_store *s, const struct xt_roots *roots,
@@ -302,14 +344,16 @@ static void resolve_vbd(const struct xs_store *s, const struct xt_roots *roots,
 	static const char *const node_keys[] = {"node", "physical-device-path"};
 	for (size_t i = 0; i < sizeof(node_keys) / sizeof(node_keys[0]); i++) {
 		const struct xs_entry *node = backend_key(s, pb, node_keys[i]);
-		if (node && node->value[0] == '/' && usable(node, b, node_keys[i])) {
-			topo_resolve_file(roots, node->value, b);
+		if (node && node->value[0] == '/') {
+			if (followable(roots, node, b, node_keys[i], node->value))
+				topo_resolve_file(roots, node->value, b);
 			return;
 		}
 	}
 	const struct xs_entry *params = backend_key(s, pb, "params");
-	if (usable(params, b, "params")) {
-		topo_resolve_file(roots, topo_strip_format(params->value), b);
+	if (params && params->value[0]) {
+		if (followable(roots, params, b, "params", topo_strip_format(params->value)))
+			topo_resolve_file(roots, topo_strip_format(params->value), b);
 		return;
 	}
 	mark(b, "no physical-device, node or params");
@@ -319,10 +363,10 @@ static void resolve_qdisk(const struct xs_store *s, const struct xt_roots *roots
                           const struct pending_backend *pb, struct xt_backend *b)
 {
 	const struct xs_entry *params = backend_key(s, pb, "params");
-	if (usable(params, b, "params"))
-		topo_resolve_file(roots, topo_strip_format(params->value), b);
-	else
+	if (!params || !params->value[0])
 		mark(b, "no params");
+	else if (followable(roots, params, b, "params", topo_strip_format(params->value)))
+		topo_resolve_file(roots, topo_strip_format(params->value), b);
 }
 
 static int build_backend(const struct xs_store *s, const struct xt_roots *roots,

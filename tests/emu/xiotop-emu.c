@@ -66,6 +66,7 @@ static void usage(FILE *out)
 	      "      [--fsync]\n"
 	      "  xiotop-emu qemu -xen-domid N --image FILE [--buffered-mib M] [--direct-mib D]\n"
 	      "      [--pipe-mib P] [--bs BYTES] [--name NAME] [--fsync] [--hold-after SEC]\n"
+	      "      [--wait-before SEC]\n"
 	      "BYTES accepts a K or M suffix. The qemu mode re-executes itself as\n"
 	      "'" QEMU_ARGV0 " -xen-domid N [-name guest=NAME] -drive file=FILE,...'.\n",
 	      out);
@@ -622,6 +623,7 @@ struct qemu_state {
 	uint64_t buffered_bytes, direct_bytes, pipe_bytes_req, bs;
 	bool fsync;
 	double hold_s;
+	double wait_s; /* before any I/O, after the re-exec */
 	/* results */
 	pid_t tid;
 	uint64_t wr_buffered, wr_direct, wr_ios, pipe_bytes;
@@ -851,14 +853,17 @@ static int cmd_qemu(int argc, char **argv, bool canonical)
 			q.fsync = true;
 		else if (opt_is(&c, "hold-after"))
 			q.hold_s = parse_double("--hold-after", opt_val(&c));
+		else if (opt_is(&c, "wait-before"))
+			q.wait_s = parse_double("--wait-before", opt_val(&c));
 		else if (opt_is(&c, "help") || opt_is(&c, "h")) {
 			usage(stdout);
 			return 0;
 		} else
 			die_usage("qemu: unknown argument '%s'", argv[c.i]);
 	}
-	if (q.domid < 0 || q.domid > 0x7fef)
-		die_usage("qemu: -xen-domid N (0..32751) is required");
+	/* without -xen-domid: a KVM-style qemu, found by its -name alone */
+	if (q.domid > 0x7fef)
+		die_usage("qemu: -xen-domid N must be 0..32751");
 	if (image_opt)
 		q.image = strdup(image_opt);
 	else if (drive_opt)
@@ -883,10 +888,12 @@ static int cmd_qemu(int argc, char **argv, bool canonical)
 		if (!esc_img ||
 		    asprintf(&drive, "file=%s,if=none,format=raw,cache=writeback", esc_img) < 0)
 			die_usage("out of memory");
-		nargv[n++] = QEMU_ARGV0;
-		nargv[n++] = "-xen-domid";
-		snprintf(num[k], sizeof(num[k]), "%ld", q.domid);
-		nargv[n++] = num[k++];
+		nargv[n++] = q.domid >= 0 ? QEMU_ARGV0 : "qemu-system-x86_64";
+		if (q.domid >= 0) {
+			nargv[n++] = "-xen-domid";
+			snprintf(num[k], sizeof(num[k]), "%ld", q.domid);
+			nargv[n++] = num[k++];
+		}
 		if (name) {
 			char *esc = qemu_escape(name);
 			if (!esc || asprintf(&nm, "guest=%s,debug-threads=on", esc) < 0)
@@ -914,6 +921,11 @@ static int cmd_qemu(int argc, char **argv, bool canonical)
 			nargv[n++] = "--hold-after";
 			nargv[n++] = num[k++];
 		}
+		if (q.wait_s > 0) {
+			snprintf(num[k], sizeof(num[k]), "%.3f", q.wait_s);
+			nargv[n++] = "--wait-before";
+			nargv[n++] = num[k++];
+		}
 		nargv[n] = NULL;
 		execv("/proc/self/exe", nargv);
 		fprintf(stderr, "xiotop-emu: re-exec as %s failed: %s\n", QEMU_ARGV0,
@@ -922,6 +934,12 @@ static int cmd_qemu(int argc, char **argv, bool canonical)
 	}
 	q.name = name;
 	prctl(PR_SET_NAME, QEMU_ARGV0, 0, 0, 0); /* comm "qemu-system-i38", as the real one */
+	/* a real device model lives long before its guest writes: let monitors find it */
+	if (q.wait_s > 0)
+		nanosleep(
+		    &(struct timespec){.tv_sec = (time_t)q.wait_s,
+		                       .tv_nsec = (long)((q.wait_s - (time_t)q.wait_s) * 1e9)},
+		    NULL);
 
 	install_signals();
 	block_signals(true);

@@ -1,0 +1,150 @@
+/* record_size.c - writes DOMAINS synthetic domains over SAMPLES one-second samples through
+ * the recorder (record.h) into a new file and prints its size; bench/record_size.sh turns
+ * that into bytes per domain-sample.
+ *
+ * Each domain looks like a file-backed guest (the costliest common case): three layers
+ * (its loop device as backend, the loop device's writes charged by inode at the host
+ * disk, its reads via loop work), CPU on two roles, dirty and written-back bytes, guest
+ * CPU, blkback's own counters for its vbd (a Xen dom0 reads them); rates drawn per domain between 1
+ * and 40 MB/s and jittered each second, so the cumulative counters grow as they would in an hour of
+ * benchmarks. Deterministic.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "record.h"
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static uint64_t between(uint64_t lo, uint64_t hi)
+{
+	return lo + rnd() % (hi - lo + 1);
+}
+
+#define LAYERS_PER_DOMAIN 3
+#define HOST_DISK         ((8u << 20) | 0)
+
+int main(int argc, char **argv)
+{
+	if (argc != 4) {
+		fprintf(stderr, "usage: %s OUT DOMAINS SAMPLES\n", argv[0]);
+		return 2;
+	}
+	unsigned n_dom = (unsigned)atoi(argv[2]);
+	unsigned n_samples = (unsigned)atoi(argv[3]);
+	if (!n_dom || !n_samples || n_dom > 4000) {
+		fprintf(stderr, "record_size: DOMAINS 1..4000, SAMPLES > 0\n");
+		return 2;
+	}
+	struct rec_host_facts facts;
+	rec_host_facts_read("/proc", &facts);
+	struct rec_error err;
+	struct rec_writer *w = rec_create(argv[1], &facts, &err);
+	if (!w) {
+		fprintf(stderr, "record_size: %s\n", err.msg);
+		return 2;
+	}
+	struct xs_sample s;
+	memset(&s, 0, sizeof(s));
+	snprintf(s.hooks, sizeof(s.hooks), "block_bio_queue block_bio_remap sched_switch");
+	s.has_cpu = s.has_dirty = s.domains_live = s.has_vbd_stats = true;
+	uint64_t *rate = calloc(n_dom, sizeof(*rate));
+	for (unsigned d = 0; d < n_dom; d++) {
+		rate[d] = between(1000000, 40000000);
+		uint32_t domid = d + 1, loop = (7u << 20) | d;
+		struct xs_domain dom = {.domid = domid};
+		snprintf(dom.name, sizeof(dom.name), "guest-%03u", domid);
+		snprintf(dom.kind, sizeof(dom.kind), "vbd");
+		snprintf(dom.file, sizeof(dom.file), "/var/lib/xen/images/guest-%03u.img", domid);
+		snprintf(dom.uuid, sizeof(dom.uuid), "%08x-5d1b-4c36-9a4e-6c2f0e1d%04x", domid, d);
+		dom.generation = 1;
+		dom.mem_bytes = 2048ull << 20;
+		sample_add_domain(&s, &dom);
+		struct xs_dev dev = {.dev = loop};
+		snprintf(dev.name, sizeof(dev.name), "loop%u", d);
+		sample_add_dev(&s, &dev);
+		uint32_t via[LAYERS_PER_DOMAIN] = {XIOTOP_VIA_DEV, XIOTOP_VIA_INODE,
+		                                   XIOTOP_VIA_LOOPWORK};
+		for (int l = 0; l < LAYERS_PER_DOMAIN; l++) {
+			struct xs_layer layer = {
+			    .domid = domid, .dev = l ? HOST_DISK : loop, .via = via[l]};
+			sample_add_layer(&s, &layer);
+		}
+		struct xs_dom_counters c = {.domid = domid};
+		sample_add_counters(&s, &c);
+		struct xs_vbd_stat v = {
+		    .domid = domid, .devid = 51712, .backend_dev = loop, .instance = 1000 + d};
+		sample_add_vbd_stat(&s, &v);
+	}
+	struct xs_dev sda = {.dev = HOST_DISK, .is_leaf = true};
+	snprintf(sda.name, sizeof(sda.name), "sda");
+	sample_add_dev(&s, &sda);
+	struct xs_disk disk = {.dev = HOST_DISK};
+	snprintf(disk.name, sizeof(disk.name), "sda");
+	sample_add_disk(&s, &disk);
+
+	for (unsigned i = 0; i < n_samples; i++) {
+		s.realtime_ns = 1700000000000000000ll + (int64_t)i * 1000000000;
+		s.monotonic_ns = 5000000000000ull + (uint64_t)i * 1000000000;
+		s.host_busy_ns += between(100000000, 4000000000);
+		s.cpu_unattributed_ns += between(1000000, 100000000);
+		uint64_t all = 0;
+		for (unsigned d = 0; d < n_dom; d++) {
+			uint64_t wr = rate[d] / 2 + between(0, rate[d]);
+			wr -= wr % 4096;
+			uint64_t rd = wr / 4;
+			rd -= rd % 4096;
+			for (int l = 0; l < LAYERS_PER_DOMAIN; l++) {
+				struct xiotop_io *io = &s.layers[d * LAYERS_PER_DOMAIN + l].io;
+				io->wr_bytes += l == 2 ? wr / 8 : wr;
+				io->rd_bytes += rd;
+				io->wr_ios += wr / 65536 + 1;
+				io->rd_ios += rd / 65536 + 1;
+			}
+			struct xs_dom_counters *c = &s.counters[d];
+			c->cpu_ns[XS_CPU_BACKEND] += between(1000000, 100000000);
+			c->cpu_ns[XS_CPU_LOOP] += between(1000000, 50000000);
+			c->dirtied_bytes += wr;
+			c->written_back_bytes += wr - wr % 65536;
+			c->guest_cpu_ns += (int64_t)between(100000000, 1000000000);
+			struct xs_vbd_stat *v = &s.vbd_stats[d];
+			v->wr_bytes += wr;
+			v->rd_bytes += rd;
+			v->wr_req += wr / 65536 + 1;
+			v->rd_req += rd / 65536 + 1;
+			v->f_req += between(0, 3);
+			all += 2 * wr;
+		}
+		s.vmstat_pgpgout_kb += all / 1024;
+		s.vmstat_pgpgin_kb += all / 4096;
+		s.disks[0].wr_bytes += all / 2;
+		s.disks[0].wr_ios += all / 131072;
+		if (rec_append(w, &s, &err)) {
+			fprintf(stderr, "record_size: %s\n", err.msg);
+			return 1;
+		}
+	}
+	if (rec_close(w, &err)) {
+		fprintf(stderr, "record_size: %s\n", err.msg);
+		return 1;
+	}
+	free(rate);
+	sample_free(&s);
+	struct stat st;
+	if (stat(argv[1], &st))
+		return 1;
+	printf("%lld bytes, %u domains x %u samples: %.1f bytes per domain-sample\n",
+	       (long long)st.st_size, n_dom, n_samples,
+	       (double)st.st_size / ((double)n_dom * n_samples));
+	return 0;
+}

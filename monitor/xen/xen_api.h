@@ -1,0 +1,64 @@
+/* xen_api.h - the libxenstore and libxenstat calls xiotop makes, as a table of function
+ * pointers, so that tests can put a double in place of the libraries.
+ *
+ * Contract: every entry is one library call with the library's meaning, read-only (no
+ * xs_write, no xs_rm, no domain control). Strings and arrays returned by xs_directory,
+ * xs_read and xs_check_watch are malloc'd and freed by the caller with free(), as with
+ * libxenstore; a NULL return sets errno. Handles are the libraries' own opaque types.
+ * The one addition is xenstat_init's err buffer: libxenctrl writes its reasons for
+ * failing to stderr, and xiotop promises one line about its source, so the real table
+ * catches that text and hands it back instead. xen_api_real() is the real table (NULL
+ * when xiotop was built without the libraries); it is linked into the executable only.
+ */
+#ifndef XIOTOP_XEN_API_H
+#define XIOTOP_XEN_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct xs_handle;
+struct xenstat_handle;
+struct xenstat_node;
+struct xenstat_domain;
+struct xenstat_vbd;
+
+/* xenstat_get_node() flags, as xenstat.h numbers them (checked in xen_api_real.c) */
+#define XEN_API_STAT_XEN_VERSION 0x4
+#define XEN_API_STAT_VBD         0x8
+
+struct xen_api {
+	/* libxenstore: a read-only connection (XS_OPEN_READONLY) */
+	struct xs_handle *(*xs_open)(void);
+	void (*xs_close)(struct xs_handle *h);
+	char **(*xs_directory)(struct xs_handle *h, const char *path, unsigned int *num);
+	void *(*xs_read)(struct xs_handle *h, const char *path, unsigned int *len);
+	bool (*xs_watch)(struct xs_handle *h, const char *path, const char *token);
+	int (*xs_fileno)(struct xs_handle *h);
+	char **(*xs_check_watch)(struct xs_handle *h);
+
+	/* libxenstat */
+	struct xenstat_handle *(*xenstat_init)(char *err, size_t errlen);
+	void (*xenstat_uninit)(struct xenstat_handle *h);
+	struct xenstat_node *(*xenstat_get_node)(struct xenstat_handle *h, unsigned int flags);
+	void (*xenstat_free_node)(struct xenstat_node *n);
+	const char *(*xenstat_node_xen_version)(struct xenstat_node *n);
+	unsigned int (*xenstat_node_num_domains)(struct xenstat_node *n);
+	struct xenstat_domain *(*xenstat_node_domain_by_index)(struct xenstat_node *n,
+	                                                       unsigned int index);
+	unsigned int (*xenstat_domain_id)(struct xenstat_domain *d);
+	unsigned long long (*xenstat_domain_cpu_ns)(struct xenstat_domain *d);
+	unsigned long long (*xenstat_domain_cur_mem)(struct xenstat_domain *d); /* bytes */
+	unsigned int (*xenstat_domain_num_vbds)(struct xenstat_domain *d);
+	struct xenstat_vbd *(*xenstat_domain_vbd)(struct xenstat_domain *d, unsigned int vbd);
+	unsigned int (*xenstat_vbd_dev)(struct xenstat_vbd *v);
+	unsigned long long (*xenstat_vbd_rd_reqs)(struct xenstat_vbd *v);
+	unsigned long long (*xenstat_vbd_wr_reqs)(struct xenstat_vbd *v);
+	unsigned long long (*xenstat_vbd_rd_sects)(struct xenstat_vbd *v);
+	unsigned long long (*xenstat_vbd_wr_sects)(struct xenstat_vbd *v);
+	bool (*xenstat_vbd_error)(struct xenstat_vbd *v);
+};
+
+/* The libraries themselves; NULL if built without them. */
+const struct xen_api *xen_api_real(void);
+
+#endif

@@ -1,0 +1,249 @@
+#!/usr/bin/env bash
+# Live test of recordings (issue "Record, replay and export sessions"): emulated domains
+# recorded while a live `xiotop -b --format json` runs beside the recorder.
+#  - what the recorder printed as it recorded (--print json), `xiotop export` and
+#    `xiotop -b --from-file` are the same lines, byte for byte;
+#  - the live batch run saw the same per-domain totals as the recording (both tracers
+#    attached before the writers started and sampled after sync);
+#  - marks from another shell (registry and -o) appear and bound an export window;
+#  - kill -9 mid-recording, then export works; wrap mode marks start/end and exit status;
+#  - a full disk, a read-only place and bad files each give their message and exit 2.
+# Exit 77 (skipped) without root or zram.
+set -euo pipefail
+: "${XIOTOP_BIN:?}" "${XIOTOP_EMU:?}" "${XIOTOP_SRC:?}"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIPPED: recording live domains needs root (BPF, loop devices, zram, mounts)"
+	exit 77
+fi
+if [ ! -e /sys/class/zram-control/hot_add ]; then
+	echo "SKIPPED: no zram-control in sysfs (the emulated domains need zram)"
+	exit 77
+fi
+if ! command -v sqlite3 >/dev/null; then
+	echo "SKIPPED: no sqlite3 command-line tool (apt-get install sqlite3)"
+	exit 77
+fi
+work=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+	for m in "$work/full" "$work/ro"; do mountpoint -q "$m" && umount "$m"; done
+	bash "$XIOTOP_SRC/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+export XIOTOP_RUNTIME_DIR="$work/run" # `xiotop mark` finds this test's recorder only
+X=$XIOTOP_BIN
+fails=0
+check() { # check CONDITION-STATUS DESCRIPTION
+	if [ "$1" -eq 0 ]; then echo "ok   $2"; else echo "FAIL $2"; fails=$((fails + 1)); fi
+}
+samples() { # never before the recorder made the file: sqlite3 would create it
+	[ -s "$1" ] && sqlite3 "$1" 'SELECT count(*) FROM samples' 2>/dev/null || echo 0
+}
+wait_for() { # wait_for SECONDS COMMAND...: until COMMAND succeeds
+	local until=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -lt $until ] || return 1
+		sleep 0.2
+	done
+}
+has_samples() { [ "$(samples "$1")" -ge "$2" ]; }
+has_lines() { [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]; }
+
+bash "$XIOTOP_SRC/tests/emu/emu.sh" up "$work/world" --dio off >/dev/null
+# shellcheck source=/dev/null
+. "$work/world/env"
+dump=$XENSTORE_DUMP
+set +e # from here every step is checked and reported, and the test goes on
+
+# --- 1. record beside a live batch run; marks from another shell ---
+rec=$work/session.xiotop
+"$X" record -o "$rec" -d 1 --xenstore-dump "$dump" --print json >"$work/printed.json" \
+	2>"$work/record.err" &
+rec_pid=$!
+pids+=("$rec_pid")
+"$X" -b --format json -d 1 --xenstore-dump "$dump" >"$work/live.json" 2>"$work/live.err" &
+live_pid=$!
+pids+=("$live_pid")
+if ! wait_for 30 has_samples "$rec" 2 || ! wait_for 30 has_lines "$work/live.json" 1; then
+	check 1 "recorder and live batch running"
+	cat "$work/record.err" "$work/live.err"
+	exit 1 # nothing below can be checked
+fi
+check 0 "recorder and live batch running"
+"$X" mark "bench start" >/dev/null
+check $? "xiotop mark (no -o) reaches the running recorder"
+for d in 1 2 3; do
+	dev_var=DOM${d}_DEV
+	"$XIOTOP_EMU" blkback --domid "$d" --target "${!dev_var}" --write-mib 96 --read-mib 32 \
+		>"$work/writer$d.json" &
+	pids+=($!)
+done
+wait "${pids[@]:2}"
+sync
+"$X" mark -o "$rec" "bench end" >/dev/null
+check $? "xiotop mark -o FILE"
+n=$(samples "$rec")
+wait_for 30 has_samples "$rec" $((n + 2))
+lines=$(wc -l <"$work/live.json")
+wait_for 30 has_lines "$work/live.json" $((lines + 2))
+kill -INT "$rec_pid" "$live_pid"
+rec_rc=0
+wait "$rec_pid" || rec_rc=$?
+wait "$live_pid" || true
+check $rec_rc "recorder stops cleanly on SIGINT (exit $rec_rc)"
+check "$([ "$(stat -c %a "$rec")" = 640 ] && echo 0 || echo 1)" "recording is 0640"
+check "$([ ! -e "$rec-wal" ] && echo 0 || echo 1)" "WAL folded into the file on close"
+
+"$X" export "$rec" --format json >"$work/export.json"
+check $? "export exits 0"
+cmp -s "$work/printed.json" "$work/export.json"
+check $? "export JSON == what the recorder printed as batch JSON ($(wc -l <"$work/export.json") intervals)"
+"$X" -b --format json --from-file "$rec" >"$work/fromfile.json"
+cmp -s "$work/printed.json" "$work/fromfile.json"
+check $? "-b --from-file JSON == the same lines"
+"$X" export "$rec" --format csv >"$work/export.csv" &&
+	"$X" -b --format csv --from-file "$rec" >"$work/fromfile.csv" &&
+	cmp -s "$work/export.csv" "$work/fromfile.csv"
+check $? "export CSV == -b --from-file CSV"
+"$X" replay "$rec" >"$work/replay.txt" && "$X" -b --from-file "$rec" >"$work/fromfile.txt" &&
+	diff <(grep -v '^mark: ' "$work/replay.txt") "$work/fromfile.txt" >/dev/null &&
+	grep -q '^mark: bench start$' "$work/replay.txt"
+check $? "replay prints the intervals (batch text) with the marks"
+
+python3 - "$work/live.json" "$work/export.json" "$work" <<'EOF'
+import json, sys
+live, rec, work = sys.argv[1:4]
+def totals(path):
+    t = {}
+    for line in open(path):
+        for d in json.loads(line)["domains"]:
+            s = t.setdefault(d["domid"], {})
+            for k in ("guest_wr_bytes", "guest_rd_bytes", "phys_wr_bytes", "double_counted_bytes"):
+                s[k] = s.get(k, 0) + d[k]
+    return t
+a, b = totals(live), totals(rec)
+bad = 0
+for domid in (1, 2, 3):
+    w = json.loads(open(f"{work}/writer{domid}.json").read().strip().splitlines()[-1])
+    for k in ("guest_wr_bytes", "guest_rd_bytes", "phys_wr_bytes", "double_counted_bytes"):
+        x, y = a.get(domid, {}).get(k, 0), b.get(domid, {}).get(k, 0)
+        ok = abs(x - y) <= max(x, y) * 0.01 + 65536
+        print(f"{'ok  ' if ok else 'FAIL'} dom{domid} {k}: live batch {x / 2**20:.1f} MiB, recorded {y / 2**20:.1f} MiB (1 %)")
+        bad += not ok
+    ok = b.get(domid, {}).get("guest_wr_bytes", 0) == w["wr_bytes"]
+    print(f"{'ok  ' if ok else 'FAIL'} dom{domid} recorded guest_wr_bytes == {w['wr_bytes']} written")
+    bad += not ok
+sys.exit(1 if bad else 0)
+EOF
+check $? "live batch JSON and the recording agree per domain"
+
+labels=$(sqlite3 "$rec" "SELECT group_concat(label, '|') FROM (SELECT label FROM marks ORDER BY realtime_ns)")
+check "$([ "$labels" = "bench start|bench end" ] && echo 0 || echo 1)" "marks in the file: $labels"
+"$X" export "$rec" --format json --from "bench start" --to "bench end" >"$work/window.json"
+python3 - "$work/window.json" "$work" <<'EOF'
+import json, sys
+path, work = sys.argv[1:3]
+ivs = [json.loads(l) for l in open(path)]
+bad = 0
+for domid in (1, 2, 3):
+    w = json.loads(open(f"{work}/writer{domid}.json").read().strip().splitlines()[-1])
+    got = sum(d["guest_wr_bytes"] for iv in ivs for d in iv["domains"] if d["domid"] == domid)
+    ok = got == w["wr_bytes"]
+    print(f"{'ok  ' if ok else 'FAIL'} window between the marks: dom{domid} {got} of {w['wr_bytes']} bytes written ({len(ivs)} intervals)")
+    bad += not ok
+sys.exit(1 if bad else 0)
+EOF
+check $? "export --from MARK --to MARK holds the benchmark"
+
+# The README's query, as a user would run it.
+query=$(awk '/^```sql$/ { on = 1; next } on && /^```$/ { exit } on' "$XIOTOP_SRC/README.md")
+sqlite3 -header -column "$rec" "$query" >"$work/totals.txt"
+grep -q guest1 "$work/totals.txt" && grep -q guest3 "$work/totals.txt"
+check $? "README sqlite3 query lists per-domain totals"
+sed 's/^/     /' "$work/totals.txt"
+
+# --- 2. kill -9 mid-recording, then export ---
+rec2=$work/killed.xiotop
+"$X" record -o "$rec2" -d 0.5 --xenstore-dump "$dump" 2>/dev/null &
+k_pid=$!
+pids+=("$k_pid")
+wait_for 30 has_samples "$rec2" 2
+"$XIOTOP_EMU" blkback --domid 1 --target "$DOM1_DEV" --write-mib 64 --rate-mib-s 32 >/dev/null &
+w_pid=$!
+pids+=("$w_pid")
+sleep 1.2
+kill -9 "$k_pid"
+wait "$k_pid" 2>/dev/null || true
+wait "$w_pid"
+n2=$(samples "$rec2")
+"$X" export "$rec2" --format json >"$work/killed.json"
+check $? "export after kill -9 exits 0"
+check "$([ "$(wc -l <"$work/killed.json")" -eq $((n2 - 1)) ] && [ "$n2" -ge 3 ] && echo 0 || echo 1)" \
+	"kill -9: $n2 committed samples, $((n2 - 1)) intervals exported"
+out=$("$X" mark "after kill" 2>&1)
+mark_rc=$?
+check "$([ $mark_rc -eq 2 ] && grep -q 'is gone' <<<"$out" && echo 0 || echo 1)" \
+	"mark after the recorder died: exit $mark_rc, $out"
+
+# --- 3. wrap mode ---
+rec3=$work/wrap.xiotop
+"$X" record -o "$rec3" -d 0.5 --tail 1.5 --xenstore-dump "$dump" -- \
+	sh -c "'$XIOTOP_EMU' blkback --domid 3 --target '$DOM3_DEV' --write-mib 32 >/dev/null; exit 3" \
+	2>"$work/wrap.err"
+wrap_rc=$?
+check "$([ $wrap_rc -eq 3 ] && echo 0 || echo 1)" "wrap mode returns the command's exit status ($wrap_rc)"
+marks=$(sqlite3 "$rec3" "SELECT origin || ':' || coalesce(exit_status, '-') || ':' || label FROM marks ORDER BY realtime_ns")
+echo "$marks" | head -1 | grep -q "^wrap:-:start: sh -c" && echo "$marks" | sed -n 2p | grep -q "^wrap:3:end: sh -c .*(exit 3)$"
+check $? "wrap mode marks start and end with the exit status"
+tail_s=$(sqlite3 "$rec3" "SELECT ((SELECT max(realtime_ns) FROM samples) - (SELECT realtime_ns FROM marks WHERE exit_status IS NOT NULL)) / 1e9")
+check "$(python3 -c "import sys; sys.exit(0 if 1.5 <= $tail_s < 3 else 1)" && echo 0 || echo 1)" \
+	"recording goes on --tail 1.5 s after the command ends (${tail_s} s)"
+
+# --- 4. a full disk: clear message, exit 2, what was recorded stays readable ---
+mkdir "$work/full"
+mount -t tmpfs -o size=256k tmpfs "$work/full"
+full_rc=0
+timeout 60 "$X" record -o "$work/full/rec.xiotop" -d 0.1 --xenstore-dump "$dump" 2>"$work/full.err" || full_rc=$?
+grep -q "disk full while writing .*recording stopped after [0-9]* samples" "$work/full.err"
+check "$([ $? -eq 0 ] && [ $full_rc -eq 2 ] && echo 0 || echo 1)" "disk full: exit $full_rc, $(grep 'disk full' "$work/full.err" | head -1)"
+"$X" export "$work/full/rec.xiotop" --format csv >/dev/null
+check $? "the recording of a full disk exports"
+umount "$work/full"
+
+# --- 5. places and files that are not recordings: a message and exit 2 each ---
+expect_2() { # expect_2 TEXT COMMAND...
+	local text=$1 out rc=0
+	shift
+	out=$("$@" 2>&1 >/dev/null) || rc=$?
+	if [ $rc -eq 2 ] && grep -q -- "$text" <<<"$out"; then
+		echo "ok   exit 2: $out"
+	else
+		echo "FAIL want exit 2 and '$text', got exit $rc: $out"
+		fails=$((fails + 1))
+	fi
+}
+mkdir "$work/ro"
+mount -t tmpfs -o ro,size=64k tmpfs "$work/ro"
+expect_2 "cannot create recording .*Read-only file system" \
+	"$X" record -o "$work/ro/x.xiotop" --xenstore-dump "$dump"
+umount "$work/ro"
+expect_2 "exists: a recording is never overwritten" "$X" record -o "$rec" --xenstore-dump "$dump"
+: >"$work/empty.xiotop"
+expect_2 "is empty (0 bytes)" "$X" export "$work/empty.xiotop"
+head -c 20000 /dev/urandom >"$work/garbage.xiotop"
+expect_2 "not an SQLite database" "$X" export "$work/garbage.xiotop"
+cp "$rec" "$work/cut.xiotop"
+truncate -s $(($(stat -c %s "$rec") / 2)) "$work/cut.xiotop"
+expect_2 "is truncated" "$X" export "$work/cut.xiotop"
+sqlite3 "$work/foreign.db" "CREATE TABLE t (a); INSERT INTO t VALUES (1)"
+expect_2 "an SQLite database but not an xiotop recording" "$X" export "$work/foreign.db"
+cp "$rec" "$work/newer.xiotop"
+sqlite3 "$work/newer.xiotop" "PRAGMA user_version=9"
+expect_2 "schema version 9 .* reads schema versions up to 1" "$X" -b --from-file "$work/newer.xiotop"
+expect_2 "neither a mark" "$X" export "$rec" --from "no such mark"
+
+echo "record: $fails failure(s)"
+[ $fails -eq 0 ]

@@ -1,0 +1,709 @@
+/* test_record.c - recordings: round trip of synthetic samples, marks and windows, and every
+ * kind of bad file, each with its message. Files go to a fresh directory under the
+ * current one (ctest runs in the build tree). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "batch.h"
+#include "model.h"
+#include "record.h"
+
+#define MiB   (1024ull * 1024)
+#define LOOP0 ((7u << 20) | 0)
+#define LOOP1 ((7u << 20) | 1)
+#define SDA   ((8u << 20) | 0)
+#define ZRAM3 ((252u << 20) | 3)
+
+static char dir[64];
+
+static int make_dir(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "xiotop-test-record-XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int remove_dir(void **state)
+{
+	(void)state;
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static const char *path_of(const char *name)
+{
+	static char buf[4][128];
+	static int next;
+	char *p = buf[next++ % 4];
+	snprintf(p, 128, "%s/%s", dir, name);
+	return p;
+}
+
+static void add_layer(struct xs_sample *s, uint32_t domid, uint32_t dev, uint32_t via, uint64_t wr,
+                      uint64_t rd)
+{
+	struct xs_layer l = {.domid = domid, .dev = dev, .via = via};
+	l.io.wr_bytes = wr;
+	l.io.rd_bytes = rd;
+	l.io.wr_ios = wr / 65536;
+	l.io.rd_ios = rd / 65536;
+	assert_int_equal(sample_add_layer(s, &l), 0);
+}
+
+static void add_dev(struct xs_sample *s, uint32_t dev, const char *name, bool leaf)
+{
+	struct xs_dev d = {.dev = dev, .is_leaf = leaf};
+	snprintf(d.name, sizeof(d.name), "%s", name);
+	assert_int_equal(sample_add_dev(s, &d), 0);
+}
+
+static void add_domain(struct xs_sample *s, uint32_t domid, const char *name, const char *file)
+{
+	struct xs_domain d = {.domid = domid, .generation = domid == 2 ? 0 : 1};
+	snprintf(d.uuid, sizeof(d.uuid), "%08x-1111-2222-3333-444455556666", domid);
+	d.mem_bytes = domid == 3 ? 0 : 1024 * MiB;
+	snprintf(d.name, sizeof(d.name), "%s", name);
+	snprintf(d.kind, sizeof(d.kind), "vbd");
+	snprintf(d.file, sizeof(d.file), "%s", file);
+	assert_int_equal(sample_add_domain(s, &d), 0);
+}
+
+/* Sample i of a session whose topology changes: domain 2 is renamed at sample 3 (a guest
+ * may rename itself), loop1 appears at 2, domain 3 disappears after 4, domain 9 is only
+ * known from its counters, and the hooks change at 5. Counters grow; one is >= 2^63. */
+static void synthetic(struct xs_sample *s, unsigned i)
+{
+	memset(s, 0, sizeof(*s));
+	uint64_t k = i + 1;
+	s->realtime_ns = 1714560000000000000ll + (int64_t)i * 1000000000;
+	s->monotonic_ns = 77000000000ull + i * 1000000000ull + (i == 3 ? 1234567 : 0);
+	s->vmstat_pgpgin_kb = 1000 * k;
+	s->vmstat_pgpgout_kb = 5 * 256 * 1024 * k;
+	s->lost_events = i / 3;
+	s->host_busy_ns = 3000000000ull * k;
+	s->cpu_unattributed_ns = 1000000 * k;
+	s->has_cpu = true;
+	s->has_dirty = i % 2 == 0;
+	s->domains_live = i != 1;
+	s->has_vbd_stats = true;
+	snprintf(s->hooks, sizeof(s->hooks), "%s",
+	         i < 5 ? "block_bio_queue block_bio_remap" : "block_bio_queue (remap lost)");
+	add_dev(s, SDA, "sda", true);
+	add_dev(s, LOOP0, "loop0", false);
+	if (i >= 2)
+		add_dev(s, LOOP1, "loop1", false);
+	add_dev(s, ZRAM3, "zram3", true);
+	add_domain(s, 1, "guest1", "/var/lib/xen/images/guest1.img");
+	add_domain(s, 2, i < 3 ? "guest2" : "evil\033[2Jguest", "");
+	if (i <= 4)
+		add_domain(s, 3, "guest3", "");
+	/* Map order, not sorted: the reader must keep it. */
+	add_layer(s, 3, ZRAM3, XIOTOP_VIA_DEV, 7 * MiB * k, MiB * k);
+	add_layer(s, 1, LOOP0, XIOTOP_VIA_DEV, 256 * MiB * k, 64 * MiB * k);
+	add_layer(s, XIOTOP_DOM_NONE, SDA, XIOTOP_VIA_NONE, MiB * k, 0);
+	add_layer(s, 1, SDA, XIOTOP_VIA_INODE, 250 * MiB * k, 0);
+	if (i >= 2)
+		add_layer(s, 2, LOOP1, XIOTOP_VIA_DEV, 3 * MiB * (k - 2), 0);
+	add_layer(s, 7, SDA, XIOTOP_VIA_TASK, 4096 * k, 0); /* domain 7: only in layers */
+	struct xs_dom_counters c1 = {.domid = 9, .guest_cpu_ns = -1};
+	c1.cpu_ns[XS_CPU_BACKEND] = 5000000 * k;
+	struct xs_dom_counters c2 = {.domid = 1, .guest_cpu_ns = (int64_t)(2000000000 * k)};
+	c2.cpu_ns[XS_CPU_LOOP] = 1000000 * k;
+	c2.cpu_ns[XS_CPU_WRITEBACK] = UINT64_MAX - 1000 + k; /* >= 2^63: same bits back */
+	c2.dirtied_bytes = 300 * MiB * k;
+	c2.written_back_bytes = 250 * MiB * k;
+	assert_int_equal(sample_add_counters(s, &c1), 0);
+	assert_int_equal(sample_add_counters(s, &c2), 0);
+	struct xs_disk d = {.dev = SDA, .rd_bytes = MiB * k, .wr_bytes = 500 * MiB * k};
+	snprintf(d.name, sizeof(d.name), "sda");
+	assert_int_equal(sample_add_disk(s, &d), 0);
+	/* blkback's own counters; guest1's vbd is made again (new instance) at sample 4 */
+	struct xs_vbd_stat v1 = {.domid = 1,
+	                         .devid = 51712,
+	                         .backend_dev = LOOP0,
+	                         .instance = i < 4 ? 11 : 12,
+	                         .wr_bytes = 256 * MiB * k,
+	                         .wr_req = 2048 * k,
+	                         .f_req = k};
+	struct xs_vbd_stat v3 = {.domid = 3,
+	                         .devid = 51712,
+	                         .source = XS_VBD_XENSTAT,
+	                         .rd_bytes = MiB * k,
+	                         .oo_req = 1,
+	                         .ds_req = 2};
+	assert_int_equal(sample_add_vbd_stat(s, &v3), 0);
+	assert_int_equal(sample_add_vbd_stat(s, &v1), 0);
+	struct xs_disk z = {.dev = ZRAM3, .wr_bytes = 7 * MiB * k, .wr_ios = 3 * k};
+	snprintf(z.name, sizeof(z.name), "zram3");
+	assert_int_equal(sample_add_disk(s, &z), 0);
+}
+
+static struct rec_host_facts some_facts(void)
+{
+	struct rec_host_facts f;
+	memset(&f, 0, sizeof(f));
+	snprintf(f.kernel_release, sizeof(f.kernel_release), "6.1.0-test");
+	f.cpu_count = 4;
+	f.mem_total_kb = 4096000;
+	f.dirty[0].name = "vm.dirty_ratio";
+	snprintf(f.dirty[0].value, sizeof(f.dirty[0].value), "20");
+	return f;
+}
+
+/* A recording of n synthetic samples at path. */
+static void write_recording(const char *path, unsigned n)
+{
+	struct rec_host_facts f = some_facts();
+	struct rec_error err;
+	struct rec_writer *w = rec_create(path, &f, &err);
+	assert_non_null(w);
+	for (unsigned i = 0; i < n; i++) {
+		struct xs_sample s;
+		synthetic(&s, i);
+		assert_int_equal(rec_append(w, &s, &err), 0);
+		sample_free(&s);
+	}
+	assert_int_equal(rec_close(w, &err), 0);
+}
+
+/* What batch mode prints for an interval, in one format. Caller frees. */
+static char *printed(const struct xs_sample *prev, const struct xs_sample *cur,
+                     enum batch_format format)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	struct model_interval m;
+	assert_int_equal(model_compute(prev, cur, &m), 0);
+	struct batch_opts bo = {.format = format, .hooks = m.hooks};
+	batch_print(f, &m, &bo, 0);
+	model_free(&m);
+	fclose(f);
+	return buf;
+}
+
+static int dev_order(const void *a, const void *b)
+{
+	const struct xs_dev *x = a, *y = b;
+	return x->dev < y->dev ? -1 : x->dev > y->dev;
+}
+
+static void assert_same_sample(const struct xs_sample *want, const struct xs_sample *got)
+{
+	assert_int_equal(got->realtime_ns, want->realtime_ns);
+	assert_int_equal(got->monotonic_ns, want->monotonic_ns);
+	assert_int_equal(got->vmstat_pgpgin_kb, want->vmstat_pgpgin_kb);
+	assert_int_equal(got->vmstat_pgpgout_kb, want->vmstat_pgpgout_kb);
+	assert_int_equal(got->lost_events, want->lost_events);
+	assert_int_equal(got->host_busy_ns, want->host_busy_ns);
+	assert_int_equal(got->cpu_unattributed_ns, want->cpu_unattributed_ns);
+	assert_int_equal(got->has_cpu, want->has_cpu);
+	assert_int_equal(got->has_dirty, want->has_dirty);
+	assert_string_equal(got->hooks, want->hooks);
+	assert_int_equal(got->domains_live, want->domains_live);
+	assert_int_equal(got->has_vbd_stats, want->has_vbd_stats);
+	assert_int_equal(got->n_vbd_stats, want->n_vbd_stats);
+	assert_memory_equal(got->vbd_stats, want->vbd_stats,
+	                    want->n_vbd_stats * sizeof(*want->vbd_stats));
+	/* layers, counters and disks in recorded order, byte for byte */
+	assert_int_equal(got->n_layers, want->n_layers);
+	assert_memory_equal(got->layers, want->layers, want->n_layers * sizeof(*want->layers));
+	assert_int_equal(got->n_counters, want->n_counters);
+	assert_memory_equal(got->counters, want->counters,
+	                    want->n_counters * sizeof(*want->counters));
+	assert_int_equal(got->n_disks, want->n_disks);
+	for (size_t i = 0; i < want->n_disks; i++) {
+		assert_int_equal(got->disks[i].dev, want->disks[i].dev);
+		assert_string_equal(got->disks[i].name, want->disks[i].name);
+		assert_int_equal(got->disks[i].rd_bytes, want->disks[i].rd_bytes);
+		assert_int_equal(got->disks[i].wr_bytes, want->disks[i].wr_bytes);
+		assert_int_equal(got->disks[i].rd_ios, want->disks[i].rd_ios);
+		assert_int_equal(got->disks[i].wr_ios, want->disks[i].wr_ios);
+	}
+	/* devices by dev_t, domains by domid (record.h) */
+	assert_int_equal(got->n_devs, want->n_devs);
+	struct xs_dev *devs = malloc(want->n_devs * sizeof(*devs));
+	memcpy(devs, want->devs, want->n_devs * sizeof(*devs));
+	qsort(devs, want->n_devs, sizeof(*devs), dev_order);
+	for (size_t i = 0; i < want->n_devs; i++) {
+		assert_int_equal(got->devs[i].dev, devs[i].dev);
+		assert_string_equal(got->devs[i].name, devs[i].name);
+		assert_int_equal(got->devs[i].is_leaf, devs[i].is_leaf);
+	}
+	free(devs);
+	assert_int_equal(got->n_domains, want->n_domains);
+	for (size_t i = 0; i < want->n_domains; i++) {
+		assert_int_equal(got->domains[i].domid, want->domains[i].domid);
+		assert_string_equal(got->domains[i].name, want->domains[i].name);
+		assert_string_equal(got->domains[i].kind, want->domains[i].kind);
+		assert_string_equal(got->domains[i].file, want->domains[i].file);
+		assert_int_equal(got->domains[i].missing, want->domains[i].missing);
+		assert_string_equal(got->domains[i].uuid, want->domains[i].uuid);
+		assert_int_equal(got->domains[i].generation, want->domains[i].generation);
+		assert_int_equal(got->domains[i].mem_bytes, want->domains[i].mem_bytes);
+	}
+}
+
+static void test_round_trip(void **state)
+{
+	(void)state;
+	const char *path = path_of("round.xiotop");
+	enum { N = 8 };
+	write_recording(path, N);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0640);
+
+	struct rec_error err;
+	struct rec_reader *r = rec_open(path, &err);
+	assert_non_null(r);
+	assert_int_equal(rec_count(r), N);
+	assert_int_equal(rec_schema_version(r), REC_SCHEMA_VERSION);
+	assert_string_equal(rec_meta(r, "kernel_release"), "6.1.0-test");
+	assert_string_equal(rec_meta(r, "cpu_count"), "4");
+	assert_string_equal(rec_meta(r, "dom0_mem_kb"), "4096000");
+	assert_string_equal(rec_meta(r, "vm.dirty_ratio"), "20");
+	assert_string_equal(rec_meta(r, "hooks"), "block_bio_queue block_bio_remap");
+	assert_string_equal(rec_meta(r, "xiotop_version"), XIOTOP_VERSION);
+
+	struct xs_sample want_prev, got_prev;
+	for (unsigned i = 0; i < N; i++) {
+		struct xs_sample want, got;
+		synthetic(&want, i);
+		assert_int_equal(rec_read(r, i, &got, &err), 0);
+		assert_int_equal(rec_time(r, i), want.realtime_ns);
+		assert_same_sample(&want, &got);
+		/* what every consumer sees: the same intervals in every format */
+		for (int f = BATCH_TEXT; f <= BATCH_JSON; f++) {
+			char *a = printed(i ? &want_prev : NULL, &want, f);
+			char *b = printed(i ? &got_prev : NULL, &got, f);
+			assert_string_equal(b, a);
+			free(a);
+			free(b);
+		}
+		if (i) {
+			sample_free(&want_prev);
+			sample_free(&got_prev);
+		}
+		want_prev = want;
+		got_prev = got;
+	}
+	sample_free(&want_prev);
+	sample_free(&got_prev);
+	struct xs_sample none;
+	assert_int_equal(rec_read(r, N, &none, &err), -1);
+	assert_int_equal(err.code, REC_ERR_RANGE);
+	rec_reader_close(r);
+}
+
+/* Topology changes are stored once, not per sample. */
+static void test_names_deduplicated(void **state)
+{
+	(void)state;
+	const char *path = path_of("dedup.xiotop");
+	write_recording(path, 8);
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_stmt *st;
+	/* 4 devices, domains 1, 2 (twice: renamed) and 3 (closed after sample 4) */
+	assert_int_equal(sqlite3_prepare_v2(db,
+	                                    "SELECT (SELECT count(*) FROM devices),"
+	                                    " (SELECT count(*) FROM domains),"
+	                                    " (SELECT last_sample FROM domains WHERE domid = 3),"
+	                                    " (SELECT count(*) FROM hook_sets),"
+	                                    " (SELECT count(*) FROM layer_keys)",
+	                                    -1, &st, NULL),
+	                 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 4);
+	assert_int_equal(sqlite3_column_int(st, 1), 4);
+	assert_int_equal(sqlite3_column_int(st, 2), 4);
+	assert_int_equal(sqlite3_column_int(st, 3), 2);
+	assert_int_equal(sqlite3_column_int(st, 4), 6);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+static void test_marks_and_windows(void **state)
+{
+	(void)state;
+	const char *path = path_of("marks.xiotop");
+	struct rec_host_facts f = some_facts();
+	struct rec_error err;
+	struct rec_writer *w = rec_create(path, &f, &err);
+	assert_non_null(w);
+	int64_t t0 = 0;
+	for (unsigned i = 0; i < 10; i++) {
+		struct xs_sample s;
+		synthetic(&s, i);
+		if (!i)
+			t0 = s.realtime_ns;
+		assert_int_equal(rec_append(w, &s, &err), 0);
+		sample_free(&s);
+		if (i == 2) /* between samples 2 and 3 */
+			assert_int_equal(rec_add_mark(w, "bench start", t0 + 2500000000, &err), 0);
+		if (i == 6) /* from another process, while recording: exactly at sample 6 */
+			assert_int_equal(
+			    rec_mark_file(path, "bench end", t0 + 6000000000, "cli", &err), 0);
+	}
+	assert_int_equal(rec_add_mark_from(w, "end: dd (exit 3)", t0 + 7200000000, "wrap", 3, &err),
+	                 0);
+	assert_int_equal(rec_close(w, &err), 0);
+
+	struct rec_reader *r = rec_open(path, &err);
+	assert_non_null(r);
+	assert_int_equal(rec_n_marks(r), 3);
+	const struct rec_mark *m = rec_marks(r);
+	assert_string_equal(m[0].label, "bench start");
+	assert_int_equal(m[0].at_or_after, 3);
+	assert_int_equal(m[0].exit_status, -1);
+	assert_string_equal(m[1].label, "bench end");
+	assert_string_equal(m[1].origin, "cli");
+	assert_int_equal(m[1].at_or_after, 6);
+	assert_int_equal(m[2].exit_status, 3);
+	assert_string_equal(m[2].origin, "wrap");
+
+	size_t first, last;
+	assert_int_equal(rec_resolve_window(r, "bench start", "bench end", &first, &last, &err), 0);
+	assert_int_equal(first, 2); /* the interval holding the mark is in */
+	assert_int_equal(last, 6);
+	assert_int_equal(rec_resolve_window(r, NULL, NULL, &first, &last, &err), 0);
+	assert_int_equal(first, 0);
+	assert_int_equal(last, 9);
+	assert_int_equal(rec_resolve_window(r, "+1.5", "2024-05-01T10:40:04Z", &first, &last, &err),
+	                 0);
+	assert_int_equal(first, 1);
+	assert_int_equal(last, 4);
+	assert_int_equal(rec_resolve_window(r, "no such mark", NULL, &first, &last, &err), -1);
+	assert_int_equal(err.code, REC_ERR_RANGE);
+	assert_non_null(strstr(err.msg, "'no such mark' is neither a mark"));
+	assert_non_null(strstr(err.msg, "\"bench start\""));
+	assert_int_equal(rec_resolve_window(r, "bench end", "bench start", &first, &last, &err),
+	                 -1);
+	assert_non_null(strstr(err.msg, "no complete interval"));
+	rec_reader_close(r);
+}
+
+static void expect_open_error(const char *path, enum rec_errcode code, const char *text)
+{
+	struct rec_error err = {0};
+	struct rec_reader *r = rec_open(path, &err);
+	assert_null(r);
+	if (err.code != code || !strstr(err.msg, text))
+		fail_msg("%s: got code %d \"%s\", want code %d with \"%s\"", path, err.code,
+		         err.msg, code, text);
+	assert_non_null(strstr(err.msg, path)); /* the message names the file */
+}
+
+static void write_bytes(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	fclose(f);
+}
+
+static void test_truncated(void **state)
+{
+	(void)state;
+	const char *path = path_of("cut.xiotop");
+	write_recording(path, 40);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(truncate(path, st.st_size / 2), 0);
+	expect_open_error(path, REC_ERR_TRUNCATED, "is truncated");
+	assert_int_equal(truncate(path, 60), 0); /* inside the header */
+	expect_open_error(path, REC_ERR_TRUNCATED, "is truncated");
+	assert_int_equal(truncate(path, 4096 + 100), 0); /* inside a page */
+	expect_open_error(path, REC_ERR_TRUNCATED, "is truncated");
+}
+
+static void test_garbage(void **state)
+{
+	(void)state;
+	const char *path = path_of("garbage.xiotop");
+	char junk[8192];
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (char)(i * 7919 % 251);
+	write_bytes(path, junk, sizeof(junk));
+	expect_open_error(path, REC_ERR_GARBAGE, "not an SQLite database");
+	write_bytes(path, "{\"time\":\"2024\"}\n", 16);
+	expect_open_error(path, REC_ERR_GARBAGE, "not an SQLite database");
+}
+
+static void test_corrupt(void **state)
+{
+	(void)state;
+	const char *path = path_of("corrupt.xiotop");
+	write_recording(path, 40);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	/* Scribble over a page in the middle: right length, wrong contents. */
+	FILE *f = fopen(path, "r+");
+	assert_non_null(f);
+	char junk[4096];
+	memset(junk, 0x5a, sizeof(junk));
+	long page = (long)(st.st_size / 4096 / 2);
+	assert_true(page >= 2);
+	fseek(f, page * 4096, SEEK_SET);
+	fwrite(junk, 1, sizeof(junk), f);
+	fclose(f);
+	expect_open_error(path, REC_ERR_CORRUPT, "is corrupt");
+}
+
+static void test_empty(void **state)
+{
+	(void)state;
+	const char *path = path_of("empty.xiotop");
+	write_bytes(path, "", 0);
+	expect_open_error(path, REC_ERR_EMPTY, "is empty");
+	expect_open_error(path_of("missing.xiotop"), REC_ERR_IO, "No such file");
+}
+
+static void exec_sql(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+static void test_newer_schema(void **state)
+{
+	(void)state;
+	const char *path = path_of("newer.xiotop");
+	write_recording(path, 3);
+	exec_sql(path, "PRAGMA user_version=7; UPDATE meta SET value='9.9.9' "
+	               "WHERE key='xiotop_version'");
+	expect_open_error(path, REC_ERR_NEWER, "schema version 7 (by xiotop 9.9.9)");
+	struct rec_error err;
+	assert_null(rec_open(path, &err));
+	char want[64];
+	snprintf(want, sizeof(want), "reads schema versions up to %d", REC_SCHEMA_VERSION);
+	assert_non_null(strstr(err.msg, want));
+	/* `xiotop mark` refuses it too: it would write into a schema it does not know */
+	assert_int_equal(rec_mark_file(path, "x", 1, "cli", &err), -1);
+	assert_int_equal(err.code, REC_ERR_NEWER);
+}
+
+static void test_foreign_sqlite(void **state)
+{
+	(void)state;
+	const char *path = path_of("foreign.db");
+	exec_sql(path, "CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL);"
+	               "INSERT INTO invoices VALUES (1, 9.5)");
+	expect_open_error(path, REC_ERR_FOREIGN, "an SQLite database but not an xiotop recording");
+	expect_open_error(path, REC_ERR_FOREIGN, "tables: invoices");
+	struct rec_error err;
+	assert_int_equal(rec_mark_file(path, "x", 1, "cli", &err), -1);
+	assert_int_equal(err.code, REC_ERR_FOREIGN);
+}
+
+/* rec_create in a directory it cannot write: as root, the check runs as nobody (root
+ * writes anywhere), in a child so the test keeps its identity. */
+static void test_read_only_directory(void **state)
+{
+	(void)state;
+	const char *ro = path_of("ro");
+	assert_int_equal(mkdir(ro, 0555), 0);
+	assert_int_equal(chmod(ro, 0555), 0);
+	assert_int_equal(chmod(dir, 0755), 0);
+	char file[160];
+	snprintf(file, sizeof(file), "%s/session.xiotop", ro);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (geteuid() == 0 && (setgid(65534) || setuid(65534)))
+			_exit(3);
+		struct rec_error err;
+		struct rec_writer *w = rec_create(file, NULL, &err);
+		if (w)
+			_exit(4);
+		bool clear = err.code == REC_ERR_IO && strstr(err.msg, "cannot create recording") &&
+		             strstr(err.msg, "Permission denied") && strstr(err.msg, file);
+		if (!clear)
+			fprintf(stderr, "message: %s\n", err.msg);
+		_exit(clear ? 0 : 5);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(access(file, F_OK), -1);
+	chmod(ro, 0755);
+	chmod(dir, 0700);
+}
+
+static void test_never_overwrites(void **state)
+{
+	(void)state;
+	const char *path = path_of("precious.txt");
+	write_bytes(path, "keep me\n", 8);
+	struct rec_error err;
+	assert_null(rec_create(path, NULL, &err));
+	assert_int_equal(err.code, REC_ERR_EXISTS);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 8);
+}
+
+/* A full disk (here a size limit, which SQLite reports the same way): a clear error, the
+ * writer closed, every committed sample readable. */
+static void test_disk_full(void **state)
+{
+	(void)state;
+	const char *path = path_of("full.xiotop");
+	struct rec_error err;
+	struct rec_writer *w = rec_create(path, NULL, &err);
+	assert_non_null(w);
+	assert_int_equal(rec_set_size_limit(w, 64 * 1024, &err), 0);
+	unsigned stored = 0;
+	for (unsigned i = 0; i < 10000; i++) {
+		struct xs_sample s;
+		synthetic(&s, i);
+		int rc = rec_append(w, &s, &err);
+		sample_free(&s);
+		if (rc)
+			break;
+		stored++;
+	}
+	assert_int_equal(err.code, REC_ERR_FULL);
+	assert_non_null(strstr(err.msg, "disk full"));
+	assert_non_null(strstr(err.msg, path));
+	assert_true(stored > 2 && stored < 10000);
+	assert_int_equal(rec_writer_count(w), stored);
+	struct xs_sample s;
+	synthetic(&s, 0);
+	assert_int_equal(rec_append(w, &s, &err), -1); /* stays closed */
+	assert_int_equal(err.code, REC_ERR_FULL);
+	assert_int_equal(rec_add_mark(w, "late", 1, &err), -1);
+	sample_free(&s);
+	rec_close(w, &err);
+
+	struct rec_reader *r = rec_open(path, &err);
+	assert_non_null(r);
+	assert_int_equal(rec_count(r), stored);
+	struct xs_sample got;
+	assert_int_equal(rec_read(r, stored - 1, &got, &err), 0);
+	synthetic(&s, stored - 1);
+	assert_same_sample(&s, &got);
+	sample_free(&s);
+	sample_free(&got);
+	rec_reader_close(r);
+}
+
+/* A recorder killed with -9: every committed sample is there. */
+static void test_killed_writer(void **state)
+{
+	(void)state;
+	const char *path = path_of("killed.xiotop");
+	int pipefd[2];
+	assert_int_equal(pipe(pipefd), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rec_error err;
+		struct rec_writer *w = rec_create(path, NULL, &err);
+		for (unsigned i = 0; w && i < 5; i++) {
+			struct xs_sample s;
+			synthetic(&s, i);
+			if (rec_append(w, &s, &err))
+				_exit(1);
+			sample_free(&s);
+		}
+		if (write(pipefd[1], "k", 1) != 1)
+			_exit(1);
+		pause(); /* killed here, writer open, WAL not folded in */
+		_exit(1);
+	}
+	char c;
+	assert_int_equal(read(pipefd[0], &c, 1), 1);
+	kill(pid, SIGKILL);
+	int status;
+	waitpid(pid, &status, 0);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	struct rec_error err;
+	struct rec_reader *r = rec_open(path, &err);
+	if (!r)
+		fail_msg("%s", err.msg);
+	assert_int_equal(rec_count(r), 5);
+	struct xs_sample want, got;
+	synthetic(&want, 4);
+	assert_int_equal(rec_read(r, 4, &got, &err), 0);
+	assert_same_sample(&want, &got);
+	sample_free(&want);
+	sample_free(&got);
+	rec_reader_close(r);
+}
+
+static void put_file(const char *root, const char *rel, const char *text)
+{
+	char p[256];
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	write_bytes(p, text, strlen(text));
+}
+
+static void test_host_facts(void **state)
+{
+	(void)state;
+	const char *root = path_of("proc");
+	char sub[256];
+	assert_int_equal(mkdir(root, 0755), 0);
+	snprintf(sub, sizeof(sub), "%s/sys", root);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	snprintf(sub, sizeof(sub), "%s/sys/kernel", root);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	snprintf(sub, sizeof(sub), "%s/sys/vm", root);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	put_file(root, "sys/kernel/osrelease", "6.1.0-18-amd64\n");
+	put_file(root, "sys/kernel/hostname", "dom0-lab\n");
+	put_file(root, "sys/vm/dirty_ratio", "20\n");
+	put_file(root, "sys/vm/dirty_background_bytes", "0\n");
+	put_file(root, "meminfo", "MemTotal:        4019436 kB\nMemFree: 1 kB\n");
+	put_file(root, "stat", "cpu  1 2 3\ncpu0 1 2 3\ncpu1 1 2 3\nintr 5\n");
+	struct rec_host_facts f;
+	rec_host_facts_read(root, &f);
+	assert_string_equal(f.kernel_release, "6.1.0-18-amd64");
+	assert_string_equal(f.hostname, "dom0-lab");
+	assert_int_equal(f.cpu_count, 2);
+	assert_int_equal(f.mem_total_kb, 4019436);
+	assert_string_equal(f.dirty[0].name, "vm.dirty_ratio");
+	assert_string_equal(f.dirty[0].value, "20");
+	assert_string_equal(f.dirty[3].name, "vm.dirty_background_bytes");
+	assert_string_equal(f.dirty[3].value, "0");
+	assert_string_equal(f.dirty[1].value, ""); /* unknown */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_round_trip),
+	    cmocka_unit_test(test_names_deduplicated),
+	    cmocka_unit_test(test_marks_and_windows),
+	    cmocka_unit_test(test_truncated),
+	    cmocka_unit_test(test_garbage),
+	    cmocka_unit_test(test_corrupt),
+	    cmocka_unit_test(test_empty),
+	    cmocka_unit_test(test_newer_schema),
+	    cmocka_unit_test(test_foreign_sqlite),
+	    cmocka_unit_test(test_read_only_directory),
+	    cmocka_unit_test(test_never_overwrites),
+	    cmocka_unit_test(test_disk_full),
+	    cmocka_unit_test(test_killed_writer),
+	    cmocka_unit_test(test_host_facts),
+	};
+	return cmocka_run_group_tests(tests, make_dir, remove_dir);
+}

@@ -1,0 +1,298 @@
+/* console.c - the ncurses loop: timing, keys, copying the rendered grid; see console.h. */
+#include "console.h"
+
+#include <curses.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "console_render.h"
+#include "model.h"
+
+#define MAX_WAIT_MS 500 /* wake at least this often to notice the stop flag */
+
+/* Everything one run owns. Samples live on the heap and intervals in two fixed slots,
+ * because an interval points into its sample and the state points at the interval:
+ * neither may move while shown. */
+struct console_run {
+	const struct console_opts *o;
+	struct console_feed *feed;
+	struct console_state st;
+	struct grid grid;
+	struct xs_sample *prev;  /* the latest sample */
+	struct xs_sample *shown; /* the sample the shown interval points into */
+	struct model_interval slots[2];
+	int shown_slot; /* -1 before the first interval is shown */
+	bool utf8;
+	attr_t selected_attr;
+	SCREEN *screen;
+	char *scratch;     /* one grid line on its way to the terminal (grid.line_cap bytes) */
+	const char *error; /* why the loop failed */
+};
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void release_sample(struct console_run *r, struct xs_sample *s)
+{
+	if (!s || s == r->prev || s == r->shown)
+		return;
+	sample_free(s);
+	free(s);
+}
+
+/* One sample from the feed, one interval against the previous one. -1: the feed failed. */
+static int take_interval(struct console_run *r)
+{
+	struct xs_sample *cur = calloc(1, sizeof(*cur));
+	if (!cur || r->feed->sample(r->feed->ctx, cur)) {
+		free(cur);
+		return -1;
+	}
+	int slot = r->shown_slot == 0 ? 1 : 0;
+	struct model_interval *m = &r->slots[slot];
+	struct xs_sample *old_prev = r->prev;
+	int rc = model_compute(old_prev, cur, m);
+	r->prev = cur;
+	if (rc) {
+		snprintf(r->st.status, sizeof(r->st.status), "out of memory: interval skipped");
+	} else if (console_state_interval(&r->st, m)) {
+		struct xs_sample *old_shown = r->shown;
+		if (r->shown_slot >= 0)
+			model_free(&r->slots[r->shown_slot]);
+		r->shown_slot = slot;
+		r->shown = cur;
+		if (old_shown != old_prev) /* usually one sample: shown, then prev */
+			release_sample(r, old_shown);
+	} else {
+		model_free(m);
+	}
+	release_sample(r, old_prev);
+	return 0;
+}
+
+static int on_mark(void *ctx, const char *label, int64_t when_ns)
+{
+	struct console_run *r = ctx;
+	return r->feed->mark ? r->feed->mark(r->feed->ctx, label, when_ns) : 0;
+}
+
+/* --- terminal ---------------------------------------------------------------------- */
+
+static int map_key(int ch)
+{
+	switch (ch) {
+	case KEY_UP:
+		return CK_UP;
+	case KEY_DOWN:
+		return CK_DOWN;
+	case KEY_PPAGE:
+		return CK_PAGE_UP;
+	case KEY_NPAGE:
+		return CK_PAGE_DOWN;
+	case KEY_HOME:
+		return CK_HOME;
+	case KEY_END:
+		return CK_END;
+	case KEY_ENTER:
+	case '\n':
+	case '\r':
+		return CK_ENTER;
+	case 27:
+		return CK_ESCAPE;
+	case KEY_BACKSPACE:
+	case 127:
+	case 8:
+		return CK_BACKSPACE;
+	default:
+		return ch >= 0x20 && ch < 0x7f ? ch : -1;
+	}
+}
+
+/* The last guard: whatever the grid holds, no control byte reaches the terminal, and
+ * on a terminal that is not UTF-8 no byte above ASCII either. */
+static void put_line(const struct console_run *r, int y, const char *text, int attr_kind)
+{
+	char *line = r->scratch;
+	size_t n = 0;
+	for (const unsigned char *p = (const unsigned char *)text; *p && n + 1 < r->grid.line_cap;
+	     p++) {
+		bool bad = *p < 0x20 || *p == 0x7f || (*p >= 0x80 && !r->utf8);
+		line[n++] = bad ? '?' : (char)*p;
+	}
+	line[n] = '\0';
+	attr_t a = attr_kind == GRID_HEADER     ? A_REVERSE
+	           : attr_kind == GRID_SELECTED ? r->selected_attr
+	                                        : A_NORMAL;
+	attrset(a);
+	mvaddstr(y, 0, line);
+	/* highlighted lines are bars across the screen (never the last cell: it scrolls) */
+	if (a != A_NORMAL && y < r->grid.h - 1) {
+		int cy, cx;
+		getyx(stdscr, cy, cx);
+		(void)cy;
+		for (int x = cx; x < r->grid.w; x++)
+			addch(' ');
+	}
+	attrset(A_NORMAL);
+}
+
+static int draw(struct console_run *r)
+{
+	int h, w;
+	getmaxyx(stdscr, h, w);
+	if (h < 1 || w < 1)
+		return 0;
+	if (h != r->grid.h || w != r->grid.w) {
+		grid_free(&r->grid);
+		free(r->scratch);
+		r->scratch = NULL;
+		if (grid_init(&r->grid, w, h))
+			return -1;
+		r->scratch = malloc(r->grid.line_cap);
+		if (!r->scratch)
+			return -1;
+	}
+	console_render(&r->st, &r->grid);
+	erase();
+	for (int y = 0; y < r->grid.h; y++)
+		put_line(r, y, r->grid.lines[y], r->grid.attr[y]);
+	refresh();
+	return 0;
+}
+
+static int start_terminal(struct console_run *r)
+{
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "xiotop: the console needs a terminal (use -b for batch output)\n");
+		return -1;
+	}
+	setlocale(LC_CTYPE, "");
+	r->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	r->screen = newterm(NULL, stdout, stdin);
+	if (!r->screen) {
+		fprintf(stderr, "xiotop: cannot use terminal type '%s'\n",
+		        getenv("TERM") ? getenv("TERM") : "");
+		return -1;
+	}
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	set_escdelay(25); /* Esc leaves the drill-down without a noticeable wait */
+	r->selected_attr = A_BOLD | A_REVERSE;
+	if (has_colors() && start_color() == OK) {
+		use_default_colors();
+		init_pair(1, COLOR_BLACK, COLOR_CYAN);
+		r->selected_attr = COLOR_PAIR(1) | A_BOLD;
+	}
+	return 0;
+}
+
+/* --- the loop ---------------------------------------------------------------------- */
+
+static bool stop_requested(const struct console_opts *o)
+{
+	return o->stop && *o->stop;
+}
+
+static int run_loop(struct console_run *r)
+{
+	const struct console_opts *o = r->o;
+	long counted = 0;
+	uint64_t last_tick = monotonic_ns();
+	uint64_t next_tick = last_tick; /* first sample at once: names show immediately */
+	bool dirty = true;
+	while (!stop_requested(o)) {
+		uint64_t now = monotonic_ns();
+		if (now >= next_tick) {
+			bool interval =
+			    r->prev != NULL; /* the first sample has nothing before it */
+			if (take_interval(r)) {
+				r->error = "cannot read counters";
+				return 1;
+			}
+			last_tick = now;
+			next_tick = now + (uint64_t)(r->st.delay_s * 1e9);
+			dirty = true;
+			if (interval && o->iterations > 0 && ++counted >= o->iterations) {
+				draw(r);
+				return 0;
+			}
+		}
+		if (dirty && draw(r)) {
+			r->error = "out of memory";
+			return 1;
+		}
+		dirty = false;
+		now = monotonic_ns();
+		uint64_t wait_ms = next_tick > now ? (next_tick - now + 999999) / 1000000 : 0;
+		timeout(wait_ms > MAX_WAIT_MS ? MAX_WAIT_MS : (int)wait_ms);
+		int ch = getch();
+		if (ch == ERR)
+			continue;
+		if (ch == KEY_RESIZE) {
+			dirty = true;
+			continue;
+		}
+		int key = map_key(ch);
+		if (key < 0)
+			continue;
+		enum console_action act = console_state_key(&r->st, key, realtime_ns());
+		if (act == CA_QUIT)
+			return 0;
+		if (act == CA_DELAY)
+			next_tick = last_tick + (uint64_t)(r->st.delay_s * 1e9);
+		dirty = dirty || act != CA_NONE;
+	}
+	return 0;
+}
+
+int console_run(const struct console_opts *o, struct console_feed *feed)
+{
+	struct console_run r = {.o = o, .feed = feed, .shown_slot = -1};
+	if (start_terminal(&r))
+		return 2;
+	struct console_state_opts so = {
+	    .delay_s = o->delay_s,
+	    .full_names = o->full_names,
+	    .dom0_first = o->dom0_first,
+	    .ascii_only = !r.utf8,
+	    .title = feed->title,
+	    .on_mark = on_mark,
+	    .mark_ctx = &r,
+	};
+	console_state_init(&r.st, &so);
+	int rc = run_loop(&r);
+	endwin();
+	delscreen(r.screen);
+	if (rc)
+		fprintf(stderr, "xiotop: %s\n", r.error ? r.error : "console failed");
+	console_state_free(&r.st);
+	grid_free(&r.grid);
+	free(r.scratch);
+	if (r.shown_slot >= 0)
+		model_free(&r.slots[r.shown_slot]);
+	struct xs_sample *prev = r.prev, *shown = r.shown;
+	r.prev = r.shown = NULL;
+	release_sample(&r, prev);
+	if (shown != prev)
+		release_sample(&r, shown);
+	return rc;
+}

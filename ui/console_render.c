@@ -1,0 +1,463 @@
+/* console_render.c - state + shown interval -> text grid; see console_render.h. */
+#include "console_render.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#define LINE_MAX_BYTES 4096 /* one screen line before the grid cuts it */
+
+/* --- small formatters -------------------------------------------------------------- */
+
+static const char *rate(char *buf, size_t len, uint64_t bytes, double interval_s)
+{
+	if (interval_s <= 0)
+		snprintf(buf, len, "-");
+	else
+		fields_number(buf, len, 8, fields_mb_per_s(bytes, interval_s), 1);
+	return buf;
+}
+
+/* "12.5%", or "-" when not known. */
+static const char *pct(char *buf, size_t len, bool known, uint64_t ns, double interval_s)
+{
+	char num[16];
+	if (!known || interval_s <= 0) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	fields_number(num, sizeof(num), 6, fields_cpu_pct(ns, interval_s), 1);
+	snprintf(buf, len, "%s%%", num);
+	return buf;
+}
+
+static const char *bytes_text(char *buf, size_t len, uint64_t bytes)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	double v = (double)bytes;
+	size_t u = 0;
+	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%" PRIu64 "B", bytes);
+	else
+		snprintf(buf, len, "%.1f%s", v, units[u]);
+	return buf;
+}
+
+static void clock_text(char *buf, size_t len, int64_t realtime_ns)
+{
+	time_t sec = (time_t)(realtime_ns / 1000000000);
+	struct tm tm;
+	if (!realtime_ns || !localtime_r(&sec, &tm) || !strftime(buf, len, "%H:%M:%S", &tm))
+		snprintf(buf, len, "--:--:--");
+}
+
+/* --- header ------------------------------------------------------------------------ */
+
+static size_t count_domains(const struct console_state *st)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < st->n_rows; i++)
+		n += st->rows[i].kind == ROW_DOMAIN;
+	return n;
+}
+
+static void render_header(const struct console_state *st, struct grid *g)
+{
+	const struct model_interval *m = st->m;
+	const struct field *sf = field_get(st->sort);
+	char line[LINE_MAX_BYTES], when[16], title[128], filter[4 * CONSOLE_TEXT_MAX], shown[32];
+	clock_text(when, sizeof(when), m ? m->realtime_ns : 0);
+	grid_text(st->o.title ? st->o.title : "", st->o.ascii_only, title, sizeof(title));
+	grid_text(st->filter, st->o.ascii_only, filter, sizeof(filter));
+	size_t n_dom = count_domains(st);
+	shown[0] = '\0';
+	if (st->filter[0])
+		snprintf(shown, sizeof(shown), " (%zu shown)", st->n_shown);
+	/* what changes how to read the screen first: a cut line loses only the delay */
+	snprintf(line, sizeof(line),
+	         "xiotop%s%s  %s%s  %zu domain%s%s  sort %s %s%s%s%s  delay %.1fs",
+	         title[0] ? " " : "", title, when, st->paused ? "  PAUSED" : "", n_dom,
+	         n_dom == 1 ? "" : "s", shown, sf->header,
+	         sf->descending != st->reverse ? "desc" : "asc", st->filter[0] ? "  filter \"" : "",
+	         filter, st->filter[0] ? "\"" : "", st->delay_s);
+	grid_put(g, 0, line, GRID_PLAIN);
+	if (!m) {
+		grid_put(g, 1, "waiting for the first sample", GRID_PLAIN);
+		return;
+	}
+
+	double s = m->interval_s;
+	uint64_t phys_rd = 0, phys_wr = 0, dbl = 0;
+	for (size_t i = 0; i < m->n_disks; i++) {
+		phys_rd += m->disks[i].rd_bytes;
+		phys_wr += m->disks[i].wr_bytes;
+	}
+	for (size_t i = 0; i < m->n_domains; i++)
+		dbl += m->domains[i].double_counted_bytes;
+	char a[32], b[32], c[32], d[32], e[32];
+	if (s > 0 && m->pgpgout_bytes)
+		snprintf(e, sizeof(e), "%.1f%%",
+		         100.0 * (double)m->unattr_wr_bytes / (double)m->pgpgout_bytes);
+	else
+		snprintf(e, sizeof(e), "-");
+	snprintf(line, sizeof(line), "MB/s  disks rd %s wr %s  vmstat bo %s  double %s  unattr %s",
+	         rate(a, sizeof(a), phys_rd, s), rate(b, sizeof(b), phys_wr, s),
+	         rate(c, sizeof(c), m->pgpgout_bytes, s), rate(d, sizeof(d), dbl, s), e);
+	grid_put(g, 1, line, GRID_PLAIN);
+
+	char hooks[512];
+	grid_text(m->hooks ? m->hooks : "", st->o.ascii_only, hooks, sizeof(hooks));
+	snprintf(line, sizeof(line), "dom0 CPU %s  lost %" PRIu64 "  marks %zu  hooks: %s",
+	         pct(a, sizeof(a), m->host_busy_ns > 0, m->host_busy_ns, s), m->lost_events,
+	         st->n_marks, hooks[0] ? hooks : "-");
+	grid_put(g, 2, line, GRID_PLAIN);
+}
+
+/* --- the table --------------------------------------------------------------------- */
+
+static int name_width(const struct console_state *st, int columns)
+{
+	if (!st->o.full_names)
+		return FIELD_NAME_WIDTH;
+	int w = FIELD_NAME_WIDTH;
+	char name[512];
+	for (size_t i = 0; i < st->n_shown; i++) {
+		int nw = text_width(
+		    grid_text(field_row_name(st->shown[i]), st->o.ascii_only, name, sizeof(name)));
+		if (nw > w)
+			w = nw;
+	}
+	/* a full name may take half the line; the columns after it still show */
+	int cap = columns / 2 > FIELD_NAME_WIDTH ? columns / 2 : FIELD_NAME_WIDTH;
+	return w < cap ? w : cap;
+}
+
+static void render_table(struct console_state *st, struct grid *g, int top, int bottom)
+{
+	struct field_layout layout;
+	char line[LINE_MAX_BYTES];
+	fields_layout(g->w, name_width(st, g->w), st->o.ascii_only, &layout);
+	fields_header(&layout, line, sizeof(line));
+	grid_put(g, top, line, GRID_HEADER);
+	int page = bottom - top - 1;
+	st->page_rows = page > 1 ? page : 1;
+	if (page <= 0)
+		return;
+	/* keep the selection on screen, and the screen full when it can be */
+	if (st->sel_pos < st->scroll)
+		st->scroll = st->sel_pos;
+	if (st->sel_pos >= st->scroll + (size_t)page)
+		st->scroll = st->sel_pos - (size_t)page + 1;
+	if (st->n_shown <= (size_t)page)
+		st->scroll = 0;
+	else if (st->scroll > st->n_shown - (size_t)page)
+		st->scroll = st->n_shown - (size_t)page;
+	for (int i = 0; i < page && st->scroll + (size_t)i < st->n_shown; i++) {
+		size_t pos = st->scroll + (size_t)i;
+		fields_row(&layout, st->shown[pos], line, sizeof(line));
+		bool sel = st->have_sel && pos == st->sel_pos;
+		grid_put(g, top + 1 + i, line, sel ? GRID_SELECTED : GRID_PLAIN);
+	}
+	if (!st->n_shown)
+		grid_put(g, top + 1, st->filter[0] ? "no row matches the filter" : "no domains",
+		         GRID_PLAIN);
+}
+
+/* --- drill-down -------------------------------------------------------------------- */
+
+static const char *const cpu_role_names[XS_CPU_ROLES] = {"backend", "device model", "loop",
+                                                         "writeback"};
+
+/* Depth of a role in the tree: how many roles present in the stack come above it. */
+static int role_depth(const struct model_domain *d, enum model_role role)
+{
+	bool present[4] = {false};
+	for (size_t i = 0; i < d->n_layers; i++)
+		if ((unsigned)d->layers[i].role < 4)
+			present[d->layers[i].role] = true;
+	int depth = 0;
+	for (int r = 0; r < (int)role; r++)
+		depth += present[r];
+	return depth;
+}
+
+/* One layer line: tree prefix + name, role, rates, bytes. */
+static void layer_line(const struct console_state *st, char *line, size_t len, int name_w,
+                       const char *prefix, const char *raw_name, const char *role, uint64_t rd,
+                       uint64_t wr)
+{
+	char name[1024], cell[1100], a[32], b[32], c[32], d[32];
+	double s = st->m->interval_s;
+	grid_text(raw_name, st->o.ascii_only, name, sizeof(name));
+	snprintf(cell, sizeof(cell), "%s%s", prefix, name);
+	line[0] = '\0';
+	text_append_cell(line, len, cell, name_w, true);
+	text_append_cell(line, len, "", 1, true);
+	text_append_cell(line, len, role, 12, true);
+	text_append_cell(line, len, rate(a, sizeof(a), rd, s), 9, false);
+	text_append_cell(line, len, rate(b, sizeof(b), wr, s), 9, false);
+	text_append_cell(line, len, bytes_text(c, sizeof(c), rd), 11, false);
+	text_append_cell(line, len, bytes_text(d, sizeof(d), wr), 11, false);
+}
+
+static int layer_name_width(int columns)
+{
+	int w = columns - 53;
+	return w < 12 ? 12 : w > 60 ? 60 : w;
+}
+
+static void layer_header(struct grid *g, int y, const char *first)
+{
+	char line[LINE_MAX_BYTES] = "";
+	text_append_cell(line, sizeof(line), first, layer_name_width(g->w), true);
+	text_append_cell(line, sizeof(line), "", 1, true);
+	text_append_cell(line, sizeof(line), "ROLE", 12, true);
+	text_append_cell(line, sizeof(line), "RD_MB/s", 9, false);
+	text_append_cell(line, sizeof(line), "WR_MB/s", 9, false);
+	text_append_cell(line, sizeof(line), "RD_BYTES", 11, false);
+	text_append_cell(line, sizeof(line), "WR_BYTES", 11, false);
+	grid_put(g, y, line, GRID_HEADER);
+}
+
+static int render_layers(const struct console_state *st, struct grid *g, int y, int bottom,
+                         const struct model_domain *d)
+{
+	char line[LINE_MAX_BYTES];
+	int name_w = layer_name_width(g->w);
+	layer_header(g, y++, "LAYER");
+	if (!d || !d->n_layers) {
+		grid_put(g, y++, "no I/O charged to it this interval", GRID_PLAIN);
+		return y;
+	}
+	for (size_t i = 0; i < d->n_layers && y < bottom; i++) {
+		const struct model_layer *l = &d->layers[i];
+		char prefix[64] = "", role[32];
+		int depth = role_depth(d, l->role);
+		if (depth > 0)
+			snprintf(prefix, sizeof(prefix), "%*s`- ", 2 * (depth - 1), "");
+		snprintf(role, sizeof(role), "%s%s", model_role_name(l->role),
+		         l->is_leaf && l->role != ROLE_LEAF ? "+leaf" : "");
+		const char *name = l->name;
+		if (l->role == ROLE_FILE)
+			name = d->info && d->info->file[0] ? d->info->file : "(backing file)";
+		layer_line(st, line, sizeof(line), name_w, prefix, name, role, l->rd_bytes,
+		           l->wr_bytes);
+		grid_put(g, y++, line, GRID_PLAIN);
+	}
+	return y;
+}
+
+static void render_domain_summary(const struct console_state *st, struct grid *g, int y, int bottom,
+                                  const struct field_row *r)
+{
+	char line[LINE_MAX_BYTES], a[32], b[32], c[32], d[32];
+	const struct model_domain *dom = r->dom;
+	double s = r->interval_s;
+	const struct field *ampl = field_get(FIELD_AMPL), *dirty = field_get(FIELD_DIRTY);
+	const struct field *rd_iops = field_get(FIELD_RD_IOPS), *wr_iops = field_get(FIELD_WR_IOPS);
+	char ampl_s[32], dirty_s[32], ri[32], wi[32];
+	ampl->print(r, 8, false, ampl_s, sizeof(ampl_s));
+	dirty->print(r, 10, false, dirty_s, sizeof(dirty_s));
+	rd_iops->print(r, 8, false, ri, sizeof(ri));
+	wr_iops->print(r, 8, false, wi, sizeof(wi));
+
+	y++;
+	snprintf(line, sizeof(line), "guest      rd %s  wr %s MB/s   iops rd %s  wr %s",
+	         rate(a, sizeof(a), r->guest_rd_bytes, s), rate(b, sizeof(b), r->guest_wr_bytes, s),
+	         ri, wi);
+	if (y < bottom)
+		grid_put(g, y++, line, GRID_PLAIN);
+	snprintf(line, sizeof(line),
+	         "physical   wr %s MB/s   double-counted %s MB/s   amplification %s",
+	         rate(a, sizeof(a), r->phys_wr_bytes, s),
+	         rate(b, sizeof(b), r->double_counted_bytes, s), ampl_s);
+	if (y < bottom)
+		grid_put(g, y++, line, GRID_PLAIN);
+	if (r->has_dirty && dom)
+		snprintf(line, sizeof(line),
+		         "dirty      backlog %s MiB   dirtied %s MB/s   written back %s MB/s",
+		         dirty_s, rate(a, sizeof(a), dom->dirtied_bytes, s),
+		         rate(b, sizeof(b), dom->written_back_bytes, s));
+	else
+		snprintf(line, sizeof(line), "dirty      backlog %s MiB", dirty_s);
+	if (y < bottom)
+		grid_put(g, y++, line, GRID_PLAIN);
+
+	if (r->has_cpu)
+		snprintf(c, sizeof(c), "%.1f", (double)r->cpu_total_ns / 1e9);
+	else
+		snprintf(c, sizeof(c), "-");
+	snprintf(line, sizeof(line), "dom0 CPU   %s   %s s since start",
+	         pct(a, sizeof(a), r->has_cpu, r->cpu_ns, s), c);
+	if (y < bottom)
+		grid_put(g, y++, line, GRID_PLAIN);
+	if (r->has_cpu && dom) {
+		size_t n = (size_t)snprintf(line, sizeof(line), "  by role");
+		for (int i = 0; i < XS_CPU_ROLES && n < sizeof(line); i++)
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "  %s %s",
+			                      cpu_role_names[i],
+			                      pct(a, sizeof(a), true, dom->cpu_ns_by_role[i], s));
+		if (y < bottom)
+			grid_put(g, y++, line, GRID_PLAIN);
+	}
+	snprintf(line, sizeof(line), "guest CPU  %s",
+	         pct(d, sizeof(d), r->guest_cpu_ns >= 0,
+	             (uint64_t)(r->guest_cpu_ns > 0 ? r->guest_cpu_ns : 0), s));
+	if (y < bottom)
+		grid_put(g, y++, line, GRID_PLAIN);
+	if (dom && dom->info && dom->info->file[0] && y < bottom) {
+		char file[1024];
+		grid_text(dom->info->file, st->o.ascii_only, file, sizeof(file));
+		snprintf(line, sizeof(line), "file       %s", file);
+		grid_put(g, y++, line, GRID_PLAIN);
+	}
+	if (r->missing && y < bottom)
+		grid_put(g, y, "missing    a backend of this domain could not be resolved",
+		         GRID_PLAIN);
+}
+
+static void render_unattributed(const struct console_state *st, struct grid *g, int y, int bottom,
+                                const struct field_row *r)
+{
+	const struct model_interval *m = st->m;
+	char line[LINE_MAX_BYTES], a[32], b[32], c[32];
+	double s = m->interval_s;
+	grid_put(g, y++, "(unattributed)  bios dom0 submitted for no domain; the host's disks",
+	         GRID_PLAIN);
+	int name_w = layer_name_width(g->w);
+	layer_header(g, y++, "DISK");
+	for (size_t i = 0; i < m->n_disks && y < bottom; i++) {
+		layer_line(st, line, sizeof(line), name_w, "", m->disks[i].disk->name, "leaf",
+		           m->disks[i].rd_bytes, m->disks[i].wr_bytes);
+		grid_put(g, y++, line, GRID_PLAIN);
+	}
+	y++;
+	if (s > 0 && m->pgpgout_bytes)
+		snprintf(c, sizeof(c), "%.1f%%",
+		         100.0 * (double)m->unattr_wr_bytes / (double)m->pgpgout_bytes);
+	else
+		snprintf(c, sizeof(c), "-");
+	snprintf(line, sizeof(line), "unattributed  rd %s  wr %s MB/s   share of vmstat bo %s",
+	         rate(a, sizeof(a), r->guest_rd_bytes, s), rate(b, sizeof(b), r->guest_wr_bytes, s),
+	         c);
+	if (y < bottom)
+		grid_put(g, y++, line, GRID_PLAIN);
+	snprintf(line, sizeof(line), "CPU charged to no domain %s",
+	         pct(a, sizeof(a), r->has_cpu, r->cpu_ns, s));
+	if (y < bottom)
+		grid_put(g, y, line, GRID_PLAIN);
+}
+
+static void render_drill(const struct console_state *st, struct grid *g, int top, int bottom)
+{
+	const struct field_row *r = console_state_selected(st);
+	if (!r || !st->m) {
+		grid_put(g, top, "no row selected", GRID_PLAIN);
+		return;
+	}
+	if (r->kind == ROW_UNATTRIBUTED) {
+		render_unattributed(st, g, top, bottom, r);
+		return;
+	}
+	char line[LINE_MAX_BYTES], name[1024], kind[64];
+	grid_text(field_row_name(r), st->o.ascii_only, name, sizeof(name));
+	grid_text(r->backend_kind && r->backend_kind[0] ? r->backend_kind : "-", st->o.ascii_only,
+	          kind, sizeof(kind));
+	snprintf(line, sizeof(line), "%s  domain %u  %s%s", name, r->domid,
+	         r->kind == ROW_DOM0 ? "dom0" : kind, r->missing ? "  (a backend is missing)" : "");
+	grid_put(g, top, line, GRID_PLAIN);
+	int y = render_layers(st, g, top + 1, bottom, r->dom);
+	render_domain_summary(st, g, y, bottom, r);
+}
+
+/* --- help -------------------------------------------------------------------------- */
+
+static const char *const help_keys[][2] = {
+    {"< > s S", "previous / next sort column"},
+    {"r", "reverse the sort order"},
+    {"Up Down", "select (PgUp PgDn Home End)"},
+    {"Enter d", "drill into the selected row"},
+    {"Esc q BS", "back from the layer stack"},
+    {"f", "filter by name (empty: all)"},
+    {"m", "add a labelled mark"},
+    {"p", "pause / resume the display"},
+    {"+ -", "longer / shorter delay"},
+    {"h ?", "this help;  q quits"},
+};
+#define N_HELP_KEYS (sizeof(help_keys) / sizeof(help_keys[0]))
+
+static void render_help(struct grid *g, int bottom)
+{
+	char line[LINE_MAX_BYTES];
+	int y = 0;
+	grid_put(g, y++, "xiotop keys (any key closes this help)", GRID_HEADER);
+	/* two keys a line when they fit side by side */
+	size_t per_line = g->w >= 80 ? 2 : 1;
+	for (size_t i = 0; i < N_HELP_KEYS && y < bottom; i += per_line) {
+		line[0] = '\0';
+		for (size_t k = i; k < i + per_line && k < N_HELP_KEYS; k++) {
+			text_append_cell(line, sizeof(line), help_keys[k][0], 10, true);
+			text_append_cell(line, sizeof(line), help_keys[k][1], 30, true);
+		}
+		grid_put(g, y++, line, GRID_PLAIN);
+	}
+	y++;
+	if (y < bottom)
+		grid_put(g, y++, "columns (low-priority ones drop first on narrow screens)",
+		         GRID_HEADER);
+	for (int i = 0; i < FIELD_COUNT && y < bottom; i++) {
+		const struct field *f = field_get((enum field_id)i);
+		snprintf(line, sizeof(line), "%-10s%s", f->header, f->help);
+		grid_put(g, y++, line, GRID_PLAIN);
+	}
+}
+
+/* --- bottom line and the whole screen ---------------------------------------------- */
+
+static void render_bottom(const struct console_state *st, struct grid *g)
+{
+	char line[LINE_MAX_BYTES], input[4 * CONSOLE_TEXT_MAX];
+	int y = g->h - 1;
+	if (st->prompt != PROMPT_NONE) {
+		/* typed text is printable ASCII (the prompt takes nothing else); escaped anyway */
+		grid_text(st->input, st->o.ascii_only, input, sizeof(input));
+		snprintf(line, sizeof(line), "%s: %s_",
+		         st->prompt == PROMPT_MARK ? "mark label" : "filter by name", input);
+		grid_put(g, y, line, GRID_PLAIN);
+	} else if (st->status[0]) {
+		grid_put(g, y, st->status, GRID_PLAIN);
+	} else if (st->help) {
+		grid_put(g, y, "any key: back", GRID_PLAIN);
+	} else if (st->drilled) {
+		grid_put(g, y, "Esc/q back  Up/Down other rows  m mark  p pause  h help",
+		         GRID_PLAIN);
+	} else {
+		grid_put(
+		    g, y,
+		    "h help  q quit  < > sort  r reverse  Enter drill  f filter  m mark  p pause"
+		    "  +/- delay",
+		    GRID_PLAIN);
+	}
+}
+
+void console_render(struct console_state *st, struct grid *g)
+{
+	grid_clear(g);
+	int bottom = g->h - 1; /* the last line is the bottom line */
+	if (st->help) {
+		render_help(g, bottom);
+		render_bottom(st, g);
+		return;
+	}
+	render_header(st, g);
+	if (st->drilled)
+		render_drill(st, g, CONSOLE_HEADER_LINES, bottom);
+	else
+		render_table(st, g, CONSOLE_HEADER_LINES, bottom);
+	render_bottom(st, g);
+}

@@ -1,0 +1,462 @@
+/* console_state.c - rows, sort, selection, filter, drill-down, marks; see console_state.h. */
+#include "console_state.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grid.h"
+
+void console_state_init(struct console_state *st, const struct console_state_opts *o)
+{
+	memset(st, 0, sizeof(*st));
+	st->o = *o;
+	st->delay_s = o->delay_s > 0 ? o->delay_s : 3.0;
+	st->sort = FIELD_DOMID; /* stable rows, as xentop starts */
+	st->page_rows = 10;
+}
+
+void console_state_free(struct console_state *st)
+{
+	free(st->rows);
+	free(st->spare_rows);
+	free(st->shown);
+	free(st->marks);
+	free(st->cpu_totals);
+	memset(st, 0, sizeof(*st));
+}
+
+/* --- rows from an interval --------------------------------------------------------- */
+
+static void fill_domain_figures(struct field_row *r, const struct model_interval *m,
+                                const struct model_domain *d)
+{
+	r->dom = d;
+	r->name = d->info ? d->info->name : NULL;
+	r->backend_kind = d->info ? d->info->kind : NULL;
+	r->missing = d->info && d->info->missing;
+	r->guest_rd_bytes = d->guest_rd_bytes;
+	r->guest_wr_bytes = d->guest_wr_bytes;
+	r->guest_rd_ios = d->guest_rd_ios;
+	r->guest_wr_ios = d->guest_wr_ios;
+	r->phys_wr_bytes = d->phys_wr_bytes;
+	r->double_counted_bytes = d->double_counted_bytes;
+	r->dirty_backlog_bytes = d->dirty_backlog_bytes;
+	r->has_dirty = m->has_dirty;
+	r->cpu_ns = d->cpu_ns;
+	r->has_cpu = m->has_cpu;
+	r->guest_cpu_ns = d->guest_cpu_ns;
+}
+
+/* dom0's own CPU: what the host was busy with beyond the work charged to a domain or
+ * left unattributed, so that the rows add up to the host's busy time. */
+static uint64_t dom0_own_cpu_ns(const struct model_interval *m)
+{
+	uint64_t charged = m->cpu_unattributed_ns;
+	for (size_t i = 0; i < m->n_domains; i++)
+		charged += m->domains[i].cpu_ns;
+	return m->host_busy_ns > charged ? m->host_busy_ns - charged : 0;
+}
+
+static int build_rows(const struct model_interval *m, struct field_row **rows, size_t *cap,
+                      size_t *n)
+{
+	size_t need = m->n_domains + 2;
+	if (need > *cap) {
+		struct field_row *p = realloc(*rows, need * sizeof(*p));
+		if (!p)
+			return -1;
+		*rows = p;
+		*cap = need;
+	}
+	struct field_row *out = *rows;
+	size_t k = 0;
+	const struct model_domain *dom0 = NULL;
+	for (size_t i = 0; i < m->n_domains; i++) {
+		const struct model_domain *d = &m->domains[i];
+		if (d->domid == 0) {
+			dom0 = d;
+			continue;
+		}
+		struct field_row *r = &out[k++];
+		memset(r, 0, sizeof(*r));
+		r->kind = ROW_DOMAIN;
+		r->domid = d->domid;
+		r->has_ios = r->has_phys = true;
+		fill_domain_figures(r, m, d);
+	}
+
+	struct field_row *r = &out[k++];
+	memset(r, 0, sizeof(*r));
+	r->kind = ROW_DOM0;
+	r->has_ios = r->has_phys = true;
+	r->has_dirty = m->has_dirty;
+	r->guest_cpu_ns = -1;
+	if (dom0)
+		fill_domain_figures(r, m, dom0);
+	r->has_cpu = m->has_cpu && m->host_busy_ns > 0;
+	r->cpu_ns = (dom0 ? dom0->cpu_ns : 0) + dom0_own_cpu_ns(m);
+
+	r = &out[k++];
+	memset(r, 0, sizeof(*r));
+	r->kind = ROW_UNATTRIBUTED;
+	r->domid = XIOTOP_DOM_NONE;
+	r->guest_rd_bytes = m->unattr_rd_bytes;
+	r->guest_wr_bytes = m->unattr_wr_bytes;
+	r->has_cpu = m->has_cpu;
+	r->cpu_ns = m->cpu_unattributed_ns;
+	r->guest_cpu_ns = -1;
+
+	for (size_t i = 0; i < k; i++)
+		out[i].interval_s = m->interval_s;
+	*n = k;
+	return 0;
+}
+
+/* --- dom0 CPU seconds per row since the start -------------------------------------- */
+
+static uint32_t total_key(const struct field_row *r)
+{
+	return r->kind == ROW_DOM0 ? 0 : r->domid;
+}
+
+static size_t total_slot(const struct console_state *st, uint32_t key, bool *found)
+{
+	size_t lo = 0, hi = st->n_cpu_totals;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (st->cpu_totals[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = lo < st->n_cpu_totals && st->cpu_totals[lo].key == key;
+	return lo;
+}
+
+static void add_cpu_total(struct console_state *st, uint32_t key, uint64_t ns)
+{
+	bool found;
+	size_t at = total_slot(st, key, &found);
+	if (!found) {
+		struct console_cpu_total *p =
+		    realloc(st->cpu_totals, (st->n_cpu_totals + 1) * sizeof(*p));
+		if (!p)
+			return; /* the total stays short; the figures of this interval do not */
+		st->cpu_totals = p;
+		memmove(&p[at + 1], &p[at], (st->n_cpu_totals - at) * sizeof(*p));
+		p[at].key = key;
+		p[at].ns = 0;
+		st->n_cpu_totals++;
+	}
+	st->cpu_totals[at].ns += ns;
+}
+
+static uint64_t cpu_total(const struct console_state *st, uint32_t key)
+{
+	bool found;
+	size_t at = total_slot(st, key, &found);
+	return found ? st->cpu_totals[at].ns : 0;
+}
+
+/* --- filter, sort, selection ------------------------------------------------------- */
+
+static bool matches_filter(const struct console_state *st, const struct field_row *r)
+{
+	if (!st->filter[0])
+		return true;
+	char shown[512];
+	grid_text(field_row_name(r), st->o.ascii_only, shown, sizeof(shown));
+	return strcasestr(shown, st->filter) != NULL;
+}
+
+static int order_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const struct console_state *st = ctx;
+	const struct field_row *a = *(const struct field_row *const *)pa;
+	const struct field_row *b = *(const struct field_row *const *)pb;
+	if (st->o.dom0_first && (a->kind == ROW_DOM0) != (b->kind == ROW_DOM0))
+		return a->kind == ROW_DOM0 ? -1 : 1;
+	const struct field *f = field_get(st->sort);
+	int c = f->compare(a, b);
+	if (f->descending != st->reverse)
+		c = -c;
+	if (c)
+		return c;
+	/* ties: by domid, so that equal rows keep still between intervals */
+	if (a->domid != b->domid)
+		return a->domid < b->domid ? -1 : 1;
+	return (int)a->kind - (int)b->kind;
+}
+
+static bool is_selected(const struct console_state *st, const struct field_row *r)
+{
+	return st->have_sel && r->kind == st->sel_kind && r->domid == st->sel_domid;
+}
+
+static void select_pos(struct console_state *st, size_t pos)
+{
+	if (!st->n_shown) {
+		st->have_sel = false;
+		st->sel_pos = 0;
+		return;
+	}
+	if (pos >= st->n_shown)
+		pos = st->n_shown - 1;
+	st->sel_pos = pos;
+	st->sel_kind = st->shown[pos]->kind;
+	st->sel_domid = st->shown[pos]->domid;
+	st->have_sel = true;
+}
+
+/* Filter and sort again; the selection stays on its row if the row is still shown,
+ * else on the same position. */
+static void refresh(struct console_state *st)
+{
+	if (st->n_rows > st->cap_shown) {
+		const struct field_row **p = realloc(st->shown, st->n_rows * sizeof(*p));
+		if (!p) {
+			st->n_shown = 0;
+			snprintf(st->status, sizeof(st->status), "out of memory");
+			return;
+		}
+		st->shown = p;
+		st->cap_shown = st->n_rows;
+	}
+	st->n_shown = 0;
+	for (size_t i = 0; i < st->n_rows; i++)
+		if (matches_filter(st, &st->rows[i]))
+			st->shown[st->n_shown++] = &st->rows[i];
+	qsort_r(st->shown, st->n_shown, sizeof(*st->shown), order_cmp, st);
+	for (size_t i = 0; i < st->n_shown; i++) {
+		if (is_selected(st, st->shown[i])) {
+			select_pos(st, i);
+			return;
+		}
+	}
+	select_pos(st, st->have_sel ? st->sel_pos : 0);
+}
+
+bool console_state_interval(struct console_state *st, const struct model_interval *m)
+{
+	size_t n;
+	st->intervals++;
+	if (build_rows(m, &st->spare_rows, &st->cap_spare_rows, &n)) {
+		snprintf(st->status, sizeof(st->status), "out of memory: display not updated");
+		return false;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (st->spare_rows[i].has_cpu)
+			add_cpu_total(st, total_key(&st->spare_rows[i]), st->spare_rows[i].cpu_ns);
+	if (st->paused)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		st->spare_rows[i].cpu_total_ns = cpu_total(st, total_key(&st->spare_rows[i]));
+	struct field_row *old = st->rows;
+	size_t old_cap = st->cap_rows;
+	st->rows = st->spare_rows;
+	st->cap_rows = st->cap_spare_rows;
+	st->n_rows = n;
+	st->spare_rows = old;
+	st->cap_spare_rows = old_cap;
+	st->m = m;
+	refresh(st);
+	return true;
+}
+
+const struct field_row *console_state_selected(const struct console_state *st)
+{
+	return st->have_sel && st->sel_pos < st->n_shown ? st->shown[st->sel_pos] : NULL;
+}
+
+void console_state_sort_step(struct console_state *st, int step)
+{
+	int next = ((int)st->sort + step) % FIELD_COUNT;
+	st->sort = (enum field_id)(next < 0 ? next + FIELD_COUNT : next);
+	st->reverse = false;
+	refresh(st);
+}
+
+void console_state_reverse(struct console_state *st)
+{
+	st->reverse = !st->reverse;
+	refresh(st);
+}
+
+void console_state_select(struct console_state *st, long delta)
+{
+	if (!st->n_shown)
+		return;
+	long pos = (long)st->sel_pos + delta;
+	if (pos < 0)
+		pos = 0;
+	select_pos(st, (size_t)pos);
+}
+
+void console_state_set_filter(struct console_state *st, const char *filter)
+{
+	snprintf(st->filter, sizeof(st->filter), "%s", filter ? filter : "");
+	refresh(st);
+}
+
+void console_state_add_mark(struct console_state *st, const char *label, int64_t now_ns)
+{
+	struct console_mark *p = realloc(st->marks, (st->n_marks + 1) * sizeof(*p));
+	if (!p) {
+		snprintf(st->status, sizeof(st->status), "out of memory: mark not added");
+		return;
+	}
+	st->marks = p;
+	struct console_mark *mk = &p[st->n_marks++];
+	if (label && label[0])
+		snprintf(mk->label, sizeof(mk->label), "%s", label);
+	else
+		snprintf(mk->label, sizeof(mk->label), "mark %zu", st->n_marks);
+	mk->realtime_ns = now_ns;
+	bool kept = !st->o.on_mark || st->o.on_mark(st->o.mark_ctx, mk->label, now_ns) == 0;
+	char shown[4 * CONSOLE_TEXT_MAX];
+	snprintf(st->status, sizeof(st->status), "mark %zu added%s: %s", st->n_marks,
+	         kept ? "" : " here, but NOT recorded",
+	         grid_text(mk->label, st->o.ascii_only, shown, sizeof(shown)));
+}
+
+/* The delays +/- step through (seconds); a delay between two steps goes to the next. */
+static const double delay_steps[] = {0.1, 0.2, 0.5, 1, 2, 3, 5, 10, 15, 30, 60, 300, 3600};
+#define N_DELAY_STEPS (sizeof(delay_steps) / sizeof(delay_steps[0]))
+
+void console_state_delay_step(struct console_state *st, int step)
+{
+	double d = st->delay_s;
+	if (step > 0) {
+		for (size_t i = 0; i < N_DELAY_STEPS; i++)
+			if (delay_steps[i] > d + 1e-9) {
+				d = delay_steps[i];
+				break;
+			}
+	} else {
+		for (size_t i = N_DELAY_STEPS; i-- > 0;)
+			if (delay_steps[i] < d - 1e-9) {
+				d = delay_steps[i];
+				break;
+			}
+	}
+	st->delay_s = d;
+	snprintf(st->status, sizeof(st->status), "delay %.1f s", d);
+}
+
+/* --- keys -------------------------------------------------------------------------- */
+
+static bool is_typed_char(int key)
+{
+	return key >= 0x20 && key < 0x7f; /* what a prompt accepts: printable ASCII only */
+}
+
+static enum console_action prompt_key(struct console_state *st, int key, int64_t now_ns)
+{
+	size_t len = strlen(st->input);
+	if (key == CK_ENTER) {
+		if (st->prompt == PROMPT_MARK)
+			console_state_add_mark(st, st->input, now_ns);
+		else
+			console_state_set_filter(st, st->input);
+		st->prompt = PROMPT_NONE;
+	} else if (key == CK_ESCAPE) {
+		st->prompt = PROMPT_NONE;
+	} else if (key == CK_BACKSPACE) {
+		if (len)
+			st->input[len - 1] = '\0';
+	} else if (is_typed_char(key) && len + 1 < sizeof(st->input)) {
+		st->input[len] = (char)key;
+		st->input[len + 1] = '\0';
+	} else {
+		return CA_NONE;
+	}
+	return CA_REDRAW;
+}
+
+static void begin_prompt(struct console_state *st, enum console_prompt p)
+{
+	st->prompt = p;
+	/* the filter prompt starts from the current filter, to edit it */
+	snprintf(st->input, sizeof(st->input), "%s", p == PROMPT_FILTER ? st->filter : "");
+}
+
+enum console_action console_state_key(struct console_state *st, int key, int64_t now_ns)
+{
+	if (st->prompt != PROMPT_NONE)
+		return prompt_key(st, key, now_ns);
+	st->status[0] = '\0';
+	if (st->help) {
+		st->help = false; /* any key closes the help */
+		return CA_REDRAW;
+	}
+	switch (key) {
+	case 'q':
+		if (!st->drilled)
+			return CA_QUIT;
+		st->drilled = false;
+		break;
+	case CK_ESCAPE:
+	case CK_BACKSPACE:
+		st->drilled = false;
+		break;
+	case '<':
+	case 'S':
+		console_state_sort_step(st, -1);
+		break;
+	case '>':
+	case 's':
+		console_state_sort_step(st, +1);
+		break;
+	case 'r':
+		console_state_reverse(st);
+		break;
+	case CK_UP:
+	case 'k':
+		console_state_select(st, -1);
+		break;
+	case CK_DOWN:
+	case 'j':
+		console_state_select(st, +1);
+		break;
+	case CK_PAGE_UP:
+		console_state_select(st, -(long)st->page_rows);
+		break;
+	case CK_PAGE_DOWN:
+		console_state_select(st, st->page_rows);
+		break;
+	case CK_HOME:
+		console_state_select(st, -(long)st->n_shown);
+		break;
+	case CK_END:
+		console_state_select(st, (long)st->n_shown);
+		break;
+	case CK_ENTER:
+	case 'd':
+		st->drilled = st->have_sel;
+		break;
+	case 'm':
+		begin_prompt(st, PROMPT_MARK);
+		break;
+	case 'f':
+		begin_prompt(st, PROMPT_FILTER);
+		break;
+	case 'p':
+		st->paused = !st->paused;
+		break;
+	case '+':
+	case '=': /* the unshifted + key */
+		console_state_delay_step(st, +1);
+		return CA_DELAY;
+	case '-':
+		console_state_delay_step(st, -1);
+		return CA_DELAY;
+	case 'h':
+	case '?':
+		st->help = true;
+		break;
+	default:
+		return CA_NONE;
+	}
+	return CA_REDRAW;
+}

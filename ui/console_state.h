@@ -1,0 +1,131 @@
+/* console_state.h - what the live console shows and how keys change it; no terminal.
+ *
+ * Contract: the state turns each model_interval into rows (one per guest domain, one for
+ * dom0 itself, one for unattributed I/O) and keeps the sort column and direction, the
+ * selection (it follows its row when the order changes), the drill-down, the name
+ * filter, pause, delay, marks, help and a one-line prompt. Everything here is pure: keys
+ * come in as plain codes (printable characters, or enum console_key), times come in as
+ * arguments, nothing reads a clock or a terminal. console_render.h turns a state into a
+ * text grid. The state keeps a pointer to the interval it shows; see
+ * console_state_interval() for who owns it.
+ */
+#ifndef XIOTOP_CONSOLE_STATE_H
+#define XIOTOP_CONSOLE_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fields.h"
+#include "model.h"
+
+/* Keys that are not printable characters (the ncurses layer maps its codes to these). */
+enum console_key {
+	CK_UP = 0x100,
+	CK_DOWN,
+	CK_PAGE_UP,
+	CK_PAGE_DOWN,
+	CK_HOME,
+	CK_END,
+	CK_ENTER,
+	CK_ESCAPE,
+	CK_BACKSPACE,
+};
+
+/* What the loop must do after a key. */
+enum console_action {
+	CA_NONE,   /* nothing changed */
+	CA_REDRAW, /* the screen changed */
+	CA_DELAY,  /* the delay changed: reschedule, and redraw */
+	CA_QUIT,
+};
+
+enum console_prompt { PROMPT_NONE, PROMPT_MARK, PROMPT_FILTER };
+
+#define CONSOLE_TEXT_MAX 64 /* mark labels, filter */
+
+struct console_mark {
+	char label[CONSOLE_TEXT_MAX];
+	int64_t realtime_ns;
+};
+
+/* Told of every mark as it is added (the recorder keeps them with the session);
+ * 0, or -1 if it could not keep it (the user is told). */
+typedef int (*console_mark_hook)(void *ctx, const char *label, int64_t realtime_ns);
+
+struct console_state_opts {
+	double delay_s;
+	bool full_names; /* -f: widen the name column instead of cutting names */
+	bool dom0_first; /* -z: dom0's row first whatever the sort */
+	bool ascii_only; /* the terminal is not UTF-8: escape every non-ASCII byte */
+	const char *title;
+	console_mark_hook on_mark; /* may be NULL */
+	void *mark_ctx;
+};
+
+/* dom0 CPU seconds accumulated per row (key: domid; dom0 0; unattributed DOM_NONE). */
+struct console_cpu_total {
+	uint32_t key;
+	uint64_t ns;
+};
+
+struct console_state {
+	struct console_state_opts o;
+	double delay_s;
+	const struct model_interval *m; /* shown; NULL before the first one */
+	unsigned long intervals;        /* intervals seen (shown or not) */
+
+	struct field_row *rows, *spare_rows; /* rows of m; spare: the next interval's */
+	size_t n_rows, cap_rows, cap_spare_rows;
+	const struct field_row **shown; /* filtered and sorted */
+	size_t n_shown, cap_shown;
+
+	enum field_id sort;
+	bool reverse; /* against the column's natural order */
+
+	size_t sel_pos; /* index in shown */
+	enum row_kind sel_kind;
+	uint32_t sel_domid;
+	bool have_sel;
+	size_t scroll; /* first shown row on screen; kept by the renderer */
+	int page_rows; /* rows on screen at the last render (page up/down) */
+	bool drilled;  /* the selected row's layer stack instead of the table */
+	bool help;
+	bool paused; /* the display keeps its interval; intervals are still counted */
+
+	char filter[CONSOLE_TEXT_MAX]; /* case-insensitive substring of the shown name */
+	enum console_prompt prompt;
+	char input[CONSOLE_TEXT_MAX];
+
+	struct console_mark *marks;
+	size_t n_marks;
+	struct console_cpu_total *cpu_totals; /* sorted by key */
+	size_t n_cpu_totals;
+	char status[128]; /* one-line message until the next key */
+};
+
+void console_state_init(struct console_state *st, const struct console_state_opts *o);
+void console_state_free(struct console_state *st);
+
+/* Every computed interval goes through here: dom0 CPU seconds are accounted for, and
+ * unless paused m becomes the shown interval and true is returned. Then the caller must
+ * keep m, and the sample its names point into, alive until the next true return or
+ * console_state_free(); on false the caller may free m at once. (Out of memory: the
+ * previous interval stays shown, false.) */
+bool console_state_interval(struct console_state *st, const struct model_interval *m);
+
+/* One key; now_ns (wall clock) stamps marks. */
+enum console_action console_state_key(struct console_state *st, int key, int64_t now_ns);
+
+/* The transitions behind the keys, for tests and other front ends. */
+void console_state_sort_step(struct console_state *st, int step); /* +1 next, -1 previous */
+void console_state_reverse(struct console_state *st);
+void console_state_select(struct console_state *st, long delta);
+void console_state_set_filter(struct console_state *st, const char *filter);
+void console_state_add_mark(struct console_state *st, const char *label, int64_t now_ns);
+void console_state_delay_step(struct console_state *st, int step); /* +1 longer */
+
+/* The selected row, or NULL. */
+const struct field_row *console_state_selected(const struct console_state *st);
+
+#endif

@@ -1,0 +1,104 @@
+/* fields.h - the column table of the per-domain view, shared by the console and batch.
+ *
+ * Contract: one table describes every column: id, header, width, rank, alignment,
+ * natural sort direction, a compare and a print function, and a line of help. Rank 0 is
+ * the most important column; on a narrow terminal the column with the highest rank drops
+ * first (fields_layout), and the name column never drops. Columns read a struct
+ * field_row, a flat view of one row filled by the caller from a model_interval, so one
+ * table serves guest domains, dom0 and the unattributed row. A print function writes
+ * only the cell's text; a figure that was not collected, or has no interval yet, prints
+ * "-". Guest-controlled text goes through grid_text(): no control character comes out.
+ */
+#ifndef XIOTOP_FIELDS_H
+#define XIOTOP_FIELDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+enum field_id {
+	FIELD_NAME,
+	FIELD_DOMID,
+	FIELD_KIND,
+	FIELD_GUEST_RD,
+	FIELD_GUEST_WR,
+	FIELD_RD_IOPS,
+	FIELD_WR_IOPS,
+	FIELD_PHYS_WR,
+	FIELD_AMPL,
+	FIELD_DOUBLE,
+	FIELD_DIRTY,
+	FIELD_CPU_PCT,
+	FIELD_CPU_S,
+	FIELD_GUEST_CPU,
+	FIELD_COUNT
+};
+
+enum row_kind { ROW_DOMAIN, ROW_DOM0, ROW_UNATTRIBUTED };
+
+/* One row as the columns see it. */
+struct field_row {
+	enum row_kind kind;
+	uint32_t domid;
+	const char *name;         /* raw, guest-controlled; NULL if unknown */
+	const char *backend_kind; /* "vbd", "qdisk", "mixed"; NULL or "" if unknown */
+	bool missing;             /* a backend could not be resolved */
+	double interval_s;        /* 0: no interval yet, rates print "-" */
+	uint64_t guest_rd_bytes, guest_wr_bytes;
+	bool has_ios;
+	uint64_t guest_rd_ios, guest_wr_ios;
+	bool has_phys; /* physical and double-counted figures apply to this row */
+	uint64_t phys_wr_bytes, double_counted_bytes;
+	bool has_dirty;
+	uint64_t dirty_backlog_bytes;
+	bool has_cpu;
+	uint64_t cpu_ns;                /* dom0 CPU for this row, this interval */
+	uint64_t cpu_total_ns;          /* dom0 CPU for this row since the console started */
+	int64_t guest_cpu_ns;           /* vCPU time this interval; -1 unknown */
+	const struct model_domain *dom; /* the model's domain, NULL if none (drill-down) */
+};
+
+struct field {
+	enum field_id id;
+	const char *header;
+	int width;
+	int rank;        /* 0 most important; the highest rank drops first */
+	bool left;       /* left-aligned (text) */
+	bool descending; /* natural sort order: biggest first for figures */
+	/* <0, 0, >0 in ascending order; unknown figures ("-") sort below every known one */
+	int (*compare)(const struct field_row *a, const struct field_row *b);
+	/* The cell text into buf (no padding), at most `width` columns for figures. */
+	void (*print)(const struct field_row *r, int width, bool ascii_only, char *buf, size_t len);
+	const char *help;
+};
+
+const struct field *field_get(enum field_id id);
+/* The raw name a row shows: its domain's, "Domain-0", "(unattributed)" or "?". */
+const char *field_row_name(const struct field_row *r);
+
+/* Which columns are shown, in table order, and how wide each is. */
+struct field_layout {
+	size_t n;
+	enum field_id ids[FIELD_COUNT];
+	int widths[FIELD_COUNT];
+	bool ascii_only; /* escape non-ASCII in text cells (terminal is not UTF-8) */
+};
+
+#define FIELD_NAME_WIDTH 14 /* default width of the name column */
+
+/* Fit the columns into `columns` terminal columns with the name column `name_width` wide
+ * (FIELD_NAME_WIDTH, or wider for full names). */
+void fields_layout(int columns, int name_width, bool ascii_only, struct field_layout *out);
+/* The header line / one row as screen text into buf (at least 4 bytes a column + 1). */
+void fields_header(const struct field_layout *l, char *buf, size_t len);
+void fields_row(const struct field_layout *l, const struct field_row *r, char *buf, size_t len);
+
+/* Rate and percentage helpers shared with the console's header and drill-down. */
+double fields_mb_per_s(uint64_t bytes, double interval_s);
+double fields_cpu_pct(uint64_t ns, double interval_s);
+/* A number in at most `width` characters: fewer decimals, then a k/M/G suffix. */
+void fields_number(char *buf, size_t len, int width, double value, int decimals);
+
+#endif
