@@ -216,7 +216,8 @@ int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
 		d->double_counted_bytes = d->vmstat_wr_bytes > d->phys_wr_bytes
 		                              ? d->vmstat_wr_bytes - d->phys_wr_bytes
 		                              : 0;
-		qsort(d->layers, d->n_layers, sizeof(*d->layers), layer_order);
+		if (d->n_layers)
+			qsort(d->layers, d->n_layers, sizeof(*d->layers), layer_order);
 	}
 
 	for (size_t i = 0; i < cur->n_disks; i++) {

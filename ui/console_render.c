@@ -243,7 +243,7 @@ static int render_layers(const struct console_state *st, struct grid *g, int y, 
 		snprintf(role, sizeof(role), "%s%s", model_role_name(l->role),
 		         l->is_leaf && l->role != ROLE_LEAF ? "+leaf" : "");
 		const char *name = l->name;
-		if (l->role == ROLE_FILE)
+		if (l->is_file)
 			name = d->info && d->info->file[0] ? d->info->file : "(backing file)";
 		layer_line(st, line, sizeof(line), name_w, prefix, name, role, l->rd_bytes,
 		           l->wr_bytes);

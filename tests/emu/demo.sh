@@ -2,7 +2,7 @@
 # demo.sh BUILD_DIR: an emulated dom0 with three busy guests, watched by xiotop.
 #
 # Builds a private world (tests/emu/emu.sh up) in a temporary directory, starts three emulated
-# blkback writers with different workloads, runs `xiotop -b -d 1` over the world's xenstore dump
+# blkback writers with different workloads, runs the xiotop console (`-d 1`) over the world's xenstore dump
 # in the foreground until Ctrl-C, then stops the writers and tears the world down.
 # Environment: XIOTOP_BIN / XIOTOP_EMU override the binaries; DEMO_DIO=on|off (loop direct-io,
 # default off); DEMO_SIZE_MIB (default 320).
@@ -100,4 +100,9 @@ done
 say "guest1 $DOM1_DEV (loop, dio $DIO), guest2 $DOM2_DEV (partition), guest3 $DOM3_DEV (zram)"
 say "host leaf: $HOST_ZRAM mounted on $HOSTFS; Ctrl-C to stop"
 
-"$XIOTOP" -b -d 1 --xenstore-dump "$WORLD/xenstore.dump"
+# the console when a terminal is attached, batch text otherwise (e.g. piped, or in CI)
+if [ -t 1 ]; then
+	"$XIOTOP" -d 1 --xenstore-dump "$WORLD/xenstore.dump"
+else
+	"$XIOTOP" -b -d 1 --xenstore-dump "$WORLD/xenstore.dump"
+fi
