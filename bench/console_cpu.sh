@@ -25,7 +25,7 @@ cleanup() {
 	tmux -L "$sock" kill-server 2>/dev/null || true
 	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock" # a killed server leaves its socket
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT INT TERM HUP
 # exec: the pane's process is xiotop itself
 tmux -L "$sock" -f /dev/null new-session -d -s bench -x "$cols" -y "$rows" \
 	"exec env LANG=C.UTF-8 '$xiotop' --synthetic '$n' -d 1"

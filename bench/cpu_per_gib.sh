@@ -17,7 +17,7 @@ cleanup() {
 	bash "$src/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true
 	rm -rf "$work"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT INT TERM HUP
 bash "$src/tests/emu/emu.sh" up "$work/world" --dio "${DIO:-off}" --size-mib $((mib + 64)) >/dev/null
 # shellcheck disable=SC1091
 . "$work/world/env"

@@ -4,6 +4,7 @@
 #include <curses.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,13 @@
 
 #include "console_render.h"
 #include "model.h"
+
+/* The terminal hung up (closed window, killed tmux): input reports HUP or an error. */
+static bool terminal_gone(void)
+{
+	struct pollfd in = {.fd = STDIN_FILENO, .events = POLLIN};
+	return poll(&in, 1, 0) > 0 && (in.revents & (POLLHUP | POLLERR | POLLNVAL));
+}
 
 #define MAX_WAIT_MS 500 /* wake at least this often to notice the stop flag */
 
@@ -245,8 +253,11 @@ static int run_loop(struct console_run *r)
 		uint64_t wait_ms = next_tick > now ? (next_tick - now + 999999) / 1000000 : 0;
 		timeout(wait_ms > MAX_WAIT_MS ? MAX_WAIT_MS : (int)wait_ms);
 		int ch = getch();
-		if (ch == ERR)
+		if (ch == ERR) {
+			if (terminal_gone())
+				return 0; /* hung up: getch() would fail at once forever */
 			continue;
+		}
 		if (ch == KEY_RESIZE) {
 			dirty = true;
 			continue;

@@ -425,6 +425,7 @@ int cmd_record(int argc, char **argv)
 	struct sigaction stop_sa = {.sa_handler = on_stop}, child_sa = {.sa_handler = on_child};
 	sigaction(SIGINT, &stop_sa, NULL);
 	sigaction(SIGTERM, &stop_sa, NULL);
+	sigaction(SIGHUP, &stop_sa, NULL);
 	sigaction(SIGCHLD, &child_sa, NULL);
 	sigdelset(&wait_mask, SIGINT);
 	sigdelset(&wait_mask, SIGTERM);

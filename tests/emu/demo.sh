@@ -30,7 +30,8 @@ cleanup() {
 	local rc=$?
 	[ "$cleaned" = 1 ] && return
 	cleaned=1
-	trap '' INT TERM # a second Ctrl-C must not interrupt the teardown
+	set +e # the terminal may be gone (HUP): a failed message must not stop the teardown
+	trap '' INT TERM HUP # a second Ctrl-C must not interrupt the teardown
 	if [ -n "$WORLD" ] && [ -d "$WORLD" ]; then
 		say "stopping writers, tearing down $WORLD"
 		local f pid
@@ -54,6 +55,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+trap 'exit 129' HUP # a closed terminal tears down too
 
 for b in "$EMU" "$XIOTOP"; do
 	if [ ! -x "$b" ] && ! command -v "$b" >/dev/null; then

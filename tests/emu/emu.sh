@@ -167,6 +167,7 @@ cmd_up() {
 	trap up_on_exit EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
+	trap 'exit 129' HUP
 	env_add EMU_DIR "$DIR"
 	env_add DIO "$dio"
 	env_add SIZE_MIB "$size"
@@ -226,7 +227,7 @@ cmd_up() {
 		"$l1" "$img1" "$l2" "$part" "$pdev" "$img2" "zram$z3" "$z3dev" "$psectors"
 	env_add EMU_READY 1
 	UP_BUILDING=0
-	trap - EXIT INT TERM
+	trap - EXIT INT TERM HUP
 	say "up: $DIR (dio $dio): guest1 /dev/$l1, guest2 $pdev, guest3 $z3dev; host leaf zram$hz"
 }
 

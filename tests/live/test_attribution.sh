@@ -13,7 +13,7 @@ if [ ! -e /sys/class/zram-control/hot_add ]; then
 fi
 work=$(mktemp -d /tmp/xiotop-live.XXXXXX)
 cleanup() { bash "$XIOTOP_SRC/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true; rm -rf "$work"; }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT INT TERM HUP
 rc=0
 # the third run loads the raw_tp fallback programs instead of tp_btf
 for run in off:tp_btf on:tp_btf on:raw_tp; do

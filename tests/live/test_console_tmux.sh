@@ -26,7 +26,7 @@ cleanup() {
 	bash "$XIOTOP_SRC/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true
 	rm -rf "$work"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT INT TERM HUP
 
 failures=0
 check() { # DESCRIPTION COMMAND...: run a check, say ok/FAIL

@@ -13,7 +13,7 @@ if [ ! -e /sys/class/zram-control/hot_add ]; then
 fi
 work=$(mktemp -d /tmp/xiotop-cpu.XXXXXX)
 cleanup() { bash "$XIOTOP_SRC/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true; rm -rf "$work"; }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT INT TERM HUP
 rc=0
 for dio in off on; do
 	bash "$XIOTOP_SRC/tests/emu/emu.sh" up "$work/world" --dio "$dio" >/dev/null

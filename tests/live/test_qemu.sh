@@ -16,7 +16,7 @@ restore() {
 	bash "$XIOTOP_SRC/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true
 	rm -rf "$work"
 }
-trap restore EXIT INT TERM
+trap restore EXIT INT TERM HUP
 # hold writeback off so dirty pages stay in dom0's page cache until `sync`
 sysctl -qw vm.dirty_expire_centisecs=360000 vm.dirty_writeback_centisecs=0 vm.dirty_background_ratio=50
 bash "$XIOTOP_SRC/tests/emu/emu.sh" up "$work/world" --dio off >/dev/null

@@ -42,7 +42,7 @@ cleanup() {
 	[ -n "$xpid" ] && kill "$xpid" 2>/dev/null
 	rm -rf "$work"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT INT TERM HUP
 rc=0
 start=$(date +%s)
 for mode in "cache=writeback,aio=threads" "cache=none,aio=native" "cache=writeback,aio=io_uring"; do

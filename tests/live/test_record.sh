@@ -31,7 +31,7 @@ cleanup() {
 	bash "$XIOTOP_SRC/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true
 	rm -rf "$work"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT INT TERM HUP
 export XIOTOP_RUNTIME_DIR="$work/run" # `xiotop mark` finds this test's recorder only
 X=$XIOTOP_BIN
 fails=0
