@@ -63,6 +63,7 @@ static void make_world(struct world *w)
 	/* web01: loop0 -> its file in dom0's page cache -> vda, half written back */
 	w->layers[0] = layer(ROLE_BACKEND, "loop0", false, 20000000, 80000000);
 	w->layers[1] = layer(ROLE_FILE, "", false, 0, 80000000);
+	w->layers[1].is_file = true; /* the model marks file layers so */
 	w->layers[2] = layer(ROLE_LEAF, "vda", true, 0, 40000000);
 	/* db: dm-2 -> sdb */
 	w->layers[3] = layer(ROLE_BACKEND, "dm-2", false, 100000000, 200000000);
