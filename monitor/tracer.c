@@ -30,6 +30,8 @@ struct tracer {
 	bool has_dirty; /* writeback_dirty_folio attached */
 	struct bpf_link *links[16];
 	size_t n_links;
+	struct bpf_program *sys_progs[2]; /* sys_enter, sys_exit: attached on demand */
+	struct bpf_link *sys_links[2];
 	int ncpus;
 	struct xiotop_io *percpu_io; /* ncpus values of one layer_io entry */
 	unsigned long long *percpu_u64;
@@ -86,7 +88,9 @@ static const struct hook {
     {"sys_exit", "sys_exit", "device-model file reads/writes not counted"},
     {"uring_complete", "io_uring_complete", "device-model io_uring I/O not counted"},
 };
-#define N_HOOKS (sizeof(hooks) / sizeof(hooks[0]))
+#define N_HOOKS        (sizeof(hooks) / sizeof(hooks[0]))
+#define HOOK_SYS_ENTER 6 /* index in hooks[]; sys_exit follows */
+#define HOOK_SYS_EXIT  7
 
 /* Which hook a program is, or -1. */
 static int hook_of(const struct bpf_program *p, bool *is_btf)
@@ -163,6 +167,13 @@ static int attach_all(struct tracer *t, bool btf, size_t n_loaded, char *err, si
 		int h = hook_of(p, &is_btf);
 		if (h < 0 || is_btf != btf || (size_t)h >= n_loaded)
 			continue;
+		if (h == HOOK_SYS_ENTER || h == HOOK_SYS_EXIT) {
+			/* syscall tracepoints put every syscall of every task on the slow path:
+			 * attached only while the topology has device models to watch */
+			t->sys_progs[h - HOOK_SYS_ENTER] = p;
+			attached[h] = true;
+			continue;
+		}
 		struct bpf_link *link = bpf_program__attach(p);
 		if (!link) {
 			if (h == 0) {
@@ -181,9 +192,29 @@ static int attach_all(struct tracer *t, bool btf, size_t n_loaded, char *err, si
 		if (!attached[h])
 			fprintf(stderr, "xiotop: hook %s not active: %s\n", hooks[h].event,
 			        hooks[h].loss);
+	if (attached[HOOK_SYS_ENTER] && attached[HOOK_SYS_EXIT])
+		note_hook(t, "sys_enter/sys_exit(while device models run)");
 	t->has_cpu = attached[4];
 	t->has_dirty = attached[5];
 	return 0;
+}
+
+/* Attach or detach the syscall hooks as device models appear and leave. */
+static void want_syscall_hooks(struct tracer *t, bool want)
+{
+	if (!t->sys_progs[0] || !t->sys_progs[1] || want == (t->sys_links[0] != NULL))
+		return;
+	for (int i = 0; i < 2; i++) {
+		if (want) {
+			t->sys_links[i] = bpf_program__attach(t->sys_progs[i]);
+			if (!t->sys_links[i])
+				fprintf(stderr, "xiotop: cannot attach %s: %s\n",
+				        hooks[HOOK_SYS_ENTER + i].event, strerror(errno));
+		} else {
+			bpf_link__destroy(t->sys_links[i]);
+			t->sys_links[i] = NULL;
+		}
+	}
 }
 
 int tracer_open(struct tracer **out, char *err, size_t errlen)
@@ -353,8 +384,10 @@ int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
 	clear_map(dev_fd, sizeof(uint32_t));
 	clear_map(inode_fd, sizeof(struct xiotop_inode_key));
 	clear_map(tgid_fd, sizeof(uint32_t));
+	bool device_models = false;
 	for (size_t i = 0; i < topo->n_domains; i++) {
 		const struct xt_domain *d = &topo->domains[i];
+		device_models |= d->device_model_pid > 0;
 		for (size_t j = 0; j < d->n_backends; j++)
 			if (!d->backends[j].missing)
 				map_backend(t, roots, d->domid, &d->backends[j]);
@@ -374,6 +407,7 @@ int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
 			bpf_map_update_elem(bits_fd, &word, &bits, BPF_ANY);
 		}
 	}
+	want_syscall_hooks(t, device_models);
 	return 0;
 }
 
@@ -480,6 +514,7 @@ void tracer_close(struct tracer *t)
 		return;
 	for (size_t i = 0; i < t->n_links; i++)
 		bpf_link__destroy(t->links[i]);
+	want_syscall_hooks(t, false);
 	xiotop_bpf__destroy(t->skel);
 	free(t->percpu_io);
 	free(t->percpu_u64);
