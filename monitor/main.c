@@ -243,7 +243,6 @@ static int batch_loop(const struct options *o, struct console_feed *feed)
 		}
 		struct model_interval m;
 		if (model_compute(&prev, &cur, &m) == 0) {
-			bo.hooks = m.hooks;
 			batch_print(stdout, &m, &bo, it);
 			model_free(&m);
 		}

@@ -182,8 +182,9 @@ static void print_text(FILE *out, const struct model_interval *m, const struct b
 	for (size_t i = 0; i < m->n_domains; i++)
 		dbl += m->domains[i].double_counted_bytes;
 	iso_time(ts, sizeof(ts), m->realtime_ns);
-	fprintf(out, "xiotop %.19s  %zu domains  %.2fs  lost %" PRIu64 "%s%s\n", ts, m->n_domains,
-	        s, m->lost_events, o->hooks ? "  hooks: " : "", o->hooks ? o->hooks : "");
+	/* which hooks are active is said once on stderr at start: this line stays < 80 */
+	fprintf(out, "xiotop %.19s  %zu domains  %.2fs  lost %" PRIu64 "\n", ts, m->n_domains, s,
+	        m->lost_events);
 	fprintf(out,
 	        "disks rd %.1f wr %.1f MB/s  vmstat bo %.1f MB/s  double %.1f MB/s  unattr %.1f "
 	        "MB/s\n",

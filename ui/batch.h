@@ -17,7 +17,6 @@ enum batch_format { BATCH_TEXT, BATCH_CSV, BATCH_JSON };
 struct batch_opts {
 	enum batch_format format;
 	bool full_names;   /* text: do not cut names (xentop -f) */
-	const char *hooks; /* text header: which hooks are active (may be NULL) */
 };
 
 /* "text", "csv", "json" -> format; -1 if unknown */

@@ -17,9 +17,7 @@ int print_interval(FILE *out, const struct xs_sample *prev, const struct xs_samp
 	struct model_interval m;
 	if (model_compute(prev, cur, &m))
 		return -1;
-	struct batch_opts o = *bo;
-	o.hooks = m.hooks;
-	batch_print(out, &m, &o, iteration);
+	batch_print(out, &m, bo, iteration);
 	model_free(&m);
 	return 0;
 }

@@ -187,7 +187,7 @@ static char *printed(const struct xs_sample *prev, const struct xs_sample *cur,
 	assert_non_null(f);
 	struct model_interval m;
 	assert_int_equal(model_compute(prev, cur, &m), 0);
-	struct batch_opts bo = {.format = format, .hooks = m.hooks};
+	struct batch_opts bo = {.format = format};
 	batch_print(f, &m, &bo, 0);
 	model_free(&m);
 	fclose(f);
