@@ -84,7 +84,7 @@ static const char schema_sql[] =
     " label TEXT NOT NULL, origin TEXT NOT NULL, exit_status INTEGER);"
     "CREATE TABLE vias (via INTEGER PRIMARY KEY, name TEXT NOT NULL);"
     "INSERT INTO vias VALUES (1,'dev'),(2,'task'),(3,'loopwork'),(4,'inode'),(5,'remap'),"
-    " (6,'part'),(7,'none');"
+    " (6,'part'),(7,'none'),(8,'dmtask'),(9,'fileio');"
     /* Views for people with the sqlite3 tool: nothing in xiotop reads them. */
     "CREATE VIEW layers_v AS SELECT c.slot >> 16 AS sample, s.realtime_ns, k.domid,"
     " (SELECT name FROM domains d WHERE d.domid = k.domid AND d.first_sample <= c.slot >> 16"
