@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "console.h"
 #include "live.h"
 #include "model.h"
+#include "rec_registry.h"
 #include "record_cmds.h"
 #include "synthetic.h"
 
@@ -57,7 +59,7 @@ static void usage(FILE *out)
 	        "       xiotop record -o FILE [-d SECONDS] [--duration D] [-- COMMAND ARGS...]\n"
 	        "       xiotop mark [-o FILE] LABEL\n"
 	        "       xiotop export FILE [--format csv|json|text] [--from MARK|TIME] [--to ..]\n"
-	        "       xiotop replay FILE\n"
+	        "       xiotop replay FILE [--speed X] [--from MARK|TIME] [--to ..]  (console)\n"
 	        "SOURCE: --xenstore-dump FILE  (xenstore-ls or xenstore-ls -f text)\n"
 	        "        --sysfs-root DIR --proc-root DIR  (fixture trees; default /sys, /proc)\n"
 	        "        --image-dir DIR  (repeatable: the only places besides /dev where files\n"
@@ -201,6 +203,22 @@ static int live_feed_sample(void *ctx, struct xs_sample *s)
 	return live_sample(ctx, s);
 }
 
+/* m in the live console: the mark also goes into the running recorder's file, found as
+ * `xiotop mark` without -o finds it; with no recorder it stays on screen only. */
+static int live_feed_mark(void *ctx, const char *label, int64_t realtime_ns, char *where,
+                          size_t where_len)
+{
+	(void)ctx;
+	char path[PATH_MAX];
+	struct rec_error err;
+	int rc = rec_registry_mark(label, realtime_ns, "console", path, sizeof(path), &err);
+	if (rc > 0)
+		snprintf(where, where_len, "%s", path);
+	else
+		snprintf(where, where_len, "%s", rc == 0 ? "no recorder running" : err.msg);
+	return rc;
+}
+
 /* The sample source: the live tracer, or fabricated domains (--synthetic). */
 static int open_feed(const struct options *o, struct live *live, struct synthetic **syn,
                      struct console_feed *feed)
@@ -218,7 +236,8 @@ static int open_feed(const struct options *o, struct live *live, struct syntheti
 	int rc = live_open(live, &o->src);
 	if (rc)
 		return rc;
-	*feed = (struct console_feed){.ctx = live, .sample = live_feed_sample, .title = "live"};
+	*feed = (struct console_feed){
+	    .ctx = live, .sample = live_feed_sample, .mark = live_feed_mark, .title = "live"};
 	return 0;
 }
 

@@ -16,7 +16,7 @@ enum batch_format { BATCH_TEXT, BATCH_CSV, BATCH_JSON };
 
 struct batch_opts {
 	enum batch_format format;
-	bool full_names;   /* text: do not cut names (xentop -f) */
+	bool full_names; /* text: do not cut names (xentop -f) */
 };
 
 /* "text", "csv", "json" -> format; -1 if unknown */

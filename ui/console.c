@@ -1,4 +1,5 @@
-/* console.c - the ncurses loop: timing, keys, copying the rendered grid; see console.h. */
+/* console.c - the ncurses terminal and the live loop: timing, keys, copying the rendered
+ * grid; see console.h. The replay loop is console_replay.c. */
 #include "console.h"
 
 #include <curses.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "console_loop.h"
 #include "console_render.h"
 #include "model.h"
 
@@ -23,40 +25,21 @@ static bool terminal_gone(void)
 
 #define MAX_WAIT_MS 500 /* wake at least this often to notice the stop flag */
 
-/* Everything one run owns. Samples live on the heap and intervals in two fixed slots,
- * because an interval points into its sample and the state points at the interval:
- * neither may move while shown. */
-struct console_run {
-	const struct console_opts *o;
-	struct console_feed *feed;
-	struct console_state st;
-	struct grid grid;
-	struct xs_sample *prev;  /* the latest sample */
-	struct xs_sample *shown; /* the sample the shown interval points into */
-	struct model_interval slots[2];
-	int shown_slot; /* -1 before the first interval is shown */
-	bool utf8;
-	attr_t selected_attr;
-	SCREEN *screen;
-	char *scratch;     /* one grid line on its way to the terminal (grid.line_cap bytes) */
-	const char *error; /* why the loop failed */
-};
-
-static uint64_t monotonic_ns(void)
+uint64_t console_monotonic_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static int64_t realtime_ns(void)
+int64_t console_realtime_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static void release_sample(struct console_run *r, struct xs_sample *s)
+void console_release_sample(struct console_run *r, struct xs_sample *s)
 {
 	if (!s || s == r->prev || s == r->shown)
 		return;
@@ -86,18 +69,18 @@ static int take_interval(struct console_run *r)
 		r->shown_slot = slot;
 		r->shown = cur;
 		if (old_shown != old_prev) /* usually one sample: shown, then prev */
-			release_sample(r, old_shown);
+			console_release_sample(r, old_shown);
 	} else {
 		model_free(m);
 	}
-	release_sample(r, old_prev);
+	console_release_sample(r, old_prev);
 	return 0;
 }
 
-static int on_mark(void *ctx, const char *label, int64_t when_ns)
+static int on_mark(void *ctx, const char *label, int64_t when_ns, char *where, size_t where_len)
 {
 	struct console_run *r = ctx;
-	return r->feed->mark ? r->feed->mark(r->feed->ctx, label, when_ns) : 0;
+	return r->feed->mark(r->feed->ctx, label, when_ns, where, where_len);
 }
 
 /* --- terminal ---------------------------------------------------------------------- */
@@ -117,6 +100,10 @@ static int map_key(int ch)
 		return CK_HOME;
 	case KEY_END:
 		return CK_END;
+	case KEY_LEFT:
+		return CK_LEFT;
+	case KEY_RIGHT:
+		return CK_RIGHT;
 	case KEY_ENTER:
 	case '\n':
 	case '\r':
@@ -160,7 +147,20 @@ static void put_line(const struct console_run *r, int y, const char *text, int a
 	attrset(A_NORMAL);
 }
 
-static int draw(struct console_run *r)
+int console_input(int wait_ms)
+{
+	timeout(wait_ms > MAX_WAIT_MS ? MAX_WAIT_MS : wait_ms < 0 ? 0 : wait_ms);
+	int ch = getch();
+	if (ch == ERR)
+		/* hung up: getch() would fail at once forever */
+		return terminal_gone() ? CONSOLE_INPUT_GONE : CONSOLE_INPUT_NONE;
+	if (ch == KEY_RESIZE)
+		return CONSOLE_INPUT_RESIZE;
+	int key = map_key(ch);
+	return key < 0 ? CONSOLE_INPUT_NONE : key;
+}
+
+int console_draw(struct console_run *r)
 {
 	int h, w;
 	getmaxyx(stdscr, h, w);
@@ -224,11 +224,11 @@ static int run_loop(struct console_run *r)
 {
 	const struct console_opts *o = r->o;
 	long counted = 0;
-	uint64_t last_tick = monotonic_ns();
+	uint64_t last_tick = console_monotonic_ns();
 	uint64_t next_tick = last_tick; /* first sample at once: names show immediately */
 	bool dirty = true;
 	while (!stop_requested(o)) {
-		uint64_t now = monotonic_ns();
+		uint64_t now = console_monotonic_ns();
 		if (now >= next_tick) {
 			bool interval =
 			    r->prev != NULL; /* the first sample has nothing before it */
@@ -240,32 +240,25 @@ static int run_loop(struct console_run *r)
 			next_tick = now + (uint64_t)(r->st.delay_s * 1e9);
 			dirty = true;
 			if (interval && o->iterations > 0 && ++counted >= o->iterations) {
-				draw(r);
+				console_draw(r);
 				return 0;
 			}
 		}
-		if (dirty && draw(r)) {
+		if (dirty && console_draw(r)) {
 			r->error = "out of memory";
 			return 1;
 		}
 		dirty = false;
-		now = monotonic_ns();
+		now = console_monotonic_ns();
 		uint64_t wait_ms = next_tick > now ? (next_tick - now + 999999) / 1000000 : 0;
-		timeout(wait_ms > MAX_WAIT_MS ? MAX_WAIT_MS : (int)wait_ms);
-		int ch = getch();
-		if (ch == ERR) {
-			if (terminal_gone())
-				return 0; /* hung up: getch() would fail at once forever */
-			continue;
-		}
-		if (ch == KEY_RESIZE) {
+		int key = console_input(wait_ms > MAX_WAIT_MS ? MAX_WAIT_MS : (int)wait_ms);
+		if (key == CONSOLE_INPUT_GONE)
+			return 0;
+		if (key == CONSOLE_INPUT_RESIZE)
 			dirty = true;
-			continue;
-		}
-		int key = map_key(ch);
 		if (key < 0)
 			continue;
-		enum console_action act = console_state_key(&r->st, key, realtime_ns());
+		enum console_action act = console_state_key(&r->st, key, console_realtime_ns());
 		if (act == CA_QUIT)
 			return 0;
 		if (act == CA_DELAY)
@@ -285,12 +278,13 @@ int console_run(const struct console_opts *o, struct console_feed *feed)
 	    .full_names = o->full_names,
 	    .dom0_first = o->dom0_first,
 	    .ascii_only = !r.utf8,
+	    .replay = feed->navigate != NULL,
 	    .title = feed->title,
-	    .on_mark = on_mark,
+	    .on_mark = feed->mark ? on_mark : NULL,
 	    .mark_ctx = &r,
 	};
 	console_state_init(&r.st, &so);
-	int rc = run_loop(&r);
+	int rc = feed->navigate ? console_replay_loop(&r) : run_loop(&r);
 	endwin();
 	delscreen(r.screen);
 	if (rc)
@@ -302,8 +296,8 @@ int console_run(const struct console_opts *o, struct console_feed *feed)
 		model_free(&r.slots[r.shown_slot]);
 	struct xs_sample *prev = r.prev, *shown = r.shown;
 	r.prev = r.shown = NULL;
-	release_sample(&r, prev);
+	console_release_sample(&r, prev);
 	if (shown != prev)
-		release_sample(&r, shown);
+		console_release_sample(&r, shown);
 	return rc;
 }

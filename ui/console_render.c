@@ -66,7 +66,49 @@ static size_t count_domains(const struct console_state *st)
 	return n;
 }
 
-static void render_header(const struct console_state *st, struct grid *g)
+/* "x1", "x0.5", "x64": a speed factor as people say it. */
+static void speed_text(char *buf, size_t len, double speed)
+{
+	snprintf(buf, len, "x%g", speed);
+}
+
+/* Replay: which sample, when it was recorded, playing or not, the nearest mark. */
+static void render_replay_line(const struct console_state *st, struct grid *g, int y)
+{
+	const struct console_replay_pos *p = &st->replay;
+	char line[LINE_MAX_BYTES], when[32] = "", state[48], mark[4 * CONSOLE_MARK_LABEL_MAX + 64];
+	time_t sec = (time_t)(p->recorded_ns / 1000000000);
+	struct tm tm;
+	if (!localtime_r(&sec, &tm) || !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(when, sizeof(when), "?");
+	if (p->playing) {
+		char speed[32];
+		speed_text(speed, sizeof(speed), p->speed);
+		snprintf(state, sizeof(state), "playing %s", speed);
+	} else {
+		snprintf(state, sizeof(state), "paused");
+	}
+	if (p->mark[0]) {
+		char label[4 * CONSOLE_MARK_LABEL_MAX], where[48];
+		grid_text(p->mark, st->o.ascii_only, label, sizeof(label));
+		long d = p->mark_offset; /* in intervals */
+		if (d == 0)
+			snprintf(where, sizeof(where), "here");
+		else
+			snprintf(where, sizeof(where), "%lu %s", (unsigned long)(d < 0 ? -d : d),
+			         d < 0 ? "back" : "ahead");
+		/* the label last: a long one is what the screen's edge cuts */
+		snprintf(mark, sizeof(mark), "mark %s \"%s\"", where, label);
+	} else {
+		snprintf(mark, sizeof(mark), "no marks");
+	}
+	snprintf(line, sizeof(line), "sample %zu/%zu  %s  %s  %s", p->sample, p->last, when, state,
+	         mark);
+	grid_put(g, y, line, GRID_PLAIN);
+}
+
+/* The header; returns how many lines it took. */
+static int render_header(const struct console_state *st, struct grid *g)
 {
 	const struct model_interval *m = st->m;
 	const struct field *sf = field_get(st->sort);
@@ -78,17 +120,28 @@ static void render_header(const struct console_state *st, struct grid *g)
 	shown[0] = '\0';
 	if (st->filter[0])
 		snprintf(shown, sizeof(shown), " (%zu shown)", st->n_shown);
-	/* what changes how to read the screen first: a cut line loses only the delay */
-	snprintf(line, sizeof(line),
-	         "xiotop%s%s  %s%s  %zu domain%s%s  sort %s %s%s%s%s  delay %.1fs",
+	/* a replay has no delay: its pace is the speed factor */
+	char pace[48];
+	if (st->o.replay) {
+		char speed[32];
+		speed_text(speed, sizeof(speed), st->replay.speed);
+		snprintf(pace, sizeof(pace), "speed %s", speed);
+	} else {
+		snprintf(pace, sizeof(pace), "delay %.1fs", st->delay_s);
+	}
+	/* what changes how to read the screen first: a cut line loses only the pace */
+	snprintf(line, sizeof(line), "xiotop%s%s  %s%s  %zu domain%s%s  sort %s %s%s%s%s  %s",
 	         title[0] ? " " : "", title, when, st->paused ? "  PAUSED" : "", n_dom,
 	         n_dom == 1 ? "" : "s", shown, sf->header,
 	         sf->descending != st->reverse ? "desc" : "asc", st->filter[0] ? "  filter \"" : "",
-	         filter, st->filter[0] ? "\"" : "", st->delay_s);
+	         filter, st->filter[0] ? "\"" : "", pace);
 	grid_put(g, 0, line, GRID_PLAIN);
+	int lines = CONSOLE_HEADER_LINES;
+	if (st->o.replay)
+		render_replay_line(st, g, lines++);
 	if (!m) {
 		grid_put(g, 1, "waiting for the first sample", GRID_PLAIN);
-		return;
+		return lines;
 	}
 
 	double s = m->interval_s;
@@ -112,10 +165,12 @@ static void render_header(const struct console_state *st, struct grid *g)
 
 	char hooks[512];
 	grid_text(m->hooks ? m->hooks : "", st->o.ascii_only, hooks, sizeof(hooks));
+	/* a replay's marks are the recording's, the live console's those added here */
 	snprintf(line, sizeof(line), "dom0 CPU %s  lost %" PRIu64 "  marks %zu  hooks: %s",
 	         pct(a, sizeof(a), m->host_busy_ns > 0, m->host_busy_ns, s), m->lost_events,
-	         st->n_marks, hooks[0] ? hooks : "-");
+	         st->o.replay ? st->replay.n_marks : st->n_marks, hooks[0] ? hooks : "-");
 	grid_put(g, 2, line, GRID_PLAIN);
+	return lines;
 }
 
 /* --- the table --------------------------------------------------------------------- */
@@ -377,7 +432,11 @@ static void render_drill(const struct console_state *st, struct grid *g, int top
 
 /* --- help -------------------------------------------------------------------------- */
 
-static const char *const help_keys[][2] = {
+struct help_key {
+	const char *keys, *what;
+};
+
+static const struct help_key live_help[] = {
     {"< > s S", "previous / next sort column"},
     {"r", "reverse the sort order"},
     {"Up Down", "select (PgUp PgDn Home End)"},
@@ -388,21 +447,40 @@ static const char *const help_keys[][2] = {
     {"p", "pause / resume the display"},
     {"+ -", "longer / shorter delay"},
     {"h ?", "this help;  q quits"},
+    {NULL, NULL},
 };
-#define N_HELP_KEYS (sizeof(help_keys) / sizeof(help_keys[0]))
 
-static void render_help(struct grid *g, int bottom)
+static const struct help_key replay_help[] = {
+    {"< > s S", "previous / next sort column"},
+    {"r", "reverse the sort order"},
+    {"Up Down", "select (PgUp PgDn Home End)"},
+    {"Enter d", "drill into the selected row"},
+    {"Esc q BS", "back from the layer stack"},
+    {"f", "filter by name (empty: all)"},
+    {"Left Right", "step one interval"},
+    {"[ ]", "previous / next mark"},
+    {"g G", "first / last interval"},
+    {"space p", "play / pause"},
+    {"+ -", "play faster / slower"},
+    {"h ?", "this help;  q quits"},
+    {NULL, NULL},
+};
+
+static void render_help(const struct console_state *st, struct grid *g, int bottom)
 {
 	char line[LINE_MAX_BYTES];
+	const struct help_key *keys = st->o.replay ? replay_help : live_help;
+	/* "Left Right" needs a wider key column; two entries still fit in 80 */
+	int key_w = st->o.replay ? 11 : 10, what_w = st->o.replay ? 29 : 30;
 	int y = 0;
 	grid_put(g, y++, "xiotop keys (any key closes this help)", GRID_HEADER);
 	/* two keys a line when they fit side by side */
 	size_t per_line = g->w >= 80 ? 2 : 1;
-	for (size_t i = 0; i < N_HELP_KEYS && y < bottom; i += per_line) {
+	for (size_t i = 0; keys[i].keys && y < bottom; i += per_line) {
 		line[0] = '\0';
-		for (size_t k = i; k < i + per_line && k < N_HELP_KEYS; k++) {
-			text_append_cell(line, sizeof(line), help_keys[k][0], 10, true);
-			text_append_cell(line, sizeof(line), help_keys[k][1], 30, true);
+		for (size_t k = i; k < i + per_line && keys[k].keys; k++) {
+			text_append_cell(line, sizeof(line), keys[k].keys, key_w, true);
+			text_append_cell(line, sizeof(line), keys[k].what, what_w, true);
 		}
 		grid_put(g, y++, line, GRID_PLAIN);
 	}
@@ -434,7 +512,16 @@ static void render_bottom(const struct console_state *st, struct grid *g)
 	} else if (st->help) {
 		grid_put(g, y, "any key: back", GRID_PLAIN);
 	} else if (st->drilled) {
-		grid_put(g, y, "Esc/q back  Up/Down other rows  m mark  p pause  h help",
+		grid_put(g, y,
+		         st->o.replay
+		             ? "Esc/q back  Up/Down other rows  Left/Right step  space play"
+		               "  h help"
+		             : "Esc/q back  Up/Down other rows  m mark  p pause  h help",
+		         GRID_PLAIN);
+	} else if (st->o.replay) {
+		grid_put(g, y,
+		         "h help  q quit  Left/Right step  [ ] marks  g/G start/end  space play"
+		         "  +/- speed",
 		         GRID_PLAIN);
 	} else {
 		grid_put(
@@ -450,14 +537,14 @@ void console_render(struct console_state *st, struct grid *g)
 	grid_clear(g);
 	int bottom = g->h - 1; /* the last line is the bottom line */
 	if (st->help) {
-		render_help(g, bottom);
+		render_help(st, g, bottom);
 		render_bottom(st, g);
 		return;
 	}
-	render_header(st, g);
+	int top = render_header(st, g);
 	if (st->drilled)
-		render_drill(st, g, CONSOLE_HEADER_LINES, bottom);
+		render_drill(st, g, top, bottom);
 	else
-		render_table(st, g, CONSOLE_HEADER_LINES, bottom);
+		render_table(st, g, top, bottom);
 	render_bottom(st, g);
 }

@@ -2,7 +2,8 @@
  *
  * Contract: console_render() fills every line of the grid from the state and its shown
  * interval: three header lines (time, domains, host disks, vmstat bo, double count, dom0
- * CPU, unattributed share, lost events, hooks), then the table, a domain's layer stack
+ * CPU, unattributed share, lost events, hooks), in a replay a fourth (sample i/n, its
+ * recorded time, playing or paused, the nearest mark), then the table, a domain's layer stack
  * (drill-down) or the help, and a bottom line (prompt, message or key hints). It reads no
  * clock and no terminal, so a known state gives a known screen (expected-screen tests).
  * Times are shown in local time. The only state it changes is the scroll position that
@@ -14,7 +15,7 @@
 #include "console_state.h"
 #include "grid.h"
 
-#define CONSOLE_HEADER_LINES 3
+#define CONSOLE_HEADER_LINES 3 /* a replay adds one */
 
 void console_render(struct console_state *st, struct grid *g);
 

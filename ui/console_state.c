@@ -49,9 +49,14 @@ static void fill_domain_figures(struct field_row *r, const struct model_interval
 }
 
 /* dom0's own CPU: what the host was busy with beyond the work charged to a domain or
- * left unattributed, so that the rows add up to the host's busy time. */
+ * left unattributed, so that the rows add up to the host's busy time. The first sample
+ * has nothing before it: its "interval" (interval_s 0) holds the host's busy time since
+ * boot but the charged time since the tracer started, so it tells nothing of dom0's own
+ * work since xiotop started and counts none. */
 static uint64_t dom0_own_cpu_ns(const struct model_interval *m)
 {
+	if (m->interval_s <= 0)
+		return 0;
 	uint64_t charged = m->cpu_unattributed_ns;
 	for (size_t i = 0; i < m->n_domains; i++)
 		charged += m->domains[i].cpu_ns;
@@ -237,19 +242,20 @@ static void refresh(struct console_state *st)
 	select_pos(st, st->have_sel ? st->sel_pos : 0);
 }
 
-bool console_state_interval(struct console_state *st, const struct model_interval *m)
+/* Rows of m, built into the spare rows: their count, or -1 (out of memory). */
+static long spare_rows_of(struct console_state *st, const struct model_interval *m)
 {
 	size_t n;
-	st->intervals++;
 	if (build_rows(m, &st->spare_rows, &st->cap_spare_rows, &n)) {
 		snprintf(st->status, sizeof(st->status), "out of memory: display not updated");
-		return false;
+		return -1;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (st->spare_rows[i].has_cpu)
-			add_cpu_total(st, total_key(&st->spare_rows[i]), st->spare_rows[i].cpu_ns);
-	if (st->paused)
-		return false;
+	return (long)n;
+}
+
+/* The n spare rows become the shown rows of m, with their CPU totals. */
+static void show_spare_rows(struct console_state *st, const struct model_interval *m, size_t n)
+{
 	for (size_t i = 0; i < n; i++)
 		st->spare_rows[i].cpu_total_ns = cpu_total(st, total_key(&st->spare_rows[i]));
 	struct field_row *old = st->rows;
@@ -261,7 +267,48 @@ bool console_state_interval(struct console_state *st, const struct model_interva
 	st->cap_spare_rows = old_cap;
 	st->m = m;
 	refresh(st);
+}
+
+bool console_state_interval(struct console_state *st, const struct model_interval *m)
+{
+	st->intervals++;
+	long n = spare_rows_of(st, m);
+	if (n < 0)
+		return false;
+	for (long i = 0; i < n; i++)
+		if (st->spare_rows[i].has_cpu)
+			add_cpu_total(st, total_key(&st->spare_rows[i]), st->spare_rows[i].cpu_ns);
+	if (st->paused)
+		return false;
+	show_spare_rows(st, m, (size_t)n);
 	return true;
+}
+
+bool console_state_show(struct console_state *st, const struct model_interval *m,
+                        const struct model_interval *since)
+{
+	st->intervals++;
+	if (since) {
+		/* the totals are since's figures: rebuilt, never accumulated */
+		long n = spare_rows_of(st, since);
+		if (n < 0)
+			return false;
+		st->n_cpu_totals = 0;
+		for (long i = 0; i < n; i++)
+			if (st->spare_rows[i].has_cpu)
+				add_cpu_total(st, total_key(&st->spare_rows[i]),
+				              st->spare_rows[i].cpu_ns);
+	}
+	long n = spare_rows_of(st, m);
+	if (n < 0)
+		return false;
+	show_spare_rows(st, m, (size_t)n);
+	return true;
+}
+
+void console_state_set_replay(struct console_state *st, const struct console_replay_pos *pos)
+{
+	st->replay = *pos;
 }
 
 const struct field_row *console_state_selected(const struct console_state *st)
@@ -313,11 +360,22 @@ void console_state_add_mark(struct console_state *st, const char *label, int64_t
 	else
 		snprintf(mk->label, sizeof(mk->label), "mark %zu", st->n_marks);
 	mk->realtime_ns = now_ns;
-	bool kept = !st->o.on_mark || st->o.on_mark(st->o.mark_ctx, mk->label, now_ns) == 0;
-	char shown[4 * CONSOLE_TEXT_MAX];
-	snprintf(st->status, sizeof(st->status), "mark %zu added%s: %s", st->n_marks,
-	         kept ? "" : " here, but NOT recorded",
-	         grid_text(mk->label, st->o.ascii_only, shown, sizeof(shown)));
+	char shown[4 * CONSOLE_TEXT_MAX], where[256] = "";
+	grid_text(mk->label, st->o.ascii_only, shown, sizeof(shown));
+	if (!st->o.on_mark) {
+		snprintf(st->status, sizeof(st->status), "mark %zu added: %s", st->n_marks, shown);
+		return;
+	}
+	int kept = st->o.on_mark(st->o.mark_ctx, mk->label, now_ns, where, sizeof(where));
+	char why[4 * sizeof(where)];
+	/* where is a file name or a reason, possibly holding anything a path may hold */
+	grid_text(where, st->o.ascii_only, why, sizeof(why));
+	if (kept > 0)
+		snprintf(st->status, sizeof(st->status), "mark %zu recorded in %s: %s", st->n_marks,
+		         why, shown);
+	else
+		snprintf(st->status, sizeof(st->status), "mark %zu kept on screen only%s (%s): %s",
+		         st->n_marks, kept < 0 ? ", NOT recorded" : "", why[0] ? why : "?", shown);
 }
 
 /* The delays +/- step through (seconds); a delay between two steps goes to the next. */
@@ -381,6 +439,49 @@ static void begin_prompt(struct console_state *st, enum console_prompt p)
 	snprintf(st->input, sizeof(st->input), "%s", p == PROMPT_FILTER ? st->filter : "");
 }
 
+/* Replay: the keys that move through the recording, and m. CA_NONE: not a replay key. */
+static enum console_action replay_key(struct console_state *st, int key)
+{
+	switch (key) {
+	case CK_LEFT:
+		st->nav = NAV_STEP_BACK;
+		break;
+	case CK_RIGHT:
+		st->nav = NAV_STEP_AHEAD;
+		break;
+	case '[':
+		st->nav = NAV_PREV_MARK;
+		break;
+	case ']':
+		st->nav = NAV_NEXT_MARK;
+		break;
+	case 'g':
+		st->nav = NAV_START;
+		break;
+	case 'G':
+		st->nav = NAV_END;
+		break;
+	case ' ':
+	case 'p': /* pausing the display is pausing the playing */
+		st->nav = NAV_PLAY_PAUSE;
+		break;
+	case '+':
+	case '=':
+		st->nav = NAV_FASTER;
+		break;
+	case '-':
+		st->nav = NAV_SLOWER;
+		break;
+	case 'm':
+		snprintf(st->status, sizeof(st->status),
+		         "replay: the recording is read-only; add marks while recording");
+		return CA_REDRAW;
+	default:
+		return CA_NONE;
+	}
+	return CA_NAVIGATE;
+}
+
 enum console_action console_state_key(struct console_state *st, int key, int64_t now_ns)
 {
 	if (st->prompt != PROMPT_NONE)
@@ -389,6 +490,11 @@ enum console_action console_state_key(struct console_state *st, int key, int64_t
 	if (st->help) {
 		st->help = false; /* any key closes the help */
 		return CA_REDRAW;
+	}
+	if (st->o.replay) {
+		enum console_action act = replay_key(st, key);
+		if (act != CA_NONE)
+			return act;
 	}
 	switch (key) {
 	case 'q':

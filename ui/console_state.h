@@ -1,4 +1,4 @@
-/* console_state.h - what the live console shows and how keys change it; no terminal.
+/* console_state.h - what the console shows and how keys change it; no terminal.
  *
  * Contract: the state turns each model_interval into rows (one per guest domain, one for
  * dom0 itself, one for unattributed I/O) and keeps the sort column and direction, the
@@ -8,6 +8,12 @@
  * arguments, nothing reads a clock or a terminal. console_render.h turns a state into a
  * text grid. The state keeps a pointer to the interval it shows; see
  * console_state_interval() for who owns it.
+ *
+ * Replay (opts.replay): the same state over a recording. The keys that move through it
+ * (arrows, [ ], g G, space and p, + -) do not change the state: they return CA_NAVIGATE
+ * with the move in st->nav, the front end asks its feed for the interval there and shows
+ * it with console_state_show(), and tells where it stands with console_state_set_replay()
+ * for the header. m only says that a recording is read-only.
  */
 #ifndef XIOTOP_CONSOLE_STATE_H
 #define XIOTOP_CONSOLE_STATE_H
@@ -30,6 +36,8 @@ enum console_key {
 	CK_ENTER,
 	CK_ESCAPE,
 	CK_BACKSPACE,
+	CK_LEFT,
+	CK_RIGHT,
 };
 
 /* What the loop must do after a key. */
@@ -38,6 +46,36 @@ enum console_action {
 	CA_REDRAW, /* the screen changed */
 	CA_DELAY,  /* the delay changed: reschedule, and redraw */
 	CA_QUIT,
+	CA_NAVIGATE, /* replay: move as st->nav says, then redraw */
+};
+
+/* Moves through a recording, asked for by replay keys (and NAV_HERE / NAV_TICK by the
+ * front end itself). The replay cursor (replay.h) decides where each one lands. */
+enum console_nav {
+	NAV_HERE,       /* where the replay stands (the first screen) */
+	NAV_TICK,       /* time passed: playing moves on */
+	NAV_STEP_BACK,  /* Left */
+	NAV_STEP_AHEAD, /* Right */
+	NAV_PREV_MARK,  /* [ */
+	NAV_NEXT_MARK,  /* ] */
+	NAV_START,      /* g */
+	NAV_END,        /* G */
+	NAV_PLAY_PAUSE, /* space, p */
+	NAV_FASTER,     /* + */
+	NAV_SLOWER,     /* - */
+};
+
+#define CONSOLE_MARK_LABEL_MAX 256 /* as recordings keep them */
+
+/* Where a replay stands, for its header line. */
+struct console_replay_pos {
+	size_t sample, last; /* the interval shown ends at sample `sample` of 0..last */
+	int64_t recorded_ns; /* that sample's wall-clock time */
+	bool playing;
+	double speed;                      /* recorded seconds per real second */
+	size_t n_marks;                    /* marks in the replayed recording (window) */
+	char mark[CONSOLE_MARK_LABEL_MAX]; /* the nearest mark's label, raw; "" none */
+	long mark_offset; /* intervals from the shown one to that mark: 0 here, < 0 behind */
 };
 
 enum console_prompt { PROMPT_NONE, PROMPT_MARK, PROMPT_FILTER };
@@ -49,15 +87,18 @@ struct console_mark {
 	int64_t realtime_ns;
 };
 
-/* Told of every mark as it is added (the recorder keeps them with the session);
- * 0, or -1 if it could not keep it (the user is told). */
-typedef int (*console_mark_hook)(void *ctx, const char *label, int64_t realtime_ns);
+/* Told of every mark as it is added, to keep it beyond the screen (a running recorder).
+ * Returns 1 kept, `where` naming where (a file); 0 there was nowhere to keep it, -1 it
+ * failed: `where` says why (shown to the user). */
+typedef int (*console_mark_hook)(void *ctx, const char *label, int64_t realtime_ns, char *where,
+                                 size_t where_len);
 
 struct console_state_opts {
 	double delay_s;
 	bool full_names; /* -f: widen the name column instead of cutting names */
 	bool dom0_first; /* -z: dom0's row first whatever the sort */
 	bool ascii_only; /* the terminal is not UTF-8: escape every non-ASCII byte */
+	bool replay;     /* over a recording: replay keys, a replay header, no marks */
 	const char *title;
 	console_mark_hook on_mark; /* may be NULL */
 	void *mark_ctx;
@@ -101,7 +142,10 @@ struct console_state {
 	size_t n_marks;
 	struct console_cpu_total *cpu_totals; /* sorted by key */
 	size_t n_cpu_totals;
-	char status[128]; /* one-line message until the next key */
+	char status[1536]; /* one-line message until the next key (a path and a label fit) */
+
+	enum console_nav nav;             /* the move the last CA_NAVIGATE asks for */
+	struct console_replay_pos replay; /* replay: where it stands */
 };
 
 void console_state_init(struct console_state *st, const struct console_state_opts *o);
@@ -113,6 +157,14 @@ void console_state_free(struct console_state *st);
  * console_state_free(); on false the caller may free m at once. (Out of memory: the
  * previous interval stays shown, false.) */
 bool console_state_interval(struct console_state *st, const struct model_interval *m);
+
+/* Replay: m becomes the shown interval whatever the pause, with the ownership rules of
+ * console_state_interval(). The CPU_s column comes from `since`, the interval from the
+ * replay's first sample to m's end (it may be freed on return), instead of accumulating:
+ * moving back shows smaller totals. since NULL: totals left as they are. */
+bool console_state_show(struct console_state *st, const struct model_interval *m,
+                        const struct model_interval *since);
+void console_state_set_replay(struct console_state *st, const struct console_replay_pos *pos);
 
 /* One key; now_ns (wall clock) stamps marks. */
 enum console_action console_state_key(struct console_state *st, int key, int64_t now_ns);

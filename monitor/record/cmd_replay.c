@@ -1,17 +1,23 @@
 /* cmd_replay.c - `xiotop replay FILE`: a recording played back through the replay cursor
- * (replay.h). Until the console can take a recorded feed, the replayed intervals are
- * printed as batch output (text by default), with the marks between them in text form,
- * as fast as they are read or, with --speed X, paced X times faster than recorded. */
+ * (replay.h). On a terminal it is the console over the recording (replay_feed.h: the
+ * console's replay keys move the cursor). Otherwise (a pipe, a file, CI), or with -b or
+ * --format, the replayed intervals are printed as batch output (text by default) with the
+ * marks between them in text form, as fast as they are read or, with --speed X, paced X
+ * times faster than recorded, so that scripts never wait on a terminal. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "console.h"
 #include "record.h"
 #include "record_cmds.h"
 #include "replay.h"
+#include "replay_feed.h"
 #include "sanitize.h"
 
 static int64_t now_ns(void)
@@ -46,7 +52,9 @@ static void print_marks_at(struct rec_reader *r, size_t pos)
 struct replay_opts {
 	const char *path, *from, *to;
 	struct batch_opts batch;
-	double speed; /* 0: no pacing */
+	double speed;    /* 0: no pacing (batch), x1 (console) */
+	bool want_batch; /* -b or --format */
+	bool dom0_first; /* -z (console) */
 };
 
 static int play(struct rec_reader *r, const struct replay_opts *o)
@@ -105,10 +113,56 @@ static int play(struct rec_reader *r, const struct replay_opts *o)
 	return rc;
 }
 
+static volatile sig_atomic_t stop_console;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_console = 1;
+}
+
+/* The console over the window: Ctrl-C and a closed terminal end it with the terminal
+ * restored, as in the live console. */
+static int browse(struct rec_reader *r, const struct replay_opts *o)
+{
+	struct rec_error err;
+	size_t first, last;
+	if (rec_resolve_window(r, o->from, o->to, &first, &last, &err)) {
+		fprintf(stderr, "xiotop: %s: %s\n", o->path, err.msg);
+		return 2;
+	}
+	struct replay_feed *f = replay_feed_open(r, first, last, o->speed, &err);
+	if (!f) {
+		fprintf(stderr, "xiotop: %s\n", err.msg);
+		return err.code == REC_ERR_NOMEM ? 1 : 2;
+	}
+	const char *base = strrchr(o->path, '/');
+	char title[300];
+	snprintf(title, sizeof(title), "replay %s", base ? base + 1 : o->path);
+	struct console_feed feed = {.ctx = f, .navigate = replay_feed_navigate, .title = title};
+	struct console_opts co = {.delay_s = 1,
+	                          .full_names = o->batch.full_names,
+	                          .dom0_first = o->dom0_first,
+	                          .stop = &stop_console};
+	struct sigaction sa = {.sa_handler = on_stop};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	int rc = console_run(&co, &feed);
+	if (rc == 1 && replay_feed_error(f)[0]) {
+		fprintf(stderr, "xiotop: %s\n", replay_feed_error(f));
+		rc = 2; /* a bad file, as everywhere else */
+	}
+	replay_feed_close(f);
+	return rc;
+}
+
 static void replay_usage(FILE *out)
 {
-	fprintf(out, "usage: xiotop replay FILE [--format text|csv|json] [--speed X] "
-	             "[--from MARK|TIME] [--to MARK|TIME] [-f]\n");
+	fprintf(out, "usage: xiotop replay FILE [--speed X] [--from MARK|TIME] [--to MARK|TIME] "
+	             "[-f] [-z] [-b] [--format text|csv|json]\n"
+	             "  on a terminal: the console over the recording (h for its keys);\n"
+	             "  otherwise, or with -b or --format: batch lines\n");
 }
 
 enum { OPT_FORMAT = 256, OPT_FROM, OPT_TO, OPT_SPEED };
@@ -128,13 +182,20 @@ int cmd_replay(int argc, char **argv)
 	int c;
 	char *end;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "fh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "bfhz", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_FORMAT:
 			if (batch_parse_format(optarg, &o.batch.format)) {
 				fprintf(stderr, "xiotop replay: unknown format '%s'\n", optarg);
 				return 2;
 			}
+			o.want_batch = true;
+			break;
+		case 'b':
+			o.want_batch = true;
+			break;
+		case 'z':
+			o.dom0_first = true;
 			break;
 		case OPT_FROM:
 			o.from = optarg;
@@ -173,7 +234,8 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, "xiotop: %s\n", err.msg);
 		return 2;
 	}
-	int rc = play(r, &o);
+	bool terminal = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+	int rc = o.want_batch || !terminal ? play(r, &o) : browse(r, &o);
 	rec_reader_close(r);
 	return rc;
 }

@@ -101,3 +101,11 @@ int rec_registry_find(char *path, size_t len, struct rec_error *err)
 	}
 	return 0;
 }
+
+int rec_registry_mark(const char *label, int64_t realtime_ns, const char *origin, char *path,
+                      size_t len, struct rec_error *err)
+{
+	if (rec_registry_find(path, len, err))
+		return 0;
+	return rec_mark_file(path, label, realtime_ns, origin, err) ? -1 : 1;
+}

@@ -10,7 +10,8 @@
  *                 [--xenstore-dump FILE] [-- COMMAND ARGS...]
  *   xiotop mark [-o FILE] LABEL
  *   xiotop export FILE --format text|csv|json [--from MARK|TIME] [--to MARK|TIME]
- *   xiotop replay FILE [--format F] [--speed X] [--from ..] [--to ..]
+ *   xiotop replay FILE [--speed X] [--from ..] [--to ..] [-f] [-z] [-b] [--format F]
+ *                 (the console on a terminal, else or with -b/--format batch lines)
  *   xiotop -b --from-file FILE ...   (batch_from_file)
  */
 #ifndef XIOTOP_RECORD_CMDS_H

@@ -1,6 +1,6 @@
 /* test_console_state.c - the console without a terminal: rows, sort, selection, filter,
- * drill-down, prompts, marks, pause, delay, the column layout, and whole screens
- * rendered from a known interval compared with tests/fixtures/screens/.
+ * drill-down, prompts, marks, pause, delay, replay keys and totals, the column layout, and
+ * whole screens rendered from a known interval compared with tests/fixtures/screens/.
  * XIOTOP_UPDATE_SCREENS=1 rewrites the expected screens from the rendered ones. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -136,19 +136,24 @@ static void make_world(struct world *w)
 
 /* --- helpers ------------------------------------------------------------------------- */
 
+/* A stand-in for the recorder: answers `result` with `where` (a file, or why not). */
 struct mark_log {
 	int calls;
 	char last[CONSOLE_TEXT_MAX];
 	int64_t last_ns;
+	int result;
+	const char *where;
 };
 
-static int record_mark(void *ctx, const char *label, int64_t realtime_ns)
+static int record_mark(void *ctx, const char *label, int64_t realtime_ns, char *where,
+                       size_t where_len)
 {
 	struct mark_log *log = ctx;
 	log->calls++;
 	snprintf(log->last, sizeof(log->last), "%s", label);
 	log->last_ns = realtime_ns;
-	return 0;
+	snprintf(where, where_len, "%s", log->where ? log->where : "");
+	return log->result;
 }
 
 static void init_state(struct console_state *st, struct world *w, struct mark_log *log)
@@ -431,7 +436,8 @@ static void test_marks(void **state)
 	(void)state;
 	struct world w;
 	struct console_state st;
-	struct mark_log log = {0};
+	/* a recorder is running: the mark goes into its file */
+	struct mark_log log = {.result = 1, .where = "/srv/rec/run.xiotop"};
 	init_state(&st, &w, &log);
 	keys(&st, "mbench start");
 	assert_int_equal(st.prompt, PROMPT_MARK);
@@ -442,7 +448,7 @@ static void test_marks(void **state)
 	assert_int_equal(log.calls, 1);
 	assert_string_equal(log.last, "bench start");
 	assert_int_equal(log.last_ns, 1764669605 * SEC);
-	assert_string_equal(st.status, "mark 1 added: bench start");
+	assert_string_equal(st.status, "mark 1 recorded in /srv/rec/run.xiotop: bench start");
 	/* an empty label gets a number; Esc adds nothing */
 	console_state_key(&st, 'm', 0);
 	console_state_key(&st, CK_ENTER, 7);
@@ -454,6 +460,157 @@ static void test_marks(void **state)
 	/* the message goes with the next key */
 	console_state_key(&st, CK_DOWN, 0);
 	assert_string_equal(st.status, "");
+
+	/* no recorder: kept on screen, and the user is told so */
+	log.result = 0;
+	log.where = "no recorder running";
+	keys(&st, "mwarm");
+	console_state_key(&st, CK_ENTER, 8);
+	assert_int_equal(st.n_marks, 3);
+	assert_string_equal(st.status, "mark 3 kept on screen only (no recorder running): warm");
+	/* the recorder refused it; its reason is shown, escaped */
+	log.result = -1;
+	log.where = "disk full\x1b[2J";
+	keys(&st, "mcold");
+	console_state_key(&st, CK_ENTER, 9);
+	assert_int_equal(st.n_marks, 4);
+	assert_string_equal(st.status,
+	                    "mark 4 kept on screen only, NOT recorded (disk full\\e[2J): cold");
+	console_state_free(&st);
+
+	/* no hook at all (a synthetic feed): the screen is the only place */
+	struct console_state_opts o = {.delay_s = 1};
+	console_state_init(&st, &o);
+	console_state_add_mark(&st, "x", 0);
+	assert_string_equal(st.status, "mark 1 added: x");
+	console_state_free(&st);
+}
+
+/* The first sample has nothing before it (interval_s 0): the host's busy time since boot
+ * must not become dom0's CPU seconds; the work charged since the tracer started does
+ * count, as the domains' does. */
+static void test_dom0_cpu_since_start(void **state)
+{
+	(void)state;
+	struct world w, first;
+	struct console_state st;
+	struct console_state_opts o = {.delay_s = 1};
+	make_world(&w);
+	make_world(&first);
+	first.m.interval_s = 0;
+	first.m.host_busy_ns = 86400 * SEC; /* a day of uptime */
+	first.doms[0].cpu_ns = 20000000;    /* dom0's own blkback work, charged */
+	console_state_init(&st, &o);
+	assert_true(console_state_interval(&st, &first.m));
+	const struct field_row *dom0 = st.shown[0];
+	assert_int_equal(dom0->kind, ROW_DOM0);
+	assert_int_equal(dom0->cpu_ns, 20000000);
+	assert_int_equal(dom0->cpu_total_ns, 20000000);
+	assert_int_equal(st.shown[1]->cpu_total_ns, 300000000); /* web01, as before */
+	/* the next interval adds dom0's own work (busy - charged) as it always did */
+	assert_true(console_state_interval(&st, &w.m));
+	assert_int_equal(st.shown[0]->cpu_total_ns, 20000000 + 550000000);
+	console_state_free(&st);
+}
+
+/* --- replay ---------------------------------------------------------------------------- */
+
+static void init_replay(struct console_state *st, struct world *w)
+{
+	struct console_state_opts o = {.delay_s = 1, .title = "replay run.xiotop", .replay = true};
+	make_world(w);
+	console_state_init(st, &o);
+	assert_true(console_state_show(st, &w->m, NULL));
+}
+
+/* Replay keys become moves for the feed; the state itself does not move. */
+static void test_replay_keys(void **state)
+{
+	(void)state;
+	struct world w;
+	struct console_state st;
+	init_replay(&st, &w);
+	static const struct {
+		int key;
+		enum console_nav nav;
+	} moves[] = {
+	    {CK_LEFT, NAV_STEP_BACK}, {CK_RIGHT, NAV_STEP_AHEAD}, {'[', NAV_PREV_MARK},
+	    {']', NAV_NEXT_MARK},     {'g', NAV_START},           {'G', NAV_END},
+	    {' ', NAV_PLAY_PAUSE},    {'p', NAV_PLAY_PAUSE},      {'+', NAV_FASTER},
+	    {'=', NAV_FASTER},        {'-', NAV_SLOWER},
+	};
+	for (size_t i = 0; i < sizeof(moves) / sizeof(moves[0]); i++) {
+		st.nav = NAV_HERE;
+		assert_int_equal(console_state_key(&st, moves[i].key, 0), CA_NAVIGATE);
+		assert_int_equal(st.nav, moves[i].nav);
+	}
+	assert_false(st.paused);        /* p plays and pauses the replay, not the display */
+	assert_true(st.delay_s == 1.0); /* + and - are the speed's */
+	/* m: read-only; no prompt, nothing added */
+	assert_int_equal(console_state_key(&st, 'm', 0), CA_REDRAW);
+	assert_int_equal(st.prompt, PROMPT_NONE);
+	assert_int_equal(st.n_marks, 0);
+	assert_string_equal(st.status,
+	                    "replay: the recording is read-only; add marks while recording");
+	/* the ordinary keys are all there */
+	assert_int_equal(console_state_key(&st, '>', 0), CA_REDRAW);
+	assert_int_equal(st.sort, FIELD_KIND);
+	console_state_key(&st, CK_DOWN, 0);
+	assert_int_equal(console_state_key(&st, CK_ENTER, 0), CA_REDRAW);
+	assert_true(st.drilled);
+	/* moving keeps the drill-down (the same domain at another time) */
+	assert_int_equal(console_state_key(&st, CK_RIGHT, 0), CA_NAVIGATE);
+	assert_true(st.drilled);
+	console_state_key(&st, 'q', 0);
+	assert_false(st.drilled);
+	keys(&st, "fweb");
+	assert_int_equal(st.prompt, PROMPT_FILTER);
+	console_state_key(&st, ']', 0); /* typed into the prompt, not a move */
+	assert_string_equal(st.input, "web]");
+	console_state_key(&st, CK_ESCAPE, 0);
+	console_state_key(&st, 'h', 0);
+	assert_true(st.help);
+	assert_int_equal(console_state_key(&st, 'g', 0), CA_REDRAW); /* closes the help only */
+	assert_false(st.help);
+	assert_int_equal(console_state_key(&st, 'q', 0), CA_QUIT);
+	console_state_free(&st);
+
+	/* live: the replay keys mean nothing; p and m keep their live meaning */
+	init_state(&st, &w, NULL);
+	static const int inert[] = {CK_LEFT, CK_RIGHT, '[', ']', 'g', 'G', ' '};
+	for (size_t i = 0; i < sizeof(inert) / sizeof(inert[0]); i++)
+		assert_int_equal(console_state_key(&st, inert[i], 0), CA_NONE);
+	console_state_key(&st, 'p', 0);
+	assert_true(st.paused);
+	console_state_key(&st, 'm', 0);
+	assert_int_equal(st.prompt, PROMPT_MARK);
+	console_state_free(&st);
+}
+
+/* CPU_s in a replay: the figures since the replay's first sample, whatever the order of
+ * the moves; and the shown interval changes even while "paused". */
+static void test_replay_totals(void **state)
+{
+	(void)state;
+	struct world w, since_a, since_b;
+	struct console_state st;
+	init_replay(&st, &w);
+	make_world(&since_a);
+	make_world(&since_b);
+	since_a.m.interval_s = since_b.m.interval_s = 10;
+	since_a.doms[1].cpu_ns = 4 * SEC;
+	since_b.doms[1].cpu_ns = 1 * SEC; /* an earlier position: less so far */
+	since_a.m.host_busy_ns = 20 * SEC;
+	assert_true(console_state_show(&st, &w.m, &since_a.m));
+	assert_int_equal(st.shown[1]->cpu_total_ns, 4 * SEC);
+	assert_int_equal(st.shown[1]->cpu_ns, 300000000); /* the shown interval's own */
+	/* dom0: busy 20 s - guests 4.3 s - unattributed 0.05 s */
+	assert_int_equal(st.shown[0]->cpu_total_ns, 20 * SEC - 4300000000ull - 50000000);
+	assert_true(console_state_show(&st, &w.m, &since_b.m));
+	assert_int_equal(st.shown[1]->cpu_total_ns, 1 * SEC);
+	st.paused = true;
+	assert_true(console_state_show(&st, &w.m, &since_a.m));
+	assert_int_equal(st.shown[1]->cpu_total_ns, 4 * SEC);
 	console_state_free(&st);
 }
 
@@ -686,6 +843,49 @@ static void test_screen_help_and_prompt(void **state)
 	console_state_free(&st);
 }
 
+static void test_screen_replay(void **state)
+{
+	(void)state;
+	struct world w;
+	struct console_state st;
+	init_replay(&st, &w);
+	struct console_replay_pos pos = {.sample = 5,
+	                                 .last = 8,
+	                                 .recorded_ns = 1764669600123000000,
+	                                 .speed = 1,
+	                                 .n_marks = 2,
+	                                 .mark_offset = -1};
+	snprintf(pos.mark, sizeof(pos.mark), "bench start");
+	console_state_set_replay(&st, &pos);
+	console_state_key(&st, CK_DOWN, 0);
+	/* the table starts one line lower: web01 under four header lines, columns, dom0 */
+	assert_int_equal(render_to(&st, 80, 24, "replay_80x24.txt"), 6);
+	/* playing, a hostile label escaped, the mark ahead */
+	pos.playing = true;
+	pos.speed = 0.5;
+	pos.mark_offset = 2;
+	snprintf(pos.mark, sizeof(pos.mark), "%s", EVIL_NAME);
+	console_state_set_replay(&st, &pos);
+	console_state_key(&st, CK_ENTER, 0);
+	render_to(&st, 80, 24, "replay_drill_playing_80x24.txt");
+	console_state_key(&st, 'h', 0);
+	render_to(&st, 80, 24, "replay_help_80x24.txt");
+	/* its extra header line at odd sizes: clean, nothing wider than the grid */
+	static const int sizes[][2] = {{1, 1}, {10, 3}, {20, 5}, {79, 10}, {300, 80}};
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		for (int view = 0; view < 3; view++) {
+			struct grid g;
+			st.drilled = view == 1;
+			st.help = view == 2;
+			assert_int_equal(grid_init(&g, sizes[i][0], sizes[i][1]), 0);
+			console_render(&st, &g);
+			assert_clean_screen(&g);
+			grid_free(&g);
+		}
+	}
+	console_state_free(&st);
+}
+
 /* Every view at odd sizes: no control byte, nothing wider than the grid, no crash. */
 static void test_screen_sizes(void **state)
 {
@@ -791,6 +991,9 @@ int main(void)
 	    cmocka_unit_test(test_drill_keys),
 	    cmocka_unit_test(test_help_pause_delay),
 	    cmocka_unit_test(test_marks),
+	    cmocka_unit_test(test_dom0_cpu_since_start),
+	    cmocka_unit_test(test_replay_keys),
+	    cmocka_unit_test(test_replay_totals),
 	    cmocka_unit_test(test_layout),
 	    cmocka_unit_test(test_numbers),
 	    cmocka_unit_test(test_text),
@@ -798,6 +1001,7 @@ int main(void)
 	    cmocka_unit_test(test_screen_full_names),
 	    cmocka_unit_test(test_screen_drill),
 	    cmocka_unit_test(test_screen_help_and_prompt),
+	    cmocka_unit_test(test_screen_replay),
 	    cmocka_unit_test(test_screen_sizes),
 	    cmocka_unit_test(test_ascii_terminal),
 	    cmocka_unit_test(test_synthetic),

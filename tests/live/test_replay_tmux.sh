@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# Live test: `xiotop replay` is the console over a recording, and the live console's m key
+# writes into a running recorder. Emulated domains are recorded for 4 s while marks are
+# added three ways: `xiotop mark -o FILE`, m in a live console (origin "console", found
+# through the recorder's registration as `xiotop mark` finds it) and `xiotop mark -o`
+# again. Then the replay is driven in tmux: g, Right, ], ], G, [, space, +, m, h, q, each
+# checked on the captured pane (sample positions, mark labels, playing to the end); and
+# without a terminal `xiotop replay` still prints batch text and exits.
+# Exit 77 (skipped) without root, tmux, zram or the sqlite3 tool.
+set -euo pipefail
+: "${XIOTOP_BIN:?}" "${XIOTOP_EMU:?}" "${XIOTOP_SRC:?}"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIPPED: recording live domains needs root (BPF, loop and zram devices)"
+	exit 77
+fi
+if ! command -v tmux >/dev/null; then
+	echo "SKIPPED: tmux is not installed"
+	exit 77
+fi
+if [ ! -e /sys/class/zram-control/hot_add ]; then
+	echo "SKIPPED: no zram-control in sysfs (the emulated domains need zram)"
+	exit 77
+fi
+if ! command -v sqlite3 >/dev/null; then
+	echo "SKIPPED: no sqlite3 command-line tool (the expected positions come from it)"
+	exit 77
+fi
+
+work=$(mktemp -d -t xiotop-replay.XXXXXX)
+sock="xiotop-replay-$$" # a tmux server of our own: nothing else is touched
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	tmux -L "$sock" kill-server 2>/dev/null || true
+	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock" # a killed server leaves its socket
+	bash "$XIOTOP_SRC/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM HUP
+export XIOTOP_RUNTIME_DIR="$work/run" # the console's m finds this test's recorder only
+
+failures=0
+check() { # DESCRIPTION COMMAND...: run a check, say ok/FAIL
+	local what=$1
+	shift
+	if "$@"; then
+		echo "ok   $what"
+	else
+		echo "FAIL $what"
+		failures=$((failures + 1))
+	fi
+}
+pane() { tmux -L "$sock" capture-pane -p -t "$1"; }
+keys() { # SESSION KEYS...
+	local s=$1
+	shift
+	tmux -L "$sock" send-keys -t "$s" "$@"
+}
+screen=""
+on="" # the session wait_for captures
+wait_for() { # SECONDS PREDICATE...: until it holds on a fresh capture of $on (in $screen)
+	local deadline=$((SECONDS + $1))
+	shift
+	while :; do
+		screen=$(pane "$on" 2>/dev/null || true)
+		"$@" && return 0
+		[ $SECONDS -ge $deadline ] && return 1
+		sleep 0.2
+	done
+}
+has() { grep -qF -- "$1" <<<"$screen"; }
+show() { echo "--- $on ---"; echo "$screen"; echo "--------------"; }
+samples() { [ -s "$1" ] && sqlite3 "$1" 'SELECT count(*) FROM samples' 2>/dev/null || echo 0; }
+has_samples() { [ "$(samples "$rec")" -ge "$1" ]; }
+# The window sample whose interval holds mark LABEL (the last sample if after the end).
+mark_pos() {
+	sqlite3 "$rec" "SELECT coalesce(min(s.idx), (SELECT max(idx) FROM samples)) FROM samples s
+		WHERE s.realtime_ns >= (SELECT realtime_ns FROM marks WHERE label = '$1')"
+}
+
+bash "$XIOTOP_SRC/tests/emu/emu.sh" up "$work/world" --dio off --size-mib 64 >/dev/null
+# shellcheck source=/dev/null
+. "$work/world/env"
+"$XIOTOP_EMU" blkback --domid 2 --target "$DOM2_DEV" --write-mib 32 --bs 1M --repeat \
+	--rate-mib-s 20 >"$work/world/logs/dom2.out" 2>&1 &
+echo $! >"$work/world/pids/dom2.pid"
+
+# 1. a live console first: m with no recorder running keeps the mark on screen only
+tmux -L "$sock" -f /dev/null new-session -d -s live -x 160 -y 30 \
+	"env LANG=C.UTF-8 LC_ALL=C.UTF-8 XIOTOP_RUNTIME_DIR='$XIOTOP_RUNTIME_DIR' '$XIOTOP_BIN' \
+	-d 1 --xenstore-dump '$XENSTORE_DUMP' 2>'$work/live.err'; echo \$? >'$work/live.exit'"
+on=live
+if ! wait_for 20 has "guest2"; then
+	show
+	cat "$work/live.err" || true
+	echo "FAIL the live console did not show the domains"
+	exit 1
+fi
+keys live m e a r l y Enter
+check "m without a recorder: kept on screen only" \
+	wait_for 5 has "kept on screen only (no recorder running): early"
+
+# 2. record 4 s; marks from a shell, from the console's m, from a shell again
+rec=$work/session.xiotop
+"$XIOTOP_BIN" record -o "$rec" -d 0.5 --duration 4 --xenstore-dump "$XENSTORE_DUMP" \
+	>/dev/null 2>"$work/record.err" &
+rec_pid=$!
+pids+=("$rec_pid")
+# past sample 3, so that the first mark is beyond where Right leaves the replay
+if ! wait_for 20 has_samples 4 || [ ! -s "$XIOTOP_RUNTIME_DIR/recorder" ]; then
+	cat "$work/record.err"
+	echo "FAIL the recorder did not start"
+	exit 1
+fi
+check "xiotop mark -o FILE alpha" "$XIOTOP_BIN" mark -o "$rec" alpha
+sleep 0.6
+keys live m c o n s o l e - m Enter
+check "m with a recorder running: recorded in its file" \
+	wait_for 5 has "recorded in $(realpath "$rec"): console-m"
+sleep 0.6
+check "xiotop mark -o FILE beta" "$XIOTOP_BIN" mark -o "$rec" beta
+keys live q
+wait "$rec_pid"
+check "the recorder ran its 4 s and exited 0" test $? -eq 0
+check "the console's mark is in the file, origin console" \
+	test "$(sqlite3 "$rec" "SELECT origin FROM marks WHERE label = 'console-m'")" = console
+
+n=$(($(samples "$rec") - 1)) # the replay shows sample i of 0..n
+alpha=$(mark_pos alpha)
+consm=$(mark_pos console-m)
+echo "recorded samples 0..$n; alpha in the interval ending at $alpha, console-m at $consm"
+
+# 3. without a terminal: batch text with the marks, no waiting on keys
+timeout 20 "$XIOTOP_BIN" replay "$rec" </dev/null >"$work/batch.txt" 2>&1
+check "replay without a terminal exits 0" test $? -eq 0
+check "replay without a terminal prints batch text with the marks" \
+	grep -qF "mark: console-m" "$work/batch.txt"
+
+# 4. the replay console
+tmux -L "$sock" new-session -d -s replay -x 120 -y 30 \
+	"env LANG=C.UTF-8 LC_ALL=C.UTF-8 '$XIOTOP_BIN' replay --speed 2 '$rec' \
+	2>'$work/replay.err'; echo \$? >'$work/replay.exit'"
+on=replay
+if ! wait_for 10 has "sample 1/$n "; then
+	show
+	cat "$work/replay.err" || true
+	echo "FAIL the replay console did not open at the first interval"
+	exit 1
+fi
+check "the header says it is a replay of the file" has "xiotop replay session.xiotop"
+check "paused at the start, speed x2" has "paused"
+check "the domains are there" has "guest2"
+keys replay g
+check "g: the first interval" wait_for 5 has "sample 1/$n "
+keys replay Right
+check "Right: one interval on" wait_for 5 has "sample 2/$n "
+keys replay ']'
+check "]: the first mark (alpha, sample $alpha)" \
+	wait_for 5 has "sample $alpha/$n "
+check "]: its label shown here" has 'mark here "alpha"'
+keys replay ']'
+check "]: the console's mark next (sample $consm)" wait_for 5 has 'mark here "console-m"'
+check "]: at its sample" has "sample $consm/$n "
+keys replay G
+check "G: the last interval" wait_for 5 has "sample $n/$n "
+keys replay '['
+check "[: back to a mark" wait_for 5 has 'mark here "'
+keys replay Left
+check "Left: one interval back" bash -c "! tmux -L '$sock' capture-pane -p -t replay | grep -qF 'sample $n/$n '"
+keys replay m
+check "m in a replay: read-only" wait_for 5 has "the recording is read-only"
+keys replay g space
+check "space plays" wait_for 5 has "playing x2"
+keys replay +
+check "+ plays faster" wait_for 5 has "speed x4"
+check "playing reaches the end and stops there" \
+	wait_for 15 has "sample $n/$n  "
+check "stopped at the end: paused" wait_for 3 has "paused"
+keys replay h
+check "h: the replay keys in the help" wait_for 5 has "previous / next mark"
+keys replay x q
+for _ in $(seq 1 50); do
+	[ -s "$work/replay.exit" ] && break
+	sleep 0.1
+done
+check "q quits the replay with status 0" test "$(cat "$work/replay.exit" 2>/dev/null)" = 0
+check "the live console quit with status 0" test "$(cat "$work/live.exit" 2>/dev/null)" = 0
+
+if [ "$failures" -ne 0 ]; then
+	show
+	for f in live.err record.err replay.err; do
+		[ -s "$work/$f" ] && { echo "$f:"; sed 's/^/  /' "$work/$f" | cat -v; }
+	done
+	echo "$failures check(s) failed"
+	exit 1
+fi
+echo "all replay checks passed"
