@@ -83,17 +83,11 @@ static void keep_departed(struct live *l, const struct xt_topology *old, struct 
 		}
 		if (now_ns - l->departed[g].since_ns > LINGER_NS)
 			continue;
-		struct xt_domain *p = realloc(fresh->domains, (fresh->n_domains + 1) * sizeof(*p));
-		if (!p)
+		struct xt_domain *slot = topo_domain_slot(fresh, d->domid);
+		if (!slot)
 			continue;
-		fresh->domains = p;
-		size_t at = fresh->n_domains;
-		while (at > 0 && p[at - 1].domid > d->domid)
-			at--;
-		memmove(&p[at + 1], &p[at], (fresh->n_domains - at) * sizeof(*p));
-		fresh->n_domains++;
-		topo_domain_copy(&p[at], d);
-		p[at].device_model_pid = 0; /* the pid may be reused by anyone now */
+		topo_domain_copy(slot, d);
+		slot->device_model_pid = 0; /* the pid may be reused by anyone now */
 	}
 }
 
@@ -118,6 +112,32 @@ static void live_refresh(struct live *l)
 	tracer_set_topology(l->tracer, &l->topo, &l->roots);
 	collector_set_topology(&l->col, &l->topo);
 	l->fingerprint = fp;
+}
+
+int source_opt(struct source_opts *o, int code, const char *arg)
+{
+	switch (code) {
+	case SOURCE_OPT_DUMP:
+		o->xenstore_dump = arg;
+		return 1;
+	case SOURCE_OPT_SYSFS:
+		o->roots.sysfs = arg;
+		return 1;
+	case SOURCE_OPT_PROC:
+		o->roots.proc = arg;
+		return 1;
+	case SOURCE_OPT_IMAGE_DIR:
+		if (arg[0] != '/' || o->roots.n_image_dirs == SOURCE_MAX_IMAGE_DIRS) {
+			fprintf(stderr, "xiotop: --image-dir wants an absolute path (%d at most)\n",
+			        SOURCE_MAX_IMAGE_DIRS);
+			return -1;
+		}
+		o->image_dirs[o->roots.n_image_dirs++] = arg;
+		o->roots.image_dirs = o->image_dirs;
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 static int read_tracer(void *ctx, struct xs_sample *s)

@@ -15,10 +15,27 @@
 #include "topology.h"
 #include "tracer.h"
 
+#define SOURCE_MAX_IMAGE_DIRS 16
+
 struct source_opts {
 	const char *xenstore_dump; /* NULL: no dump */
 	struct xt_roots roots;
+	const char *image_dirs[SOURCE_MAX_IMAGE_DIRS]; /* roots.image_dirs points here */
 };
+
+/* The options every command watching the live system takes, for its getopt_long table:
+ * --xenstore-dump FILE, --sysfs-root DIR, --proc-root DIR, --image-dir DIR (repeatable). */
+enum { SOURCE_OPT_DUMP = 0x1000, SOURCE_OPT_SYSFS, SOURCE_OPT_PROC, SOURCE_OPT_IMAGE_DIR };
+#define SOURCE_LONGOPTS                                                                            \
+	{"xenstore-dump", required_argument, NULL, SOURCE_OPT_DUMP},                               \
+	    {"sysfs-root", required_argument, NULL, SOURCE_OPT_SYSFS},                             \
+	    {"proc-root", required_argument, NULL, SOURCE_OPT_PROC},                               \
+	{                                                                                          \
+		"image-dir", required_argument, NULL, SOURCE_OPT_IMAGE_DIR                         \
+	}
+/* Take one of those options: 1 taken, 0 not one of them, -1 bad value (said on stderr).
+ * The source_opts must stay where it is while roots.image_dirs is used. */
+int source_opt(struct source_opts *o, int code, const char *arg);
 
 #define LIVE_MAX_DEPARTED 64
 

@@ -68,11 +68,7 @@ static void usage(FILE *out)
 	        "Xen live (libxenstat + xenstore) is used when it answers, else the dump.\n");
 }
 
-enum { OPT_FORMAT = 256, OPT_DUMP, OPT_SYSFS, OPT_PROC, OPT_SYNTHETIC, OPT_FROM_FILE };
-enum { OPT_IMAGE_DIR = OPT_FROM_FILE + 1 };
-
-#define MAX_IMAGE_DIRS 16
-static const char *image_dirs[MAX_IMAGE_DIRS]; /* --image-dir, in roots.image_dirs */
+enum { OPT_FORMAT = 256, OPT_SYNTHETIC, OPT_FROM_FILE };
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -84,11 +80,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 	    {"dom0-first", no_argument, NULL, 'z'},
 	    {"synthetic", required_argument, NULL, OPT_SYNTHETIC},
 	    {"format", required_argument, NULL, OPT_FORMAT},
-	    {"xenstore-dump", required_argument, NULL, OPT_DUMP},
-	    {"sysfs-root", required_argument, NULL, OPT_SYSFS},
-	    {"proc-root", required_argument, NULL, OPT_PROC},
 	    {"from-file", required_argument, NULL, OPT_FROM_FILE},
-	    {"image-dir", required_argument, NULL, OPT_IMAGE_DIR},
+	    SOURCE_LONGOPTS,
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -134,33 +127,16 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return -1;
 			}
 			break;
-		case OPT_DUMP:
-			o->src.xenstore_dump = optarg;
-			break;
-		case OPT_SYSFS:
-			o->src.roots.sysfs = optarg;
-			break;
-		case OPT_PROC:
-			o->src.roots.proc = optarg;
-			break;
 		case OPT_FROM_FILE:
 			o->from_file = optarg;
-			break;
-		case OPT_IMAGE_DIR:
-			if (optarg[0] != '/' || o->src.roots.n_image_dirs == MAX_IMAGE_DIRS) {
-				fprintf(stderr,
-				        "xiotop: --image-dir wants an absolute path (%d at most)\n",
-				        MAX_IMAGE_DIRS);
-				return -1;
-			}
-			image_dirs[o->src.roots.n_image_dirs++] = optarg;
-			o->src.roots.image_dirs = image_dirs;
 			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
 		default:
-			return -1;
+			if (source_opt(&o->src, c, optarg) != 1)
+				return -1;
+			break;
 		}
 	}
 	if (optind < argc) {

@@ -77,6 +77,7 @@ static void record_usage(FILE *out)
 	        "  --duration D    stop after D (90, 90s, 5m, 2h)\n"
 	        "  -- COMMAND      run COMMAND, mark its start and end, record --tail SECONDS\n"
 	        "                  (default 30) after it ends; exit with its status\n"
+	        "  --xenstore-dump, --sysfs-root, --proc-root, --image-dir: as for xiotop -b\n"
 	        "  `xiotop mark LABEL` from another shell adds a mark to the running recording\n");
 }
 
@@ -96,7 +97,7 @@ static double parse_duration(const char *s)
 	return -1;
 }
 
-enum { OPT_DURATION = 256, OPT_TAIL, OPT_PRINT, OPT_DUMP, OPT_SYSFS, OPT_PROC };
+enum { OPT_DURATION = 256, OPT_TAIL, OPT_PRINT };
 
 static int parse_record_options(int argc, char **argv, struct record_opts *o)
 {
@@ -106,9 +107,7 @@ static int parse_record_options(int argc, char **argv, struct record_opts *o)
 	    {"duration", required_argument, NULL, OPT_DURATION},
 	    {"tail", required_argument, NULL, OPT_TAIL},
 	    {"print", required_argument, NULL, OPT_PRINT},
-	    {"xenstore-dump", required_argument, NULL, OPT_DUMP},
-	    {"sysfs-root", required_argument, NULL, OPT_SYSFS},
-	    {"proc-root", required_argument, NULL, OPT_PROC},
+	    SOURCE_LONGOPTS,
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -152,20 +151,13 @@ static int parse_record_options(int argc, char **argv, struct record_opts *o)
 				return -1;
 			}
 			break;
-		case OPT_DUMP:
-			o->src.xenstore_dump = optarg;
-			break;
-		case OPT_SYSFS:
-			o->src.roots.sysfs = optarg;
-			break;
-		case OPT_PROC:
-			o->src.roots.proc = optarg;
-			break;
 		case 'h':
 			record_usage(stdout);
 			exit(0);
 		default:
-			return -1;
+			if (source_opt(&o->src, c, optarg) != 1)
+				return -1;
+			break;
 		}
 	}
 	if (optind < argc) {

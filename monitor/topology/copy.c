@@ -1,4 +1,5 @@
-/* copy.c - deep copy of a domain, so one topology can carry a domain over from another. */
+/* copy.c - a topology's domains: find-or-insert in domid order, and deep copy, so one
+ * topology can carry a domain over from another. */
 #include "topology.h"
 
 #include <stdlib.h>
@@ -51,4 +52,23 @@ int topo_domain_copy(struct xt_domain *dst, const struct xt_domain *src)
 				return -1; /* partly copied: topo_free() of its topology frees it */
 	}
 	return 0;
+}
+
+struct xt_domain *topo_domain_slot(struct xt_topology *t, uint32_t domid)
+{
+	for (size_t i = 0; i < t->n_domains; i++)
+		if (t->domains[i].domid == domid)
+			return &t->domains[i];
+	struct xt_domain *p = realloc(t->domains, (t->n_domains + 1) * sizeof(*p));
+	if (!p)
+		return NULL;
+	t->domains = p;
+	size_t at = t->n_domains;
+	while (at > 0 && p[at - 1].domid > domid)
+		at--; /* keep domains sorted by domid: topo_find_domain relies on it */
+	memmove(&p[at + 1], &p[at], (t->n_domains - at) * sizeof(*p));
+	t->n_domains++;
+	memset(&p[at], 0, sizeof(p[at]));
+	p[at].domid = domid;
+	return &p[at];
 }

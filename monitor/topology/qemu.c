@@ -146,25 +146,6 @@ void topo_qemu_proc_free(struct qemu_proc *q)
 	q->n_disks = 0;
 }
 
-static struct xt_domain *domain_slot(struct xt_topology *t, uint32_t domid)
-{
-	for (size_t i = 0; i < t->n_domains; i++)
-		if (t->domains[i].domid == domid)
-			return &t->domains[i];
-	struct xt_domain *p = realloc(t->domains, (t->n_domains + 1) * sizeof(*p));
-	if (!p)
-		return NULL;
-	t->domains = p;
-	size_t at = t->n_domains;
-	while (at > 0 && p[at - 1].domid > domid)
-		at--; /* keep domains sorted by domid */
-	memmove(&p[at + 1], &p[at], (t->n_domains - at) * sizeof(*p));
-	t->n_domains++;
-	memset(&p[at], 0, sizeof(p[at]));
-	p[at].domid = domid;
-	return &p[at];
-}
-
 static bool has_image(const struct xt_domain *d, const char *path)
 {
 	for (size_t i = 0; i < d->n_backends; i++)
@@ -177,7 +158,7 @@ static int merge(const struct xt_roots *roots, struct xt_topology *t, const stru
 {
 	uint32_t domid =
 	    q->xen_domid >= 0 ? (uint32_t)q->xen_domid : XT_KVM_DOMID_BASE + (uint32_t)q->pid;
-	struct xt_domain *d = domain_slot(t, domid);
+	struct xt_domain *d = topo_domain_slot(t, domid);
 	if (!d)
 		return -1;
 	if (!d->name) {

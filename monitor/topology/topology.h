@@ -196,6 +196,8 @@ const char *topo_role_name(enum xt_role r);         /* "backend", "stacked", "fi
 const char *topo_kind_name(enum xt_backend_kind k); /* "vbd", "qdisk" */
 
 const struct xt_domain *topo_find_domain(const struct xt_topology *t, uint32_t domid);
+/* The domain `domid` of t, inserted (zeroed, in domid order) if absent; NULL on ENOMEM. */
+struct xt_domain *topo_domain_slot(struct xt_topology *t, uint32_t domid);
 /* Deep copy of a domain; on failure dst is partly filled and freed with its topology. */
 int topo_domain_copy(struct xt_domain *dst, const struct xt_domain *src);
 void topo_free(struct xt_topology *t);
