@@ -63,7 +63,7 @@ static void usage(FILE *out)
 	      "  xiotop-emu blkback --domid N --target DEV [--vdev xvda] [--write-mib M]\n"
 	      "      [--read-mib R] [--bs BYTES] [--pattern seq|rand] [--offset-mib O]\n"
 	      "      [--old-name] [--repeat] [--pause SEC] [--rate-mib-s X] [--hold-after SEC]\n"
-	      "      [--fsync]\n"
+	      "      [--fsync] [--zero-data]\n"
 	      "  xiotop-emu qemu -xen-domid N --image FILE [--buffered-mib M] [--direct-mib D]\n"
 	      "      [--pipe-mib P] [--bs BYTES] [--name NAME] [--fsync] [--hold-after SEC]\n"
 	      "      [--wait-before SEC]\n"
@@ -302,6 +302,7 @@ struct blk_opts {
 	double rate_mib_s;
 	double hold_s;
 	bool fsync;
+	bool zero_data; /* write zeros: zram stores them without compressing */
 };
 
 struct blk_state {
@@ -420,7 +421,10 @@ static void *blk_worker(void *arg)
 		free(rbuf);
 		return NULL;
 	}
-	fill_random(wbuf, s->o.bs, &s->seed);
+	if (s->o.zero_data)
+		memset(wbuf, 0, s->o.bs);
+	else
+		fill_random(wbuf, s->o.bs, &s->seed);
 	memset(rbuf, 0, s->o.bs);
 
 	double t0 = now_s();
@@ -502,6 +506,8 @@ static int cmd_blkback(int argc, char **argv)
 			s.o.hold_s = parse_double("--hold-after", opt_val(&c));
 		else if (opt_is(&c, "fsync"))
 			s.o.fsync = true;
+		else if (opt_is(&c, "zero-data"))
+			s.o.zero_data = true;
 		else if (opt_is(&c, "help") || opt_is(&c, "h")) {
 			usage(stdout);
 			return 0;
