@@ -207,6 +207,15 @@ static __always_inline u32 *inode_owner(struct inode *inode)
 	return bpf_map_lookup_elem(&inode_dom, &k);
 }
 
+/* Domain owning the file whose page-cache pages the bio carries, or NULL. */
+static __always_inline u32 *bio_file_owner(struct bio *bio)
+{
+	struct xiotop_inode_key ik = {};
+	if (!bio_first_inode(bio, &ik.ino, &ik.fs_dev))
+		return NULL;
+	return bpf_map_lookup_elem(&inode_dom, &ik);
+}
+
 static __always_inline struct xiotop_dirty *dirty_of(u32 domid)
 {
 	struct xiotop_dirty *d = bpf_map_lookup_elem(&dirty, &domid);
@@ -264,13 +273,10 @@ static __always_inline u32 owner_of(struct bio *bio, u32 dev, u32 *via, struct w
 		}
 	}
 
-	struct xiotop_inode_key ik = {};
-	if (bio_first_inode(bio, &ik.ino, &ik.fs_dev)) {
-		u32 *idom = bpf_map_lookup_elem(&inode_dom, &ik);
-		if (idom) {
-			*via = XIOTOP_VIA_INODE;
-			return *idom;
-		}
+	u32 *idom = bio_file_owner(bio);
+	if (idom) {
+		*via = XIOTOP_VIA_INODE;
+		return *idom;
 	}
 	*via = XIOTOP_VIA_NONE;
 	return XIOTOP_DOM_NONE;
@@ -453,10 +459,7 @@ static __always_inline bool in_io_submit(void)
 
 static __always_inline void tally_if_page_cache(struct bio *bio, u32 domid, u64 bytes)
 {
-	struct xiotop_inode_key ik = {};
-	if (!bio_first_inode(bio, &ik.ino, &ik.fs_dev))
-		return;
-	u32 *owner = bpf_map_lookup_elem(&inode_dom, &ik);
+	u32 *owner = bio_file_owner(bio);
 	if (owner && *owner == domid)
 		tally_written_back(domid, bytes);
 }
