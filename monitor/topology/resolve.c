@@ -12,10 +12,13 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/loop.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -300,8 +303,32 @@ static void walk_fs(struct walk *w, const char *file, uint32_t fs_dev, int depth
 	walk_dev(w, dev, depth);
 }
 
-/* A file layer at `depth` and what holds it. */
-static void walk_file(struct walk *w, const char *path, bool deleted, int depth)
+/* The inode a loop device holds, asked of the device itself (root only): it still
+ * knows a backing file whose name was deleted. 0 on success. */
+static int loop_held_inode(const struct xt_roots *roots, const char *loop_name, uint64_t *ino,
+                           uint32_t *fs_dev)
+{
+	char node[PATH_MAX];
+	if (!loop_name ||
+	    snprintf(node, sizeof(node), "%s/%s", dev_root(roots), loop_name) >= (int)sizeof(node))
+		return -1;
+	int fd = open(node, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	struct loop_info64 info;
+	int rc = ioctl(fd, LOOP_GET_STATUS64, &info);
+	close(fd);
+	if (rc || !info.lo_inode)
+		return -1;
+	*ino = info.lo_inode;
+	*fs_dev = kdev_from_stat((dev_t)info.lo_device);
+	return 0;
+}
+
+/* A file layer at `depth` and what holds it; `loop_name` is the loop device it backs
+ * (NULL for an image file). */
+static void walk_file(struct walk *w, const char *path, bool deleted, const char *loop_name,
+                      int depth)
 {
 	struct xt_layer *l = add_layer(w->b, XT_ROLE_FILE, depth);
 	if (!l)
@@ -309,8 +336,10 @@ static void walk_file(struct walk *w, const char *path, bool deleted, int depth)
 	l->path = strdup(path);
 	if (deleted) {
 		/* the loop still holds the inode, but its name now leads nowhere (or to
-		 * a different file): do not stat it */
+		 * a different file): do not stat it; the loop device can say which it is */
 		note(w->b, "backing file %s was deleted", path);
+		if (loop_held_inode(w->roots, loop_name, &l->ino, &l->fs_dev) == 0)
+			walk_fs(w, path, l->fs_dev, depth + 1);
 		return;
 	}
 	struct stat st;
@@ -341,7 +370,7 @@ static void walk_loop(struct walk *w, const char *dir, const char *name, int dep
 	bool deleted = n > tag && strcmp(backing + n - tag, deleted_tag) == 0;
 	if (deleted)
 		backing[n - tag] = '\0';
-	walk_file(w, backing, deleted, depth + 1);
+	walk_file(w, backing, deleted, name, depth + 1);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -475,6 +504,6 @@ int topo_resolve_file(const struct xt_roots *roots, const char *path, struct xt_
 	if (S_ISBLK(st.st_mode))
 		return topo_resolve_dev(roots, kdev_from_stat(st.st_rdev), b);
 	struct walk w = {.roots = roots, .b = b};
-	walk_file(&w, path, false, 0);
+	walk_file(&w, path, false, NULL, 0);
 	return 0;
 }

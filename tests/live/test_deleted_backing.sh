@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Live test: a loop domain whose backing file is deleted while attached keeps being
+# attributed (the inode is asked of the loop device). Exit 77 (skipped) without root.
+set -euo pipefail
+: "${XIOTOP_BIN:?}" "${XIOTOP_EMU:?}" "${XIOTOP_SRC:?}"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIPPED: needs root (BPF, loop devices, zram)"
+	exit 77
+fi
+work=$(mktemp -d /tmp/xiotop-deleted.XXXXXX)
+cleanup() { bash "$XIOTOP_SRC/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true; rm -rf "$work"; }
+trap cleanup EXIT INT TERM HUP
+bash "$XIOTOP_SRC/tests/emu/emu.sh" up "$work/world" --dio off >/dev/null
+python3 "$XIOTOP_SRC/tests/live/deleted_check.py" "$work/world/env" "$XIOTOP_BIN" "$XIOTOP_EMU" \
+	"$work/xiotop.json"
