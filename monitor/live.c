@@ -91,6 +91,51 @@ static void keep_departed(struct live *l, const struct xt_topology *old, struct 
 	}
 }
 
+static bool has_backend_dev(const struct xt_domain *d, uint32_t dev)
+{
+	for (size_t j = 0; d && j < d->n_backends; j++)
+		if (d->backends[j].backend_dev == dev)
+			return true;
+	return false;
+}
+
+/* A blkback thread says by its name which domain it serves even where no xenstore or
+ * dump does: the devices it submits to become that domain's backends, so that a loop
+ * device's work and its backing file's writeback are followed too. */
+static void learn_backends(struct live *l, const struct xs_sample *s)
+{
+	for (size_t i = 0; i < s->n_layers && l->n_learned < LIVE_MAX_LEARNED; i++) {
+		const struct xs_layer *x = &s->layers[i];
+		if (x->via != XIOTOP_VIA_TASK || x->domid == XIOTOP_DOM_NONE ||
+		    has_backend_dev(topo_find_domain(&l->topo, x->domid), x->dev))
+			continue;
+		bool known = false;
+		for (size_t k = 0; k < l->n_learned && !known; k++)
+			known = l->learned[k].domid == x->domid && l->learned[k].dev == x->dev;
+		if (!known)
+			l->learned[l->n_learned++] = (struct learned_backend){x->domid, x->dev};
+	}
+}
+
+static void add_learned(struct live *l, struct xt_topology *t)
+{
+	for (size_t k = 0; k < l->n_learned; k++) {
+		struct xt_domain *d = topo_domain_slot(t, l->learned[k].domid);
+		if (!d || has_backend_dev(d, l->learned[k].dev))
+			continue;
+		struct xt_backend *p = realloc(d->backends, (d->n_backends + 1) * sizeof(*p));
+		if (!p)
+			return;
+		d->backends = p;
+		struct xt_backend *b = &p[d->n_backends++];
+		memset(b, 0, sizeof(*b));
+		b->kind = XT_BK_VBD;
+		b->devid = (uint32_t)k;
+		b->type = strdup("seen"); /* learned from a blkback thread's bios */
+		topo_resolve_dev(&l->roots, l->learned[k].dev, b);
+	}
+}
+
 /* Device models come and go (a guest boots, a qemu exits): look again each interval and
  * swap the topology when it changed. */
 static void live_refresh(struct live *l)
@@ -98,6 +143,7 @@ static void live_refresh(struct live *l)
 	struct xt_topology fresh;
 	if (topo_source_build(&l->src, &fresh))
 		return;
+	add_learned(l, &fresh);
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	keep_departed(l, &l->topo, &fresh,
@@ -179,6 +225,7 @@ int live_sample(struct live *l, struct xs_sample *s)
 	live_refresh(l);
 	if (collector_sample(&l->col, s))
 		return -1;
+	learn_backends(l, s);
 	snprintf(s->hooks, sizeof(s->hooks), "%s %s", tracer_mode(l->tracer),
 	         tracer_hooks(l->tracer));
 	return 0;

@@ -38,6 +38,13 @@ enum { SOURCE_OPT_DUMP = 0x1000, SOURCE_OPT_SYSFS, SOURCE_OPT_PROC, SOURCE_OPT_I
 int source_opt(struct source_opts *o, int code, const char *arg);
 
 #define LIVE_MAX_DEPARTED 64
+#define LIVE_MAX_LEARNED  64
+
+/* A device a blkback thread submits to that no topology source names. */
+struct learned_backend {
+	uint32_t domid;
+	uint32_t dev;
+};
 
 struct departed {
 	uint32_t domid;
@@ -54,6 +61,8 @@ struct live {
 	uint64_t fingerprint; /* of the topology the tracer maps were filled from */
 	struct departed departed[LIVE_MAX_DEPARTED];
 	size_t n_departed;
+	struct learned_backend learned[LIVE_MAX_LEARNED];
+	size_t n_learned;
 };
 
 /* Topology only (no BPF): for `xiotop topology` and tests. 0 or exit status 2. */
