@@ -70,11 +70,16 @@ struct {
 
 /* Domain whose device model the current task belongs to, or NULL. A reused pid is
  * told apart by the process start time. */
-static __always_inline u32 *device_model_domid(u32 tgid)
+static __always_inline bool tgid_marked(u32 tgid)
 {
 	u32 word = tgid >> 6;
 	u64 *bits = bpf_map_lookup_elem(&tgid_bits, &word);
-	if (!bits || !(*bits & (1ull << (tgid & 63))))
+	return bits && (*bits & (1ull << (tgid & 63)));
+}
+
+static __always_inline u32 *device_model_domid(u32 tgid)
+{
+	if (!tgid_marked(tgid))
 		return NULL;
 	struct xiotop_dm_owner *o = bpf_map_lookup_elem(&tgid_dom, &tgid);
 	if (!o)
@@ -84,14 +89,14 @@ static __always_inline u32 *device_model_domid(u32 tgid)
 	return start == o->start_ticks ? &o->domid : NULL;
 }
 
-#define WORK_LOOP      1 /* loop work for loop_dev */
+#define WORK_LOOP      1 /* loop work for a domain's loop device: loop_domid */
 #define WORK_WRITEBACK 2 /* flusher work: CPU apportioned by bytes at its end */
 #define WB_SLOTS       4 /* domains one writeback work item can split its CPU between */
 
 /* What a kworker is doing right now, between workqueue_execute_start and _end. */
 struct work_state {
 	u32 kind;
-	u32 loop_dev;
+	u32 loop_domid;
 	u64 cpu_ns; /* WORK_WRITEBACK: on-CPU time of this work item so far */
 	u32 wb_domid[WB_SLOTS];
 	u64 wb_kib[WB_SLOTS]; /* KiB written back per domain: keeps the product in u64 */
@@ -152,6 +157,16 @@ struct {
 	__type(key, u32);
 	__type(value, u64);
 } stats SEC(".maps");
+
+/* The map's value for key, created from `zero` if absent; NULL when the map is full. */
+static __always_inline void *lookup_or_init(void *map, const void *key, const void *zero)
+{
+	void *v = bpf_map_lookup_elem(map, key);
+	if (v)
+		return v;
+	bpf_map_update_elem(map, key, zero, BPF_NOEXIST); /* EEXIST: another CPU won */
+	return bpf_map_lookup_elem(map, key);
+}
 
 static __always_inline void stat_inc(u32 idx)
 {
@@ -218,12 +233,8 @@ static __always_inline u32 *bio_file_owner(struct bio *bio)
 
 static __always_inline struct xiotop_dirty *dirty_of(u32 domid)
 {
-	struct xiotop_dirty *d = bpf_map_lookup_elem(&dirty, &domid);
-	if (d)
-		return d;
 	struct xiotop_dirty zero = {};
-	bpf_map_update_elem(&dirty, &domid, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&dirty, &domid);
+	return lookup_or_init(&dirty, &domid, &zero);
 }
 
 /* Written back: never more than was seen dirtied, so pages dirtied before xiotop
@@ -266,11 +277,8 @@ static __always_inline u32 owner_of(struct bio *bio, u32 dev, u32 *via, struct w
 	struct work_state *ws = current_work();
 	*work = ws;
 	if (ws && ws->kind == WORK_LOOP) {
-		d = bpf_map_lookup_elem(&dev_dom, &ws->loop_dev);
-		if (d) {
-			*via = XIOTOP_VIA_LOOPWORK;
-			return d->domid;
-		}
+		*via = XIOTOP_VIA_LOOPWORK;
+		return ws->loop_domid;
 	}
 
 	u32 *idom = bio_file_owner(bio);
@@ -285,19 +293,11 @@ static __always_inline u32 owner_of(struct bio *bio, u32 dev, u32 *via, struct w
 static __always_inline void charge(u32 domid, u32 dev, u32 via, bool is_write, u64 bytes)
 {
 	struct xiotop_layer_key key = {.domid = domid, .dev = dev, .via = via};
-	struct xiotop_io *io = bpf_map_lookup_elem(&layer_io, &key);
+	struct xiotop_io zero = {};
+	struct xiotop_io *io = lookup_or_init(&layer_io, &key, &zero);
 	if (!io) {
-		struct xiotop_io zero = {};
-		if (bpf_map_update_elem(&layer_io, &key, &zero, BPF_NOEXIST) &&
-		    !bpf_map_lookup_elem(&layer_io, &key)) {
-			stat_inc(XIOTOP_STAT_LOST_LAYER);
-			return;
-		}
-		io = bpf_map_lookup_elem(&layer_io, &key);
-		if (!io) {
-			stat_inc(XIOTOP_STAT_LOST_LAYER);
-			return;
-		}
+		stat_inc(XIOTOP_STAT_LOST_LAYER);
+		return;
 	}
 	if (is_write) {
 		io->wr_bytes += bytes;
@@ -338,15 +338,11 @@ static __always_inline void charge_cpu(u32 domid, u32 role, u64 ns)
 		return;
 	}
 	struct xiotop_cpu_key key = {.domid = domid, .role = role};
-	u64 *v = bpf_map_lookup_elem(&cpu_ns, &key);
+	u64 zero = 0;
+	u64 *v = lookup_or_init(&cpu_ns, &key, &zero);
 	if (!v) {
-		u64 zero = 0;
-		bpf_map_update_elem(&cpu_ns, &key, &zero, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(&cpu_ns, &key);
-		if (!v) {
-			stat_inc(XIOTOP_STAT_LOST_CPU);
-			return;
-		}
+		stat_inc(XIOTOP_STAT_LOST_CPU);
+		return;
 	}
 	*v += ns;
 }
@@ -361,12 +357,10 @@ static __always_inline void charge_task_time(u32 tgid, u32 flags, const char com
 	if (flags & PF_WQ_WORKER)
 		ws = current_work();
 	if (ws) {
-		if (ws->kind == WORK_WRITEBACK) {
+		if (ws->kind == WORK_WRITEBACK)
 			ws->cpu_ns += ns;
-			return;
-		}
-		struct dev_owner *d = bpf_map_lookup_elem(&dev_dom, &ws->loop_dev);
-		charge_cpu(d ? d->domid : XIOTOP_DOM_NONE, XIOTOP_CPU_LOOP, ns);
+		else
+			charge_cpu(ws->loop_domid, XIOTOP_CPU_LOOP, ns);
 		return;
 	}
 	u32 domid = blkback_domid(comm);
@@ -553,14 +547,18 @@ static __always_inline u32 loop_dev_of_work(struct work_struct *work, u64 fn)
  * rejects all but loop and writeback work with two compares. */
 static __always_inline int on_work_start(struct work_struct *work, u64 fn)
 {
-	u32 kind, loop_dev = 0;
+	u32 kind, loop_domid = XIOTOP_DOM_NONE;
 	if (track_cpu && fn && fn == wb_workfn_addr) {
 		kind = WORK_WRITEBACK;
 	} else {
-		loop_dev = loop_dev_of_work(work, fn);
-		if (!loop_dev)
+		u32 loop_dev = loop_dev_of_work(work, fn);
+		/* the domain is looked up once here, not at each of the item's bios and
+		 * switches; another loop device's work serves no domain: nothing to track */
+		struct dev_owner *d = loop_dev ? bpf_map_lookup_elem(&dev_dom, &loop_dev) : NULL;
+		if (!d)
 			return 0;
 		kind = WORK_LOOP;
+		loop_domid = d->domid;
 	}
 	/* the kworker's time before this item served no domain */
 	if (track_cpu)
@@ -573,7 +571,7 @@ static __always_inline int on_work_start(struct work_struct *work, u64 fn)
 	}
 	__builtin_memset(ws, 0, sizeof(*ws));
 	ws->kind = kind;
-	ws->loop_dev = loop_dev;
+	ws->loop_domid = loop_domid;
 	return 0;
 }
 
@@ -589,8 +587,7 @@ static __always_inline int on_work_end(void)
 			ws->cpu_ns += elapsed;
 			apportion_writeback(ws);
 		} else {
-			struct dev_owner *d = bpf_map_lookup_elem(&dev_dom, &ws->loop_dev);
-			charge_cpu(d ? d->domid : XIOTOP_DOM_NONE, XIOTOP_CPU_LOOP, elapsed);
+			charge_cpu(ws->loop_domid, XIOTOP_CPU_LOOP, elapsed);
 		}
 	}
 	ws->kind = 0;
@@ -669,10 +666,7 @@ static __always_inline void charge_file_io(struct inode *inode, bool is_write, u
 
 static __always_inline int on_sys_enter(struct pt_regs *regs, long id)
 {
-	u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	u32 word = tgid >> 6;
-	u64 *bits = bpf_map_lookup_elem(&tgid_bits, &word);
-	if (!bits || !(*bits & (1ull << (tgid & 63))))
+	if (!tgid_marked(bpf_get_current_pid_tgid() >> 32))
 		return 0; /* not a device model: the common case, two loads */
 	u32 is_write;
 	if (id == NR_READ || id == NR_PREAD || id == NR_READV || id == NR_PREADV ||
