@@ -123,14 +123,9 @@ static void add_learned(struct live *l, struct xt_topology *t)
 		struct xt_domain *d = topo_domain_slot(t, l->learned[k].domid);
 		if (!d || has_backend_dev(d, l->learned[k].dev))
 			continue;
-		struct xt_backend *p = realloc(d->backends, (d->n_backends + 1) * sizeof(*p));
-		if (!p)
+		struct xt_backend *b = topo_backend_add(d, XT_BK_VBD, (uint32_t)k);
+		if (!b)
 			return;
-		d->backends = p;
-		struct xt_backend *b = &p[d->n_backends++];
-		memset(b, 0, sizeof(*b));
-		b->kind = XT_BK_VBD;
-		b->devid = (uint32_t)k;
 		b->type = strdup("seen"); /* learned from a blkback thread's bios */
 		topo_resolve_dev(&l->roots, l->learned[k].dev, b);
 	}

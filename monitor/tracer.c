@@ -391,7 +391,8 @@ int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
 		for (size_t j = 0; j < d->n_backends; j++)
 			if (!d->backends[j].missing)
 				map_backend(t, roots, d->domid, &d->backends[j]);
-		if (d->device_model_pid > 0 && d->device_model_pid < 4194304) {
+		if (d->device_model_pid > 0 &&
+		    d->device_model_pid < XIOTOP_TGID_BITMAP_WORDS * 64) {
 			uint32_t dm_tgid = (uint32_t)d->device_model_pid, word = dm_tgid >> 6;
 			uint64_t bits = 0;
 			struct xiotop_dm_owner owner = {.domid = d->domid};

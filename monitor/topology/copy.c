@@ -1,5 +1,5 @@
-/* copy.c - a topology's domains: find-or-insert in domid order, and deep copy, so one
- * topology can carry a domain over from another. */
+/* copy.c - a topology's domains: find-or-insert in domid order, appending a backend,
+ * and deep copy, so one topology can carry a domain over from another. */
 #include "topology.h"
 
 #include <stdlib.h>
@@ -52,6 +52,19 @@ int topo_domain_copy(struct xt_domain *dst, const struct xt_domain *src)
 				return -1; /* partly copied: topo_free() of its topology frees it */
 	}
 	return 0;
+}
+
+struct xt_backend *topo_backend_add(struct xt_domain *d, enum xt_backend_kind kind, uint32_t devid)
+{
+	struct xt_backend *p = realloc(d->backends, (d->n_backends + 1) * sizeof(*p));
+	if (!p)
+		return NULL;
+	d->backends = p;
+	struct xt_backend *b = &p[d->n_backends++];
+	memset(b, 0, sizeof(*b));
+	b->kind = kind;
+	b->devid = devid;
+	return b;
 }
 
 struct xt_domain *topo_domain_slot(struct xt_topology *t, uint32_t domid)

@@ -171,14 +171,9 @@ static int merge(const struct xt_roots *roots, struct xt_topology *t, const stru
 	for (size_t i = 0; i < q->n_disks; i++) {
 		if (has_image(d, q->disks[i]))
 			continue;
-		struct xt_backend *p = realloc(d->backends, (d->n_backends + 1) * sizeof(*p));
-		if (!p)
+		struct xt_backend *b = topo_backend_add(d, XT_BK_QDISK, (uint32_t)i);
+		if (!b)
 			return -1;
-		d->backends = p;
-		struct xt_backend *b = &p[d->n_backends++];
-		memset(b, 0, sizeof(*b));
-		b->kind = XT_BK_QDISK;
-		b->devid = (uint32_t)i;
 		b->type = strdup("qemu");
 		b->params = strdup(q->disks[i]);
 		topo_resolve_file(roots, q->disks[i], b);

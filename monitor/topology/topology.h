@@ -198,6 +198,8 @@ const char *topo_kind_name(enum xt_backend_kind k); /* "vbd", "qdisk" */
 const struct xt_domain *topo_find_domain(const struct xt_topology *t, uint32_t domid);
 /* The domain `domid` of t, inserted (zeroed, in domid order) if absent; NULL on ENOMEM. */
 struct xt_domain *topo_domain_slot(struct xt_topology *t, uint32_t domid);
+/* A zeroed backend appended to d (kind and devid set); NULL on ENOMEM. */
+struct xt_backend *topo_backend_add(struct xt_domain *d, enum xt_backend_kind kind, uint32_t devid);
 /* Deep copy of a domain; on failure dst is partly filled and freed with its topology. */
 int topo_domain_copy(struct xt_domain *dst, const struct xt_domain *src);
 void topo_free(struct xt_topology *t);

@@ -372,13 +372,9 @@ static void resolve_qdisk(const struct xs_store *s, const struct xt_roots *roots
 static int build_backend(const struct xs_store *s, const struct xt_roots *roots,
                          const struct pending_backend *pb, struct xt_domain *d)
 {
-	struct xt_backend *nb = realloc(d->backends, (d->n_backends + 1) * sizeof(*nb));
-	if (!nb)
+	struct xt_backend *b = topo_backend_add(d, pb->kind, 0);
+	if (!b)
 		return -1;
-	d->backends = nb;
-	struct xt_backend *b = &d->backends[d->n_backends++];
-	memset(b, 0, sizeof(*b));
-	b->kind = pb->kind;
 	b->dev = dup_key(s, pb, "dev");
 	b->type = dup_key(s, pb, "type");
 	b->mode = dup_key(s, pb, "mode");
