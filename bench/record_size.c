@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "record.h"
+#include "record/record.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 

@@ -1,11 +1,13 @@
 /* batch.c - text, CSV and JSON-lines output of one interval; see batch.h. */
-#include "batch.h"
+#include "ui/batch.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#include "sanitize.h"
+#include "core/sanitize.h"
 
 int batch_parse_format(const char *s, enum batch_format *out)
 {
@@ -229,4 +231,21 @@ void batch_print(FILE *out, const struct model_interval *m, const struct batch_o
 		break;
 	}
 	fflush(out);
+}
+
+static int batch_sink_interval(void *ctx, struct model_interval *m, unsigned long index)
+{
+	struct batch_sink *b = ctx;
+	batch_print(b->out, m, &b->opts, index);
+	if (fflush(b->out) == 0 && !ferror(b->out))
+		return LOOP_GO_ON;
+	if (errno == EPIPE)
+		return LOOP_DONE;
+	fprintf(stderr, "xiotop: cannot write the output: %s\n", strerror(errno));
+	return 1;
+}
+
+struct interval_sink batch_sink(struct batch_sink *b)
+{
+	return (struct interval_sink){.ctx = b, .interval = batch_sink_interval};
 }

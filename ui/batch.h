@@ -10,7 +10,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "model.h"
+#include "core/loop.h"
+#include "core/model.h"
 
 enum batch_format { BATCH_TEXT, BATCH_CSV, BATCH_JSON };
 
@@ -23,5 +24,14 @@ struct batch_opts {
 int batch_parse_format(const char *s, enum batch_format *out);
 void batch_print(FILE *out, const struct model_interval *m, const struct batch_opts *o,
                  unsigned long iteration);
+
+/* The interval loop's sink that prints each interval (iteration = the loop's index, so
+ * CSV's header comes first). It ends the loop when the output fails: a reader that went
+ * away (EPIPE, `| head`) quietly (0), anything else (a full disk) with a message (1). */
+struct batch_sink {
+	FILE *out;
+	struct batch_opts opts;
+};
+struct interval_sink batch_sink(struct batch_sink *b);
 
 #endif

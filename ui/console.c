@@ -1,6 +1,6 @@
 /* console.c - the ncurses terminal and the live loop: timing, keys, copying the rendered
  * grid; see console.h. The replay loop is console_replay.c. */
-#include "console.h"
+#include "ui/console.h"
 
 #include <curses.h>
 #include <langinfo.h>
@@ -12,9 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "console_loop.h"
-#include "console_render.h"
-#include "model.h"
+#include "core/clock.h"
+#include "core/loop.h"
+#include "ui/console_loop.h"
+#include "ui/console_render.h"
+#include "core/model.h"
 
 /* The terminal hung up (closed window, killed tmux): input reports HUP or an error. */
 static bool terminal_gone(void)
@@ -25,62 +27,26 @@ static bool terminal_gone(void)
 
 #define MAX_WAIT_MS 500 /* wake at least this often to notice the stop flag */
 
-uint64_t console_monotonic_ns(void)
+void console_show(struct console_run *r, struct model_interval *m,
+                  const struct model_interval *since)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-int64_t console_realtime_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-void console_release_sample(struct console_run *r, struct xs_sample *s)
-{
-	if (!s || s == r->prev || s == r->shown)
-		return;
-	sample_free(s);
-	free(s);
-}
-
-/* One sample from the feed, one interval against the previous one. -1: the feed failed. */
-static int take_interval(struct console_run *r)
-{
-	struct xs_sample *cur = calloc(1, sizeof(*cur));
-	if (!cur || r->feed->sample(r->feed->ctx, cur)) {
-		free(cur);
-		return -1;
-	}
 	int slot = r->shown_slot == 0 ? 1 : 0;
-	struct model_interval *m = &r->slots[slot];
-	struct xs_sample *old_prev = r->prev;
-	int rc = model_compute(old_prev, cur, m);
-	r->prev = cur;
-	if (rc) {
-		snprintf(r->st.status, sizeof(r->st.status), "out of memory: interval skipped");
-	} else if (console_state_interval(&r->st, m)) {
-		struct xs_sample *old_shown = r->shown;
-		if (r->shown_slot >= 0)
-			model_free(&r->slots[r->shown_slot]);
-		r->shown_slot = slot;
-		r->shown = cur;
-		if (old_shown != old_prev) /* usually one sample: shown, then prev */
-			console_release_sample(r, old_shown);
-	} else {
-		model_free(m);
+	model_move(&r->slots[slot], m);
+	bool shown = r->st.o.replay ? console_state_show(&r->st, &r->slots[slot], since)
+	                            : console_state_interval(&r->st, &r->slots[slot]);
+	if (!shown) {
+		model_free(&r->slots[slot]);
+		return;
 	}
-	console_release_sample(r, old_prev);
-	return 0;
+	if (r->shown_slot >= 0)
+		model_free(&r->slots[r->shown_slot]);
+	r->shown_slot = slot;
 }
 
 static int on_mark(void *ctx, const char *label, int64_t when_ns, char *where, size_t where_len)
 {
 	struct console_run *r = ctx;
-	return r->feed->mark(r->feed->ctx, label, when_ns, where, where_len);
+	return r->feed->mark(r->feed->mark_ctx, label, when_ns, where, where_len);
 }
 
 /* --- terminal ---------------------------------------------------------------------- */
@@ -220,52 +186,80 @@ static bool stop_requested(const struct console_opts *o)
 	return o->stop && *o->stop;
 }
 
-static int run_loop(struct console_run *r)
+/* The live console's pacer: keys are read and handled until the next sample is due. */
+static enum pace live_wait(void *ctx)
 {
+	struct console_run *r = ctx;
 	const struct console_opts *o = r->o;
-	long counted = 0;
-	uint64_t last_tick = console_monotonic_ns();
-	uint64_t next_tick = last_tick; /* first sample at once: names show immediately */
-	bool dirty = true;
+	int64_t next_tick = r->last_tick_ns + (int64_t)(r->st.delay_s * 1e9);
+	bool dirty = false;
 	while (!stop_requested(o)) {
-		uint64_t now = console_monotonic_ns();
+		int64_t now = clock_mono_ns();
 		if (now >= next_tick) {
-			bool interval =
-			    r->prev != NULL; /* the first sample has nothing before it */
-			if (take_interval(r)) {
-				r->error = "cannot read counters";
-				return 1;
-			}
-			last_tick = now;
-			next_tick = now + (uint64_t)(r->st.delay_s * 1e9);
-			dirty = true;
-			if (interval && o->iterations > 0 && ++counted >= o->iterations) {
-				console_draw(r);
-				return 0;
-			}
+			r->last_tick_ns = now;
+			return PACE_DUE;
 		}
 		if (dirty && console_draw(r)) {
 			r->error = "out of memory";
-			return 1;
+			return PACE_STOP;
 		}
 		dirty = false;
-		now = console_monotonic_ns();
-		uint64_t wait_ms = next_tick > now ? (next_tick - now + 999999) / 1000000 : 0;
+		int64_t wait_ms = (next_tick - now + 999999) / 1000000;
 		int key = console_input(wait_ms > MAX_WAIT_MS ? MAX_WAIT_MS : (int)wait_ms);
 		if (key == CONSOLE_INPUT_GONE)
-			return 0;
+			return PACE_STOP;
 		if (key == CONSOLE_INPUT_RESIZE)
 			dirty = true;
 		if (key < 0)
 			continue;
-		enum console_action act = console_state_key(&r->st, key, console_realtime_ns());
+		enum console_action act = console_state_key(&r->st, key, clock_real_ns());
 		if (act == CA_QUIT)
-			return 0;
+			return PACE_STOP;
 		if (act == CA_DELAY)
-			next_tick = last_tick + (uint64_t)(r->st.delay_s * 1e9);
+			next_tick = r->last_tick_ns + (int64_t)(r->st.delay_s * 1e9);
 		dirty = dirty || act != CA_NONE;
 	}
-	return 0;
+	return PACE_STOP;
+}
+
+/* The first sample is shown at once (names, rates "-"), then every interval. */
+static int live_sample_shown(void *ctx, const struct xs_sample *s, bool first)
+{
+	struct console_run *r = ctx;
+	if (!first)
+		return LOOP_GO_ON;
+	struct model_interval m;
+	if (model_compute(NULL, s, &m) == 0)
+		console_show(r, &m, NULL);
+	r->last_tick_ns = clock_mono_ns();
+	return console_draw(r) ? 1 : LOOP_GO_ON;
+}
+
+static int live_interval_shown(void *ctx, struct model_interval *m, unsigned long index)
+{
+	(void)index;
+	struct console_run *r = ctx;
+	console_show(r, m, NULL);
+	if (console_draw(r)) {
+		r->error = "out of memory";
+		return 1;
+	}
+	return LOOP_GO_ON;
+}
+
+static int run_loop(struct console_run *r)
+{
+	struct interval_sink sink = {
+	    .ctx = r, .sample = live_sample_shown, .interval = live_interval_shown};
+	struct loop l = {.src = &r->feed->source,
+	                 .sinks = &sink,
+	                 .n_sinks = 1,
+	                 .pacer = {.ctx = r, .wait = live_wait},
+	                 .max_intervals = r->o->iterations};
+	int rc = interval_loop(&l);
+	if (rc && !r->error)
+		r->error = "cannot read counters";
+	return rc ? 1 : 0;
 }
 
 int console_run(const struct console_opts *o, struct console_feed *feed)
@@ -294,10 +288,5 @@ int console_run(const struct console_opts *o, struct console_feed *feed)
 	free(r.scratch);
 	if (r.shown_slot >= 0)
 		model_free(&r.slots[r.shown_slot]);
-	struct xs_sample *prev = r.prev, *shown = r.shown;
-	r.prev = r.shown = NULL;
-	console_release_sample(&r, prev);
-	if (shown != prev)
-		console_release_sample(&r, shown);
 	return rc;
 }

@@ -1,5 +1,5 @@
 /* console_render.c - state + shown interval -> text grid; see console_render.h. */
-#include "console_render.h"
+#include "ui/console_render.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -75,8 +75,8 @@ static void speed_text(char *buf, size_t len, double speed)
 /* Replay: which sample, when it was recorded, playing or not, the nearest mark. */
 static void render_replay_line(const struct console_state *st, struct grid *g, int y)
 {
-	const struct console_replay_pos *p = &st->replay;
-	char line[LINE_MAX_BYTES], when[32] = "", state[48], mark[4 * CONSOLE_MARK_LABEL_MAX + 64];
+	const struct seek_pos *p = &st->replay;
+	char line[LINE_MAX_BYTES], when[32] = "", state[48], mark[4 * SEEK_MARK_LABEL_MAX + 64];
 	time_t sec = (time_t)(p->recorded_ns / 1000000000);
 	struct tm tm;
 	if (!localtime_r(&sec, &tm) || !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
@@ -89,7 +89,7 @@ static void render_replay_line(const struct console_state *st, struct grid *g, i
 		snprintf(state, sizeof(state), "paused");
 	}
 	if (p->mark[0]) {
-		char label[4 * CONSOLE_MARK_LABEL_MAX], where[48];
+		char label[4 * SEEK_MARK_LABEL_MAX], where[48];
 		grid_text(p->mark, st->o.ascii_only, label, sizeof(label));
 		long d = p->mark_offset; /* in intervals */
 		if (d == 0)

@@ -12,8 +12,8 @@
 #ifndef XIOTOP_CONSOLE_RENDER_H
 #define XIOTOP_CONSOLE_RENDER_H
 
-#include "console_state.h"
-#include "grid.h"
+#include "ui/console_state.h"
+#include "ui/grid.h"
 
 #define CONSOLE_HEADER_LINES 3 /* a replay adds one */
 

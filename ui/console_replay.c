@@ -8,60 +8,36 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "console_loop.h"
+#include "core/clock.h"
+#include "ui/console_loop.h"
 
 #define IDLE_WAIT_MS 500 /* not playing: wake this often to notice the stop flag */
 
-/* Shows the interval (prev, cur]; takes both samples. */
+/* Shows the interval (prev, cur] and frees both samples. */
 static void show_pair(struct console_run *r, struct xs_sample *prev, struct xs_sample *cur,
-                      const struct console_view *v)
+                      const struct seek_view *v)
 {
-	int slot = r->shown_slot == 0 ? 1 : 0;
-	struct model_interval *m = &r->slots[slot];
-	int rc = model_compute(prev, cur, m);
-	sample_free(prev); /* the interval points into cur only */
-	free(prev);
+	struct model_interval m, since;
+	int rc = model_compute(prev, cur, &m);
+	bool have_since = !rc && v->origin && model_compute(v->origin, cur, &since) == 0;
+	sample_free(prev);
+	sample_free(cur);
 	if (rc) {
 		snprintf(r->st.status, sizeof(r->st.status), "out of memory: interval not shown");
-		console_release_sample(r, cur);
 		return;
 	}
-	struct model_interval since;
-	bool have_since = v->origin && model_compute(v->origin, cur, &since) == 0;
-	bool shown = console_state_show(&r->st, m, have_since ? &since : NULL);
+	console_show(r, &m, have_since ? &since : NULL);
 	if (have_since)
 		model_free(&since);
-	if (!shown) {
-		model_free(m);
-		console_release_sample(r, cur);
-		return;
-	}
-	if (r->shown_slot >= 0)
-		model_free(&r->slots[r->shown_slot]);
-	r->shown_slot = slot;
-	struct xs_sample *old = r->shown;
-	r->shown = cur;
-	console_release_sample(r, old);
 }
 
 /* One move of the feed, shown. 0, or -1 (r->error says why). */
-static int feed_move(struct console_run *r, enum console_nav nav, struct console_view *v)
+static int feed_move(struct console_run *r, enum seek_move nav, struct seek_view *v)
 {
-	struct xs_sample *prev = calloc(1, sizeof(*prev)), *cur = calloc(1, sizeof(*cur));
-	if (!prev || !cur) {
-		free(prev);
-		free(cur);
-		r->error = "out of memory";
-		return -1;
-	}
-	int rc =
-	    r->feed->navigate(r->feed->ctx, nav, (int64_t)console_monotonic_ns(), prev, cur, v);
-	if (rc > 0) {
-		show_pair(r, prev, cur, v);
-	} else {
-		free(prev); /* untouched: nothing to sample_free() */
-		free(cur);
-	}
+	struct xs_sample prev, cur;
+	int rc = r->feed->navigate(r->feed->navigate_ctx, nav, clock_mono_ns(), &prev, &cur, v);
+	if (rc > 0)
+		show_pair(r, &prev, &cur, v);
 	if (rc < 0) {
 		r->error = "cannot read the recording";
 		return -1;
@@ -71,23 +47,23 @@ static int feed_move(struct console_run *r, enum console_nav nav, struct console
 }
 
 /* Monotonic ns at which the next tick is due; 0: not playing. */
-static uint64_t due_of(const struct console_view *v)
+static int64_t due_of(const struct seek_view *v)
 {
 	if (v->wait_ns < 0)
 		return 0;
-	uint64_t due = console_monotonic_ns() + (uint64_t)v->wait_ns;
+	int64_t due = clock_mono_ns() + v->wait_ns;
 	return due ? due : 1;
 }
 
 int console_replay_loop(struct console_run *r)
 {
-	struct console_view v;
+	struct seek_view v;
 	if (feed_move(r, NAV_HERE, &v))
 		return 1;
-	uint64_t due = due_of(&v);
+	int64_t due = due_of(&v);
 	bool dirty = true;
 	while (!(r->o->stop && *r->o->stop)) {
-		uint64_t now = console_monotonic_ns();
+		int64_t now = clock_mono_ns();
 		if (due && now >= due) {
 			if (feed_move(r, NAV_TICK, &v))
 				return 1;
@@ -99,8 +75,8 @@ int console_replay_loop(struct console_run *r)
 			return 1;
 		}
 		dirty = false;
-		now = console_monotonic_ns();
-		uint64_t wait_ms = IDLE_WAIT_MS;
+		now = clock_mono_ns();
+		int64_t wait_ms = IDLE_WAIT_MS;
 		if (due)
 			wait_ms = due > now ? (due - now + 999999) / 1000000 : 0;
 		int key = console_input(wait_ms < IDLE_WAIT_MS ? (int)wait_ms : IDLE_WAIT_MS);
@@ -110,7 +86,7 @@ int console_replay_loop(struct console_run *r)
 			dirty = true;
 		if (key < 0)
 			continue;
-		enum console_action act = console_state_key(&r->st, key, console_realtime_ns());
+		enum console_action act = console_state_key(&r->st, key, clock_real_ns());
 		if (act == CA_QUIT)
 			return 0;
 		if (act == CA_NAVIGATE) {

@@ -1,11 +1,11 @@
 /* console_state.c - rows, sort, selection, filter, drill-down, marks; see console_state.h. */
-#include "console_state.h"
+#include "ui/console_state.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "grid.h"
+#include "ui/grid.h"
 
 void console_state_init(struct console_state *st, const struct console_state_opts *o)
 {
@@ -306,7 +306,7 @@ bool console_state_show(struct console_state *st, const struct model_interval *m
 	return true;
 }
 
-void console_state_set_replay(struct console_state *st, const struct console_replay_pos *pos)
+void console_state_set_replay(struct console_state *st, const struct seek_pos *pos)
 {
 	st->replay = *pos;
 }

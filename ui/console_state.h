@@ -22,8 +22,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fields.h"
-#include "model.h"
+#include "ui/fields.h"
+#include "core/model.h"
+#include "core/source.h"
 
 /* Keys that are not printable characters (the ncurses layer maps its codes to these). */
 enum console_key {
@@ -47,35 +48,6 @@ enum console_action {
 	CA_DELAY,  /* the delay changed: reschedule, and redraw */
 	CA_QUIT,
 	CA_NAVIGATE, /* replay: move as st->nav says, then redraw */
-};
-
-/* Moves through a recording, asked for by replay keys (and NAV_HERE / NAV_TICK by the
- * front end itself). The replay cursor (replay.h) decides where each one lands. */
-enum console_nav {
-	NAV_HERE,       /* where the replay stands (the first screen) */
-	NAV_TICK,       /* time passed: playing moves on */
-	NAV_STEP_BACK,  /* Left */
-	NAV_STEP_AHEAD, /* Right */
-	NAV_PREV_MARK,  /* [ */
-	NAV_NEXT_MARK,  /* ] */
-	NAV_START,      /* g */
-	NAV_END,        /* G */
-	NAV_PLAY_PAUSE, /* space, p */
-	NAV_FASTER,     /* + */
-	NAV_SLOWER,     /* - */
-};
-
-#define CONSOLE_MARK_LABEL_MAX 256 /* as recordings keep them */
-
-/* Where a replay stands, for its header line. */
-struct console_replay_pos {
-	size_t sample, last; /* the interval shown ends at sample `sample` of 0..last */
-	int64_t recorded_ns; /* that sample's wall-clock time */
-	bool playing;
-	double speed;                      /* recorded seconds per real second */
-	size_t n_marks;                    /* marks in the replayed recording (window) */
-	char mark[CONSOLE_MARK_LABEL_MAX]; /* the nearest mark's label, raw; "" none */
-	long mark_offset; /* intervals from the shown one to that mark: 0 here, < 0 behind */
 };
 
 enum console_prompt { PROMPT_NONE, PROMPT_MARK, PROMPT_FILTER };
@@ -144,8 +116,8 @@ struct console_state {
 	size_t n_cpu_totals;
 	char status[1536]; /* one-line message until the next key (a path and a label fit) */
 
-	enum console_nav nav;             /* the move the last CA_NAVIGATE asks for */
-	struct console_replay_pos replay; /* replay: where it stands */
+	enum seek_move nav;     /* the move the last CA_NAVIGATE asks for */
+	struct seek_pos replay; /* replay: where it stands */
 };
 
 void console_state_init(struct console_state *st, const struct console_state_opts *o);
@@ -164,7 +136,7 @@ bool console_state_interval(struct console_state *st, const struct model_interva
  * moving back shows smaller totals. since NULL: totals left as they are. */
 bool console_state_show(struct console_state *st, const struct model_interval *m,
                         const struct model_interval *since);
-void console_state_set_replay(struct console_state *st, const struct console_replay_pos *pos);
+void console_state_set_replay(struct console_state *st, const struct seek_pos *pos);
 
 /* One key; now_ns (wall clock) stamps marks. */
 enum console_action console_state_key(struct console_state *st, int key, int64_t now_ns);

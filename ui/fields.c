@@ -1,10 +1,10 @@
 /* fields.c - the column table and its layout; see fields.h. */
-#include "fields.h"
+#include "ui/fields.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "grid.h"
+#include "ui/grid.h"
 
 double fields_mb_per_s(uint64_t bytes, double interval_s)
 {

@@ -1,5 +1,5 @@
 /* grid.c - text grid and column-width text helpers; see grid.h. */
-#include "grid.h"
+#include "ui/grid.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "sanitize.h"
+#include "core/sanitize.h"
 
 int grid_init(struct grid *g, int w, int h)
 {

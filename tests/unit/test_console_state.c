@@ -13,11 +13,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "console_render.h"
-#include "console_state.h"
-#include "fields.h"
-#include "grid.h"
-#include "synthetic.h"
+#include "ui/console_render.h"
+#include "ui/console_state.h"
+#include "ui/fields.h"
+#include "ui/grid.h"
+#include "sources/synthetic.h"
 
 #define EVIL_NAME "\x1b]0;owned\x07"
 #define SEC       1000000000ull
@@ -532,7 +532,7 @@ static void test_replay_keys(void **state)
 	init_replay(&st, &w);
 	static const struct {
 		int key;
-		enum console_nav nav;
+		enum seek_move nav;
 	} moves[] = {
 	    {CK_LEFT, NAV_STEP_BACK}, {CK_RIGHT, NAV_STEP_AHEAD}, {'[', NAV_PREV_MARK},
 	    {']', NAV_NEXT_MARK},     {'g', NAV_START},           {'G', NAV_END},
@@ -849,12 +849,12 @@ static void test_screen_replay(void **state)
 	struct world w;
 	struct console_state st;
 	init_replay(&st, &w);
-	struct console_replay_pos pos = {.sample = 5,
-	                                 .last = 8,
-	                                 .recorded_ns = 1764669600123000000,
-	                                 .speed = 1,
-	                                 .n_marks = 2,
-	                                 .mark_offset = -1};
+	struct seek_pos pos = {.sample = 5,
+	                       .last = 8,
+	                       .recorded_ns = 1764669600123000000,
+	                       .speed = 1,
+	                       .n_marks = 2,
+	                       .mark_offset = -1};
 	snprintf(pos.mark, sizeof(pos.mark), "bench start");
 	console_state_set_replay(&st, &pos);
 	console_state_key(&st, CK_DOWN, 0);

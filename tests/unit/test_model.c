@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "model.h"
+#include "core/model.h"
 
 #define MiB     (1024ull * 1024)
 #define LOOP0   ((7u << 20) | 0)

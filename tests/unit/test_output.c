@@ -8,9 +8,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "batch.h"
-#include "hostinfo.h"
-#include "sanitize.h"
+#include "ui/batch.h"
+#include "sources/hostinfo.h"
+#include "core/sanitize.h"
 
 static char *capture_json(const char *s)
 {

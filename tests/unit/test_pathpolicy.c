@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "topology.h"
+#include "sources/topology/topology.h"
 
 static char root[256], images[512], other[512], link_dir[512];
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "topology.h"
+#include "sources/topology/topology.h"
 
 /* Build a NUL-separated command line from a NULL-terminated argv. */
 static size_t cmdline(char *buf, size_t cap, const char *const *argv)

@@ -14,9 +14,9 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "batch.h"
-#include "model.h"
-#include "record.h"
+#include "ui/batch.h"
+#include "core/model.h"
+#include "record/record.h"
 
 #define MiB   (1024ull * 1024)
 #define LOOP0 ((7u << 20) | 0)

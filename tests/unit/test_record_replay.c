@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "replay.h"
+#include "record/replay.h"
 
 #define S 1000000000ll
 

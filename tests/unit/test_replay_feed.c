@@ -11,9 +11,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "record.h"
-#include "replay_feed.h"
-#include "synthetic.h"
+#include "record/record.h"
+#include "record/replay_feed.h"
+#include "sources/synthetic.h"
 
 #define SEC 1000000000ll
 #define T0  (1714560000 * SEC)
@@ -58,13 +58,12 @@ static int remove_recording(void **state)
 }
 
 /* One move at now_ns; checks the return, and that samples come exactly when it moved. */
-static struct console_view go(struct replay_feed *f, enum console_nav nav, int64_t now_ns,
-                              int want_rc)
+static struct seek_view go(struct replay_feed *f, enum seek_move nav, int64_t now_ns, int want_rc)
 {
 	struct xs_sample prev, cur;
 	memset(&prev, 0, sizeof(prev));
 	memset(&cur, 0, sizeof(cur));
-	struct console_view v;
+	struct seek_view v;
 	int rc = replay_feed_navigate(f, nav, now_ns, &prev, &cur, &v);
 	if (rc != want_rc)
 		fail_msg("move %d: returned %d, want %d (%s)", nav, rc, want_rc,
@@ -85,7 +84,7 @@ static struct console_view go(struct replay_feed *f, enum console_nav nav, int64
 	return v;
 }
 
-static void expect_at(const struct console_view *v, size_t sample, const char *mark, long offset)
+static void expect_at(const struct seek_view *v, size_t sample, const char *mark, long offset)
 {
 	assert_int_equal(v->pos.sample, sample);
 	assert_string_equal(v->pos.mark, mark);
@@ -101,7 +100,7 @@ static void test_moves(void **state)
 	struct replay_feed *f = replay_feed_open(r, 0, rec_count(r) - 1, 0, &err);
 	assert_non_null(f);
 
-	struct console_view v = go(f, NAV_HERE, 0, 1);
+	struct seek_view v = go(f, NAV_HERE, 0, 1);
 	assert_int_equal(v.origin->realtime_ns, T0);
 	assert_int_equal(v.pos.last, 8);
 	assert_int_equal(v.pos.n_marks, 3);
@@ -168,7 +167,7 @@ static void test_window(void **state)
 	struct replay_feed *f = replay_feed_open(r, first, last, 4, &err);
 	assert_non_null(f);
 	/* positions count within the window; CPU_s from its first sample */
-	struct console_view v = go(f, NAV_HERE, 0, 1);
+	struct seek_view v = go(f, NAV_HERE, 0, 1);
 	assert_int_equal(v.origin->realtime_ns, T0 + 2 * SEC);
 	assert_int_equal(v.pos.last, 4);
 	assert_true(v.pos.speed == 4.0);

@@ -18,7 +18,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "topology.h"
+#include "sources/topology/topology.h"
 
 /* Fake device numbers use majors 120-126 (reserved for local use) so they can never
  * be the real device of the temp directory, which the fake sysfs also describes. */

@@ -16,9 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "batch.h"
-#include "blkback_stats.h"
-#include "model.h"
+#include "ui/batch.h"
+#include "sources/xen/blkback_stats.h"
+#include "core/model.h"
 
 #define MiB  (1024ull * 1024)
 #define ZRAM XT_KDEV(252, 3)

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
-#include "topo_source.h"
-#include "xen_double.h"
+#include "core/model.h"
+#include "sources/topo_source.h"
+#include "unit/xen_double.h"
 
 #define MiB   (1024ull * 1024)
 #define UUID1 "11111111-1111-1111-1111-111111111111"

@@ -17,10 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collector.h"
-#include "topo_source.h"
-#include "xen_double.h"
-#include "xenlive.h"
+#include "sources/collector.h"
+#include "sources/topo_source.h"
+#include "unit/xen_double.h"
+#include "sources/xen/xenlive.h"
 
 static char root[256], sysfs[512], procfs[512], devfs[512];
 static struct xt_roots roots;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topology.h"
+#include "sources/topology/topology.h"
 
 static const char *fixture(const char *name)
 {

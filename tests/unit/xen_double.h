@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topology.h"
-#include "xen_api.h"
+#include "sources/topology/topology.h"
+#include "sources/xen/xen_api.h"
 
 #define XD_MAX_DOMS 8
 #define XD_MAX_VBDS 4

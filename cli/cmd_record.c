@@ -1,0 +1,351 @@
+/* cmd_record.c - `xiotop record`: live samples (live.h) into a recording (record.h).
+ *
+ *   xiotop record -o FILE [-d SECONDS] [--duration D] [--tail SECONDS] [--print FORMAT]
+ *                 [--xenstore-dump FILE] [-- COMMAND ARGS...]
+ *
+ * One sample right away, then one every -d seconds, each committed on its own, so a
+ * kill -9 loses at most the interval in flight. Wrap mode runs COMMAND, marks its start
+ * and its end (with its exit status) and records --tail seconds more so the writeback
+ * that follows a benchmark is in the file; it returns COMMAND's exit status. SIGINT and
+ * SIGTERM stop after one last sample. A full disk ends the recording cleanly (exit 2) but
+ * never the wrapped command: it is waited for. --print F also prints each recorded
+ * interval as `xiotop -b --format F` would, from the samples as recorded (tests compare
+ * it with `xiotop export`).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "core/clock.h"
+#include "core/loop.h"
+#include "sources/live.h"
+#include "record/rec_registry.h"
+#include "record/record.h"
+
+static volatile sig_atomic_t stop_signal;   /* the signal that asked us to stop */
+static volatile sig_atomic_t child_changed; /* SIGCHLD arrived */
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+static void on_child(int sig)
+{
+	(void)sig;
+	child_changed = 1;
+}
+
+/* The wrapped command, reaped through SIGCHLD. */
+struct wrapped {
+	pid_t pid;      /* 0: none running */
+	char line[200]; /* the command line, for marks */
+	int status;     /* exit status once ended (128 + signal if killed), else -1 */
+};
+
+static void command_line(char **argv, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = 0;
+	for (int i = 0; argv[i] && used + 1 < len; i++) {
+		int n = snprintf(buf + used, len - used, "%s%s", i ? " " : "", argv[i]);
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
+static int spawn(struct wrapped *w, char **argv, const sigset_t *child_mask)
+{
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		/* The command gets what it would get from a shell: default signal handling,
+		 * nothing blocked (exec keeps both masks and ignored signals). */
+		signal(SIGPIPE, SIG_DFL);
+		sigprocmask(SIG_SETMASK, child_mask, NULL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "xiotop record: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	w->pid = pid;
+	w->status = -1;
+	return 0;
+}
+
+/* Collects the command if it ended; marks its end. True if it ended now. */
+static bool reap(struct wrapped *w, struct rec_writer *rec)
+{
+	int status;
+	if (!w->pid || waitpid(w->pid, &status, WNOHANG) != w->pid)
+		return false;
+	w->pid = 0;
+	char label[256];
+	if (WIFSIGNALED(status)) {
+		w->status = 128 + WTERMSIG(status);
+		snprintf(label, sizeof(label), "end: %.200s (killed by signal %d)", w->line,
+		         WTERMSIG(status));
+	} else {
+		w->status = WEXITSTATUS(status);
+		snprintf(label, sizeof(label), "end: %.200s (exit %d)", w->line, w->status);
+	}
+	struct rec_error err;
+	if (rec && rec_add_mark_from(rec, label, clock_real_ns(), "wrap", w->status, &err))
+		fprintf(stderr, "xiotop: %s\n", err.msg);
+	return true;
+}
+
+/* Sleeps until the monotonic deadline, or until a signal needs handling. Signals are
+ * blocked everywhere else and let in only here (ppoll), so none is missed between a check
+ * and the sleep. */
+static void wait_until(int64_t deadline, const sigset_t *wait_mask)
+{
+	while (!stop_signal && !child_changed) {
+		int64_t left = deadline - clock_mono_ns();
+		if (left <= 0)
+			return;
+		struct timespec ts = {.tv_sec = left / 1000000000, .tv_nsec = left % 1000000000};
+		ppoll(NULL, 0, &ts, wait_mask);
+	}
+}
+
+struct session {
+	const struct cli_opts *o;
+	struct live *live;
+	struct rec_writer *rec;
+	struct wrapped cmd;
+	sigset_t wait_mask;
+	int64_t start_ns, next_ns, last_sample_ns;
+	int64_t command_end_ns; /* -1: the command runs, or there is none */
+	int status;             /* 2 once the recording failed (disk full, file trouble) */
+};
+
+static int start_command(struct session *s);
+
+/* The recorder's sink: every sample is stored, each committed on its own. */
+static int store_sample(void *ctx, const struct xs_sample *cur, bool first)
+{
+	(void)first;
+	struct session *s = ctx;
+	struct rec_error err;
+	s->last_sample_ns = clock_mono_ns();
+	if (rec_append(s->rec, cur, &err)) {
+		fprintf(stderr, "xiotop: %s\n", err.msg);
+		if (err.code == REC_ERR_BUSY)
+			return LOOP_GO_ON;
+		s->status = 2;
+		return 2;
+	}
+	if (first && s->o->n_args && start_command(s)) {
+		s->status = 2;
+		return 2;
+	}
+	return LOOP_GO_ON;
+}
+
+/* The recorder's pacer: a sample every -d seconds; the command's end is marked as it
+ * happens; a stop signal takes one last sample (unless one was just taken: it would add
+ * an empty interval); --duration and --tail end the recording. */
+static enum pace record_wait(void *ctx)
+{
+	struct session *s = ctx;
+	const struct cli_opts *o = s->o;
+	int64_t delay = (int64_t)(o->delay_s * 1e9), now = clock_mono_ns();
+	if (o->duration_s > 0 && s->last_sample_ns - s->start_ns >= (int64_t)(o->duration_s * 1e9))
+		return PACE_STOP;
+	if (s->command_end_ns >= 0 &&
+	    s->last_sample_ns - s->command_end_ns >= (int64_t)(o->tail_s * 1e9))
+		return PACE_STOP;
+	s->next_ns += delay;
+	if (s->next_ns <= now) /* fell behind (a slow sample): skip, do not burst */
+		s->next_ns = now + delay;
+	for (;;) {
+		wait_until(s->next_ns, &s->wait_mask);
+		if (child_changed) {
+			child_changed = 0;
+			if (reap(&s->cmd, s->rec))
+				s->command_end_ns = clock_mono_ns();
+		}
+		now = clock_mono_ns();
+		if (stop_signal)
+			return now - s->last_sample_ns > 10000000 ? PACE_LAST : PACE_STOP;
+		if (now >= s->next_ns)
+			return PACE_DUE;
+	}
+}
+
+static void store_meta(struct session *s)
+{
+	const struct cli_opts *o = s->o;
+	char buf[256];
+	struct rec_error err;
+	snprintf(buf, sizeof(buf), "%g", o->delay_s);
+	rec_set_meta(s->rec, "interval_s", buf, &err);
+	rec_set_meta(s->rec, "tracer_mode", live_tracer_mode(s->live), &err);
+	rec_set_meta(s->rec, "tracer_hooks", live_tracer_hooks(s->live), &err);
+	if (o->src.xenstore_dump)
+		rec_set_meta(s->rec, "xenstore_dump", o->src.xenstore_dump, &err);
+	if (o->n_args) {
+		command_line(o->args, buf, sizeof(buf));
+		rec_set_meta(s->rec, "command", buf, &err);
+	}
+}
+
+/* After the recording failed: the wrapped command is not ours to stop; wait for it. */
+static void wait_for_command(struct wrapped *w)
+{
+	if (!w->pid)
+		return;
+	fprintf(stderr, "xiotop: waiting for %s to end (not recording)\n", w->line);
+	int status;
+	while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	w->pid = 0;
+}
+
+/* Wrap mode, once the first sample is stored: mark the start, run the command. */
+static int start_command(struct session *s)
+{
+	struct rec_error err;
+	char label[256];
+	command_line(s->o->args, s->cmd.line, sizeof(s->cmd.line));
+	snprintf(label, sizeof(label), "start: %s", s->cmd.line);
+	if (rec_add_mark_from(s->rec, label, clock_real_ns(), "wrap", -1, &err))
+		fprintf(stderr, "xiotop: %s\n", err.msg);
+	if (spawn(&s->cmd, s->o->args, &s->wait_mask) == 0)
+		return 0;
+	fprintf(stderr, "xiotop record: cannot start %s: %s\n", s->o->args[0], strerror(errno));
+	return -1;
+}
+
+/* Signals are blocked everywhere but in the pacer's wait (ppoll), so none is missed. */
+static void catch_signals(sigset_t *wait_mask)
+{
+	sigset_t blocked;
+	sigemptyset(&blocked);
+	sigaddset(&blocked, SIGINT);
+	sigaddset(&blocked, SIGTERM);
+	sigaddset(&blocked, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &blocked, wait_mask);
+	struct sigaction stop_sa = {.sa_handler = on_stop}, child_sa = {.sa_handler = on_child};
+	sigaction(SIGINT, &stop_sa, NULL);
+	sigaction(SIGTERM, &stop_sa, NULL);
+	sigaction(SIGHUP, &stop_sa, NULL);
+	sigaction(SIGCHLD, &child_sa, NULL);
+	sigdelset(wait_mask, SIGINT);
+	sigdelset(wait_mask, SIGTERM);
+	sigdelset(wait_mask, SIGCHLD);
+}
+
+/* The file first: a place that cannot take it is found before the tracer loads. */
+static int open_session(struct session *s)
+{
+	const struct cli_opts *o = s->o;
+	struct rec_host_facts facts;
+	rec_host_facts_read(o->src.roots.proc, &facts);
+	struct rec_error err;
+	s->rec = rec_create(o->output, &facts, &err);
+	if (!s->rec) {
+		fprintf(stderr, "xiotop: %s\n", err.msg);
+		return 2;
+	}
+	int rc = live_open(&s->live, &o->src);
+	if (rc) {
+		/* Nothing recorded: leave no file behind that looks like a recording. */
+		rec_close(s->rec, NULL);
+		unlink(o->output);
+		return rc;
+	}
+	store_meta(s);
+	char why[512];
+	if (rec_registry_publish(o->output, why, sizeof(why)))
+		fprintf(stderr, "xiotop: `xiotop mark` will need -o %s (%s)\n", o->output, why);
+	return 0;
+}
+
+/* The sampling loop: the recorder, and with --print the batch lines too. */
+static int run(struct session *s)
+{
+	struct batch_sink printer = {.out = stdout, .opts = {.format = s->o->print_format}};
+	struct interval_sink sinks[2] = {{.ctx = s, .sample = store_sample}, batch_sink(&printer)};
+	struct sample_source src = live_source(s->live);
+	s->start_ns = s->next_ns = clock_mono_ns();
+	s->command_end_ns = -1;
+	struct loop l = {.src = &src,
+	                 .sinks = sinks,
+	                 .n_sinks = s->o->print ? 2 : 1,
+	                 .pacer = {.ctx = s, .wait = record_wait}};
+	int rc = interval_loop(&l);
+	return s->status ? s->status : rc;
+}
+
+/* On a stop signal the command may still run: SIGTERM (sent to us alone) is passed on;
+ * SIGINT from a terminal reached it already. Waits briefly to mark its end. */
+static void stop_command(struct wrapped *cmd, struct rec_writer *rec)
+{
+	if (!cmd->pid)
+		return;
+	if (stop_signal == SIGTERM)
+		kill(cmd->pid, SIGTERM);
+	for (int i = 0; i < 40 && cmd->pid; i++) {
+		struct timespec ts = {0, 50000000};
+		nanosleep(&ts, NULL);
+		reap(cmd, rec);
+	}
+	if (cmd->pid) {
+		struct rec_error err;
+		char label[256];
+		snprintf(label, sizeof(label), "recorder stopped; %.200s still running", cmd->line);
+		rec_add_mark_from(rec, label, clock_real_ns(), "wrap", -1, &err);
+		fprintf(stderr, "xiotop: %s is still running (pid %d)\n", cmd->line, (int)cmd->pid);
+	}
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct cli_opts o;
+	cli_defaults(&o);
+	o.delay_s = 1.0;
+	int rc = cli_parse(CMD_RECORD, argc, argv, &o);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	if (!o.output)
+		return cli_bad_usage(CMD_RECORD, "where to? give -o FILE");
+	struct session s = {.o = &o, .cmd = {.status = -1}};
+	rc = open_session(&s);
+	if (rc)
+		return rc;
+	catch_signals(&s.wait_mask);
+	fprintf(stderr,
+	        "xiotop: recording to %s every %g s; Ctrl-C stops; `xiotop mark LABEL` adds a "
+	        "mark\n",
+	        o.output, o.delay_s);
+	rc = run(&s);
+	if (rc)
+		wait_for_command(&s.cmd);
+	else
+		stop_command(&s.cmd, s.rec);
+
+	struct rec_error err;
+	size_t n = rec_writer_count(s.rec);
+	if (rec_close(s.rec, &err) && !rc) {
+		fprintf(stderr, "xiotop: %s\n", err.msg);
+		rc = 2;
+	}
+	rec_registry_withdraw();
+	live_close(s.live);
+	fprintf(stderr, "xiotop: %s: %zu samples (%zu intervals)\n", o.output, n, n ? n - 1 : 0);
+	if (!rc && o.n_args && s.cmd.status >= 0)
+		return s.cmd.status;
+	return rc;
+}

@@ -1,0 +1,26 @@
+/* commands.h - the commands, dispatched from main.c; each is the interval loop (core/loop.h)
+ * with its own source, pacer and sinks.
+ *
+ * Contract: each cmd_NAME takes argv[0] == "NAME" and the command's own options (one
+ * parser: cli/options.h), prints its usage on bad usage, and returns the process exit
+ * status: 0 done, 1 runtime failure, 2 bad usage, a bad or unreadable recording (one
+ * clear message), a full disk, or a missing prerequisite. `xiotop record` in wrap mode
+ * returns the command's exit status when the recording itself went well.
+ */
+#ifndef XIOTOP_COMMANDS_H
+#define XIOTOP_COMMANDS_H
+
+#include "cli/options.h"
+
+int cmd_live(int argc, char **argv); /* xiotop [-b] ...: the console or batch lines */
+int cmd_topology(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_mark(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+
+/* Recorded intervals of FILE's window [o->from, o->to] as `xiotop -b` prints them (at
+ * most o->iterations; 0: all): `xiotop export` and `xiotop -b --from-file`. */
+int print_recording(const char *path, const struct cli_opts *o);
+
+#endif

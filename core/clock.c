@@ -1,0 +1,32 @@
+/* clock.c - see clock.h. */
+#include "core/clock.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <time.h>
+
+static int64_t read_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t clock_mono_ns(void)
+{
+	return read_ns(CLOCK_MONOTONIC);
+}
+
+int64_t clock_real_ns(void)
+{
+	return read_ns(CLOCK_REALTIME);
+}
+
+void clock_sleep_ns(int64_t ns, const volatile sig_atomic_t *stop)
+{
+	if (ns <= 0)
+		return;
+	struct timespec ts = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
+	while (nanosleep(&ts, &ts) && errno == EINTR && !(stop && *stop))
+		;
+}

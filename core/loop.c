@@ -1,0 +1,99 @@
+/* loop.c - the interval loop; see loop.h. */
+#include "core/loop.h"
+
+#include <stdio.h>
+
+#include "core/clock.h"
+
+/* Every sink's sample hook; the first non-zero verdict (the others still run). */
+static int hand_sample(const struct loop *l, const struct xs_sample *s, bool first)
+{
+	int verdict = LOOP_GO_ON;
+	for (size_t i = 0; i < l->n_sinks; i++) {
+		if (!l->sinks[i].sample)
+			continue;
+		int v = l->sinks[i].sample(l->sinks[i].ctx, s, first);
+		if (verdict == LOOP_GO_ON)
+			verdict = v;
+	}
+	return verdict;
+}
+
+static int hand_interval(const struct loop *l, struct model_interval *m, unsigned long index)
+{
+	int verdict = LOOP_GO_ON;
+	for (size_t i = 0; i < l->n_sinks; i++) {
+		if (!l->sinks[i].interval)
+			continue;
+		int v = l->sinks[i].interval(l->sinks[i].ctx, m, index);
+		if (verdict == LOOP_GO_ON)
+			verdict = v;
+	}
+	return verdict;
+}
+
+/* One sample after prev: handed out, then its interval. LOOP_GO_ON or how to end. */
+static int step(const struct loop *l, struct xs_sample *prev, struct xs_sample *cur,
+                unsigned long index)
+{
+	int verdict = hand_sample(l, cur, false);
+	if (verdict != LOOP_GO_ON)
+		return verdict;
+	struct model_interval m;
+	if (model_compute(prev, cur, &m)) {
+		fprintf(stderr, "xiotop: out of memory\n");
+		return 1;
+	}
+	verdict = hand_interval(l, &m, index);
+	model_free(&m);
+	return verdict;
+}
+
+static int verdict_status(int verdict)
+{
+	return verdict == LOOP_DONE ? 0 : verdict;
+}
+
+int interval_loop(const struct loop *l)
+{
+	struct xs_sample prev, cur;
+	int rc = l->src->next(l->src->ctx, &prev);
+	if (rc)
+		return rc == SOURCE_END ? 0 : l->src->fail_status;
+	int verdict = hand_sample(l, &prev, true);
+	for (unsigned long index = 0; verdict == LOOP_GO_ON; index++) {
+		if (l->max_intervals > 0 && (long)index >= l->max_intervals)
+			break;
+		enum pace pace = l->pacer.wait ? l->pacer.wait(l->pacer.ctx) : PACE_DUE;
+		if (pace == PACE_STOP)
+			break;
+		rc = l->src->next(l->src->ctx, &cur);
+		if (rc) {
+			verdict = rc == SOURCE_END ? LOOP_DONE : l->src->fail_status;
+			break;
+		}
+		verdict = step(l, &prev, &cur, index);
+		sample_free(&prev);
+		prev = cur;
+		if (pace == PACE_LAST && verdict == LOOP_GO_ON)
+			verdict = LOOP_DONE;
+	}
+	sample_free(&prev);
+	return verdict_status(verdict);
+}
+
+enum pace pace_every_wait(void *ctx)
+{
+	struct pace_every *p = ctx;
+	int64_t now = clock_mono_ns(), delay = (int64_t)(*p->delay_s * 1e9);
+	if (!p->next_ns || p->next_ns + delay <= now) /* started, or fell behind: no burst */
+		p->next_ns = now;
+	p->next_ns += delay;
+	while (!(p->stop && *p->stop)) {
+		int64_t left = p->next_ns - clock_mono_ns();
+		if (left <= 0)
+			return PACE_DUE;
+		clock_sleep_ns(left, p->stop);
+	}
+	return PACE_STOP;
+}

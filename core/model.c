@@ -1,0 +1,273 @@
+/* model.c - per-interval, per-domain figures from two cumulative samples; see model.h. */
+#include "core/model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *model_role_name(enum model_role r)
+{
+	static const char *const names[] = {"backend", "stacked", "file", "leaf"};
+	return (unsigned)r < 4 ? names[r] : "?";
+}
+
+static int layer_key_cmp(const void *a, const void *b)
+{
+	const struct xs_layer *x = a, *y = b;
+	if (x->domid != y->domid)
+		return x->domid < y->domid ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->via != y->via)
+		return x->via < y->via ? -1 : 1;
+	return 0;
+}
+
+/* A counter that went backwards means the tracer restarted: count from zero. */
+static uint64_t delta(uint64_t cur, uint64_t prev)
+{
+	return cur >= prev ? cur - prev : cur;
+}
+
+static struct xiotop_io io_delta(const struct xiotop_io *cur, const struct xiotop_io *prev)
+{
+	struct xiotop_io d = *cur;
+	if (prev) {
+		d.rd_bytes = delta(cur->rd_bytes, prev->rd_bytes);
+		d.wr_bytes = delta(cur->wr_bytes, prev->wr_bytes);
+		d.rd_ios = delta(cur->rd_ios, prev->rd_ios);
+		d.wr_ios = delta(cur->wr_ios, prev->wr_ios);
+	}
+	return d;
+}
+
+static struct model_domain *domain_slot(struct model_interval *m, uint32_t domid, size_t cap)
+{
+	for (size_t i = 0; i < m->n_domains; i++)
+		if (m->domains[i].domid == domid)
+			return &m->domains[i];
+	if (m->n_domains == cap)
+		return NULL;
+	struct model_domain *d = &m->domains[m->n_domains++];
+	memset(d, 0, sizeof(*d));
+	d->domid = domid;
+	d->guest_cpu_ns = -1;
+	return d;
+}
+
+static enum model_role role_of(uint32_t via, bool is_leaf)
+{
+	/* what the guest asked for: its backend device, its blkback thread's bios, or its
+	 * device model's reads and writes of the image file */
+	if (via == XIOTOP_VIA_DEV || via == XIOTOP_VIA_TASK || via == XIOTOP_VIA_FILEIO)
+		return ROLE_BACKEND;
+	return is_leaf ? ROLE_LEAF : ROLE_STACKED;
+}
+
+/* bios that carry a backing/image file's data */
+static bool carries_file_data(uint32_t via)
+{
+	return via == XIOTOP_VIA_INODE || via == XIOTOP_VIA_LOOPWORK || via == XIOTOP_VIA_DMTASK;
+}
+
+/* Add bytes to the domain's layer (dev, role), creating it on first use. */
+static int add_layer_bytes(struct model_domain *d, enum model_role role, uint32_t dev,
+                           const struct xs_dev *info, const struct xiotop_io *io)
+{
+	struct model_layer *l = NULL;
+	for (size_t i = 0; i < d->n_layers; i++)
+		if (d->layers[i].dev == dev && d->layers[i].role == role)
+			l = &d->layers[i];
+	if (!l) {
+		struct model_layer *p = realloc(d->layers, (d->n_layers + 1) * sizeof(*p));
+		if (!p)
+			return -1;
+		d->layers = p;
+		l = &d->layers[d->n_layers++];
+		memset(l, 0, sizeof(*l));
+		l->role = role;
+		l->dev = dev;
+		l->is_file = dev == 0;
+		l->is_leaf = info && info->is_leaf;
+		if (info)
+			memcpy(l->name, info->name, sizeof(l->name));
+	}
+	l->rd_bytes += io->rd_bytes;
+	l->wr_bytes += io->wr_bytes;
+	return 0;
+}
+
+static int layer_order(const void *a, const void *b)
+{
+	const struct model_layer *x = a, *y = b;
+	if (x->role != y->role)
+		return (int)x->role - (int)y->role;
+	return x->dev < y->dev ? -1 : x->dev > y->dev;
+}
+
+static int charge_layer(struct model_interval *m, const struct xs_sample *cur,
+                        const struct xs_layer *l, const struct xiotop_io *io, size_t cap)
+{
+	bool in_vmstat = XIOTOP_VIA_IN_VMSTAT(l->via);
+	if (l->domid == XIOTOP_DOM_NONE) {
+		if (in_vmstat) {
+			m->unattr_rd_bytes += io->rd_bytes;
+			m->unattr_wr_bytes += io->wr_bytes;
+		}
+		return 0;
+	}
+	struct model_domain *d = domain_slot(m, l->domid, cap);
+	if (!d)
+		return -1;
+	bool file_io = l->via == XIOTOP_VIA_FILEIO; /* no device: the image file itself */
+	const struct xs_dev *info = file_io ? NULL : sample_dev(cur, l->dev);
+	bool is_leaf = info && info->is_leaf;
+	enum model_role role = role_of(l->via, is_leaf);
+	if (role == ROLE_BACKEND) {
+		d->guest_rd_bytes += io->rd_bytes;
+		d->guest_wr_bytes += io->wr_bytes;
+		d->guest_rd_ios += io->rd_ios;
+		d->guest_wr_ios += io->wr_ios;
+	}
+	if (is_leaf) {
+		d->phys_rd_bytes += io->rd_bytes;
+		d->phys_wr_bytes += io->wr_bytes;
+	}
+	if (in_vmstat)
+		d->vmstat_wr_bytes += io->wr_bytes;
+	if (add_layer_bytes(d, role, file_io ? 0 : l->dev, info, io))
+		return -1;
+	/* bios that carry a backing file's data: the file layer of the stack */
+	if (carries_file_data(l->via))
+		return add_layer_bytes(d, ROLE_FILE, 0, NULL, io);
+	return 0;
+}
+
+/* A copy of n items (at least one byte allocated, so NULL means out of memory). */
+static void *copy_array(const void *items, size_t n, size_t size)
+{
+	void *copy = malloc(n ? n * size : 1);
+	if (copy && n)
+		memcpy(copy, items, n * size);
+	return copy;
+}
+
+void model_move(struct model_interval *dst, struct model_interval *src)
+{
+	*dst = *src;
+	memset(src, 0, sizeof(*src));
+}
+
+int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
+                  struct model_interval *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->realtime_ns = cur->realtime_ns;
+	if (prev && cur->monotonic_ns > prev->monotonic_ns)
+		out->interval_s = (double)(cur->monotonic_ns - prev->monotonic_ns) / 1e9;
+	out->pgpgin_bytes = delta(cur->vmstat_pgpgin_kb, prev ? prev->vmstat_pgpgin_kb : 0) * 1024;
+	out->pgpgout_bytes =
+	    delta(cur->vmstat_pgpgout_kb, prev ? prev->vmstat_pgpgout_kb : 0) * 1024;
+	out->lost_events = delta(cur->lost_events, prev ? prev->lost_events : 0);
+
+	size_t cap = cur->n_domains + cur->n_layers + cur->n_counters;
+	out->domains = calloc(cap ? cap : 1, sizeof(*out->domains));
+	out->disks = calloc(cur->n_disks ? cur->n_disks : 1, sizeof(*out->disks));
+	/* the interval keeps its own copy of what it names: it outlives cur */
+	out->own_infos = copy_array(cur->domains, cur->n_domains, sizeof(*cur->domains));
+	out->own_disks = copy_array(cur->disks, cur->n_disks, sizeof(*cur->disks));
+	out->own_hooks = strdup(cur->hooks);
+	if (!out->domains || !out->disks || !out->own_infos || !out->own_disks || !out->own_hooks)
+		goto fail;
+	for (size_t i = 0; i < cur->n_domains; i++) {
+		struct model_domain *d = domain_slot(out, cur->domains[i].domid, cap);
+		d->info = &out->own_infos[i];
+	}
+
+	struct xs_layer *sorted_prev = NULL;
+	if (prev && prev->n_layers) {
+		sorted_prev = malloc(prev->n_layers * sizeof(*sorted_prev));
+		if (!sorted_prev)
+			goto fail;
+		memcpy(sorted_prev, prev->layers, prev->n_layers * sizeof(*sorted_prev));
+		qsort(sorted_prev, prev->n_layers, sizeof(*sorted_prev), layer_key_cmp);
+	}
+	for (size_t i = 0; i < cur->n_layers; i++) {
+		const struct xs_layer *l = &cur->layers[i];
+		const struct xs_layer *p = sorted_prev
+		                               ? bsearch(l, sorted_prev, prev->n_layers,
+		                                         sizeof(*sorted_prev), layer_key_cmp)
+		                               : NULL;
+		struct xiotop_io io = io_delta(&l->io, p ? &p->io : NULL);
+		if (charge_layer(out, cur, l, &io, cap)) {
+			free(sorted_prev);
+			goto fail;
+		}
+	}
+	free(sorted_prev);
+
+	out->has_cpu = cur->has_cpu;
+	out->has_dirty = cur->has_dirty;
+	out->hooks = out->own_hooks;
+	out->host_busy_ns = delta(cur->host_busy_ns, prev ? prev->host_busy_ns : 0);
+	out->cpu_unattributed_ns =
+	    delta(cur->cpu_unattributed_ns, prev ? prev->cpu_unattributed_ns : 0);
+	for (size_t i = 0; i < cur->n_counters; i++) {
+		const struct xs_dom_counters *c = &cur->counters[i];
+		const struct xs_dom_counters *p = prev ? sample_counters(prev, c->domid) : NULL;
+		struct model_domain *d = domain_slot(out, c->domid, cap);
+		if (!d)
+			goto fail;
+		for (int r = 0; r < XS_CPU_ROLES; r++) {
+			d->cpu_ns_by_role[r] = delta(c->cpu_ns[r], p ? p->cpu_ns[r] : 0);
+			d->cpu_ns += d->cpu_ns_by_role[r];
+		}
+		d->dirtied_bytes = delta(c->dirtied_bytes, p ? p->dirtied_bytes : 0);
+		d->written_back_bytes = delta(c->written_back_bytes, p ? p->written_back_bytes : 0);
+		d->dirty_backlog_bytes = c->dirtied_bytes > c->written_back_bytes
+		                             ? c->dirtied_bytes - c->written_back_bytes
+		                             : 0;
+		d->guest_cpu_ns = c->guest_cpu_ns < 0 || !p || p->guest_cpu_ns < 0
+		                      ? -1
+		                      : c->guest_cpu_ns - p->guest_cpu_ns;
+	}
+	for (size_t i = 0; i < out->n_domains; i++) {
+		struct model_domain *d = &out->domains[i];
+		d->double_counted_bytes = d->vmstat_wr_bytes > d->phys_wr_bytes
+		                              ? d->vmstat_wr_bytes - d->phys_wr_bytes
+		                              : 0;
+		if (d->n_layers)
+			qsort(d->layers, d->n_layers, sizeof(*d->layers), layer_order);
+	}
+
+	for (size_t i = 0; i < cur->n_disks; i++) {
+		const struct xs_disk *c = &cur->disks[i];
+		const struct xs_disk *p = NULL;
+		for (size_t j = 0; prev && j < prev->n_disks; j++)
+			if (prev->disks[j].dev == c->dev)
+				p = &prev->disks[j];
+		struct model_disk *md = &out->disks[out->n_disks++];
+		md->disk = &out->own_disks[i];
+		md->rd_bytes = delta(c->rd_bytes, p ? p->rd_bytes : 0);
+		md->wr_bytes = delta(c->wr_bytes, p ? p->wr_bytes : 0);
+	}
+	if (model_xen_compute(prev, cur, out))
+		goto fail;
+	return 0;
+fail:
+	model_free(out);
+	return -1;
+}
+
+void model_free(struct model_interval *m)
+{
+	for (size_t i = 0; m->domains && i < m->n_domains; i++) {
+		free(m->domains[i].layers);
+		free(m->domains[i].vbds);
+	}
+	free(m->domains);
+	free(m->disks);
+	free(m->own_infos);
+	free(m->own_disks);
+	free(m->own_hooks);
+	memset(m, 0, sizeof(*m));
+}

@@ -1,0 +1,94 @@
+/* model.h - two samples -> per-interval, per-domain figures.
+ *
+ * Contract: model_compute(prev, cur) gives what happened between two cumulative samples
+ * (prev may be NULL: everything since the tracer started). Per domain: guest bytes (the
+ * top of its stack: backend devices, or bios its backend threads submitted), physical
+ * bytes (leaf devices), bytes vmstat counts beyond the physical ones (double_counted),
+ * and its layers with roles. The identity it keeps:
+ *   vmstat pgpgout ~= sum(phys_wr + double_counted) + unattributed.wr_bytes
+ * Pure: no I/O, no globals; safe on replayed or synthetic samples. An interval is
+ * self-contained: it keeps its own copy of the names it shows (domain info, disks,
+ * hooks), so it may outlive both samples and be moved (model_move) to whoever keeps it.
+ */
+#ifndef XIOTOP_MODEL_H
+#define XIOTOP_MODEL_H
+
+#include "core/sample.h"
+
+enum model_role { ROLE_BACKEND, ROLE_STACKED, ROLE_FILE, ROLE_LEAF };
+
+struct model_layer {
+	enum model_role role;
+	uint32_t dev;  /* 0 for the file layer */
+	char name[32]; /* device name; for the file layer see domain file */
+	bool is_leaf;
+	bool is_file; /* a file, not a device: the domain's image/backing file */
+	uint64_t rd_bytes, wr_bytes;
+};
+
+/* One vbd: blkback's own count beside xiotop's, this interval (see model_xen.c). */
+struct model_vbd {
+	uint32_t devid;
+	uint32_t source;                             /* enum xs_vbd_source */
+	uint64_t rd_bytes, wr_bytes, rd_req, wr_req; /* blkback's (or libxenstat's) count */
+	bool xiotop_known; /* its backend device is known, so xiotop's figures mean something */
+	uint64_t xiotop_rd_bytes, xiotop_wr_bytes; /* xiotop's bytes at that backend device */
+	bool disagree; /* > 5 % apart in a direction where either side saw >= 1 MiB */
+};
+
+struct model_domain {
+	uint32_t domid;
+	const struct xs_domain *info; /* names (cur's, copied); NULL if only seen in counters */
+	uint64_t guest_rd_bytes, guest_wr_bytes, guest_rd_ios, guest_wr_ios;
+	uint64_t phys_rd_bytes, phys_wr_bytes;
+	uint64_t vmstat_wr_bytes;              /* what pgpgout counted for this domain */
+	uint64_t double_counted_bytes;         /* vmstat_wr_bytes - phys_wr_bytes, >= 0 */
+	uint64_t cpu_ns_by_role[XS_CPU_ROLES]; /* dom0 CPU spent for it this interval */
+	uint64_t cpu_ns;
+	uint64_t dirtied_bytes, written_back_bytes; /* this interval */
+	uint64_t dirty_backlog_bytes;               /* dirtied, not yet written back (cumulative) */
+	int64_t guest_cpu_ns;                       /* -1 unknown */
+	struct model_layer *layers;
+	size_t n_layers;
+	struct model_vbd *vbds; /* when the interval has_vbd_stats */
+	size_t n_vbds;
+};
+
+struct model_disk {
+	const struct xs_disk *disk;
+	uint64_t rd_bytes, wr_bytes;
+};
+
+struct model_interval {
+	double interval_s;
+	int64_t realtime_ns;
+	uint64_t pgpgin_bytes, pgpgout_bytes;
+	uint64_t lost_events;
+	uint64_t unattr_rd_bytes, unattr_wr_bytes;
+	bool has_cpu, has_dirty;
+	uint64_t host_busy_ns;        /* this interval, all CPUs */
+	uint64_t cpu_unattributed_ns; /* this interval */
+	const char *hooks;            /* from cur */
+	struct model_disk *disks;
+	size_t n_disks;
+	struct model_domain *domains; /* every domain of cur, then ones only seen in counters */
+	size_t n_domains;
+	bool has_vbd_stats; /* blkback's per-vbd counters were read (a Xen dom0) */
+	/* what info, disk and hooks point into (owned) */
+	struct xs_domain *own_infos;
+	struct xs_disk *own_disks;
+	char *own_hooks;
+};
+
+int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
+                  struct model_interval *out);
+void model_free(struct model_interval *m);
+/* Hands src's contents to dst (src is left empty; freeing it is a no-op). */
+void model_move(struct model_interval *dst, struct model_interval *src);
+/* The Xen part of model_compute(), run at its end: per-vbd cross-check, counters that
+ * restart with a new domain on a reused domid, and domains that left. 0 or -1 (ENOMEM). */
+int model_xen_compute(const struct xs_sample *prev, const struct xs_sample *cur,
+                      struct model_interval *m);
+const char *model_role_name(enum model_role r);
+
+#endif

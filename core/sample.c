@@ -1,0 +1,129 @@
+/* sample.c - ownership and lookup for struct xs_sample; see sample.h. */
+#include "core/sample.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void sample_free(struct xs_sample *s)
+{
+	free(s->layers);
+	free(s->devs);
+	free(s->disks);
+	free(s->domains);
+	free(s->counters);
+	free(s->vbd_stats);
+	memset(s, 0, sizeof(*s));
+}
+
+const struct xs_dom_counters *sample_counters(const struct xs_sample *s, uint32_t domid)
+{
+	for (size_t i = 0; i < s->n_counters; i++)
+		if (s->counters[i].domid == domid)
+			return &s->counters[i];
+	return NULL;
+}
+
+/* Capacity of an array of n items: the next power of two from 8 (see append()). */
+static size_t capacity_for(size_t n)
+{
+	size_t cap = 8;
+	while (cap < n)
+		cap *= 2;
+	return cap;
+}
+
+static void *dup_array(const void *src, size_t n, size_t size)
+{
+	if (!n)
+		return NULL;
+	void *p = malloc(capacity_for(n) * size);
+	if (p)
+		memcpy(p, src, n * size);
+	return p;
+}
+
+int sample_copy(struct xs_sample *dst, const struct xs_sample *src)
+{
+	*dst = *src;
+	dst->layers = dup_array(src->layers, src->n_layers, sizeof(*src->layers));
+	dst->devs = dup_array(src->devs, src->n_devs, sizeof(*src->devs));
+	dst->disks = dup_array(src->disks, src->n_disks, sizeof(*src->disks));
+	dst->domains = dup_array(src->domains, src->n_domains, sizeof(*src->domains));
+	dst->counters = dup_array(src->counters, src->n_counters, sizeof(*src->counters));
+	dst->vbd_stats = dup_array(src->vbd_stats, src->n_vbd_stats, sizeof(*src->vbd_stats));
+	if ((src->n_layers && !dst->layers) || (src->n_devs && !dst->devs) ||
+	    (src->n_disks && !dst->disks) || (src->n_domains && !dst->domains) ||
+	    (src->n_counters && !dst->counters) || (src->n_vbd_stats && !dst->vbd_stats)) {
+		sample_free(dst);
+		return -1;
+	}
+	return 0;
+}
+
+const struct xs_dev *sample_dev(const struct xs_sample *s, uint32_t dev)
+{
+	for (size_t i = 0; i < s->n_devs; i++)
+		if (s->devs[i].dev == dev)
+			return &s->devs[i];
+	return NULL;
+}
+
+const struct xs_domain *sample_domain(const struct xs_sample *s, uint32_t domid)
+{
+	for (size_t i = 0; i < s->n_domains; i++)
+		if (s->domains[i].domid == domid)
+			return &s->domains[i];
+	return NULL;
+}
+
+/* Grow-by-doubling append: the capacity is implied by the count (capacity_for). */
+static int append(void **arr, size_t *n, const void *item, size_t size)
+{
+	if (*n == 0 || *n == capacity_for(*n)) {
+		void *p = realloc(*arr, capacity_for(*n + 1) * size);
+		if (!p)
+			return -1;
+		*arr = p;
+	}
+	memcpy((char *)*arr + *n * size, item, size);
+	(*n)++;
+	return 0;
+}
+
+int sample_add_layer(struct xs_sample *s, const struct xs_layer *l)
+{
+	return append((void **)&s->layers, &s->n_layers, l, sizeof(*l));
+}
+
+int sample_add_dev(struct xs_sample *s, const struct xs_dev *d)
+{
+	return append((void **)&s->devs, &s->n_devs, d, sizeof(*d));
+}
+
+int sample_add_disk(struct xs_sample *s, const struct xs_disk *d)
+{
+	return append((void **)&s->disks, &s->n_disks, d, sizeof(*d));
+}
+
+int sample_add_domain(struct xs_sample *s, const struct xs_domain *d)
+{
+	return append((void **)&s->domains, &s->n_domains, d, sizeof(*d));
+}
+
+int sample_add_counters(struct xs_sample *s, const struct xs_dom_counters *c)
+{
+	return append((void **)&s->counters, &s->n_counters, c, sizeof(*c));
+}
+
+int sample_add_vbd_stat(struct xs_sample *s, const struct xs_vbd_stat *v)
+{
+	return append((void **)&s->vbd_stats, &s->n_vbd_stats, v, sizeof(*v));
+}
+
+const struct xs_vbd_stat *sample_vbd_stat(const struct xs_sample *s, uint32_t domid, uint32_t devid)
+{
+	for (size_t i = 0; i < s->n_vbd_stats; i++)
+		if (s->vbd_stats[i].domid == domid && s->vbd_stats[i].devid == devid)
+			return &s->vbd_stats[i];
+	return NULL;
+}

@@ -1,0 +1,131 @@
+/* sample.h - the one thing that flows: one interval's cumulative counters.
+ *
+ * Contract: a sample holds cumulative counters (since the tracer started) plus what
+ * is needed to interpret them without the live system: domain names, device names and
+ * which devices are leaves. Live collection, replay and tests all produce samples; the
+ * console, batch output, recorder and explain only consume them. Rates and per-interval
+ * figures come from two samples through model.h. All arrays are owned by the sample.
+ */
+#ifndef XIOTOP_SAMPLE_H
+#define XIOTOP_SAMPLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/xiotop.h"
+
+#define XS_NAME_MAX 64
+#define XS_PATH_MAX 256
+
+/* Bytes charged to one (domain, device, rule). */
+struct xs_layer {
+	uint32_t domid; /* XIOTOP_DOM_NONE: unattributed */
+	uint32_t dev;   /* kernel dev_t */
+	uint32_t via;   /* enum xiotop_via */
+	struct xiotop_io io;
+};
+
+/* A block device named in the sample. */
+struct xs_dev {
+	uint32_t dev;
+	char name[32];
+	bool is_leaf; /* physical: counted in phys_* and host disks */
+};
+
+/* Host ground truth for one leaf device, from /proc/diskstats. */
+struct xs_disk {
+	uint32_t dev;
+	char name[32];
+	uint64_t rd_bytes, wr_bytes, rd_ios, wr_ios;
+};
+
+/* dom0 CPU spent for a domain, by role (cumulative ns). */
+enum xs_cpu_role {
+	XS_CPU_BACKEND,
+	XS_CPU_DEVICE_MODEL,
+	XS_CPU_LOOP,
+	XS_CPU_WRITEBACK,
+	XS_CPU_ROLES
+};
+
+/* Per-domain counters that are not per device (cumulative). */
+struct xs_dom_counters {
+	uint32_t domid;
+	uint64_t cpu_ns[XS_CPU_ROLES];
+	uint64_t dirtied_bytes;      /* written into dom0 page cache for it */
+	uint64_t written_back_bytes; /* of those, written back since */
+	int64_t guest_cpu_ns;        /* vCPU time from the hypervisor; -1 unknown */
+};
+
+struct xs_domain {
+	uint32_t domid;
+	char name[XS_NAME_MAX]; /* raw (guest-controlled): sanitize on output */
+	char kind[8];           /* "vbd", "qdisk", "mixed", "" */
+	char file[XS_PATH_MAX]; /* backing/image file of its first file-backed backend */
+	bool missing;           /* a backend could not be resolved */
+	/* which domain this is, beyond its id: ids are reused after a domain is destroyed */
+	char uuid[40];       /* from /local/domain/<domid>/vm; "" unknown */
+	uint32_t generation; /* 1, 2, ...: the how-manieth domain with this id; 0 unknown */
+	uint64_t mem_bytes;  /* current memory reservation (libxenstat); 0 unknown */
+};
+
+/* blkback's own per-vbd counters (cumulative), for cross-checking xiotop's figures. */
+enum xs_vbd_source {
+	XS_VBD_BLKBACK, /* <sysfs>/bus/xen-backend/devices/vbd-<domid>-<devid>/statistics */
+	XS_VBD_XENSTAT, /* libxenstat, for a vbd blkback's sysfs does not show (qdisk) */
+};
+struct xs_vbd_stat {
+	uint32_t domid;
+	uint32_t devid;       /* xenstore <devid>: 51712 is xvda */
+	uint32_t backend_dev; /* kernel dev_t blkback serves it from; 0 unknown */
+	uint32_t source;      /* enum xs_vbd_source */
+	uint64_t instance;    /* changes when the vbd is torn down and made again; 0 unknown */
+	uint64_t rd_bytes, wr_bytes; /* rd_sect, wr_sect x 512 */
+	uint64_t rd_req, wr_req, oo_req, f_req, ds_req;
+};
+
+struct xs_sample {
+	int64_t realtime_ns;   /* wall clock, for output */
+	uint64_t monotonic_ns; /* for intervals */
+	uint64_t vmstat_pgpgin_kb, vmstat_pgpgout_kb;
+	uint64_t lost_events;
+	uint64_t host_busy_ns;        /* /proc/stat non-idle time, all CPUs; 0 unknown */
+	uint64_t cpu_unattributed_ns; /* on-CPU time charged to no domain */
+	bool has_cpu;                 /* CPU counters were collected */
+	bool has_dirty;               /* dirty page counters were collected */
+	char hooks[256];              /* which hooks are active, for headers */
+
+	struct xs_layer *layers;
+	size_t n_layers;
+	struct xs_dev *devs;
+	size_t n_devs;
+	struct xs_disk *disks;
+	size_t n_disks;
+	struct xs_domain *domains;
+	size_t n_domains; /* sorted by domid */
+	struct xs_dom_counters *counters;
+	size_t n_counters;
+	bool domains_live;  /* domains[] is the hypervisor's list: one not in it has left */
+	bool has_vbd_stats; /* vbd_stats were read (a Xen dom0); else none exist here */
+	struct xs_vbd_stat *vbd_stats;
+	size_t n_vbd_stats;
+};
+
+void sample_free(struct xs_sample *s);
+/* Deep copy (for keeping the previous sample). Returns 0 or -1 (ENOMEM). */
+int sample_copy(struct xs_sample *dst, const struct xs_sample *src);
+const struct xs_dev *sample_dev(const struct xs_sample *s, uint32_t dev);
+const struct xs_domain *sample_domain(const struct xs_sample *s, uint32_t domid);
+/* Append helpers used by producers (collector, replay, tests). -1 on ENOMEM. */
+int sample_add_layer(struct xs_sample *s, const struct xs_layer *l);
+int sample_add_dev(struct xs_sample *s, const struct xs_dev *d);
+int sample_add_disk(struct xs_sample *s, const struct xs_disk *d);
+int sample_add_domain(struct xs_sample *s, const struct xs_domain *d);
+int sample_add_counters(struct xs_sample *s, const struct xs_dom_counters *c);
+int sample_add_vbd_stat(struct xs_sample *s, const struct xs_vbd_stat *v);
+const struct xs_vbd_stat *sample_vbd_stat(const struct xs_sample *s, uint32_t domid,
+                                          uint32_t devid);
+const struct xs_dom_counters *sample_counters(const struct xs_sample *s, uint32_t domid);
+
+#endif

@@ -1,0 +1,80 @@
+/* source.h - where samples come from, as every consumer sees it: a stream of cumulative
+ * samples (the live tracer, fabricated domains, a recording read in order), or a
+ * recording that can be moved through (replay).
+ *
+ * Contract: a sample_source hands out fresh cumulative samples in time order; the caller
+ * owns (and frees) each. It paces nothing: the interval loop (loop.h) decides when to
+ * ask. A seekable feed is the replay's: the console asks for a move, the feed decides
+ * where it lands and hands back the two samples of the interval to show. Nothing here
+ * depends on a terminal, a file format or BPF: sources/ and record/ implement it,
+ * ui/ and cli/ consume it.
+ */
+#ifndef XIOTOP_SOURCE_H
+#define XIOTOP_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/sample.h"
+
+/* The status next() returns besides 0 (a sample): no sample will come (a recording's
+ * end). A failure is -1; the source has said why on stderr. */
+enum { SOURCE_END = 1, SOURCE_FAILED = -1 };
+
+struct sample_source {
+	void *ctx;
+	/* A fresh cumulative sample into *out: 0, SOURCE_END or SOURCE_FAILED. */
+	int (*next)(void *ctx, struct xs_sample *out);
+	/* The exit status a failure of this source means: 1 (live: a runtime failure) or
+	 * 2 (a recording: bad input). */
+	int fail_status;
+	const char *title; /* "live", "synthetic", "FILE" */
+};
+
+/* Moves through a recording, asked for by replay keys (and NAV_HERE / NAV_TICK by the
+ * front end itself). The replay cursor (replay.h) decides where each one lands. */
+enum seek_move {
+	NAV_HERE,       /* where the replay stands (the first screen) */
+	NAV_TICK,       /* time passed: playing moves on */
+	NAV_STEP_BACK,  /* Left */
+	NAV_STEP_AHEAD, /* Right */
+	NAV_PREV_MARK,  /* [ */
+	NAV_NEXT_MARK,  /* ] */
+	NAV_START,      /* g */
+	NAV_END,        /* G */
+	NAV_PLAY_PAUSE, /* space, p */
+	NAV_FASTER,     /* + */
+	NAV_SLOWER,     /* - */
+};
+
+#define SEEK_MARK_LABEL_MAX 256 /* as recordings keep them */
+
+/* Where a replay stands, for its header line. */
+struct seek_pos {
+	size_t sample, last; /* the interval shown ends at sample `sample` of 0..last */
+	int64_t recorded_ns; /* that sample's wall-clock time */
+	bool playing;
+	double speed;                   /* recorded seconds per real second */
+	size_t n_marks;                 /* marks in the replayed recording (window) */
+	char mark[SEEK_MARK_LABEL_MAX]; /* the nearest mark's label, raw; "" none */
+	long mark_offset; /* intervals from the shown one to that mark: 0 here, < 0 behind */
+};
+
+/* What a seekable feed says after each move, besides the samples. */
+struct seek_view {
+	/* The replay's first sample: CPU_s counts from it. The feed owns it; it lives as long
+	 * as the feed. */
+	const struct xs_sample *origin;
+	struct seek_pos pos; /* for the header */
+	int64_t wait_ns;     /* playing: monotonic ns until the next NAV_TICK is due; -1 paused */
+};
+
+/* A seekable feed: make the move at now_ns (monotonic). Returns 1 with *prev and *cur
+ * filled (fresh samples the caller frees) when the shown interval changed, and always for
+ * NAV_HERE; 0 when it did not (a pause, the end reached); -1 on failure. *view is filled
+ * in both cases. */
+typedef int (*seek_fn)(void *ctx, enum seek_move move, int64_t now_ns, struct xs_sample *prev,
+                       struct xs_sample *cur, struct seek_view *view);
+
+#endif

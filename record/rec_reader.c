@@ -1,0 +1,672 @@
+/* rec_reader.c - a recording -> samples; see record.h.
+ *
+ * rec_open() loads, in one read transaction, everything that is not per-sample counters
+ * (meta, sample times, layer and disk keys, hook sets, device and domain rows, marks):
+ * they are small, and a consistent snapshot of them makes every later rec_read() of a
+ * sample below the snapshot's count see exactly the rows it needs, even while a recorder
+ * keeps appending.
+ */
+#include "record/rec_internal.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct meta_kv {
+	char *key, *value;
+};
+
+struct key_row {
+	int64_t id;
+	uint32_t domid, dev, via;
+};
+
+struct disk_row {
+	int64_t id;
+	uint32_t dev;
+	char name[32];
+};
+
+struct vbd_row {
+	int64_t id;
+	uint32_t domid, devid, backend_dev, source;
+	uint64_t instance;
+};
+
+struct hooks_row {
+	int64_t id;
+	char hooks[sizeof(((struct xs_sample *)0)->hooks)];
+};
+
+/* A device or domain as stored: present in samples first..last. */
+struct dev_row {
+	struct xs_dev dev;
+	int64_t first, last;
+};
+
+struct dom_row {
+	struct xs_domain dom;
+	int64_t first, last;
+};
+
+enum reader_stmt { RS_SAMPLE, RS_LAYERS, RS_COUNTERS, RS_DISKS, RS_VBDS, RS_COUNT };
+
+static const char *const reader_sql[RS_COUNT] = {
+    [RS_SAMPLE] = "SELECT realtime_ns, monotonic_ns, vmstat_pgpgin_kb, vmstat_pgpgout_kb,"
+                  " lost_events, host_busy_ns, cpu_unattributed_ns, has_cpu,"
+                  " has_dirty, hooks, domains_live, has_vbd_stats FROM samples WHERE idx = ?",
+    [RS_LAYERS] = "SELECT layer, rd_bytes, wr_bytes, rd_ios, wr_ios FROM layer_counts"
+                  " WHERE slot BETWEEN ? AND ? ORDER BY slot",
+    [RS_COUNTERS] = "SELECT domid, cpu_backend_ns, cpu_device_model_ns, cpu_loop_ns,"
+                    " cpu_writeback_ns, dirtied_bytes, written_back_bytes, guest_cpu_ns"
+                    " FROM dom_counters WHERE slot BETWEEN ? AND ? ORDER BY slot",
+    [RS_DISKS] = "SELECT disk, rd_bytes, wr_bytes, rd_ios, wr_ios FROM disk_counts"
+                 " WHERE slot BETWEEN ? AND ? ORDER BY slot",
+    [RS_VBDS] = "SELECT vbd, rd_bytes, wr_bytes, rd_req, wr_req, oo_req, f_req, ds_req"
+                " FROM vbd_counts WHERE slot BETWEEN ? AND ? ORDER BY slot",
+};
+
+struct rec_reader {
+	sqlite3 *db;
+	char *path;
+	int version;
+	bool gap; /* sample indexes are not 0, 1, 2, ... */
+	char load_error[160];
+	sqlite3_stmt *st[RS_COUNT];
+	size_t count;
+	int64_t *times;
+	struct rec_mark *marks;
+	size_t n_marks;
+	struct meta_kv *meta;
+	size_t n_meta;
+	struct key_row *keys; /* ordered by id */
+	size_t n_keys;
+	struct disk_row *disk_keys;
+	size_t n_disk_keys;
+	struct vbd_row *vbd_keys; /* ordered by id */
+	size_t n_vbd_keys;
+	struct hooks_row *hooks;
+	size_t n_hooks;
+	struct dev_row *devs;
+	size_t n_devs;
+	struct dom_row *doms;
+	size_t n_doms;
+};
+
+/* Grows *arr to hold n + 1 items of size bytes, doubling. 0 or -1. */
+static int grow(void *arr, size_t n, size_t size)
+{
+	void **p = arr;
+	/* The capacity is implied by n: 8, then the next power of two. */
+	if (n && (n < 8 || (n & (n - 1))))
+		return 0;
+	void *q = realloc(*p, (n ? n * 2 : 8) * size);
+	if (!q)
+		return -1;
+	*p = q;
+	return 0;
+}
+
+static void copy_text(char *dst, size_t len, sqlite3_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+	snprintf(dst, len, "%s", t ? (const char *)t : "");
+}
+
+static uint64_t col_u64(sqlite3_stmt *st, int col)
+{
+	return (uint64_t)sqlite3_column_int64(st, col);
+}
+
+static int64_t col_last(sqlite3_stmt *st, int col)
+{
+	return sqlite3_column_type(st, col) == SQLITE_NULL ? INT64_MAX
+	                                                   : sqlite3_column_int64(st, col);
+}
+
+/* Per-row loader: 0, or an SQLite result code (SQLITE_NOMEM, SQLITE_CORRUPT). */
+typedef int (*row_fn)(struct rec_reader *r, sqlite3_stmt *st);
+
+/* Runs sql and calls fn per row. SQLite result code. */
+static int each_row(struct rec_reader *r, const char *sql, row_fn fn)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(r->db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int row_rc = fn(r, st);
+		if (row_rc) {
+			rc = row_rc;
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int meta_row(struct rec_reader *r, sqlite3_stmt *st)
+{
+	if (grow(&r->meta, r->n_meta, sizeof(*r->meta)))
+		return SQLITE_NOMEM;
+	const unsigned char *k = sqlite3_column_text(st, 0), *v = sqlite3_column_text(st, 1);
+	struct meta_kv *m = &r->meta[r->n_meta];
+	m->key = strdup(k ? (const char *)k : "");
+	m->value = strdup(v ? (const char *)v : "");
+	if (!m->key || !m->value) {
+		free(m->key);
+		free(m->value);
+		return SQLITE_NOMEM;
+	}
+	r->n_meta++;
+	return 0;
+}
+
+static int time_row(struct rec_reader *r, sqlite3_stmt *st)
+{
+	/* Sample indexes are dense from 0: anything else is not a file xiotop wrote. */
+	if (sqlite3_column_int64(st, 0) != (sqlite3_int64)r->count) {
+		r->gap = true;
+		return SQLITE_CORRUPT;
+	}
+	if (grow(&r->times, r->count, sizeof(*r->times)))
+		return SQLITE_NOMEM;
+	r->times[r->count++] = sqlite3_column_int64(st, 1);
+	return 0;
+}
+
+static int key_row(struct rec_reader *r, sqlite3_stmt *st)
+{
+	if (grow(&r->keys, r->n_keys, sizeof(*r->keys)))
+		return SQLITE_NOMEM;
+	r->keys[r->n_keys++] = (struct key_row){
+	    sqlite3_column_int64(st, 0), (uint32_t)sqlite3_column_int64(st, 1),
+	    (uint32_t)sqlite3_column_int64(st, 2), (uint32_t)sqlite3_column_int64(st, 3)};
+	return 0;
+}
+
+static int disk_key_row(struct rec_reader *r, sqlite3_stmt *st)
+{
+	if (grow(&r->disk_keys, r->n_disk_keys, sizeof(*r->disk_keys)))
+		return SQLITE_NOMEM;
+	struct disk_row *d = &r->disk_keys[r->n_disk_keys++];
+	d->id = sqlite3_column_int64(st, 0);
+	d->dev = (uint32_t)sqlite3_column_int64(st, 1);
+	copy_text(d->name, sizeof(d->name), st, 2);
+	return 0;
+}
+
+static int vbd_key_row(struct rec_reader *r, sqlite3_stmt *st)
+{
+	if (grow(&r->vbd_keys, r->n_vbd_keys, sizeof(*r->vbd_keys)))
+		return SQLITE_NOMEM;
+	r->vbd_keys[r->n_vbd_keys++] = (struct vbd_row){
+	    sqlite3_column_int64(st, 0),           (uint32_t)sqlite3_column_int64(st, 1),
+	    (uint32_t)sqlite3_column_int64(st, 2), (uint32_t)sqlite3_column_int64(st, 3),
+	    (uint32_t)sqlite3_column_int64(st, 4), col_u64(st, 5)};
+	return 0;
+}
+
+static int hooks_row(struct rec_reader *r, sqlite3_stmt *st)
+{
+	if (grow(&r->hooks, r->n_hooks, sizeof(*r->hooks)))
+		return SQLITE_NOMEM;
+	struct hooks_row *h = &r->hooks[r->n_hooks++];
+	h->id = sqlite3_column_int64(st, 0);
+	copy_text(h->hooks, sizeof(h->hooks), st, 1);
+	return 0;
+}
+
+static int dev_row(struct rec_reader *r, sqlite3_stmt *st)
+{
+	if (grow(&r->devs, r->n_devs, sizeof(*r->devs)))
+		return SQLITE_NOMEM;
+	struct dev_row *d = &r->devs[r->n_devs++];
+	memset(d, 0, sizeof(*d));
+	d->dev.dev = (uint32_t)sqlite3_column_int64(st, 0);
+	copy_text(d->dev.name, sizeof(d->dev.name), st, 1);
+	d->dev.is_leaf = sqlite3_column_int(st, 2) != 0;
+	d->first = sqlite3_column_int64(st, 3);
+	d->last = col_last(st, 4);
+	return 0;
+}
+
+static int dom_row(struct rec_reader *r, sqlite3_stmt *st)
+{
+	if (grow(&r->doms, r->n_doms, sizeof(*r->doms)))
+		return SQLITE_NOMEM;
+	struct dom_row *d = &r->doms[r->n_doms++];
+	memset(d, 0, sizeof(*d));
+	d->dom.domid = (uint32_t)sqlite3_column_int64(st, 0);
+	copy_text(d->dom.name, sizeof(d->dom.name), st, 1);
+	copy_text(d->dom.kind, sizeof(d->dom.kind), st, 2);
+	copy_text(d->dom.file, sizeof(d->dom.file), st, 3);
+	d->dom.missing = sqlite3_column_int(st, 4) != 0;
+	d->first = sqlite3_column_int64(st, 5);
+	d->last = col_last(st, 6);
+	copy_text(d->dom.uuid, sizeof(d->dom.uuid), st, 7);
+	d->dom.generation = (uint32_t)sqlite3_column_int64(st, 8); /* NULL: 0, unknown */
+	d->dom.mem_bytes = col_u64(st, 9);
+	return 0;
+}
+
+static int mark_row(struct rec_reader *r, sqlite3_stmt *st)
+{
+	if (grow(&r->marks, r->n_marks, sizeof(*r->marks)))
+		return SQLITE_NOMEM;
+	struct rec_mark *m = &r->marks[r->n_marks++];
+	memset(m, 0, sizeof(*m));
+	m->realtime_ns = sqlite3_column_int64(st, 0);
+	copy_text(m->label, sizeof(m->label), st, 1);
+	copy_text(m->origin, sizeof(m->origin), st, 2);
+	m->exit_status = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 3);
+	return 0;
+}
+
+/* SQLite finds a damaged page only when a query reaches it; checking every page first
+ * (about 3 ms per MB) turns a corrupt file into one clear error before any output. */
+static int check_pages(struct rec_reader *r)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(r->db, "PRAGMA quick_check(1)", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *verdict = sqlite3_column_text(st, 0);
+		rc = verdict && !strcmp((const char *)verdict, "ok") ? SQLITE_OK : SQLITE_CORRUPT;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int load_snapshot(struct rec_reader *r)
+{
+	int rc = check_pages(r);
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = each_row(r, "SELECT key, value FROM meta", meta_row);
+	if (rc == SQLITE_OK)
+		rc = each_row(r, "SELECT idx, realtime_ns FROM samples ORDER BY idx", time_row);
+	if (rc == SQLITE_OK)
+		rc = each_row(r, "SELECT id, domid, dev, via FROM layer_keys ORDER BY id", key_row);
+	if (rc == SQLITE_OK)
+		rc = each_row(r, "SELECT id, dev, name FROM disk_keys ORDER BY id", disk_key_row);
+	if (rc == SQLITE_OK)
+		rc =
+		    each_row(r,
+		             "SELECT id, domid, devid, backend_dev, source, instance FROM vbd_keys "
+		             "ORDER BY id",
+		             vbd_key_row);
+	if (rc == SQLITE_OK)
+		rc = each_row(r, "SELECT id, hooks FROM hook_sets ORDER BY id", hooks_row);
+	if (rc == SQLITE_OK)
+		rc = each_row(r,
+		              "SELECT dev, name, is_leaf, first_sample, last_sample FROM devices "
+		              "ORDER BY dev, id",
+		              dev_row);
+	if (rc == SQLITE_OK)
+		rc = each_row(
+		    r,
+		    "SELECT domid, name, kind, file, missing, first_sample, last_sample, uuid,"
+		    " generation, mem_bytes FROM domains ORDER BY domid, id",
+		    dom_row);
+	if (rc == SQLITE_OK)
+		rc = each_row(r,
+		              "SELECT realtime_ns, label, origin, exit_status FROM marks "
+		              "ORDER BY realtime_ns, id",
+		              mark_row);
+	if (rc != SQLITE_OK) /* COMMIT below would replace SQLite's message */
+		snprintf(r->load_error, sizeof(r->load_error), "%s", sqlite3_errmsg(r->db));
+	sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
+	return rc;
+}
+
+void rec_reader_close(struct rec_reader *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < RS_COUNT; i++)
+		sqlite3_finalize(r->st[i]);
+	sqlite3_close(r->db);
+	for (size_t i = 0; i < r->n_meta; i++) {
+		free(r->meta[i].key);
+		free(r->meta[i].value);
+	}
+	free(r->meta);
+	free(r->times);
+	free(r->marks);
+	free(r->keys);
+	free(r->disk_keys);
+	free(r->vbd_keys);
+	free(r->hooks);
+	free(r->devs);
+	free(r->doms);
+	free(r->path);
+	free(r);
+}
+
+struct rec_reader *rec_open(const char *path, struct rec_error *err)
+{
+	struct rec_reader *r = calloc(1, sizeof(*r));
+	if (!r || !(r->path = strdup(path))) {
+		free(r);
+		rec_set_error(err, REC_ERR_NOMEM, "%s: out of memory", path);
+		return NULL;
+	}
+	r->db = rec_db_open_checked(path, false, &r->version, err);
+	if (!r->db) {
+		rec_reader_close(r);
+		return NULL;
+	}
+	int rc = load_snapshot(r);
+	if (r->gap) {
+		rec_set_error(err, REC_ERR_CORRUPT, "%s is corrupt: sample %zu is missing", path,
+		              r->count);
+		rec_reader_close(r);
+		return NULL;
+	}
+	if ((rc & 0xff) == SQLITE_ERROR) {
+		/* A table or column of this schema version missing: not a file xiotop wrote. */
+		rec_set_error(err, REC_ERR_CORRUPT, "%s is corrupt: %s", path, r->load_error);
+		rec_reader_close(r);
+		return NULL;
+	}
+	if (rc != SQLITE_OK) {
+		/* SQLite's message went with the COMMIT: the code's own text says it. */
+		rec_set_sqlite_error(err, NULL, rc, path, "reading its tables");
+		rec_reader_close(r);
+		return NULL;
+	}
+	for (int i = 0; rc == SQLITE_OK && i < RS_COUNT; i++)
+		rc = sqlite3_prepare_v3(r->db, reader_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+		                        &r->st[i], NULL);
+	if ((rc & 0xff) == SQLITE_ERROR) {
+		rec_set_error(err, REC_ERR_CORRUPT, "%s is corrupt: %s", path,
+		              sqlite3_errmsg(r->db));
+		rec_reader_close(r);
+		return NULL;
+	}
+	if (rc != SQLITE_OK) {
+		rec_set_sqlite_error(err, r->db, rc, path, "reading its tables");
+		rec_reader_close(r);
+		return NULL;
+	}
+	for (size_t i = 0; i < r->n_marks; i++)
+		r->marks[i].at_or_after = rec_find_at_or_after(r, r->marks[i].realtime_ns);
+	return r;
+}
+
+const char *rec_path(const struct rec_reader *r)
+{
+	return r->path;
+}
+
+const int64_t *rec_times(const struct rec_reader *r)
+{
+	return r->times;
+}
+
+size_t rec_count(const struct rec_reader *r)
+{
+	return r->count;
+}
+
+int64_t rec_time(const struct rec_reader *r, size_t i)
+{
+	return i < r->count ? r->times[i] : 0;
+}
+
+size_t rec_n_marks(const struct rec_reader *r)
+{
+	return r->n_marks;
+}
+
+const struct rec_mark *rec_marks(const struct rec_reader *r)
+{
+	return r->marks;
+}
+
+int rec_schema_version(const struct rec_reader *r)
+{
+	return r->version;
+}
+
+const char *rec_meta(const struct rec_reader *r, const char *key)
+{
+	for (size_t i = 0; i < r->n_meta; i++)
+		if (!strcmp(r->meta[i].key, key))
+			return r->meta[i].value;
+	return NULL;
+}
+
+/* Linear, not binary: a wall clock set back during a recording makes times unsorted,
+ * and the answer must still be the first/last such sample. */
+size_t rec_find_at_or_after(const struct rec_reader *r, int64_t t)
+{
+	size_t i = 0;
+	while (i < r->count && r->times[i] < t)
+		i++;
+	return i;
+}
+
+size_t rec_find_at_or_before(const struct rec_reader *r, int64_t t)
+{
+	size_t i = r->count;
+	while (i > 0 && r->times[i - 1] > t)
+		i--;
+	return i ? i - 1 : SIZE_MAX;
+}
+
+static const struct key_row *find_key(const struct rec_reader *r, int64_t id)
+{
+	size_t lo = 0, hi = r->n_keys;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->keys[mid].id == id)
+			return &r->keys[mid];
+		if (r->keys[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static const struct disk_row *find_disk(const struct rec_reader *r, int64_t id)
+{
+	for (size_t i = 0; i < r->n_disk_keys; i++)
+		if (r->disk_keys[i].id == id)
+			return &r->disk_keys[i];
+	return NULL;
+}
+
+static const struct vbd_row *find_vbd(const struct rec_reader *r, int64_t id)
+{
+	size_t lo = 0, hi = r->n_vbd_keys;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->vbd_keys[mid].id == id)
+			return &r->vbd_keys[mid];
+		if (r->vbd_keys[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static sqlite3_stmt *range_stmt(struct rec_reader *r, enum reader_stmt which, size_t i)
+{
+	sqlite3_stmt *st = r->st[which];
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, REC_SLOT(i, 0));
+	sqlite3_bind_int64(st, 2, REC_SLOT(i, REC_SLOT_MAX));
+	return st;
+}
+
+static int read_scalars(struct rec_reader *r, size_t i, struct xs_sample *s)
+{
+	sqlite3_stmt *st = r->st[RS_SAMPLE];
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)i);
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? SQLITE_CORRUPT : rc;
+	s->realtime_ns = sqlite3_column_int64(st, 0);
+	s->monotonic_ns = col_u64(st, 1);
+	s->vmstat_pgpgin_kb = col_u64(st, 2);
+	s->vmstat_pgpgout_kb = col_u64(st, 3);
+	s->lost_events = col_u64(st, 4);
+	s->host_busy_ns = col_u64(st, 5);
+	s->cpu_unattributed_ns = col_u64(st, 6);
+	s->has_cpu = sqlite3_column_int(st, 7) != 0;
+	s->has_dirty = sqlite3_column_int(st, 8) != 0;
+	if (sqlite3_column_type(st, 9) != SQLITE_NULL) {
+		int64_t id = sqlite3_column_int64(st, 9);
+		for (size_t h = 0; h < r->n_hooks; h++)
+			if (r->hooks[h].id == id)
+				memcpy(s->hooks, r->hooks[h].hooks, sizeof(s->hooks));
+	}
+	s->domains_live = sqlite3_column_int(st, 10) != 0;
+	s->has_vbd_stats = sqlite3_column_int(st, 11) != 0;
+	sqlite3_reset(st);
+	return SQLITE_OK;
+}
+
+/* SQLITE_CORRUPT when a row names a key the snapshot does not have. */
+static int read_layers(struct rec_reader *r, size_t i, struct xs_sample *s)
+{
+	sqlite3_stmt *st = range_stmt(r, RS_LAYERS, i);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const struct key_row *k = find_key(r, sqlite3_column_int64(st, 0));
+		if (!k)
+			return SQLITE_CORRUPT;
+		struct xs_layer l = {.domid = k->domid, .dev = k->dev, .via = k->via};
+		l.io.rd_bytes = col_u64(st, 1);
+		l.io.wr_bytes = col_u64(st, 2);
+		l.io.rd_ios = col_u64(st, 3);
+		l.io.wr_ios = col_u64(st, 4);
+		if (sample_add_layer(s, &l))
+			return SQLITE_NOMEM;
+	}
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int read_counters(struct rec_reader *r, size_t i, struct xs_sample *s)
+{
+	sqlite3_stmt *st = range_stmt(r, RS_COUNTERS, i);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct xs_dom_counters c = {.domid = (uint32_t)sqlite3_column_int64(st, 0)};
+		for (int role = 0; role < XS_CPU_ROLES; role++)
+			c.cpu_ns[role] = col_u64(st, 1 + role);
+		c.dirtied_bytes = col_u64(st, 1 + XS_CPU_ROLES);
+		c.written_back_bytes = col_u64(st, 2 + XS_CPU_ROLES);
+		c.guest_cpu_ns = sqlite3_column_type(st, 3 + XS_CPU_ROLES) == SQLITE_NULL
+		                     ? -1
+		                     : sqlite3_column_int64(st, 3 + XS_CPU_ROLES);
+		if (sample_add_counters(s, &c))
+			return SQLITE_NOMEM;
+	}
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int read_disks(struct rec_reader *r, size_t i, struct xs_sample *s)
+{
+	sqlite3_stmt *st = range_stmt(r, RS_DISKS, i);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const struct disk_row *k = find_disk(r, sqlite3_column_int64(st, 0));
+		if (!k)
+			return SQLITE_CORRUPT;
+		struct xs_disk d = {.dev = k->dev};
+		memcpy(d.name, k->name, sizeof(d.name));
+		d.rd_bytes = col_u64(st, 1);
+		d.wr_bytes = col_u64(st, 2);
+		d.rd_ios = col_u64(st, 3);
+		d.wr_ios = col_u64(st, 4);
+		if (sample_add_disk(s, &d))
+			return SQLITE_NOMEM;
+	}
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int read_vbds(struct rec_reader *r, size_t i, struct xs_sample *s)
+{
+	sqlite3_stmt *st = range_stmt(r, RS_VBDS, i);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const struct vbd_row *k = find_vbd(r, sqlite3_column_int64(st, 0));
+		if (!k)
+			return SQLITE_CORRUPT;
+		struct xs_vbd_stat v = {.domid = k->domid,
+		                        .devid = k->devid,
+		                        .backend_dev = k->backend_dev,
+		                        .source = k->source,
+		                        .instance = k->instance};
+		v.rd_bytes = col_u64(st, 1);
+		v.wr_bytes = col_u64(st, 2);
+		v.rd_req = col_u64(st, 3);
+		v.wr_req = col_u64(st, 4);
+		v.oo_req = col_u64(st, 5);
+		v.f_req = col_u64(st, 6);
+		v.ds_req = col_u64(st, 7);
+		if (sample_add_vbd_stat(s, &v))
+			return SQLITE_NOMEM;
+	}
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* Devices and domains present in sample i; the rows are loaded ordered by dev / domid. */
+static int read_names(struct rec_reader *r, size_t i, struct xs_sample *s)
+{
+	int64_t at = (int64_t)i;
+	for (size_t j = 0; j < r->n_devs; j++)
+		if (r->devs[j].first <= at && at <= r->devs[j].last &&
+		    sample_add_dev(s, &r->devs[j].dev))
+			return SQLITE_NOMEM;
+	for (size_t j = 0; j < r->n_doms; j++)
+		if (r->doms[j].first <= at && at <= r->doms[j].last &&
+		    sample_add_domain(s, &r->doms[j].dom))
+			return SQLITE_NOMEM;
+	return SQLITE_OK;
+}
+
+int rec_read(struct rec_reader *r, size_t i, struct xs_sample *out, struct rec_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	if (i >= r->count) {
+		rec_set_error(err, REC_ERR_RANGE, "%s holds %zu samples: no sample %zu", r->path,
+		              r->count, i);
+		return -1;
+	}
+	int rc = read_scalars(r, i, out);
+	if (rc == SQLITE_OK)
+		rc = read_layers(r, i, out);
+	if (rc == SQLITE_OK)
+		rc = read_counters(r, i, out);
+	if (rc == SQLITE_OK)
+		rc = read_disks(r, i, out);
+	if (rc == SQLITE_OK)
+		rc = read_vbds(r, i, out);
+	if (rc == SQLITE_OK)
+		rc = read_names(r, i, out);
+	for (int k = RS_LAYERS; k < RS_COUNT; k++)
+		sqlite3_reset(r->st[k]);
+	if (rc == SQLITE_OK)
+		return 0;
+	char doing[64];
+	snprintf(doing, sizeof(doing), "reading sample %zu", i);
+	rec_set_sqlite_error(err, r->db, rc, r->path, doing);
+	if (rc == SQLITE_CORRUPT && err)
+		rec_set_error(err, REC_ERR_CORRUPT, "%s is corrupt: sample %zu is incomplete",
+		              r->path, i);
+	sample_free(out);
+	return -1;
+}

@@ -1,0 +1,336 @@
+/* rec_schema.c - the schema of SCHEMA.md, file validation and error text; see
+ * rec_internal.h. */
+#include "record/rec_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void rec_set_error(struct rec_error *err, enum rec_errcode code, const char *fmt, ...)
+{
+	if (!err)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	err->code = code;
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+}
+
+void rec_set_sqlite_error(struct rec_error *err, sqlite3 *db, int rc, const char *path,
+                          const char *doing)
+{
+	const char *why = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+	switch (rc & 0xff) {
+	case SQLITE_FULL:
+		rec_set_error(err, REC_ERR_FULL, "%s: disk full while %s", path, doing);
+		break;
+	case SQLITE_CORRUPT:
+		rec_set_error(err, REC_ERR_CORRUPT, "%s is corrupt (%s) while %s", path, why,
+		              doing);
+		break;
+	case SQLITE_NOTADB:
+		rec_set_error(err, REC_ERR_GARBAGE,
+		              "%s is not an xiotop recording: not an SQLite database", path);
+		break;
+	case SQLITE_NOMEM:
+		rec_set_error(err, REC_ERR_NOMEM, "%s: out of memory while %s", path, doing);
+		break;
+	default:
+		rec_set_error(err, REC_ERR_IO, "%s: %s while %s", path, why, doing);
+		break;
+	}
+}
+
+/* The DDL, documented column by column in SCHEMA.md. Keep the two in step. */
+static const char schema_sql[] =
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;"
+    "CREATE TABLE samples ("
+    " idx INTEGER PRIMARY KEY, realtime_ns INTEGER NOT NULL, monotonic_ns INTEGER NOT NULL,"
+    " vmstat_pgpgin_kb INTEGER, vmstat_pgpgout_kb INTEGER, lost_events INTEGER,"
+    " host_busy_ns INTEGER, cpu_unattributed_ns INTEGER,"
+    " has_cpu INTEGER, has_dirty INTEGER, hooks INTEGER, domains_live INTEGER,"
+    " has_vbd_stats INTEGER);"
+    "CREATE TABLE hook_sets (id INTEGER PRIMARY KEY, hooks TEXT NOT NULL UNIQUE);"
+    "CREATE TABLE layer_keys (id INTEGER PRIMARY KEY, domid INTEGER NOT NULL,"
+    " dev INTEGER NOT NULL, via INTEGER NOT NULL, UNIQUE (domid, dev, via));"
+    "CREATE TABLE layer_counts (slot INTEGER PRIMARY KEY, layer INTEGER NOT NULL,"
+    " rd_bytes INTEGER, wr_bytes INTEGER, rd_ios INTEGER, wr_ios INTEGER);"
+    "CREATE TABLE dom_counters (slot INTEGER PRIMARY KEY, domid INTEGER NOT NULL,"
+    " cpu_backend_ns INTEGER, cpu_device_model_ns INTEGER, cpu_loop_ns INTEGER,"
+    " cpu_writeback_ns INTEGER, dirtied_bytes INTEGER, written_back_bytes INTEGER,"
+    " guest_cpu_ns INTEGER);"
+    "CREATE TABLE disk_keys (id INTEGER PRIMARY KEY, dev INTEGER NOT NULL,"
+    " name TEXT NOT NULL, UNIQUE (dev, name));"
+    "CREATE TABLE disk_counts (slot INTEGER PRIMARY KEY, disk INTEGER NOT NULL,"
+    " rd_bytes INTEGER, wr_bytes INTEGER, rd_ios INTEGER, wr_ios INTEGER);"
+    "CREATE TABLE devices (id INTEGER PRIMARY KEY, dev INTEGER NOT NULL, name TEXT NOT NULL,"
+    " is_leaf INTEGER NOT NULL, first_sample INTEGER NOT NULL, last_sample INTEGER);"
+    "CREATE TABLE domains (id INTEGER PRIMARY KEY, domid INTEGER NOT NULL,"
+    " name TEXT NOT NULL, kind TEXT NOT NULL, file TEXT NOT NULL, missing INTEGER NOT NULL,"
+    " first_sample INTEGER NOT NULL, last_sample INTEGER, uuid TEXT NOT NULL DEFAULT '',"
+    " generation INTEGER, mem_bytes INTEGER);"
+    "CREATE TABLE vbd_keys (id INTEGER PRIMARY KEY, domid INTEGER NOT NULL,"
+    " devid INTEGER NOT NULL, backend_dev INTEGER NOT NULL, source INTEGER NOT NULL,"
+    " instance INTEGER NOT NULL, UNIQUE (domid, devid, backend_dev, source, instance));"
+    "CREATE TABLE vbd_counts (slot INTEGER PRIMARY KEY, vbd INTEGER NOT NULL,"
+    " rd_bytes INTEGER, wr_bytes INTEGER, rd_req INTEGER, wr_req INTEGER, oo_req INTEGER,"
+    " f_req INTEGER, ds_req INTEGER);"
+    "CREATE TABLE marks (id INTEGER PRIMARY KEY, realtime_ns INTEGER NOT NULL,"
+    " label TEXT NOT NULL, origin TEXT NOT NULL, exit_status INTEGER);"
+    "CREATE TABLE vias (via INTEGER PRIMARY KEY, name TEXT NOT NULL);"
+    "INSERT INTO vias VALUES (1,'dev'),(2,'task'),(3,'loopwork'),(4,'inode'),(5,'remap'),"
+    " (6,'part'),(7,'none'),(8,'dmtask'),(9,'fileio');"
+    /* Views for people with the sqlite3 tool: nothing in xiotop reads them. */
+    "CREATE VIEW layers_v AS SELECT c.slot >> 16 AS sample, s.realtime_ns, k.domid,"
+    " (SELECT name FROM domains d WHERE d.domid = k.domid AND d.first_sample <= c.slot >> 16"
+    "  AND (d.last_sample IS NULL OR d.last_sample >= c.slot >> 16)) AS domain,"
+    " k.dev, (SELECT name FROM devices v WHERE v.dev = k.dev AND v.first_sample <= c.slot >> 16"
+    "  AND (v.last_sample IS NULL OR v.last_sample >= c.slot >> 16)) AS dev_name,"
+    " (SELECT is_leaf FROM devices v WHERE v.dev = k.dev AND v.first_sample <= c.slot >> 16"
+    "  AND (v.last_sample IS NULL OR v.last_sample >= c.slot >> 16)) AS is_leaf,"
+    " w.name AS via, c.rd_bytes, c.wr_bytes, c.rd_ios, c.wr_ios"
+    " FROM layer_counts c JOIN layer_keys k ON k.id = c.layer"
+    " JOIN samples s ON s.idx = c.slot >> 16 LEFT JOIN vias w ON w.via = k.via;"
+    "CREATE VIEW dom_counters_v AS SELECT c.slot >> 16 AS sample, s.realtime_ns, c.domid,"
+    " c.cpu_backend_ns, c.cpu_device_model_ns, c.cpu_loop_ns, c.cpu_writeback_ns,"
+    " c.dirtied_bytes, c.written_back_bytes, c.guest_cpu_ns"
+    " FROM dom_counters c JOIN samples s ON s.idx = c.slot >> 16;"
+    "CREATE VIEW vbds_v AS SELECT c.slot >> 16 AS sample, s.realtime_ns, k.domid, k.devid,"
+    " k.backend_dev, k.source, k.instance, c.rd_bytes, c.wr_bytes, c.rd_req, c.wr_req,"
+    " c.oo_req, c.f_req, c.ds_req FROM vbd_counts c JOIN vbd_keys k ON k.id = c.vbd"
+    " JOIN samples s ON s.idx = c.slot >> 16;"
+    "CREATE VIEW disks_v AS SELECT c.slot >> 16 AS sample, s.realtime_ns, k.dev, k.name,"
+    " c.rd_bytes, c.wr_bytes, c.rd_ios, c.wr_ios"
+    " FROM disk_counts c JOIN disk_keys k ON k.id = c.disk"
+    " JOIN samples s ON s.idx = c.slot >> 16;";
+
+int rec_schema_create(sqlite3 *db)
+{
+	char pragmas[128];
+	snprintf(pragmas, sizeof(pragmas), "PRAGMA application_id=%d; PRAGMA user_version=%d;",
+	         REC_APPLICATION_ID, REC_SCHEMA_VERSION);
+	int rc = sqlite3_exec(db, schema_sql, NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, pragmas, NULL, NULL, NULL);
+	return rc;
+}
+
+int rec_db_insert_mark(sqlite3 *db, const char *label, int64_t realtime_ns, const char *origin,
+                       int exit_status)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db,
+	                            "INSERT INTO marks (realtime_ns, label, origin, exit_status) "
+	                            "VALUES (?, ?, ?, ?)",
+	                            -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	sqlite3_bind_int64(st, 1, realtime_ns);
+	sqlite3_bind_text(st, 2, label, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, origin, -1, SQLITE_TRANSIENT);
+	if (exit_status >= 0)
+		sqlite3_bind_int(st, 4, exit_status);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static const char sqlite_magic[16] = "SQLite format 3";
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The checks SQLite itself does not make before answering: an empty file is a valid
+ * empty database to it, and a file cut short answers queries until one reaches a
+ * missing page. 0, or -1 with err set. */
+static int check_bytes(const char *path, struct rec_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rec_set_error(err, REC_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	unsigned char hdr[100];
+	if (fstat(fd, &st)) {
+		int saved = errno;
+		close(fd);
+		rec_set_error(err, REC_ERR_IO, "cannot read %s: %s", path, strerror(saved));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		rec_set_error(err, REC_ERR_IO, "%s is not a regular file", path);
+		return -1;
+	}
+	ssize_t got = pread(fd, hdr, sizeof(hdr), 0);
+	int saved = errno;
+	close(fd);
+	if (got < 0) {
+		rec_set_error(err, REC_ERR_IO, "cannot read %s: %s", path, strerror(saved));
+		return -1;
+	}
+	if (st.st_size == 0) {
+		rec_set_error(err, REC_ERR_EMPTY, "%s is empty (0 bytes): not an xiotop recording",
+		              path);
+		return -1;
+	}
+	size_t magic_len = got < 16 ? (size_t)got : 16;
+	if (memcmp(hdr, sqlite_magic, magic_len)) {
+		rec_set_error(err, REC_ERR_GARBAGE,
+		              "%s is not an xiotop recording: not an SQLite database", path);
+		return -1;
+	}
+	if (got < (ssize_t)sizeof(hdr)) {
+		rec_set_error(err, REC_ERR_TRUNCATED,
+		              "%s is truncated: %zd bytes, shorter than an SQLite header", path,
+		              got);
+		return -1;
+	}
+	uint32_t page_size = (uint32_t)hdr[16] << 8 | hdr[17];
+	if (page_size == 1)
+		page_size = 65536;
+	uint32_t pages = be32(hdr + 28);
+	/* The in-header size is valid only when its change counter matches (format doc). */
+	bool size_valid = pages && !memcmp(hdr + 24, hdr + 92, 4);
+	uint64_t declared = (uint64_t)page_size * pages;
+	if (page_size < 512 || (page_size & (page_size - 1))) {
+		rec_set_error(err, REC_ERR_CORRUPT, "%s is corrupt: page size %u in its header",
+		              path, page_size);
+		return -1;
+	}
+	/* With a WAL beside it the file may be mid-checkpoint (its header already counting
+	 * pages still only in the WAL, e.g. a checkpoint cut short by a full disk): SQLite
+	 * reads those pages from the WAL, and quick_check judges the whole. */
+	char wal[4096];
+	struct stat wal_st;
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	bool has_wal = stat(wal, &wal_st) == 0 && wal_st.st_size > 0;
+	if (!has_wal &&
+	    ((size_valid && (uint64_t)st.st_size < declared) || st.st_size % page_size)) {
+		rec_set_error(err, REC_ERR_TRUNCATED,
+		              "%s is truncated: %lld bytes, its header declares %llu", path,
+		              (long long)st.st_size, (unsigned long long)declared);
+		return -1;
+	}
+	return 0;
+}
+
+static int query_int(sqlite3 *db, const char *sql, int64_t *out)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*out = sqlite3_column_int64(st, 0);
+		rc = SQLITE_OK;
+	} else if (rc == SQLITE_DONE) {
+		rc = SQLITE_EMPTY;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* "a, b, c" of the first table names: what a foreign file is, in the error. */
+static void table_names(sqlite3 *db, char *buf, size_t len)
+{
+	sqlite3_stmt *st;
+	buf[0] = 0;
+	if (sqlite3_prepare_v2(db,
+	                       "SELECT name FROM sqlite_schema WHERE type='table' ORDER BY name "
+	                       "LIMIT 5",
+	                       -1, &st, NULL) != SQLITE_OK)
+		return;
+	size_t used = 0;
+	while (sqlite3_step(st) == SQLITE_ROW && used + 1 < len) {
+		int n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+		                 (const char *)sqlite3_column_text(st, 0));
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+	sqlite3_finalize(st);
+}
+
+static int check_identity(sqlite3 *db, const char *path, int *version, struct rec_error *err)
+{
+	int64_t app_id = 0, user_version = 0, has_meta = 0;
+	int rc = query_int(db, "PRAGMA application_id", &app_id);
+	if (rc == SQLITE_OK)
+		rc = query_int(db, "PRAGMA user_version", &user_version);
+	if (rc == SQLITE_OK)
+		rc = query_int(db,
+		               "SELECT count(*) FROM sqlite_schema WHERE type='table' AND "
+		               "name='meta'",
+		               &has_meta);
+	if (rc != SQLITE_OK) {
+		rec_set_sqlite_error(err, db, rc, path, "reading its header");
+		return -1;
+	}
+	if (app_id != REC_APPLICATION_ID || !has_meta) {
+		char tables[160];
+		table_names(db, tables, sizeof(tables));
+		rec_set_error(err, REC_ERR_FOREIGN,
+		              "%s is an SQLite database but not an xiotop recording "
+		              "(application_id %#llx, tables: %s)",
+		              path, (unsigned long long)app_id, tables[0] ? tables : "none");
+		return -1;
+	}
+	*version = (int)user_version;
+	if (user_version > REC_SCHEMA_VERSION) {
+		char by[64] = "";
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key='xiotop_version'", -1,
+		                       &st, NULL) == SQLITE_OK) {
+			if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+				snprintf(by, sizeof(by), " (by xiotop %s)",
+				         (const char *)sqlite3_column_text(st, 0));
+			sqlite3_finalize(st);
+		}
+		rec_set_error(err, REC_ERR_NEWER,
+		              "%s has recording schema version %lld%s; this xiotop (%s) reads "
+		              "schema versions up to %d: use a newer xiotop",
+		              path, (long long)user_version, by, XIOTOP_VERSION,
+		              REC_SCHEMA_VERSION);
+		return -1;
+	}
+	if (user_version < 1) {
+		rec_set_error(err, REC_ERR_CORRUPT, "%s is corrupt: recording schema version %lld",
+		              path, (long long)user_version);
+		return -1;
+	}
+	return 0;
+}
+
+sqlite3 *rec_db_open_checked(const char *path, bool want_write, int *version, struct rec_error *err)
+{
+	if (check_bytes(path, err))
+		return NULL;
+	sqlite3 *db = NULL;
+	/* Read-write when allowed: a reader then folds the WAL of a killed recorder back
+	 * into the file on close. Read-only still reads every committed interval. */
+	int flags = SQLITE_OPEN_READWRITE;
+	if (!want_write && access(path, W_OK))
+		flags = SQLITE_OPEN_READONLY;
+	int rc = sqlite3_open_v2(path, &db, flags, NULL);
+	if (rc != SQLITE_OK) {
+		rec_set_sqlite_error(err, db, rc, path, "opening it");
+		sqlite3_close(db);
+		return NULL;
+	}
+	sqlite3_busy_timeout(db, REC_BUSY_TIMEOUT_MS);
+	if (check_identity(db, path, version, err)) {
+		sqlite3_close(db);
+		return NULL;
+	}
+	return db;
+}

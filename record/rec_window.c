@@ -1,0 +1,128 @@
+/* rec_window.c - `--from X --to Y` -> a range of samples of a recording; see record.h.
+ *
+ * A mark or time falls inside some interval (s-1, s]. Both ends of a window include that
+ * interval, so the window between two marks holds everything that happened between
+ * them (and at most one interval more on each side).
+ */
+#include "record/rec_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* "2024-05-01T12:00:00[.fraction][Z]" (or a space for the T), UTC. 0 or -1. */
+static int parse_iso_utc(const char *s, int64_t *out)
+{
+	struct tm tm;
+	memset(&tm, 0, sizeof(tm));
+	char sep;
+	int used = 0;
+	if (sscanf(s, "%4d-%2d-%2d%c%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &sep,
+	           &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &used) != 7 ||
+	    (sep != 'T' && sep != ' '))
+		return -1;
+	const char *p = s + used;
+	int64_t frac_ns = 0;
+	if (*p == '.') {
+		int64_t scale = 100000000;
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			frac_ns += (*p - '0') * scale;
+			scale /= 10;
+		}
+	}
+	if (*p == 'Z')
+		p++;
+	if (*p || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
+	    tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	*out = (int64_t)timegm(&tm) * 1000000000 + frac_ns;
+	return 0;
+}
+
+/* "+SECONDS" from the first sample. 0 or -1. */
+static int parse_offset(const struct rec_reader *r, const char *s, int64_t *out)
+{
+	if (s[0] != '+')
+		return -1;
+	char *end;
+	double secs = strtod(s + 1, &end);
+	if (end == s + 1 || *end || secs < 0)
+		return -1;
+	*out = rec_time(r, 0) + (int64_t)(secs * 1e9);
+	return 0;
+}
+
+/* The time of spec: a mark label (the first one at or after not_before), a time or an
+ * offset. 0, or -1 with err set. */
+static int spec_time(const struct rec_reader *r, const char *spec, int64_t not_before, int64_t *out,
+                     struct rec_error *err)
+{
+	const struct rec_mark *marks = rec_marks(r);
+	const struct rec_mark *found = NULL;
+	for (size_t i = 0; i < rec_n_marks(r); i++) {
+		if (strcmp(marks[i].label, spec))
+			continue;
+		if (!found ||
+		    (found->realtime_ns < not_before && marks[i].realtime_ns >= not_before))
+			found = &marks[i];
+	}
+	if (found) {
+		*out = found->realtime_ns;
+		return 0;
+	}
+	if (!parse_iso_utc(spec, out) || !parse_offset(r, spec, out))
+		return 0;
+	char labels[256] = "";
+	size_t used = 0;
+	for (size_t i = 0; i < rec_n_marks(r) && used + 1 < sizeof(labels); i++) {
+		int n = snprintf(labels + used, sizeof(labels) - used, "%s\"%s\"", i ? ", " : "",
+		                 marks[i].label);
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+	rec_set_error(err, REC_ERR_RANGE,
+	              "'%s' is neither a mark (marks: %s) nor a time (2024-05-01T12:00:00Z or "
+	              "+SECONDS from the start)",
+	              spec, labels[0] ? labels : "none");
+	return -1;
+}
+
+int rec_resolve_window(const struct rec_reader *r, const char *from, const char *to, size_t *first,
+                       size_t *last, struct rec_error *err)
+{
+	size_t n = rec_count(r);
+	if (n < 2) {
+		rec_set_error(err, REC_ERR_RANGE,
+		              "%zu sample%s recorded: no complete interval (an interval needs two "
+		              "samples)",
+		              n, n == 1 ? "" : "s");
+		return -1;
+	}
+	int64_t t_from = rec_time(r, 0), t_to = rec_time(r, n - 1);
+	*first = 0;
+	*last = n - 1;
+	if (from) {
+		if (spec_time(r, from, INT64_MIN, &t_from, err))
+			return -1;
+		size_t i = rec_find_at_or_before(r, t_from);
+		*first = i == SIZE_MAX ? 0 : i;
+	}
+	if (to) {
+		if (spec_time(r, to, t_from, &t_to, err))
+			return -1;
+		size_t i = rec_find_at_or_after(r, t_to);
+		*last = i >= n ? n - 1 : i;
+	}
+	if (*first >= *last) {
+		rec_set_error(err, REC_ERR_RANGE,
+		              "the window from %s to %s holds no complete interval of the "
+		              "recording",
+		              from ? from : "the start", to ? to : "the end");
+		return -1;
+	}
+	return 0;
+}

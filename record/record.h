@@ -1,0 +1,153 @@
+/* record.h - the session file: samples -> SQLite file (writer); file -> samples (reader).
+ *
+ * Contract: a recording is an SQLite database (WAL, one transaction per interval, created
+ * 0640) holding every sample's RAW CUMULATIVE counters; rates are computed on reading by
+ * model_compute() over two consecutive read samples, so live view, replay, export and
+ * explain share one reader. The schema is versioned (PRAGMA user_version, meta table,
+ * PRAGMA application_id) and documented in monitor/record/SCHEMA.md.
+ *
+ * Writer: rec_create() makes a new file (refusing to overwrite one) and stores the host
+ * facts; rec_append() stores one sample in one transaction, so a killed recorder loses at
+ * most the interval in flight; rec_add_mark() stores a labelled instant. After any error
+ * (disk full included) but REC_ERR_BUSY the writer is closed cleanly: what was committed
+ * stays readable, later calls fail with the same error, and the caller keeps running.
+ *
+ * Reader: rec_open() validates the file and says in one sentence what is wrong with it
+ * (truncated, corrupt, garbage, empty, foreign SQLite file, newer schema naming both
+ * versions). rec_read() reconstructs sample i: every scalar, the layers, disks and
+ * per-domain counters in their recorded order; devices ordered by dev_t and domains by
+ * domid (their recorded order is not kept: no consumer depends on it). The reader sees a
+ * snapshot of the file as it was at rec_open() (a recorder may still be appending).
+ *
+ * Every function reporting failure fills a struct rec_error; commands print err.msg and
+ * exit with status 2.
+ */
+#ifndef XIOTOP_RECORD_H
+#define XIOTOP_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/sample.h"
+
+#ifndef XIOTOP_VERSION
+#define XIOTOP_VERSION "0.1.0"
+#endif
+
+/* The schema this code writes and the newest it reads. Bumped only when an older reader
+ * would misread a newer file; adding a nullable column or a table does not bump it. */
+#define REC_SCHEMA_VERSION 1
+/* PRAGMA application_id of every recording: "xiot". */
+#define REC_APPLICATION_ID 0x78696f74
+
+enum rec_errcode {
+	REC_OK = 0,
+	REC_ERR_IO,        /* cannot open/create/read: errno-style reason in msg */
+	REC_ERR_EXISTS,    /* rec_create: the file exists */
+	REC_ERR_EMPTY,     /* 0 bytes */
+	REC_ERR_GARBAGE,   /* not an SQLite database at all */
+	REC_ERR_TRUNCATED, /* shorter than its own header says */
+	REC_ERR_CORRUPT,   /* SQLite says malformed, or the xiotop tables are inconsistent */
+	REC_ERR_FOREIGN,   /* an SQLite database, but not an xiotop recording */
+	REC_ERR_NEWER,     /* written by a newer schema than this xiotop reads */
+	REC_ERR_FULL,      /* disk (or size limit) full while writing */
+	REC_ERR_RANGE,     /* index, mark or time outside the recording */
+	REC_ERR_NOMEM,
+	REC_ERR_BUSY, /* rec_append: another writer held the file past the busy timeout; that
+	               * sample was skipped and the writer stays open */
+};
+
+struct rec_error {
+	enum rec_errcode code;
+	char msg[512]; /* one sentence naming the file */
+};
+
+/* Host facts stored once per recording (meta table). */
+#define REC_DIRTY_SYSCTLS 6
+struct rec_host_facts {
+	char hostname[65];
+	char kernel_release[65];
+	long cpu_count;
+	uint64_t mem_total_kb; /* dom0 MemTotal; 0 unknown */
+	struct {
+		const char *name; /* "vm.dirty_ratio", ... */
+		char value[32];   /* "" unknown */
+	} dirty[REC_DIRTY_SYSCTLS];
+};
+
+/* Reads hostname, kernel release, CPU count, MemTotal and the vm.dirty_* sysctls from
+ * proc_root ("/proc" live, a fixture tree in tests). Missing files leave fields unknown;
+ * never fails. */
+void rec_host_facts_read(const char *proc_root, struct rec_host_facts *f);
+
+/* ---- writer ---- */
+struct rec_writer;
+
+/* A new recording at path (created 0640, never overwriting). NULL on error. */
+struct rec_writer *rec_create(const char *path, const struct rec_host_facts *facts,
+                              struct rec_error *err);
+/* Extra meta facts (command line, interval, tracer mode). 0 or -1. */
+int rec_set_meta(struct rec_writer *w, const char *key, const char *value, struct rec_error *err);
+/* Caps the file at about max_bytes; past it, rec_append fails with REC_ERR_FULL, as on a
+ * full disk (tests; a quota). */
+int rec_set_size_limit(struct rec_writer *w, uint64_t max_bytes, struct rec_error *err);
+/* One sample, one transaction. 0, or -1 (the writer is then closed; see above). */
+int rec_append(struct rec_writer *w, const struct xs_sample *s, struct rec_error *err);
+/* A mark at realtime_ns (wall clock), origin "api". */
+int rec_add_mark(struct rec_writer *w, const char *label, int64_t realtime_ns,
+                 struct rec_error *err);
+/* The same with its origin ("wrap", "console", ...) and, for the end of a wrapped
+ * command, its exit status (< 0: none). */
+int rec_add_mark_from(struct rec_writer *w, const char *label, int64_t realtime_ns,
+                      const char *origin, int exit_status, struct rec_error *err);
+size_t rec_writer_count(const struct rec_writer *w);
+/* Checkpoints and closes; 0, or -1 if the last commit could not be made durable. Frees w
+ * in every case. NULL is allowed. */
+int rec_close(struct rec_writer *w, struct rec_error *err);
+
+/* A mark into an existing recording from another process (`xiotop mark`): validates the
+ * file, then inserts with a busy timeout so a running recorder is never disturbed. */
+int rec_mark_file(const char *path, const char *label, int64_t realtime_ns, const char *origin,
+                  struct rec_error *err);
+
+/* ---- reader ---- */
+struct rec_mark {
+	int64_t realtime_ns;
+	char label[256];    /* raw (user-supplied): sanitize on output */
+	char origin[16];    /* "cli", "wrap", "console", "api" */
+	int exit_status;    /* wrap mode end mark; -1 none */
+	size_t at_or_after; /* first sample at or after the mark (== count if after the end) */
+};
+
+struct rec_reader;
+
+struct rec_reader *rec_open(const char *path, struct rec_error *err);
+void rec_reader_close(struct rec_reader *r);
+const char *rec_path(const struct rec_reader *r);
+size_t rec_count(const struct rec_reader *r);
+/* Wall-clock time of sample i (i < count); all of them, in order. */
+int64_t rec_time(const struct rec_reader *r, size_t i);
+const int64_t *rec_times(const struct rec_reader *r);
+size_t rec_n_marks(const struct rec_reader *r);
+const struct rec_mark *rec_marks(const struct rec_reader *r); /* ordered by time */
+/* A meta value ("kernel_release", "xiotop_version", ...) or NULL. */
+const char *rec_meta(const struct rec_reader *r, const char *key);
+int rec_schema_version(const struct rec_reader *r);
+/* Reconstructs sample i into out (a fresh sample; sample_free() it). 0 or -1. */
+int rec_read(struct rec_reader *r, size_t i, struct xs_sample *out, struct rec_error *err);
+
+/* First sample whose time is >= t (count if none), and last sample whose time is <= t
+ * (-1 if none: returned as SIZE_MAX). */
+size_t rec_find_at_or_after(const struct rec_reader *r, int64_t t);
+size_t rec_find_at_or_before(const struct rec_reader *r, int64_t t);
+
+/* A window of the recording given as `--from X --to Y`, each X either a mark label, an
+ * ISO 8601 UTC time (2024-05-01T12:00:00[.123][Z]) or +SECONDS from the first sample.
+ * NULL: the start / the end. The window is samples [*first, *last] (the intervals
+ * first+1..last); a mark's interval is included on both sides. 0, or -1 (REC_ERR_RANGE,
+ * the message lists what was looked for and does not name the file). */
+int rec_resolve_window(const struct rec_reader *r, const char *from, const char *to, size_t *first,
+                       size_t *last, struct rec_error *err);
+
+#endif

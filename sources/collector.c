@@ -1,0 +1,142 @@
+/* collector.c - assemble one sample per interval; see collector.h. */
+#include "sources/collector.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sources/xen/blkback_stats.h"
+#include "sources/hostinfo.h"
+#include "sources/xen/xenlive.h"
+
+void collector_init(struct collector *c, collector_read_fn fn, void *ctx,
+                    const struct xt_roots *roots)
+{
+	memset(c, 0, sizeof(*c));
+	c->read_layers = fn;
+	c->read_ctx = ctx;
+	c->roots = *roots;
+}
+
+void collector_set_topology(struct collector *c, const struct xt_topology *topo)
+{
+	c->topo = topo;
+	free(c->devcache);
+	c->devcache = NULL;
+	c->n_devcache = 0;
+}
+
+void collector_set_xen(struct collector *c, struct xenlive *xen)
+{
+	c->xen = xen;
+}
+
+void collector_free(struct collector *c)
+{
+	free(c->devcache);
+	memset(c, 0, sizeof(*c));
+}
+
+/* sysfs facts about a device, read once per topology. */
+static const struct xt_devinfo *devinfo(struct collector *c, uint32_t dev)
+{
+	for (size_t i = 0; i < c->n_devcache; i++)
+		if (c->devcache[i].dev == dev)
+			return &c->devcache[i].info;
+	struct collector_devfact *p = realloc(c->devcache, (c->n_devcache + 1) * sizeof(*p));
+	if (!p)
+		return NULL;
+	c->devcache = p;
+	struct collector_devfact *f = &p[c->n_devcache++];
+	f->dev = dev;
+	if (topo_devinfo(&c->roots, dev, &f->info) || !f->info.exists) {
+		memset(&f->info, 0, sizeof(f->info));
+		snprintf(f->info.name, sizeof(f->info.name), "%u:%u", XT_KDEV_MAJOR(dev),
+		         XT_KDEV_MINOR(dev));
+	}
+	return &f->info;
+}
+
+static int add_dev(struct collector *c, struct xs_sample *s, uint32_t dev)
+{
+	if (sample_dev(s, dev))
+		return 0;
+	const struct xt_devinfo *info = devinfo(c, dev);
+	struct xs_dev d = {.dev = dev, .is_leaf = info && info->is_leaf};
+	snprintf(d.name, sizeof(d.name), "%s", info ? info->name : "?");
+	return sample_add_dev(s, &d);
+}
+
+static void fill_domain(struct xs_domain *out, const struct xt_domain *d)
+{
+	memset(out, 0, sizeof(*out));
+	out->domid = d->domid;
+	snprintf(out->name, sizeof(out->name), "%s", d->name ? d->name : "");
+	snprintf(out->uuid, sizeof(out->uuid), "%s", d->uuid ? d->uuid : "");
+	out->generation = d->generation;
+	for (size_t j = 0; j < d->n_backends; j++) {
+		const struct xt_backend *b = &d->backends[j];
+		const char *kind = topo_kind_name(b->kind);
+		if (!out->kind[0])
+			snprintf(out->kind, sizeof(out->kind), "%s", kind);
+		else if (strcmp(out->kind, kind))
+			snprintf(out->kind, sizeof(out->kind), "mixed");
+		out->missing |= b->missing;
+		for (size_t k = 0; k < b->n_layers && !out->file[0]; k++)
+			if (b->layers[k].role == XT_ROLE_FILE && b->layers[k].path)
+				snprintf(out->file, sizeof(out->file), "%s", b->layers[k].path);
+	}
+}
+
+int collector_sample(struct collector *c, struct xs_sample *s)
+{
+	struct timespec rt, mono;
+	memset(s, 0, sizeof(*s));
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	s->realtime_ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
+	s->monotonic_ns = (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec;
+
+	if (c->read_layers && c->read_layers(c->read_ctx, s))
+		goto fail;
+	host_read_vmstat(c->roots.proc, &s->vmstat_pgpgin_kb, &s->vmstat_pgpgout_kb);
+	host_read_busy_ns(c->roots.proc, &s->host_busy_ns);
+
+	struct host_diskstat *ds = NULL;
+	size_t n_ds = 0;
+	if (!host_read_diskstats(c->roots.proc, &ds, &n_ds)) {
+		for (size_t i = 0; i < n_ds; i++) {
+			const struct xt_devinfo *info = devinfo(c, ds[i].dev);
+			if (!info || !info->is_leaf)
+				continue;
+			struct xs_disk d = {.dev = ds[i].dev,
+			                    .rd_bytes = ds[i].rd_bytes,
+			                    .wr_bytes = ds[i].wr_bytes,
+			                    .rd_ios = ds[i].rd_ios,
+			                    .wr_ios = ds[i].wr_ios};
+			snprintf(d.name, sizeof(d.name), "%s", ds[i].name);
+			if (sample_add_disk(s, &d) || add_dev(c, s, d.dev)) {
+				free(ds);
+				goto fail;
+			}
+		}
+		free(ds);
+	}
+	for (size_t i = 0; i < s->n_layers; i++)
+		if (add_dev(c, s, s->layers[i].dev))
+			goto fail;
+	for (size_t i = 0; c->topo && i < c->topo->n_domains; i++) {
+		struct xs_domain d;
+		fill_domain(&d, &c->topo->domains[i]);
+		if (sample_add_domain(s, &d))
+			goto fail;
+	}
+	/* after the domains: libxenstat's figures are only kept for listed domains */
+	if (blkback_read_stats(&c->roots, s) || (c->xen && xenlive_fill_sample(c->xen, s)))
+		goto fail;
+	return 0;
+fail:
+	sample_free(s);
+	return -1;
+}

@@ -1,0 +1,44 @@
+/* collector.h - once per interval: counters + host ground truth + names -> a sample.
+ *
+ * Contract: collector_sample() fills a fresh sample with the tracer's cumulative
+ * per-(domain, device, rule) counters (through the read_layers callback, so tests can
+ * feed synthetic counters), /proc/vmstat, /proc/diskstats of leaf devices, the names
+ * and leaf flags of every device it mentions, the domains of the topology, and on a Xen
+ * dom0 blkback's per-vbd counters (and libxenstat's figures, see collector_set_xen).
+ * Device facts are cached until collector_set_topology().
+ */
+#ifndef XIOTOP_COLLECTOR_H
+#define XIOTOP_COLLECTOR_H
+
+#include "core/sample.h"
+#include "sources/topology/topology.h"
+
+struct xenlive;
+
+typedef int (*collector_read_fn)(void *ctx, struct xs_sample *s);
+
+struct collector_devfact {
+	uint32_t dev;
+	struct xt_devinfo info;
+};
+
+struct collector {
+	collector_read_fn read_layers;
+	void *read_ctx;
+	const struct xt_topology *topo;
+	struct xt_roots roots;
+	struct collector_devfact *devcache;
+	size_t n_devcache;
+	struct xenlive *xen; /* libxenstat figures (vCPU, memory, qdisk VBDs); NULL: none */
+};
+
+void collector_init(struct collector *c, collector_read_fn fn, void *ctx,
+                    const struct xt_roots *roots);
+void collector_set_topology(struct collector *c, const struct xt_topology *topo);
+/* Add libxenstat's per-domain figures to every sample (the Xen live source). */
+void collector_set_xen(struct collector *c, struct xenlive *xen);
+/* 0, or -1 when the counters cannot be read (host files missing only warn once). */
+int collector_sample(struct collector *c, struct xs_sample *s);
+void collector_free(struct collector *c);
+
+#endif

@@ -1,0 +1,154 @@
+/* live.c - topology + tracer + collector as one sample source; see live.h. */
+#include "sources/live.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "sources/collector.h"
+#include "sources/live_rules.h"
+#include "sources/topo_source.h"
+#include "sources/tracer.h"
+#include "sources/xen/xen_api.h"
+
+struct live {
+	struct xt_topology topo;
+	struct tracer *tracer;
+	struct collector col;
+	struct xt_roots roots;
+	struct topo_source src; /* where topologies come from (Xen live, dump, /proc) */
+	struct source_opts opts;
+	uint64_t fingerprint; /* of the topology the tracer maps were filled from */
+	struct live_rules rules;
+};
+
+/* The source is picked once (one line says which and why); each call builds afresh. */
+static int build_topology(struct topo_source *src, struct xt_topology *topo)
+{
+	if (topo_source_build(src, topo) == 0)
+		return 0;
+	fprintf(stderr, "xiotop: out of memory building the topology\n");
+	return 1;
+}
+
+int live_load_topology(const struct source_opts *o, struct xt_topology *topo)
+{
+	struct topo_source src;
+	memset(topo, 0, sizeof(*topo));
+	int rc = topo_source_open(&src, o->xenstore_dump, &o->roots, xen_api_real(), stderr);
+	if (!rc)
+		rc = build_topology(&src, topo);
+	topo_source_close(&src);
+	return rc;
+}
+
+/* Device models come and go (a guest boots, a qemu exits): look again each interval and
+ * swap the topology when it changed. */
+static void live_refresh(struct live *l)
+{
+	struct xt_topology fresh;
+	if (topo_source_build(&l->src, &fresh))
+		return;
+	live_rules_add_learned(&l->rules, &l->roots, &fresh);
+	live_rules_keep_departed(&l->rules, &l->topo, &fresh, (uint64_t)clock_mono_ns());
+	uint64_t fp = live_rules_fingerprint(&fresh);
+	if (fp == l->fingerprint) {
+		topo_free(&fresh);
+		return;
+	}
+	topo_free(&l->topo);
+	l->topo = fresh;
+	tracer_set_topology(l->tracer, &l->topo, &l->roots);
+	collector_set_topology(&l->col, &l->topo);
+	l->fingerprint = fp;
+}
+
+static int read_tracer(void *ctx, struct xs_sample *s)
+{
+	return tracer_read(ctx, s);
+}
+
+int live_open(struct live **out, const struct source_opts *o)
+{
+	struct live *l = calloc(1, sizeof(*l));
+	*out = l;
+	if (!l) {
+		fprintf(stderr, "xiotop: out of memory\n");
+		return 1;
+	}
+	l->roots = o->roots;
+	l->opts = *o;
+	int rc = topo_source_open(&l->src, o->xenstore_dump, &o->roots, xen_api_real(), stderr);
+	if (!rc)
+		rc = build_topology(&l->src, &l->topo);
+	if (rc) {
+		topo_source_close(&l->src);
+		free(l);
+		*out = NULL;
+		return rc;
+	}
+	l->fingerprint = live_rules_fingerprint(&l->topo);
+	char err[512];
+	if (tracer_open(&l->tracer, err, sizeof(err))) {
+		fprintf(stderr, "xiotop: %s\n", err);
+		topo_free(&l->topo);
+		topo_source_close(&l->src);
+		free(l);
+		*out = NULL;
+		return 2;
+	}
+	tracer_set_topology(l->tracer, &l->topo, &l->roots);
+	fprintf(stderr, "xiotop: tracing with %s programs: %s\n", tracer_mode(l->tracer),
+	        tracer_hooks(l->tracer));
+	collector_init(&l->col, read_tracer, l->tracer, &l->roots);
+	collector_set_topology(&l->col, &l->topo);
+	collector_set_xen(&l->col, l->src.xen);
+	return 0;
+}
+
+int live_sample(struct live *l, struct xs_sample *s)
+{
+	live_refresh(l);
+	if (collector_sample(&l->col, s))
+		return -1;
+	live_rules_learn(&l->rules, &l->topo, s);
+	snprintf(s->hooks, sizeof(s->hooks), "%s %s", tracer_mode(l->tracer),
+	         tracer_hooks(l->tracer));
+	return 0;
+}
+
+void live_close(struct live *l)
+{
+	if (!l)
+		return;
+	collector_free(&l->col);
+	tracer_close(l->tracer);
+	topo_free(&l->topo);
+	topo_source_close(&l->src);
+	free(l);
+}
+
+const char *live_tracer_mode(const struct live *l)
+{
+	return tracer_mode(l->tracer);
+}
+
+const char *live_tracer_hooks(const struct live *l)
+{
+	return tracer_hooks(l->tracer);
+}
+
+static int live_next(void *ctx, struct xs_sample *out)
+{
+	if (live_sample(ctx, out) == 0)
+		return 0;
+	fprintf(stderr, "xiotop: cannot read counters\n");
+	return SOURCE_FAILED;
+}
+
+struct sample_source live_source(struct live *l)
+{
+	return (struct sample_source){
+	    .ctx = l, .next = live_next, .fail_status = 1, .title = "live"};
+}

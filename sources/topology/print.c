@@ -1,0 +1,217 @@
+/* print.c - show a topology as text (per domain, then each backend's stack as an
+ * indented tree) or as one JSON object; plus lookup and freeing helpers.
+ *
+ * Names, paths and errors may hold guest-written bytes: every string goes out through
+ * ui/sanitize.h, never raw.
+ */
+#include "sources/topology/topology.h"
+
+#include "core/sanitize.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *topo_role_name(enum xt_role r)
+{
+	switch (r) {
+	case XT_ROLE_BACKEND:
+		return "backend";
+	case XT_ROLE_STACKED:
+		return "stacked";
+	case XT_ROLE_FILE:
+		return "file";
+	case XT_ROLE_LEAF:
+		return "leaf";
+	}
+	return "?";
+}
+
+const char *topo_kind_name(enum xt_backend_kind k)
+{
+	switch (k) {
+	case XT_BK_VBD:
+		return "vbd";
+	case XT_BK_QDISK:
+		return "qdisk";
+	}
+	return "?";
+}
+
+/* Sanitized text; an escape takes at most 4 bytes per input byte. */
+static void put_text(FILE *out, const char *s)
+{
+	if (!s) {
+		fputs("-", out);
+		return;
+	}
+	size_t len = strlen(s) * 4 + 1;
+	char small[256];
+	char *buf = len <= sizeof(small) ? small : malloc(len);
+	if (!buf) {
+		fputs("?", out);
+		return;
+	}
+	sanitize_text(s, buf, len);
+	fputs(buf, out);
+	if (buf != small)
+		free(buf);
+}
+
+static void print_layer_text(FILE *out, const struct xt_layer *l)
+{
+	fprintf(out, "%*s", 4 + 2 * l->depth, "");
+	if (l->path) {
+		put_text(out, l->path);
+		fprintf(out, "  %s", topo_role_name(l->role));
+		if (l->ino)
+			fprintf(out, " ino %" PRIu64 " on %u:%u", l->ino, XT_KDEV_MAJOR(l->fs_dev),
+			        XT_KDEV_MINOR(l->fs_dev));
+	} else {
+		put_text(out, l->name);
+		fprintf(out, " %u:%u  %s", XT_KDEV_MAJOR(l->dev), XT_KDEV_MINOR(l->dev),
+		        topo_role_name(l->role));
+		if (l->is_leaf && l->role != XT_ROLE_LEAF)
+			fputs(", leaf", out);
+	}
+	fputc('\n', out);
+}
+
+static void print_backend_text(FILE *out, const struct xt_backend *b)
+{
+	fprintf(out, "  %s %u ", topo_kind_name(b->kind), b->devid);
+	put_text(out, b->dev);
+	fputs("  type=", out);
+	put_text(out, b->type);
+	fputs(" mode=", out);
+	put_text(out, b->mode);
+	fputs(" params=", out);
+	put_text(out, b->params);
+	if (b->missing)
+		fputs("  MISSING", out);
+	if (b->error) {
+		fputs(b->missing ? ": " : "  note: ", out);
+		put_text(out, b->error);
+	}
+	fputc('\n', out);
+	for (size_t i = 0; i < b->n_layers; i++)
+		print_layer_text(out, &b->layers[i]);
+}
+
+void topo_print_text(FILE *out, const struct xt_topology *t)
+{
+	fputs("source: ", out);
+	put_text(out, t->source);
+	fputc('\n', out);
+	for (size_t i = 0; i < t->n_domains; i++) {
+		const struct xt_domain *d = &t->domains[i];
+		fprintf(out, "domain %u ", d->domid);
+		put_text(out, d->name);
+		if (d->device_model_pid)
+			fprintf(out, "  device model pid %d", d->device_model_pid);
+		fputc('\n', out);
+		for (size_t j = 0; j < d->n_backends; j++)
+			print_backend_text(out, &d->backends[j]);
+	}
+}
+
+static void print_layer_json(FILE *out, const struct xt_layer *l)
+{
+	if (l->path) {
+		fputs("{\"file\":", out);
+		json_put_string(out, l->path);
+		fprintf(out, ",\"ino\":%" PRIu64 ",\"fs_maj_min\":\"%u:%u\"", l->ino,
+		        XT_KDEV_MAJOR(l->fs_dev), XT_KDEV_MINOR(l->fs_dev));
+	} else {
+		fputs("{\"dev\":", out);
+		json_put_string(out, l->name);
+		fprintf(out, ",\"maj_min\":\"%u:%u\"", XT_KDEV_MAJOR(l->dev),
+		        XT_KDEV_MINOR(l->dev));
+	}
+	fprintf(out, ",\"role\":\"%s\",\"depth\":%d,\"leaf\":%s}", topo_role_name(l->role),
+	        l->depth, l->is_leaf ? "true" : "false");
+}
+
+static void print_backend_json(FILE *out, const struct xt_backend *b)
+{
+	fprintf(out, "{\"devid\":%u,\"dev\":", b->devid);
+	json_put_string(out, b->dev);
+	fprintf(out, ",\"kind\":\"%s\",\"type\":", topo_kind_name(b->kind));
+	json_put_string(out, b->type);
+	fputs(",\"mode\":", out);
+	json_put_string(out, b->mode);
+	fputs(",\"params\":", out);
+	json_put_string(out, b->params);
+	fprintf(out, ",\"missing\":%s,\"error\":", b->missing ? "true" : "false");
+	json_put_string(out, b->error);
+	fputs(",\"stack\":[", out);
+	for (size_t i = 0; i < b->n_layers; i++) {
+		if (i)
+			fputc(',', out);
+		print_layer_json(out, &b->layers[i]);
+	}
+	fputs("]}", out);
+}
+
+void topo_print_json(FILE *out, const struct xt_topology *t)
+{
+	fputs("{\"source\":", out);
+	json_put_string(out, t->source);
+	fputs(",\"domains\":[", out);
+	for (size_t i = 0; i < t->n_domains; i++) {
+		const struct xt_domain *d = &t->domains[i];
+		fprintf(out, "%s{\"domid\":%u,\"name\":", i ? "," : "", d->domid);
+		json_put_string(out, d->name);
+		fprintf(out, ",\"device_model_pid\":%d,\"backends\":[", d->device_model_pid);
+		for (size_t j = 0; j < d->n_backends; j++) {
+			if (j)
+				fputc(',', out);
+			print_backend_json(out, &d->backends[j]);
+		}
+		fputs("]}", out);
+	}
+	fputs("]}\n", out);
+}
+
+static int cmp_domid(const void *key, const void *elem)
+{
+	uint32_t k = *(const uint32_t *)key, d = ((const struct xt_domain *)elem)->domid;
+	return k < d ? -1 : k > d;
+}
+
+const struct xt_domain *topo_find_domain(const struct xt_topology *t, uint32_t domid)
+{
+	if (!t || !t->n_domains)
+		return NULL;
+	return bsearch(&domid, t->domains, t->n_domains, sizeof(*t->domains), cmp_domid);
+}
+
+static void free_backend(struct xt_backend *b)
+{
+	for (size_t i = 0; i < b->n_layers; i++) {
+		free(b->layers[i].name);
+		free(b->layers[i].path);
+	}
+	free(b->layers);
+	free(b->dev);
+	free(b->type);
+	free(b->mode);
+	free(b->params);
+	free(b->error);
+}
+
+void topo_free(struct xt_topology *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n_domains; i++) {
+		for (size_t j = 0; j < t->domains[i].n_backends; j++)
+			free_backend(&t->domains[i].backends[j]);
+		free(t->domains[i].backends);
+		free(t->domains[i].name);
+		free(t->domains[i].uuid);
+	}
+	free(t->domains);
+	free(t->source);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,32 @@
+/* tracer.h - load the BPF programs, attach them, fill the lookup maps, read counters.
+ *
+ * Contract: tracer_open() needs root; it tries the tp_btf programs first and falls back
+ * to raw_tp, deciding by actually loading (feature probes lie on some kernels), and
+ * says which it chose. Hooks that fail to attach are reported, never fatal, except
+ * block_bio_queue, without which nothing can be attributed. tracer_set_topology()
+ * replaces the device/inode/process -> domain maps. tracer_read() appends the
+ * cumulative per-(domain, device, rule) counters to a sample.
+ */
+#ifndef XIOTOP_TRACER_H
+#define XIOTOP_TRACER_H
+
+#include <stddef.h>
+
+#include "core/sample.h"
+#include "sources/topology/topology.h"
+
+struct tracer;
+
+/* Returns 0, or -1 with a one-line reason in err (what is missing). */
+int tracer_open(struct tracer **out, char *err, size_t errlen);
+int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
+                        const struct xt_roots *roots);
+int tracer_read(struct tracer *t, struct xs_sample *s);
+/* "tp_btf" or "raw_tp" */
+const char *tracer_mode(const struct tracer *t);
+/* Human summary of attached hooks and degradations, e.g. "block_bio_queue block_bio_remap
+ * workqueue (loop work)". */
+const char *tracer_hooks(const struct tracer *t);
+void tracer_close(struct tracer *t);
+
+#endif

@@ -1,0 +1,347 @@
+/* xenlive.c - read the live Xen topology and figures through struct xen_api; see
+ * xenlive.h. Everything here is a read: xiotop never writes to xenstore or the
+ * hypervisor. */
+#include "sources/xen/xenlive.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WATCH_PATH  "/local/domain"
+#define WATCH_TOKEN "xiotop"
+#define EVENTS_MAX  4096 /* watch events drained per check: a storm is one change */
+#define NAME_MAX_   64   /* longest directory entry taken (domids, devids, keys) */
+#define SECTOR_SIZE 512u
+
+struct xenlive {
+	const struct xen_api *api;
+	struct xs_handle *xs;
+	struct xenstat_handle *stat;
+	bool watching;
+	char version[32];
+};
+
+/* Per domain, and per backend device: what topo_from_xenstore() reads (xstopo.c). */
+static const char *const domain_keys[] = {"name", "vm", "image/device-model-pid"};
+static const char *const backend_keys[] = {
+    "physical-device", "physical-device-path", "node", "params", "dev", "type", "mode"};
+static const char *const backend_kinds[] = {"vbd", "qdisk"};
+
+struct reader {
+	struct xenlive *x;
+	struct xs_store *store;
+};
+
+/* A name xenstored would accept as one path component; anything else is not followed. */
+static bool plain_name(const char *s)
+{
+	size_t len = strlen(s);
+	return len > 0 && len <= NAME_MAX_ &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-@") ==
+	           len;
+}
+
+/* Copy one node into the store. An absent node is normal (not connected yet, a dead
+ * domain's leftovers): the resolver marks what it lacks. -1 only when out of memory. */
+static int add_value(struct reader *r, const char *path)
+{
+	unsigned int len = 0;
+	char *v = r->x->api->xs_read(r->x->xs, path, &len);
+	if (!v)
+		return 0;
+	bool cut = len > XENLIVE_VALUE_MAX;
+	int rc = xs_store_add(r->store, path, v, cut ? XENLIVE_VALUE_MAX : len);
+	free(v);
+	if (rc)
+		return -1;
+	r->store->entries[r->store->n - 1].truncated = cut;
+	return 0;
+}
+
+/* xs_directory, capped; NULL (with *n = 0) if the directory is absent. */
+static char **list(struct reader *r, const char *path, unsigned int *n)
+{
+	*n = 0;
+	char **names = r->x->api->xs_directory(r->x->xs, path, n);
+	if (!names)
+		*n = 0;
+	else if (*n > XENLIVE_DIR_MAX)
+		*n = XENLIVE_DIR_MAX;
+	return names;
+}
+
+static int read_domain(struct reader *r, const char *domid)
+{
+	char path[256];
+	for (size_t k = 0; k < sizeof(domain_keys) / sizeof(domain_keys[0]); k++) {
+		snprintf(path, sizeof(path), "/local/domain/%s/%s", domid, domain_keys[k]);
+		if (add_value(r, path))
+			return -1;
+	}
+	return 0;
+}
+
+/* /local/domain/0/backend/<kind>/<domid>/<devid>/<key> for every domid and devid. */
+static int read_backends(struct reader *r, const char *kind)
+{
+	char base[128], dir[256], path[384];
+	unsigned int n_doms, n_devs;
+	snprintf(base, sizeof(base), "/local/domain/0/backend/%s", kind);
+	char **doms = list(r, base, &n_doms);
+	int rc = 0;
+	for (unsigned int i = 0; i < n_doms && !rc; i++) {
+		if (!plain_name(doms[i]))
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", base, doms[i]);
+		char **devs = list(r, dir, &n_devs);
+		for (unsigned int j = 0; j < n_devs && !rc; j++) {
+			if (!plain_name(devs[j]))
+				continue;
+			for (size_t k = 0;
+			     k < sizeof(backend_keys) / sizeof(backend_keys[0]) && !rc; k++) {
+				snprintf(path, sizeof(path), "%s/%s/%s", dir, devs[j],
+				         backend_keys[k]);
+				rc = add_value(r, path);
+			}
+		}
+		free(devs);
+	}
+	free(doms);
+	return rc;
+}
+
+static int read_libxl_pids(struct reader *r)
+{
+	char path[256];
+	unsigned int n;
+	char **doms = list(r, "/local/domain/0/libxl", &n);
+	int rc = 0;
+	for (unsigned int i = 0; i < n && !rc; i++) {
+		if (!plain_name(doms[i]))
+			continue;
+		snprintf(path, sizeof(path), "/local/domain/0/libxl/%s/qdisk-backend-pid", doms[i]);
+		rc = add_value(r, path);
+	}
+	free(doms);
+	return rc;
+}
+
+int xenlive_read_store(struct xenlive *x, struct xs_store *out, char *why, size_t whylen)
+{
+	struct reader r = {.x = x, .store = out};
+	unsigned int n;
+	memset(out, 0, sizeof(*out));
+	errno = 0;
+	char **doms = list(&r, "/local/domain", &n);
+	if (!doms) {
+		snprintf(why, whylen, "xenstore: cannot list /local/domain: %s",
+		         errno ? strerror(errno) : "no reason given");
+		return -1;
+	}
+	int rc = 0;
+	for (unsigned int i = 0; i < n && !rc; i++)
+		if (plain_name(doms[i]))
+			rc = read_domain(&r, doms[i]);
+	free(doms);
+	for (size_t k = 0; k < sizeof(backend_kinds) / sizeof(backend_kinds[0]) && !rc; k++)
+		rc = read_backends(&r, backend_kinds[k]);
+	if (!rc)
+		rc = read_libxl_pids(&r);
+	if (rc) {
+		snprintf(why, whylen, "xenstore: out of memory");
+		xs_free(out);
+		return -1;
+	}
+	xs_store_sort(out);
+	return 0;
+}
+
+bool xenlive_changed(struct xenlive *x)
+{
+	if (!x->watching)
+		return true;
+	int fd = x->api->xs_fileno(x->xs);
+	if (fd >= 0) {
+		/* libxenstore's watch pipe: readable when an event waits */
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int ready = poll(&p, 1, 0);
+		if (ready == 0)
+			return false;
+		if (ready > 0 && (p.revents & (POLLERR | POLLHUP | POLLNVAL)))
+			return true;
+	}
+	bool changed = false;
+	for (int i = 0; i < EVENTS_MAX; i++) {
+		errno = 0;
+		char **ev = x->api->xs_check_watch(x->xs);
+		if (!ev)
+			/* EAGAIN: drained. Anything else: the connection is in trouble; say
+			 * "changed" so the caller reads again and learns why. */
+			return changed || (errno && errno != EAGAIN);
+		free(ev);
+		changed = true;
+	}
+	return true;
+}
+
+static int set_guest_cpu(struct xs_sample *s, uint32_t domid, unsigned long long ns)
+{
+	int64_t v = ns > (unsigned long long)INT64_MAX ? INT64_MAX : (int64_t)ns;
+	for (size_t i = 0; i < s->n_counters; i++) {
+		if (s->counters[i].domid == domid) {
+			s->counters[i].guest_cpu_ns = v;
+			return 0;
+		}
+	}
+	struct xs_dom_counters c = {.domid = domid, .guest_cpu_ns = v};
+	return sample_add_counters(s, &c);
+}
+
+static uint64_t sectors_to_bytes(unsigned long long sect)
+{
+	return sect > UINT64_MAX / SECTOR_SIZE ? UINT64_MAX : (uint64_t)sect * SECTOR_SIZE;
+}
+
+/* libxenstat's VBD counters, for vbds blkback's sysfs did not list (qdisk). */
+static int add_vbds(struct xenlive *x, struct xs_sample *s, struct xenstat_domain *d,
+                    uint32_t domid)
+{
+	const struct xen_api *api = x->api;
+	unsigned int n = api->xenstat_domain_num_vbds(d);
+	for (unsigned int j = 0; j < n; j++) {
+		struct xenstat_vbd *v = api->xenstat_domain_vbd(d, j);
+		if (!v || api->xenstat_vbd_error(v))
+			continue;
+		uint32_t devid = api->xenstat_vbd_dev(v);
+		if (sample_vbd_stat(s, domid, devid))
+			continue;
+		struct xs_vbd_stat st = {.domid = domid,
+		                         .devid = devid,
+		                         .source = XS_VBD_XENSTAT,
+		                         .rd_bytes = sectors_to_bytes(api->xenstat_vbd_rd_sects(v)),
+		                         .wr_bytes = sectors_to_bytes(api->xenstat_vbd_wr_sects(v)),
+		                         .rd_req = api->xenstat_vbd_rd_reqs(v),
+		                         .wr_req = api->xenstat_vbd_wr_reqs(v)};
+		if (sample_add_vbd_stat(s, &st))
+			return -1;
+		s->has_vbd_stats = true;
+	}
+	return 0;
+}
+
+int xenlive_fill_sample(struct xenlive *x, struct xs_sample *s)
+{
+	const struct xen_api *api = x->api;
+	struct xenstat_node *node = api->xenstat_get_node(x->stat, XEN_API_STAT_VBD);
+	if (!node)
+		return 0;
+	unsigned int n = api->xenstat_node_num_domains(node);
+	int rc = 0;
+	for (unsigned int i = 0; i < n && !rc; i++) {
+		struct xenstat_domain *d = api->xenstat_node_domain_by_index(node, i);
+		if (!d)
+			continue;
+		uint32_t domid = api->xenstat_domain_id(d);
+		struct xs_domain *sd = NULL;
+		for (size_t k = 0; k < s->n_domains && !sd; k++)
+			if (s->domains[k].domid == domid)
+				sd = &s->domains[k];
+		if (!sd)
+			continue; /* not (or no longer) in xenstore: being built or dying */
+		sd->mem_bytes = api->xenstat_domain_cur_mem(d);
+		rc = set_guest_cpu(s, domid, api->xenstat_domain_cpu_ns(d));
+		if (!rc)
+			rc = add_vbds(x, s, d, domid);
+	}
+	api->xenstat_free_node(node);
+	s->domains_live = true;
+	return rc;
+}
+
+/* The version string as the hypervisor gives it, printable characters only. */
+static void keep_version(struct xenlive *x, const char *v)
+{
+	size_t o = 0;
+	for (; v && *v && o + 1 < sizeof(x->version); v++)
+		if (strchr("0123456789.-+_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+		           *v))
+			x->version[o++] = *v;
+	x->version[o] = '\0';
+}
+
+int xenlive_open(struct xenlive **out, const struct xen_api *api, char *why, size_t whylen)
+{
+	*out = NULL;
+	if (!api) {
+		snprintf(why, whylen, "xiotop was built without libxenstat and libxenstore");
+		return -1;
+	}
+	struct xenlive *x = calloc(1, sizeof(*x));
+	if (!x) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	x->api = api;
+	char err[256] = "";
+	x->stat = api->xenstat_init(err, sizeof(err));
+	if (!x->stat) {
+		snprintf(why, whylen, "xenstat_init failed: %s", err[0] ? err : "no reason given");
+		goto fail;
+	}
+	errno = 0;
+	struct xenstat_node *node = api->xenstat_get_node(x->stat, XEN_API_STAT_XEN_VERSION);
+	if (!node) {
+		snprintf(why, whylen, "xenstat_get_node failed: %s",
+		         errno ? strerror(errno) : "no reason given");
+		goto fail;
+	}
+	keep_version(x, api->xenstat_node_xen_version(node));
+	api->xenstat_free_node(node);
+	errno = 0;
+	x->xs = api->xs_open();
+	if (!x->xs) {
+		snprintf(why, whylen, "xs_open failed: %s",
+		         errno ? strerror(errno) : "no reason given");
+		goto fail;
+	}
+	unsigned int n = 0;
+	errno = 0;
+	char **doms = api->xs_directory(x->xs, "/local/domain", &n);
+	if (!doms) {
+		snprintf(why, whylen, "xenstore does not list /local/domain: %s",
+		         errno ? strerror(errno) : "no reason given");
+		goto fail;
+	}
+	free(doms);
+	/* without the watch, changes are still seen: the store is read every interval */
+	x->watching = api->xs_watch(x->xs, WATCH_PATH, WATCH_TOKEN);
+	*out = x;
+	return 0;
+fail:
+	xenlive_close(x);
+	return -1;
+}
+
+const char *xenlive_xen_version(const struct xenlive *x)
+{
+	return x ? x->version : "";
+}
+
+bool xenlive_watching(const struct xenlive *x)
+{
+	return x && x->watching;
+}
+
+void xenlive_close(struct xenlive *x)
+{
+	if (!x)
+		return;
+	if (x->xs)
+		x->api->xs_close(x->xs);
+	if (x->stat)
+		x->api->xenstat_uninit(x->stat);
+	free(x);
+}
