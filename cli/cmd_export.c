@@ -1,11 +1,56 @@
 /* cmd_export.c - `xiotop export` and `xiotop -b --from-file`: recorded intervals printed
  * by the same loop and sink as live batch mode, so both print exactly the lines
  * `xiotop -b` printed or would have. */
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cli/commands.h"
 #include "core/loop.h"
+#include "record/rec_dir.h"
 #include "record/rec_stream.h"
+
+/* The recorded intervals of one source through the batch sink. */
+static int print_source(struct sample_source src, const struct cli_opts *o)
+{
+	struct batch_sink printer = {.out = stdout,
+	                             .opts = {.format = o->format, .full_names = o->full_names}};
+	struct interval_sink sink = batch_sink(&printer);
+	struct loop l = {.src = &src, .sinks = &sink, .n_sinks = 1, .max_intervals = o->iterations};
+	return interval_loop(&l);
+}
+
+/* A --from/--to TIME for a directory of recordings (marks are per file). */
+static int dir_time(const char *what, const char *text, int64_t none, int64_t *ns)
+{
+	if (!text) {
+		*ns = none;
+		return 0;
+	}
+	if (rec_dir_parse_time(text, ns) == 0)
+		return 0;
+	fprintf(stderr,
+	        "xiotop: %s %.200s: with --dir a TIME is wanted, as 2026-05-01 14:00 (local) or "
+	        "2026-05-01T12:00:00Z\n",
+	        what, text);
+	return -1;
+}
+
+int print_directory(const struct cli_opts *o)
+{
+	int64_t from, to;
+	if (dir_time("--from", o->from, INT64_MIN, &from) ||
+	    dir_time("--to", o->to, INT64_MAX, &to))
+		return 2;
+	struct rec_dir_stream stream;
+	struct rec_error err;
+	if (rec_dir_stream_open(&stream, o->dir, from, to, &err)) {
+		fprintf(stderr, "xiotop: %s\n", err.msg);
+		return 2;
+	}
+	int rc = print_source(rec_dir_stream_source(&stream), o);
+	rec_dir_stream_close(&stream);
+	return rc;
+}
 
 int print_recording(const char *path, const struct cli_opts *o)
 {
@@ -21,13 +66,7 @@ int print_recording(const char *path, const struct cli_opts *o)
 		fprintf(stderr, "xiotop: %s: %s\n", path, err.msg);
 	} else {
 		struct rec_stream stream = {.reader = r, .next = first, .last = last};
-		struct sample_source src = rec_stream_source(&stream);
-		struct batch_sink printer = {
-		    .out = stdout, .opts = {.format = o->format, .full_names = o->full_names}};
-		struct interval_sink sink = batch_sink(&printer);
-		struct loop l = {
-		    .src = &src, .sinks = &sink, .n_sinks = 1, .max_intervals = o->iterations};
-		rc = interval_loop(&l);
+		rc = print_source(rec_stream_source(&stream), o);
 	}
 	rec_reader_close(r);
 	return rc;
@@ -41,8 +80,11 @@ int cmd_export(int argc, char **argv)
 	int rc = cli_parse(CMD_EXPORT, argc, argv, &o);
 	if (rc)
 		return rc == 1 ? 0 : rc;
-	if (o.n_args != 1)
-		return cli_bad_usage(CMD_EXPORT,
-		                     o.n_args ? "one FILE only" : "which recording? give FILE");
+	if (o.dir && !o.n_args)
+		return print_directory(&o);
+	if (o.n_args != 1 || o.dir)
+		return cli_bad_usage(CMD_EXPORT, o.n_args
+		                                     ? "one FILE only (or --dir DIR)"
+		                                     : "which recording? give FILE or --dir DIR");
 	return print_recording(o.args[0], &o);
 }

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +28,7 @@
 #include "core/loop.h"
 #include "sources/live.h"
 #include "record/rec_registry.h"
+#include "record/rec_dir.h"
 #include "record/record.h"
 
 static volatile sig_atomic_t stop_signal;   /* the signal that asked us to stop */
@@ -128,17 +130,44 @@ struct session {
 	int64_t start_ns, next_ns, last_sample_ns;
 	int64_t command_end_ns; /* -1: the command runs, or there is none */
 	int status;             /* 2 once the recording failed (disk full, file trouble) */
+	struct rec_host_facts facts;
+	char path[4096];       /* the file being written */
+	int64_t period_end_ns; /* --dir: the wall-clock time the next file starts */
 };
 
 static int start_command(struct session *s);
 
 /* The recorder's sink: every sample is stored, each committed on its own. */
+static int open_file(struct session *s, int64_t realtime_ns);
+
+/* --dir: the sample that crosses a period's end is the last of its file and the first of
+ * the next (readers hand it out once), so each file holds its whole period. */
+static int rotate(struct session *s, const struct xs_sample *cur)
+{
+	struct rec_error err;
+	if (s->rec) {
+		if (rec_append(s->rec, cur, &err) || rec_close(s->rec, &err))
+			fprintf(stderr, "xiotop: %s\n", err.msg);
+		s->rec = NULL;
+	}
+	if (open_file(s, cur->realtime_ns))
+		return -1;
+	const struct cli_opts *o = s->o;
+	if (rec_dir_prune(o->dir, cur->realtime_ns, (int64_t)(o->retain_s * 1e9),
+	                  (uint64_t)o->retain_bytes, s->path) < 0)
+		fprintf(stderr, "xiotop: cannot prune %s: %s\n", o->dir, strerror(errno));
+	return 0;
+}
+
 static int store_sample(void *ctx, const struct xs_sample *cur, bool first)
 {
-	(void)first;
 	struct session *s = ctx;
 	struct rec_error err;
 	s->last_sample_ns = clock_mono_ns();
+	if (s->o->dir && (!s->rec || cur->realtime_ns >= s->period_end_ns) && rotate(s, cur)) {
+		s->status = 2;
+		return 2;
+	}
 	if (rec_append(s->rec, cur, &err)) {
 		fprintf(stderr, "xiotop: %s\n", err.msg);
 		if (err.code == REC_ERR_BUSY)
@@ -247,29 +276,60 @@ static void catch_signals(sigset_t *wait_mask)
 	sigdelset(wait_mask, SIGCHLD);
 }
 
-/* The file first: a place that cannot take it is found before the tracer loads. */
+/* A new file at s->path (--dir: named by realtime_ns), its meta, and the registry entry
+ * `xiotop mark` finds. 0, or -1 (said). */
+static int open_file(struct session *s, int64_t realtime_ns)
+{
+	const struct cli_opts *o = s->o;
+	if (o->dir) {
+		int64_t period = (int64_t)(o->period_s * 1e9);
+		s->period_end_ns = rec_dir_period_start(realtime_ns, period) + period;
+		if (rec_dir_file_name(o->dir, realtime_ns, s->path, sizeof(s->path))) {
+			fprintf(stderr, "xiotop: --dir %s: path too long\n", o->dir);
+			return -1;
+		}
+	}
+	struct rec_error err;
+	s->rec = rec_create(s->path, &s->facts, &err);
+	if (!s->rec) {
+		fprintf(stderr, "xiotop: %s\n", err.msg);
+		return -1;
+	}
+	if (s->live)
+		store_meta(s);
+	char why[512];
+	if (rec_registry_publish(s->path, why, sizeof(why)))
+		fprintf(stderr, "xiotop: `xiotop mark` will need -o %s (%s)\n", s->path, why);
+	return 0;
+}
+
+/* The file (or directory) first: a place that cannot take it is found before the tracer
+ * loads. */
 static int open_session(struct session *s)
 {
 	const struct cli_opts *o = s->o;
-	struct rec_host_facts facts;
-	rec_host_facts_read(o->src.roots.proc, &facts);
-	struct rec_error err;
-	s->rec = rec_create(o->output, &facts, &err);
-	if (!s->rec) {
-		fprintf(stderr, "xiotop: %s\n", err.msg);
-		return 2;
+	rec_host_facts_read(o->src.roots.proc, &s->facts);
+	if (o->dir) {
+		if ((mkdir(o->dir, 0750) && errno != EEXIST) || access(o->dir, W_OK | X_OK)) {
+			fprintf(stderr, "xiotop: --dir %s: %s\n", o->dir, strerror(errno));
+			return 2;
+		}
+	} else {
+		snprintf(s->path, sizeof(s->path), "%s", o->output);
+		if (open_file(s, 0))
+			return 2;
 	}
 	int rc = live_open(&s->live, &o->src);
 	if (rc) {
 		/* Nothing recorded: leave no file behind that looks like a recording. */
-		rec_close(s->rec, NULL);
-		unlink(o->output);
+		if (s->rec) {
+			rec_close(s->rec, NULL);
+			unlink(s->path);
+		}
 		return rc;
 	}
-	store_meta(s);
-	char why[512];
-	if (rec_registry_publish(o->output, why, sizeof(why)))
-		fprintf(stderr, "xiotop: `xiotop mark` will need -o %s (%s)\n", o->output, why);
+	if (s->rec)
+		store_meta(s);
 	return 0;
 }
 
@@ -319,8 +379,10 @@ int cmd_record(int argc, char **argv)
 	int rc = cli_parse(CMD_RECORD, argc, argv, &o);
 	if (rc)
 		return rc == 1 ? 0 : rc;
-	if (!o.output)
-		return cli_bad_usage(CMD_RECORD, "where to? give -o FILE");
+	if (!o.output == !o.dir)
+		return cli_bad_usage(CMD_RECORD, "where to? give -o FILE or --dir DIR");
+	if (o.dir && o.n_args)
+		return cli_bad_usage(CMD_RECORD, "--dir records continuously: no -- COMMAND");
 	struct session s = {.o = &o, .cmd = {.status = -1}};
 	rc = open_session(&s);
 	if (rc)
@@ -329,7 +391,7 @@ int cmd_record(int argc, char **argv)
 	fprintf(stderr,
 	        "xiotop: recording to %s every %g s; Ctrl-C stops; `xiotop mark LABEL` adds a "
 	        "mark\n",
-	        o.output, o.delay_s);
+	        o.dir ? o.dir : o.output, o.delay_s);
 	rc = run(&s);
 	if (rc)
 		wait_for_command(&s.cmd);
@@ -337,14 +399,14 @@ int cmd_record(int argc, char **argv)
 		stop_command(&s.cmd, s.rec);
 
 	struct rec_error err;
-	size_t n = rec_writer_count(s.rec);
+	size_t n = s.rec ? rec_writer_count(s.rec) : 0;
 	if (rec_close(s.rec, &err) && !rc) {
 		fprintf(stderr, "xiotop: %s\n", err.msg);
 		rc = 2;
 	}
 	rec_registry_withdraw();
 	live_close(s.live);
-	fprintf(stderr, "xiotop: %s: %zu samples (%zu intervals)\n", o.output, n, n ? n - 1 : 0);
+	fprintf(stderr, "xiotop: %s: %zu samples (%zu intervals)\n", s.path, n, n ? n - 1 : 0);
 	if (!rc && o.n_args && s.cmd.status >= 0)
 		return s.cmd.status;
 	return rc;

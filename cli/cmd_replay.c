@@ -168,8 +168,10 @@ int cmd_replay(int argc, char **argv)
 	int rc = cli_parse(CMD_REPLAY, argc, argv, &cli);
 	if (rc)
 		return rc == 1 ? 0 : rc;
-	if (cli.n_args != 1)
-		return cli_bad_usage(CMD_REPLAY, "give one FILE");
+	if (cli.dir && !cli.n_args) /* batch lines: the console replays one file */
+		return print_directory(&cli);
+	if (cli.n_args != 1 || cli.dir)
+		return cli_bad_usage(CMD_REPLAY, "give one FILE (or --dir DIR)");
 	struct replay_opts o = {
 	    .path = cli.args[0],
 	    .cli = &cli,

@@ -22,5 +22,7 @@ int cmd_replay(int argc, char **argv);
 /* Recorded intervals of FILE's window [o->from, o->to] as `xiotop -b` prints them (at
  * most o->iterations; 0: all): `xiotop export` and `xiotop -b --from-file`. */
 int print_recording(const char *path, const struct cli_opts *o);
+/* The same over the recordings of o->dir within --from/--to (TIMEs), as one recording. */
+int print_directory(const struct cli_opts *o);
 
 #endif

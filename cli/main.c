@@ -3,6 +3,7 @@
  *   xiotop [-b] [OPTIONS]                  the console, or batch lines (cmd_live.c)
  *   xiotop topology|record|mark|export|replay ...   (commands.h)
  *   xiotop COMMAND --help                  each command's options (options.c)
+ *   xiotop --version
  *
  * Exit status: 0 done, 1 runtime failure, 2 bad usage or input, or a missing
  * prerequisite (root, BPF).
@@ -25,6 +26,10 @@ int main(int argc, char **argv)
 	                   {"topology", cmd_topology}};
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
+		printf("xiotop %s\n", XIOTOP_VERSION);
+		return 0;
+	}
 	for (size_t i = 0; argc > 1 && i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		if (!strcmp(argv[1], subcommands[i].name))
 			return subcommands[i].run(argc - 1, argv + 1);

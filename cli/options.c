@@ -24,6 +24,10 @@ enum opt_id {
 	O_DURATION,
 	O_TAIL,
 	O_PRINT,
+	O_DIR,
+	O_PERIOD,
+	O_RETAIN,
+	O_RETAIN_SIZE,
 	O_AGAINST,
 	O_DOMAIN,
 	O_CLAIM,
@@ -60,10 +64,16 @@ static const struct opt table[] = {
      "window start: a mark's label, 2024-05-01T12:00:00Z (UTC) or +SECONDS"},
     {O_TO, "to", "MARK|TIME", CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN, "window end, as --from"},
     {O_SPEED, "speed", "X", CMD_REPLAY, "play X times faster than recorded"},
-    {O_DURATION, "duration", "D", CMD_RECORD, "stop after D (90, 90s, 5m, 2h)"},
+    {O_DURATION, "duration", "D", CMD_RECORD, "stop after D (90, 90s, 5m, 2h, 1d)"},
     {O_TAIL, "tail", "SECONDS", CMD_RECORD,
      "with -- COMMAND: keep recording after it ends (default 30)"},
     {O_PRINT, "print", "F", CMD_RECORD, "also print each interval as -b --format F would"},
+    {O_DIR, "dir", "DIR", CMD_RECORD | CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
+     "record: one file per --period in DIR; else: read DIR's files (--from/--to: TIMEs)"},
+    {O_PERIOD, "period", "D", CMD_RECORD, "with --dir: a new file every D (default 1d)"},
+    {O_RETAIN, "retain", "D", CMD_RECORD, "with --dir: remove files older than D (14d)"},
+    {O_RETAIN_SIZE, "retain-size", "SIZE", CMD_RECORD,
+     "with --dir: oldest files go while DIR holds more than SIZE (2G; 0: no limit)"},
     {O_AGAINST, "against", "MARK..MARK", CMD_EXPLAIN, "compare with this window of FILE"},
     {O_DOMAIN, "domain", "ID|NAME", CMD_EXPLAIN, "only this domain (repeatable)"},
     {O_CLAIM, "claim", "FILE[@DOMAIN]", CMD_EXPLAIN,
@@ -104,6 +114,9 @@ void cli_defaults(struct cli_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->delay_s = 3.0;
 	o->tail_s = 30.0;
+	o->period_s = 86400;
+	o->retain_s = 14 * 86400;
+	o->retain_bytes = 2.0 * 1024 * 1024 * 1024;
 	o->format = BATCH_TEXT;
 	o->src.roots = (struct xt_roots){.sysfs = "/sys", .proc = "/proc", .dev = "/dev"};
 }
@@ -126,6 +139,12 @@ void cli_usage(enum cli_cmd cmd, FILE *out)
 			         t->arg ? t->arg : "");
 		fprintf(out, "  %-30s %s\n", left, t->help);
 	}
+	if (cmd != CMD_LIVE)
+		return;
+	fprintf(out, "commands (each has --help):\n");
+	for (size_t i = 1; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  xiotop %s %s\n", commands[i].name, commands[i].synopsis);
+	fprintf(out, "  xiotop --version\n");
 }
 
 int cli_bad_usage(enum cli_cmd cmd, const char *what)
@@ -136,20 +155,35 @@ int cli_bad_usage(enum cli_cmd cmd, const char *what)
 	return 2;
 }
 
-/* "90", "90s", "5m", "2h" -> seconds; -1 if malformed. */
-static double parse_duration(const char *s)
+/* A number with one of the suffixes (each with its factor), or none; -1 if malformed. */
+static double parse_scaled(const char *s, const char *const *suffixes, const double *factors)
 {
 	char *end;
 	double v = strtod(s, &end);
-	if (end == s || !(v >= 0))
+	if (end == s || !(v >= 0) || v > 1e15)
 		return -1;
-	if (!strcmp(end, "") || !strcmp(end, "s"))
+	if (!*end)
 		return v;
-	if (!strcmp(end, "m"))
-		return v * 60;
-	if (!strcmp(end, "h"))
-		return v * 3600;
+	for (size_t i = 0; suffixes[i]; i++)
+		if (!strcmp(end, suffixes[i]))
+			return v * factors[i];
 	return -1;
+}
+
+/* "90", "90s", "5m", "2h", "14d" -> seconds; -1 if malformed. */
+static double parse_duration(const char *s)
+{
+	static const char *const suffixes[] = {"s", "m", "h", "d", NULL};
+	static const double factors[] = {1, 60, 3600, 86400};
+	return parse_scaled(s, suffixes, factors);
+}
+
+/* "500M", "2G", "1048576" -> bytes; -1 if malformed. */
+static double parse_size(const char *s)
+{
+	static const char *const suffixes[] = {"K", "M", "G", "T", NULL};
+	static const double factors[] = {1024.0, 1048576.0, 1073741824.0, 1099511627776.0};
+	return parse_scaled(s, suffixes, factors);
 }
 
 /* A number in [lo, hi], all of arg; false if not. */
@@ -227,6 +261,18 @@ static const char *take(struct cli_opts *o, enum opt_id id, const char *arg)
 	case O_PRINT:
 		o->print = true;
 		return batch_parse_format(arg, &o->print_format) ? "unknown --print format" : NULL;
+	case O_DIR:
+		o->dir = arg;
+		return NULL;
+	case O_PERIOD:
+		o->period_s = parse_duration(arg);
+		return o->period_s >= 1 ? NULL : "--period wants 1s or more (90s, 5m, 1h, 1d)";
+	case O_RETAIN:
+		o->retain_s = parse_duration(arg);
+		return o->retain_s >= 0 ? NULL : "--retain wants a duration (0: keep all, 7d)";
+	case O_RETAIN_SIZE:
+		o->retain_bytes = parse_size(arg);
+		return o->retain_bytes >= 0 ? NULL : "--retain-size wants bytes (500M, 2G; 0: any)";
 	case O_AGAINST:
 		o->against = arg;
 		return NULL;

@@ -47,6 +47,10 @@ struct cli_opts {
 	double tail_s;         /* record --tail */
 	bool print;            /* record --print FORMAT */
 	enum batch_format print_format;
+	const char *dir;     /* record --dir: rotating files; export/replay: read them */
+	double period_s;     /* record --dir: one file per period (default 1 d) */
+	double retain_s;     /* record --dir: remove files older (0: keep) */
+	double retain_bytes; /* record --dir: keep the files under this size (0: any) */
 	const char *against; /* explain --against MARK..MARK */
 	const char *domains[CLI_MAX_LIST];
 	size_t n_domains; /* explain --domain */
