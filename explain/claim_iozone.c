@@ -178,6 +178,9 @@ static int parse_table(const struct claim_src *src, struct claim_iozone *z)
 		if (t.overflow)
 			return claim_fail(src, l.no, "iozone row with more than %d figures",
 			                  IOZONE_MAX_COLS);
+		/* iozone ends every row with '\n': without one a figure may be cut short */
+		if (l.s + l.len == src->buf + src->len)
+			return claim_fail(src, l.no, "truncated iozone row (no end of line)");
 		if (table_row(src, &l, &h, &t, z) != 0)
 			return -1;
 	}
@@ -283,6 +286,9 @@ static int parse_report(const struct claim_src *src, struct claim_iozone *z)
 			nrec = t.n;
 			continue;
 		}
+		if (l.s + l.len == src->buf + src->len)
+			return claim_fail(src, l.no,
+			                  "truncated iozone report row (no end of line)");
 		if (report_row(src, &l, &t, recs, nrec, test, z) != 0)
 			return -1;
 	}

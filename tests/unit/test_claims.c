@@ -363,6 +363,8 @@ static void test_truncated(void **state)
 	parse_bad("64+0 records in\n64+0 records out\n", "summary");
 	parse_bad("64+0 records in\n", "truncated dd output");
 	parse_bad("{\"fio version\" : \"fio-3.33\", \"jobs\" : [", "truncated fio JSON");
+	parse_bad("    KB  reclen   write rewrite\n921600     256   11854   182",
+	          "bad.txt:2: truncated iozone row");
 }
 
 static void test_foreign(void **state)
