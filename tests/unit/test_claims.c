@@ -268,6 +268,77 @@ static void test_iozone_seed002(void **state)
 	near(cl.u.iozone.rows[0].kib_per_s[CLAIM_IOZONE_RANDOM_WRITE], 8815);
 }
 
+static char *slurp(const char *name, size_t *len)
+{
+	FILE *f = fopen(fixture(name), "rb");
+	assert_non_null(f);
+	char *buf = malloc(1 << 20);
+	assert_non_null(buf);
+	*len = fread(buf, 1, 1 << 20, f);
+	fclose(f);
+	return buf;
+}
+
+/* iozone 3.414 built from source (not packaged here): see the fixtures' README */
+static void test_iozone_real(void **state)
+{
+	(void)state;
+	parse_ok("iozone-R-i012.txt"); /* table and -R report: the table is read */
+	const struct claim_iozone *z = &cl.u.iozone;
+	assert_false(z->from_report);
+	assert_int_equal(z->nrows, 2);
+	static const double r0[] = {1320304, 3606999, 4452199, 4772450, 4680142, 5258928};
+	static const double r1[] = {1717397, 3703959, 3833995, 4132700, 3677768, 3732958};
+	for (int k = 0; k < CLAIM_IOZONE_NTESTS; k++) {
+		near(z->rows[0].kib_per_s[k], r0[k]);
+		near(z->rows[1].kib_per_s[k], r1[k]);
+	}
+	assert_int_equal(z->rows[1].file_kib, 131072);
+	assert_int_equal(z->rows[1].record_kib, 256);
+	assert_int_equal(cl.bytes, 65536ull * 1024);
+	near(cl.rate_bytes_per_s, 1320304 * 1024.0);
+	assert_int_equal(cl.written_bytes, 3 * (65536ull + 131072) * 1024);
+
+	parse_ok("iozone-i0-i2.txt"); /* read/reread columns left blank by -i */
+	const struct claim_iozone_row *r = &cl.u.iozone.rows[0];
+	near(r->kib_per_s[CLAIM_IOZONE_WRITE], 2750737);
+	near(r->kib_per_s[CLAIM_IOZONE_REWRITE], 3836997);
+	assert_true(r->kib_per_s[CLAIM_IOZONE_READ] < 0);
+	assert_true(r->kib_per_s[CLAIM_IOZONE_REREAD] < 0);
+	near(r->kib_per_s[CLAIM_IOZONE_RANDOM_READ], 4311350);
+	near(r->kib_per_s[CLAIM_IOZONE_RANDOM_WRITE], 6520368);
+	assert_int_equal(cl.directions, CLAIM_DIR_READ | CLAIM_DIR_WRITE);
+
+	/* -a on tmpfs: table figures run together ("93922312310336"), the report is read */
+	parse_ok("iozone-a-R.txt");
+	z = &cl.u.iozone;
+	assert_true(z->from_report);
+	assert_int_equal(z->nrows, 20);
+	r = &z->rows[4];
+	assert_int_equal(r->file_kib, 64);
+	assert_int_equal(r->record_kib, 64);
+	near(r->kib_per_s[CLAIM_IOZONE_WRITE], 939223);
+	near(r->kib_per_s[CLAIM_IOZONE_REWRITE], 12310336);
+	near(r->kib_per_s[CLAIM_IOZONE_REREAD], 34389688);
+	near(z->rows[19].kib_per_s[CLAIM_IOZONE_READ], 12797441);
+	for (unsigned i = 0; i < z->nrows; i++)
+		for (int k = 0; k < CLAIM_IOZONE_NTESTS; k++)
+			assert_true(z->rows[i].kib_per_s[k] > 0);
+	/* the same table without its report cannot be read */
+	size_t len;
+	char *buf = slurp("iozone-a-R.txt", &len);
+	char *cut = strstr(buf, "Excel output is below");
+	assert_non_null(cut);
+	assert_int_equal(
+	    claim_parse_buffer("a.txt", buf, (size_t)(cut - buf), &cl, err, sizeof(err)), -1);
+	assert_one_clean_line("a.txt:");
+	assert_non_null(strstr(err, "run together"));
+	free(buf);
+
+	assert_int_equal(claim_parse_file(fixture("iozone-ops.txt"), &cl, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "ops/s"));
+}
+
 static void test_iozone_constructed(void **state)
 {
 	(void)state;
@@ -331,17 +402,6 @@ static void test_fio(void **state)
 }
 
 /* --- bad input ------------------------------------------------------------------------------ */
-
-static char *slurp(const char *name, size_t *len)
-{
-	FILE *f = fopen(fixture(name), "rb");
-	assert_non_null(f);
-	char *buf = malloc(1 << 20);
-	assert_non_null(buf);
-	*len = fread(buf, 1, 1 << 20, f);
-	fclose(f);
-	return buf;
-}
 
 static void test_truncated(void **state)
 {
@@ -429,7 +489,8 @@ static void test_huge_numbers(void **state)
 	parse_bad("1.96,1.96,h,1,1,99999999999999999G,,1,1,1,1,1,1,1,1,1,1,1,1,16,,,,,,,,,,,,,,,,"
 	          ",,,,,,,,,,,,\n",
 	          "file size field");
-	parse_bad("  KB  reclen   write\n99999999999999999999999       4    124\n",
+	parse_bad("                      KB  reclen   write\n"
+	          "99999999999999999999999       4    124\n",
 	          "not a whole number");
 	parse_bad(
 	    "{\"fio version\": \"x\", \"jobs\": [{\"jobname\": \"j\", \"read\": {\"io_bytes\": "
@@ -482,6 +543,7 @@ int main(void)
 	    cmocka_unit_test(test_bonnie_seed000),
 	    cmocka_unit_test(test_bonnie_classic_refused),
 	    cmocka_unit_test(test_iozone_seed002),
+	    cmocka_unit_test(test_iozone_real),
 	    cmocka_unit_test(test_iozone_constructed),
 	    cmocka_unit_test(test_fio),
 	    cmocka_unit_test(test_truncated),
