@@ -521,6 +521,47 @@ static void test_escape_bytes(void **state)
 	assert_true(strlen(small) < sizeof(small));
 }
 
+/* Every prefix of every fixture, and each with one byte flipped: parses or gives one
+ * clean line naming the buffer; never a crash, never a raw byte in the error. */
+static void test_every_prefix(void **state)
+{
+	(void)state;
+	static const char *files[] = {"gnu-dd-progress.txt",
+	                              "gnu-dd-lang-de.txt",
+	                              "busybox-dd-summary-constructed.txt",
+	                              "seed003-dom0-bsd-dd-write.txt",
+	                              "bonnie-2.00a-default.txt",
+	                              "bonnie-2.00a-q-x2.csv",
+	                              "seed000-dom0-bonnie.txt",
+	                              "iozone-R-i012.txt",
+	                              "iozone-a-R.txt",
+	                              "seed002-dom0-iozone.txt",
+	                              "fio-randrw-2jobs.json",
+	                              "fio-jsonplus.json"};
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		size_t len;
+		char *buf = slurp(files[f], &len);
+		char *copy = malloc(len ? len : 1);
+		assert_non_null(copy);
+		/* large files: every 13th prefix keeps the test short */
+		size_t step = len > 4096 ? 13 : 1;
+		for (size_t cut = 0; cut <= len; cut += step) {
+			memcpy(copy, buf, cut);
+			if (cut)
+				copy[cut / 2] ^= 0x5a;
+			for (int flip = 0; flip < 2; flip++) {
+				int rc = claim_parse_buffer("cut.txt", flip ? copy : buf, cut, &cl,
+				                            err, sizeof(err));
+				assert_true(rc == 0 || rc == -1);
+				if (rc == -1)
+					assert_one_clean_line("cut.txt");
+			}
+		}
+		free(copy);
+		free(buf);
+	}
+}
+
 static void test_missing_file(void **state)
 {
 	(void)state;
@@ -551,6 +592,7 @@ int main(void)
 	    cmocka_unit_test(test_garbled_numbers),
 	    cmocka_unit_test(test_huge_numbers),
 	    cmocka_unit_test(test_escape_bytes),
+	    cmocka_unit_test(test_every_prefix),
 	    cmocka_unit_test(test_missing_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
