@@ -19,6 +19,8 @@ const char *claim_tool_name(enum claim_tool tool)
 		return "dd-bsd";
 	case CLAIM_TOOL_BONNIE:
 		return "bonnie++";
+	case CLAIM_TOOL_BONNIE_CLASSIC:
+		return "bonnie";
 	case CLAIM_TOOL_IOZONE:
 		return "iozone";
 	case CLAIM_TOOL_FIO:
@@ -72,6 +74,8 @@ int claim_parse_buffer(const char *name, const char *buf, size_t len, struct cla
 	else if (claim_contains(&src, "Iozone") || claim_contains(&src, "reclen") ||
 	         claim_contains(&src, "\"Writer report\""))
 		rc = claim_parse_iozone(&src, out);
+	else if (!has_bonnie_csv(&src) && claim_contains(&src, "-Per Char-"))
+		rc = claim_parse_bonnie_classic(&src, out); /* bonnie++ says "-Per Chr-" */
 	else if (has_bonnie_csv(&src) || claim_contains(&src, "Sequential Output"))
 		rc = claim_parse_bonnie(&src, out);
 	else if (claim_contains(&src, " records in") || claim_contains(&src, " bytes") ||

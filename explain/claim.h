@@ -4,7 +4,8 @@
  * content (never from the file name) and fill a struct claim with the tool's own
  * figures, unscaled by anything xiotop observed. Supported: GNU dd (any locale's words,
  * decimal comma, status=progress lines), busybox dd (third status line), BSD dd,
- * bonnie++ 1.96/1.97/2.0x CSV (format versions 1.96, 1.97, 1.98), iozone's default
+ * bonnie++ 1.96/1.97/2.0x CSV (format versions 1.96, 1.97, 1.98), classic bonnie's
+ * table (also as wrapped by mail archives), iozone's default
  * table and its -R report sections, fio --output-format=json / json+.
  *
  * On success: 0, *out filled. On unknown, truncated or garbled input: -1, *out zeroed
@@ -25,10 +26,11 @@
 #include <stdint.h>
 
 enum claim_tool {
-	CLAIM_TOOL_DD,         /* GNU coreutils dd */
-	CLAIM_TOOL_DD_BUSYBOX, /* busybox dd */
-	CLAIM_TOOL_DD_BSD,     /* NetBSD/FreeBSD dd: "N bytes transferred in S secs" */
-	CLAIM_TOOL_BONNIE,     /* bonnie++ CSV */
+	CLAIM_TOOL_DD,             /* GNU coreutils dd */
+	CLAIM_TOOL_DD_BUSYBOX,     /* busybox dd */
+	CLAIM_TOOL_DD_BSD,         /* NetBSD/FreeBSD dd: "N bytes transferred in S secs" */
+	CLAIM_TOOL_BONNIE,         /* bonnie++ CSV */
+	CLAIM_TOOL_BONNIE_CLASSIC, /* Tim Bray's bonnie: its text table */
 	CLAIM_TOOL_IOZONE,
 	CLAIM_TOOL_FIO,
 };
@@ -82,7 +84,7 @@ enum claim_bonnie_test {
 };
 
 struct claim_bonnie {
-	char format_version[16]; /* "1.96", "1.97", "1.98" */
+	char format_version[16]; /* "1.96", "1.97", "1.98"; "classic" for bonnie */
 	char version[16];        /* bonnie++'s own version, "2.00a" */
 	char machine[CLAIM_NAME_MAX];
 	uint64_t file_size_bytes;
@@ -135,7 +137,7 @@ struct claim {
 	} u;
 };
 
-/* "dd", "dd-busybox", "dd-bsd", "bonnie++", "iozone", "fio". */
+/* "dd", "dd-busybox", "dd-bsd", "bonnie++", "bonnie", "iozone", "fio". */
 const char *claim_tool_name(enum claim_tool tool);
 
 /* Reads `path` (at most 16 MiB) and parses it; errors name `path`. */

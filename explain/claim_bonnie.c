@@ -128,7 +128,7 @@ static bool ran(const struct claim_bonnie *b, enum claim_bonnie_test t)
 	return b->rate_bytes_per_s[t] >= 0 || b->too_fast[t];
 }
 
-static void headline(struct claim *out)
+void claim_bonnie_headline(struct claim *out)
 {
 	struct claim_bonnie *b = &out->u.bonnie;
 	uint64_t size = b->file_size_bytes;
@@ -178,6 +178,6 @@ int claim_parse_bonnie(const struct claim_src *src, struct claim *out)
 		    "no bonnie++ CSV data line; expected a line starting "
 		    "\"1.96,\", \"1.97,\" or \"1.98,\" (the text table alone, or classic "
 		    "bonnie, is not read)");
-	headline(out);
+	claim_bonnie_headline(out);
 	return 0;
 }

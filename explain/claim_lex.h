@@ -66,6 +66,9 @@ bool claim_contains(const struct claim_src *src, const char *needle);
 
 int claim_parse_dd(const struct claim_src *src, struct claim *out);
 int claim_parse_bonnie(const struct claim_src *src, struct claim *out);
+int claim_parse_bonnie_classic(const struct claim_src *src, struct claim *out);
+/* Fills the headline and totals of a claim from out->u.bonnie (both bonnie parsers). */
+void claim_bonnie_headline(struct claim *out);
 int claim_parse_iozone(const struct claim_src *src, struct claim *out);
 int claim_parse_fio(const struct claim_src *src, struct claim *out);
 

@@ -234,14 +234,34 @@ static void test_bonnie_seed000(void **state)
 	near(cl.u.bonnie.rate_bytes_per_s[CLAIM_BONNIE_BLOCK_READ], 190338 * 1024.0);
 }
 
-static void test_bonnie_classic_refused(void **state)
+static void test_bonnie_classic(void **state)
 {
 	(void)state;
-	assert_int_equal(
-	    claim_parse_file(fixture("seed004-domu-bonnie-classic.txt"), &cl, err, sizeof(err)),
-	    -1);
-	assert_one_clean_line("seed004-domu-bonnie-classic.txt");
-	assert_non_null(strstr(err, "CSV"));
+	parse_ok("seed004-domu-bonnie-classic.txt");
+	const struct claim_bonnie *b = &cl.u.bonnie;
+	assert_int_equal(cl.tool, CLAIM_TOOL_BONNIE_CLASSIC);
+	assert_string_equal(claim_tool_name(cl.tool), "bonnie");
+	assert_string_equal(b->format_version, "classic");
+	assert_string_equal(b->machine, "");
+	assert_int_equal(b->file_size_bytes, 2048ull << 20);
+	static const double want[] = {15999, 9930, 27065, 30324, 49356};
+	for (int t = 0; t < CLAIM_BONNIE_NTESTS; t++)
+		near(b->rate_bytes_per_s[t], want[t] * 1024);
+	near(cl.rate_bytes_per_s, 9930 * 1024.0);
+	near(cl.seconds, 2048.0 * 1024 * 1024 / (9930 * 1024.0));
+	parse_ok("seed004-dom0-bonnie-classic.txt"); /* last %CPU wrapped to the next line */
+	assert_int_equal(cl.u.bonnie.file_size_bytes, 256ull << 20);
+	near(cl.u.bonnie.rate_bytes_per_s[CLAIM_BONNIE_BLOCK_WRITE], 106710 * 1024.0);
+	near(cl.u.bonnie.rate_bytes_per_s[CLAIM_BONNIE_BLOCK_READ], 116068 * 1024.0);
+	parse_ok("seed003-bonnie-classic-wrapped.txt"); /* header and rows wrapped by a mail */
+	assert_int_equal(cl.u.bonnie.runs, 3);
+	assert_string_equal(cl.u.bonnie.machine, "dom0-raw");
+	assert_int_equal(cl.u.bonnie.file_size_bytes, 4000ull << 20);
+	near(cl.u.bonnie.rate_bytes_per_s[CLAIM_BONNIE_BLOCK_WRITE], 268640 * 1024.0);
+	near(cl.u.bonnie.rate_bytes_per_s[CLAIM_BONNIE_BLOCK_READ], 265574 * 1024.0);
+	parse_bad("-Per Char- --Block---\nMachine MB K/sec %CPU\n 2048 15999 1x.4 9930\n",
+	          "bad.txt:3: bonnie result line");
+	parse_bad("-Per Char- --Block---\nMachine MB K/sec %CPU\n", "without a result line");
 }
 
 /* --- iozone ------------------------------------------------------------------------------ */
@@ -582,7 +602,7 @@ int main(void)
 	    cmocka_unit_test(test_bsd_dd),
 	    cmocka_unit_test(test_bonnie_200),
 	    cmocka_unit_test(test_bonnie_seed000),
-	    cmocka_unit_test(test_bonnie_classic_refused),
+	    cmocka_unit_test(test_bonnie_classic),
 	    cmocka_unit_test(test_iozone_seed002),
 	    cmocka_unit_test(test_iozone_real),
 	    cmocka_unit_test(test_iozone_constructed),
