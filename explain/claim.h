@@ -13,6 +13,8 @@
  * DEL and non-ASCII byte is escaped (\xNN), so it can be printed as is; the caller exits
  * 2. Nothing is allocated; a struct claim is self-contained (large: keep it off small
  * stacks). Figures that a tool does not report are -1 (doubles) or have a false flag.
+ * Strings kept in a claim (machine and job names, versions) are copied as found in the
+ * file, control bytes included: escape them when printing (ui/sanitize.h).
  *
  * Units: bytes, seconds, bytes per second. Tools that print K/sec (bonnie++, iozone)
  * mean KiB (1024); GNU dd's kB/MB/GB are 1000-based, its KiB/MiB/GiB and busybox's
