@@ -25,8 +25,8 @@ demo: build
 lint:
 	@git ls-files '*.c' '*.h' | xargs clang-format --dry-run --Werror
 	@cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-		--inline-suppr --suppress=missingIncludeSystem -I monitor -I monitor/topology -I ui -I bpf \
-		monitor ui tests/unit tests/emu
+		--inline-suppr --suppress=missingIncludeSystem -I monitor -I monitor/topology -I ui -I bpf -I explain \
+		monitor ui explain tests/unit tests/emu
 
 format:
 	@git ls-files '*.c' '*.h' | xargs clang-format -i

@@ -1,0 +1,152 @@
+/* claim.h - what a benchmark says it did, read from the benchmark's own output.
+ *
+ * Contract: claim_parse_file() / claim_parse_buffer() recognise the tool from the
+ * content (never from the file name) and fill a struct claim with the tool's own
+ * figures, unscaled by anything xiotop observed. Supported: GNU dd (any locale's words,
+ * decimal comma, status=progress lines), busybox dd (third status line), BSD dd,
+ * bonnie++ 1.96/1.97/2.0x CSV (format versions 1.96, 1.97, 1.98), classic bonnie's
+ * table (also as wrapped by mail archives), iozone's default
+ * table and its -R report sections, fio --output-format=json / json+.
+ *
+ * On success: 0, *out filled. On unknown, truncated or garbled input: -1, *out zeroed
+ * and `err` holds ONE line "NAME[:LINE]: what was expected" in which every control byte,
+ * DEL and non-ASCII byte is escaped (\xNN), so it can be printed as is; the caller exits
+ * 2. Nothing is allocated; a struct claim is self-contained (large: keep it off small
+ * stacks). Figures that a tool does not report are -1 (doubles) or have a false flag.
+ * Strings kept in a claim (machine and job names, versions) are copied as found in the
+ * file, control bytes included: escape them when printing (ui/sanitize.h).
+ *
+ * Units: bytes, seconds, bytes per second. Tools that print K/sec (bonnie++, iozone)
+ * mean KiB (1024); GNU dd's kB/MB/GB are 1000-based, its KiB/MiB/GiB and busybox's
+ * K/M/G are 1024-based.
+ */
+#ifndef XIOTOP_CLAIM_H
+#define XIOTOP_CLAIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum claim_tool {
+	CLAIM_TOOL_DD,             /* GNU coreutils dd */
+	CLAIM_TOOL_DD_BUSYBOX,     /* busybox dd */
+	CLAIM_TOOL_DD_BSD,         /* NetBSD/FreeBSD dd: "N bytes transferred in S secs" */
+	CLAIM_TOOL_BONNIE,         /* bonnie++ CSV */
+	CLAIM_TOOL_BONNIE_CLASSIC, /* Tim Bray's bonnie: its text table */
+	CLAIM_TOOL_IOZONE,
+	CLAIM_TOOL_FIO,
+};
+
+/* Bits of claim.directions. dd copies: its output does not say which side was the
+ * disk, so dd claims carry both bits and the caller decides from the command. */
+#define CLAIM_DIR_READ  1u
+#define CLAIM_DIR_WRITE 2u
+
+#define CLAIM_FIO_MAX_JOBS    64
+#define CLAIM_IOZONE_MAX_ROWS 256
+#define CLAIM_NAME_MAX        64
+
+struct claim_dd {
+	uint64_t records_in_full, records_in_partial;
+	uint64_t records_out_full, records_out_partial;
+	unsigned progress_lines;      /* status=progress updates seen before the summary */
+	uint64_t progress_last_bytes; /* bytes of the last progress update, 0 if none */
+};
+
+/* One direction of one fio job; `present` is false when the job did no I/O that way. */
+struct claim_fio_dir {
+	bool present;
+	uint64_t io_bytes;
+	uint64_t bw_bytes; /* bytes per second, as fio computed it */
+	uint64_t runtime_ms;
+	bool has_clat; /* clat_ns.percentile present (not with clat_percentiles=0) */
+	uint64_t clat_p50_ns, clat_p99_ns;
+};
+
+struct claim_fio_job {
+	char name[CLAIM_NAME_MAX];
+	struct claim_fio_dir read, write;
+};
+
+struct claim_fio {
+	char version[CLAIM_NAME_MAX]; /* "fio-3.33" */
+	unsigned njobs;
+	struct claim_fio_job jobs[CLAIM_FIO_MAX_JOBS];
+};
+
+/* Sequential figures of one bonnie++ run, KiB/s as printed times 1024; -1 when the
+ * field is empty (test skipped) and too_fast[] set when it was "+++++". */
+enum claim_bonnie_test {
+	CLAIM_BONNIE_PUTC,
+	CLAIM_BONNIE_BLOCK_WRITE,
+	CLAIM_BONNIE_REWRITE,
+	CLAIM_BONNIE_GETC,
+	CLAIM_BONNIE_BLOCK_READ,
+	CLAIM_BONNIE_NTESTS,
+};
+
+struct claim_bonnie {
+	char format_version[16]; /* "1.96", "1.97", "1.98"; "classic" for bonnie */
+	char version[16];        /* bonnie++'s own version, "2.00a" */
+	char machine[CLAIM_NAME_MAX];
+	uint64_t file_size_bytes;
+	double rate_bytes_per_s[CLAIM_BONNIE_NTESTS];
+	bool too_fast[CLAIM_BONNIE_NTESTS];
+	unsigned runs; /* CSV data lines in the file (-x N); figures are from the first */
+};
+
+/* iozone columns in the order iozone prints them. */
+enum claim_iozone_test {
+	CLAIM_IOZONE_WRITE,
+	CLAIM_IOZONE_REWRITE,
+	CLAIM_IOZONE_READ,
+	CLAIM_IOZONE_REREAD,
+	CLAIM_IOZONE_RANDOM_READ,
+	CLAIM_IOZONE_RANDOM_WRITE,
+	CLAIM_IOZONE_NTESTS,
+};
+
+struct claim_iozone_row {
+	uint64_t file_kib, record_kib;
+	/* KiB/s as printed; -1 when the test was not run for this row */
+	double kib_per_s[CLAIM_IOZONE_NTESTS];
+};
+
+struct claim_iozone {
+	bool from_report; /* figures from the -R "... report" sections, not the table */
+	unsigned nrows;
+	struct claim_iozone_row rows[CLAIM_IOZONE_MAX_ROWS];
+};
+
+struct claim {
+	enum claim_tool tool;
+	unsigned directions; /* CLAIM_DIR_* bits */
+	/* The tool's headline: dd its summary line; fio all jobs, write if any job wrote,
+	 * else read; bonnie++ the block write (else block read) over the file size;
+	 * iozone the first row's write (else read) over its file size. */
+	uint64_t bytes;
+	double seconds;          /* -1: not reported */
+	double rate_bytes_per_s; /* as the tool printed it; -1: not reported */
+	/* Everything the tool says it wrote / read over the whole run, for comparison
+	 * with what dom0 saw (bonnie++: block write + rewrite, iozone: every write-type
+	 * column of every row, fio: all jobs). */
+	uint64_t written_bytes, read_bytes;
+	union {
+		struct claim_dd dd;
+		struct claim_fio fio;
+		struct claim_bonnie bonnie;
+		struct claim_iozone iozone;
+	} u;
+};
+
+/* "dd", "dd-busybox", "dd-bsd", "bonnie++", "bonnie", "iozone", "fio". */
+const char *claim_tool_name(enum claim_tool tool);
+
+/* Reads `path` (at most 16 MiB) and parses it; errors name `path`. */
+int claim_parse_file(const char *path, struct claim *out, char *err, size_t errlen);
+
+/* Parses `len` bytes of `buf` (need not be NUL terminated); errors name `name`. */
+int claim_parse_buffer(const char *name, const char *buf, size_t len, struct claim *out, char *err,
+                       size_t errlen);
+
+#endif

@@ -1,0 +1,75 @@
+/* claim_lex.h - shared by the claim parsers: lines, numbers, the one-line error.
+ *
+ * Contract: nothing here allocates or reads past `len`; number readers refuse values
+ * that do not fit (no overflow, no wrap) and never depend on the process locale (a
+ * decimal comma is accepted only where the caller allows it). claim_fail() formats
+ * "NAME[:LINE]: message", escapes every byte outside printable ASCII, and returns -1.
+ */
+#ifndef XIOTOP_CLAIM_LEX_H
+#define XIOTOP_CLAIM_LEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "explain/claim.h"
+
+struct claim_src {
+	const char *name;
+	const char *buf;
+	size_t len;
+	char *err;
+	size_t errlen;
+};
+
+/* One line of the input, without its terminator. `no` counts '\n' from 1. */
+struct claim_line {
+	const char *s;
+	size_t len;
+	unsigned no;
+};
+
+/* Next line ending at '\n' (or, with split_cr, also at '\r'); false at the end. */
+bool claim_next_line(const struct claim_src *src, size_t *pos, unsigned *lineno, bool split_cr,
+                     struct claim_line *out);
+
+/* `line` says "NAME:LINE: " (0: just "NAME: "). Always returns -1. */
+int claim_fail(const struct claim_src *src, unsigned line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Copies at most 40 bytes of a line for quoting in an error (claim_fail escapes it). */
+void claim_excerpt(const struct claim_line *line, char *out, size_t outlen);
+
+/* A cursor over [p, end). */
+struct claim_cur {
+	const char *p, *end;
+};
+
+void cur_skip_spaces(struct claim_cur *c);
+bool cur_lit(struct claim_cur *c, const char *lit); /* consumes lit if it is next */
+bool cur_at_end(const struct claim_cur *c);
+/* Unsigned decimal integer; false if absent or > UINT64_MAX. */
+bool cur_u64(struct claim_cur *c, uint64_t *out);
+/* Decimal number "12", "1.5" (and "1,5" with comma_ok); at most 18 integer digits.
+ * No sign, no exponent. */
+bool cur_decimal(struct claim_cur *c, bool comma_ok, double *out);
+/* A word: bytes up to a space, comma or '(' (at least one). */
+bool cur_word(struct claim_cur *c, const char **w, size_t *wlen);
+
+/* Bytes per unit for a rate or size unit before "/s": "B" "kB" "KB" "K" "MB" "M"
+ * "KiB" "kiB" "MiB" ... ; si_for_plain: whether kB/MB/GB mean 1000 (GNU) or 1024
+ * (busybox). 0 if unknown. */
+double claim_unit_factor(const char *u, size_t ulen, bool si_for_plain);
+
+/* Detection helpers: does the buffer hold this substring / a line starting with it. */
+bool claim_contains(const struct claim_src *src, const char *needle);
+
+int claim_parse_dd(const struct claim_src *src, struct claim *out);
+int claim_parse_bonnie(const struct claim_src *src, struct claim *out);
+int claim_parse_bonnie_classic(const struct claim_src *src, struct claim *out);
+/* Fills the headline and totals of a claim from out->u.bonnie (both bonnie parsers). */
+void claim_bonnie_headline(struct claim *out);
+int claim_parse_iozone(const struct claim_src *src, struct claim *out);
+int claim_parse_fio(const struct claim_src *src, struct claim *out);
+
+#endif

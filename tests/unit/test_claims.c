@@ -1,0 +1,619 @@
+/* test_claims.c - explain/claim.h: every fixture of tests/fixtures/claims/ parses to the
+ * figures its tool printed; truncated, foreign, garbled, huge and escape-laden input gives
+ * one escaped line naming the file and, where it applies, the line. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "explain/claim.h"
+
+static struct claim cl; /* large: not on the stack */
+static char err[512];
+
+static const char *fixture(const char *name)
+{
+	static char path[1024];
+	const char *dir = getenv("XIOTOP_FIXTURES");
+	snprintf(path, sizeof(path), "%s/claims/%s", dir ? dir : "tests/fixtures", name);
+	return path;
+}
+
+static void parse_ok(const char *name)
+{
+	int rc = claim_parse_file(fixture(name), &cl, err, sizeof(err));
+	if (rc != 0)
+		print_error("%s: %s\n", name, err);
+	assert_int_equal(rc, 0);
+}
+
+static void near(double got, double want)
+{
+	if (fabs(got - want) > fabs(want) * 1e-9 + 1e-9)
+		print_error("got %.9g want %.9g\n", got, want);
+	assert_true(fabs(got - want) <= fabs(want) * 1e-9 + 1e-9);
+}
+
+/* The error is one line, names the file, holds no raw control or high byte. */
+static void assert_one_clean_line(const char *name_part)
+{
+	assert_non_null(strstr(err, name_part));
+	for (const unsigned char *p = (const unsigned char *)err; *p; p++)
+		assert_true(*p >= 0x20 && *p < 0x7f);
+}
+
+static void parse_bad_buf(const char *buf, size_t len, const char *want_in_err)
+{
+	int rc = claim_parse_buffer("bad.txt", buf, len, &cl, err, sizeof(err));
+	if (rc == 0 || !strstr(err, want_in_err))
+		print_error("rc %d err '%s' want '%s'\n", rc, err, want_in_err);
+	assert_int_equal(rc, -1);
+	assert_one_clean_line("bad.txt");
+	assert_non_null(strstr(err, want_in_err));
+	assert_int_equal(cl.bytes, 0);
+}
+
+static void parse_bad(const char *buf, const char *want_in_err)
+{
+	parse_bad_buf(buf, strlen(buf), want_in_err);
+}
+
+/* --- GNU dd --------------------------------------------------------------------------- */
+
+static void test_gnu_dd(void **state)
+{
+	(void)state;
+	parse_ok("gnu-dd-64MiB.txt");
+	assert_int_equal(cl.tool, CLAIM_TOOL_DD);
+	assert_string_equal(claim_tool_name(cl.tool), "dd");
+	assert_int_equal(cl.bytes, 67108864);
+	assert_int_equal(cl.u.dd.records_in_full, 64);
+	assert_int_equal(cl.u.dd.records_out_partial, 0);
+	assert_int_equal(cl.directions, CLAIM_DIR_READ | CLAIM_DIR_WRITE);
+	assert_true(cl.seconds > 0 && cl.seconds < 10);
+	assert_true(cl.rate_bytes_per_s >= 1e8);
+
+	parse_ok("gnu-dd-1000B.txt"); /* "(1.0 kB)" */
+	assert_int_equal(cl.bytes, 1000);
+	parse_ok("gnu-dd-100B.txt"); /* "100 bytes copied" */
+	assert_int_equal(cl.bytes, 100);
+	parse_ok("gnu-dd-1B.txt"); /* "1 byte copied" */
+	assert_int_equal(cl.bytes, 1);
+	assert_true(fmod(cl.rate_bytes_per_s, 100) == 0); /* kB/s: 1000-based, one decimal */
+}
+
+static void test_gnu_dd_progress(void **state)
+{
+	(void)state;
+	parse_ok("gnu-dd-progress.txt");
+	assert_int_equal(cl.bytes, 2621440000ull);
+	near(cl.seconds, 6.83006);
+	near(cl.rate_bytes_per_s, 384e6);
+	assert_int_equal(cl.u.dd.progress_lines, 6);
+	assert_int_equal(cl.u.dd.progress_last_bytes, 2297430016ull);
+}
+
+static void test_gnu_dd_decimal_comma(void **state)
+{
+	(void)state;
+	parse_ok("gnu-dd-lc-numeric-de.txt");
+	assert_int_equal(cl.bytes, 67108864);
+	near(cl.seconds, 0.0428492);
+	near(cl.rate_bytes_per_s, 1.6e9);
+	parse_ok("gnu-dd-lang-de.txt"); /* "Bytes ... kopiert", "Datensätze ein" */
+	assert_int_equal(cl.bytes, 67108864);
+	assert_int_equal(cl.u.dd.records_in_full, 64);
+	near(cl.seconds, 0.0255709);
+	near(cl.rate_bytes_per_s, 2.6e9);
+}
+
+static void test_gnu_dd_inline_forms(void **state)
+{
+	(void)state;
+	static const char iec[] = "1+0 records in\n1+0 records out\n"
+	                          "1048576 bytes (1.0 MB, 1.0 MiB) copied, 0,5 s, 1,5 GiB/s\n";
+	assert_int_equal(claim_parse_buffer("x", iec, strlen(iec), &cl, err, sizeof(err)), 0);
+	near(cl.seconds, 0.5);
+	near(cl.rate_bytes_per_s, 1.5 * 1024 * 1024 * 1024);
+	static const char kib[] = "0+1 records in\n0+1 records out\n"
+	                          "512 bytes copied, 0.001 s, 512 kiB/s\n";
+	assert_int_equal(claim_parse_buffer("x", kib, strlen(kib), &cl, err, sizeof(err)), 0);
+	assert_int_equal(cl.u.dd.records_in_partial, 1);
+	near(cl.rate_bytes_per_s, 512 * 1024);
+	static const char inf[] = "0+0 records in\n0+0 records out\n"
+	                          "0 bytes copied, 0 s, Infinity B/s\n";
+	assert_int_equal(claim_parse_buffer("x", inf, strlen(inf), &cl, err, sizeof(err)), 0);
+	assert_true(cl.rate_bytes_per_s < 0);
+	static const char notime[] = "2+0 records in\n2+0 records out\n"
+	                             "2048 bytes (2.0 kB, 2.0 KiB) copied\n";
+	assert_int_equal(claim_parse_buffer("x", notime, strlen(notime), &cl, err, sizeof(err)), 0);
+	assert_int_equal(cl.bytes, 2048);
+	assert_true(cl.seconds < 0 && cl.rate_bytes_per_s < 0);
+}
+
+static void test_seed000_dd(void **state)
+{
+	(void)state;
+	parse_ok("seed000-domu-file-dd.txt");
+	assert_int_equal(cl.tool, CLAIM_TOOL_DD);
+	assert_int_equal(cl.bytes, 10737418240ull);
+	near(cl.seconds, 192.556);
+	near(cl.rate_bytes_per_s, 55.8e6);
+	parse_ok("seed000-dom0-dd.txt");
+	near(cl.seconds, 72.0743);
+	near(cl.rate_bytes_per_s, 149e6);
+	parse_ok("seed000-domu-lvm-dd.txt");
+	near(cl.seconds, 123.34);
+	near(cl.rate_bytes_per_s, 87.1e6);
+}
+
+/* --- busybox and BSD dd ---------------------------------------------------------------- */
+
+static void test_busybox_dd(void **state)
+{
+	(void)state;
+	parse_ok("busybox-dd-summary-constructed.txt");
+	assert_int_equal(cl.tool, CLAIM_TOOL_DD_BUSYBOX);
+	assert_int_equal(cl.bytes, 67108864);
+	near(cl.seconds, 0.021472);
+	near(cl.rate_bytes_per_s, 2.9 * 1024 * 1024 * 1024);
+	/* Debian's busybox prints no third status line: refused with the reason */
+	assert_int_equal(
+	    claim_parse_file(fixture("busybox-dd-records-only.txt"), &cl, err, sizeof(err)), -1);
+	assert_one_clean_line("busybox-dd-records-only.txt");
+	assert_non_null(strstr(err, "no \"N bytes ... copied\" summary"));
+	assert_int_equal(claim_parse_file(fixture("gnu-dd-noxfer.txt"), &cl, err, sizeof(err)), -1);
+}
+
+static void test_bsd_dd(void **state)
+{
+	(void)state;
+	parse_ok("seed003-dom0-bsd-dd-write.txt");
+	assert_int_equal(cl.tool, CLAIM_TOOL_DD_BSD);
+	assert_int_equal(cl.bytes, 4294967296ull);
+	near(cl.seconds, 18.033);
+	near(cl.rate_bytes_per_s, 238172644);
+	parse_ok("seed003-dom0-bsd-dd-read.txt");
+	near(cl.rate_bytes_per_s, 324221883);
+	parse_ok("seed003-domu-bsd-dd-write.txt");
+	near(cl.seconds, 14.750);
+	parse_ok("seed003-domu-bsd-dd-read.txt");
+	near(cl.seconds, 13.381);
+}
+
+/* --- bonnie++ --------------------------------------------------------------------------- */
+
+static void test_bonnie_200(void **state)
+{
+	(void)state;
+	parse_ok("bonnie-2.00a-default.txt");
+	const struct claim_bonnie *b = &cl.u.bonnie;
+	assert_int_equal(cl.tool, CLAIM_TOOL_BONNIE);
+	assert_string_equal(b->format_version, "1.98");
+	assert_string_equal(b->version, "2.00a");
+	assert_string_equal(b->machine, "xiotop-test");
+	assert_int_equal(b->file_size_bytes, 256ull << 20);
+	near(b->rate_bytes_per_s[CLAIM_BONNIE_PUTC], 655 * 1024.0);
+	near(b->rate_bytes_per_s[CLAIM_BONNIE_GETC], 676 * 1024.0);
+	assert_true(b->too_fast[CLAIM_BONNIE_BLOCK_WRITE]);
+	assert_true(b->too_fast[CLAIM_BONNIE_REWRITE]);
+	assert_true(b->too_fast[CLAIM_BONNIE_BLOCK_READ]);
+	assert_true(cl.rate_bytes_per_s < 0); /* all block tests "+++++" */
+	assert_int_equal(cl.written_bytes, 2 * (256ull << 20));
+
+	parse_ok("bonnie-2.00a-q-x2.csv"); /* header two columns short, -f, -x 2 */
+	assert_int_equal(cl.u.bonnie.runs, 2);
+	assert_int_equal(cl.u.bonnie.file_size_bytes, 128ull << 20);
+	assert_true(cl.u.bonnie.rate_bytes_per_s[CLAIM_BONNIE_PUTC] < 0);
+	assert_false(cl.u.bonnie.too_fast[CLAIM_BONNIE_PUTC]);
+	assert_true(cl.u.bonnie.too_fast[CLAIM_BONNIE_BLOCK_WRITE]);
+}
+
+static void test_bonnie_seed000(void **state)
+{
+	(void)state;
+	parse_ok("seed000-dom0-bonnie.txt");
+	const struct claim_bonnie *b = &cl.u.bonnie;
+	assert_string_equal(b->format_version, "1.96");
+	assert_int_equal(b->file_size_bytes, 2ull << 30);
+	near(b->rate_bytes_per_s[CLAIM_BONNIE_BLOCK_WRITE], 144092 * 1024.0);
+	near(b->rate_bytes_per_s[CLAIM_BONNIE_REWRITE], 68102 * 1024.0);
+	near(b->rate_bytes_per_s[CLAIM_BONNIE_BLOCK_READ], 183977 * 1024.0);
+	near(cl.rate_bytes_per_s, 144092 * 1024.0);
+	near(cl.seconds, (2.0 * 1024 * 1024 * 1024) / (144092 * 1024.0));
+	assert_int_equal(cl.directions, CLAIM_DIR_READ | CLAIM_DIR_WRITE);
+	parse_ok("seed000-domu-file-bonnie.txt");
+	near(cl.u.bonnie.rate_bytes_per_s[CLAIM_BONNIE_BLOCK_WRITE], 94601 * 1024.0);
+	parse_ok("seed000-domu-lvm-bonnie.txt");
+	near(cl.u.bonnie.rate_bytes_per_s[CLAIM_BONNIE_BLOCK_READ], 190338 * 1024.0);
+}
+
+static void test_bonnie_classic(void **state)
+{
+	(void)state;
+	parse_ok("seed004-domu-bonnie-classic.txt");
+	const struct claim_bonnie *b = &cl.u.bonnie;
+	assert_int_equal(cl.tool, CLAIM_TOOL_BONNIE_CLASSIC);
+	assert_string_equal(claim_tool_name(cl.tool), "bonnie");
+	assert_string_equal(b->format_version, "classic");
+	assert_string_equal(b->machine, "");
+	assert_int_equal(b->file_size_bytes, 2048ull << 20);
+	static const double want[] = {15999, 9930, 27065, 30324, 49356};
+	for (int t = 0; t < CLAIM_BONNIE_NTESTS; t++)
+		near(b->rate_bytes_per_s[t], want[t] * 1024);
+	near(cl.rate_bytes_per_s, 9930 * 1024.0);
+	near(cl.seconds, 2048.0 * 1024 * 1024 / (9930 * 1024.0));
+	parse_ok("seed004-dom0-bonnie-classic.txt"); /* last %CPU wrapped to the next line */
+	assert_int_equal(cl.u.bonnie.file_size_bytes, 256ull << 20);
+	near(cl.u.bonnie.rate_bytes_per_s[CLAIM_BONNIE_BLOCK_WRITE], 106710 * 1024.0);
+	near(cl.u.bonnie.rate_bytes_per_s[CLAIM_BONNIE_BLOCK_READ], 116068 * 1024.0);
+	parse_ok("seed003-bonnie-classic-wrapped.txt"); /* header and rows wrapped by a mail */
+	assert_int_equal(cl.u.bonnie.runs, 3);
+	assert_string_equal(cl.u.bonnie.machine, "dom0-raw");
+	assert_int_equal(cl.u.bonnie.file_size_bytes, 4000ull << 20);
+	near(cl.u.bonnie.rate_bytes_per_s[CLAIM_BONNIE_BLOCK_WRITE], 268640 * 1024.0);
+	near(cl.u.bonnie.rate_bytes_per_s[CLAIM_BONNIE_BLOCK_READ], 265574 * 1024.0);
+	parse_bad("-Per Char- --Block---\nMachine MB K/sec %CPU\n 2048 15999 1x.4 9930\n",
+	          "bad.txt:3: bonnie result line");
+	parse_bad("-Per Char- --Block---\nMachine MB K/sec %CPU\n", "without a result line");
+}
+
+/* --- iozone ------------------------------------------------------------------------------ */
+
+static void test_iozone_seed002(void **state)
+{
+	(void)state;
+	parse_ok("seed002-dom0-iozone.txt");
+	const struct claim_iozone *z = &cl.u.iozone;
+	assert_int_equal(cl.tool, CLAIM_TOOL_IOZONE);
+	assert_int_equal(z->nrows, 1);
+	assert_false(z->from_report);
+	assert_int_equal(z->rows[0].file_kib, 921600);
+	assert_int_equal(z->rows[0].record_kib, 256);
+	static const double want[] = {11854, 18220, 23382, 25178, 10965, 11992};
+	for (int k = 0; k < CLAIM_IOZONE_NTESTS; k++)
+		near(z->rows[0].kib_per_s[k], want[k]);
+	assert_int_equal(cl.bytes, 921600ull * 1024);
+	near(cl.rate_bytes_per_s, 11854 * 1024.0);
+	assert_int_equal(cl.written_bytes, 3 * 921600ull * 1024);
+	parse_ok("seed002-domu-loop-iozone.txt");
+	near(cl.u.iozone.rows[0].kib_per_s[CLAIM_IOZONE_RANDOM_READ], 7280);
+	parse_ok("seed002-domu-lvm-iozone.txt");
+	near(cl.u.iozone.rows[0].kib_per_s[CLAIM_IOZONE_RANDOM_WRITE], 8815);
+}
+
+static char *slurp(const char *name, size_t *len)
+{
+	FILE *f = fopen(fixture(name), "rb");
+	assert_non_null(f);
+	char *buf = malloc(1 << 20);
+	assert_non_null(buf);
+	*len = fread(buf, 1, 1 << 20, f);
+	fclose(f);
+	return buf;
+}
+
+/* iozone 3.414 built from source (not packaged here): see the fixtures' README */
+static void test_iozone_real(void **state)
+{
+	(void)state;
+	parse_ok("iozone-R-i012.txt"); /* table and -R report: the table is read */
+	const struct claim_iozone *z = &cl.u.iozone;
+	assert_false(z->from_report);
+	assert_int_equal(z->nrows, 2);
+	static const double r0[] = {1320304, 3606999, 4452199, 4772450, 4680142, 5258928};
+	static const double r1[] = {1717397, 3703959, 3833995, 4132700, 3677768, 3732958};
+	for (int k = 0; k < CLAIM_IOZONE_NTESTS; k++) {
+		near(z->rows[0].kib_per_s[k], r0[k]);
+		near(z->rows[1].kib_per_s[k], r1[k]);
+	}
+	assert_int_equal(z->rows[1].file_kib, 131072);
+	assert_int_equal(z->rows[1].record_kib, 256);
+	assert_int_equal(cl.bytes, 65536ull * 1024);
+	near(cl.rate_bytes_per_s, 1320304 * 1024.0);
+	assert_int_equal(cl.written_bytes, 3 * (65536ull + 131072) * 1024);
+
+	parse_ok("iozone-i0-i2.txt"); /* read/reread columns left blank by -i */
+	const struct claim_iozone_row *r = &cl.u.iozone.rows[0];
+	near(r->kib_per_s[CLAIM_IOZONE_WRITE], 2750737);
+	near(r->kib_per_s[CLAIM_IOZONE_REWRITE], 3836997);
+	assert_true(r->kib_per_s[CLAIM_IOZONE_READ] < 0);
+	assert_true(r->kib_per_s[CLAIM_IOZONE_REREAD] < 0);
+	near(r->kib_per_s[CLAIM_IOZONE_RANDOM_READ], 4311350);
+	near(r->kib_per_s[CLAIM_IOZONE_RANDOM_WRITE], 6520368);
+	assert_int_equal(cl.directions, CLAIM_DIR_READ | CLAIM_DIR_WRITE);
+
+	/* -a on tmpfs: table figures run together ("93922312310336"), the report is read */
+	parse_ok("iozone-a-R.txt");
+	z = &cl.u.iozone;
+	assert_true(z->from_report);
+	assert_int_equal(z->nrows, 20);
+	r = &z->rows[4];
+	assert_int_equal(r->file_kib, 64);
+	assert_int_equal(r->record_kib, 64);
+	near(r->kib_per_s[CLAIM_IOZONE_WRITE], 939223);
+	near(r->kib_per_s[CLAIM_IOZONE_REWRITE], 12310336);
+	near(r->kib_per_s[CLAIM_IOZONE_REREAD], 34389688);
+	near(z->rows[19].kib_per_s[CLAIM_IOZONE_READ], 12797441);
+	for (unsigned i = 0; i < z->nrows; i++)
+		for (int k = 0; k < CLAIM_IOZONE_NTESTS; k++)
+			assert_true(z->rows[i].kib_per_s[k] > 0);
+	/* the same table without its report cannot be read */
+	size_t len;
+	char *buf = slurp("iozone-a-R.txt", &len);
+	char *cut = strstr(buf, "Excel output is below");
+	assert_non_null(cut);
+	assert_int_equal(
+	    claim_parse_buffer("a.txt", buf, (size_t)(cut - buf), &cl, err, sizeof(err)), -1);
+	assert_one_clean_line("a.txt:");
+	assert_non_null(strstr(err, "run together"));
+	free(buf);
+
+	assert_int_equal(claim_parse_file(fixture("iozone-ops.txt"), &cl, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "ops/s"));
+}
+
+static void test_iozone_constructed(void **state)
+{
+	(void)state;
+	parse_ok("iozone-constructed-table-and-R.txt"); /* the table wins over -R */
+	assert_false(cl.u.iozone.from_report);
+	assert_int_equal(cl.u.iozone.nrows, 2);
+	near(cl.u.iozone.rows[1].kib_per_s[CLAIM_IOZONE_REREAD], 3300000);
+	parse_ok("iozone-constructed-i0-i2-gap.txt"); /* -i 0 -i 2: read columns blank */
+	const struct claim_iozone_row *r = &cl.u.iozone.rows[0];
+	near(r->kib_per_s[CLAIM_IOZONE_WRITE], 700001);
+	assert_true(r->kib_per_s[CLAIM_IOZONE_READ] < 0);
+	assert_true(r->kib_per_s[CLAIM_IOZONE_REREAD] < 0);
+	near(r->kib_per_s[CLAIM_IOZONE_RANDOM_READ], 2500003);
+	near(r->kib_per_s[CLAIM_IOZONE_RANDOM_WRITE], 800004);
+	parse_ok("iozone-constructed-R-only.txt");
+	assert_true(cl.u.iozone.from_report);
+	assert_int_equal(cl.u.iozone.nrows, 8); /* 3 + 5 (file, record) pairs */
+	r = &cl.u.iozone.rows[2];
+	assert_int_equal(r->file_kib, 16);
+	assert_int_equal(r->record_kib, 16);
+	near(r->kib_per_s[CLAIM_IOZONE_WRITE], 300);
+	near(r->kib_per_s[CLAIM_IOZONE_READ], 1300);
+}
+
+/* --- fio ----------------------------------------------------------------------------------- */
+
+static void test_fio(void **state)
+{
+	(void)state;
+	parse_ok("fio-write.json");
+	const struct claim_fio *f = &cl.u.fio;
+	assert_int_equal(cl.tool, CLAIM_TOOL_FIO);
+	assert_string_equal(f->version, "fio-3.33");
+	assert_int_equal(f->njobs, 1);
+	assert_string_equal(f->jobs[0].name, "seqw");
+	assert_true(f->jobs[0].write.present);
+	assert_false(f->jobs[0].read.present);
+	assert_int_equal(f->jobs[0].write.io_bytes, 64ull << 20);
+	assert_true(f->jobs[0].write.has_clat);
+	assert_true(f->jobs[0].write.clat_p99_ns >= f->jobs[0].write.clat_p50_ns);
+	assert_int_equal(cl.bytes, 64ull << 20);
+	assert_int_equal(cl.directions, CLAIM_DIR_WRITE);
+	near(cl.rate_bytes_per_s, (double)f->jobs[0].write.bw_bytes);
+
+	parse_ok("fio-read.json");
+	assert_int_equal(cl.directions, CLAIM_DIR_READ);
+	assert_int_equal(cl.read_bytes, 64ull << 20);
+
+	parse_ok("fio-randrw-2jobs.json");
+	assert_int_equal(cl.u.fio.njobs, 2);
+	assert_int_equal(cl.written_bytes + cl.read_bytes, 2 * (16ull << 20));
+	assert_int_equal(cl.directions, CLAIM_DIR_READ | CLAIM_DIR_WRITE);
+
+	parse_ok("fio-group-reporting.json");
+	assert_int_equal(cl.u.fio.njobs, 1);
+	assert_int_equal(cl.written_bytes, 16ull << 20);
+	parse_ok("fio-no-percentiles.json");
+	assert_false(cl.u.fio.jobs[0].write.has_clat);
+	parse_ok("fio-jsonplus.json");
+	assert_true(cl.u.fio.jobs[0].write.has_clat);
+}
+
+/* --- bad input ------------------------------------------------------------------------------ */
+
+static void test_truncated(void **state)
+{
+	(void)state;
+	static const char *files[] = {"gnu-dd-64MiB.txt", "fio-write.json",
+	                              "bonnie-2.00a-default.txt", "seed003-dom0-bsd-dd-write.txt"};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		size_t len;
+		char *buf = slurp(files[i], &len);
+		/* cut in the last line: the summary, the JSON's end, the CSV line */
+		size_t cut = len - 20;
+		int rc = claim_parse_buffer("cut.txt", buf, cut, &cl, err, sizeof(err));
+		if (rc == 0)
+			print_error("%s cut at %zu parsed\n", files[i], cut);
+		assert_int_equal(rc, -1);
+		assert_one_clean_line("cut.txt");
+		free(buf);
+	}
+	parse_bad("64+0 records in\n64+0 records out\n", "summary");
+	parse_bad("64+0 records in\n", "truncated dd output");
+	parse_bad("{\"fio version\" : \"fio-3.33\", \"jobs\" : [", "truncated fio JSON");
+	parse_bad("    KB  reclen   write rewrite\n921600     256   11854   182",
+	          "bad.txt:2: truncated iozone row");
+}
+
+static void test_foreign(void **state)
+{
+	(void)state;
+	static const char png[] = "\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+	parse_bad_buf(png, sizeof(png) - 1, "binary");
+	parse_bad("", "empty");
+	claim_parse_buffer("bad.txt", NULL, 0, &cl, err, sizeof(err));
+	assert_non_null(strstr(err, "empty"));
+	parse_bad("/local/domain/1/name = \"guest\"\n/local/domain/1/device/vbd/51712/state = "
+	          "\"4\"\n",
+	          "not the output of dd");
+	size_t len;
+	char *xs = slurp("../xenstore/full.txt", &len);
+	assert_int_equal(claim_parse_buffer("bad.txt", xs, len, &cl, err, sizeof(err)), -1);
+	assert_one_clean_line("bad.txt");
+	free(xs);
+	parse_bad("{\"fio version\": 3}\n{\"x\":1}", "bad.txt:2: ");
+	parse_bad("[\"fio version\"]\n", "no line starts a JSON object");
+	parse_bad("{\"fio version\": \"x\", \"jobs\": []}", "non-empty \"jobs\"");
+	parse_bad("1.95,1.95,host,1,1,2G,,1,1\n", "CSV format 1.95; expected 1.96");
+	parse_bad("1.97,1.97,host,1,1,2G,,1,1\n", "has 9 fields; expected 48");
+}
+
+static void test_garbled_numbers(void **state)
+{
+	(void)state;
+	parse_bad("1+0 records in\n1+0 records out\n512 bytes copied, 0.x01 s, 512 kB/s\n",
+	          "bad.txt:3: garbled dd summary");
+	parse_bad("1+0 records in\n1+0 records out\n512 bytes copied, 0.001 s, 512 QB/s\n",
+	          "garbled dd summary");
+	parse_bad("1+x records in\n", "bad.txt:1: garbled records line");
+	parse_bad("1.98,2.00a,h,1,1,256M,,8192,5,abc,99,+++++,+++,+++++,+++,676,97,+++++,+++,"
+	          "+++++,+++,1,,,,,,,,,,,,,,,,,,,,,,,,,,,,\n",
+	          "putc field \"abc\"");
+	parse_bad("1.96,1.96,h,1,1,2Q,,1,1,1,1,1,1,1,1,1,1,1,1,16,,,,,,,,,,,,,,,,,,,,,,,,,,,,\n",
+	          "file size field \"2Q\"");
+	parse_bad("  KB  reclen   write\n 64       4    12x4\n", "not a whole number");
+	parse_bad(
+	    "{\"fio version\": \"x\", \"jobs\": [{\"jobname\": \"j\", \"read\": {\"io_bytes\": "
+	    "-5, \"bw_bytes\": 0, \"runtime\": 0}, \"write\": {}}]}",
+	    "jobs[0].read.io_bytes: out of range");
+	parse_bad(
+	    "{\"fio version\": \"x\", \"jobs\": [{\"jobname\": \"j\", \"read\": {\"io_bytes\": "
+	    "1.5, \"bw_bytes\": 0, \"runtime\": 0}, \"write\": {}}]}",
+	    "not an integer");
+	parse_bad("{\"fio version\": \"x\",, \"jobs\": []}", "fio JSON:");
+	parse_bad("Iozone\n\tOPS Mode. Output is in operations per second.\n", "ops/s");
+}
+
+static void test_huge_numbers(void **state)
+{
+	(void)state;
+	parse_bad("1+0 records in\n1+0 records out\n"
+	          "99999999999999999999999 bytes copied, 1 s, 1 kB/s\n",
+	          "garbled dd summary");
+	parse_bad("99999999999999999999+0 records in\n", "garbled records line");
+	parse_bad("1+0 records in\n1+0 records out\n"
+	          "1 byte copied, 1234567890123456789012.5 s, 1 kB/s\n",
+	          "garbled dd summary");
+	parse_bad("1.96,1.96,h,1,1,99999999999999999G,,1,1,1,1,1,1,1,1,1,1,1,1,16,,,,,,,,,,,,,,,,"
+	          ",,,,,,,,,,,,\n",
+	          "file size field");
+	parse_bad("                      KB  reclen   write\n"
+	          "99999999999999999999999       4    124\n",
+	          "not a whole number");
+	parse_bad(
+	    "{\"fio version\": \"x\", \"jobs\": [{\"jobname\": \"j\", \"read\": {\"io_bytes\": "
+	    "99999999999999999999999999, \"bw_bytes\": 0, \"runtime\": 0}, \"write\": {}}]}",
+	    "fio jobs[0].read.io_bytes");
+	/* the largest uint64 is a valid byte count */
+	static const char max[] = "1+0 records in\n1+0 records out\n"
+	                          "18446744073709551615 bytes copied, 1 s, 1 kB/s\n";
+	assert_int_equal(claim_parse_buffer("x", max, strlen(max), &cl, err, sizeof(err)), 0);
+	assert_int_equal(cl.bytes, UINT64_MAX);
+}
+
+static void test_escape_bytes(void **state)
+{
+	(void)state;
+	parse_bad("1+0 records in\n1+0 records out\n1 byte copied, \x1b]0;owned\x07 s, 1 kB/s\n",
+	          "\\x1b]0;owned\\x07");
+	parse_bad("1+0 records \x1b[2J\n1+0 records out\n5 bytes (\xff\xfe) copied, x\n",
+	          "garbled dd summary");
+	/* the file name itself is escaped too */
+	assert_int_equal(claim_parse_buffer("evil\x1b[31m.txt", "", 0, &cl, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "evil\\x1b[31m.txt"));
+	for (const unsigned char *p = (const unsigned char *)err; *p; p++)
+		assert_true(*p >= 0x20 && *p < 0x7f);
+	/* a tiny error buffer is still NUL terminated */
+	char small[8];
+	assert_int_equal(claim_parse_buffer("x", "", 0, &cl, small, sizeof(small)), -1);
+	assert_true(strlen(small) < sizeof(small));
+}
+
+/* Every prefix of every fixture, and each with one byte flipped: parses or gives one
+ * clean line naming the buffer; never a crash, never a raw byte in the error. */
+static void test_every_prefix(void **state)
+{
+	(void)state;
+	static const char *files[] = {"gnu-dd-progress.txt",
+	                              "gnu-dd-lang-de.txt",
+	                              "busybox-dd-summary-constructed.txt",
+	                              "seed003-dom0-bsd-dd-write.txt",
+	                              "bonnie-2.00a-default.txt",
+	                              "bonnie-2.00a-q-x2.csv",
+	                              "seed000-dom0-bonnie.txt",
+	                              "iozone-R-i012.txt",
+	                              "iozone-a-R.txt",
+	                              "seed002-dom0-iozone.txt",
+	                              "fio-randrw-2jobs.json",
+	                              "fio-jsonplus.json"};
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		size_t len;
+		char *buf = slurp(files[f], &len);
+		char *copy = malloc(len ? len : 1);
+		assert_non_null(copy);
+		/* large files: every 13th prefix keeps the test short */
+		size_t step = len > 4096 ? 13 : 1;
+		for (size_t cut = 0; cut <= len; cut += step) {
+			memcpy(copy, buf, cut);
+			if (cut)
+				copy[cut / 2] ^= 0x5a;
+			for (int flip = 0; flip < 2; flip++) {
+				int rc = claim_parse_buffer("cut.txt", flip ? copy : buf, cut, &cl,
+				                            err, sizeof(err));
+				assert_true(rc == 0 || rc == -1);
+				if (rc == -1)
+					assert_one_clean_line("cut.txt");
+			}
+		}
+		free(copy);
+		free(buf);
+	}
+}
+
+static void test_missing_file(void **state)
+{
+	(void)state;
+	assert_int_equal(claim_parse_file(fixture("no-such-file"), &cl, err, sizeof(err)), -1);
+	assert_one_clean_line("no-such-file");
+	assert_non_null(strstr(err, "cannot open"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_gnu_dd),
+	    cmocka_unit_test(test_gnu_dd_progress),
+	    cmocka_unit_test(test_gnu_dd_decimal_comma),
+	    cmocka_unit_test(test_gnu_dd_inline_forms),
+	    cmocka_unit_test(test_seed000_dd),
+	    cmocka_unit_test(test_busybox_dd),
+	    cmocka_unit_test(test_bsd_dd),
+	    cmocka_unit_test(test_bonnie_200),
+	    cmocka_unit_test(test_bonnie_seed000),
+	    cmocka_unit_test(test_bonnie_classic),
+	    cmocka_unit_test(test_iozone_seed002),
+	    cmocka_unit_test(test_iozone_real),
+	    cmocka_unit_test(test_iozone_constructed),
+	    cmocka_unit_test(test_fio),
+	    cmocka_unit_test(test_truncated),
+	    cmocka_unit_test(test_foreign),
+	    cmocka_unit_test(test_garbled_numbers),
+	    cmocka_unit_test(test_huge_numbers),
+	    cmocka_unit_test(test_escape_bytes),
+	    cmocka_unit_test(test_every_prefix),
+	    cmocka_unit_test(test_missing_file),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
