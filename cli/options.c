@@ -2,6 +2,7 @@
 #include "cli/options.h"
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,51 +40,73 @@ enum opt_id {
 
 #define SOURCE_CMDS (CMD_LIVE | CMD_TOPOLOGY | CMD_RECORD)
 
+/* Where a plain option lands in struct cli_opts: a flag set true, or its argument kept
+ * as given. Every other option is checked and converted in take(). */
+enum opt_target { T_CHECKED, T_FLAG, T_STRING };
+
 struct opt {
 	enum opt_id id;
 	const char *name;
 	const char *arg;  /* NULL: a flag */
 	unsigned cmds;    /* enum cli_cmd bits */
 	const char *help; /* NULL: hidden */
+	enum opt_target target;
+	size_t offset; /* T_FLAG, T_STRING: the field in struct cli_opts */
 };
 
+#define FLAG(field)   T_FLAG, offsetof(struct cli_opts, field)
+#define STRING(field) T_STRING, offsetof(struct cli_opts, field)
+
 static const struct opt table[] = {
-    {O_BATCH, "batch", NULL, CMD_LIVE | CMD_REPLAY, "batch lines instead of the console"},
+    {O_BATCH, "batch", NULL, CMD_LIVE | CMD_REPLAY, "batch lines instead of the console",
+     FLAG(batch)},
     {O_DELAY, "delay", "SECONDS", CMD_LIVE | CMD_RECORD,
-     "between samples, 0.1 to 3600 (default 3; record 1)"},
-    {O_ITER, "iterations", "COUNT", CMD_LIVE, "intervals to show, then exit"},
+     "between samples, 0.1 to 3600 (default 3; record 1)", T_CHECKED, 0},
+    {O_ITER, "iterations", "COUNT", CMD_LIVE, "intervals to show, then exit", T_CHECKED, 0},
     {O_FORMAT, "format", "F", CMD_LIVE | CMD_TOPOLOGY | CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
-     "text, csv or json (topology: text or json; explain: text, json or html)"},
-    {O_FULL, "full-name", NULL, CMD_LIVE | CMD_EXPORT | CMD_REPLAY, "do not cut names"},
-    {O_DOM0, "dom0-first", NULL, CMD_LIVE | CMD_REPLAY, "console: Domain-0 first"},
-    {O_FROM_FILE, "from-file", "FILE", CMD_LIVE, "with -b: a recording instead of the tracer"},
-    {O_SYNTHETIC, "synthetic", "N", CMD_LIVE, NULL},
+     "text, csv or json (topology: text or json; explain: text, json or html)", T_CHECKED, 0},
+    {O_FULL, "full-name", NULL, CMD_LIVE | CMD_EXPORT | CMD_REPLAY, "do not cut names",
+     FLAG(full_names)},
+    {O_DOM0, "dom0-first", NULL, CMD_LIVE | CMD_REPLAY, "console: Domain-0 first",
+     FLAG(dom0_first)},
+    {O_FROM_FILE, "from-file", "FILE", CMD_LIVE, "with -b: a recording instead of the tracer",
+     STRING(from_file)},
+    {O_SYNTHETIC, "synthetic", "N", CMD_LIVE, NULL, T_CHECKED, 0},
     {O_OUTPUT, "output", "FILE", CMD_RECORD | CMD_MARK | CMD_EXPLAIN,
-     "the recording (record, mark) or the report (explain)"},
+     "the recording (record, mark) or the report (explain)", STRING(output)},
     {O_FROM, "from", "MARK|TIME", CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
-     "window start: a mark's label, 2024-05-01T12:00:00Z (UTC) or +SECONDS"},
-    {O_TO, "to", "MARK|TIME", CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN, "window end, as --from"},
-    {O_SPEED, "speed", "X", CMD_REPLAY, "play X times faster than recorded"},
-    {O_DURATION, "duration", "D", CMD_RECORD, "stop after D (90, 90s, 5m, 2h, 1d)"},
+     "window start: a mark's label, 2024-05-01T12:00:00Z (UTC) or +SECONDS", STRING(from)},
+    {O_TO, "to", "MARK|TIME", CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN, "window end, as --from",
+     STRING(to)},
+    {O_SPEED, "speed", "X", CMD_REPLAY, "play X times faster than recorded", T_CHECKED, 0},
+    {O_DURATION, "duration", "D", CMD_RECORD, "stop after D (90, 90s, 5m, 2h, 1d)", T_CHECKED, 0},
     {O_TAIL, "tail", "SECONDS", CMD_RECORD,
-     "with -- COMMAND: keep recording after it ends (default 30)"},
-    {O_PRINT, "print", "F", CMD_RECORD, "also print each interval as -b --format F would"},
+     "with -- COMMAND: keep recording after it ends (default 30)", T_CHECKED, 0},
+    {O_PRINT, "print", "F", CMD_RECORD, "also print each interval as -b --format F would",
+     T_CHECKED, 0},
     {O_DIR, "dir", "DIR", CMD_RECORD | CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
-     "record: one file per --period in DIR; else: read DIR's files (--from/--to: TIMEs)"},
-    {O_PERIOD, "period", "D", CMD_RECORD, "with --dir: a new file every D (default 1d)"},
-    {O_RETAIN, "retain", "D", CMD_RECORD, "with --dir: remove files older than D (14d)"},
+     "record: one file per --period in DIR; else: read DIR's files (--from/--to: TIMEs)",
+     STRING(dir)},
+    {O_PERIOD, "period", "D", CMD_RECORD, "with --dir: a new file every D (default 1d)", T_CHECKED,
+     0},
+    {O_RETAIN, "retain", "D", CMD_RECORD, "with --dir: remove files older than D (14d)", T_CHECKED,
+     0},
     {O_RETAIN_SIZE, "retain-size", "SIZE", CMD_RECORD,
-     "with --dir: oldest files go while DIR holds more than SIZE (2G; 0: no limit)"},
-    {O_AGAINST, "against", "MARK..MARK", CMD_EXPLAIN, "compare with this window of FILE"},
-    {O_DOMAIN, "domain", "ID|NAME", CMD_EXPLAIN, "only this domain (repeatable)"},
+     "with --dir: oldest files go while DIR holds more than SIZE (2G; 0: no limit)", T_CHECKED, 0},
+    {O_AGAINST, "against", "MARK..MARK", CMD_EXPLAIN, "compare with this window of FILE",
+     STRING(against)},
+    {O_DOMAIN, "domain", "ID|NAME", CMD_EXPLAIN, "only this domain (repeatable)", T_CHECKED, 0},
     {O_CLAIM, "claim", "FILE[@DOMAIN]", CMD_EXPLAIN,
-     "a benchmark's own output to check (dd, fio JSON, bonnie++ CSV, iozone)"},
-    {O_DUMP, "xenstore-dump", "FILE", SOURCE_CMDS, "topology from xenstore-ls (-f) text"},
-    {O_SYSFS, "sysfs-root", "DIR", SOURCE_CMDS, "fixture tree instead of /sys"},
-    {O_PROC, "proc-root", "DIR", SOURCE_CMDS, "fixture tree instead of /proc"},
+     "a benchmark's own output to check (dd, fio JSON, bonnie++ CSV, iozone)", T_CHECKED, 0},
+    {O_DUMP, "xenstore-dump", "FILE", SOURCE_CMDS, "topology from xenstore-ls (-f) text",
+     STRING(src.xenstore_dump)},
+    {O_SYSFS, "sysfs-root", "DIR", SOURCE_CMDS, "fixture tree instead of /sys",
+     STRING(src.roots.sysfs)},
+    {O_PROC, "proc-root", "DIR", SOURCE_CMDS, "fixture tree instead of /proc",
+     STRING(src.roots.proc)},
     {O_IMAGE_DIR, "image-dir", "DIR", SOURCE_CMDS,
-     "(repeatable) where files named in xenstore may be, besides /dev"},
-    {O_HELP, "help", NULL, ~0u, "this help"},
+     "(repeatable) where files named in xenstore may be, besides /dev", T_CHECKED, 0},
+    {O_HELP, "help", NULL, ~0u, "this help", T_CHECKED, 0},
 };
 #define N_OPTS (sizeof(table) / sizeof(table[0]))
 
@@ -210,9 +233,6 @@ static const char *take(struct cli_opts *o, enum opt_id id, const char *arg)
 {
 	double v;
 	switch (id) {
-	case O_BATCH:
-		o->batch = true;
-		return NULL;
 	case O_DELAY:
 		return parse_number(arg, 0.1, 3600, &o->delay_s)
 		           ? NULL
@@ -225,28 +245,10 @@ static const char *take(struct cli_opts *o, enum opt_id id, const char *arg)
 	case O_FORMAT:
 		o->format_given = true;
 		return batch_parse_format(arg, &o->format) ? "unknown --format" : NULL;
-	case O_FULL:
-		o->full_names = true;
-		return NULL;
-	case O_DOM0:
-		o->dom0_first = true;
-		return NULL;
-	case O_FROM_FILE:
-		o->from_file = arg;
-		return NULL;
 	case O_SYNTHETIC:
 		if (!parse_number(arg, 1, 100000, &v) || v != (double)(unsigned)v)
 			return "--synthetic wants a count of domains";
 		o->synthetic = (unsigned)v;
-		return NULL;
-	case O_OUTPUT:
-		o->output = arg;
-		return NULL;
-	case O_FROM:
-		o->from = arg;
-		return NULL;
-	case O_TO:
-		o->to = arg;
 		return NULL;
 	case O_SPEED:
 		return parse_number(arg, REPLAY_SPEED_MIN, REPLAY_SPEED_MAX, &o->speed)
@@ -261,9 +263,6 @@ static const char *take(struct cli_opts *o, enum opt_id id, const char *arg)
 	case O_PRINT:
 		o->print = true;
 		return batch_parse_format(arg, &o->print_format) ? "unknown --print format" : NULL;
-	case O_DIR:
-		o->dir = arg;
-		return NULL;
 	case O_PERIOD:
 		o->period_s = parse_duration(arg);
 		return o->period_s >= 1 ? NULL : "--period wants 1s or more (90s, 5m, 1h, 1d)";
@@ -273,32 +272,28 @@ static const char *take(struct cli_opts *o, enum opt_id id, const char *arg)
 	case O_RETAIN_SIZE:
 		o->retain_bytes = parse_size(arg);
 		return o->retain_bytes >= 0 ? NULL : "--retain-size wants bytes (500M, 2G; 0: any)";
-	case O_AGAINST:
-		o->against = arg;
-		return NULL;
 	case O_DOMAIN:
 		return add_to_list(o->domains, &o->n_domains, arg) ? "too many --domain" : NULL;
 	case O_CLAIM:
 		return add_to_list(o->claims, &o->n_claims, arg) ? "too many --claim" : NULL;
-	case O_DUMP:
-		o->src.xenstore_dump = arg;
-		return NULL;
-	case O_SYSFS:
-		o->src.roots.sysfs = arg;
-		return NULL;
-	case O_PROC:
-		o->src.roots.proc = arg;
-		return NULL;
 	case O_IMAGE_DIR:
 		if (arg[0] != '/' || o->src.roots.n_image_dirs == SOURCE_MAX_IMAGE_DIRS)
 			return "--image-dir wants an absolute path (16 at most)";
 		o->src.image_dirs[o->src.roots.n_image_dirs++] = arg;
 		o->src.roots.image_dirs = o->src.image_dirs;
 		return NULL;
-	case O_HELP:
+	default: /* flags and plain strings: stored by the table's offsets */
 		break;
 	}
 	return NULL;
+}
+
+static const struct opt *find_opt(enum opt_id id)
+{
+	for (size_t i = 0; i < N_OPTS; i++)
+		if (table[i].id == id)
+			return &table[i];
+	return &table[N_OPTS - 1]; /* not reached: getopt returns only the table's ids */
 }
 
 /* The getopt tables of one command: the long options and the short-option string. */
@@ -342,7 +337,14 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 			         argv[optind - 1]);
 			return cli_bad_usage(cmd, what);
 		}
-		const char *bad = take(o, (enum opt_id)c, optarg);
+		const struct opt *t = find_opt((enum opt_id)c);
+		const char *bad = NULL;
+		if (t->target == T_FLAG)
+			*(bool *)((char *)o + t->offset) = true;
+		else if (t->target == T_STRING)
+			*(const char **)((char *)o + t->offset) = optarg;
+		else
+			bad = take(o, (enum opt_id)c, optarg);
 		if (bad)
 			return cli_bad_usage(cmd, bad);
 	}

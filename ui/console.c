@@ -126,6 +126,20 @@ int console_input(int wait_ms)
 	return key < 0 ? CONSOLE_INPUT_NONE : key;
 }
 
+enum console_action console_key(struct console_run *r, int64_t wait_ms, bool *dirty)
+{
+	int key = console_input(wait_ms > MAX_WAIT_MS ? MAX_WAIT_MS : (int)wait_ms);
+	if (key == CONSOLE_INPUT_GONE)
+		return CA_QUIT;
+	if (key == CONSOLE_INPUT_RESIZE)
+		*dirty = true;
+	if (key < 0)
+		return CA_NONE;
+	enum console_action act = console_state_key(&r->st, key, clock_real_ns());
+	*dirty = *dirty || act != CA_NONE;
+	return act;
+}
+
 int console_draw(struct console_run *r)
 {
 	int h, w;
@@ -204,20 +218,11 @@ static enum pace live_wait(void *ctx)
 			return PACE_STOP;
 		}
 		dirty = false;
-		int64_t wait_ms = (next_tick - now + 999999) / 1000000;
-		int key = console_input(wait_ms > MAX_WAIT_MS ? MAX_WAIT_MS : (int)wait_ms);
-		if (key == CONSOLE_INPUT_GONE)
-			return PACE_STOP;
-		if (key == CONSOLE_INPUT_RESIZE)
-			dirty = true;
-		if (key < 0)
-			continue;
-		enum console_action act = console_state_key(&r->st, key, clock_real_ns());
+		enum console_action act = console_key(r, (next_tick - now + 999999) / 1000000, &dirty);
 		if (act == CA_QUIT)
 			return PACE_STOP;
 		if (act == CA_DELAY)
 			next_tick = r->last_tick_ns + (int64_t)(r->st.delay_s * 1e9);
-		dirty = dirty || act != CA_NONE;
 	}
 	return PACE_STOP;
 }

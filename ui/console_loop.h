@@ -40,6 +40,9 @@ enum {
 
 /* Waits up to wait_ms for the next key. */
 int console_input(int wait_ms);
+/* Waits up to wait_ms for a key and applies it to the state: the action (CA_NONE: no
+ * key; CA_QUIT also when the terminal hung up); *dirty is set when the screen changed. */
+enum console_action console_key(struct console_run *r, int64_t wait_ms, bool *dirty);
 /* Renders the state and copies it to the terminal. 0, or -1 (out of memory). */
 int console_draw(struct console_run *r);
 /* m becomes the shown interval (taken: m is left empty) unless the state refuses it

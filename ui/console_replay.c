@@ -79,14 +79,8 @@ int console_replay_loop(struct console_run *r)
 		int64_t wait_ms = IDLE_WAIT_MS;
 		if (due)
 			wait_ms = due > now ? (due - now + 999999) / 1000000 : 0;
-		int key = console_input(wait_ms < IDLE_WAIT_MS ? (int)wait_ms : IDLE_WAIT_MS);
-		if (key == CONSOLE_INPUT_GONE)
-			return 0;
-		if (key == CONSOLE_INPUT_RESIZE)
-			dirty = true;
-		if (key < 0)
-			continue;
-		enum console_action act = console_state_key(&r->st, key, clock_real_ns());
+		enum console_action act =
+		    console_key(r, wait_ms < IDLE_WAIT_MS ? wait_ms : IDLE_WAIT_MS, &dirty);
 		if (act == CA_QUIT)
 			return 0;
 		if (act == CA_NAVIGATE) {
@@ -94,7 +88,6 @@ int console_replay_loop(struct console_run *r)
 				return 1;
 			due = due_of(&v);
 		}
-		dirty = dirty || act != CA_NONE;
 	}
 	return 0;
 }
