@@ -35,6 +35,12 @@ enum opt_id {
 	O_SYSFS,
 	O_PROC,
 	O_IMAGE_DIR,
+	O_XENTOP,
+	O_VMSTAT,
+	O_IOSTAT,
+	O_INTERVAL,
+	O_START,
+	O_CPUS,
 };
 
 #define SOURCE_CMDS (CMD_LIVE | CMD_TOPOLOGY | CMD_RECORD)
@@ -58,8 +64,8 @@ static const struct opt table[] = {
     {O_DOM0, "dom0-first", NULL, CMD_LIVE | CMD_REPLAY, "console: Domain-0 first"},
     {O_FROM_FILE, "from-file", "FILE", CMD_LIVE, "with -b: a recording instead of the tracer"},
     {O_SYNTHETIC, "synthetic", "N", CMD_LIVE, NULL},
-    {O_OUTPUT, "output", "FILE", CMD_RECORD | CMD_MARK | CMD_EXPLAIN,
-     "the recording (record, mark) or the report (explain)"},
+    {O_OUTPUT, "output", "FILE", CMD_RECORD | CMD_MARK | CMD_EXPLAIN | CMD_IMPORT,
+     "the recording (record, mark, import) or the report (explain)"},
     {O_FROM, "from", "MARK|TIME", CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
      "window start: a mark's label, 2024-05-01T12:00:00Z (UTC) or +SECONDS"},
     {O_TO, "to", "MARK|TIME", CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN, "window end, as --from"},
@@ -83,6 +89,13 @@ static const struct opt table[] = {
     {O_PROC, "proc-root", "DIR", SOURCE_CMDS, "fixture tree instead of /proc"},
     {O_IMAGE_DIR, "image-dir", "DIR", SOURCE_CMDS,
      "(repeatable) where files named in xenstore may be, besides /dev"},
+    {O_XENTOP, "xentop", "LOG", CMD_IMPORT, "xentop -b -d N output (Linux or NetBSD; -x -n -v)"},
+    {O_VMSTAT, "vmstat", "LOG", CMD_IMPORT, "vmstat N output (procps, -t; or NetBSD)"},
+    {O_IOSTAT, "iostat", "LOG", CMD_IMPORT, "iostat -dx N output (sysstat, -t; or NetBSD -x)"},
+    {O_INTERVAL, "interval", "S", CMD_IMPORT, "the logs' N, when no log has -t times"},
+    {O_START, "start", "TIME", CMD_IMPORT,
+     "when logs without times started: 2026-05-01T12:00:00Z, or 2026-05-01 14:00 (local)"},
+    {O_CPUS, "cpus", "N", CMD_IMPORT, "dom0's CPU count, for vmstat's CPU percentages"},
     {O_HELP, "help", NULL, ~0u, "this help"},
 };
 #define N_OPTS (sizeof(table) / sizeof(table[0]))
@@ -99,6 +112,7 @@ static const struct {
     {CMD_EXPORT, "export", "FILE [OPTIONS]", false},
     {CMD_REPLAY, "replay", "FILE [OPTIONS]   (the console on a terminal, else batch lines)", false},
     {CMD_EXPLAIN, "explain", "FILE [FILE2] [OPTIONS]", false},
+    {CMD_IMPORT, "import", "-o FILE [--xentop LOG] [--vmstat LOG] [--iostat LOG] [OPTIONS]", false},
 };
 
 static int command_index(enum cli_cmd cmd)
@@ -294,6 +308,27 @@ static const char *take(struct cli_opts *o, enum opt_id id, const char *arg)
 			return "--image-dir wants an absolute path (16 at most)";
 		o->src.image_dirs[o->src.roots.n_image_dirs++] = arg;
 		o->src.roots.image_dirs = o->src.image_dirs;
+		return NULL;
+	case O_XENTOP:
+		o->import_xentop = arg;
+		return NULL;
+	case O_VMSTAT:
+		o->import_vmstat = arg;
+		return NULL;
+	case O_IOSTAT:
+		o->import_iostat = arg;
+		return NULL;
+	case O_INTERVAL:
+		return parse_number(arg, 0.1, 86400, &o->import_interval_s)
+		           ? NULL
+		           : "--interval wants seconds between 0.1 and 86400";
+	case O_START:
+		o->import_start = arg;
+		return NULL;
+	case O_CPUS:
+		if (!parse_number(arg, 1, 65536, &v) || v != (double)(long)v)
+			return "--cpus wants a CPU count";
+		o->import_cpus = (long)v;
 		return NULL;
 	case O_HELP:
 		break;
