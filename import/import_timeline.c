@@ -57,9 +57,18 @@ static int check_interval(const struct imp_logs *in, int k, int64_t *interval_ns
 	int64_t t0 = time_of(in, k, 0, &line0), prev = t0, t = t0;
 	if (t0 < 0)
 		return 0;
+	if (!*interval_ns) { /* the first step sets it; the others must keep it */
+		*interval_ns =
+		    llround((double)(time_of(in, k, 1, &line) - t0) / 1e9) * 1000000000ll;
+		*chosen_by = file_of(in, k);
+		if (*interval_ns <= 0)
+			return imp_fail(err, file_of(in, k), line,
+			                "rows 1 s apart or more expected"),
+			       -1;
+	}
 	for (size_t j = 1; j < n; j++) {
 		t = time_of(in, k, j, &line);
-		if (t <= prev || (*interval_ns && t - prev > 2 * *interval_ns + 1000000000ll))
+		if (t <= prev || t - prev > 2 * *interval_ns + 1000000000ll)
 			return imp_fail(
 			           err, file_of(in, k), line,
 			           "a time after the row before, one interval later, expected"),
@@ -67,14 +76,6 @@ static int check_interval(const struct imp_logs *in, int k, int64_t *interval_ns
 		prev = t;
 	}
 	double mean = (double)(t - t0) / (double)(n - 1);
-	if (!*interval_ns) {
-		*interval_ns = llround(mean / 1e9) * 1000000000ll;
-		*chosen_by = file_of(in, k);
-		return *interval_ns > 0 ? 0
-		                        : (imp_fail(err, file_of(in, k), line,
-		                                    "rows 1 s apart or more expected"),
-		                           -1);
-	}
 	if (fabs(mean - (double)*interval_ns) > 0.1 * (double)*interval_ns)
 		return imp_fail(err, file_of(in, k), line,
 		                "rows %.0f s apart expected (as %s), found %.2f s on average",

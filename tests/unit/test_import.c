@@ -273,10 +273,11 @@ static void test_seed003_netbsd(void **state)
 static void test_leaf_rule(void **state)
 {
 	(void)state;
-	const char *names[] = {"sda", "sda1", "nvme0n1", "nvme0n1p2", "nvme0n10", "loop3",
-	                       "dm-0", "md127", "zram0", "vda", "wd0", "dk1", "vnd0"};
-	bool leaf[] = {true, false, true, false, true, false, false, false, false, true, true,
-	               false, false};
+	const char *names[] = {"sda",   "sda1", "nvme0n1", "nvme0n1p2", "nvme0n10",
+	                       "loop3", "dm-0", "md127",   "zram0",     "vda",
+	                       "wd0",   "dk1",  "vnd0"};
+	bool leaf[] = {true,  false, true, false, true,  false, false,
+	               false, false, true, true,  false, false};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		assert_int_equal(imp_iostat_is_leaf(names, 13, i), leaf[i]);
 }
