@@ -176,7 +176,7 @@ static void test_xentop_linux(void **state)
 	assert_null(layer_of(s, 0)); /* Domain-0: VBDS 0, no guest bytes */
 	assert_int_equal(sample_counters(s, 1)->guest_cpu_ns, 306 * 1000000000ll);
 	assert_string_equal(meta(&l.r, "imported_counters"), "xentop_cpu,xentop_vbd");
-	/* per interval: guest-file writes 40 MiB/s, guest-lvm reads 10 MiB/s */
+	/* per interval (2 s): guest-file writes 120 MiB, guest-lvm reads 20 MiB */
 	struct model_interval m;
 	assert_int_equal(model_compute(&l.r.samples[2], s, &m), 0);
 	for (size_t i = 0; i < m.n_domains; i++) {
