@@ -219,10 +219,44 @@ static int add_to_list(const char **list, size_t *n, const char *arg)
 	return 0;
 }
 
+/* The options of `xiotop import` (the last ones of enum opt_id). */
+static const char *take_import(struct cli_opts *o, enum opt_id id, const char *arg)
+{
+	double v;
+	switch (id) {
+	case O_XENTOP:
+		o->import_xentop = arg;
+		return NULL;
+	case O_VMSTAT:
+		o->import_vmstat = arg;
+		return NULL;
+	case O_IOSTAT:
+		o->import_iostat = arg;
+		return NULL;
+	case O_INTERVAL:
+		return parse_number(arg, 0.1, 86400, &o->import_interval_s)
+		           ? NULL
+		           : "--interval wants seconds between 0.1 and 86400";
+	case O_START:
+		o->import_start = arg;
+		return NULL;
+	case O_CPUS:
+		if (!parse_number(arg, 1, 65536, &v) || v != (double)(long)v)
+			return "--cpus wants a CPU count";
+		o->import_cpus = (long)v;
+		return NULL;
+	default:
+		break;
+	}
+	return NULL;
+}
+
 /* One option's value into o. NULL, or what is wrong with it. */
 static const char *take(struct cli_opts *o, enum opt_id id, const char *arg)
 {
 	double v;
+	if (id >= O_XENTOP)
+		return take_import(o, id, arg);
 	switch (id) {
 	case O_BATCH:
 		o->batch = true;
@@ -309,28 +343,7 @@ static const char *take(struct cli_opts *o, enum opt_id id, const char *arg)
 		o->src.image_dirs[o->src.roots.n_image_dirs++] = arg;
 		o->src.roots.image_dirs = o->src.image_dirs;
 		return NULL;
-	case O_XENTOP:
-		o->import_xentop = arg;
-		return NULL;
-	case O_VMSTAT:
-		o->import_vmstat = arg;
-		return NULL;
-	case O_IOSTAT:
-		o->import_iostat = arg;
-		return NULL;
-	case O_INTERVAL:
-		return parse_number(arg, 0.1, 86400, &o->import_interval_s)
-		           ? NULL
-		           : "--interval wants seconds between 0.1 and 86400";
-	case O_START:
-		o->import_start = arg;
-		return NULL;
-	case O_CPUS:
-		if (!parse_number(arg, 1, 65536, &v) || v != (double)(long)v)
-			return "--cpus wants a CPU count";
-		o->import_cpus = (long)v;
-		return NULL;
-	case O_HELP:
+	default: /* O_HELP; import's options are taken above */
 		break;
 	}
 	return NULL;

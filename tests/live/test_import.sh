@@ -5,6 +5,10 @@
 # block a note; an existing output file is never overwritten.
 set -euo pipefail
 : "${XIOTOP_BIN:?}" "${XIOTOP_SRC:?}"
+if ! command -v sqlite3 >/dev/null; then
+	echo "SKIPPED: no sqlite3 command-line tool (apt-get install sqlite3)"
+	exit 77
+fi
 fx=$XIOTOP_SRC/tests/fixtures/import
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
