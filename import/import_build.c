@@ -244,14 +244,17 @@ static int fill_sample(struct build *b, struct xs_sample *s, long step, const lo
 	return 0;
 }
 
+/* A sample at every step of the first log's blocks where the other logs have one too
+ * (at most as many as that log has blocks, however far apart the logs lie). */
 static int make_samples(struct build *b, struct imp_result *out)
 {
-	out->samples = calloc(b->tl.n_steps + 1, sizeof(*out->samples));
+	int first = b->tl.step[LOG_XT] ? LOG_XT : b->tl.step[LOG_VM] ? LOG_VM : LOG_IO;
+	out->samples = calloc(b->tl.n_blocks[first] + 1, sizeof(*out->samples));
 	if (!out->samples)
 		return -1;
 	size_t cursor[3] = {0, 0, 0};
-	for (long step = 0; (size_t)step < b->tl.n_steps; step++) {
-		long at[3];
+	for (size_t j = 0; j < b->tl.n_blocks[first]; j++) {
+		long step = b->tl.step[first][j], at[3];
 		bool all = true;
 		for (int k = 0; k < 3; k++) {
 			at[k] = block_at(b, k, step, &cursor[k]);

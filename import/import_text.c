@@ -112,6 +112,10 @@ bool imp_double(const char *word, double *out)
 
 int64_t imp_local_ns(int year, int mon, int day, int hour, int min, int sec)
 {
+	/* a garbled time must not overflow ns since the epoch */
+	if (year < 1970 || year > 2200 || mon < 1 || mon > 12 || day < 1 || day > 31 || hour < 0 ||
+	    hour > 23 || min < 0 || min > 59 || sec < 0 || sec > 60)
+		return -1;
 	struct tm tm = {.tm_year = year - 1900,
 	                .tm_mon = mon - 1,
 	                .tm_mday = day,

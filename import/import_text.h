@@ -54,7 +54,8 @@ int imp_find_word(const struct imp_words *w, const char *name, int from);
 bool imp_u64(const char *word, uint64_t *out);
 bool imp_double(const char *word, double *out);
 
-/* Local-time fields to ns since the epoch (mktime: the TZ of the importing process). */
+/* Local-time fields to ns since the epoch (mktime: the TZ of the importing process); -1
+ * for a field out of range (years 1970 to 2200). */
 int64_t imp_local_ns(int year, int mon, int day, int hour, int min, int sec);
 
 #endif
