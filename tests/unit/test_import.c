@@ -270,6 +270,46 @@ static void test_seed003_netbsd(void **state)
 	unload(&l);
 }
 
+/* NetBSD repeats its headers every screenful (iostat -x: 17 reports of one drive); the
+ * report boundary is where a drive repeats, not the header. */
+static void test_netbsd_repeated_headers(void **state)
+{
+	(void)state;
+	const char *hdr =
+	    "device  read KB/t    r/s   time     MB/s write KB/t    w/s   time     MB/s\n";
+	const char *row =
+	    "wd0         64.00     16   0.50     1.00      64.00     32   0.90     2.00\n"
+	    "dk0          0.00      0   0.00     0.00      64.00     32   0.90     2.00\n";
+	char text[4096] = "";
+	for (int k = 0; k < 4; k++) {
+		if (k == 0 || k == 2)
+			strcat(text, hdr);
+		strcat(text, row);
+	}
+	struct imp_iostat io;
+	struct imp_error err;
+	assert_int_equal(imp_iostat_parse("io.log", text, strlen(text), &io, &err), 0);
+	assert_int_equal(io.n, 4);
+	assert_int_equal(io.reports[3].n, 2);
+	assert_true(io.reports[3].devs[0].wr_Bps == 2.0 * 1048576);
+	const char *names[] = {"wd0", "dk0"};
+	assert_false(imp_iostat_is_leaf(names, 2, 1)); /* a wedge on wd0 */
+	imp_iostat_free(&io);
+	const char *vm =
+	    " procs    memory      page                       disks   faults      cpu\n"
+	    " r b      avm    fre  flt  re  pi   po   fr   sr w0 c0   in   sy  cs us sy id\n"
+	    " 1 0   812344 3012456   10   0   0    0    0    0 40  0  900  300  50  0  3 97\n"
+	    " procs    memory      page                       disks   faults      cpu\n"
+	    " r b      avm    fre  flt  re  pi   po   fr   sr w0 c0   in   sy  cs us sy id\n"
+	    " 1 0   812344 3012456   10   0   0    0    0    0 40  0  900  300  50  5 25 70\n";
+	struct imp_vmstat v;
+	assert_int_equal(imp_vmstat_parse("vm.log", vm, strlen(vm), &v, &err), 0);
+	assert_int_equal(v.n, 2);
+	assert_true(v.netbsd && !v.has_io);
+	assert_true(v.rows[1].us == 5 && v.rows[1].sy == 25); /* cpu's sy, not faults' */
+	imp_vmstat_free(&v);
+}
+
 static void test_leaf_rule(void **state)
 {
 	(void)state;
@@ -292,6 +332,7 @@ int main(void)
 	    cmocka_unit_test(test_xentop_repeat_header),
 	    cmocka_unit_test(test_seed002),
 	    cmocka_unit_test(test_seed003_netbsd),
+	    cmocka_unit_test(test_netbsd_repeated_headers),
 	    cmocka_unit_test(test_leaf_rule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
