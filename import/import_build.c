@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sanitize.h"
+
 enum { LOG_XT, LOG_VM, LOG_IO };
 
 struct vbd_last { /* the last readable VBD figures of a domain ("-" keeps them) */
@@ -201,8 +203,9 @@ static int fill_iostat(struct build *b, struct xs_sample *s, size_t j)
 		                    .rd_bytes = (uint64_t)llround(b->io_rd[j * b->n_devs + i]),
 		                    .wr_bytes = (uint64_t)llround(b->io_wr[j * b->n_devs + i])};
 		struct xs_dev dev = {.dev = d.dev, .is_leaf = true};
-		memcpy(d.name, b->devs[i], sizeof(d.name));
-		memcpy(dev.name, b->devs[i], sizeof(dev.name));
+		/* device names are shown as trusted kernel names: escape the log's text here */
+		sanitize_text(b->devs[i], d.name, sizeof(d.name));
+		memcpy(dev.name, d.name, sizeof(dev.name));
 		if (sample_add_disk(s, &d) || sample_add_dev(s, &dev))
 			return -1;
 	}

@@ -18,7 +18,8 @@
  *     when the CPU count is known (--cpus or iostat's banner);
  *   - vmstat_pgpgin_kb/pgpgout_kb: bi/bo x interval, summed from the first interval on;
  *   - disks: iostat's leaf devices, rates x interval summed, at pseudo devices
- *     IMP_DISK_DEV(i) (i: first appearance);
+ *     IMP_DISK_DEV(i) (i: first appearance), names escaped (consumers show device names
+ *     as they are); domain names stay raw, as in every recording (escaped on output);
  *   - has_cpu and has_dirty false (no tracer: no dom0 CPU by domain, no dirty pages),
  *     domains_live true with xentop (its rows are the hypervisor's domain list).
  */

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/sanitize.h"
+
 static void put(struct imp_result *r, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void put(struct imp_result *r, const char *key, const char *fmt, ...)
@@ -87,8 +89,11 @@ static void iostat_devices(const struct imp_iostat *io, struct imp_result *r)
 				names[n++] = io->reports[j].devs[i].name;
 		}
 	char leaves[768] = "", stacked[768] = "";
-	for (size_t i = 0; i < n; i++)
-		add(imp_iostat_is_leaf(names, n, i) ? leaves : stacked, sizeof(leaves), names[i]);
+	for (size_t i = 0; i < n; i++) {
+		char safe[64]; /* log text: escaped, as the disks' names */
+		sanitize_text(names[i], safe, sizeof(safe));
+		add(imp_iostat_is_leaf(names, n, i) ? leaves : stacked, sizeof(leaves), safe);
+	}
 	put(r, "iostat_leaf_devices", "%s", leaves);
 	put(r, "iostat_stacked_devices", "%s", stacked);
 }

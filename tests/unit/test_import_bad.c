@@ -199,13 +199,33 @@ static void test_mixed_intervals(void **state)
 	assert_non_null(strstr(err.msg, "the logs overlap in 0 sample(s)"));
 }
 
+/* A device name from a log is escaped before it reaches the recording. */
+static void test_device_name_escaped(void **state)
+{
+	(void)state;
+	const char *io = IO_HDR "evil\033[2J 1 2 3 4 5\n\n" IO_HDR "evil\033[2J 1 2 3 4 5\n\n";
+	struct imp_iostat ios;
+	struct imp_error err;
+	assert_int_equal(imp_iostat_parse("io.log", io, strlen(io), &ios, &err), 0);
+	struct imp_logs in = {.iostat = &ios,
+	                      .iostat_file = "io.log",
+	                      .interval_s = 1,
+	                      .has_start = true,
+	                      .start_ns = 1000000000ll};
+	struct imp_result r;
+	assert_int_equal(imp_build(&in, &r, &err), 0);
+	assert_string_equal(r.samples[1].disks[0].name, "evil\\e[2J");
+	imp_result_free(&r);
+	imp_iostat_free(&ios);
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_xentop_bad),      cmocka_unit_test(test_xentop_partial_end),
 	    cmocka_unit_test(test_vmstat_bad),      cmocka_unit_test(test_iostat_bad),
-	    cmocka_unit_test(test_mixed_intervals),
+	    cmocka_unit_test(test_mixed_intervals), cmocka_unit_test(test_device_name_escaped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
