@@ -255,8 +255,6 @@ static const char *take_import(struct cli_opts *o, enum opt_id id, const char *a
 static const char *take(struct cli_opts *o, enum opt_id id, const char *arg)
 {
 	double v;
-	if (id >= O_XENTOP)
-		return take_import(o, id, arg);
 	switch (id) {
 	case O_BATCH:
 		o->batch = true;
@@ -343,7 +341,7 @@ static const char *take(struct cli_opts *o, enum opt_id id, const char *arg)
 		o->src.image_dirs[o->src.roots.n_image_dirs++] = arg;
 		o->src.roots.image_dirs = o->src.image_dirs;
 		return NULL;
-	default: /* O_HELP; import's options are taken above */
+	default: /* O_HELP; import's options: take_import() */
 		break;
 	}
 	return NULL;
@@ -390,7 +388,8 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 			         argv[optind - 1]);
 			return cli_bad_usage(cmd, what);
 		}
-		const char *bad = take(o, (enum opt_id)c, optarg);
+		const char *bad = c >= O_XENTOP ? take_import(o, (enum opt_id)c, optarg)
+		                                : take(o, (enum opt_id)c, optarg);
 		if (bad)
 			return cli_bad_usage(cmd, bad);
 	}
