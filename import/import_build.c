@@ -26,7 +26,8 @@ struct build {
 	char (*devs)[32];
 	bool *leaf;
 	size_t n_devs;
-	double *io_rd, *io_wr; /* cumulative, [report * n_devs + dev] */
+	double *io_rd, *io_wr;     /* cumulative bytes, [report * n_devs + dev] */
+	double *io_rdio, *io_wrio; /* cumulative requests, the same */
 	long cpus;
 	uint64_t dom0_mem_kb;
 };
@@ -110,7 +111,9 @@ static int integrate_iostat(struct build *b)
 	const char **names = calloc(b->n_devs + 1, sizeof(char *));
 	b->io_rd = calloc(io->n * b->n_devs + 1, sizeof(double));
 	b->io_wr = calloc(io->n * b->n_devs + 1, sizeof(double));
-	if (!names || !b->io_rd || !b->io_wr)
+	b->io_rdio = calloc(io->n * b->n_devs + 1, sizeof(double));
+	b->io_wrio = calloc(io->n * b->n_devs + 1, sizeof(double));
+	if (!names || !b->io_rd || !b->io_wr || !b->io_rdio || !b->io_wrio)
 		return free(names), -1;
 	for (size_t i = 0; i < b->n_devs; i++)
 		names[i] = b->devs[i];
@@ -119,14 +122,17 @@ static int integrate_iostat(struct build *b)
 	free(names);
 	double dt = b->tl.interval_s;
 	for (size_t j = 1; j < io->n; j++) {
-		double *rd = &b->io_rd[j * b->n_devs], *wr = &b->io_wr[j * b->n_devs];
-		memcpy(rd, rd - b->n_devs, b->n_devs * sizeof(double));
-		memcpy(wr, wr - b->n_devs, b->n_devs * sizeof(double));
+		double *sums[4] = {b->io_rd, b->io_wr, b->io_rdio, b->io_wrio};
+		for (int c = 0; c < 4; c++)
+			memcpy(&sums[c][j * b->n_devs], &sums[c][(j - 1) * b->n_devs],
+			       b->n_devs * sizeof(double));
 		for (size_t i = 0; i < io->reports[j].n; i++) {
 			const struct imp_io_dev *d = &io->reports[j].devs[i];
-			size_t k = device_index(b, d->name);
-			rd[k] += d->rd_Bps * dt;
-			wr[k] += d->wr_Bps * dt;
+			size_t k = j * b->n_devs + device_index(b, d->name);
+			b->io_rd[k] += d->rd_Bps * dt;
+			b->io_wr[k] += d->wr_Bps * dt;
+			b->io_rdio[k] += d->rd_iops * dt;
+			b->io_wrio[k] += d->wr_iops * dt;
 		}
 	}
 	return 0;
@@ -199,9 +205,12 @@ static int fill_iostat(struct build *b, struct xs_sample *s, size_t j)
 	for (size_t i = 0; i < b->n_devs; i++) {
 		if (!b->leaf[i])
 			continue;
+		size_t at = j * b->n_devs + i;
 		struct xs_disk d = {.dev = IMP_DISK_DEV(i),
-		                    .rd_bytes = (uint64_t)llround(b->io_rd[j * b->n_devs + i]),
-		                    .wr_bytes = (uint64_t)llround(b->io_wr[j * b->n_devs + i])};
+		                    .rd_bytes = (uint64_t)llround(b->io_rd[at]),
+		                    .wr_bytes = (uint64_t)llround(b->io_wr[at]),
+		                    .rd_ios = (uint64_t)llround(b->io_rdio[at]),
+		                    .wr_ios = (uint64_t)llround(b->io_wrio[at])};
 		struct xs_dev dev = {.dev = d.dev, .is_leaf = true};
 		/* device names are shown as trusted kernel names: escape the log's text here */
 		sanitize_text(b->devs[i], d.name, sizeof(d.name));
@@ -284,6 +293,8 @@ static void free_build(struct build *b)
 	free(b->leaf);
 	free(b->io_rd);
 	free(b->io_wr);
+	free(b->io_rdio);
+	free(b->io_wrio);
 }
 
 int imp_build(const struct imp_logs *in, struct imp_result *out, struct imp_error *err)

@@ -17,7 +17,7 @@
  *   - host_busy_ns: Domain-0's CPU(sec) x 1e9, else vmstat (us+sy+st)% x interval x CPUs
  *     when the CPU count is known (--cpus or iostat's banner);
  *   - vmstat_pgpgin_kb/pgpgout_kb: bi/bo x interval, summed from the first interval on;
- *   - disks: iostat's leaf devices, rates x interval summed, at pseudo devices
+ *   - disks: iostat's leaf devices, rates (bytes, r/s, w/s) x interval summed, at pseudo devices
  *     IMP_DISK_DEV(i) (i: first appearance), names escaped (consumers show device names
  *     as they are); domain names stay raw, as in every recording (escaped on output);
  *   - has_cpu and has_dirty false (no tracer: no dom0 CPU by domain, no dirty pages),

@@ -13,6 +13,7 @@ struct io_parser {
 	unsigned header_line;
 	int n_cols;      /* words of a device row */
 	int rd, wr;      /* word index of the read and write rates */
+	int rs, ws;      /* of r/s and w/s; -1 none */
 	double scale;    /* to bytes per second */
 	bool in_report;  /* sysstat: between a header and a blank line */
 	bool skip_next;  /* the numbers line under avg-cpu */
@@ -37,6 +38,7 @@ static int header_sysstat(struct io_parser *p, const struct imp_words *w, unsign
 				                p->header_line),
 				       -1;
 			p->rd = rd, p->wr = wr, p->scale = units[u].scale, p->n_cols = w->n;
+			p->rs = imp_find_word(w, "r/s", 1), p->ws = imp_find_word(w, "w/s", 1);
 			p->header_line = p->header_line ? p->header_line : line;
 			return 0;
 		}
@@ -94,6 +96,10 @@ static int take_device(struct io_parser *p, const struct imp_words *w, unsigned 
 		return imp_fail(p->err, p->file, line, "out of memory"), -1;
 	r->devs = d;
 	d[r->n] = (struct imp_io_dev){.rd_Bps = rd * p->scale, .wr_Bps = wr * p->scale};
+	if (p->rs > 0 && p->ws > 0) {
+		imp_double(w->w[p->rs], &d[r->n].rd_iops);
+		imp_double(w->w[p->ws], &d[r->n].wr_iops);
+	}
 	snprintf(d[r->n].name, sizeof(d[r->n].name), "%s", w->w[0]);
 	r->n++;
 	return 0;
@@ -136,6 +142,7 @@ static int take_netbsd_header(struct io_parser *p, const struct imp_words *w, un
 		p->header_line = line;
 		p->out->netbsd = true;
 		p->n_cols = 9, p->rd = 4, p->wr = 8, p->scale = 1048576;
+		p->rs = 2, p->ws = 6;
 		return new_report(p, line);
 	}
 	return 0;

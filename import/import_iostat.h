@@ -28,6 +28,7 @@
 struct imp_io_dev {
 	char name[32]; /* raw: escape before showing */
 	double rd_Bps, wr_Bps;
+	double rd_iops, wr_iops; /* r/s, w/s; 0 if the layout has none */
 };
 
 struct imp_io_report {
