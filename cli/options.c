@@ -36,6 +36,12 @@ enum opt_id {
 	O_SYSFS,
 	O_PROC,
 	O_IMAGE_DIR,
+	O_XENTOP,
+	O_VMSTAT,
+	O_IOSTAT,
+	O_INTERVAL,
+	O_START,
+	O_CPUS,
 };
 
 #define SOURCE_CMDS (CMD_LIVE | CMD_TOPOLOGY | CMD_RECORD)
@@ -72,8 +78,8 @@ static const struct opt table[] = {
     {O_FROM_FILE, "from-file", "FILE", CMD_LIVE, "with -b: a recording instead of the tracer",
      STRING(from_file)},
     {O_SYNTHETIC, "synthetic", "N", CMD_LIVE, NULL, T_CHECKED, 0},
-    {O_OUTPUT, "output", "FILE", CMD_RECORD | CMD_MARK | CMD_EXPLAIN,
-     "the recording (record, mark) or the report (explain)", STRING(output)},
+    {O_OUTPUT, "output", "FILE", CMD_RECORD | CMD_MARK | CMD_EXPLAIN | CMD_IMPORT,
+     "the recording (record, mark, import) or the report (explain)", STRING(output)},
     {O_FROM, "from", "MARK|TIME", CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
      "window start: a mark's label, 2024-05-01T12:00:00Z (UTC) or +SECONDS", STRING(from)},
     {O_TO, "to", "MARK|TIME", CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN, "window end, as --from",
@@ -106,6 +112,19 @@ static const struct opt table[] = {
      STRING(src.roots.proc)},
     {O_IMAGE_DIR, "image-dir", "DIR", SOURCE_CMDS,
      "(repeatable) where files named in xenstore may be, besides /dev", T_CHECKED, 0},
+    {O_XENTOP, "xentop", "LOG", CMD_IMPORT, "xentop -b -d N output (Linux or NetBSD; -x -n -v)",
+     T_CHECKED, 0},
+    {O_VMSTAT, "vmstat", "LOG", CMD_IMPORT, "vmstat N output (procps, -t; or NetBSD)", T_CHECKED,
+     0},
+    {O_IOSTAT, "iostat", "LOG", CMD_IMPORT, "iostat -dx N output (sysstat, -t; or NetBSD -x)",
+     T_CHECKED, 0},
+    {O_INTERVAL, "interval", "S", CMD_IMPORT, "the logs' N, when no log has -t times", T_CHECKED,
+     0},
+    {O_START, "start", "TIME", CMD_IMPORT,
+     "when logs without times started: 2026-05-01T12:00:00Z, or 2026-05-01 14:00 (local)",
+     T_CHECKED, 0},
+    {O_CPUS, "cpus", "N", CMD_IMPORT, "dom0's CPU count, for vmstat's CPU percentages", T_CHECKED,
+     0},
     {O_HELP, "help", NULL, ~0u, "this help", T_CHECKED, 0},
 };
 #define N_OPTS (sizeof(table) / sizeof(table[0]))
@@ -122,6 +141,7 @@ static const struct {
     {CMD_EXPORT, "export", "FILE [OPTIONS]", false},
     {CMD_REPLAY, "replay", "FILE [OPTIONS]   (the console on a terminal, else batch lines)", false},
     {CMD_EXPLAIN, "explain", "FILE [FILE2] [OPTIONS]", false},
+    {CMD_IMPORT, "import", "-o FILE [--xentop LOG] [--vmstat LOG] [--iostat LOG] [OPTIONS]", false},
 };
 
 static int command_index(enum cli_cmd cmd)
@@ -228,6 +248,38 @@ static int add_to_list(const char **list, size_t *n, const char *arg)
 	return 0;
 }
 
+/* The options of `xiotop import` (the last ones of enum opt_id). */
+static const char *take_import(struct cli_opts *o, enum opt_id id, const char *arg)
+{
+	double v;
+	switch (id) {
+	case O_XENTOP:
+		o->import_xentop = arg;
+		return NULL;
+	case O_VMSTAT:
+		o->import_vmstat = arg;
+		return NULL;
+	case O_IOSTAT:
+		o->import_iostat = arg;
+		return NULL;
+	case O_INTERVAL:
+		return parse_number(arg, 0.1, 86400, &o->import_interval_s)
+		           ? NULL
+		           : "--interval wants seconds between 0.1 and 86400";
+	case O_START:
+		o->import_start = arg;
+		return NULL;
+	case O_CPUS:
+		if (!parse_number(arg, 1, 65536, &v) || v != (double)(long)v)
+			return "--cpus wants a CPU count";
+		o->import_cpus = (long)v;
+		return NULL;
+	default:
+		break;
+	}
+	return NULL;
+}
+
 /* One option's value into o. NULL, or what is wrong with it. */
 static const char *take(struct cli_opts *o, enum opt_id id, const char *arg)
 {
@@ -282,7 +334,7 @@ static const char *take(struct cli_opts *o, enum opt_id id, const char *arg)
 		o->src.image_dirs[o->src.roots.n_image_dirs++] = arg;
 		o->src.roots.image_dirs = o->src.image_dirs;
 		return NULL;
-	default: /* flags and plain strings: stored by the table's offsets */
+	default: /* flags and plain strings: the table's offsets; import's: take_import() */
 		break;
 	}
 	return NULL;
@@ -344,7 +396,8 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 		else if (t->target == T_STRING)
 			*(const char **)((char *)o + t->offset) = optarg;
 		else
-			bad = take(o, (enum opt_id)c, optarg);
+			bad = c >= O_XENTOP ? take_import(o, (enum opt_id)c, optarg)
+			                    : take(o, (enum opt_id)c, optarg);
 		if (bad)
 			return cli_bad_usage(cmd, bad);
 	}

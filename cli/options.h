@@ -26,6 +26,7 @@ enum cli_cmd {
 	CMD_EXPORT = 1 << 4,
 	CMD_REPLAY = 1 << 5,
 	CMD_EXPLAIN = 1 << 6,
+	CMD_IMPORT = 1 << 7,
 };
 
 #define CLI_MAX_LIST 16 /* repeatable options (--domain, --claim) */
@@ -56,6 +57,10 @@ struct cli_opts {
 	size_t n_domains; /* explain --domain */
 	const char *claims[CLI_MAX_LIST];
 	size_t n_claims; /* explain --claim FILE[@DOMAIN] */
+	const char *import_xentop, *import_vmstat, *import_iostat; /* import --xentop ... */
+	double import_interval_s;                                  /* import --interval; 0 */
+	const char *import_start;                                  /* import --start TIME */
+	long import_cpus;                                          /* import --cpus; 0 */
 	struct source_opts src;
 	char **args; /* positional arguments (record: the wrapped command) */
 	int n_args;

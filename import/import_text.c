@@ -1,0 +1,128 @@
+/* import_text.c - lines, words, numbers and errors for the log parsers; see import_text.h. */
+#include "import/import_text.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/sanitize.h"
+
+void imp_quote(const char *text, char *out, size_t outlen)
+{
+	char cut[96];
+	snprintf(cut, sizeof(cut), "%s", text);
+	sanitize_text(cut, out, outlen);
+}
+
+void imp_fail(struct imp_error *err, const char *file, unsigned line, const char *fmt, ...)
+{
+	char what[300], safe_file[160];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	sanitize_text(file ? file : "(input)", safe_file, sizeof(safe_file));
+	if (line)
+		snprintf(err->msg, sizeof(err->msg), "%s:%u: %s", safe_file, line, what);
+	else
+		snprintf(err->msg, sizeof(err->msg), "%s: %s", safe_file, what);
+}
+
+int imp_next_line(struct imp_cursor *c, struct imp_line *l)
+{
+	if (c->pos >= c->len)
+		return 0;
+	const char *start = c->buf + c->pos;
+	size_t rest = c->len - c->pos;
+	const char *nl = memchr(start, '\n', rest);
+	size_t n = nl ? (size_t)(nl - start) : rest;
+	c->pos += nl ? n + 1 : n;
+	c->line++;
+	l->terminated = nl != NULL;
+	l->has_nul = memchr(start, '\0', n) != NULL;
+	l->too_long = n >= sizeof(l->text);
+	if (l->too_long)
+		n = sizeof(l->text) - 1;
+	memcpy(l->text, start, n);
+	if (n && l->text[n - 1] == '\r')
+		n--;
+	l->text[n] = '\0';
+	return 1;
+}
+
+bool imp_blank(const char *text)
+{
+	for (; *text; text++)
+		if (!isspace((unsigned char)*text))
+			return false;
+	return true;
+}
+
+void imp_split(const char *text, struct imp_words *out)
+{
+	snprintf(out->copy, sizeof(out->copy), "%s", text);
+	out->n = 0;
+	out->overflow = false;
+	char *save = NULL;
+	for (char *t = strtok_r(out->copy, " \t\v\f", &save); t;
+	     t = strtok_r(NULL, " \t\v\f", &save)) {
+		if (out->n == IMP_WORDS_MAX) {
+			out->overflow = true;
+			return;
+		}
+		out->w[out->n++] = t;
+	}
+}
+
+int imp_find_word(const struct imp_words *w, const char *name, int from)
+{
+	for (int i = from < 0 ? 0 : from; i < w->n; i++)
+		if (!strcmp(w->w[i], name))
+			return i;
+	return -1;
+}
+
+bool imp_u64(const char *word, uint64_t *out)
+{
+	if (!isdigit((unsigned char)word[0]))
+		return false;
+	char *end;
+	unsigned long long v = strtoull(word, &end, 10);
+	if (*end)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool imp_double(const char *word, double *out)
+{
+	if (!isdigit((unsigned char)word[0]))
+		return false;
+	char *end;
+	double v = strtod(word, &end);
+	if (*end || !isfinite(v) || v < 0)
+		return false;
+	*out = v;
+	return true;
+}
+
+int64_t imp_local_ns(int year, int mon, int day, int hour, int min, int sec)
+{
+	/* a garbled time must not overflow ns since the epoch */
+	if (year < 1970 || year > 2200 || mon < 1 || mon > 12 || day < 1 || day > 31 || hour < 0 ||
+	    hour > 23 || min < 0 || min > 59 || sec < 0 || sec > 60)
+		return -1;
+	struct tm tm = {.tm_year = year - 1900,
+	                .tm_mon = mon - 1,
+	                .tm_mday = day,
+	                .tm_hour = hour,
+	                .tm_min = min,
+	                .tm_sec = sec,
+	                .tm_isdst = -1};
+	time_t t = mktime(&tm);
+	return t == (time_t)-1 ? -1 : (int64_t)t * 1000000000ll;
+}

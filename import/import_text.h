@@ -1,0 +1,61 @@
+/* import_text.h - what every log parser of import/ shares: lines of a buffer, words of a
+ * line, numbers, times, and the one-line error that names FILE:LINE.
+ *
+ * Contract: pure functions over a caller's buffer (no I/O, no globals), so the parsers are
+ * unit-testable and fuzzable. A line is at most IMP_LINE_MAX bytes; words are split on
+ * blanks. Numbers must be whole words (strtoull/strtod with nothing left over, never
+ * negative, NaN or infinite). Every error message is escaped (core/sanitize.h): log text
+ * may hold anything.
+ */
+#ifndef XIOTOP_IMPORT_TEXT_H
+#define XIOTOP_IMPORT_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define IMP_LINE_MAX  4096
+#define IMP_WORDS_MAX 128
+
+/* "FILE:LINE: what was expected", escaped, or a FILE-only message (line 0). */
+struct imp_error {
+	char msg[600];
+};
+void imp_fail(struct imp_error *err, const char *file, unsigned line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* A log's own text, escaped and cut, for quoting in a message. */
+void imp_quote(const char *text, char *out, size_t outlen);
+
+struct imp_cursor {
+	const char *buf;
+	size_t len, pos;
+	unsigned line; /* of the line last returned, from 1 */
+};
+struct imp_line {
+	char text[IMP_LINE_MAX]; /* NUL terminated, without its newline; CR dropped */
+	bool terminated;         /* it ended with a newline (not cut at the end of the file) */
+	bool too_long;
+	bool has_nul; /* a NUL byte: not a text log */
+};
+/* The next line: 1, or 0 at the end of the buffer. */
+int imp_next_line(struct imp_cursor *c, struct imp_line *l);
+bool imp_blank(const char *text);
+
+struct imp_words {
+	char copy[IMP_LINE_MAX];
+	char *w[IMP_WORDS_MAX];
+	int n;
+	bool overflow; /* more than IMP_WORDS_MAX words */
+};
+void imp_split(const char *text, struct imp_words *out);
+/* Index of the first word equal to name at or after from, or -1. */
+int imp_find_word(const struct imp_words *w, const char *name, int from);
+
+bool imp_u64(const char *word, uint64_t *out);
+bool imp_double(const char *word, double *out);
+
+/* Local-time fields to ns since the epoch (mktime: the TZ of the importing process); -1
+ * for a field out of range (years 1970 to 2200). */
+int64_t imp_local_ns(int year, int mon, int day, int hour, int min, int sec);
+
+#endif

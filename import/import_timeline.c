@@ -1,0 +1,174 @@
+/* import_timeline.c - where each log's blocks fall in time; see imp_timeline() in
+ * import_build.h. */
+#include "import/import_build.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { LOG_XT, LOG_VM, LOG_IO, N_LOGS };
+static const char *const log_kind[N_LOGS] = {"xentop", "vmstat", "iostat"};
+
+static size_t blocks_of(const struct imp_logs *in, int k)
+{
+	if (k == LOG_XT)
+		return in->xentop ? in->xentop->n_blocks : 0;
+	if (k == LOG_VM)
+		return in->vmstat ? in->vmstat->n : 0;
+	return in->iostat ? in->iostat->n : 0;
+}
+
+static bool present(const struct imp_logs *in, int k)
+{
+	return k == LOG_XT   ? in->xentop != NULL
+	       : k == LOG_VM ? in->vmstat != NULL
+	                     : in->iostat != NULL;
+}
+
+static const char *file_of(const struct imp_logs *in, int k)
+{
+	const char *f = k == LOG_XT   ? in->xentop_file
+	                : k == LOG_VM ? in->vmstat_file
+	                              : in->iostat_file;
+	return f ? f : log_kind[k];
+}
+
+/* A block's own time (-1: the log has none) and line. */
+static int64_t time_of(const struct imp_logs *in, int k, size_t j, unsigned *line)
+{
+	if (k == LOG_XT) {
+		*line = in->xentop->blocks[j].doms[0].line;
+		return -1;
+	}
+	if (k == LOG_VM) {
+		*line = in->vmstat->rows[j].line;
+		return in->vmstat->has_time ? in->vmstat->rows[j].time_ns : -1;
+	}
+	*line = in->iostat->reports[j].line;
+	return in->iostat->has_time ? in->iostat->reports[j].time_ns : -1;
+}
+
+/* Every log with times keeps one interval (*interval_ns, chosen here when 0). */
+static int check_interval(const struct imp_logs *in, int k, int64_t *interval_ns,
+                          const char **chosen_by, struct imp_error *err)
+{
+	size_t n = blocks_of(in, k);
+	unsigned line0, line = 0;
+	int64_t t0 = time_of(in, k, 0, &line0), prev = t0, t = t0;
+	if (t0 < 0)
+		return 0;
+	if (!*interval_ns) { /* the first step sets it; the others must keep it */
+		*interval_ns =
+		    llround((double)(time_of(in, k, 1, &line) - t0) / 1e9) * 1000000000ll;
+		*chosen_by = file_of(in, k);
+		if (*interval_ns <= 0)
+			return imp_fail(err, file_of(in, k), line,
+			                "rows 1 s apart or more expected"),
+			       -1;
+	}
+	for (size_t j = 1; j < n; j++) {
+		t = time_of(in, k, j, &line);
+		if (t <= prev || t - prev > 2 * *interval_ns + 1000000000ll)
+			return imp_fail(
+			           err, file_of(in, k), line,
+			           "a time after the row before, one interval later, expected"),
+			       -1;
+		prev = t;
+	}
+	double mean = (double)(t - t0) / (double)(n - 1);
+	if (fabs(mean - (double)*interval_ns) > 0.1 * (double)*interval_ns)
+		return imp_fail(err, file_of(in, k), line,
+		                "rows %.0f s apart expected (as %s), found %.2f s on average",
+		                (double)*interval_ns / 1e9, *chosen_by, mean / 1e9),
+		       -1;
+	return 0;
+}
+
+static int find_interval(const struct imp_logs *in, struct imp_timeline *t, struct imp_error *err)
+{
+	int64_t interval_ns = llround(in->interval_s * 1e9);
+	const char *chosen_by = "--interval";
+	for (int k = 0; k < N_LOGS; k++)
+		if (present(in, k) && check_interval(in, k, &interval_ns, &chosen_by, err))
+			return -1;
+	if (!interval_ns)
+		return imp_fail(err, "xiotop import", 0,
+		                "no log has times (vmstat -t, iostat -t): give --interval S"),
+		       -1;
+	t->interval_s = (double)interval_ns / 1e9;
+	return 0;
+}
+
+/* Where each log starts: its first time, else --start, else where the timed ones start. */
+static int find_starts(const struct imp_logs *in, struct imp_timeline *t, int64_t start[N_LOGS],
+                       struct imp_error *err)
+{
+	int64_t timed_min = -1;
+	unsigned line;
+	for (int k = 0; k < N_LOGS; k++) {
+		start[k] = present(in, k) ? time_of(in, k, 0, &line) : -1;
+		if (start[k] >= 0 && (timed_min < 0 || start[k] < timed_min)) {
+			timed_min = start[k];
+			t->time_from = file_of(in, k);
+		}
+	}
+	for (int k = 0; k < N_LOGS; k++) {
+		if (!present(in, k) || start[k] >= 0)
+			continue;
+		if (!in->has_start && timed_min < 0)
+			return imp_fail(
+			           err, "xiotop import", 0,
+			           "no log has times (vmstat -t, iostat -t): give --start TIME"),
+			       -1;
+		start[k] = in->has_start ? in->start_ns : timed_min;
+	}
+	if (timed_min < 0)
+		t->time_from = "--start";
+	t->t0_ns = -1;
+	for (int k = 0; k < N_LOGS; k++)
+		if (start[k] >= 0 && (t->t0_ns < 0 || start[k] < t->t0_ns))
+			t->t0_ns = start[k];
+	return 0;
+}
+
+int imp_timeline(const struct imp_logs *in, struct imp_timeline *t, struct imp_error *err)
+{
+	memset(t, 0, sizeof(*t));
+	int64_t start[N_LOGS];
+	if (find_interval(in, t, err) || find_starts(in, t, start, err))
+		return -1;
+	double interval_ns = t->interval_s * 1e9;
+	for (int k = 0; k < N_LOGS; k++) {
+		if (!present(in, k))
+			continue;
+		size_t n = blocks_of(in, k);
+		t->step[k] = calloc(n, sizeof(long));
+		if (!t->step[k])
+			return imp_fail(err, file_of(in, k), 0, "out of memory"),
+			       imp_timeline_free(t), -1;
+		t->n_blocks[k] = n;
+		for (size_t j = 0; j < n; j++) {
+			unsigned line;
+			int64_t at = time_of(in, k, j, &line);
+			if (at < 0)
+				at = start[k] + (int64_t)llround((double)j * interval_ns);
+			long s = lround((double)(at - t->t0_ns) / interval_ns);
+			if (j && s <= t->step[k][j - 1])
+				return imp_fail(
+				           err, file_of(in, k), line,
+				           "one row per interval expected: two in one interval"),
+				       imp_timeline_free(t), -1;
+			t->step[k][j] = s;
+			if ((size_t)s + 1 > t->n_steps)
+				t->n_steps = (size_t)s + 1;
+		}
+	}
+	return 0;
+}
+
+void imp_timeline_free(struct imp_timeline *t)
+{
+	for (int k = 0; k < N_LOGS; k++)
+		free(t->step[k]);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,176 @@
+/* import_vmstat.c - `vmstat N` text into rows; see import_vmstat.h. */
+#include "import/import_vmstat.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct vm_parser {
+	const char *file;
+	struct imp_error *err;
+	struct imp_vmstat *out;
+	char header[IMP_LINE_MAX];
+	unsigned header_line;
+	int n_cols;             /* numeric columns of a row */
+	int bi, bo, us, sy, st; /* word index, -1 absent */
+	struct imp_words words;
+	struct imp_line line;
+};
+
+static int last_word(const struct imp_words *w, const char *name)
+{
+	int found = -1;
+	for (int i = 0; i < w->n; i++)
+		if (!strcmp(w->w[i], name))
+			found = i;
+	return found;
+}
+
+static int take_header(struct vm_parser *p, const struct imp_words *w, unsigned line)
+{
+	if (p->header_line) {
+		if (strcmp(p->line.text, p->header))
+			return imp_fail(p->err, p->file, line,
+			                "the same vmstat header as line %u expected",
+			                p->header_line),
+			       -1;
+		return 0;
+	}
+	struct imp_vmstat *v = p->out;
+	snprintf(p->header, sizeof(p->header), "%s", p->line.text);
+	p->header_line = line;
+	p->bi = imp_find_word(w, "bi", 0);
+	p->bo = imp_find_word(w, "bo", 0);
+	p->us = last_word(w, "us");
+	p->sy = last_word(w, "sy");
+	p->st = imp_find_word(w, "st", 0);
+	v->has_io = p->bi >= 0 && p->bo >= 0;
+	v->netbsd = !v->has_io && imp_find_word(w, "avm", 0) >= 0;
+	if ((!v->has_io && !v->netbsd) || p->us < 0 || p->sy < 0)
+		return imp_fail(
+		           p->err, p->file, line,
+		           "a vmstat header (procps: r b swpd ... bi bo ... us sy id; NetBSD: r b "
+		           "avm fre ... us sy id) expected"),
+		       -1;
+	p->n_cols = w->n;
+	if (v->has_time) {
+		/* the zone closes the header line over the timestamp */
+		p->n_cols--;
+		snprintf(v->zone, sizeof(v->zone), "%s", w->w[w->n - 1]);
+	}
+	return 0;
+}
+
+static int take_time(struct vm_parser *p, const struct imp_words *w, unsigned line,
+                     struct imp_vm_row *r)
+{
+	int y, mo, d, h, mi, s;
+	char tail;
+	if (w->n != p->n_cols + 2 ||
+	    sscanf(w->w[p->n_cols], "%4d-%2d-%2d%c", &y, &mo, &d, &tail) != 3 ||
+	    sscanf(w->w[p->n_cols + 1], "%2d:%2d:%2d%c", &h, &mi, &s, &tail) != 3 ||
+	    (r->time_ns = imp_local_ns(y, mo, d, h, mi, s)) < 0)
+		return imp_fail(p->err, p->file, line,
+		                "%d numbers and a time (YYYY-MM-DD HH:MM:SS) expected", p->n_cols),
+		       -1;
+	return 0;
+}
+
+static int take_row(struct vm_parser *p, const struct imp_words *w, unsigned line)
+{
+	struct imp_vmstat *v = p->out;
+	if (!p->header_line)
+		return imp_fail(p->err, p->file, line, "a vmstat header expected first"), -1;
+	struct imp_vm_row r = {.line = line, .since_boot = v->n == 0, .time_ns = -1};
+	if (v->has_time ? take_time(p, w, line, &r) : 0)
+		return -1;
+	if (!v->has_time && w->n != p->n_cols)
+		return imp_fail(p->err, p->file, line,
+		                "%d columns expected as in the header at line %u, found %d",
+		                p->n_cols, p->header_line, w->n),
+		       -1;
+	for (int i = 0; i < p->n_cols; i++) {
+		double x;
+		if (!imp_double(w->w[i], &x))
+			return imp_fail(p->err, p->file, line, "a number in column %d expected",
+			                i + 1),
+			       -1;
+		if (i == p->bi)
+			r.bi_kbs = x;
+		else if (i == p->bo)
+			r.bo_kbs = x;
+		else if (i == p->us)
+			r.us = x;
+		else if (i == p->sy)
+			r.sy = x;
+		else if (i == p->st)
+			r.st = x;
+	}
+	struct imp_vm_row *rows = realloc(v->rows, (v->n + 1) * sizeof(*rows));
+	if (!rows)
+		return imp_fail(p->err, p->file, line, "out of memory"), -1;
+	v->rows = rows;
+	rows[v->n++] = r;
+	return 0;
+}
+
+static int take_line(struct vm_parser *p, unsigned line)
+{
+	struct imp_words *w = &p->words;
+	imp_split(p->line.text, w);
+	if (p->line.has_nul || p->line.too_long || w->overflow)
+		return imp_fail(p->err, p->file, line, "a line of vmstat text expected"), -1;
+	if (!w->n)
+		return 0;
+	if (!strcmp(w->w[0], "procs")) { /* the group line over the header */
+		if (!p->header_line)
+			p->out->has_time = strstr(p->line.text, "timestamp") != NULL;
+		return 0;
+	}
+	if (!strcmp(w->w[0], "r") && w->n > 2 && !strcmp(w->w[1], "b"))
+		return take_header(p, w, line);
+	return take_row(p, w, line);
+}
+
+int imp_vmstat_parse(const char *file, const char *buf, size_t len, struct imp_vmstat *out,
+                     struct imp_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	struct vm_parser *p = calloc(1, sizeof(*p));
+	int rc = -1;
+	if (!p) {
+		imp_fail(err, file, 0, "out of memory");
+		return -1;
+	}
+	*p = (struct vm_parser){.file = file, .err = err, .out = out};
+	struct imp_cursor c = {.buf = buf, .len = len};
+	while (imp_next_line(&c, &p->line)) {
+		if (!p->line.terminated && !imp_blank(p->line.text)) {
+			char safe[160];
+			imp_quote(file, safe, sizeof(safe));
+			snprintf(out->note, sizeof(out->note),
+			         "%s:%u: the last line is cut short: ignored", safe, c.line);
+			break;
+		}
+		if (take_line(p, c.line))
+			goto done;
+	}
+	if (!p->header_line)
+		imp_fail(err, file, 0, "no vmstat header (r b ... us sy id) found");
+	else if (out->n < 2)
+		imp_fail(err, file, c.line,
+		         "two rows or more expected (vmstat N: the first is since boot)");
+	else
+		rc = 0;
+done:
+	free(p);
+	if (rc)
+		imp_vmstat_free(out);
+	return rc;
+}
+
+void imp_vmstat_free(struct imp_vmstat *v)
+{
+	free(v->rows);
+	memset(v, 0, sizeof(*v));
+}
