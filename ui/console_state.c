@@ -482,30 +482,10 @@ static enum console_action replay_key(struct console_state *st, int key)
 	return CA_NAVIGATE;
 }
 
-enum console_action console_state_key(struct console_state *st, int key, int64_t now_ns)
+/* The keys that sort the table and move the selection: true if key is one. */
+static bool table_key(struct console_state *st, int key)
 {
-	if (st->prompt != PROMPT_NONE)
-		return prompt_key(st, key, now_ns);
-	st->status[0] = '\0';
-	if (st->help) {
-		st->help = false; /* any key closes the help */
-		return CA_REDRAW;
-	}
-	if (st->o.replay) {
-		enum console_action act = replay_key(st, key);
-		if (act != CA_NONE)
-			return act;
-	}
 	switch (key) {
-	case 'q':
-		if (!st->drilled)
-			return CA_QUIT;
-		st->drilled = false;
-		break;
-	case CK_ESCAPE:
-	case CK_BACKSPACE:
-		st->drilled = false;
-		break;
 	case '<':
 	case 'S':
 		console_state_sort_step(st, -1);
@@ -537,6 +517,36 @@ enum console_action console_state_key(struct console_state *st, int key, int64_t
 	case CK_END:
 		console_state_select(st, (long)st->n_shown);
 		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+enum console_action console_state_key(struct console_state *st, int key, int64_t now_ns)
+{
+	if (st->prompt != PROMPT_NONE)
+		return prompt_key(st, key, now_ns);
+	st->status[0] = '\0';
+	if (st->help) {
+		st->help = false; /* any key closes the help */
+		return CA_REDRAW;
+	}
+	if (st->o.replay) {
+		enum console_action act = replay_key(st, key);
+		if (act != CA_NONE)
+			return act;
+	}
+	switch (key) {
+	case 'q':
+		if (!st->drilled)
+			return CA_QUIT;
+		st->drilled = false;
+		break;
+	case CK_ESCAPE:
+	case CK_BACKSPACE:
+		st->drilled = false;
+		break;
 	case CK_ENTER:
 	case 'd':
 		st->drilled = st->have_sel;
@@ -562,7 +572,7 @@ enum console_action console_state_key(struct console_state *st, int key, int64_t
 		st->help = true;
 		break;
 	default:
-		return CA_NONE;
+		return table_key(st, key) ? CA_REDRAW : CA_NONE;
 	}
 	return CA_REDRAW;
 }
