@@ -255,12 +255,6 @@ int rec_add_mark_from(struct rec_writer *w, const char *label, int64_t realtime_
 	return rc == SQLITE_OK ? 0 : fail_sqlite(w, rc, "storing a mark", err);
 }
 
-int rec_add_mark(struct rec_writer *w, const char *label, int64_t realtime_ns,
-                 struct rec_error *err)
-{
-	return rec_add_mark_from(w, label, realtime_ns, "api", -1, err);
-}
-
 size_t rec_writer_count(const struct rec_writer *w)
 {
 	return w->count;
