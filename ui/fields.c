@@ -188,18 +188,39 @@ const struct field *field_get(enum field_id id)
 	return (unsigned)id < FIELD_COUNT ? &table[id] : &table[0];
 }
 
-static int width_of(const struct field *f, int name_width)
+int fields_domid_width(const struct field_row *const *rows, size_t n)
 {
-	return f->id == FIELD_NAME ? name_width : f->width;
+	int w = table[FIELD_DOMID].width;
+	for (size_t i = 0; i < n; i++) {
+		char id[16];
+		print_domid(rows[i], w, false, id, sizeof(id));
+		int len = (int)strlen(id);
+		if (len > w)
+			w = len;
+	}
+	return w;
+}
+
+static int width_of(const struct field *f, int name_width, int domid_width)
+{
+	if (f->id == FIELD_NAME)
+		return name_width;
+	return f->id == FIELD_DOMID ? domid_width : f->width;
 }
 
 void fields_layout(int columns, int name_width, bool ascii_only, struct field_layout *out)
+{
+	fields_layout_sized(columns, name_width, table[FIELD_DOMID].width, ascii_only, out);
+}
+
+void fields_layout_sized(int columns, int name_width, int domid_width, bool ascii_only,
+                         struct field_layout *out)
 {
 	bool shown[FIELD_COUNT];
 	int total = -1; /* n columns need n - 1 separating blanks */
 	for (int i = 0; i < FIELD_COUNT; i++) {
 		shown[i] = true;
-		total += width_of(&table[i], name_width) + 1;
+		total += width_of(&table[i], name_width, domid_width) + 1;
 	}
 	while (total > columns) {
 		int drop = -1;
@@ -209,7 +230,7 @@ void fields_layout(int columns, int name_width, bool ascii_only, struct field_la
 		if (drop < 0)
 			break; /* only the name is left: it is cut to the line */
 		shown[drop] = false;
-		total -= width_of(&table[drop], name_width) + 1;
+		total -= width_of(&table[drop], name_width, domid_width) + 1;
 	}
 	memset(out, 0, sizeof(*out));
 	out->ascii_only = ascii_only;
@@ -217,7 +238,7 @@ void fields_layout(int columns, int name_width, bool ascii_only, struct field_la
 		if (!shown[i])
 			continue;
 		out->ids[out->n] = table[i].id;
-		out->widths[out->n] = width_of(&table[i], name_width);
+		out->widths[out->n] = width_of(&table[i], name_width, domid_width);
 		out->n++;
 	}
 }

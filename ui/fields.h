@@ -91,6 +91,12 @@ struct field_layout {
 /* Fit the columns into `columns` terminal columns with the name column `name_width` wide
  * (FIELD_NAME_WIDTH, or wider for full names). */
 void fields_layout(int columns, int name_width, bool ascii_only, struct field_layout *out);
+/* The same with the DOMID column `domid_width` wide (fields_domid_width). */
+void fields_layout_sized(int columns, int name_width, int domid_width, bool ascii_only,
+                         struct field_layout *out);
+/* The DOMID column's width for these rows: its own (5, every Xen domid), or the widest id
+ * among them (a KVM-style domain, 1000000 + its pid, takes 7), so no id is ever cut. */
+int fields_domid_width(const struct field_row *const *rows, size_t n);
 /* The header line / one row as screen text into buf (at least 4 bytes a column + 1). */
 void fields_header(const struct field_layout *l, char *buf, size_t len);
 void fields_row(const struct field_layout *l, const struct field_row *r, char *buf, size_t len);
