@@ -28,6 +28,7 @@ int print_recording(const char *path, const struct cli_opts *o)
 		struct loop l = {
 		    .src = &src, .sinks = &sink, .n_sinks = 1, .max_intervals = o->iterations};
 		rc = interval_loop(&l);
+		batch_sink_free(&printer);
 	}
 	rec_reader_close(r);
 	return rc;

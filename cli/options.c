@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "record/replay.h"
+#include "ui/fields.h"
 
 enum opt_id {
 	O_BATCH = 'b',
@@ -50,7 +51,8 @@ static const struct opt table[] = {
     {O_ITER, "iterations", "COUNT", CMD_LIVE, "intervals to show, then exit"},
     {O_FORMAT, "format", "F", CMD_LIVE | CMD_TOPOLOGY | CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
      "text, csv or json (topology: text or json; explain: text, json or html)"},
-    {O_FULL, "full-name", NULL, CMD_LIVE | CMD_EXPORT | CMD_REPLAY, "do not cut names"},
+    {O_FULL, "full-name", NULL, CMD_LIVE | CMD_EXPORT | CMD_REPLAY,
+     "do not cut names (-b text: and show every column)"},
     {O_DOM0, "dom0-first", NULL, CMD_LIVE | CMD_REPLAY, "console: Domain-0 first"},
     {O_FROM_FILE, "from-file", "FILE", CMD_LIVE, "with -b: a recording instead of the tracer"},
     {O_SYNTHETIC, "synthetic", "N", CMD_LIVE, NULL},
@@ -125,6 +127,16 @@ void cli_usage(enum cli_cmd cmd, FILE *out)
 			snprintf(left, sizeof(left), "    --%s%s%s", t->name, t->arg ? " " : "",
 			         t->arg ? t->arg : "");
 		fprintf(out, "  %-30s %s\n", left, t->help);
+	}
+	if (!(cmd & (CMD_LIVE | CMD_REPLAY | CMD_EXPORT)))
+		return;
+	fprintf(out,
+	        "columns of the console and -b text, with their CSV/JSON key (a narrow screen\n"
+	        "and -b text's 80 columns drop the least important first; -b -f shows all):\n");
+	for (int i = 0; i < FIELD_COUNT; i++) {
+		char line[256];
+		fields_help_line(field_get((enum field_id)i), true, line, sizeof(line));
+		fprintf(out, "  %s\n", line);
 	}
 }
 

@@ -72,6 +72,9 @@ struct field {
 	/* The cell text into buf (no padding), at most `width` columns for figures. */
 	void (*print)(const struct field_row *r, int width, bool ascii_only, char *buf, size_t len);
 	const char *help;
+	/* The CSV/JSON key of the count this column shows (batch_keys.c), NULL for a figure
+	 * only the screen shows (a ratio, a total since the start). */
+	const char *key;
 };
 
 const struct field *field_get(enum field_id id);
@@ -100,6 +103,10 @@ int fields_domid_width(const struct field_row *const *rows, size_t n);
 /* The header line / one row as screen text into buf (at least 4 bytes a column + 1). */
 void fields_header(const struct field_layout *l, char *buf, size_t len);
 void fields_row(const struct field_layout *l, const struct field_row *r, char *buf, size_t len);
+
+/* A column's help line, "HEADER    what it shows" (the console's h); with_key adds its
+ * CSV/JSON key, or says the figure is only on screen (--help). */
+void fields_help_line(const struct field *f, bool with_key, char *buf, size_t len);
 
 /* Rate and percentage helpers shared with the console's header and drill-down. */
 double fields_mb_per_s(uint64_t bytes, double interval_s);
