@@ -4,7 +4,7 @@
  * 0640) holding every sample's RAW CUMULATIVE counters; rates are computed on reading by
  * model_compute() over two consecutive read samples, so live view, replay, export and
  * explain share one reader. The schema is versioned (PRAGMA user_version, meta table,
- * PRAGMA application_id) and documented in monitor/record/SCHEMA.md.
+ * PRAGMA application_id) and documented in record/SCHEMA.md.
  *
  * Writer: rec_create() makes a new file (refusing to overwrite one) and stores the host
  * facts; rec_append() stores one sample in one transaction, so a killed recorder loses at

@@ -1,7 +1,7 @@
 /* test_topology.c - domains and backends from a xenstore dump, each backend's stack
  * resolved through a fake sysfs built in a temporary directory (loop over a real temp
  * file, partition of a loop, dm over md over two disks, LV-like dm on a partition,
- * zram, missing and odd backends), blkback thread names, and the text/JSON output. */
+ * zram, missing and odd backends), and the text/JSON output. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
