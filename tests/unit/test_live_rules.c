@@ -249,8 +249,10 @@ static void write_file(const char *rel, const char *text)
 		*s = '/';
 	}
 	FILE *f = fopen(path, "w");
-	if (!f)
+	if (!f) {
 		fail_msg("create %s: %s", path, strerror(errno));
+		return;
+	}
 	fputs(text, f);
 	fclose(f);
 }
