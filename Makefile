@@ -22,11 +22,14 @@ unit: build
 demo: build
 	@tests/emu/demo.sh $(BUILD)
 
+# the layers (docs/DESIGN.md) and the C of the tests; bpf/ is C for clang -target bpf
+LINT_DIRS = $(wildcard core sources record ui explain import export cli) tests/unit tests/emu bench
+
 lint:
 	@git ls-files '*.c' '*.h' | xargs clang-format --dry-run --Werror
 	@cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-		--inline-suppr --suppress=missingIncludeSystem -I monitor -I monitor/topology -I ui -I bpf -I explain \
-		monitor ui explain tests/unit tests/emu
+		--inline-suppr --suppress=missingIncludeSystem -I . -I tests \
+		$(LINT_DIRS)
 
 format:
 	@git ls-files '*.c' '*.h' | xargs clang-format -i

@@ -2,7 +2,7 @@
 /* xiotop.bpf.c - per-domain block I/O attribution in dom0.
  *
  * Every bio entering a block device (block_bio_queue) is charged to a domain by the
- * first rule of DESIGN.md that matches and counted per (domain, device, rule) in a
+ * first rule of docs/DESIGN.md that matches and counted per (domain, device, rule) in a
  * per-CPU hash: no event stream, no atomics on the hot path. dm/md clones are
  * recognised at block_bio_remap and charged like their parent. Kworkers running loop
  * work are tracked between workqueue_execute_start and _end so that loop's direct I/O

@@ -16,7 +16,7 @@
 #define XIOTOP_MAX_REMAPS        65536          /* bios in flight between a remap and its queue */
 #define XIOTOP_TGID_BITMAP_WORDS (4194304 / 64) /* PID_MAX_LIMIT bits */
 
-/* How a bio was charged. Order of the rules follows DESIGN.md. */
+/* How a bio was charged. Order of the rules follows docs/DESIGN.md. */
 enum xiotop_via {
 	XIOTOP_VIA_DEV = 1,  /* rule 1: the device is a domain's backend */
 	XIOTOP_VIA_TASK,     /* rule 2: submitted by a blkback thread / device model */
@@ -69,7 +69,7 @@ struct xiotop_inode_key {
 	unsigned int pad;
 };
 
-/* dom0 CPU roles (must match enum xs_cpu_role in monitor/sample.h). */
+/* dom0 CPU roles (must match enum xs_cpu_role in core/sample.h). */
 enum xiotop_cpu_role {
 	XIOTOP_CPU_BACKEND = 0,  /* blkback threads */
 	XIOTOP_CPU_DEVICE_MODEL, /* qemu threads */

@@ -16,7 +16,9 @@ static int print_source(struct sample_source src, const struct cli_opts *o)
 	                             .opts = {.format = o->format, .full_names = o->full_names}};
 	struct interval_sink sink = batch_sink(&printer);
 	struct loop l = {.src = &src, .sinks = &sink, .n_sinks = 1, .max_intervals = o->iterations};
-	return interval_loop(&l);
+	int rc = interval_loop(&l);
+	batch_sink_free(&printer);
+	return rc;
 }
 
 /* A --from/--to TIME for a directory of recordings (marks are per file). */

@@ -86,7 +86,9 @@ static int watch(const struct cli_opts *o, struct sample_source src)
 	                 .n_sinks = 1,
 	                 .pacer = {.ctx = &pace, .wait = pace_every_wait},
 	                 .max_intervals = o->iterations};
-	return interval_loop(&l);
+	int rc = interval_loop(&l);
+	batch_sink_free(&printer);
+	return rc;
 }
 
 int cmd_live(int argc, char **argv)

@@ -346,6 +346,7 @@ static int run(struct session *s)
 	                 .n_sinks = s->o->print ? 2 : 1,
 	                 .pacer = {.ctx = s, .wait = record_wait}};
 	int rc = interval_loop(&l);
+	batch_sink_free(&printer);
 	return s->status ? s->status : rc;
 }
 

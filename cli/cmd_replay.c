@@ -112,6 +112,7 @@ static int play(struct rec_reader *r, const struct replay_opts *o)
 	                 .n_sinks = text ? 2 : 1,
 	                 .pacer = {.ctx = &pace, .wait = o->speed > 0 ? replay_pace_wait : NULL}};
 	int rc = interval_loop(&l);
+	batch_sink_free(&printer);
 	free(mark_pos);
 	return rc;
 }

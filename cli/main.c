@@ -19,12 +19,9 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		int (*run)(int argc, char **argv);
-	} subcommands[] = {{"record", cmd_record},
-	                   {"replay", cmd_replay},
-	                   {"export", cmd_export},
-	                   {"mark", cmd_mark},
-	                   {"topology", cmd_topology},
-	                   {"import", cmd_import}};
+	} subcommands[] = {{"record", cmd_record},     {"replay", cmd_replay},
+	                   {"export", cmd_export},     {"mark", cmd_mark},
+	                   {"topology", cmd_topology}, {"import", cmd_import}};
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc > 1 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "record/replay.h"
+#include "ui/fields.h"
 
 enum opt_id {
 	O_BATCH = 'b',
@@ -71,8 +72,8 @@ static const struct opt table[] = {
     {O_ITER, "iterations", "COUNT", CMD_LIVE, "intervals to show, then exit", T_CHECKED, 0},
     {O_FORMAT, "format", "F", CMD_LIVE | CMD_TOPOLOGY | CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
      "text, csv or json (topology: text or json; explain: text, json or html)", T_CHECKED, 0},
-    {O_FULL, "full-name", NULL, CMD_LIVE | CMD_EXPORT | CMD_REPLAY, "do not cut names",
-     FLAG(full_names)},
+    {O_FULL, "full-name", NULL, CMD_LIVE | CMD_EXPORT | CMD_REPLAY,
+     "do not cut names (-b text: and show every column)", FLAG(full_names)},
     {O_DOM0, "dom0-first", NULL, CMD_LIVE | CMD_REPLAY, "console: Domain-0 first",
      FLAG(dom0_first)},
     {O_FROM_FILE, "from-file", "FILE", CMD_LIVE, "with -b: a recording instead of the tracer",
@@ -181,6 +182,16 @@ void cli_usage(enum cli_cmd cmd, FILE *out)
 			snprintf(left, sizeof(left), "    --%s%s%s", t->name, t->arg ? " " : "",
 			         t->arg ? t->arg : "");
 		fprintf(out, "  %-30s %s\n", left, t->help);
+	}
+	if (!(cmd & (CMD_LIVE | CMD_REPLAY | CMD_EXPORT)))
+		return;
+	fprintf(out,
+	        "columns of the console and -b text, with their CSV/JSON key (a narrow screen\n"
+	        "and -b text's 80 columns drop the least important first; -b -f shows all):\n");
+	for (int i = 0; i < FIELD_COUNT; i++) {
+		char line[256];
+		fields_help_line(field_get((enum field_id)i), true, line, sizeof(line));
+		fprintf(out, "  %s\n", line);
 	}
 	if (cmd != CMD_LIVE)
 		return;

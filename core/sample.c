@@ -32,34 +32,6 @@ static size_t capacity_for(size_t n)
 	return cap;
 }
 
-static void *dup_array(const void *src, size_t n, size_t size)
-{
-	if (!n)
-		return NULL;
-	void *p = malloc(capacity_for(n) * size);
-	if (p)
-		memcpy(p, src, n * size);
-	return p;
-}
-
-int sample_copy(struct xs_sample *dst, const struct xs_sample *src)
-{
-	*dst = *src;
-	dst->layers = dup_array(src->layers, src->n_layers, sizeof(*src->layers));
-	dst->devs = dup_array(src->devs, src->n_devs, sizeof(*src->devs));
-	dst->disks = dup_array(src->disks, src->n_disks, sizeof(*src->disks));
-	dst->domains = dup_array(src->domains, src->n_domains, sizeof(*src->domains));
-	dst->counters = dup_array(src->counters, src->n_counters, sizeof(*src->counters));
-	dst->vbd_stats = dup_array(src->vbd_stats, src->n_vbd_stats, sizeof(*src->vbd_stats));
-	if ((src->n_layers && !dst->layers) || (src->n_devs && !dst->devs) ||
-	    (src->n_disks && !dst->disks) || (src->n_domains && !dst->domains) ||
-	    (src->n_counters && !dst->counters) || (src->n_vbd_stats && !dst->vbd_stats)) {
-		sample_free(dst);
-		return -1;
-	}
-	return 0;
-}
-
 const struct xs_dev *sample_dev(const struct xs_sample *s, uint32_t dev)
 {
 	for (size_t i = 0; i < s->n_devs; i++)

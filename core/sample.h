@@ -113,8 +113,6 @@ struct xs_sample {
 };
 
 void sample_free(struct xs_sample *s);
-/* Deep copy (for keeping the previous sample). Returns 0 or -1 (ENOMEM). */
-int sample_copy(struct xs_sample *dst, const struct xs_sample *src);
 const struct xs_dev *sample_dev(const struct xs_sample *s, uint32_t dev);
 const struct xs_domain *sample_domain(const struct xs_sample *s, uint32_t domid);
 /* Append helpers used by producers (collector, replay, tests). -1 on ENOMEM. */

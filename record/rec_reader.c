@@ -1,4 +1,5 @@
-/* rec_reader.c - a recording -> samples; see record.h.
+/* rec_reader.c - opening a recording and its snapshot; see record.h. One sample's
+ * counters are read in rec_read_sample.c.
  *
  * rec_open() loads, in one read transaction, everything that is not per-sample counters
  * (meta, sample times, layer and disk keys, hook sets, device and domain rows, marks):
@@ -6,94 +7,13 @@
  * sample below the snapshot's count see exactly the rows it needs, even while a recorder
  * keeps appending.
  */
-#include "record/rec_internal.h"
+#include "record/rec_reader_internal.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-struct meta_kv {
-	char *key, *value;
-};
-
-struct key_row {
-	int64_t id;
-	uint32_t domid, dev, via;
-};
-
-struct disk_row {
-	int64_t id;
-	uint32_t dev;
-	char name[32];
-};
-
-struct vbd_row {
-	int64_t id;
-	uint32_t domid, devid, backend_dev, source;
-	uint64_t instance;
-};
-
-struct hooks_row {
-	int64_t id;
-	char hooks[sizeof(((struct xs_sample *)0)->hooks)];
-};
-
-/* A device or domain as stored: present in samples first..last. */
-struct dev_row {
-	struct xs_dev dev;
-	int64_t first, last;
-};
-
-struct dom_row {
-	struct xs_domain dom;
-	int64_t first, last;
-};
-
-enum reader_stmt { RS_SAMPLE, RS_LAYERS, RS_COUNTERS, RS_DISKS, RS_VBDS, RS_COUNT };
-
-static const char *const reader_sql[RS_COUNT] = {
-    [RS_SAMPLE] = "SELECT realtime_ns, monotonic_ns, vmstat_pgpgin_kb, vmstat_pgpgout_kb,"
-                  " lost_events, host_busy_ns, cpu_unattributed_ns, has_cpu,"
-                  " has_dirty, hooks, domains_live, has_vbd_stats FROM samples WHERE idx = ?",
-    [RS_LAYERS] = "SELECT layer, rd_bytes, wr_bytes, rd_ios, wr_ios FROM layer_counts"
-                  " WHERE slot BETWEEN ? AND ? ORDER BY slot",
-    [RS_COUNTERS] = "SELECT domid, cpu_backend_ns, cpu_device_model_ns, cpu_loop_ns,"
-                    " cpu_writeback_ns, dirtied_bytes, written_back_bytes, guest_cpu_ns"
-                    " FROM dom_counters WHERE slot BETWEEN ? AND ? ORDER BY slot",
-    [RS_DISKS] = "SELECT disk, rd_bytes, wr_bytes, rd_ios, wr_ios FROM disk_counts"
-                 " WHERE slot BETWEEN ? AND ? ORDER BY slot",
-    [RS_VBDS] = "SELECT vbd, rd_bytes, wr_bytes, rd_req, wr_req, oo_req, f_req, ds_req"
-                " FROM vbd_counts WHERE slot BETWEEN ? AND ? ORDER BY slot",
-};
-
-struct rec_reader {
-	sqlite3 *db;
-	char *path;
-	int version;
-	bool gap; /* sample indexes are not 0, 1, 2, ... */
-	char load_error[160];
-	sqlite3_stmt *st[RS_COUNT];
-	size_t count;
-	int64_t *times;
-	struct rec_mark *marks;
-	size_t n_marks;
-	struct meta_kv *meta;
-	size_t n_meta;
-	struct key_row *keys; /* ordered by id */
-	size_t n_keys;
-	struct disk_row *disk_keys;
-	size_t n_disk_keys;
-	struct vbd_row *vbd_keys; /* ordered by id */
-	size_t n_vbd_keys;
-	struct hooks_row *hooks;
-	size_t n_hooks;
-	struct dev_row *devs;
-	size_t n_devs;
-	struct dom_row *doms;
-	size_t n_doms;
-};
 
 /* Grows *arr to hold n + 1 items of size bytes, doubling. 0 or -1. */
 static int grow(void *arr, size_t n, size_t size)
@@ -114,12 +34,6 @@ static void copy_text(char *dst, size_t len, sqlite3_stmt *st, int col)
 	const unsigned char *t = sqlite3_column_text(st, col);
 	snprintf(dst, len, "%s", t ? (const char *)t : "");
 }
-
-static uint64_t col_u64(sqlite3_stmt *st, int col)
-{
-	return (uint64_t)sqlite3_column_int64(st, col);
-}
-
 static int64_t col_last(sqlite3_stmt *st, int col)
 {
 	return sqlite3_column_type(st, col) == SQLITE_NULL ? INT64_MAX
@@ -382,9 +296,7 @@ struct rec_reader *rec_open(const char *path, struct rec_error *err)
 		rec_reader_close(r);
 		return NULL;
 	}
-	for (int i = 0; rc == SQLITE_OK && i < RS_COUNT; i++)
-		rc = sqlite3_prepare_v3(r->db, reader_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
-		                        &r->st[i], NULL);
+	rc = rec_reader_prepare(r);
 	if ((rc & 0xff) == SQLITE_ERROR) {
 		rec_set_error(err, REC_ERR_CORRUPT, "%s is corrupt: %s", path,
 		              sqlite3_errmsg(r->db));
@@ -460,213 +372,4 @@ size_t rec_find_at_or_before(const struct rec_reader *r, int64_t t)
 	while (i > 0 && r->times[i - 1] > t)
 		i--;
 	return i ? i - 1 : SIZE_MAX;
-}
-
-static const struct key_row *find_key(const struct rec_reader *r, int64_t id)
-{
-	size_t lo = 0, hi = r->n_keys;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (r->keys[mid].id == id)
-			return &r->keys[mid];
-		if (r->keys[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-static const struct disk_row *find_disk(const struct rec_reader *r, int64_t id)
-{
-	for (size_t i = 0; i < r->n_disk_keys; i++)
-		if (r->disk_keys[i].id == id)
-			return &r->disk_keys[i];
-	return NULL;
-}
-
-static const struct vbd_row *find_vbd(const struct rec_reader *r, int64_t id)
-{
-	size_t lo = 0, hi = r->n_vbd_keys;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (r->vbd_keys[mid].id == id)
-			return &r->vbd_keys[mid];
-		if (r->vbd_keys[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-static sqlite3_stmt *range_stmt(struct rec_reader *r, enum reader_stmt which, size_t i)
-{
-	sqlite3_stmt *st = r->st[which];
-	sqlite3_reset(st);
-	sqlite3_bind_int64(st, 1, REC_SLOT(i, 0));
-	sqlite3_bind_int64(st, 2, REC_SLOT(i, REC_SLOT_MAX));
-	return st;
-}
-
-static int read_scalars(struct rec_reader *r, size_t i, struct xs_sample *s)
-{
-	sqlite3_stmt *st = r->st[RS_SAMPLE];
-	sqlite3_reset(st);
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)i);
-	int rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW)
-		return rc == SQLITE_DONE ? SQLITE_CORRUPT : rc;
-	s->realtime_ns = sqlite3_column_int64(st, 0);
-	s->monotonic_ns = col_u64(st, 1);
-	s->vmstat_pgpgin_kb = col_u64(st, 2);
-	s->vmstat_pgpgout_kb = col_u64(st, 3);
-	s->lost_events = col_u64(st, 4);
-	s->host_busy_ns = col_u64(st, 5);
-	s->cpu_unattributed_ns = col_u64(st, 6);
-	s->has_cpu = sqlite3_column_int(st, 7) != 0;
-	s->has_dirty = sqlite3_column_int(st, 8) != 0;
-	if (sqlite3_column_type(st, 9) != SQLITE_NULL) {
-		int64_t id = sqlite3_column_int64(st, 9);
-		for (size_t h = 0; h < r->n_hooks; h++)
-			if (r->hooks[h].id == id)
-				memcpy(s->hooks, r->hooks[h].hooks, sizeof(s->hooks));
-	}
-	s->domains_live = sqlite3_column_int(st, 10) != 0;
-	s->has_vbd_stats = sqlite3_column_int(st, 11) != 0;
-	sqlite3_reset(st);
-	return SQLITE_OK;
-}
-
-/* SQLITE_CORRUPT when a row names a key the snapshot does not have. */
-static int read_layers(struct rec_reader *r, size_t i, struct xs_sample *s)
-{
-	sqlite3_stmt *st = range_stmt(r, RS_LAYERS, i);
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const struct key_row *k = find_key(r, sqlite3_column_int64(st, 0));
-		if (!k)
-			return SQLITE_CORRUPT;
-		struct xs_layer l = {.domid = k->domid, .dev = k->dev, .via = k->via};
-		l.io.rd_bytes = col_u64(st, 1);
-		l.io.wr_bytes = col_u64(st, 2);
-		l.io.rd_ios = col_u64(st, 3);
-		l.io.wr_ios = col_u64(st, 4);
-		if (sample_add_layer(s, &l))
-			return SQLITE_NOMEM;
-	}
-	return rc == SQLITE_DONE ? SQLITE_OK : rc;
-}
-
-static int read_counters(struct rec_reader *r, size_t i, struct xs_sample *s)
-{
-	sqlite3_stmt *st = range_stmt(r, RS_COUNTERS, i);
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct xs_dom_counters c = {.domid = (uint32_t)sqlite3_column_int64(st, 0)};
-		for (int role = 0; role < XS_CPU_ROLES; role++)
-			c.cpu_ns[role] = col_u64(st, 1 + role);
-		c.dirtied_bytes = col_u64(st, 1 + XS_CPU_ROLES);
-		c.written_back_bytes = col_u64(st, 2 + XS_CPU_ROLES);
-		c.guest_cpu_ns = sqlite3_column_type(st, 3 + XS_CPU_ROLES) == SQLITE_NULL
-		                     ? -1
-		                     : sqlite3_column_int64(st, 3 + XS_CPU_ROLES);
-		if (sample_add_counters(s, &c))
-			return SQLITE_NOMEM;
-	}
-	return rc == SQLITE_DONE ? SQLITE_OK : rc;
-}
-
-static int read_disks(struct rec_reader *r, size_t i, struct xs_sample *s)
-{
-	sqlite3_stmt *st = range_stmt(r, RS_DISKS, i);
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const struct disk_row *k = find_disk(r, sqlite3_column_int64(st, 0));
-		if (!k)
-			return SQLITE_CORRUPT;
-		struct xs_disk d = {.dev = k->dev};
-		memcpy(d.name, k->name, sizeof(d.name));
-		d.rd_bytes = col_u64(st, 1);
-		d.wr_bytes = col_u64(st, 2);
-		d.rd_ios = col_u64(st, 3);
-		d.wr_ios = col_u64(st, 4);
-		if (sample_add_disk(s, &d))
-			return SQLITE_NOMEM;
-	}
-	return rc == SQLITE_DONE ? SQLITE_OK : rc;
-}
-
-static int read_vbds(struct rec_reader *r, size_t i, struct xs_sample *s)
-{
-	sqlite3_stmt *st = range_stmt(r, RS_VBDS, i);
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const struct vbd_row *k = find_vbd(r, sqlite3_column_int64(st, 0));
-		if (!k)
-			return SQLITE_CORRUPT;
-		struct xs_vbd_stat v = {.domid = k->domid,
-		                        .devid = k->devid,
-		                        .backend_dev = k->backend_dev,
-		                        .source = k->source,
-		                        .instance = k->instance};
-		v.rd_bytes = col_u64(st, 1);
-		v.wr_bytes = col_u64(st, 2);
-		v.rd_req = col_u64(st, 3);
-		v.wr_req = col_u64(st, 4);
-		v.oo_req = col_u64(st, 5);
-		v.f_req = col_u64(st, 6);
-		v.ds_req = col_u64(st, 7);
-		if (sample_add_vbd_stat(s, &v))
-			return SQLITE_NOMEM;
-	}
-	return rc == SQLITE_DONE ? SQLITE_OK : rc;
-}
-
-/* Devices and domains present in sample i; the rows are loaded ordered by dev / domid. */
-static int read_names(struct rec_reader *r, size_t i, struct xs_sample *s)
-{
-	int64_t at = (int64_t)i;
-	for (size_t j = 0; j < r->n_devs; j++)
-		if (r->devs[j].first <= at && at <= r->devs[j].last &&
-		    sample_add_dev(s, &r->devs[j].dev))
-			return SQLITE_NOMEM;
-	for (size_t j = 0; j < r->n_doms; j++)
-		if (r->doms[j].first <= at && at <= r->doms[j].last &&
-		    sample_add_domain(s, &r->doms[j].dom))
-			return SQLITE_NOMEM;
-	return SQLITE_OK;
-}
-
-int rec_read(struct rec_reader *r, size_t i, struct xs_sample *out, struct rec_error *err)
-{
-	memset(out, 0, sizeof(*out));
-	if (i >= r->count) {
-		rec_set_error(err, REC_ERR_RANGE, "%s holds %zu samples: no sample %zu", r->path,
-		              r->count, i);
-		return -1;
-	}
-	int rc = read_scalars(r, i, out);
-	if (rc == SQLITE_OK)
-		rc = read_layers(r, i, out);
-	if (rc == SQLITE_OK)
-		rc = read_counters(r, i, out);
-	if (rc == SQLITE_OK)
-		rc = read_disks(r, i, out);
-	if (rc == SQLITE_OK)
-		rc = read_vbds(r, i, out);
-	if (rc == SQLITE_OK)
-		rc = read_names(r, i, out);
-	for (int k = RS_LAYERS; k < RS_COUNT; k++)
-		sqlite3_reset(r->st[k]);
-	if (rc == SQLITE_OK)
-		return 0;
-	char doing[64];
-	snprintf(doing, sizeof(doing), "reading sample %zu", i);
-	rec_set_sqlite_error(err, r->db, rc, r->path, doing);
-	if (rc == SQLITE_CORRUPT && err)
-		rec_set_error(err, REC_ERR_CORRUPT, "%s is corrupt: sample %zu is incomplete",
-		              r->path, i);
-	sample_free(out);
-	return -1;
 }

@@ -4,11 +4,11 @@
  * 0640) holding every sample's RAW CUMULATIVE counters; rates are computed on reading by
  * model_compute() over two consecutive read samples, so live view, replay, export and
  * explain share one reader. The schema is versioned (PRAGMA user_version, meta table,
- * PRAGMA application_id) and documented in monitor/record/SCHEMA.md.
+ * PRAGMA application_id) and documented in record/SCHEMA.md.
  *
  * Writer: rec_create() makes a new file (refusing to overwrite one) and stores the host
  * facts; rec_append() stores one sample in one transaction, so a killed recorder loses at
- * most the interval in flight; rec_add_mark() stores a labelled instant. After any error
+ * most the interval in flight; rec_add_mark_from() stores a labelled instant. After any error
  * (disk full included) but REC_ERR_BUSY the writer is closed cleanly: what was committed
  * stays readable, later calls fail with the same error, and the caller keeps running.
  *
@@ -94,11 +94,8 @@ int rec_set_meta(struct rec_writer *w, const char *key, const char *value, struc
 int rec_set_size_limit(struct rec_writer *w, uint64_t max_bytes, struct rec_error *err);
 /* One sample, one transaction. 0, or -1 (the writer is then closed; see above). */
 int rec_append(struct rec_writer *w, const struct xs_sample *s, struct rec_error *err);
-/* A mark at realtime_ns (wall clock), origin "api". */
-int rec_add_mark(struct rec_writer *w, const char *label, int64_t realtime_ns,
-                 struct rec_error *err);
-/* The same with its origin ("wrap", "console", ...) and, for the end of a wrapped
- * command, its exit status (< 0: none). */
+/* A mark at realtime_ns (wall clock) with its origin ("wrap", "console", ...) and, for
+ * the end of a wrapped command, its exit status (< 0: none). */
 int rec_add_mark_from(struct rec_writer *w, const char *label, int64_t realtime_ns,
                       const char *origin, int exit_status, struct rec_error *err);
 size_t rec_writer_count(const struct rec_writer *w);

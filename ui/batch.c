@@ -4,10 +4,20 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "core/sanitize.h"
+#include "ui/batch_keys.h"
+#include "ui/fields.h"
+#include "ui/grid.h"
+#include "ui/rows.h"
+
+/* Text: the console's table at 80 columns, or every column with -f. */
+#define BATCH_COLUMNS    80
+#define BATCH_WIDE       100000
+#define BATCH_LINE_BYTES (4 * (4 * XS_NAME_MAX + 8 * FIELD_COUNT) + 1)
 
 int batch_parse_format(const char *s, enum batch_format *out)
 {
@@ -31,11 +41,6 @@ static void iso_time(char *buf, size_t len, int64_t realtime_ns)
 	snprintf(buf + n, len - n, ".%03dZ", (int)(realtime_ns / 1000000 % 1000));
 }
 
-static const char *domain_name(const struct model_domain *d)
-{
-	return d->info && d->info->name[0] ? d->info->name : NULL;
-}
-
 static double mb_per_s(uint64_t bytes, double secs)
 {
 	return secs > 0 ? (double)bytes / 1e6 / secs : 0.0;
@@ -49,43 +54,6 @@ static void put_opt_u64(FILE *out, const char *key, bool known, uint64_t v)
 		fprintf(out, "%" PRIu64, v);
 	else
 		fputs("null", out);
-}
-
-static void put_cpu(FILE *out, const struct model_interval *m, const struct model_domain *d)
-{
-	static const char *const role_keys[XS_CPU_ROLES] = {"backend", "device_model", "loop",
-	                                                    "writeback"};
-	put_opt_u64(out, ",\"dom0_cpu_ns\":", m->has_cpu, d->cpu_ns);
-	fputs(",\"dom0_cpu_ns_by_role\":", out);
-	if (!m->has_cpu) {
-		fputs("null", out);
-	} else {
-		for (int r = 0; r < XS_CPU_ROLES; r++)
-			fprintf(out, "%s\"%s\":%" PRIu64, r ? "," : "{", role_keys[r],
-			        d->cpu_ns_by_role[r]);
-		fputc('}', out);
-	}
-	put_opt_u64(out, ",\"guest_cpu_ns\":", d->guest_cpu_ns >= 0, (uint64_t)d->guest_cpu_ns);
-	put_opt_u64(out, ",\"dirty_backlog_bytes\":", m->has_dirty, d->dirty_backlog_bytes);
-	put_opt_u64(out, ",\"dirtied_bytes\":", m->has_dirty, d->dirtied_bytes);
-	put_opt_u64(out, ",\"written_back_bytes\":", m->has_dirty, d->written_back_bytes);
-}
-
-/* blkback's own per-vbd counts beside xiotop's (only on a Xen dom0: has_vbd_stats). */
-static void put_vbd_stats(FILE *out, const struct model_domain *d)
-{
-	fputs(",\"vbd_stats\":[", out);
-	for (size_t j = 0; j < d->n_vbds; j++) {
-		const struct model_vbd *v = &d->vbds[j];
-		fprintf(out,
-		        "%s{\"devid\":%u,\"rd_bytes\":%" PRIu64 ",\"wr_bytes\":%" PRIu64
-		        ",\"rd_req\":%" PRIu64 ",\"wr_req\":%" PRIu64,
-		        j ? "," : "", v->devid, v->rd_bytes, v->wr_bytes, v->rd_req, v->wr_req);
-		put_opt_u64(out, ",\"xiotop_rd_bytes\":", v->xiotop_known, v->xiotop_rd_bytes);
-		put_opt_u64(out, ",\"xiotop_wr_bytes\":", v->xiotop_known, v->xiotop_wr_bytes);
-		fprintf(out, ",\"disagree\":%s}", v->disagree ? "true" : "false");
-	}
-	fputc(']', out);
 }
 
 static void print_json(FILE *out, const struct model_interval *m)
@@ -110,42 +78,9 @@ static void print_json(FILE *out, const struct model_interval *m)
 	put_opt_u64(out, ",\"unattributed_cpu_ns\":", m->has_cpu, m->cpu_unattributed_ns);
 	fprintf(out, ",\"lost_events\":%" PRIu64 ",\"domains\":[", m->lost_events);
 	for (size_t i = 0; i < m->n_domains; i++) {
-		const struct model_domain *d = &m->domains[i];
-		fprintf(out, "%s{\"domid\":%u,\"name\":", i ? "," : "", d->domid);
-		json_put_string(out, domain_name(d));
-		fprintf(out, ",\"kind\":");
-		json_put_string(out, d->info && d->info->kind[0] ? d->info->kind : NULL);
-		fprintf(out, ",\"missing\":%s", d->info && d->info->missing ? "true" : "false");
-		fprintf(out,
-		        ",\"guest_rd_bytes\":%" PRIu64 ",\"guest_wr_bytes\":%" PRIu64
-		        ",\"guest_rd_ios\":%" PRIu64 ",\"guest_wr_ios\":%" PRIu64
-		        ",\"phys_rd_bytes\":%" PRIu64 ",\"phys_wr_bytes\":%" PRIu64
-		        ",\"double_counted_bytes\":%" PRIu64,
-		        d->guest_rd_bytes, d->guest_wr_bytes, d->guest_rd_ios, d->guest_wr_ios,
-		        d->phys_rd_bytes, d->phys_wr_bytes, d->double_counted_bytes);
-		put_cpu(out, m, d);
-		fprintf(out, ",\"layers\":[");
-		for (size_t j = 0; j < d->n_layers; j++) {
-			const struct model_layer *l = &d->layers[j];
-			fprintf(out, "%s{", j ? "," : "");
-			if (l->is_file) {
-				fprintf(out, "\"file\":");
-				json_put_string(out,
-				                d->info && d->info->file[0] ? d->info->file : NULL);
-			} else {
-				fprintf(out, "\"dev\":");
-				json_put_string(out, l->name);
-			}
-			fprintf(out,
-			        ",\"role\":\"%s\",\"leaf\":%s,\"rd_bytes\":%" PRIu64
-			        ",\"wr_bytes\":%" PRIu64 "}",
-			        model_role_name(l->role), l->is_leaf ? "true" : "false",
-			        l->rd_bytes, l->wr_bytes);
-		}
-		fprintf(out, "]");
-		if (m->has_vbd_stats)
-			put_vbd_stats(out, d);
-		fprintf(out, "}");
+		if (i)
+			fputc(',', out);
+		batch_keys_json(out, m, &m->domains[i]);
 	}
 	fprintf(out, "]}\n");
 }
@@ -153,26 +88,22 @@ static void print_json(FILE *out, const struct model_interval *m)
 static void print_csv(FILE *out, const struct model_interval *m, unsigned long iteration)
 {
 	char ts[40];
-	if (iteration == 0)
-		fprintf(out,
-		        "time,interval_s,domid,name,guest_rd_bytes,guest_wr_bytes,guest_rd_ios,"
-		        "guest_wr_ios,phys_rd_bytes,phys_wr_bytes,double_counted_bytes,"
-		        "vmstat_pgpgout_bytes,unattributed_wr_bytes,lost_events\n");
+	if (iteration == 0) {
+		fputs("time,interval_s,", out);
+		batch_keys_csv_header(out);
+		fputs(",vmstat_pgpgout_bytes,unattributed_wr_bytes,lost_events\n", out);
+	}
 	iso_time(ts, sizeof(ts), m->realtime_ns);
 	for (size_t i = 0; i < m->n_domains; i++) {
-		const struct model_domain *d = &m->domains[i];
-		fprintf(out, "%s,%.3f,%u,", ts, m->interval_s, d->domid);
-		csv_put_field(out, domain_name(d));
-		fprintf(out,
-		        ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		        ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-		        d->guest_rd_bytes, d->guest_wr_bytes, d->guest_rd_ios, d->guest_wr_ios,
-		        d->phys_rd_bytes, d->phys_wr_bytes, d->double_counted_bytes,
-		        m->pgpgout_bytes, m->unattr_wr_bytes, m->lost_events);
+		fprintf(out, "%s,%.3f,", ts, m->interval_s);
+		batch_keys_csv_row(out, m, &m->domains[i]);
+		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", m->pgpgout_bytes,
+		        m->unattr_wr_bytes, m->lost_events);
 	}
 }
 
-static void print_text(FILE *out, const struct model_interval *m, const struct batch_opts *o)
+/* The two lines above the table: when, how many, and the host's own figures. */
+static void print_text_head(FILE *out, const struct model_interval *m)
 {
 	char ts[40];
 	double s = m->interval_s;
@@ -192,32 +123,102 @@ static void print_text(FILE *out, const struct model_interval *m, const struct b
 	        "MB/s\n",
 	        mb_per_s(phys_rd, s), mb_per_s(phys_wr, s), mb_per_s(m->pgpgout_bytes, s),
 	        mb_per_s(dbl, s), mb_per_s(m->unattr_wr_bytes, s));
-	fprintf(out, "%-12s %5s %8s %8s %6s %6s %8s %8s %5s %5s\n", "NAME", "DOMID", "GRD_MB/s",
-	        "GWR_MB/s", "R_IOPS", "W_IOPS", "PWR_MB/s", "DBL_MB/s", "AMPL", "CPU%");
-	for (size_t i = 0; i < m->n_domains; i++) {
-		const struct model_domain *d = &m->domains[i];
-		char name[256];
-		const char *raw = domain_name(d);
-		sanitize_text(raw ? raw : "?", name, o->full_names ? sizeof(name) : 13);
-		char ampl[16] = "-";
-		if (d->guest_wr_bytes)
-			snprintf(ampl, sizeof(ampl), "%.2f",
-			         (double)d->phys_wr_bytes / (double)d->guest_wr_bytes);
-		char cpu[16] = "-";
-		if (m->has_cpu && s > 0)
-			snprintf(cpu, sizeof(cpu), "%.1f", (double)d->cpu_ns / 1e7 / s);
-		fprintf(out, "%-12s %5u %8.1f %8.1f %6.0f %6.0f %8.1f %8.1f %5s %5s%s\n", name,
-		        d->domid, mb_per_s(d->guest_rd_bytes, s), mb_per_s(d->guest_wr_bytes, s),
-		        s > 0 ? (double)d->guest_rd_ios / s : 0,
-		        s > 0 ? (double)d->guest_wr_ios / s : 0, mb_per_s(d->phys_wr_bytes, s),
-		        mb_per_s(d->double_counted_bytes, s), ampl, cpu,
-		        d->info && d->info->missing ? " !missing" : "");
+}
+
+/* Rows in domid order: Domain-0 first, (unattributed) last. */
+static int by_domid(const void *pa, const void *pb)
+{
+	const struct field_row *a = *(const struct field_row *const *)pa;
+	const struct field_row *b = *(const struct field_row *const *)pb;
+	if (a->domid != b->domid)
+		return a->domid < b->domid ? -1 : 1;
+	return (int)a->kind - (int)b->kind;
+}
+
+/* The name column: the console's width, or with -f the widest name (never cut). */
+static int name_width(const struct batch_opts *o, const struct field_row *const *rows, size_t n)
+{
+	int w = FIELD_NAME_WIDTH;
+	char name[4 * XS_NAME_MAX + 1];
+	for (size_t i = 0; o->full_names && i < n; i++) {
+		int nw = text_width(grid_text(field_row_name(rows[i]), false, name, sizeof(name)));
+		if (nw > w)
+			w = nw;
 	}
+	return w;
+}
+
+static void put_line(FILE *out, char *line)
+{
+	size_t len = strlen(line);
+	while (len > 0 && line[len - 1] == ' ')
+		line[--len] = '\0';
+	fprintf(out, "%s\n", line);
+}
+
+/* The domains of which a backend could not be resolved (KIND says "!" when shown). */
+static void print_missing(FILE *out, const struct field_row *const *rows, size_t n)
+{
+	bool any = false;
+	for (size_t i = 0; i < n; i++) {
+		if (!rows[i]->missing)
+			continue;
+		fprintf(out, "%s %u", any ? "" : "!missing: a backend of domain", rows[i]->domid);
+		any = true;
+	}
+	if (any)
+		fputc('\n', out);
+}
+
+/* Sorted row pointers of this interval's rows into mem, with CPU totals. Their count,
+ * or -1 (out of memory). */
+static long text_rows(struct batch_memory *mem, const struct model_interval *m)
+{
+	size_t n;
+	if (field_rows_build(m, &mem->rows, &mem->cap_rows, &n))
+		return -1;
+	if (n > mem->cap_order) {
+		const struct field_row **p = realloc(mem->order, n * sizeof(*p));
+		if (!p)
+			return -1;
+		mem->order = p;
+		mem->cap_order = n;
+	}
+	cpu_totals_add(&mem->totals, mem->rows, n);
+	cpu_totals_fill(&mem->totals, mem->rows, n);
+	for (size_t i = 0; i < n; i++)
+		mem->order[i] = &mem->rows[i];
+	qsort(mem->order, n, sizeof(*mem->order), by_domid);
+	return (long)n;
+}
+
+static void print_text(FILE *out, const struct model_interval *m, const struct batch_opts *o,
+                       struct batch_memory *mem)
+{
+	print_text_head(out, m);
+	long n = text_rows(mem, m);
+	if (n < 0) {
+		fprintf(out, "(out of memory: no rows this interval)\n\n");
+		return;
+	}
+	const struct field_row *const *rows = mem->order;
+	struct field_layout l;
+	fields_layout_sized(o->full_names ? BATCH_WIDE : BATCH_COLUMNS,
+	                    name_width(o, rows, (size_t)n), fields_domid_width(rows, (size_t)n),
+	                    false, &l);
+	char line[BATCH_LINE_BYTES];
+	fields_header(&l, line, sizeof(line));
+	put_line(out, line);
+	for (long i = 0; i < n; i++) {
+		fields_row(&l, rows[i], line, sizeof(line));
+		put_line(out, line);
+	}
+	print_missing(out, rows, (size_t)n);
 	fputc('\n', out);
 }
 
-void batch_print(FILE *out, const struct model_interval *m, const struct batch_opts *o,
-                 unsigned long iteration)
+static void print_with(FILE *out, const struct model_interval *m, const struct batch_opts *o,
+                       unsigned long iteration, struct batch_memory *mem)
 {
 	switch (o->format) {
 	case BATCH_JSON:
@@ -227,16 +228,32 @@ void batch_print(FILE *out, const struct model_interval *m, const struct batch_o
 		print_csv(out, m, iteration);
 		break;
 	default:
-		print_text(out, m, o);
+		print_text(out, m, o, mem);
 		break;
 	}
 	fflush(out);
 }
 
+static void memory_free(struct batch_memory *mem)
+{
+	free(mem->rows);
+	free(mem->order);
+	cpu_totals_free(&mem->totals);
+	memset(mem, 0, sizeof(*mem));
+}
+
+void batch_print(FILE *out, const struct model_interval *m, const struct batch_opts *o,
+                 unsigned long iteration)
+{
+	struct batch_memory mem = {0};
+	print_with(out, m, o, iteration, &mem);
+	memory_free(&mem);
+}
+
 static int batch_sink_interval(void *ctx, struct model_interval *m, unsigned long index)
 {
 	struct batch_sink *b = ctx;
-	batch_print(b->out, m, &b->opts, index);
+	print_with(b->out, m, &b->opts, index, &b->mem);
 	if (fflush(b->out) == 0 && !ferror(b->out))
 		return LOOP_GO_ON;
 	if (errno == EPIPE)
@@ -248,4 +265,9 @@ static int batch_sink_interval(void *ctx, struct model_interval *m, unsigned lon
 struct interval_sink batch_sink(struct batch_sink *b)
 {
 	return (struct interval_sink){.ctx = b, .interval = batch_sink_interval};
+}
+
+void batch_sink_free(struct batch_sink *b)
+{
+	memory_free(&b->mem);
 }

@@ -1,8 +1,12 @@
 /* batch.h - scriptable output like `xentop -b`: text, CSV or JSON lines per interval.
  *
  * Contract: one call prints one interval. JSON is one object per line whose field names
- * are a contract other tools parse (README "JSON output"). Text fits 80 columns. Every
- * guest-controlled string is escaped (sanitize.h). CSV prints its header once.
+ * are a contract other tools parse (README "JSON output"); its per-domain keys and CSV's
+ * columns come from one table (batch_keys.h) named by the console's columns. Text is the
+ * console's table (fields.h: same rows, same columns dropped by rank) at 80 columns, or
+ * every column and whole names with full_names; its CPU_s counts from the sink's first
+ * interval. Every guest-controlled string is escaped (sanitize.h, grid.h). CSV prints
+ * its header once.
  */
 #ifndef XIOTOP_BATCH_H
 #define XIOTOP_BATCH_H
@@ -12,6 +16,7 @@
 
 #include "core/loop.h"
 #include "core/model.h"
+#include "ui/rows.h"
 
 enum batch_format { BATCH_TEXT, BATCH_CSV, BATCH_JSON };
 
@@ -22,16 +27,27 @@ struct batch_opts {
 
 /* "text", "csv", "json" -> format; -1 if unknown */
 int batch_parse_format(const char *s, enum batch_format *out);
+/* One interval on its own: text's CPU_s then counts this interval only (the sink's count
+ * from its first interval). */
 void batch_print(FILE *out, const struct model_interval *m, const struct batch_opts *o,
                  unsigned long iteration);
 
 /* The interval loop's sink that prints each interval (iteration = the loop's index, so
  * CSV's header comes first). It ends the loop when the output fails: a reader that went
  * away (EPIPE, `| head`) quietly (0), anything else (a full disk) with a message (1). */
+struct batch_memory { /* text: the rows, and dom0 CPU per row since the first interval */
+	struct field_row *rows;
+	size_t cap_rows;
+	const struct field_row **order;
+	size_t cap_order;
+	struct cpu_totals totals;
+};
 struct batch_sink {
 	FILE *out;
 	struct batch_opts opts;
+	struct batch_memory mem; /* zero to start; batch_sink_free() frees it */
 };
 struct interval_sink batch_sink(struct batch_sink *b);
+void batch_sink_free(struct batch_sink *b);
 
 #endif

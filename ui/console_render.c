@@ -196,7 +196,8 @@ static void render_table(struct console_state *st, struct grid *g, int top, int 
 {
 	struct field_layout layout;
 	char line[LINE_MAX_BYTES];
-	fields_layout(g->w, name_width(st, g->w), st->o.ascii_only, &layout);
+	fields_layout_sized(g->w, name_width(st, g->w), fields_domid_width(st->shown, st->n_shown),
+	                    st->o.ascii_only, &layout);
 	fields_header(&layout, line, sizeof(line));
 	grid_put(g, top, line, GRID_HEADER);
 	int page = bottom - top - 1;
@@ -489,8 +490,7 @@ static void render_help(const struct console_state *st, struct grid *g, int bott
 		grid_put(g, y++, "columns (low-priority ones drop first on narrow screens)",
 		         GRID_HEADER);
 	for (int i = 0; i < FIELD_COUNT && y < bottom; i++) {
-		const struct field *f = field_get((enum field_id)i);
-		snprintf(line, sizeof(line), "%-10s%s", f->header, f->help);
+		fields_help_line(field_get((enum field_id)i), false, line, sizeof(line));
 		grid_put(g, y++, line, GRID_PLAIN);
 	}
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ui/grid.h"
+#include "ui/rows.h"
 
 void console_state_init(struct console_state *st, const struct console_state_opts *o)
 {
@@ -22,146 +23,8 @@ void console_state_free(struct console_state *st)
 	free(st->spare_rows);
 	free(st->shown);
 	free(st->marks);
-	free(st->cpu_totals);
+	cpu_totals_free(&st->cpu_totals);
 	memset(st, 0, sizeof(*st));
-}
-
-/* --- rows from an interval --------------------------------------------------------- */
-
-static void fill_domain_figures(struct field_row *r, const struct model_interval *m,
-                                const struct model_domain *d)
-{
-	r->dom = d;
-	r->name = d->info ? d->info->name : NULL;
-	r->backend_kind = d->info ? d->info->kind : NULL;
-	r->missing = d->info && d->info->missing;
-	r->guest_rd_bytes = d->guest_rd_bytes;
-	r->guest_wr_bytes = d->guest_wr_bytes;
-	r->guest_rd_ios = d->guest_rd_ios;
-	r->guest_wr_ios = d->guest_wr_ios;
-	r->phys_wr_bytes = d->phys_wr_bytes;
-	r->double_counted_bytes = d->double_counted_bytes;
-	r->dirty_backlog_bytes = d->dirty_backlog_bytes;
-	r->has_dirty = m->has_dirty;
-	r->cpu_ns = d->cpu_ns;
-	r->has_cpu = m->has_cpu;
-	r->guest_cpu_ns = d->guest_cpu_ns;
-}
-
-/* dom0's own CPU: what the host was busy with beyond the work charged to a domain or
- * left unattributed, so that the rows add up to the host's busy time. The first sample
- * has nothing before it: its "interval" (interval_s 0) holds the host's busy time since
- * boot but the charged time since the tracer started, so it tells nothing of dom0's own
- * work since xiotop started and counts none. */
-static uint64_t dom0_own_cpu_ns(const struct model_interval *m)
-{
-	if (m->interval_s <= 0)
-		return 0;
-	uint64_t charged = m->cpu_unattributed_ns;
-	for (size_t i = 0; i < m->n_domains; i++)
-		charged += m->domains[i].cpu_ns;
-	return m->host_busy_ns > charged ? m->host_busy_ns - charged : 0;
-}
-
-static int build_rows(const struct model_interval *m, struct field_row **rows, size_t *cap,
-                      size_t *n)
-{
-	size_t need = m->n_domains + 2;
-	if (need > *cap) {
-		struct field_row *p = realloc(*rows, need * sizeof(*p));
-		if (!p)
-			return -1;
-		*rows = p;
-		*cap = need;
-	}
-	struct field_row *out = *rows;
-	size_t k = 0;
-	const struct model_domain *dom0 = NULL;
-	for (size_t i = 0; i < m->n_domains; i++) {
-		const struct model_domain *d = &m->domains[i];
-		if (d->domid == 0) {
-			dom0 = d;
-			continue;
-		}
-		struct field_row *r = &out[k++];
-		memset(r, 0, sizeof(*r));
-		r->kind = ROW_DOMAIN;
-		r->domid = d->domid;
-		r->has_ios = r->has_phys = true;
-		fill_domain_figures(r, m, d);
-	}
-
-	struct field_row *r = &out[k++];
-	memset(r, 0, sizeof(*r));
-	r->kind = ROW_DOM0;
-	r->has_ios = r->has_phys = true;
-	r->has_dirty = m->has_dirty;
-	r->guest_cpu_ns = -1;
-	if (dom0)
-		fill_domain_figures(r, m, dom0);
-	r->has_cpu = m->has_cpu && m->host_busy_ns > 0;
-	r->cpu_ns = (dom0 ? dom0->cpu_ns : 0) + dom0_own_cpu_ns(m);
-
-	r = &out[k++];
-	memset(r, 0, sizeof(*r));
-	r->kind = ROW_UNATTRIBUTED;
-	r->domid = XIOTOP_DOM_NONE;
-	r->guest_rd_bytes = m->unattr_rd_bytes;
-	r->guest_wr_bytes = m->unattr_wr_bytes;
-	r->has_cpu = m->has_cpu;
-	r->cpu_ns = m->cpu_unattributed_ns;
-	r->guest_cpu_ns = -1;
-
-	for (size_t i = 0; i < k; i++)
-		out[i].interval_s = m->interval_s;
-	*n = k;
-	return 0;
-}
-
-/* --- dom0 CPU seconds per row since the start -------------------------------------- */
-
-static uint32_t total_key(const struct field_row *r)
-{
-	return r->kind == ROW_DOM0 ? 0 : r->domid;
-}
-
-static size_t total_slot(const struct console_state *st, uint32_t key, bool *found)
-{
-	size_t lo = 0, hi = st->n_cpu_totals;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (st->cpu_totals[mid].key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*found = lo < st->n_cpu_totals && st->cpu_totals[lo].key == key;
-	return lo;
-}
-
-static void add_cpu_total(struct console_state *st, uint32_t key, uint64_t ns)
-{
-	bool found;
-	size_t at = total_slot(st, key, &found);
-	if (!found) {
-		struct console_cpu_total *p =
-		    realloc(st->cpu_totals, (st->n_cpu_totals + 1) * sizeof(*p));
-		if (!p)
-			return; /* the total stays short; the figures of this interval do not */
-		st->cpu_totals = p;
-		memmove(&p[at + 1], &p[at], (st->n_cpu_totals - at) * sizeof(*p));
-		p[at].key = key;
-		p[at].ns = 0;
-		st->n_cpu_totals++;
-	}
-	st->cpu_totals[at].ns += ns;
-}
-
-static uint64_t cpu_total(const struct console_state *st, uint32_t key)
-{
-	bool found;
-	size_t at = total_slot(st, key, &found);
-	return found ? st->cpu_totals[at].ns : 0;
 }
 
 /* --- filter, sort, selection ------------------------------------------------------- */
@@ -246,7 +109,7 @@ static void refresh(struct console_state *st)
 static long spare_rows_of(struct console_state *st, const struct model_interval *m)
 {
 	size_t n;
-	if (build_rows(m, &st->spare_rows, &st->cap_spare_rows, &n)) {
+	if (field_rows_build(m, &st->spare_rows, &st->cap_spare_rows, &n)) {
 		snprintf(st->status, sizeof(st->status), "out of memory: display not updated");
 		return -1;
 	}
@@ -256,8 +119,7 @@ static long spare_rows_of(struct console_state *st, const struct model_interval 
 /* The n spare rows become the shown rows of m, with their CPU totals. */
 static void show_spare_rows(struct console_state *st, const struct model_interval *m, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		st->spare_rows[i].cpu_total_ns = cpu_total(st, total_key(&st->spare_rows[i]));
+	cpu_totals_fill(&st->cpu_totals, st->spare_rows, n);
 	struct field_row *old = st->rows;
 	size_t old_cap = st->cap_rows;
 	st->rows = st->spare_rows;
@@ -275,9 +137,7 @@ bool console_state_interval(struct console_state *st, const struct model_interva
 	long n = spare_rows_of(st, m);
 	if (n < 0)
 		return false;
-	for (long i = 0; i < n; i++)
-		if (st->spare_rows[i].has_cpu)
-			add_cpu_total(st, total_key(&st->spare_rows[i]), st->spare_rows[i].cpu_ns);
+	cpu_totals_add(&st->cpu_totals, st->spare_rows, (size_t)n);
 	if (st->paused)
 		return false;
 	show_spare_rows(st, m, (size_t)n);
@@ -293,11 +153,8 @@ bool console_state_show(struct console_state *st, const struct model_interval *m
 		long n = spare_rows_of(st, since);
 		if (n < 0)
 			return false;
-		st->n_cpu_totals = 0;
-		for (long i = 0; i < n; i++)
-			if (st->spare_rows[i].has_cpu)
-				add_cpu_total(st, total_key(&st->spare_rows[i]),
-				              st->spare_rows[i].cpu_ns);
+		cpu_totals_clear(&st->cpu_totals);
+		cpu_totals_add(&st->cpu_totals, st->spare_rows, (size_t)n);
 	}
 	long n = spare_rows_of(st, m);
 	if (n < 0)
@@ -482,30 +339,10 @@ static enum console_action replay_key(struct console_state *st, int key)
 	return CA_NAVIGATE;
 }
 
-enum console_action console_state_key(struct console_state *st, int key, int64_t now_ns)
+/* The keys that sort the table and move the selection: true if key is one. */
+static bool table_key(struct console_state *st, int key)
 {
-	if (st->prompt != PROMPT_NONE)
-		return prompt_key(st, key, now_ns);
-	st->status[0] = '\0';
-	if (st->help) {
-		st->help = false; /* any key closes the help */
-		return CA_REDRAW;
-	}
-	if (st->o.replay) {
-		enum console_action act = replay_key(st, key);
-		if (act != CA_NONE)
-			return act;
-	}
 	switch (key) {
-	case 'q':
-		if (!st->drilled)
-			return CA_QUIT;
-		st->drilled = false;
-		break;
-	case CK_ESCAPE:
-	case CK_BACKSPACE:
-		st->drilled = false;
-		break;
 	case '<':
 	case 'S':
 		console_state_sort_step(st, -1);
@@ -537,6 +374,36 @@ enum console_action console_state_key(struct console_state *st, int key, int64_t
 	case CK_END:
 		console_state_select(st, (long)st->n_shown);
 		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+enum console_action console_state_key(struct console_state *st, int key, int64_t now_ns)
+{
+	if (st->prompt != PROMPT_NONE)
+		return prompt_key(st, key, now_ns);
+	st->status[0] = '\0';
+	if (st->help) {
+		st->help = false; /* any key closes the help */
+		return CA_REDRAW;
+	}
+	if (st->o.replay) {
+		enum console_action act = replay_key(st, key);
+		if (act != CA_NONE)
+			return act;
+	}
+	switch (key) {
+	case 'q':
+		if (!st->drilled)
+			return CA_QUIT;
+		st->drilled = false;
+		break;
+	case CK_ESCAPE:
+	case CK_BACKSPACE:
+		st->drilled = false;
+		break;
 	case CK_ENTER:
 	case 'd':
 		st->drilled = st->have_sel;
@@ -562,7 +429,7 @@ enum console_action console_state_key(struct console_state *st, int key, int64_t
 		st->help = true;
 		break;
 	default:
-		return CA_NONE;
+		return table_key(st, key) ? CA_REDRAW : CA_NONE;
 	}
 	return CA_REDRAW;
 }

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "ui/fields.h"
+#include "ui/rows.h"
 #include "core/model.h"
 #include "core/source.h"
 
@@ -76,12 +77,6 @@ struct console_state_opts {
 	void *mark_ctx;
 };
 
-/* dom0 CPU seconds accumulated per row (key: domid; dom0 0; unattributed DOM_NONE). */
-struct console_cpu_total {
-	uint32_t key;
-	uint64_t ns;
-};
-
 struct console_state {
 	struct console_state_opts o;
 	double delay_s;
@@ -112,8 +107,7 @@ struct console_state {
 
 	struct console_mark *marks;
 	size_t n_marks;
-	struct console_cpu_total *cpu_totals; /* sorted by key */
-	size_t n_cpu_totals;
+	struct cpu_totals cpu_totals; /* dom0 CPU per row since the first interval */
 	char status[1536]; /* one-line message until the next key (a path and a label fit) */
 
 	enum seek_move nav;     /* the move the last CA_NAVIGATE asks for */

@@ -155,51 +155,82 @@ FIGURE_COLUMN(guest_cpu, 1, has_interval(r) && r->guest_cpu_ns >= 0,
 /* In table (display) order. Ranks: what the issue puts first stays longest. */
 static const struct field table[FIELD_COUNT] = {
     {FIELD_NAME, "NAME", FIELD_NAME_WIDTH, 0, true, false, cmp_name, print_name,
-     "domain name (escaped if it holds control characters)"},
-    {FIELD_DOMID, "DOMID", 5, 1, false, false, cmp_domid, print_domid, "domain id"},
+     "domain name (escaped if it holds control characters)", "name"},
+    {FIELD_DOMID, "DOMID", 5, 1, false, false, cmp_domid, print_domid, "domain id", "domid"},
     {FIELD_KIND, "KIND", 6, 9, true, false, cmp_kind, print_kind,
-     "backend kind (vbd, qdisk, mixed); ! a backend is missing"},
+     "backend kind (vbd, qdisk, mixed); ! a backend is missing", "kind"},
     {FIELD_GUEST_RD, "GRD_MB/s", 8, 8, false, true, cmp_guest_rd, print_guest_rd,
-     "guest reads: bytes at the top of its stack"},
+     "guest reads: bytes at the top of its stack", "guest_rd_bytes"},
     {FIELD_GUEST_WR, "GWR_MB/s", 8, 2, false, true, cmp_guest_wr, print_guest_wr,
-     "guest writes: bytes at the top of its stack"},
+     "guest writes: bytes at the top of its stack", "guest_wr_bytes"},
     {FIELD_RD_IOPS, "R_IOPS", 6, 11, false, true, cmp_rd_iops, print_rd_iops,
-     "guest read requests per second"},
+     "guest read requests per second", "guest_rd_ios"},
     {FIELD_WR_IOPS, "W_IOPS", 6, 10, false, true, cmp_wr_iops, print_wr_iops,
-     "guest write requests per second"},
+     "guest write requests per second", "guest_wr_ios"},
     {FIELD_PHYS_WR, "PWR_MB/s", 8, 3, false, true, cmp_phys_wr, print_phys_wr,
-     "bytes written to physical (leaf) devices for it"},
+     "bytes written to physical (leaf) devices for it", "phys_wr_bytes"},
     {FIELD_AMPL, "AMPL", 5, 5, false, true, cmp_ampl, print_ampl,
-     "amplification: physical / guest writes"},
+     "amplification: physical / guest writes", NULL},
     {FIELD_DOUBLE, "DBL_MB/s", 8, 4, false, true, cmp_dbl, print_dbl,
-     "what vmstat bo counts beyond the physical writes"},
+     "what vmstat bo counts beyond the physical writes", "double_counted_bytes"},
     {FIELD_DIRTY, "DIRTY_MiB", 9, 7, false, true, cmp_dirty, print_dirty,
-     "written into dom0 page cache, not yet written back"},
+     "written into dom0 page cache, not yet written back", "dirty_backlog_bytes"},
     {FIELD_CPU_PCT, "CPU%", 6, 6, false, true, cmp_cpu_pct, print_cpu_pct,
-     "dom0 CPU spent for it (100 = one core)"},
+     "dom0 CPU spent for it (100 = one core)", "dom0_cpu_ns"},
     {FIELD_CPU_S, "CPU_s", 8, 13, false, true, cmp_cpu_s, print_cpu_s,
-     "dom0 CPU seconds for it since xiotop started"},
+     "dom0 CPU seconds for it since xiotop started", NULL},
     {FIELD_GUEST_CPU, "GCPU%", 6, 12, false, true, cmp_guest_cpu, print_guest_cpu,
-     "the guest's own vCPU time (100 = one vCPU), where known"},
+     "the guest's own vCPU time (100 = one vCPU), where known", "guest_cpu_ns"},
 };
+
+void fields_help_line(const struct field *f, bool with_key, char *buf, size_t len)
+{
+	if (!with_key)
+		snprintf(buf, len, "%-10s%s", f->header, f->help);
+	else if (f->key)
+		snprintf(buf, len, "%-10s%s (key %s)", f->header, f->help, f->key);
+	else
+		snprintf(buf, len, "%-10s%s (screen only)", f->header, f->help);
+}
 
 const struct field *field_get(enum field_id id)
 {
 	return (unsigned)id < FIELD_COUNT ? &table[id] : &table[0];
 }
 
-static int width_of(const struct field *f, int name_width)
+int fields_domid_width(const struct field_row *const *rows, size_t n)
 {
-	return f->id == FIELD_NAME ? name_width : f->width;
+	int w = table[FIELD_DOMID].width;
+	for (size_t i = 0; i < n; i++) {
+		char id[16];
+		print_domid(rows[i], w, false, id, sizeof(id));
+		int len = (int)strlen(id);
+		if (len > w)
+			w = len;
+	}
+	return w;
+}
+
+static int width_of(const struct field *f, int name_width, int domid_width)
+{
+	if (f->id == FIELD_NAME)
+		return name_width;
+	return f->id == FIELD_DOMID ? domid_width : f->width;
 }
 
 void fields_layout(int columns, int name_width, bool ascii_only, struct field_layout *out)
+{
+	fields_layout_sized(columns, name_width, table[FIELD_DOMID].width, ascii_only, out);
+}
+
+void fields_layout_sized(int columns, int name_width, int domid_width, bool ascii_only,
+                         struct field_layout *out)
 {
 	bool shown[FIELD_COUNT];
 	int total = -1; /* n columns need n - 1 separating blanks */
 	for (int i = 0; i < FIELD_COUNT; i++) {
 		shown[i] = true;
-		total += width_of(&table[i], name_width) + 1;
+		total += width_of(&table[i], name_width, domid_width) + 1;
 	}
 	while (total > columns) {
 		int drop = -1;
@@ -209,7 +240,7 @@ void fields_layout(int columns, int name_width, bool ascii_only, struct field_la
 		if (drop < 0)
 			break; /* only the name is left: it is cut to the line */
 		shown[drop] = false;
-		total -= width_of(&table[drop], name_width) + 1;
+		total -= width_of(&table[drop], name_width, domid_width) + 1;
 	}
 	memset(out, 0, sizeof(*out));
 	out->ascii_only = ascii_only;
@@ -217,7 +248,7 @@ void fields_layout(int columns, int name_width, bool ascii_only, struct field_la
 		if (!shown[i])
 			continue;
 		out->ids[out->n] = table[i].id;
-		out->widths[out->n] = width_of(&table[i], name_width);
+		out->widths[out->n] = width_of(&table[i], name_width, domid_width);
 		out->n++;
 	}
 }

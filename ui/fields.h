@@ -72,6 +72,9 @@ struct field {
 	/* The cell text into buf (no padding), at most `width` columns for figures. */
 	void (*print)(const struct field_row *r, int width, bool ascii_only, char *buf, size_t len);
 	const char *help;
+	/* The CSV/JSON key of the count this column shows (batch_keys.c), NULL for a figure
+	 * only the screen shows (a ratio, a total since the start). */
+	const char *key;
 };
 
 const struct field *field_get(enum field_id id);
@@ -91,9 +94,19 @@ struct field_layout {
 /* Fit the columns into `columns` terminal columns with the name column `name_width` wide
  * (FIELD_NAME_WIDTH, or wider for full names). */
 void fields_layout(int columns, int name_width, bool ascii_only, struct field_layout *out);
+/* The same with the DOMID column `domid_width` wide (fields_domid_width). */
+void fields_layout_sized(int columns, int name_width, int domid_width, bool ascii_only,
+                         struct field_layout *out);
+/* The DOMID column's width for these rows: its own (5, every Xen domid), or the widest id
+ * among them (a KVM-style domain, 1000000 + its pid, takes 7), so no id is ever cut. */
+int fields_domid_width(const struct field_row *const *rows, size_t n);
 /* The header line / one row as screen text into buf (at least 4 bytes a column + 1). */
 void fields_header(const struct field_layout *l, char *buf, size_t len);
 void fields_row(const struct field_layout *l, const struct field_row *r, char *buf, size_t len);
+
+/* A column's help line, "HEADER    what it shows" (the console's h); with_key adds its
+ * CSV/JSON key, or says the figure is only on screen (--help). */
+void fields_help_line(const struct field *f, bool with_key, char *buf, size_t len);
 
 /* Rate and percentage helpers shared with the console's header and drill-down. */
 double fields_mb_per_s(uint64_t bytes, double interval_s);

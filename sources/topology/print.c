@@ -2,7 +2,7 @@
  * indented tree) or as one JSON object; plus lookup and freeing helpers.
  *
  * Names, paths and errors may hold guest-written bytes: every string goes out through
- * ui/sanitize.h, never raw.
+ * core/sanitize.h, never raw.
  */
 #include "sources/topology/topology.h"
 

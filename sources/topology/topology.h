@@ -145,10 +145,6 @@ uint32_t topo_dev_by_name(const struct xt_roots *roots, const char *name);
 /* dev_t of a device node path such as "/dev/loop3" or "/dev/mapper/vg-lv"; 0 if unknown. */
 uint32_t topo_dev_by_path(const struct xt_roots *roots, const char *path);
 
-/* Recognise a blkback kthread name: "<domid>.<dev>-<ring>" (current kernels, cut at 15
- * characters) or "blkback.<domid>.<dev>". Fills domid and dev (if non-NULL). */
-bool topo_parse_blkback_comm(const char *comm, uint32_t *domid, char *dev, size_t devlen);
-
 /* Device models running now (/proc/<pid>/cmdline): qemu with -xen-domid N (or qemu-dm
  * -d N) joins domain N as its device model, with its image files as qdisk backends; a qemu
  * without one (KVM) becomes domain XT_KVM_DOMID_BASE + pid, named from -name. Returns

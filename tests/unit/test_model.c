@@ -168,19 +168,6 @@ static void test_unknown_domain_listed(void **state)
 	sample_free(&cur);
 }
 
-static void test_sample_copy(void **state)
-{
-	(void)state;
-	struct xs_sample a, b;
-	three_domains(&a, 1);
-	assert_int_equal(sample_copy(&b, &a), 0);
-	add_layer(&b, 4, VDA, XIOTOP_VIA_DEV, MiB, 0); /* appending to a copy must work */
-	assert_int_equal(b.n_layers, a.n_layers + 1);
-	assert_string_equal(sample_domain(&b, 2)->name, "guest2");
-	sample_free(&a);
-	sample_free(&b);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -188,7 +175,6 @@ int main(void)
 	    cmocka_unit_test(test_dm_not_double_counted),
 	    cmocka_unit_test(test_counter_reset),
 	    cmocka_unit_test(test_unknown_domain_listed),
-	    cmocka_unit_test(test_sample_copy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

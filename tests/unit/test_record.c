@@ -353,7 +353,9 @@ static void test_marks_and_windows(void **state)
 		assert_int_equal(rec_append(w, &s, &err), 0);
 		sample_free(&s);
 		if (i == 2) /* between samples 2 and 3 */
-			assert_int_equal(rec_add_mark(w, "bench start", t0 + 2500000000, &err), 0);
+			assert_int_equal(
+			    rec_add_mark_from(w, "bench start", t0 + 2500000000, "api", -1, &err),
+			    0);
 		if (i == 6) /* from another process, while recording: exactly at sample 6 */
 			assert_int_equal(
 			    rec_mark_file(path, "bench end", t0 + 6000000000, "cli", &err), 0);
@@ -588,7 +590,7 @@ static void test_disk_full(void **state)
 	synthetic(&s, 0);
 	assert_int_equal(rec_append(w, &s, &err), -1); /* stays closed */
 	assert_int_equal(err.code, REC_ERR_FULL);
-	assert_int_equal(rec_add_mark(w, "late", 1, &err), -1);
+	assert_int_equal(rec_add_mark_from(w, "late", 1, "api", -1, &err), -1);
 	sample_free(&s);
 	rec_close(w, &err);
 

@@ -42,7 +42,7 @@ static int make_recording(void **state)
 		sample_free(&s);
 	}
 	synthetic_close(syn);
-	if (rec_add_mark(w, "warm", T0 + 2 * SEC + SEC / 2, &err) ||
+	if (rec_add_mark_from(w, "warm", T0 + 2 * SEC + SEC / 2, "api", -1, &err) ||
 	    rec_add_mark_from(w, "bench", T0 + 6 * SEC, "console", -1, &err) ||
 	    rec_add_mark_from(w, "end: dd", T0 + 7 * SEC + SEC / 5, "wrap", 0, &err))
 		return -1;

@@ -1,7 +1,7 @@
 /* test_topology.c - domains and backends from a xenstore dump, each backend's stack
  * resolved through a fake sysfs built in a temporary directory (loop over a real temp
  * file, partition of a loop, dm over md over two disks, LV-like dm on a partition,
- * zram, missing and odd backends), blkback thread names, and the text/JSON output. */
+ * zram, missing and odd backends), and the text/JSON output. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -323,62 +323,6 @@ static void assert_stack(const struct xt_backend *b, const struct want *w, size_
 	} while (0)
 
 /* --- tests --- */
-
-static void test_blkback_comm(void **state)
-{
-	(void)state;
-	static const struct {
-		const char *comm;
-		bool ok;
-		uint32_t domid;
-		const char *dev;
-	} cases[] = {
-	    {"5.xvda-0", true, 5, "xvda"},
-	    {"12.xvdb-1", true, 12, "xvdb"},
-	    {"0.xvda-0", true, 0, "xvda"},
-	    {"1234.xvdaa-", true, 1234, "xvdaa"},
-	    {"1234.xvdaa", true, 1234, "xvdaa"},
-	    {"32767.xvda-0", true, 32767, "xvda"},
-	    {"blkback.3.xvda", true, 3, "xvda"},
-	    {"blkback.12345.x", true, 12345, "x"},
-	    {"blkback.7.hda1", true, 7, "hda1"},
-	    {"kworker/u8:1", false, 0, NULL},
-	    {"1.2.3", false, 0, NULL},
-	    {"a.xvda-0", false, 0, NULL},
-	    {"5.-0", false, 0, NULL},
-	    {"5.", false, 0, NULL},
-	    {"", false, 0, NULL},
-	    {".xvda-0", false, 0, NULL},
-	    {"32768.xvda-0", false, 0, NULL},
-	    {"99999.xvda-0", false, 0, NULL},
-	    {"123456.xvda", false, 0, NULL},
-	    {"05.xvda-0", false, 0, NULL},
-	    {"5.xvda-0x", false, 0, NULL},
-	    {"5.xvda-0-1", false, 0, NULL},
-	    {"5.xv da-0", false, 0, NULL},
-	    {"blkback.", false, 0, NULL},
-	    {"blkback.x.xvda", false, 0, NULL},
-	    {"blkback.3.xvda-0", false, 0, NULL},
-	    {"jbd2/vda1-8", false, 0, NULL},
-	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		uint32_t domid = 999;
-		char dev[16] = "";
-		bool ok = topo_parse_blkback_comm(cases[i].comm, &domid, dev, sizeof(dev));
-		if (ok != cases[i].ok)
-			fail_msg("\"%s\": got %d", cases[i].comm, ok);
-		if (!ok)
-			continue;
-		assert_int_equal(domid, cases[i].domid);
-		assert_string_equal(dev, cases[i].dev);
-	}
-	/* outputs are optional, and a small dev buffer is cut, not overrun */
-	assert_true(topo_parse_blkback_comm("5.xvda-0", NULL, NULL, 0));
-	char small[3];
-	assert_true(topo_parse_blkback_comm("5.xvdaa-0", NULL, small, sizeof(small)));
-	assert_string_equal(small, "xv");
-	assert_false(topo_parse_blkback_comm(NULL, NULL, NULL, 0));
-}
 
 static void test_devinfo(void **state)
 {
@@ -727,7 +671,6 @@ static void test_file_on_anonymous_fs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_blkback_comm),
 	    cmocka_unit_test(test_devinfo),
 	    cmocka_unit_test(test_domains_listed_in_order),
 	    cmocka_unit_test(test_lv_on_partition),

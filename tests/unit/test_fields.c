@@ -1,0 +1,270 @@
+/* test_fields.c - the column table where its users meet: a KVM-style domid (1000000 +
+ * pid, 7 digits) shown whole by the console and batch text, a Xen-only host keeping
+ * its 5-wide column; batch text as the console's table (KIND, DIRTY, CPU_s since the
+ * first interval, GCPU%), CSV and JSON keys from the table, help lines with keys. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ui/batch.h"
+#include "ui/console_render.h"
+#include "ui/console_state.h"
+#include "ui/fields.h"
+#include "ui/grid.h"
+
+#define KVM_DOMID 1005732u /* XT_KVM_DOMID_BASE + pid 5732 */
+
+struct world {
+	struct xs_domain info[2];
+	struct model_domain doms[2];
+	struct model_interval m;
+};
+
+/* Two guests, 2 s: Xen domain 3 and, when kvm, a qemu-only domain 1005732. */
+static void make_world(struct world *w, bool kvm)
+{
+	memset(w, 0, sizeof(*w));
+	uint32_t ids[2] = {3, kvm ? KVM_DOMID : 4};
+	const char *names[2] = {"xen-guest", "kvm-guest"};
+	for (int i = 0; i < 2; i++) {
+		w->info[i].domid = ids[i];
+		snprintf(w->info[i].name, sizeof(w->info[i].name), "%s", names[i]);
+		snprintf(w->info[i].kind, sizeof(w->info[i].kind), "%s", i ? "qdisk" : "vbd");
+		w->doms[i].domid = ids[i];
+		w->doms[i].info = &w->info[i];
+		w->doms[i].guest_wr_bytes = 4000000;
+		w->doms[i].guest_cpu_ns = i ? -1 : 1000000000; /* 50 % of a vCPU over 2 s */
+		w->doms[i].cpu_ns = 500000000;
+	}
+	w->m = (struct model_interval){.interval_s = 2.0,
+	                               .realtime_ns = 1764669600000000000,
+	                               .domains = w->doms,
+	                               .n_domains = 2,
+	                               .has_cpu = true};
+}
+
+/* The console's table line of the row named name, rendered at width x 24. */
+static void console_line(const struct world *w, int width, const char *name, char *out, size_t len)
+{
+	struct console_state st;
+	struct console_state_opts o = {.delay_s = 2.0, .title = "test"};
+	console_state_init(&st, &o);
+	assert_true(console_state_interval(&st, &w->m));
+	struct grid g;
+	assert_int_equal(grid_init(&g, width, 24), 0);
+	console_render(&st, &g);
+	out[0] = '\0';
+	for (int y = 0; y < g.h; y++)
+		if (!strncmp(g.lines[y], name, strlen(name)))
+			snprintf(out, len, "%s", g.lines[y]);
+	grid_free(&g);
+	console_state_free(&st);
+}
+
+static void test_console_kvm_domid_whole(void **state)
+{
+	(void)state;
+	struct world w;
+	make_world(&w, true);
+	char line[1024];
+	console_line(&w, 80, "kvm-guest", line, sizeof(line));
+	assert_non_null(strstr(line, " 1005732 "));
+	assert_true(strlen(line) <= 80);
+	console_line(&w, 200, "kvm-guest", line, sizeof(line));
+	assert_non_null(strstr(line, " 1005732 "));
+	/* the Xen guest beside it lines up under the same, wider column */
+	console_line(&w, 200, "xen-guest", line, sizeof(line));
+	assert_non_null(strstr(line, "       3 "));
+}
+
+static void test_domid_width(void **state)
+{
+	(void)state;
+	struct field_row xen = {.kind = ROW_DOMAIN, .domid = 32767};
+	struct field_row kvm = {.kind = ROW_DOMAIN, .domid = KVM_DOMID};
+	struct field_row none = {.kind = ROW_UNATTRIBUTED, .domid = 0xffffffffu};
+	const struct field_row *rows[3] = {&xen, &none, &kvm};
+	assert_int_equal(fields_domid_width(rows, 2), 5); /* a Xen-only host: as before */
+	assert_int_equal(fields_domid_width(rows, 3), 7);
+
+	struct field_layout l;
+	fields_layout_sized(200, FIELD_NAME_WIDTH, 7, false, &l);
+	char buf[1024];
+	fields_row(&l, &kvm, buf, sizeof(buf));
+	assert_non_null(strstr(buf, " 1005732 "));
+	fields_header(&l, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "   DOMID "));
+}
+
+/* The batch sink's text over `n` copies of the interval. */
+static char *batch_text(const struct world *w, bool full, int n)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	struct batch_sink b = {.out = out, .opts = {.format = BATCH_TEXT, .full_names = full}};
+	struct interval_sink sink = batch_sink(&b);
+	struct model_interval m = w->m;
+	for (int i = 0; i < n; i++)
+		assert_int_equal(sink.interval(sink.ctx, &m, (unsigned long)i), LOOP_GO_ON);
+	batch_sink_free(&b);
+	fclose(out);
+	return buf;
+}
+
+/* The cell of column `header` in the last row starting with `name` ("" if none). */
+static void cell(const char *text, const char *name, const char *header, char *out, size_t len)
+{
+	char heads[32][32], cells[32][64];
+	int col = -1, n_heads = 0;
+	out[0] = '\0';
+	for (const char *line = text; *line;) {
+		const char *nl = strchr(line, '\n');
+		char copy[1024];
+		snprintf(copy, sizeof(copy), "%.*s", (int)(nl ? nl - line : (long)strlen(line)),
+		         line);
+		int n = 0;
+		char *save, *tok = strtok_r(copy, " ", &save);
+		for (; tok && n < 32; tok = strtok_r(NULL, " ", &save), n++)
+			snprintf(cells[n], sizeof(cells[n]), "%s", tok);
+		if (n && !strcmp(cells[0], "NAME")) {
+			n_heads = n;
+			for (int i = 0; i < n; i++) {
+				snprintf(heads[i], sizeof(heads[i]), "%s", cells[i]);
+				if (!strcmp(heads[i], header))
+					col = i;
+			}
+		} else if (n == n_heads && col >= 0 && !strcmp(cells[0], name)) {
+			snprintf(out, len, "%s", cells[col]);
+		}
+		line = nl ? nl + 1 : line + strlen(line);
+	}
+}
+
+static void test_batch_text_is_the_console_table(void **state)
+{
+	(void)state;
+	struct world w;
+	make_world(&w, true);
+	char *text = batch_text(&w, true, 2);
+	char c[64];
+	cell(text, "xen-guest", "KIND", c, sizeof(c));
+	assert_string_equal(c, "vbd");
+	cell(text, "kvm-guest", "DOMID", c, sizeof(c));
+	assert_string_equal(c, "1005732");
+	cell(text, "xen-guest", "CPU%", c, sizeof(c));
+	assert_string_equal(c, "25.0");
+	cell(text, "xen-guest", "CPU_s", c, sizeof(c)); /* 0.5 s a interval, since the first */
+	assert_string_equal(c, "1.0");
+	cell(text, "xen-guest", "GCPU%", c, sizeof(c));
+	assert_string_equal(c, "50.0");
+	cell(text, "kvm-guest", "GCPU%", c, sizeof(c));
+	assert_string_equal(c, "-");
+	cell(text, "xen-guest", "DIRTY_MiB", c, sizeof(c)); /* not collected here */
+	assert_string_equal(c, "-");
+	cell(text, "(unattributed)", "DOMID", c, sizeof(c));
+	assert_string_equal(c, "-");
+	cell(text, "Domain-0", "DOMID", c, sizeof(c));
+	assert_string_equal(c, "0");
+	free(text);
+
+	/* 80 columns: the console's choice of columns (the 7-digit id costs GRD_MB/s, the
+	 * highest rank left), every line fits */
+	text = batch_text(&w, false, 1);
+	assert_non_null(strstr(text, "\nNAME             DOMID GWR_MB/s PWR_MB/s  AMPL DBL_MB/s "
+	                             "DIRTY_MiB   CPU%\n"));
+	cell(text, "kvm-guest", "DOMID", c, sizeof(c));
+	assert_string_equal(c, "1005732");
+	for (const char *line = text; *line;) {
+		const char *nl = strchr(line, '\n');
+		assert_true((nl ? (size_t)(nl - line) : strlen(line)) <= 80);
+		line = nl ? nl + 1 : line + strlen(line);
+	}
+	assert_null(strstr(text, "!missing"));
+	free(text);
+
+	/* a domain with a backend not resolved is named below the table */
+	w.info[0].missing = true;
+	text = batch_text(&w, false, 1);
+	assert_non_null(strstr(text, "\n!missing: a backend of domain 3\n"));
+	free(text);
+	text = batch_text(&w, true, 1);
+	cell(text, "xen-guest", "KIND", c, sizeof(c));
+	assert_string_equal(c, "vbd!");
+	free(text);
+}
+
+static char *capture(const struct world *w, enum batch_format f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	struct batch_opts o = {.format = f};
+	batch_print(out, &w->m, &o, 0);
+	fclose(out);
+	return buf;
+}
+
+static void test_csv_json_keys(void **state)
+{
+	(void)state;
+	struct world w;
+	make_world(&w, false);
+	char *csv = capture(&w, BATCH_CSV);
+	const char *header =
+	    "time,interval_s,domid,name,guest_rd_bytes,guest_wr_bytes,guest_rd_ios,"
+	    "guest_wr_ios,phys_rd_bytes,phys_wr_bytes,double_counted_bytes,"
+	    "vmstat_pgpgout_bytes,unattributed_wr_bytes,lost_events\n";
+	assert_memory_equal(csv, header, strlen(header));
+	free(csv);
+	char *json = capture(&w, BATCH_JSON);
+	/* the contract's keys, in its order (README "JSON output") */
+	assert_non_null(strstr(json, "{\"domid\":3,\"name\":\"xen-guest\",\"kind\":\"vbd\","
+	                             "\"missing\":false,\"guest_rd_bytes\":0,"
+	                             "\"guest_wr_bytes\":4000000,\"guest_rd_ios\":0,"
+	                             "\"guest_wr_ios\":0,\"phys_rd_bytes\":0,\"phys_wr_bytes\":0,"
+	                             "\"double_counted_bytes\":0,\"dom0_cpu_ns\":500000000,"
+	                             "\"dom0_cpu_ns_by_role\":{\"backend\":0,\"device_model\":0,"
+	                             "\"loop\":0,\"writeback\":0},\"guest_cpu_ns\":1000000000,"
+	                             "\"dirty_backlog_bytes\":null,\"dirtied_bytes\":null,"
+	                             "\"written_back_bytes\":null,\"layers\":[]}"));
+	assert_null(strstr(json, "vbd_stats")); /* only on a Xen dom0 */
+	free(json);
+	w.m.has_vbd_stats = true;
+	json = capture(&w, BATCH_JSON);
+	assert_non_null(strstr(json, "\"layers\":[],\"vbd_stats\":[]}"));
+	free(json);
+}
+
+static void test_help_lines(void **state)
+{
+	(void)state;
+	char line[256];
+	fields_help_line(field_get(FIELD_GUEST_WR), false, line, sizeof(line));
+	assert_string_equal(line, "GWR_MB/s  guest writes: bytes at the top of its stack");
+	fields_help_line(field_get(FIELD_GUEST_WR), true, line, sizeof(line));
+	assert_string_equal(
+	    line, "GWR_MB/s  guest writes: bytes at the top of its stack (key guest_wr_bytes)");
+	fields_help_line(field_get(FIELD_AMPL), true, line, sizeof(line));
+	assert_non_null(strstr(line, "(screen only)"));
+	for (int i = 0; i < FIELD_COUNT; i++)
+		assert_non_null(field_get((enum field_id)i)->help);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_domid_width),
+	    cmocka_unit_test(test_console_kvm_domid_whole),
+	    cmocka_unit_test(test_batch_text_is_the_console_table),
+	    cmocka_unit_test(test_csv_json_keys),
+	    cmocka_unit_test(test_help_lines),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
