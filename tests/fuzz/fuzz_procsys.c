@@ -1,0 +1,107 @@
+/* fuzz_procsys.c - libFuzzer harness for the /proc and /sys readers: sources/hostinfo.c
+ * (diskstats, vmstat, stat) and sources/topology/resolve.c + blkback.c (sysfs `dev`
+ * attributes, a loop device's backing_file, mountinfo, blkback thread names), over a
+ * scratch tree whose files hold the parts of the input (separated by 0x1e). The stack
+ * resolved from them is printed; the print must hold no control or bidi byte. */
+#include "fuzz/fuzz_util.h"
+#include "sources/hostinfo.h"
+#include "sources/topology/topology.h"
+
+enum { P_DISKSTATS, P_VMSTAT, P_STAT, P_LOOP_DEV, P_BACKING, P_MOUNTINFO, P_VDA_DEV, P_COMM, P_N };
+
+static const char *const part_file[P_N] = {
+    [P_DISKSTATS] = "proc/diskstats",
+    [P_VMSTAT] = "proc/vmstat",
+    [P_STAT] = "proc/stat",
+    [P_LOOP_DEV] = "sys/devices/virtual/block/loop0/dev",
+    [P_BACKING] = "sys/devices/virtual/block/loop0/loop/backing_file",
+    [P_MOUNTINFO] = "proc/self/mountinfo",
+    [P_VDA_DEV] = "sys/class/block/vda/dev",
+};
+
+static void setup(char *sys, char *proc, size_t len)
+{
+	snprintf(sys, len, "%s/sys", fuzz_dir());
+	snprintf(proc, len, "%s/proc", fuzz_dir());
+	fuzz_write("sys/dev/block/.keep", "", 0);
+	fuzz_write("image.img", "x", 1);
+	char link[4096];
+	snprintf(link, sizeof(link), "%s/dev/block/7:0", sys);
+	if (symlink("../../devices/virtual/block/loop0", link))
+		abort();
+}
+
+static void check_backend(struct xt_backend *b)
+{
+	struct xt_domain d = {.domid = 1, .backends = b, .n_backends = 1};
+	struct xt_topology t = {.domains = &d, .n_domains = 1};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		abort();
+	topo_print_text(f, &t);
+	topo_print_json(f, &t);
+	fclose(f);
+	fuzz_check_output("resolved stack", buf, len, true);
+	free(buf);
+}
+
+static void free_backend(struct xt_backend *b)
+{
+	for (size_t i = 0; i < b->n_layers; i++) {
+		free(b->layers[i].name);
+		free(b->layers[i].path);
+	}
+	free(b->layers);
+	free(b->error);
+	memset(b, 0, sizeof(*b));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static char sys[256], proc[256];
+	if (!sys[0])
+		setup(sys, proc, sizeof(sys));
+	const uint8_t *parts[P_N] = {0};
+	size_t lens[P_N] = {0};
+	const uint8_t *p = data, *end = data + size;
+	for (int i = 0; i < P_N; i++) {
+		const uint8_t *sep = memchr(p, 0x1e, (size_t)(end - p));
+		parts[i] = p;
+		lens[i] = (size_t)((sep ? sep : end) - p);
+		p = sep ? sep + 1 : end;
+	}
+	for (int i = 0; i < P_N; i++)
+		if (part_file[i])
+			fuzz_write(part_file[i], parts[i], lens[i]);
+
+	struct host_diskstat *ds = NULL;
+	size_t n_ds = 0;
+	uint64_t a, b, busy;
+	host_read_diskstats(proc, &ds, &n_ds);
+	free(ds);
+	host_read_vmstat(proc, &a, &b);
+	host_read_busy_ns(proc, &busy);
+
+	struct xt_roots roots = {.sysfs = sys, .proc = proc, .dev = fuzz_dir()};
+	struct xt_backend be = {0};
+	topo_resolve_dev(&roots, XT_KDEV(7, 0), &be);
+	check_backend(&be);
+	free_backend(&be);
+	char img[512];
+	snprintf(img, sizeof(img), "%s/image.img", fuzz_dir());
+	topo_resolve_file(&roots, img, &be);
+	check_backend(&be);
+	free_backend(&be);
+	topo_dev_by_name(&roots, "vda");
+	struct xt_devinfo info;
+	topo_devinfo(&roots, XT_KDEV(7, 0), &info);
+
+	char *comm = fuzz_cstr(parts[P_COMM], lens[P_COMM]);
+	uint32_t domid;
+	char dev[16];
+	topo_parse_blkback_comm(comm, &domid, dev, sizeof(dev));
+	free(comm);
+	return 0;
+}
