@@ -115,6 +115,15 @@ static int spec_time(const struct rec_reader *r, const char *spec, int64_t not_b
 	return -1;
 }
 
+/* A sample time as the message shows it: UTC to the second, whatever its value. */
+static void iso_text(int64_t realtime_ns, char *buf, size_t len)
+{
+	time_t sec = (time_t)(realtime_ns / 1000000000);
+	struct tm tm;
+	if (!gmtime_r(&sec, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "%lld ns", (long long)realtime_ns);
+}
+
 int rec_resolve_window(const struct rec_reader *r, const char *from, const char *to, size_t *first,
                        size_t *last, struct rec_error *err)
 {
@@ -142,10 +151,13 @@ int rec_resolve_window(const struct rec_reader *r, const char *from, const char 
 		*last = i >= n ? n - 1 : i;
 	}
 	if (*first >= *last) {
+		char start[32], end[32];
+		iso_text(rec_time(r, 0), start, sizeof(start));
+		iso_text(rec_time(r, n - 1), end, sizeof(end));
 		rec_set_error(err, REC_ERR_RANGE,
 		              "the window from %s to %s holds no complete interval of the "
-		              "recording",
-		              from ? from : "the start", to ? to : "the end");
+		              "recording (it runs from %s to %s)",
+		              from ? from : "the start", to ? to : "the end", start, end);
 		return -1;
 	}
 	return 0;
