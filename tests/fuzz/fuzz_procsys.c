@@ -1,13 +1,30 @@
 /* fuzz_procsys.c - libFuzzer harness for the /proc and /sys readers: sources/hostinfo.c
- * (diskstats, vmstat, stat) and sources/topology/resolve.c + blkback.c (sysfs `dev`
- * attributes, a loop device's backing_file, mountinfo, blkback thread names), over a
+ * (diskstats, vmstat, stat), sources/topology/resolve.c + blkback.c (sysfs `dev`
+ * attributes, a loop device's backing_file, mountinfo, blkback thread names) and
+ * sources/xen/blkback_stats.c (a vbd's statistics/ and physical_device), over a
  * scratch tree whose files hold the parts of the input (separated by 0x1e). The stack
  * resolved from them is printed; the print must hold no control or bidi byte. */
 #include "fuzz/fuzz_util.h"
 #include "sources/hostinfo.h"
 #include "sources/topology/topology.h"
+#include "sources/xen/blkback_stats.h"
 
-enum { P_DISKSTATS, P_VMSTAT, P_STAT, P_LOOP_DEV, P_BACKING, P_MOUNTINFO, P_VDA_DEV, P_COMM, P_N };
+enum {
+	P_DISKSTATS,
+	P_VMSTAT,
+	P_STAT,
+	P_LOOP_DEV,
+	P_BACKING,
+	P_MOUNTINFO,
+	P_VDA_DEV,
+	P_COMM,
+	P_VBD_STATS, /* the 7 statistics/ files, separated by spaces */
+	P_VBD_PHYSDEV,
+	P_VBD_NAME, /* parsed as a vbd-<domid>-<devid> directory name */
+	P_N
+};
+
+#define VBD_DIR "sys/bus/xen-backend/devices/vbd-3-51712"
 
 static const char *const part_file[P_N] = {
     [P_DISKSTATS] = "proc/diskstats",
@@ -17,7 +34,23 @@ static const char *const part_file[P_N] = {
     [P_BACKING] = "sys/devices/virtual/block/loop0/loop/backing_file",
     [P_MOUNTINFO] = "proc/self/mountinfo",
     [P_VDA_DEV] = "sys/class/block/vda/dev",
+    [P_VBD_PHYSDEV] = VBD_DIR "/physical_device",
 };
+
+static void write_vbd_stats(const uint8_t *p, size_t len)
+{
+	static const char *const names[] = {"rd_sect", "wr_sect", "rd_req", "wr_req",
+	                                    "oo_req",  "f_req",   "ds_req"};
+	const uint8_t *end = p + len;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const uint8_t *sp = memchr(p, ' ', (size_t)(end - p));
+		size_t n = (size_t)((sp ? sp : end) - p);
+		char name[128];
+		snprintf(name, sizeof(name), VBD_DIR "/statistics/%s", names[i]);
+		fuzz_write(name, p, n);
+		p = sp ? sp + 1 : end;
+	}
+}
 
 static void setup(char *sys, char *proc, size_t len)
 {
@@ -75,6 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < P_N; i++)
 		if (part_file[i])
 			fuzz_write(part_file[i], parts[i], lens[i]);
+	write_vbd_stats(parts[P_VBD_STATS], lens[P_VBD_STATS]);
 
 	struct host_diskstat *ds = NULL;
 	size_t n_ds = 0;
@@ -103,5 +137,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char dev[16];
 	topo_parse_blkback_comm(comm, &domid, dev, sizeof(dev));
 	free(comm);
+	char *vbd_name = fuzz_cstr(parts[P_VBD_NAME], lens[P_VBD_NAME]);
+	uint32_t devid;
+	blkback_parse_vbd_name(vbd_name, &domid, &devid);
+	free(vbd_name);
+	struct xs_sample sample;
+	memset(&sample, 0, sizeof(sample));
+	blkback_read_stats(&roots, &sample);
+	sample_free(&sample);
 	return 0;
 }
