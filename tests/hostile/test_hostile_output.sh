@@ -44,6 +44,8 @@ edit schema.xiotop names.xiotop "PRAGMA writable_schema=ON; UPDATE sqlite_schema
 edit newer.xiotop names.xiotop "PRAGMA user_version=9"
 sqlite3 foreign.db "CREATE TABLE \"$(printf '\033]2;pwned\007\302\233')\" (x)" || exit 1
 cp names.xiotop marked.xiotop
+evil_name=$'ev\e]2;x\a\u202e.xiotop' # a mailed file keeps its name
+cp names.xiotop "$evil_name"
 dump=$src/tests/fixtures/xenstore/hostile.txt
 printf '/local/domain/1/name = "a\\033b"\n/local/domain/1/x\033[2Jy = "1"\n' >bad-dump.txt
 label=$'go\e]2;x\a\u202e\\e'
@@ -87,6 +89,10 @@ run mark 0 "$bin" mark -o marked.xiotop "$label"
 run mark-foreign 2 "$bin" mark -o foreign.db x
 run mark-newer 2 "$bin" mark -o newer.xiotop x
 run export-marked 0 "$bin" export marked.xiotop --format text --to "$label"
+run evil-name-typo 2 "$bin" export "$evil_name" --from typo
+run evil-name-replay 2 "$bin" replay "$evil_name" -b --to typo
+run evil-name-mark 0 "$bin" mark -o "$evil_name" x
+run evil-name-missing 2 "$bin" export "$evil_name.gone"
 run topology-text 0 "$bin" topology --xenstore-dump "$dump"
 run topology-json 0 "$bin" topology --xenstore-dump "$dump" --format json
 run topology-bad 2 "$bin" topology --xenstore-dump bad-dump.txt
