@@ -2,7 +2,7 @@
 BUILD ?= build
 CMAKE_FLAGS ?= -DXIOTOP_WERROR=ON
 
-.PHONY: all deps build test unit demo clean format lint bench
+.PHONY: all deps build test unit demo clean format lint bench fuzz
 
 all: build
 
@@ -33,6 +33,14 @@ lint:
 
 format:
 	@git ls-files '*.c' '*.h' | xargs clang-format -i
+
+# every libFuzzer harness of tests/fuzz, one at a time, FUZZ_SECONDS each, niced (the
+# machine is shared); harnesses and new inputs in $(BUILD)/sanitize. FUZZERS=fuzz_x picks.
+FUZZ_SECONDS ?= 600
+FUZZERS ?=
+fuzz: deps
+	@tests/fuzz/sanitize_build.sh $(CURDIR) $(CURDIR)/$(BUILD)/sanitize
+	@nice -n 19 tests/fuzz/run.sh $(BUILD)/sanitize tests/fuzz/corpus $(FUZZ_SECONDS) $(FUZZERS)
 
 bench: build
 	@bench/bpf_overhead.sh $(BUILD)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "cli/commands.h"
+#include "core/sanitize.h"
 #include "core/loop.h"
 #include "record/rec_dir.h"
 #include "record/rec_stream.h"
@@ -65,7 +66,9 @@ int print_recording(const char *path, const struct cli_opts *o)
 	size_t first, last;
 	int rc = 2;
 	if (rec_resolve_window(r, o->from, o->to, &first, &last, &err)) {
-		fprintf(stderr, "xiotop: %s: %s\n", path, err.msg);
+		char shown[1024]; /* a file name may hold anything, as a mailed file's may */
+		sanitize_text(path, shown, sizeof(shown));
+		fprintf(stderr, "xiotop: %s: %s\n", shown, err.msg);
 	} else {
 		struct rec_stream stream = {.reader = r, .next = first, .last = last};
 		rc = print_source(rec_stream_source(&stream), o);

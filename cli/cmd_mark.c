@@ -39,11 +39,12 @@ int cmd_mark(int argc, char **argv)
 		fprintf(stderr, "xiotop mark: %s\n", err.msg);
 		return 2;
 	}
-	char shown[300], ts[32];
+	char shown[300], ts[32], file_shown[1024];
 	sanitize_text(label, shown, sizeof(shown));
+	sanitize_text(file, file_shown, sizeof(file_shown));
 	struct tm tm;
 	gmtime_r(&now.tv_sec, &tm);
 	strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
-	printf("mark \"%s\" at %s.%03ldZ in %s\n", shown, ts, now.tv_nsec / 1000000, file);
+	printf("mark \"%s\" at %s.%03ldZ in %s\n", shown, ts, now.tv_nsec / 1000000, file_shown);
 	return 0;
 }

@@ -80,7 +80,9 @@ static int play(struct rec_reader *r, const struct replay_opts *o)
 	struct rec_error err;
 	size_t first, last;
 	if (rec_resolve_window(r, o->cli->from, o->cli->to, &first, &last, &err)) {
-		fprintf(stderr, "xiotop: %s: %s\n", o->path, err.msg);
+		char shown[1024]; /* a file name may hold anything, as a mailed file's may */
+		sanitize_text(o->path, shown, sizeof(shown));
+		fprintf(stderr, "xiotop: %s: %s\n", shown, err.msg);
 		return 2;
 	}
 	size_t n_marks = rec_n_marks(r);
@@ -132,7 +134,9 @@ static int browse(struct rec_reader *r, const struct replay_opts *o)
 	struct rec_error err;
 	size_t first, last;
 	if (rec_resolve_window(r, o->cli->from, o->cli->to, &first, &last, &err)) {
-		fprintf(stderr, "xiotop: %s: %s\n", o->path, err.msg);
+		char shown[1024]; /* a file name may hold anything, as a mailed file's may */
+		sanitize_text(o->path, shown, sizeof(shown));
+		fprintf(stderr, "xiotop: %s: %s\n", shown, err.msg);
 		return 2;
 	}
 	struct replay_feed *f = replay_feed_open(r, first, last, o->speed, &err);

@@ -1,6 +1,7 @@
 /* sanitize.c - escapes for guest-controlled strings; see sanitize.h. */
 #include "core/sanitize.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -33,9 +34,44 @@ static size_t utf8_seq_len(const unsigned char *s, uint32_t *cp)
 	return n;
 }
 
-static int is_control(uint32_t cp)
+bool sanitize_is_control(uint32_t cp)
 {
 	return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0);
+}
+
+/* Bidi and invisible format characters: on a UTF-8 terminal they reorder or hide the
+ * text around them, so a name could display as another or disguise the columns after
+ * it. */
+bool sanitize_is_format_control(uint32_t cp)
+{
+	return cp == 0x061c || (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) ||
+	       (cp >= 0x2060 && cp <= 0x206f) || cp == 0xfeff || (cp >= 0xfff9 && cp <= 0xfffb);
+}
+
+/* The escape of the character of n bytes (0: an invalid byte) at s into esc; returns
+ * its length, and the bytes it consumed in *n. */
+static size_t text_escape(const unsigned char *s, size_t *n, uint32_t cp, char *esc, size_t len)
+{
+	if (*n == 1 && cp == '\\')
+		return (size_t)snprintf(esc, len, "\\\\");
+	if (*n == 1 && cp == 0x1b)
+		return (size_t)snprintf(esc, len, "\\e");
+	if (*n == 1 && cp == '\n')
+		return (size_t)snprintf(esc, len, "\\n");
+	if (*n == 1 && cp == '\t')
+		return (size_t)snprintf(esc, len, "\\t");
+	if (*n && sanitize_is_format_control(cp))
+		return (size_t)snprintf(esc, len, "\\u%04x", (unsigned)cp);
+	if (*n && !sanitize_is_control(cp)) {
+		memcpy(esc, s, *n);
+		return *n;
+	}
+	/* invalid byte, or a C0/C1 control: escape each byte of it */
+	size_t k = *n ? *n : 1, elen = 0;
+	for (size_t i = 0; i < k; i++)
+		elen += (size_t)snprintf(esc + elen, len - elen, "\\x%02x", s[i]);
+	*n = k;
+	return elen;
 }
 
 size_t sanitize_text(const char *in, char *out, size_t outlen)
@@ -48,27 +84,9 @@ size_t sanitize_text(const char *in, char *out, size_t outlen)
 	const unsigned char *s = (const unsigned char *)in;
 	while (*s) {
 		char esc[8 * 4 + 1];
-		size_t elen;
 		uint32_t cp = 0;
 		size_t n = utf8_seq_len(s, &cp);
-		if (n && !is_control(cp)) {
-			memcpy(esc, s, n);
-			elen = n;
-		} else if (n == 1 && cp == 0x1b) {
-			elen = (size_t)snprintf(esc, sizeof(esc), "\\e");
-		} else if (n == 1 && cp == '\n') {
-			elen = (size_t)snprintf(esc, sizeof(esc), "\\n");
-		} else if (n == 1 && cp == '\t') {
-			elen = (size_t)snprintf(esc, sizeof(esc), "\\t");
-		} else {
-			/* invalid byte, or a C1 control: escape each byte of it */
-			size_t k = n ? n : 1;
-			elen = 0;
-			for (size_t i = 0; i < k; i++)
-				elen += (size_t)snprintf(esc + elen, sizeof(esc) - elen, "\\x%02x",
-				                         s[i]);
-			n = k;
-		}
+		size_t elen = text_escape(s, &n, cp, esc, sizeof(esc));
 		if (o + elen + 1 > outlen)
 			break;
 		memcpy(out + o, esc, elen);
@@ -77,6 +95,16 @@ size_t sanitize_text(const char *in, char *out, size_t outlen)
 	}
 	out[o] = '\0';
 	return o;
+}
+
+size_t sanitize_printf(char *out, size_t outlen, const char *fmt, ...)
+{
+	char raw[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	return sanitize_text(raw, out, outlen);
 }
 
 void json_put_string(FILE *out, const char *in)
@@ -94,7 +122,7 @@ void json_put_string(FILE *out, const char *in)
 			fputs("\\\"", out);
 		} else if (n == 1 && cp == '\\') {
 			fputs("\\\\", out);
-		} else if (n && !is_control(cp)) {
+		} else if (n && !sanitize_is_control(cp) && !sanitize_is_format_control(cp)) {
 			fwrite(s, 1, n, out);
 		} else if (n) {
 			fprintf(out, "\\u%04x", cp);

@@ -23,6 +23,8 @@
 /* How long a writer waits for another writer (a `xiotop mark`, the recorder). */
 #define REC_BUSY_TIMEOUT_MS 5000
 
+/* The message is escaped as a whole (core/sanitize.h): text from the file may be
+ * quoted as is, and never a message already set (it would be escaped twice). */
 void rec_set_error(struct rec_error *err, enum rec_errcode code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Error from an SQLite result code: full/corrupt/nomem/io, with what was being done. */

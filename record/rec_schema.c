@@ -2,6 +2,8 @@
  * rec_internal.h. */
 #include "record/rec_internal.h"
 
+#include "core/sanitize.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -14,11 +16,17 @@ void rec_set_error(struct rec_error *err, enum rec_errcode code, const char *fmt
 {
 	if (!err)
 		return;
+	/* Messages quote the file: its name, SQLite's text naming its schema objects
+	 * ("malformed database schema (...)"), its table names, meta values, mark labels.
+	 * Escaped here, once, so that no message a command prints can carry a terminal
+	 * escape from a recording (core/sanitize.h). */
+	char raw[2 * sizeof(err->msg)];
 	va_list ap;
 	va_start(ap, fmt);
 	err->code = code;
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	sanitize_text(raw, err->msg, sizeof(err->msg));
 }
 
 void rec_set_sqlite_error(struct rec_error *err, sqlite3 *db, int rc, const char *path,

@@ -6,12 +6,17 @@
  */
 #include "record/rec_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-/* "2024-05-01T12:00:00[.fraction][Z]" (or a space for the T), UTC. 0 or -1. */
+/* What a time outside int64 nanoseconds since 1970 is told: recordings cannot hold it. */
+#define REC_TIME_RANGE "1677-09-21T00:12:44Z to 2262-04-11T23:47:16Z"
+
+/* "2024-05-01T12:00:00[.fraction][Z]" (or a space for the T), UTC. 0, -1 if s is not
+ * such a time, -2 if it is one outside the representable range. */
 static int parse_iso_utc(const char *s, int64_t *out)
 {
 	struct tm tm;
@@ -38,20 +43,32 @@ static int parse_iso_utc(const char *s, int64_t *out)
 		return -1;
 	tm.tm_year -= 1900;
 	tm.tm_mon -= 1;
-	*out = (int64_t)timegm(&tm) * 1000000000 + frac_ns;
+	int64_t secs = (int64_t)timegm(&tm), ns;
+	if (__builtin_mul_overflow(secs, (int64_t)1000000000, &ns) ||
+	    __builtin_add_overflow(ns, frac_ns, out))
+		return -2;
 	return 0;
 }
 
-/* "+SECONDS" from the first sample. 0 or -1. */
+/* "+SECONDS" from the first sample. 0, -1 if s is not one, -2 if the time it names is
+ * outside the representable range (+1e300, or any offset from a first sample at
+ * INT64_MAX). */
 static int parse_offset(const struct rec_reader *r, const char *s, int64_t *out)
 {
-	if (s[0] != '+')
-		return -1;
+	if (s[0] != '+' || !((s[1] >= '0' && s[1] <= '9') || s[1] == '.'))
+		return -1; /* also "+nan", "+inf", "+-1" */
 	char *end;
 	double secs = strtod(s + 1, &end);
-	if (end == s + 1 || *end || secs < 0)
+	if (end == s + 1 || *end || !(secs >= 0))
 		return -1;
-	*out = rec_time(r, 0) + (int64_t)(secs * 1e9);
+	double ns = secs * 1e9;
+	int64_t offset_ns;
+	/* 0x1p63 is exact; an int64 holds every double below it */
+	if (!isfinite(ns) || ns >= 0x1p63)
+		return -2;
+	offset_ns = (int64_t)ns;
+	if (__builtin_add_overflow(rec_time(r, 0), offset_ns, out))
+		return -2;
 	return 0;
 }
 
@@ -73,8 +90,15 @@ static int spec_time(const struct rec_reader *r, const char *spec, int64_t not_b
 		*out = found->realtime_ns;
 		return 0;
 	}
-	if (!parse_iso_utc(spec, out) || !parse_offset(r, spec, out))
+	int iso = parse_iso_utc(spec, out), offset = iso == -1 ? parse_offset(r, spec, out) : -1;
+	if (!iso || !offset)
 		return 0;
+	if (iso == -2 || offset == -2) {
+		rec_set_error(err, REC_ERR_RANGE,
+		              "'%s' is outside the times a recording can hold (" REC_TIME_RANGE ")",
+		              spec);
+		return -1;
+	}
 	char labels[256] = "";
 	size_t used = 0;
 	for (size_t i = 0; i < rec_n_marks(r) && used + 1 < sizeof(labels); i++) {
@@ -89,6 +113,15 @@ static int spec_time(const struct rec_reader *r, const char *spec, int64_t not_b
 	              "+SECONDS from the start)",
 	              spec, labels[0] ? labels : "none");
 	return -1;
+}
+
+/* A sample time as the message shows it: UTC to the second, whatever its value. */
+static void iso_text(int64_t realtime_ns, char *buf, size_t len)
+{
+	time_t sec = (time_t)(realtime_ns / 1000000000);
+	struct tm tm;
+	if (!gmtime_r(&sec, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "%lld ns", (long long)realtime_ns);
 }
 
 int rec_resolve_window(const struct rec_reader *r, const char *from, const char *to, size_t *first,
@@ -118,10 +151,13 @@ int rec_resolve_window(const struct rec_reader *r, const char *from, const char 
 		*last = i >= n ? n - 1 : i;
 	}
 	if (*first >= *last) {
+		char start[32], end[32];
+		iso_text(rec_time(r, 0), start, sizeof(start));
+		iso_text(rec_time(r, n - 1), end, sizeof(end));
 		rec_set_error(err, REC_ERR_RANGE,
 		              "the window from %s to %s holds no complete interval of the "
-		              "recording",
-		              from ? from : "the start", to ? to : "the end");
+		              "recording (it runs from %s to %s)",
+		              from ? from : "the start", to ? to : "the end", start, end);
 		return -1;
 	}
 	return 0;

@@ -1,6 +1,8 @@
 /* replay.c - the replay cursor; see replay.h. */
 #include "record/replay.h"
 
+#include <stdint.h>
+
 void replay_init(struct replay_cursor *c, const int64_t *times, size_t count, const size_t *marks,
                  size_t n_marks)
 {
@@ -32,6 +34,7 @@ static size_t move_to(struct replay_cursor *c, size_t pos, int64_t now)
 	c->pos = pos;
 	c->anchor_now = now;
 	c->anchor_pos = pos;
+	c->anchor_to_pos_ns = 0;
 	return pos;
 }
 
@@ -121,11 +124,22 @@ void replay_slower(struct replay_cursor *c, int64_t now)
 	replay_set_speed(c, c->speed / 2, now);
 }
 
-/* Recorded ns from the anchor sample to sample p (0 if time went backwards). */
-static int64_t recorded_since_anchor(const struct replay_cursor *c, size_t p)
+/* Recorded ns from sample p-1 to p: 0 if time went backwards, at most
+ * REPLAY_MAX_GAP_NS; computed without overflow whatever the two times are. */
+static int64_t gap_before(const struct replay_cursor *c, size_t p)
 {
-	int64_t d = c->times[p] - c->times[c->anchor_pos];
-	return d > 0 ? d : 0;
+	int64_t a = c->times[p - 1], b = c->times[p];
+	if (b <= a)
+		return 0;
+	uint64_t d = (uint64_t)b - (uint64_t)a; /* exact: b > a */
+	return d > (uint64_t)REPLAY_MAX_GAP_NS ? REPLAY_MAX_GAP_NS : (int64_t)d;
+}
+
+/* Recorded ns from the anchor sample to pos + 1, saturating. */
+static int64_t recorded_to_next(const struct replay_cursor *c)
+{
+	int64_t gap = gap_before(c, c->pos + 1);
+	return c->anchor_to_pos_ns > INT64_MAX - gap ? INT64_MAX : c->anchor_to_pos_ns + gap;
 }
 
 bool replay_tick(struct replay_cursor *c, int64_t now)
@@ -133,12 +147,16 @@ bool replay_tick(struct replay_cursor *c, int64_t now)
 	if (!c->playing)
 		return false;
 	double played = (double)(now - c->anchor_now) * c->speed;
-	size_t pos = c->pos;
-	while (pos < last_pos(c) && (double)recorded_since_anchor(c, pos + 1) <= played)
-		pos++;
-	bool moved = pos != c->pos;
-	c->pos = pos;
-	if (pos >= last_pos(c))
+	size_t start = c->pos;
+	while (c->pos < last_pos(c)) {
+		int64_t next = recorded_to_next(c);
+		if ((double)next > played)
+			break;
+		c->anchor_to_pos_ns = next;
+		c->pos++;
+	}
+	bool moved = c->pos != start;
+	if (c->pos >= last_pos(c))
 		c->playing = false;
 	return moved;
 }
@@ -147,7 +165,7 @@ int64_t replay_wait_ns(const struct replay_cursor *c, int64_t now)
 {
 	if (!c->playing || c->pos >= last_pos(c))
 		return -1;
-	double due = (double)recorded_since_anchor(c, c->pos + 1) / c->speed;
+	double due = (double)recorded_to_next(c) / c->speed;
 	double waited = (double)(now - c->anchor_now);
 	return due > waited ? (int64_t)(due - waited + 0.999) : 0;
 }

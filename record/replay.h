@@ -18,6 +18,11 @@
 
 #define REPLAY_SPEED_MIN 0.125
 #define REPLAY_SPEED_MAX 64.0
+/* The longest recorded gap between two samples replay waits out: times come from a file
+ * anyone may have edited (a sample at INT64_MIN, a clock set years ahead), so a gap is
+ * counted as 0 when time went backwards and as at most this when it leapt forward;
+ * replay_wait_ns() is then never above REPLAY_MAX_GAP_NS / REPLAY_SPEED_MIN. */
+#define REPLAY_MAX_GAP_NS (60 * 1000000000LL)
 
 struct replay_cursor {
 	const int64_t *times; /* per sample, ns, nondecreasing in practice */
@@ -30,6 +35,7 @@ struct replay_cursor {
 	/* While playing: the (now, pos) pair time is measured from. */
 	int64_t anchor_now;
 	size_t anchor_pos;
+	int64_t anchor_to_pos_ns; /* recorded ns (gaps capped) from anchor_pos to pos */
 };
 
 void replay_init(struct replay_cursor *c, const int64_t *times, size_t count, const size_t *marks,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sanitize.h"
 #include "record/replay.h"
 
 struct replay_feed {
@@ -48,9 +49,9 @@ struct replay_feed *replay_feed_open(struct rec_reader *r, size_t first, size_t 
 	struct replay_feed *f = calloc(1, sizeof(*f));
 	if (!f || last >= rec_count(r) || first >= last) {
 		if (f)
-			snprintf(err->msg, sizeof(err->msg),
-			         "%s: samples %zu..%zu hold no interval of the recording",
-			         rec_path(r), first, last);
+			sanitize_printf(err->msg, sizeof(err->msg),
+			                "%s: samples %zu..%zu hold no interval of the recording",
+			                rec_path(r), first, last);
 		else
 			snprintf(err->msg, sizeof(err->msg), "out of memory");
 		err->code = f ? REC_ERR_RANGE : REC_ERR_NOMEM;

@@ -2,7 +2,7 @@
 # Install the Debian packages xiotop needs to build and test, only those missing.
 # Runs as root (apt-get); prints one line when nothing is to do.
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
+pkgs=(build-essential cmake pkg-config clang llvm libclang-rt-dev libbpf-dev bpftool libelf-dev zlib1g-dev
       libxen-dev libncurses-dev libsqlite3-dev sqlite3 libcmocka-dev
       util-linux jq tmux cppcheck clang-format python3 fio e2fsprogs cpio qemu-system-x86 busybox-static
       libjson-c-dev sysstat debhelper lintian mandoc man-db)

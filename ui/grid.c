@@ -142,14 +142,6 @@ void grid_put(struct grid *g, int y, const char *text, enum grid_attr attr)
 	g->attr[y] = (unsigned char)attr;
 }
 
-/* Format characters that reorder or hide text on a UTF-8 terminal: shown escaped like
- * controls, so that a name cannot disguise itself or the columns after it. */
-static bool is_bidi_or_invisible(uint32_t cp)
-{
-	return (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x202a && cp <= 0x202e) ||
-	       (cp >= 0x2066 && cp <= 0x2069) || cp == 0xfeff;
-}
-
 char *grid_text(const char *raw, bool ascii_only, char *out, size_t outlen)
 {
 	char clean[1024];
@@ -163,11 +155,10 @@ char *grid_text(const char *raw, bool ascii_only, char *out, size_t outlen)
 		size_t n = utf8_next(p, &cp);
 		char esc[32];
 		size_t elen;
-		if (cp < 0x80 || (!ascii_only && !is_bidi_or_invisible(cp))) {
+		/* sanitize_text() escaped controls and bidi/format characters already */
+		if (cp < 0x80 || !ascii_only) {
 			memcpy(esc, p, n);
 			elen = n;
-		} else if (!ascii_only) {
-			elen = (size_t)snprintf(esc, sizeof(esc), "\\u%04x", (unsigned)cp);
 		} else {
 			elen = 0;
 			for (size_t i = 0; i < n; i++)

@@ -429,6 +429,8 @@ int topo_from_xenstore(const struct xs_store *s, const struct xt_roots *roots,
 			has_backend = bld.pend[j].domid == out->domains[i].domid;
 		if (out->domains[i].name || has_backend)
 			out->domains[kept++] = out->domains[i];
+		else
+			free(out->domains[i].uuid); /* a `vm` node was all it had */
 	}
 	out->n_domains = kept;
 	for (size_t j = 0; j < bld.n_pend && !rc; j++) {

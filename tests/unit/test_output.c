@@ -45,6 +45,36 @@ static void test_sanitize_text(void **state)
 	assert_string_equal(out, "");
 }
 
+/* issue 15 (4): bidi and format controls are escaped like C0/C1 controls, and `\` itself
+ * is, so that a name spelling a literal "\x1b" cannot pass for an escaped ESC. */
+static void test_sanitize_bidi_and_backslash(void **state)
+{
+	(void)state;
+	char out[128];
+	sanitize_text("a\xe2\x80\xae"
+	              "gpj.exe",
+	              out, sizeof(out)); /* U+202E right-to-left override */
+	assert_string_equal(out, "a\\u202egpj.exe");
+	sanitize_text("\xe2\x80\x8e\xe2\x80\x8f\xe2\x80\xaa\xe2\x81\xa6\xe2\x81\xa9", out,
+	              sizeof(out)); /* LRM, RLM, LRE, LRI, PDI */
+	assert_string_equal(out, "\\u200e\\u200f\\u202a\\u2066\\u2069");
+	sanitize_text("lit\\x1b", out, sizeof(out));
+	assert_string_equal(out, "lit\\\\x1b");
+	sanitize_text("real\x1b", out, sizeof(out));
+	assert_string_equal(out, "real\\e");
+	char *j = capture_json("r\xe2\x80\xae"
+	                       "b");
+	assert_string_equal(j, "\"r\\u202eb\"");
+	free(j);
+	char *csv = NULL;
+	size_t csv_len = 0;
+	FILE *f = open_memstream(&csv, &csv_len);
+	csv_put_field(f, "x\xe2\x81\xa7y\\");
+	fclose(f);
+	assert_string_equal(csv, "x\\u2067y\\\\");
+	free(csv);
+}
+
 static void test_json_string(void **state)
 {
 	(void)state;
@@ -169,6 +199,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_sanitize_text),
+	    cmocka_unit_test(test_sanitize_bidi_and_backslash),
 	    cmocka_unit_test(test_json_string),
 	    cmocka_unit_test(test_batch_formats_escape_names),
 	    cmocka_unit_test(test_hostinfo_fixtures),

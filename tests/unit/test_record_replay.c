@@ -132,12 +132,47 @@ static void test_speed(void **state)
 	assert_int_equal(c.pos, 2);
 }
 
+/* Issue 15 (2): times from an edited file. A sample at INT64_MIN (the difference to its
+ * neighbours overflows int64), one at INT64_MAX, a leap of years: replay at x64 waits at
+ * most the capped gap (60 s recorded, under a second at x64) per sample, never years,
+ * and still reaches the end. */
+static void test_hostile_times_never_wait_long(void **state)
+{
+	(void)state;
+	static const int64_t hostile[] = {
+	    0,         S,         INT64_MIN, 2 * S,
+	    INT64_MAX, INT64_MIN, 3 * S,     3 * S + 200LL * 365 * 86400 * S,
+	    INT64_MAX};
+	const size_t n = sizeof(hostile) / sizeof(hostile[0]);
+	const int64_t cap = 60 * S / 64 + 1;
+	struct replay_cursor c;
+	replay_init(&c, hostile, n, NULL, 0);
+	replay_set_speed(&c, 64, 0);
+	replay_toggle_play(&c, 0);
+	int64_t now = 0;
+	for (size_t step = 0; step < 4 * n && c.playing; step++) {
+		int64_t wait = replay_wait_ns(&c, now);
+		assert_true(wait >= 0 && wait <= cap);
+		now += wait;
+		replay_tick(&c, now);
+	}
+	assert_false(c.playing);
+	assert_int_equal(c.pos, n - 1);
+	/* a normal gap is still waited out as recorded */
+	replay_init(&c, hostile, n, NULL, 0);
+	replay_toggle_play(&c, 0);
+	assert_int_equal(replay_wait_ns(&c, 0), 0); /* S -> INT64_MIN: backwards, no wait */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_steps_clamp), cmocka_unit_test(test_too_short),
-	    cmocka_unit_test(test_marks),       cmocka_unit_test(test_play_follows_recorded_time),
+	    cmocka_unit_test(test_steps_clamp),
+	    cmocka_unit_test(test_too_short),
+	    cmocka_unit_test(test_marks),
+	    cmocka_unit_test(test_play_follows_recorded_time),
 	    cmocka_unit_test(test_speed),
+	    cmocka_unit_test(test_hostile_times_never_wait_long),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

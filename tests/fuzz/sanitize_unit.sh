@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# sanitize_unit.sh DIR - the unit suite of the ASan + UBSan build in DIR, once, with
+# LeakSanitizer on: any leak, overflow or undefined behaviour fails it.
+set -euo pipefail
+dir=$1
+if [ ! -f "$dir/CTestTestfile.cmake" ]; then
+	echo "SKIPPED: no sanitizer build in $dir (sanitize_build skipped)"
+	exit 77
+fi
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1:strict_string_checks=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export LSAN_OPTIONS=report_objects=1
+cd "$dir"
+ctest --output-on-failure -R '^unit_'
