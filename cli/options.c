@@ -190,6 +190,9 @@ static const char *take(struct cli_opts *o, enum opt_id id, const char *arg)
 		return NULL;
 	case O_FORMAT:
 		o->format_given = true;
+		o->format_html = !strcmp(arg, "html");
+		if (o->format_html)
+			return NULL; /* explain's alone; cli_parse refuses it elsewhere */
 		return batch_parse_format(arg, &o->format) ? "unknown --format" : NULL;
 	case O_FULL:
 		o->full_names = true;
@@ -300,6 +303,8 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 		if (bad)
 			return cli_bad_usage(cmd, bad);
 	}
+	if (o->format_html && cmd != CMD_EXPLAIN)
+		return cli_bad_usage(cmd, "unknown --format");
 	o->args = argv + optind;
 	o->n_args = argc - optind;
 	/* record: a command goes after "--", never loose */
