@@ -40,8 +40,9 @@ static int read_claim(const char *arg, struct claim_figures *out, char *err, siz
 {
 	memset(out, 0, sizeof(*out));
 	split_claim(arg, out->file, sizeof(out->file), out->domain, sizeof(out->domain));
-	snprintf(err, errlen, "%s: claim parsing not built yet (--claim needs the dd/fio/"
-	                      "bonnie++/iozone parsers)",
+	snprintf(err, errlen,
+	         "%s: claim parsing not built yet (--claim needs the dd/fio/"
+	         "bonnie++/iozone parsers)",
 	         out->file);
 	return -1;
 }
@@ -89,8 +90,9 @@ static int write_report(FILE *out, enum ex_format f, const struct explain *ex,
 		return f == EXF_JSON   ? report_compare_json(out, c)
 		       : f == EXF_HTML ? report_compare_html(out, c)
 		                       : report_compare_text(out, c);
-	return f == EXF_JSON ? report_json(out, ex) : f == EXF_HTML ? report_html(out, ex)
-	                                                            : report_text(out, ex);
+	return f == EXF_JSON   ? report_json(out, ex)
+	       : f == EXF_HTML ? report_html(out, ex)
+	                       : report_text(out, ex);
 }
 
 static int emit(const struct cli_opts *o, enum ex_format f, const struct explain *ex,
@@ -103,7 +105,8 @@ static int emit(const struct cli_opts *o, enum ex_format f, const struct explain
 	}
 	int rc = write_report(out, f, ex, c) || fflush(out) ? 1 : 0;
 	if (rc)
-		fprintf(stderr, "xiotop explain: writing %s failed\n", o->output ? o->output : "stdout");
+		fprintf(stderr, "xiotop explain: writing %s failed\n",
+		        o->output ? o->output : "stdout");
 	if (o->output && fclose(out) && !rc) {
 		fprintf(stderr, "xiotop explain: writing %s failed: %m\n", o->output);
 		rc = 1;

@@ -158,7 +158,8 @@ int explain_keep_domains(struct explain *ex, const char *const *names, size_t n,
 		if (!d) {
 			err->code = REC_ERR_RANGE;
 			snprintf(err->msg, sizeof(err->msg),
-			         "no domain '%s' in the window (give a domain id or name)", names[i]);
+			         "no domain '%s' in the window (give a domain id or name)",
+			         names[i]);
 			free(keep);
 			return -1;
 		}

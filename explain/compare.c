@@ -78,9 +78,8 @@ static void explain_causes(struct ex_compare *c)
 	      "dom0's page cache hid %.2f s per GiB from A's timing and %.2f s per GiB from "
 	      "B's (the time until the bytes were on disk%s)",
 	      a->hidden_s_per_gib, b->hidden_s_per_gib, c->reads ? ", or read from it" : "");
-	cause(c, "dom0_cpu_cost", cpu,
-	      "dom0 spent %.2f s of CPU per GiB for A and %.2f for B", a->cpu_s_per_gib,
-	      b->cpu_s_per_gib);
+	cause(c, "dom0_cpu_cost", cpu, "dom0 spent %.2f s of CPU per GiB for A and %.2f for B",
+	      a->cpu_s_per_gib, b->cpu_s_per_gib);
 	cause(c, "path", truth - cpu,
 	      "counted until on disk, A took %.2f s per GiB and B %.2f: the rest is the path "
 	      "below (disk speed, layers)",
@@ -97,7 +96,8 @@ int explain_compare(const struct explain *a, const char *dom_a, const struct exp
 	if (pick(a, dom_a, "A", &out->a.dom, err, errlen) ||
 	    pick(b, dom_b, "B", &out->b.dom, err, errlen))
 		return -1;
-	out->reads = out->a.dom->guest_wr < EX_ACTIVE_BYTES && out->b.dom->guest_wr < EX_ACTIVE_BYTES;
+	out->reads =
+	    out->a.dom->guest_wr < EX_ACTIVE_BYTES && out->b.dom->guest_wr < EX_ACTIVE_BYTES;
 	measure(&out->a, out->reads);
 	measure(&out->b, out->reads);
 	if (out->a.bytes <= 0 || out->b.bytes <= 0) {

@@ -36,8 +36,8 @@ struct ex_cause {
 
 struct ex_compare {
 	struct ex_side a, b;
-	bool reads; /* the throughput compared is reads */
-	double ratio; /* rate a / rate b */
+	bool reads;                  /* the throughput compared is reads */
+	double ratio;                /* rate a / rate b */
 	double difference_s_per_gib; /* s_B - s_A */
 	struct ex_cause causes[3];
 	size_t n_causes;

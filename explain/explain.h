@@ -56,7 +56,7 @@ struct ex_domain {
 	uint64_t cpu_ns_by_role[XS_CPU_ROLES], cpu_ns;
 	uint64_t dirtied, written_back, backlog_end, backlog_peak;
 	uint64_t via_wr[XIOTOP_VIA_MAX], via_rd[XIOTOP_VIA_MAX]; /* window and after it */
-	struct ex_layer layers[EX_MAX_LAYERS];
+	struct ex_layer layers[EX_MAX_LAYERS];                   /* the window and its drain */
 	size_t n_layers;
 	/* after the window's end, until drained (or the recording's end) */
 	uint64_t after_phys_wr, after_vmstat_wr, after_double_counted, after_cpu_ns;
@@ -125,7 +125,7 @@ struct ex_host {
 struct ex_window {
 	int64_t from_ns, to_ns; /* wall clock */
 	double seconds;
-	size_t first, last; /* samples */
+	size_t first, last;                  /* samples */
 	char from_label[256], to_label[256]; /* the marks bounding it; "" none */
 	double interval_s;                   /* the recording's sampling interval */
 	double recorded_after_s;             /* how long the recording goes on after to_ns */
@@ -163,8 +163,8 @@ const struct ex_domain *explain_find_domain(const struct explain *ex, const char
 const struct ex_domain *explain_busiest(const struct explain *ex);
 
 /* Derived figures shared by verdicts, comparison and reports. */
-double ex_dom0_cpu_s(const struct ex_domain *d);        /* window */
-double ex_cpu_s_per_gib(const struct ex_domain *d);     /* window + drain CPU per guest GiB */
+double ex_dom0_cpu_s(const struct ex_domain *d);    /* window */
+double ex_cpu_s_per_gib(const struct ex_domain *d); /* window + drain CPU per guest GiB */
 double ex_guest_wr_rate(const struct explain *ex, const struct ex_domain *d);
 /* Guest writes over the window plus the drain (the rate they reached the disk at); uses
  * the recording's end when not drained. */

@@ -20,12 +20,23 @@ void html_put(FILE *out, const char *s)
 	sanitize_text(s ? s : "", clean, sizeof(clean));
 	for (const char *p = clean; *p; p++) {
 		switch (*p) {
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '&': fputs("&amp;", out); break;
-		case '"': fputs("&quot;", out); break;
-		case '\'': fputs("&#39;", out); break;
-		default: fputc(*p, out);
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		case '\'':
+			fputs("&#39;", out);
+			break;
+		default:
+			fputc(*p, out);
 		}
 	}
 }
@@ -36,7 +47,8 @@ void html_head(FILE *out, const char *title)
 	html_put(out, title);
 	fputs("</title>\n<style>\n"
 	      "body{font:14px/1.4 sans-serif;margin:16px;color:#222;background:#fff}\n"
-	      "h1{font-size:20px}h2{font-size:17px;margin:20px 0 6px}h3{font-size:15px;margin:4px 0}\n"
+	      "h1{font-size:20px}h2{font-size:17px;margin:20px 0 6px}h3{font-size:15px;margin:4px "
+	      "0}\n"
 	      "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;"
 	      "padding:2px 6px;text-align:right}th{background:#f3f3f3}td.l,th.l{text-align:left}\n"
 	      ".dom{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start;"
@@ -77,8 +89,9 @@ static void panel(FILE *out, const struct explain *ex, const struct ex_domain *d
 		max = 1;
 	int h = PANEL_H - 16;
 	double wx0 = x_of(f, 0), wx1 = x_of(f, ex->win.seconds);
-	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fafafa\" "
-	             "stroke=\"#ccc\"/>\n",
+	fprintf(out,
+	        "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fafafa\" "
+	        "stroke=\"#ccc\"/>\n",
 	        PAD_L, top, CHART_W - PAD_L - PAD_R, h);
 	fprintf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#e6f0ff\"/>\n",
 	        wx0, top, wx1 - wx0, h);
@@ -119,8 +132,9 @@ static void marks(FILE *out, const struct explain *ex, const struct frame *f, in
 		if (m->t < f->t0 || m->t > f->t1)
 			continue;
 		double x = x_of(f, m->t);
-		fprintf(out, "<line x1=\"%.1f\" y1=\"12\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c60\" "
-		             "stroke-dasharray=\"4 3\"/>\n<text x=\"%.1f\" y=\"%d\">",
+		fprintf(out,
+		        "<line x1=\"%.1f\" y1=\"12\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c60\" "
+		        "stroke-dasharray=\"4 3\"/>\n<text x=\"%.1f\" y=\"%d\">",
 		        x, x, height, x + 2, 10 + (int)(i % 2) * 0);
 		html_put(out, m->label);
 		fputs("</text>\n", out);
@@ -137,8 +151,9 @@ static void chart(FILE *out, const struct explain *ex, const struct ex_domain *d
 	if (f.t1 <= f.t0)
 		f.t1 = f.t0 + 1;
 	int height = 16 + 3 * PANEL_H + 18;
-	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-	             "viewBox=\"0 0 %d %d\" role=\"img\">\n",
+	fprintf(out,
+	        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+	        "viewBox=\"0 0 %d %d\" role=\"img\">\n",
 	        CHART_W, height, CHART_W, height);
 	static const char *const rate_colors[] = {"#1f77b4", "#2ca02c", "#d62728"};
 	static const char *const backlog_colors[] = {"#9467bd"};
@@ -147,8 +162,9 @@ static void chart(FILE *out, const struct explain *ex, const struct ex_domain *d
 	panel(out, ex, d, &f, 16 + PANEL_H, "MiB dirty", 1, backlog, backlog_colors);
 	panel(out, ex, d, &f, 16 + 2 * PANEL_H, "% CPU", 1, cpu, cpu_colors);
 	marks(out, ex, &f, 16 + 3 * PANEL_H - 16);
-	fprintf(out, "<text x=\"%d\" y=\"%d\">%.0f s</text><text x=\"%d\" y=\"%d\">%.0f s "
-	             "(seconds from the window's start)</text>\n</svg>\n",
+	fprintf(out,
+	        "<text x=\"%d\" y=\"%d\">%.0f s</text><text x=\"%d\" y=\"%d\">%.0f s "
+	        "(seconds from the window's start)</text>\n</svg>\n",
 	        PAD_L, height - 4, f.t0, CHART_W - 260, height - 4, f.t1);
 	fputs("<div class=\"legend\"><span style=\"color:#1f77b4\">&#9632; guest</span>"
 	      "<span style=\"color:#2ca02c\">&#9632; physical</span>"
@@ -167,8 +183,8 @@ static void verdict_list(FILE *out, const struct explain *ex, uint32_t domid)
 		const struct ex_verdict *v = &ex->verdicts[i];
 		if (v->domid != domid)
 			continue;
-		fprintf(out, "<div class=\"v\"><h3>#%zu <b>%s</b> &middot; share %.0f %%</h3>", i + 1,
-		        v->id, v->share * 100);
+		fprintf(out, "<div class=\"v\"><h3>#%zu <b>%s</b> &middot; share %.0f %%</h3>",
+		        i + 1, v->id, v->share * 100);
 		html_put(out, v->text);
 		fputs("<div class=\"fig\">", out);
 		for (size_t k = 0; k < v->n_figures; k++) {
@@ -194,8 +210,8 @@ static void domain_row(FILE *out, const struct explain *ex, const struct ex_doma
 	fprintf(out, "<tr><td>%u</td><td class=\"l\">", d->domid);
 	html_put(out, d->name);
 	fprintf(out, "</td><td class=\"l\">%s</td>", ex_path_kind(d));
-	uint64_t v[] = {d->guest_wr, d->guest_rd, d->phys_wr, d->phys_rd, d->double_counted,
-	                d->backlog_end};
+	uint64_t v[] = {d->guest_wr, d->guest_rd,       d->phys_wr,
+	                d->phys_rd,  d->double_counted, d->backlog_end};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		fprintf(out, "<td>%.1f</td>", (double)v[i] / EX_MIB);
 	if (d->drained)
@@ -217,14 +233,18 @@ void html_window(FILE *out, const struct explain *ex, const char *heading)
 	        ex->win.seconds, ex->win.recorded_after_s,
 	        (double)ex->host.mem_total_kb / 1048576.0);
 	html_put(out, ex->host.dirty_ratio[0] ? ex->host.dirty_ratio : "?");
-	fprintf(out, ", %ld CPUs.</p>\n<table><tr><th>domid</th><th class=\"l\">name</th>"
-	             "<th class=\"l\">path</th><th>guest wr MiB</th><th>guest rd MiB</th>"
-	             "<th>phys wr MiB</th><th>phys rd MiB</th><th>2x counted MiB</th>"
-	             "<th>backlog at end MiB</th><th>drain s</th><th>dom0 CPU s</th>"
-	             "<th>CPU s/GiB</th></tr>\n",
+	fprintf(out,
+	        ", %ld CPUs.</p>\n<table><tr><th>domid</th><th class=\"l\">name</th>"
+	        "<th class=\"l\">path</th><th>guest wr MiB</th><th>guest rd MiB</th>"
+	        "<th>phys wr MiB</th><th>phys rd MiB</th><th>2x counted MiB</th>"
+	        "<th>backlog at end MiB</th><th>drain s</th><th>dom0 CPU s</th>"
+	        "<th>CPU s/GiB</th></tr>\n",
 	        ex->host.cpu_count);
-	for (size_t i = 0; i < ex->n_doms; i++)
-		domain_row(out, ex, &ex->doms[i]);
+	for (size_t i = 0; i < ex->n_doms; i++) {
+		const struct ex_domain *d = &ex->doms[i];
+		if (d->guest_wr + d->guest_rd + d->phys_wr + d->phys_rd + d->cpu_ns)
+			domain_row(out, ex, d);
+	}
 	fputs("</table>\n", out);
 	for (size_t i = 0; i < ex->n_doms; i++) {
 		const struct ex_domain *d = &ex->doms[i];
@@ -263,8 +283,9 @@ int report_compare_html(FILE *out, const struct ex_compare *c)
 	      "<th>share</th><th class=\"l\">why</th></tr>\n",
 	      out);
 	for (size_t i = 0; i < c->n_causes; i++) {
-		fprintf(out, "<tr><td>%zu</td><td class=\"l\">%s</td><td>%+.2f</td><td>%.0f %%</td>"
-		             "<td class=\"l\">",
+		fprintf(out,
+		        "<tr><td>%zu</td><td class=\"l\">%s</td><td>%+.2f</td><td>%.0f %%</td>"
+		        "<td class=\"l\">",
 		        i + 1, c->causes[i].id, c->causes[i].s_per_gib, c->causes[i].share * 100);
 		html_put(out, c->causes[i].text);
 		fputs("</td></tr>\n", out);

@@ -41,8 +41,9 @@ static void put_window(FILE *out, const struct explain *ex)
 	json_put_string(out, w->from_label[0] ? w->from_label : NULL);
 	fputs(",\"to_mark\":", out);
 	json_put_string(out, w->to_label[0] ? w->to_label : NULL);
-	fprintf(out, ",\"first_sample\":%zu,\"last_sample\":%zu,\"interval_s\":%.3f,"
-	             "\"recorded_after_s\":%.3f}",
+	fprintf(out,
+	        ",\"first_sample\":%zu,\"last_sample\":%zu,\"interval_s\":%.3f,"
+	        "\"recorded_after_s\":%.3f}",
 	        w->first, w->last, w->interval_s, w->recorded_after_s);
 	const struct ex_host *h = &ex->host;
 	fputs(",\"host\":{\"hostname\":", out);
@@ -56,8 +57,9 @@ static void put_window(FILE *out, const struct explain *ex)
 	json_put_string(out, h->dirty_background_ratio);
 	fputs(",\"vm.dirty_bytes\":", out);
 	json_put_string(out, h->dirty_bytes);
-	fprintf(out, ",\"has_dirty\":%s,\"has_cpu\":%s,\"lost_events\":%llu,"
-	             "\"vmstat_pgpgout_bytes\":%llu,\"unattributed_wr_bytes\":%llu}",
+	fprintf(out,
+	        ",\"has_dirty\":%s,\"has_cpu\":%s,\"lost_events\":%llu,"
+	        "\"vmstat_pgpgout_bytes\":%llu,\"unattributed_wr_bytes\":%llu}",
 	        h->has_dirty ? "true" : "false", h->has_cpu ? "true" : "false",
 	        (unsigned long long)h->lost_events, (unsigned long long)ex->pgpgout_bytes,
 	        (unsigned long long)ex->unattr_wr);
@@ -211,10 +213,12 @@ int report_compare_json(FILE *out, const struct ex_compare *c)
 	put_side(out, &c->a);
 	fputs(",\"b\":", out);
 	put_side(out, &c->b);
-	fprintf(out, ",\"direction\":\"%s\",\"ratio\":%.4f,\"difference_s_per_gib\":%.4f,\"causes\":[",
+	fprintf(out,
+	        ",\"direction\":\"%s\",\"ratio\":%.4f,\"difference_s_per_gib\":%.4f,\"causes\":[",
 	        c->reads ? "read" : "write", c->ratio, c->difference_s_per_gib);
 	for (size_t i = 0; i < c->n_causes; i++) {
-		fprintf(out, "%s{\"rank\":%zu,\"id\":\"%s\",\"s_per_gib\":%.4f,\"share\":%.4f,\"text\":",
+		fprintf(out,
+		        "%s{\"rank\":%zu,\"id\":\"%s\",\"s_per_gib\":%.4f,\"share\":%.4f,\"text\":",
 		        i ? "," : "", i + 1, c->causes[i].id, c->causes[i].s_per_gib,
 		        c->causes[i].share);
 		json_put_string(out, c->causes[i].text);

@@ -74,10 +74,12 @@ static void header(FILE *out, const struct explain *ex)
 
 static void domain_table(FILE *out, const struct explain *ex)
 {
-	fprintf(out, "%-14s %7s %7s %7s %7s %7s %7s %6s %6s\n", "domain, MiB", "guestwr",
-	        "guestrd", "phys wr", "phys rd", "2xcount", "backlog", "drain", "CPU/G");
+	fprintf(out, "%-14s %7s %7s %7s %7s %7s %7s %6s %6s\n", "domain, MiB", "guestwr", "guestrd",
+	        "phys wr", "phys rd", "2xcount", "backlog", "drain", "CPU/G");
 	for (size_t i = 0; i < ex->n_doms; i++) {
 		const struct ex_domain *d = &ex->doms[i];
+		if (!(d->guest_wr + d->guest_rd + d->phys_wr + d->phys_rd + d->cpu_ns))
+			continue; /* idle in the window: in the JSON only */
 		char name[XS_NAME_MAX * 4], label[300];
 		sanitize_text(d->name, name, sizeof(name));
 		snprintf(label, sizeof(label), "%u %s", d->domid, name);
@@ -94,8 +96,8 @@ static void domain_table(FILE *out, const struct explain *ex)
 			fprintf(out, " %6s", ex->host.has_dirty ? "never" : "?");
 		fprintf(out, " %6.2f\n", ex_cpu_s_per_gib(d));
 	}
-	fputs("(drain: seconds after the window until its dirty backlog was written; CPU/G: dom0 "
-	      "CPU\nseconds per GiB the guest moved, the drain's included)\n\n",
+	fputs("(drain: seconds after the window until its dirty backlog was on disk;\n"
+	      " CPU/G: dom0 CPU seconds per GiB the guest moved, the drain's included)\n\n",
 	      out);
 }
 
@@ -109,12 +111,14 @@ static void figures(FILE *out, const struct ex_verdict *v)
 		if (f->null)
 			n = snprintf(line + used, sizeof(line) - used, " %s=null", f->key);
 		else if (f->str[0])
-			n = snprintf(line + used, sizeof(line) - used, " %s=\"%s\"", f->key, f->str);
+			n = snprintf(line + used, sizeof(line) - used, " %s=\"%s\"", f->key,
+			             f->str);
 		else if (f->value == (double)(long long)f->value)
 			n = snprintf(line + used, sizeof(line) - used, " %s=%lld", f->key,
 			             (long long)f->value);
 		else
-			n = snprintf(line + used, sizeof(line) - used, " %s=%.4g", f->key, f->value);
+			n = snprintf(line + used, sizeof(line) - used, " %s=%.4g", f->key,
+			             f->value);
 		if (n > 0)
 			used += (size_t)n;
 	}
@@ -136,8 +140,8 @@ static void verdicts(FILE *out, const struct explain *ex)
 			snprintf(head, sizeof(head), "%2zu. %s, share %.0f %%", i + 1, v->id,
 			         v->share * 100);
 		else
-			snprintf(head, sizeof(head), "%2zu. %s, domain %u, share %.0f %%", i + 1, v->id,
-			         v->domid, v->share * 100);
+			snprintf(head, sizeof(head), "%2zu. %s, domain %u, share %.0f %%", i + 1,
+			         v->id, v->domid, v->share * 100);
 		fprintf(out, "%s\n", head);
 		wrap(out, "     ", v->text);
 		figures(out, v);
@@ -162,15 +166,16 @@ int report_compare_text(FILE *out, const struct ex_compare *c)
 	sanitize_text(c->b.ex->file, fb, sizeof(fb));
 	char line[2600];
 	snprintf(line, sizeof(line), "xiotop explain: A = %s in %s, B = %s in %s",
-	         ex_dom_label(c->a.dom, a, sizeof(a)), fa, ex_dom_label(c->b.dom, b, sizeof(b)), fb);
+	         ex_dom_label(c->a.dom, a, sizeof(a)), fa, ex_dom_label(c->b.dom, b, sizeof(b)),
+	         fb);
 	wrap(out, "", line);
 	fputc('\n', out);
 	wrap(out, "", c->text);
 	fputs("\nCauses of the difference, ranked by the share of it each explains:\n", out);
 	for (size_t i = 0; i < c->n_causes; i++) {
 		const struct ex_cause *k = &c->causes[i];
-		fprintf(out, "%2zu. %s: %+.2f s per GiB, share %.0f %%\n", i + 1, k->id, k->s_per_gib,
-		        k->share * 100);
+		fprintf(out, "%2zu. %s: %+.2f s per GiB, share %.0f %%\n", i + 1, k->id,
+		        k->s_per_gib, k->share * 100);
 		wrap(out, "     ", k->text);
 	}
 	fputs("\n==== A ====\n", out);

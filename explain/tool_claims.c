@@ -28,7 +28,8 @@ static void add_row(struct explain *ex, const struct claim_figures *c, const str
 		/* the rate at which the disk took what the guest wrote: writes reached it by the
 		 * drain's end */
 		if (d->guest_wr && row->observed_phys < d->guest_wr)
-			row->observed_phys_rate_bps *= (double)row->observed_phys / (double)d->guest_wr;
+			row->observed_phys_rate_bps *=
+			    (double)row->observed_phys / (double)d->guest_wr;
 	} else {
 		row->observed_guest = d->guest_rd;
 		row->observed_phys = d->phys_rd;
@@ -45,9 +46,11 @@ int explain_add_claim(struct explain *ex, const struct claim_figures *c, char *e
 	    c->domain[0] ? explain_find_domain(ex, c->domain) : explain_busiest(ex);
 	if (!d) {
 		if (c->domain[0])
-			snprintf(err, errlen, "%s: no domain '%s' in the window", c->file, c->domain);
+			snprintf(err, errlen, "%s: no domain '%s' in the window", c->file,
+			         c->domain);
 		else
-			snprintf(err, errlen, "%s: no domain moved any bytes in the window", c->file);
+			snprintf(err, errlen, "%s: no domain moved any bytes in the window",
+			         c->file);
 		return -1;
 	}
 	bool wr = c->wr_bytes > 0, rd = c->rd_bytes > 0;

@@ -18,7 +18,6 @@
 
 /* 0, or -1 with one sentence in err naming c->file (unknown domain, no figures, too many
  * claims). */
-int explain_add_claim(struct explain *ex, const struct claim_figures *c, char *err,
-                      size_t errlen);
+int explain_add_claim(struct explain *ex, const struct claim_figures *c, char *err, size_t errlen);
 
 #endif

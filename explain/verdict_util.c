@@ -146,8 +146,12 @@ const char *ex_leaf_names(const struct ex_domain *d, char *buf, size_t len)
 	return buf;
 }
 
-static const char *const order[] = {"page_cache_inflation", "double_counting", "dom0_cpu_cost",
-                                    "read_cache",           "test_size_vs_memory", "path",
+static const char *const order[] = {"page_cache_inflation",
+                                    "double_counting",
+                                    "dom0_cpu_cost",
+                                    "read_cache",
+                                    "test_size_vs_memory",
+                                    "path",
                                     "claim"};
 
 static int order_of(const char *id)

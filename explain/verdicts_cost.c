@@ -113,9 +113,10 @@ void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d)
 	ex_evidence(v, "dirty_backlog_bytes");
 	ex_evidence(v, "guest_wr_bytes");
 	char who[160], b1[32], b2[32], b3[32], b4[32];
-	ex_say(v, "%s's test moved %s; dom0 has %s of memory and lets %s be dirty "
-	          "(vm.dirty_ratio %s, vm.dirty_bytes %s) before writers are throttled, and "
-	          "starts writing back at %s. ",
+	ex_say(v,
+	       "%s's test moved %s; dom0 has %s of memory and lets %s be dirty "
+	       "(vm.dirty_ratio %s, vm.dirty_bytes %s) before writers are throttled, and "
+	       "starts writing back at %s. ",
 	       ex_dom_label(d, who, sizeof(who)), ex_bytes(test, b1, sizeof(b1)),
 	       ex_bytes(mem, b2, sizeof(b2)), ex_bytes(limit, b3, sizeof(b3)),
 	       h->dirty_ratio[0] ? h->dirty_ratio : "?", h->dirty_bytes[0] ? h->dirty_bytes : "?",
@@ -123,8 +124,9 @@ void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d)
 	if (h->has_dirty)
 		ex_say(v, "Up to %s (%.0f %% of its writes) sat in dom0's cache at once. ",
 		       ex_bytes((double)d->backlog_peak, b1, sizeof(b1)), fits * 100);
-	ex_say(v, "A test smaller than twice dom0's memory plus the guest's (%s) measures the "
-	          "caches, not the disk.",
+	ex_say(v,
+	       "A test smaller than twice dom0's memory plus the guest's (%s) measures the "
+	       "caches, not the disk.",
 	       ex_bytes(2 * (mem + (double)d->mem_bytes), b1, sizeof(b1)));
 }
 
@@ -134,13 +136,15 @@ static void say_path(struct ex_verdict *v, const struct ex_domain *d, const char
 	sanitize_text(d->file, file, sizeof(file));
 	ex_leaf_names(d, leaves, sizeof(leaves));
 	if (!strcmp(kind, "qemu"))
-		ex_say(v, "emulated by qemu in dom0 on the image %s, down to %s: every request is "
-		          "trapped, emulated and turned into a read or write of the file; ",
+		ex_say(v,
+		       "emulated by qemu in dom0 on the image %s, down to %s: every request is "
+		       "trapped, emulated and turned into a read or write of the file; ",
 		       file[0] ? file : "(unknown)", leaves);
 	else if (!strncmp(kind, "file", 4))
-		ex_say(v, "a file (%s) on a loop device, down to %s: loop adds a second submission "
-		          "of every byte (vmstat counts it twice) and, without direct I/O, dom0's "
-		          "page cache between the guest and the disk; ",
+		ex_say(v,
+		       "a file (%s) on a loop device, down to %s: loop adds a second submission "
+		       "of every byte (vmstat counts it twice) and, without direct I/O, dom0's "
+		       "page cache between the guest and the disk; ",
 		       file[0] ? file : "backing file", leaves);
 	else
 		ex_say(v, "phy: straight onto %s%s: counted once, no dom0 page cache; ", leaves,
@@ -171,6 +175,7 @@ void verdict_path(struct explain *ex, const struct ex_domain *d)
 	char who[160];
 	ex_say(v, "%s: ", ex_dom_label(d, who, sizeof(who)));
 	say_path(v, d, kind);
-	ex_say(v, "%s.", buffered ? "its writes were buffered in dom0's page cache"
-	                          : "its writes were not buffered in dom0");
+	ex_say(v, "%s.",
+	       buffered ? "its writes were buffered in dom0's page cache"
+	                : "its writes were not buffered in dom0");
 }

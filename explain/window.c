@@ -96,6 +96,7 @@ static void add_after(struct ex_domain *d, const struct model_domain *md, const 
 	d->after_cpu_ns += md->cpu_ns;
 	for (int r = 0; r < XS_CPU_ROLES; r++)
 		d->after_cpu_ns_by_role[r] += md->cpu_ns_by_role[r];
+	add_layers(d, md); /* the writeback's leaf appears here */
 	if (ex->host.has_dirty && md->dirty_backlog_bytes <= threshold) {
 		d->drained = true;
 		d->drain_s = (double)(m->realtime_ns - ex->win.to_ns) / 1e9;

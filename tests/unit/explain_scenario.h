@@ -109,7 +109,8 @@ static void sc_append(struct scenario *sc)
 	uint64_t leaf_wr = sc->unattr_wr, leaf_rd = 0;
 	for (size_t i = 0; i < sc->n_doms; i++) {
 		const struct sc_dom *d = &sc->doms[i];
-		struct xs_domain info = {.domid = d->domid, .generation = 1, .mem_bytes = d->mem_bytes};
+		struct xs_domain info = {
+		    .domid = d->domid, .generation = 1, .mem_bytes = d->mem_bytes};
 		snprintf(info.name, sizeof(info.name), "%s", d->name);
 		snprintf(info.kind, sizeof(info.kind), d->path == SC_QEMU ? "qdisk" : "vbd");
 		snprintf(info.file, sizeof(info.file), "%s", d->file ? d->file : "");
@@ -148,9 +149,12 @@ static void sc_open(struct scenario *sc, const char *path, uint64_t dom0_mem_kb)
 	snprintf(f.hostname, sizeof(f.hostname), "dom0");
 	f.cpu_count = 4;
 	f.mem_total_kb = dom0_mem_kb;
-	static const char *const names[REC_DIRTY_SYSCTLS] = {
-	    "vm.dirty_ratio",          "vm.dirty_background_ratio",  "vm.dirty_bytes",
-	    "vm.dirty_background_bytes", "vm.dirty_expire_centisecs", "vm.dirty_writeback_centisecs"};
+	static const char *const names[REC_DIRTY_SYSCTLS] = {"vm.dirty_ratio",
+	                                                     "vm.dirty_background_ratio",
+	                                                     "vm.dirty_bytes",
+	                                                     "vm.dirty_background_bytes",
+	                                                     "vm.dirty_expire_centisecs",
+	                                                     "vm.dirty_writeback_centisecs"};
 	static const char *const values[REC_DIRTY_SYSCTLS] = {"20", "10", "0", "0", "3000", "500"};
 	for (int i = 0; i < REC_DIRTY_SYSCTLS; i++) {
 		f.dirty[i].name = names[i];
@@ -210,8 +214,7 @@ static void sc_close(struct scenario *sc)
 		abort();
 }
 
-static const struct ex_verdict *sc_verdict(const struct explain *ex, const char *id,
-                                           uint32_t domid)
+static const struct ex_verdict *sc_verdict(const struct explain *ex, const char *id, uint32_t domid)
 {
 	for (size_t i = 0; i < ex->n_verdicts; i++)
 		if (!strcmp(ex->verdicts[i].id, id) && ex->verdicts[i].domid == domid)

@@ -48,7 +48,8 @@ static void seed001_file(const char *path)
 {
 	struct scenario sc;
 	sc_open(&sc, path, 12 * 1024 * 1024);
-	struct sc_dom *d = sc_add_dom(&sc, 1, "wsrv-file", SC_FILE, "/var/lib/xen/disk0.raw", 4 * GiB);
+	struct sc_dom *d =
+	    sc_add_dom(&sc, 1, "wsrv-file", SC_FILE, "/var/lib/xen/disk0.raw", 4 * GiB);
 	uint64_t backlog = 0;
 	for (unsigned i = 0; i <= 25; i++) {
 		struct sc_step st = {0};
@@ -212,10 +213,11 @@ static void seed002_cpu_per_gib(void **state)
 	double per_gib = 52.0 / (900.0 / 1024);
 	assert_true(sc_fig(vf, "dom0_cpu_s_per_gib") > per_gib - 0.01);
 	assert_true(sc_fig(vf, "dom0_cpu_s_per_gib") < per_gib + 0.01);
-	assert_true(sc_fig(vf, "ratio_to_cheapest") > 3.24 && sc_fig(vf, "ratio_to_cheapest") < 3.26);
+	assert_true(sc_fig(vf, "ratio_to_cheapest") > 3.24 &&
+	            sc_fig(vf, "ratio_to_cheapest") < 3.26);
 	assert_true(sc_fig(vf, "loop_s_per_gib") > 30);
 	assert_non_null(strstr(vf->text, "3.2x what lvm (domain 3)"));
-	assert_true(vl->share == 0); /* the cheapest */
+	assert_true(vl->share == 0);                       /* the cheapest */
 	assert_true(vf->share > 0.69 && vf->share < 0.70); /* 1 - 16/52 */
 	explain_free(&ex);
 	rec_reader_close(r);
