@@ -5,6 +5,7 @@
  * Claims (`--claim FILE[@DOMAIN]`) plug in at read_claim(): it turns a benchmark's output
  * file into struct claim_figures, which explain_add_claim() sets against the window.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +174,18 @@ static int run_one(const struct cli_opts *o, enum ex_format f)
 	return rc;
 }
 
+/* Would -o OUT overwrite one of the recordings? */
+static bool output_is_input(const struct cli_opts *o)
+{
+	struct stat out, in;
+	if (!o->output || stat(o->output, &out))
+		return false;
+	for (int i = 0; i < o->n_args; i++)
+		if (!stat(o->args[i], &in) && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+			return true;
+	return false;
+}
+
 int cmd_explain(int argc, char **argv)
 {
 	struct cli_opts o;
@@ -188,6 +201,9 @@ int cmd_explain(int argc, char **argv)
 	enum ex_format f = o.format_html ? EXF_HTML : o.format == BATCH_JSON ? EXF_JSON : EXF_TEXT;
 	if (o.against && o.n_args == 2)
 		return cli_bad_usage(CMD_EXPLAIN, "--against compares windows of one FILE");
+	if (output_is_input(&o))
+		return cli_bad_usage(CMD_EXPLAIN,
+		                     "-o names a recording: the report would overwrite it");
 	if (o.n_claims && (o.against || o.n_args == 2))
 		return cli_bad_usage(CMD_EXPLAIN, "--claim goes with one window, not a comparison");
 	return o.against || o.n_args == 2 ? run_compare(&o, f) : run_one(&o, f);

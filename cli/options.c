@@ -190,9 +190,6 @@ static const char *take(struct cli_opts *o, enum opt_id id, const char *arg)
 		return NULL;
 	case O_FORMAT:
 		o->format_given = true;
-		o->format_html = !strcmp(arg, "html");
-		if (o->format_html)
-			return NULL; /* explain's alone; cli_parse refuses it elsewhere */
 		return batch_parse_format(arg, &o->format) ? "unknown --format" : NULL;
 	case O_FULL:
 		o->full_names = true;
@@ -299,12 +296,18 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 			         argv[optind - 1]);
 			return cli_bad_usage(cmd, what);
 		}
+		/* explain's own format; batch output has no html */
+		o->format_html = c == O_FORMAT ? !strcmp(optarg, "html") : o->format_html;
+		if (o->format_html && c == O_FORMAT) {
+			if (cmd != CMD_EXPLAIN)
+				return cli_bad_usage(cmd, "unknown --format");
+			o->format_given = true;
+			continue;
+		}
 		const char *bad = take(o, (enum opt_id)c, optarg);
 		if (bad)
 			return cli_bad_usage(cmd, bad);
 	}
-	if (o->format_html && cmd != CMD_EXPLAIN)
-		return cli_bad_usage(cmd, "unknown --format");
 	o->args = argv + optind;
 	o->n_args = argc - optind;
 	/* record: a command goes after "--", never loose */
