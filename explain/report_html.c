@@ -2,6 +2,7 @@
  * inline SVG time chart per domain (guest, physical and double-counted MiB/s; dirty
  * backlog; dom0 CPU) with the window shaded and the marks drawn, the verdicts about that
  * domain beside it. No script, no external resource: it opens offline. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -98,8 +99,10 @@ static void panel(FILE *out, const struct explain *ex, const struct ex_domain *d
 	fprintf(out, "<text x=\"4\" y=\"%d\">%.3g</text><text x=\"4\" y=\"%d\">%s</text>\n",
 	        top + 10, max, top + h, unit);
 	for (int k = 0; k < n_lines; k++) {
-		fprintf(out, "<polyline fill=\"none\" stroke-width=\"1.6\" stroke=\"%s\" points=\"",
-		        colors[k]);
+		/* the first line wide and the third dashed: equal values stay visible */
+		fprintf(
+		    out, "<polyline fill=\"none\" stroke-width=\"%s\" stroke=\"%s\"%s points=\"",
+		    k == 0 ? "3.2" : "1.6", colors[k], k == 2 ? " stroke-dasharray=\"5 3\"" : "");
 		for (size_t i = 0; i < d->n_series; i++) {
 			double v = value(&d->series[i], k);
 			fprintf(out, "%.1f,%.1f ", x_of(f, d->series[i].t), top + h - v / max * h);
@@ -125,6 +128,8 @@ static double cpu(const struct ex_point *p, int k)
 	return p->cpu_frac * 100;
 }
 
+/* The marks as dashed lines, their labels staggered and cut (the full label in a
+ * tooltip), and the window's bounds as solid lines. */
 static void marks(FILE *out, const struct explain *ex, const struct frame *f, int height)
 {
 	for (size_t i = 0; i < ex->n_marks; i++) {
@@ -132,12 +137,41 @@ static void marks(FILE *out, const struct explain *ex, const struct frame *f, in
 		if (m->t < f->t0 || m->t > f->t1)
 			continue;
 		double x = x_of(f, m->t);
-		fprintf(out,
-		        "<line x1=\"%.1f\" y1=\"12\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c60\" "
-		        "stroke-dasharray=\"4 3\"/>\n<text x=\"%.1f\" y=\"%d\">",
-		        x, x, height, x + 2, 10 + (int)(i % 2) * 0);
+		char cut[48];
+		snprintf(cut, sizeof(cut), "%.40s%s", m->label, strlen(m->label) > 40 ? "..." : "");
+		bool right = x > CHART_W / 2;
+		fputs("<g><title>", out);
 		html_put(out, m->label);
-		fputs("</text>\n", out);
+		fprintf(out,
+		        "</title><line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
+		        "stroke=\"#c60\" stroke-dasharray=\"4 3\"/>\n<text x=\"%.1f\" y=\"%d\" "
+		        "text-anchor=\"%s\">",
+		        x, 2 + (int)(i % 2) * 11, x, height, right ? x - 3 : x + 3,
+		        10 + (int)(i % 2) * 11, right ? "end" : "start");
+		html_put(out, cut);
+		fputs("</text></g>\n", out);
+	}
+	for (int k = 0; k < 2; k++) {
+		double x = x_of(f, k ? ex->win.seconds : 0);
+		fprintf(out,
+		        "<line x1=\"%.1f\" y1=\"24\" x2=\"%.1f\" y2=\"%d\" stroke=\"#36c\" "
+		        "stroke-width=\"1\"/>\n",
+		        x, x, height);
+	}
+}
+
+/* Five time ticks along the bottom. */
+static void ticks(FILE *out, const struct frame *f, int y)
+{
+	for (int k = 0; k <= 4; k++) {
+		double t = f->t0 + (f->t1 - f->t0) * k / 4;
+		double x = x_of(f, t);
+		if (t > -0.05 && t < 0.05)
+			t = 0; /* no "-0.0 s" */
+		fprintf(out,
+		        "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#888\"/>"
+		        "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%.1f s</text>\n",
+		        x, y, x, y + 4, x, y + 15, k == 4 ? "end" : "middle", t);
 	}
 }
 
@@ -150,7 +184,7 @@ static void chart(FILE *out, const struct explain *ex, const struct ex_domain *d
 		f.t1 = ex->win.seconds;
 	if (f.t1 <= f.t0)
 		f.t1 = f.t0 + 1;
-	int height = 16 + 3 * PANEL_H + 18;
+	int height = 24 + 3 * PANEL_H + 8;
 	fprintf(out,
 	        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 	        "viewBox=\"0 0 %d %d\" role=\"img\">\n",
@@ -158,20 +192,21 @@ static void chart(FILE *out, const struct explain *ex, const struct ex_domain *d
 	static const char *const rate_colors[] = {"#1f77b4", "#2ca02c", "#d62728"};
 	static const char *const backlog_colors[] = {"#9467bd"};
 	static const char *const cpu_colors[] = {"#ff7f0e"};
-	panel(out, ex, d, &f, 16, "MiB/s", 3, rates, rate_colors);
-	panel(out, ex, d, &f, 16 + PANEL_H, "MiB dirty", 1, backlog, backlog_colors);
-	panel(out, ex, d, &f, 16 + 2 * PANEL_H, "% CPU", 1, cpu, cpu_colors);
-	marks(out, ex, &f, 16 + 3 * PANEL_H - 16);
+	panel(out, ex, d, &f, 24, "MiB/s", 3, rates, rate_colors);
+	panel(out, ex, d, &f, 24 + PANEL_H, "MiB dirty", 1, backlog, backlog_colors);
+	panel(out, ex, d, &f, 24 + 2 * PANEL_H, "% CPU", 1, cpu, cpu_colors);
+	marks(out, ex, &f, 24 + 3 * PANEL_H - 16);
+	ticks(out, &f, 24 + 3 * PANEL_H - 16);
 	fprintf(out,
-	        "<text x=\"%d\" y=\"%d\">%.0f s</text><text x=\"%d\" y=\"%d\">%.0f s "
-	        "(seconds from the window's start)</text>\n</svg>\n",
-	        PAD_L, height - 4, f.t0, CHART_W - 260, height - 4, f.t1);
+	        "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">seconds from the window's "
+	        "start</text>\n</svg>\n",
+	        CHART_W - PAD_R, height + 14);
 	fputs("<div class=\"legend\"><span style=\"color:#1f77b4\">&#9632; guest</span>"
 	      "<span style=\"color:#2ca02c\">&#9632; physical</span>"
-	      "<span style=\"color:#d62728\">&#9632; double-counted</span>"
+	      "<span style=\"color:#d62728\">- - double-counted</span>"
 	      "<span style=\"color:#9467bd\">&#9632; dirty backlog</span>"
 	      "<span style=\"color:#ff7f0e\">&#9632; dom0 CPU</span>"
-	      "<span style=\"background:#e6f0ff\">window</span>"
+	      "<span style=\"background:#e6f0ff;color:#36c\">| window |</span>"
 	      "<span style=\"color:#c60\">- - mark</span></div>\n",
 	      out);
 }
