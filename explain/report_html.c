@@ -96,8 +96,8 @@ static void panel(FILE *out, const struct explain *ex, const struct ex_domain *d
 	        PAD_L, top, CHART_W - PAD_L - PAD_R, h);
 	fprintf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#e6f0ff\"/>\n",
 	        wx0, top, wx1 - wx0, h);
-	fprintf(out, "<text x=\"4\" y=\"%d\">%.3g</text><text x=\"4\" y=\"%d\">%s</text>\n",
-	        top + 10, max, top + h, unit);
+	fprintf(out, "<text x=\"4\" y=\"%d\">%.*f</text><text x=\"4\" y=\"%d\">%s</text>\n",
+	        top + 10, max >= 10 ? 0 : 2, max, top + h, unit);
 	for (int k = 0; k < n_lines; k++) {
 		/* the first line wide and the third dashed: equal values stay visible */
 		fprintf(

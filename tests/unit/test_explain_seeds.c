@@ -127,6 +127,17 @@ static void seed000_dd_and_bonnie(void **state)
 	const struct ex_verdict *cl = sc_verdict(&ex, "claim", 5);
 	assert_non_null(cl);
 	assert_non_null(strstr(cl->text, "matches what the disks did"));
+	char *json = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&json, &len);
+	assert_int_equal(report_json(f, &ex), 0);
+	fclose(f);
+	assert_non_null(strstr(json, "\"claims\":[{\"file\":\"domU-dd.txt\",\"tool\":\"dd\","
+	                             "\"domid\":5,\"direction\":\"write\",\"bytes\":10737418240,"
+	                             "\"seconds\":192.556,\"rate_bytes_per_s\":55800000,"));
+	assert_non_null(strstr(json, "\"observed_guest_bytes\":"));
+	assert_non_null(strstr(json, "{\"id\":\"claim\",\"domid\":5,"));
+	free(json);
 	explain_free(&ex);
 	rec_reader_close(r);
 
