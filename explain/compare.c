@@ -109,11 +109,17 @@ int explain_compare(const struct explain *a, const char *dom_a, const struct exp
 	out->difference_s_per_gib = out->b.seen_s_per_gib - out->a.seen_s_per_gib;
 	explain_causes(out);
 	char ra[32], rb[32];
+	double ta = out->a.true_s_per_gib, tb = out->b.true_s_per_gib;
 	snprintf(out->text, sizeof(out->text),
 	         "A %s at %s, B at %s: A looked %.2fx as fast (%.2f s per GiB against %.2f). "
-	         "First cause: %s (%.0f %% of the difference).",
+	         "First cause: %s (%.0f %% of the difference). Counted until the bytes were on "
+	         "disk%s, A took %.2f s per GiB and B %.2f: %s was %.2fx as fast.",
 	         out->reads ? "read" : "wrote", ex_rate(out->a.rate_bps, ra, sizeof(ra)),
 	         ex_rate(out->b.rate_bps, rb, sizeof(rb)), out->ratio, out->a.seen_s_per_gib,
-	         out->b.seen_s_per_gib, out->causes[0].id, out->causes[0].share * 100);
+	         out->b.seen_s_per_gib, out->causes[0].id, out->causes[0].share * 100,
+	         out->reads ? " (reads: from a disk)" : "", ta, tb, ta <= tb ? "A" : "B",
+	         ta <= tb ? (ta > 0 ? tb / ta : 0)
+	         : tb > 0 ? ta / tb
+	                  : 0);
 	return 0;
 }
