@@ -277,6 +277,40 @@ static void bad_input(void **state)
 	assert_non_null(strstr(err.msg, garbage));
 }
 
+/* A partition of a file-backed loop device: vmstat counts each byte twice (loop, then
+ * the disk under the file), iostat three times (the partition, its whole loop device, the
+ * disk). */
+static void partition_counted_three_times_by_iostat(void **state)
+{
+	(void)state;
+	const char *p = path_of("part.xiotop");
+	struct scenario sc;
+	sc_open(&sc, p, 4 * 1024 * 1024);
+	struct sc_dom *d = sc_add_dom(&sc, 2, "guest2", SC_PART, "/img/dom2.img", GiB);
+	for (unsigned i = 0; i <= 6; i++) {
+		struct sc_step st = {0};
+		if (i >= 2 && i <= 4)
+			st.guest_wr = st.phys_wr = st.dirtied = st.written_back = 64 * MiB;
+		if (i)
+			sc_step(&sc, d, &st);
+		sc_append(&sc);
+	}
+	sc_close(&sc);
+	static struct explain ex;
+	struct rec_reader *r;
+	struct rec_error err;
+	assert_int_equal(sc_explain(p, NULL, NULL, &ex, &r, &err), 0);
+	const struct ex_verdict *dc = sc_verdict(&ex, "double_counting", 2);
+	assert_non_null(dc);
+	assert_true(sc_fig(dc, "vmstat_times") > 1.99 && sc_fig(dc, "vmstat_times") < 2.01);
+	assert_true(sc_fig(dc, "iostat_times") > 2.99 && sc_fig(dc, "iostat_times") < 3.01);
+	assert_string_equal(sc_fig_str(dc, "path"), "file via loop, partition");
+	assert_non_null(strstr(dc->text, "whole disk"));
+	assert_null(sc_verdict(&ex, "page_cache_inflation", 2)); /* written back at once */
+	explain_free(&ex);
+	rec_reader_close(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +318,7 @@ int main(void)
 	    cmocka_unit_test(seed001_comparison_ranks_inflation_first),
 	    cmocka_unit_test(seed002_cpu_per_gib),
 	    cmocka_unit_test(domain_filter_and_window_by_time),
+	    cmocka_unit_test(partition_counted_three_times_by_iostat),
 	    cmocka_unit_test(bad_input),
 	};
 	return cmocka_run_group_tests(tests, make_dir, remove_dir);
