@@ -400,6 +400,14 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 			         argv[optind - 1]);
 			return cli_bad_usage(cmd, what);
 		}
+		/* explain's own format; batch output has no html */
+		o->format_html = c == O_FORMAT ? !strcmp(optarg, "html") : o->format_html;
+		if (o->format_html && c == O_FORMAT) {
+			if (cmd != CMD_EXPLAIN)
+				return cli_bad_usage(cmd, "unknown --format");
+			o->format_given = true;
+			continue;
+		}
 		const struct opt *t = find_opt((enum opt_id)c);
 		const char *bad = NULL;
 		if (t->target == T_FLAG)

@@ -37,6 +37,7 @@ struct cli_opts {
 	long iterations; /* -i; 0: until interrupted */
 	enum batch_format format;
 	bool format_given;     /* --format was given (replay: batch lines) */
+	bool format_html;      /* --format html (explain only) */
 	bool full_names;       /* -f */
 	bool dom0_first;       /* -z */
 	unsigned synthetic;    /* --synthetic N (hidden: benchmarks) */

@@ -1,0 +1,211 @@
+/* cmd_explain.c - `xiotop explain FILE [FILE2]`: a recorded benchmark explained (the
+ * window's figures and verdicts, explain/), or two windows compared (two files, or
+ * `--against MARK..MARK` of one), as text, JSON or HTML, to stdout or -o OUT.
+ *
+ * Claims (`--claim FILE[@DOMAIN]`) plug in at read_claim(): it turns a benchmark's output
+ * file into struct claim_figures, which explain_add_claim() sets against the window.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/commands.h"
+#include "explain/claim_figures.h"
+#include "explain/compare.h"
+#include "explain/explain.h"
+#include "explain/report.h"
+#include "explain/tool_claims.h"
+#include "explain/verdicts.h"
+
+enum ex_format { EXF_TEXT, EXF_JSON, EXF_HTML };
+
+/* FILE@DOMAIN -> file and domain ("" none). The whole argument is the file when it names
+ * one that exists (a path may hold an '@'). */
+static void split_claim(const char *arg, char *file, size_t flen, char *dom, size_t dlen)
+{
+	struct stat st;
+	const char *at = strrchr(arg, '@');
+	dom[0] = 0;
+	if (!at || !stat(arg, &st) || strchr(at, '/')) {
+		snprintf(file, flen, "%s", arg);
+		return;
+	}
+	snprintf(file, flen, "%.*s", (int)(at - arg), arg);
+	snprintf(dom, dlen, "%s", at + 1);
+}
+
+/* The claim parsers' entry. Until they are merged (explain/claim_*.c:
+ * claim_parse_file()), this says so: fill *out from the parsed figures here. */
+static int read_claim(const char *arg, struct claim_figures *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	split_claim(arg, out->file, sizeof(out->file), out->domain, sizeof(out->domain));
+	struct claim c;
+	if (claim_parse_file(out->file, &c, err, errlen))
+		return -1;
+	claim_to_figures(&c, out);
+	return 0;
+}
+
+/* One window of path explained; 0 or 2 (said why). The reader stays open in *rp. */
+static int explain_window(const char *path, const char *from, const char *to,
+                          const char *const *doms, size_t n_doms, struct explain *ex,
+                          struct rec_reader **rp)
+{
+	struct rec_error err;
+	*rp = rec_open(path, &err);
+	if (!*rp) {
+		fprintf(stderr, "xiotop: %s\n", err.msg);
+		return 2;
+	}
+	if (explain_collect(*rp, from, to, ex, &err)) {
+		fprintf(stderr, "xiotop: %s: %s\n", path, err.msg);
+		return 2;
+	}
+	if (explain_keep_domains(ex, doms, n_doms, &err)) {
+		fprintf(stderr, "xiotop: %s: %s\n", path, err.msg);
+		return 2;
+	}
+	return 0;
+}
+
+static int add_claims(struct explain *ex, const struct cli_opts *o)
+{
+	for (size_t i = 0; i < o->n_claims; i++) {
+		struct claim_figures fig;
+		char err[600];
+		if (read_claim(o->claims[i], &fig, err, sizeof(err)) ||
+		    explain_add_claim(ex, &fig, err, sizeof(err))) {
+			fprintf(stderr, "xiotop explain: %s\n", err);
+			return 2;
+		}
+	}
+	return 0;
+}
+
+static int write_report(FILE *out, enum ex_format f, const struct explain *ex,
+                        const struct ex_compare *c)
+{
+	if (c)
+		return f == EXF_JSON   ? report_compare_json(out, c)
+		       : f == EXF_HTML ? report_compare_html(out, c)
+		                       : report_compare_text(out, c);
+	return f == EXF_JSON   ? report_json(out, ex)
+	       : f == EXF_HTML ? report_html(out, ex)
+	                       : report_text(out, ex);
+}
+
+static int emit(const struct cli_opts *o, enum ex_format f, const struct explain *ex,
+                const struct ex_compare *c)
+{
+	FILE *out = o->output ? fopen(o->output, "w") : stdout;
+	if (!out) {
+		fprintf(stderr, "xiotop explain: cannot write %s: %m\n", o->output);
+		return 2;
+	}
+	int rc = write_report(out, f, ex, c) || fflush(out) ? 1 : 0;
+	if (rc)
+		fprintf(stderr, "xiotop explain: writing %s failed\n",
+		        o->output ? o->output : "stdout");
+	if (o->output && fclose(out) && !rc) {
+		fprintf(stderr, "xiotop explain: writing %s failed: %m\n", o->output);
+		rc = 1;
+	}
+	return rc;
+}
+
+/* --against X..Y -> from X to Y of the same file. */
+static int split_against(const char *spec, char *from, char *to, size_t len)
+{
+	const char *dots = strstr(spec, "..");
+	if (!dots || dots == spec || !dots[2])
+		return -1;
+	snprintf(from, len, "%.*s", (int)(dots - spec), spec);
+	snprintf(to, len, "%s", dots + 2);
+	return 0;
+}
+
+static int run_compare(const struct cli_opts *o, enum ex_format f)
+{
+	char bfrom[256], bto[256];
+	const char *path_b = o->n_args == 2 ? o->args[1] : o->args[0];
+	if (o->against && split_against(o->against, bfrom, bto, sizeof(bfrom)))
+		return cli_bad_usage(CMD_EXPLAIN, "--against wants MARK..MARK (or TIME..TIME)");
+	static struct explain a, b;
+	struct rec_reader *ra = NULL, *rb = NULL;
+	const char *dom_a = o->n_domains ? o->domains[0] : NULL;
+	const char *dom_b = o->n_domains > 1 ? o->domains[1] : dom_a;
+	int rc = explain_window(o->args[0], o->from, o->to, NULL, 0, &a, &ra);
+	if (!rc)
+		rc = explain_window(path_b, o->against ? bfrom : o->from, o->against ? bto : o->to,
+		                    NULL, 0, &b, &rb);
+	struct ex_compare cmp;
+	char err[600];
+	if (!rc && explain_compare(&a, dom_a, &b, dom_b, &cmp, err, sizeof(err))) {
+		fprintf(stderr, "xiotop explain: %s\n", err);
+		rc = 2;
+	}
+	if (!rc) {
+		explain_verdicts(&a);
+		explain_verdicts(&b);
+		rc = emit(o, f, NULL, &cmp);
+	}
+	explain_free(&a);
+	explain_free(&b);
+	rec_reader_close(ra);
+	rec_reader_close(rb);
+	return rc;
+}
+
+static int run_one(const struct cli_opts *o, enum ex_format f)
+{
+	static struct explain ex;
+	struct rec_reader *r = NULL;
+	int rc = explain_window(o->args[0], o->from, o->to, o->domains, o->n_domains, &ex, &r);
+	if (!rc)
+		rc = add_claims(&ex, o);
+	if (!rc) {
+		explain_verdicts(&ex);
+		rc = emit(o, f, &ex, NULL);
+	}
+	explain_free(&ex);
+	rec_reader_close(r);
+	return rc;
+}
+
+/* Would -o OUT overwrite one of the recordings? */
+static bool output_is_input(const struct cli_opts *o)
+{
+	struct stat out, in;
+	if (!o->output || stat(o->output, &out))
+		return false;
+	for (int i = 0; i < o->n_args; i++)
+		if (!stat(o->args[i], &in) && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+			return true;
+	return false;
+}
+
+int cmd_explain(int argc, char **argv)
+{
+	struct cli_opts o;
+	cli_defaults(&o);
+	int rc = cli_parse(CMD_EXPLAIN, argc, argv, &o);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	if (o.n_args < 1 || o.n_args > 2)
+		return cli_bad_usage(CMD_EXPLAIN, o.n_args ? "one FILE, or two to compare"
+		                                           : "which recording? give FILE");
+	if (o.format_given && !o.format_html && o.format == BATCH_CSV)
+		return cli_bad_usage(CMD_EXPLAIN, "--format wants text, json or html");
+	enum ex_format f = o.format_html ? EXF_HTML : o.format == BATCH_JSON ? EXF_JSON : EXF_TEXT;
+	if (o.against && o.n_args == 2)
+		return cli_bad_usage(CMD_EXPLAIN, "--against compares windows of one FILE");
+	if (output_is_input(&o))
+		return cli_bad_usage(CMD_EXPLAIN,
+		                     "-o names a recording: the report would overwrite it");
+	if (o.n_claims && (o.against || o.n_args == 2))
+		return cli_bad_usage(CMD_EXPLAIN, "--claim goes with one window, not a comparison");
+	return o.against || o.n_args == 2 ? run_compare(&o, f) : run_one(&o, f);
+}

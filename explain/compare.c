@@ -1,0 +1,125 @@
+/* compare.c - A against B: the throughput difference in seconds per GiB and its causes;
+ * see compare.h for the arithmetic. */
+#include "explain/compare.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "explain/verdicts.h"
+
+static int pick(const struct explain *ex, const char *name, const char *which,
+                const struct ex_domain **out, char *err, size_t errlen)
+{
+	*out = name ? explain_find_domain(ex, name) : explain_busiest(ex);
+	if (*out && (*out)->guest_wr + (*out)->guest_rd >= EX_ACTIVE_BYTES)
+		return 0;
+	if (name)
+		snprintf(err, errlen, "%s: no domain '%s' moved 1 MiB in the window (%s side)",
+		         ex->file, name, which);
+	else
+		snprintf(err, errlen, "%s: no domain moved 1 MiB in the window (%s side)", ex->file,
+		         which);
+	return -1;
+}
+
+static void measure(struct ex_side *s, bool reads)
+{
+	const struct explain *ex = s->ex;
+	const struct ex_domain *d = s->dom;
+	s->bytes = (double)(reads ? d->guest_rd : d->guest_wr);
+	double gib = s->bytes / EX_GIB;
+	s->rate_bps = s->bytes / ex->win.seconds;
+	s->seen_s_per_gib = gib > 0 ? ex->win.seconds / gib : 0;
+	s->cpu_s_per_gib = ex_cpu_s_per_gib(d);
+	if (!reads) {
+		double drain = d->drained ? d->drain_s : ex->win.recorded_after_s;
+		s->hidden_s_per_gib = gib > 0 ? drain / gib : 0;
+	} else if (d->phys_rd >= EX_ACTIVE_BYTES && d->phys_rd < d->guest_rd) {
+		/* the cached part read at the rate the disk delivered the rest */
+		s->hidden_s_per_gib =
+		    s->seen_s_per_gib * ((double)d->guest_rd / (double)d->phys_rd - 1);
+	}
+	s->true_s_per_gib = s->seen_s_per_gib + s->hidden_s_per_gib;
+}
+
+static int by_share(const void *x, const void *y)
+{
+	const struct ex_cause *a = x, *b = y;
+	return a->share > b->share ? -1 : a->share < b->share;
+}
+
+static void cause(struct ex_compare *c, const char *id, double s_per_gib, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void cause(struct ex_compare *c, const char *id, double s_per_gib, const char *fmt, ...)
+{
+	struct ex_cause *k = &c->causes[c->n_causes++];
+	k->id = id;
+	k->s_per_gib = s_per_gib;
+	k->share = c->difference_s_per_gib != 0 ? s_per_gib / c->difference_s_per_gib : 0;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(k->text, sizeof(k->text), fmt, ap);
+	va_end(ap);
+}
+
+static void explain_causes(struct ex_compare *c)
+{
+	const struct ex_side *a = &c->a, *b = &c->b;
+	double hidden = a->hidden_s_per_gib - b->hidden_s_per_gib;
+	double truth = b->true_s_per_gib - a->true_s_per_gib;
+	double cpu = b->cpu_s_per_gib - a->cpu_s_per_gib;
+	if (cpu * truth <= 0)
+		cpu = 0;
+	else if (fabs(cpu) > fabs(truth))
+		cpu = truth;
+	cause(c, "page_cache_inflation", hidden,
+	      "dom0's page cache hid %.2f s per GiB from A's timing and %.2f s per GiB from "
+	      "B's (the time until the bytes were on disk%s)",
+	      a->hidden_s_per_gib, b->hidden_s_per_gib, c->reads ? ", or read from it" : "");
+	cause(c, "dom0_cpu_cost", cpu, "dom0 spent %.2f s of CPU per GiB for A and %.2f for B",
+	      a->cpu_s_per_gib, b->cpu_s_per_gib);
+	cause(c, "path", truth - cpu,
+	      "counted until on disk, A took %.2f s per GiB and B %.2f: the rest is the path "
+	      "below (disk speed, layers)",
+	      a->true_s_per_gib, b->true_s_per_gib);
+	qsort(c->causes, c->n_causes, sizeof(c->causes[0]), by_share);
+}
+
+int explain_compare(const struct explain *a, const char *dom_a, const struct explain *b,
+                    const char *dom_b, struct ex_compare *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	out->a.ex = a;
+	out->b.ex = b;
+	if (pick(a, dom_a, "A", &out->a.dom, err, errlen) ||
+	    pick(b, dom_b, "B", &out->b.dom, err, errlen))
+		return -1;
+	out->reads =
+	    out->a.dom->guest_wr < EX_ACTIVE_BYTES && out->b.dom->guest_wr < EX_ACTIVE_BYTES;
+	measure(&out->a, out->reads);
+	measure(&out->b, out->reads);
+	if (out->a.bytes <= 0 || out->b.bytes <= 0) {
+		snprintf(err, errlen, "%s: one side %s nothing to compare", a->file,
+		         out->reads ? "read" : "wrote");
+		return -1;
+	}
+	out->ratio = out->a.rate_bps / out->b.rate_bps;
+	out->difference_s_per_gib = out->b.seen_s_per_gib - out->a.seen_s_per_gib;
+	explain_causes(out);
+	char ra[32], rb[32];
+	double ta = out->a.true_s_per_gib, tb = out->b.true_s_per_gib;
+	snprintf(out->text, sizeof(out->text),
+	         "A %s at %s, B at %s: A looked %.2fx as fast (%.2f s per GiB against %.2f). "
+	         "First cause: %s (%.0f %% of the difference). Counted until the bytes were on "
+	         "disk%s, A took %.2f s per GiB and B %.2f: %s was %.2fx as fast.",
+	         out->reads ? "read" : "wrote", ex_rate(out->a.rate_bps, ra, sizeof(ra)),
+	         ex_rate(out->b.rate_bps, rb, sizeof(rb)), out->ratio, out->a.seen_s_per_gib,
+	         out->b.seen_s_per_gib, out->causes[0].id, out->causes[0].share * 100,
+	         out->reads ? " (reads: from a disk)" : "", ta, tb, ta <= tb ? "A" : "B",
+	         ta <= tb ? (ta > 0 ? tb / ta : 0)
+	         : tb > 0 ? ta / tb
+	                  : 0);
+	return 0;
+}

@@ -1,0 +1,52 @@
+/* compare.h - two windows (two recordings, or two windows of one) of a benchmark: the
+ * throughput difference and its causes, ranked by how much of it each explains.
+ *
+ * Contract: each side is one domain of one explained window (the busiest unless named).
+ * Its throughput is guest bytes (writes, or reads when neither side wrote 1 MiB) per
+ * window second. The difference is taken in seconds per GiB, which add up:
+ *   seen  s = window seconds / GiB           (what the benchmark timed)
+ *   true  e = (window + drain) seconds / GiB (until the bytes were on disk)
+ *   s_B - s_A = (h_A - h_B)   page_cache_inflation: the seconds per GiB the cache hid
+ *                                 (h = e - s; reads: the part served from cache)
+ *             + (c_B - c_A)   dom0_cpu_cost: dom0 CPU seconds per GiB, when the true
+ *                                 difference goes the same way (at most all of it)
+ *             + the rest      path: what the layers below did (disk speed, stacking)
+ * Each cause's share is its part over s_B - s_A (negative: it worked the other way;
+ * shares can exceed 1 when causes cancel). Ranked by share, largest first.
+ */
+#ifndef XIOTOP_EXPLAIN_COMPARE_H
+#define XIOTOP_EXPLAIN_COMPARE_H
+
+#include <stdbool.h>
+
+#include "explain/explain.h"
+
+struct ex_side {
+	const struct explain *ex;
+	const struct ex_domain *dom;
+	double bytes, rate_bps;
+	double seen_s_per_gib, true_s_per_gib, hidden_s_per_gib, cpu_s_per_gib;
+};
+
+struct ex_cause {
+	const char *id; /* page_cache_inflation, dom0_cpu_cost, path */
+	double s_per_gib, share;
+	char text[512];
+};
+
+struct ex_compare {
+	struct ex_side a, b;
+	bool reads;                  /* the throughput compared is reads */
+	double ratio;                /* rate a / rate b */
+	double difference_s_per_gib; /* s_B - s_A */
+	struct ex_cause causes[3];
+	size_t n_causes;
+	char text[768]; /* the summary sentence */
+};
+
+/* dom_a / dom_b: the domain of each side (id or name), NULL the busiest. 0, or -1 with
+ * err (a side without a domain that moved 1 MiB). */
+int explain_compare(const struct explain *a, const char *dom_a, const struct explain *b,
+                    const char *dom_b, struct ex_compare *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,173 @@
+/* explain.h - what a recording says about a benchmark: one window's figures per domain and
+ * the verdicts a Xen storage expert would draw from them.
+ *
+ * Contract: explain_collect() reads a recording's window (and the samples after it, for
+ * the drain time) through the interval loop into a struct explain: per domain its guest,
+ * physical and double-counted bytes, dirty backlog at the window's end and how long it
+ * took to drain, dom0 CPU by role, its layers, and a time series for charts; plus the
+ * recording's host facts and marks. explain_verdicts() then ranks the verdicts
+ * (verdicts.h). Claims (a benchmark's own figures) come in through explain_add_claim()
+ * (tool_claims.h) before explain_verdicts(). Nothing here prints: report_*.c do. Every
+ * string taken from the recording (names, files, labels) is kept raw and must be
+ * escaped on output (core/sanitize.h, report_html.c). Errors: one sentence in
+ * struct rec_error (REC_ERR_RANGE for an empty window or unknown mark), exit 2.
+ */
+#ifndef XIOTOP_EXPLAIN_H
+#define XIOTOP_EXPLAIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/model.h"
+#include "record/record.h"
+
+#define EX_MAX_LAYERS   16
+#define EX_MAX_MARKS    64
+#define EX_MAX_CLAIMS   32
+#define EX_MAX_VERDICTS 96
+#define EX_MAX_FIGURES  20
+#define EX_MAX_EVIDENCE 8
+#define EX_NO_DOMAIN    0xffffffffu /* a verdict about the host, not one domain */
+#define EX_GIB          1073741824.0
+#define EX_MIB          1048576.0
+
+/* One interval of one domain, for the charts (rates per second of that interval). */
+struct ex_point {
+	double t; /* seconds from the window's start to the interval's end */
+	double guest_bps, phys_bps, double_bps;
+	double backlog_bytes;
+	double cpu_frac; /* dom0 CPU seconds per second spent for the domain */
+};
+
+struct ex_layer {
+	char name[32]; /* device name; "" for the file layer */
+	enum model_role role;
+	bool is_leaf, is_file;
+	uint64_t rd_bytes, wr_bytes;
+};
+
+struct ex_domain {
+	uint32_t domid;
+	char name[XS_NAME_MAX], kind[8], file[XS_PATH_MAX]; /* raw */
+	uint64_t mem_bytes;                                 /* guest memory; 0 unknown */
+	/* the window */
+	uint64_t guest_wr, guest_rd, phys_wr, phys_rd, vmstat_wr, double_counted;
+	uint64_t cpu_ns_by_role[XS_CPU_ROLES], cpu_ns;
+	uint64_t dirtied, written_back, backlog_end, backlog_peak;
+	uint64_t via_wr[XIOTOP_VIA_MAX], via_rd[XIOTOP_VIA_MAX]; /* window and after it */
+	struct ex_layer layers[EX_MAX_LAYERS];                   /* the window and its drain */
+	size_t n_layers;
+	/* after the window's end, until drained (or the recording's end) */
+	uint64_t after_phys_wr, after_vmstat_wr, after_double_counted, after_cpu_ns;
+	uint64_t after_cpu_ns_by_role[XS_CPU_ROLES];
+	bool drained;
+	double drain_s; /* valid when drained: seconds after the window's end */
+	struct ex_point *series;
+	size_t n_series;
+};
+
+struct ex_mark {
+	double t; /* seconds from the window's start */
+	char label[256];
+	char origin[16];
+};
+
+/* A benchmark's own figures for one run (filled by the claim parsers, or by hand). */
+struct claim_figures {
+	char file[256];  /* where they were read, as given */
+	char tool[16];   /* "dd", "fio", "bonnie++", "iozone" */
+	char domain[64]; /* FILE@DOMAIN's DOMAIN (id or name); "" the busiest domain */
+	uint64_t wr_bytes, rd_bytes;
+	double wr_seconds, rd_seconds;   /* 0 unknown */
+	double wr_rate_bps, rd_rate_bps; /* bytes per second as the tool says; 0 unknown */
+};
+
+struct ex_claim {
+	struct claim_figures fig;
+	uint32_t domid; /* the domain it is set against */
+	bool write;     /* the direction of this row */
+	uint64_t bytes;
+	double seconds, rate_bps;
+	uint64_t observed_guest, observed_phys; /* that domain, window (+ drain for writes) */
+	double observed_phys_rate_bps;
+	double inflation; /* rate_bps / observed_phys_rate_bps; < 0 unknown */
+};
+
+struct ex_figure {
+	char key[48];
+	double value;
+	bool null;
+	char str[64]; /* a text figure ("path": "file via loop") when not "" */
+};
+
+struct ex_verdict {
+	const char *id; /* page_cache_inflation, double_counting, ... */
+	uint32_t domid; /* EX_NO_DOMAIN: the host */
+	double share;   /* of the discrepancy it accounts for, 0..1 (see verdicts.h) */
+	struct ex_figure figures[EX_MAX_FIGURES];
+	size_t n_figures;
+	const char *evidence[EX_MAX_EVIDENCE]; /* the counters it used */
+	size_t n_evidence;
+	char text[1536]; /* a mailing-list sentence or two; names already sanitized */
+};
+
+struct ex_host {
+	char hostname[65], kernel[65];
+	long cpu_count;
+	uint64_t mem_total_kb;
+	char dirty_ratio[32], dirty_background_ratio[32], dirty_bytes[32],
+	    dirty_background_bytes[32], dirty_expire_cs[32];
+	bool has_dirty, has_cpu;
+	uint64_t lost_events;
+};
+
+struct ex_window {
+	int64_t from_ns, to_ns; /* wall clock */
+	double seconds;
+	size_t first, last;                  /* samples */
+	char from_label[256], to_label[256]; /* the marks bounding it; "" none */
+	double interval_s;                   /* the recording's sampling interval */
+	double recorded_after_s;             /* how long the recording goes on after to_ns */
+};
+
+struct explain {
+	char file[512]; /* raw */
+	struct ex_window win;
+	struct ex_host host;
+	struct ex_domain *doms;
+	size_t n_doms;
+	uint64_t pgpgout_bytes, unattr_wr; /* the window */
+	struct ex_mark marks[EX_MAX_MARKS];
+	size_t n_marks;
+	struct ex_claim claims[EX_MAX_CLAIMS];
+	size_t n_claims;
+	struct ex_verdict verdicts[EX_MAX_VERDICTS];
+	size_t n_verdicts;
+	double series_end_s; /* last chart point's t */
+};
+
+/* The window [from, to] (marks or times, NULL: default: the wrapped command's start and
+ * end marks when the recording has them, else the whole file) of reader r. 0 or -1. */
+int explain_collect(struct rec_reader *r, const char *from, const char *to, struct explain *ex,
+                    struct rec_error *err);
+void explain_free(struct explain *ex);
+
+/* Keeps only the domains named (ids or names); unknown one: -1 with err naming it. */
+int explain_keep_domains(struct explain *ex, const char *const *names, size_t n,
+                         struct rec_error *err);
+
+/* The domain a name (decimal id or name) means; NULL if none. */
+const struct ex_domain *explain_find_domain(const struct explain *ex, const char *name);
+/* The domain with the most guest bytes in the window; NULL if none moved a byte. */
+const struct ex_domain *explain_busiest(const struct explain *ex);
+
+/* Derived figures shared by verdicts, comparison and reports. */
+double ex_dom0_cpu_s(const struct ex_domain *d);    /* window */
+double ex_cpu_s_per_gib(const struct ex_domain *d); /* window + drain CPU per guest GiB */
+double ex_guest_wr_rate(const struct explain *ex, const struct ex_domain *d);
+/* Guest writes over the window plus the drain (the rate they reached the disk at); uses
+ * the recording's end when not drained. */
+double ex_end_to_end_wr_rate(const struct explain *ex, const struct ex_domain *d);
+
+#endif

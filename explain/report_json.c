@@ -1,0 +1,231 @@
+/* report_json.c - an explained window as one JSON object (the contract of report.h). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/sanitize.h"
+#include "explain/report.h"
+#include "explain/verdicts.h"
+
+static void put_num(FILE *out, double v)
+{
+	if (!isfinite(v))
+		fputs("null", out);
+	else if (v == floor(v) && fabs(v) < 9e15)
+		fprintf(out, "%.0f", v);
+	else
+		fprintf(out, "%.6g", v);
+}
+
+static void put_time(FILE *out, int64_t ns)
+{
+	time_t s = (time_t)(ns / 1000000000);
+	struct tm tm;
+	gmtime_r(&s, &tm);
+	char buf[40];
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(out, "\"%s.%03dZ\"", buf, (int)(ns % 1000000000 / 1000000));
+}
+
+static void put_window(FILE *out, const struct explain *ex)
+{
+	const struct ex_window *w = &ex->win;
+	fputs("\"file\":", out);
+	json_put_string(out, ex->file);
+	fputs(",\"window\":{\"from\":", out);
+	put_time(out, w->from_ns);
+	fputs(",\"to\":", out);
+	put_time(out, w->to_ns);
+	fprintf(out, ",\"seconds\":%.3f,\"from_mark\":", w->seconds);
+	json_put_string(out, w->from_label[0] ? w->from_label : NULL);
+	fputs(",\"to_mark\":", out);
+	json_put_string(out, w->to_label[0] ? w->to_label : NULL);
+	fprintf(out,
+	        ",\"first_sample\":%zu,\"last_sample\":%zu,\"interval_s\":%.3f,"
+	        "\"recorded_after_s\":%.3f}",
+	        w->first, w->last, w->interval_s, w->recorded_after_s);
+	const struct ex_host *h = &ex->host;
+	fputs(",\"host\":{\"hostname\":", out);
+	json_put_string(out, h->hostname);
+	fputs(",\"kernel\":", out);
+	json_put_string(out, h->kernel);
+	fprintf(out, ",\"cpus\":%ld,\"dom0_mem_bytes\":%llu,\"vm.dirty_ratio\":", h->cpu_count,
+	        (unsigned long long)h->mem_total_kb * 1024);
+	json_put_string(out, h->dirty_ratio);
+	fputs(",\"vm.dirty_background_ratio\":", out);
+	json_put_string(out, h->dirty_background_ratio);
+	fputs(",\"vm.dirty_bytes\":", out);
+	json_put_string(out, h->dirty_bytes);
+	fprintf(out,
+	        ",\"has_dirty\":%s,\"has_cpu\":%s,\"lost_events\":%llu,"
+	        "\"vmstat_pgpgout_bytes\":%llu,\"unattributed_wr_bytes\":%llu}",
+	        h->has_dirty ? "true" : "false", h->has_cpu ? "true" : "false",
+	        (unsigned long long)h->lost_events, (unsigned long long)ex->pgpgout_bytes,
+	        (unsigned long long)ex->unattr_wr);
+}
+
+static void put_domain(FILE *out, const struct explain *ex, const struct ex_domain *d)
+{
+	fprintf(out, "{\"domid\":%u,\"name\":", d->domid);
+	json_put_string(out, d->name);
+	fputs(",\"file\":", out);
+	json_put_string(out, d->file);
+	fprintf(out,
+	        ",\"guest_wr_bytes\":%llu,\"guest_rd_bytes\":%llu,\"phys_wr_bytes\":%llu,"
+	        "\"phys_rd_bytes\":%llu,\"double_counted_bytes\":%llu,\"vmstat_wr_bytes\":%llu,"
+	        "\"dirty_backlog_end_bytes\":%llu,\"dirty_backlog_peak_bytes\":%llu,"
+	        "\"drain_seconds\":",
+	        (unsigned long long)d->guest_wr, (unsigned long long)d->guest_rd,
+	        (unsigned long long)d->phys_wr, (unsigned long long)d->phys_rd,
+	        (unsigned long long)d->double_counted, (unsigned long long)d->vmstat_wr,
+	        (unsigned long long)d->backlog_end, (unsigned long long)d->backlog_peak);
+	if (d->drained)
+		fprintf(out, "%.3f", d->drain_s);
+	else
+		fputs("null", out);
+	double gib = (double)(d->guest_wr + d->guest_rd) / EX_GIB;
+	fprintf(out, ",\"dom0_cpu_s\":%.6f,\"dom0_cpu_s_per_gib\":", ex_dom0_cpu_s(d));
+	put_num(out, gib > 0 ? ex_dom0_cpu_s(d) / gib : NAN);
+	fprintf(out, ",\"dom0_cpu_s_drain\":%.6f,\"dom0_cpu_s_per_gib_with_drain\":",
+	        (double)d->after_cpu_ns / 1e9);
+	put_num(out, gib > 0 ? ex_cpu_s_per_gib(d) : NAN);
+	fputs(",\"path\":", out);
+	json_put_string(out, ex_path_kind(d));
+	fprintf(out, ",\"guest_wr_rate_bytes_per_s\":%.0f,\"end_to_end_wr_rate_bytes_per_s\":%.0f",
+	        ex_guest_wr_rate(ex, d), ex_end_to_end_wr_rate(ex, d));
+	fputs(",\"layers\":[", out);
+	for (size_t i = 0; i < d->n_layers; i++) {
+		const struct ex_layer *l = &d->layers[i];
+		fprintf(out, "%s{%s", i ? "," : "", l->is_file ? "\"file\":" : "\"dev\":");
+		json_put_string(out, l->is_file ? d->file : l->name);
+		fprintf(out, ",\"role\":\"%s\",\"leaf\":%s,\"rd_bytes\":%llu,\"wr_bytes\":%llu}",
+		        model_role_name(l->role), l->is_leaf ? "true" : "false",
+		        (unsigned long long)l->rd_bytes, (unsigned long long)l->wr_bytes);
+	}
+	fputs("]}", out);
+}
+
+static void put_claim(FILE *out, const struct ex_claim *c)
+{
+	fputs("{\"file\":", out);
+	json_put_string(out, c->fig.file);
+	fputs(",\"tool\":", out);
+	json_put_string(out, c->fig.tool);
+	fprintf(out, ",\"domid\":%u,\"direction\":\"%s\",\"bytes\":%llu,\"seconds\":", c->domid,
+	        c->write ? "write" : "read", (unsigned long long)c->bytes);
+	put_num(out, c->seconds > 0 ? c->seconds : NAN);
+	fputs(",\"rate_bytes_per_s\":", out);
+	put_num(out, c->rate_bps > 0 ? round(c->rate_bps) : NAN);
+	fprintf(out, ",\"observed_guest_bytes\":%llu,\"observed_phys_bytes\":%llu,\"inflation\":",
+	        (unsigned long long)c->observed_guest, (unsigned long long)c->observed_phys);
+	put_num(out, c->inflation >= 0 ? c->inflation : NAN);
+	fputs("}", out);
+}
+
+static void put_verdict(FILE *out, const struct ex_verdict *v)
+{
+	fprintf(out, "{\"id\":\"%s\",\"domid\":", v->id);
+	if (v->domid == EX_NO_DOMAIN)
+		fputs("null", out);
+	else
+		fprintf(out, "%u", v->domid);
+	fputs(",\"share\":", out);
+	put_num(out, round(v->share * 10000) / 10000);
+	fputs(",\"figures\":{", out);
+	for (size_t i = 0; i < v->n_figures; i++) {
+		const struct ex_figure *f = &v->figures[i];
+		fprintf(out, "%s\"%s\":", i ? "," : "", f->key);
+		if (f->null)
+			fputs("null", out);
+		else if (f->str[0])
+			json_put_string(out, f->str);
+		else
+			put_num(out, f->value);
+	}
+	fputs("},\"evidence\":[", out);
+	for (size_t i = 0; i < v->n_evidence; i++) {
+		fputs(i ? "," : "", out);
+		json_put_string(out, v->evidence[i]);
+	}
+	fputs("],\"text\":", out);
+	json_put_string(out, v->text);
+	fputs("}", out);
+}
+
+void report_json_object(FILE *out, const struct explain *ex)
+{
+	fputs("{", out);
+	put_window(out, ex);
+	fputs(",\"domains\":[", out);
+	for (size_t i = 0; i < ex->n_doms; i++) {
+		fputs(i ? "," : "", out);
+		put_domain(out, ex, &ex->doms[i]);
+	}
+	fputs("],\"marks\":[", out);
+	for (size_t i = 0; i < ex->n_marks; i++) {
+		fprintf(out, "%s{\"t\":%.3f,\"label\":", i ? "," : "", ex->marks[i].t);
+		json_put_string(out, ex->marks[i].label);
+		fputs(",\"origin\":", out);
+		json_put_string(out, ex->marks[i].origin);
+		fputs("}", out);
+	}
+	fputs("],\"claims\":[", out);
+	for (size_t i = 0; i < ex->n_claims; i++) {
+		fputs(i ? "," : "", out);
+		put_claim(out, &ex->claims[i]);
+	}
+	fputs("],\"verdicts\":[", out);
+	for (size_t i = 0; i < ex->n_verdicts; i++) {
+		fputs(i ? "," : "", out);
+		put_verdict(out, &ex->verdicts[i]);
+	}
+	fputs("]}", out);
+}
+
+int report_json(FILE *out, const struct explain *ex)
+{
+	report_json_object(out, ex);
+	fputc('\n', out);
+	return ferror(out) ? -1 : 0;
+}
+
+static void put_side(FILE *out, const struct ex_side *s)
+{
+	fputs("{\"file\":", out);
+	json_put_string(out, s->ex->file);
+	fprintf(out, ",\"domid\":%u,\"name\":", s->dom->domid);
+	json_put_string(out, s->dom->name);
+	fprintf(out,
+	        ",\"bytes\":%.0f,\"rate_bytes_per_s\":%.0f,\"seen_s_per_gib\":%.4f,"
+	        "\"true_s_per_gib\":%.4f,\"hidden_s_per_gib\":%.4f,\"dom0_cpu_s_per_gib\":%.4f}",
+	        s->bytes, s->rate_bps, s->seen_s_per_gib, s->true_s_per_gib, s->hidden_s_per_gib,
+	        s->cpu_s_per_gib);
+}
+
+int report_compare_json(FILE *out, const struct ex_compare *c)
+{
+	fputs("{\"a\":", out);
+	report_json_object(out, c->a.ex);
+	fputs(",\"b\":", out);
+	report_json_object(out, c->b.ex);
+	fputs(",\"comparison\":{\"a\":", out);
+	put_side(out, &c->a);
+	fputs(",\"b\":", out);
+	put_side(out, &c->b);
+	fprintf(out,
+	        ",\"direction\":\"%s\",\"ratio\":%.4f,\"difference_s_per_gib\":%.4f,\"causes\":[",
+	        c->reads ? "read" : "write", c->ratio, c->difference_s_per_gib);
+	for (size_t i = 0; i < c->n_causes; i++) {
+		fprintf(out,
+		        "%s{\"rank\":%zu,\"id\":\"%s\",\"s_per_gib\":%.4f,\"share\":%.4f,\"text\":",
+		        i ? "," : "", i + 1, c->causes[i].id, c->causes[i].s_per_gib,
+		        c->causes[i].share);
+		json_put_string(out, c->causes[i].text);
+		fputs("}", out);
+	}
+	fputs("],\"text\":", out);
+	json_put_string(out, c->text);
+	fputs("}}\n", out);
+	return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,186 @@
+/* report_text.c - an explained window as text for a mailing-list reply: the window, the
+ * host, a table of domains, then the verdicts ranked, wrapped at 78 columns. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/sanitize.h"
+#include "explain/report.h"
+#include "explain/verdicts.h"
+
+#define WIDTH 78
+
+/* text (already sanitized) word-wrapped at WIDTH, each line led by indent. */
+static void wrap(FILE *out, const char *indent, const char *text)
+{
+	size_t col = 0, ind = strlen(indent);
+	const char *p = text;
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		size_t word = strcspn(p, " ");
+		if (!word)
+			break;
+		if (col && col + 1 + word > WIDTH) {
+			fputc('\n', out);
+			col = 0;
+		}
+		if (!col) {
+			fputs(indent, out);
+			col = ind;
+		} else {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(p, 1, word, out);
+		col += word;
+		p += word;
+	}
+	if (col)
+		fputc('\n', out);
+}
+
+static void mib(FILE *out, uint64_t b)
+{
+	fprintf(out, " %7.0f", (double)b / EX_MIB);
+}
+
+static void header(FILE *out, const struct explain *ex)
+{
+	char file[2048], from[1024], to[1024];
+	sanitize_text(ex->file, file, sizeof(file));
+	sanitize_text(ex->win.from_label[0] ? ex->win.from_label : "(sample)", from, sizeof(from));
+	sanitize_text(ex->win.to_label[0] ? ex->win.to_label : "(sample)", to, sizeof(to));
+	fprintf(out, "xiotop explain %s\n", file);
+	char line[4096];
+	snprintf(line, sizeof(line),
+	         "window: %.2f s, from \"%s\" to \"%s\" (samples %zu..%zu, every %.1f s); "
+	         "recorded %.1f s after it.",
+	         ex->win.seconds, from, to, ex->win.first, ex->win.last, ex->win.interval_s,
+	         ex->win.recorded_after_s);
+	wrap(out, "", line);
+	const struct ex_host *h = &ex->host;
+	char kernel[300];
+	sanitize_text(h->kernel, kernel, sizeof(kernel));
+	snprintf(line, sizeof(line),
+	         "host: kernel %s, %ld CPUs, dom0 memory %.1f GiB, vm.dirty_ratio %s, "
+	         "vm.dirty_background_ratio %s%s.",
+	         kernel[0] ? kernel : "?", h->cpu_count, (double)h->mem_total_kb / 1048576.0,
+	         h->dirty_ratio[0] ? h->dirty_ratio : "?",
+	         h->dirty_background_ratio[0] ? h->dirty_background_ratio : "?",
+	         h->lost_events ? " (events were lost: figures are low)" : "");
+	wrap(out, "", line);
+	fputc('\n', out);
+}
+
+static void domain_table(FILE *out, const struct explain *ex)
+{
+	fprintf(out, "%-14s %7s %7s %7s %7s %7s %7s %6s %6s\n", "domain, MiB", "guestwr", "guestrd",
+	        "phys wr", "phys rd", "2xcount", "backlog", "drain", "CPU/G");
+	for (size_t i = 0; i < ex->n_doms; i++) {
+		const struct ex_domain *d = &ex->doms[i];
+		if (!(d->guest_wr + d->guest_rd + d->phys_wr + d->phys_rd + d->cpu_ns))
+			continue; /* idle in the window: in the JSON only */
+		char name[XS_NAME_MAX * 4], label[300];
+		sanitize_text(d->name, name, sizeof(name));
+		snprintf(label, sizeof(label), "%u %s", d->domid, name);
+		fprintf(out, "%-14.14s", label);
+		mib(out, d->guest_wr);
+		mib(out, d->guest_rd);
+		mib(out, d->phys_wr);
+		mib(out, d->phys_rd);
+		mib(out, d->double_counted);
+		mib(out, d->backlog_end);
+		if (d->drained)
+			fprintf(out, " %5.1fs", d->drain_s);
+		else
+			fprintf(out, " %6s", ex->host.has_dirty ? "never" : "?");
+		fprintf(out, " %6.2f\n", ex_cpu_s_per_gib(d));
+	}
+	fputs("(drain: seconds after the window until its dirty backlog was on disk;\n"
+	      " CPU/G: dom0 CPU seconds per GiB the guest moved, the drain's included)\n\n",
+	      out);
+}
+
+static void figures(FILE *out, const struct ex_verdict *v)
+{
+	char line[4096] = "figures:";
+	size_t used = strlen(line);
+	for (size_t i = 0; i < v->n_figures && used < sizeof(line) - 80; i++) {
+		const struct ex_figure *f = &v->figures[i];
+		int n;
+		if (f->null)
+			n = snprintf(line + used, sizeof(line) - used, " %s=null", f->key);
+		else if (f->str[0])
+			n = snprintf(line + used, sizeof(line) - used, " %s=\"%s\"", f->key,
+			             f->str);
+		else if (f->value == (double)(long long)f->value)
+			n = snprintf(line + used, sizeof(line) - used, " %s=%lld", f->key,
+			             (long long)f->value);
+		else
+			n = snprintf(line + used, sizeof(line) - used, " %s=%.4g", f->key,
+			             f->value);
+		if (n > 0)
+			used += (size_t)n;
+	}
+	wrap(out, "     ", line);
+	char ev[1024] = "evidence:";
+	for (size_t i = 0; i < v->n_evidence; i++)
+		snprintf(ev + strlen(ev), sizeof(ev) - strlen(ev), "%s %s", i ? "," : "",
+		         v->evidence[i]);
+	wrap(out, "     ", ev);
+}
+
+static void verdicts(FILE *out, const struct explain *ex)
+{
+	fputs("Verdicts, ranked by the share of the discrepancy each accounts for:\n\n", out);
+	for (size_t i = 0; i < ex->n_verdicts; i++) {
+		const struct ex_verdict *v = &ex->verdicts[i];
+		char head[160];
+		if (v->domid == EX_NO_DOMAIN)
+			snprintf(head, sizeof(head), "%2zu. %s, share %.0f %%", i + 1, v->id,
+			         v->share * 100);
+		else
+			snprintf(head, sizeof(head), "%2zu. %s, domain %u, share %.0f %%", i + 1,
+			         v->id, v->domid, v->share * 100);
+		fprintf(out, "%s\n", head);
+		wrap(out, "     ", v->text);
+		figures(out, v);
+		fputc('\n', out);
+	}
+	if (!ex->n_verdicts)
+		fputs("   none: no domain moved 1 MiB in the window.\n", out);
+}
+
+int report_text(FILE *out, const struct explain *ex)
+{
+	header(out, ex);
+	domain_table(out, ex);
+	verdicts(out, ex);
+	return ferror(out) ? -1 : 0;
+}
+
+int report_compare_text(FILE *out, const struct ex_compare *c)
+{
+	char a[160], b[160], fa[1024], fb[1024];
+	sanitize_text(c->a.ex->file, fa, sizeof(fa));
+	sanitize_text(c->b.ex->file, fb, sizeof(fb));
+	char line[2600];
+	snprintf(line, sizeof(line), "xiotop explain: A = %s in %s, B = %s in %s",
+	         ex_dom_label(c->a.dom, a, sizeof(a)), fa, ex_dom_label(c->b.dom, b, sizeof(b)),
+	         fb);
+	wrap(out, "", line);
+	fputc('\n', out);
+	wrap(out, "", c->text);
+	fputs("\nCauses of the difference, ranked by the share of it each explains:\n", out);
+	for (size_t i = 0; i < c->n_causes; i++) {
+		const struct ex_cause *k = &c->causes[i];
+		fprintf(out, "%2zu. %s: %+.2f s per GiB, share %.0f %%\n", i + 1, k->id,
+		        k->s_per_gib, k->share * 100);
+		wrap(out, "     ", k->text);
+	}
+	fputs("\n==== A ====\n", out);
+	report_text(out, c->a.ex);
+	fputs("==== B ====\n", out);
+	report_text(out, c->b.ex);
+	return ferror(out) ? -1 : 0;
+}

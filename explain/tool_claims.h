@@ -1,0 +1,23 @@
+/* tool_claims.h - where a benchmark's own figures plug in: explain_add_claim().
+ *
+ * Contract: a claim is what the tool printed (struct claim_figures in explain.h: tool,
+ * bytes, seconds and rate per direction, and the domain it ran in, "" for the busiest
+ * one). explain_add_claim() resolves the domain and sets each direction the tool
+ * reported against what dom0 saw for that domain in the window (writes: including the
+ * drain after it), giving one row of claims[] per direction. Call it after
+ * explain_collect() and explain_keep_domains(), before explain_verdicts(), which turns
+ * each row into a `claim` verdict. The parsers that fill claim_figures from the tools'
+ * output files live elsewhere; this file does not read files.
+ */
+#ifndef XIOTOP_EXPLAIN_TOOL_CLAIMS_H
+#define XIOTOP_EXPLAIN_TOOL_CLAIMS_H
+
+#include <stddef.h>
+
+#include "explain/explain.h"
+
+/* 0, or -1 with one sentence in err naming c->file (unknown domain, no figures, too many
+ * claims). */
+int explain_add_claim(struct explain *ex, const struct claim_figures *c, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,192 @@
+/* verdict_util.c - what every verdict needs: a verdict slot, its figures and evidence,
+ * text, number formats, names; and explain_verdicts(), which runs and ranks them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sanitize.h"
+#include "explain/verdicts.h"
+
+struct ex_verdict *ex_verdict_new(struct explain *ex, const char *id, uint32_t domid)
+{
+	if (ex->n_verdicts == EX_MAX_VERDICTS)
+		return NULL;
+	struct ex_verdict *v = &ex->verdicts[ex->n_verdicts++];
+	memset(v, 0, sizeof(*v));
+	v->id = id;
+	v->domid = domid;
+	return v;
+}
+
+static struct ex_figure *new_fig(struct ex_verdict *v, const char *key)
+{
+	if (v->n_figures == EX_MAX_FIGURES)
+		return NULL;
+	struct ex_figure *f = &v->figures[v->n_figures++];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->key, sizeof(f->key), "%s", key);
+	return f;
+}
+
+void ex_fig(struct ex_verdict *v, const char *key, double value)
+{
+	struct ex_figure *f = new_fig(v, key);
+	if (f)
+		f->value = value;
+}
+
+void ex_fig_null(struct ex_verdict *v, const char *key)
+{
+	struct ex_figure *f = new_fig(v, key);
+	if (f)
+		f->null = true;
+}
+
+void ex_fig_str(struct ex_verdict *v, const char *key, const char *value)
+{
+	struct ex_figure *f = new_fig(v, key);
+	if (f)
+		snprintf(f->str, sizeof(f->str), "%s", value[0] ? value : "-");
+}
+
+void ex_evidence(struct ex_verdict *v, const char *counter)
+{
+	if (v->n_evidence < EX_MAX_EVIDENCE)
+		v->evidence[v->n_evidence++] = counter;
+}
+
+void ex_say(struct ex_verdict *v, const char *fmt, ...)
+{
+	size_t used = strlen(v->text);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(v->text + used, sizeof(v->text) - used, fmt, ap);
+	va_end(ap);
+}
+
+const char *ex_dom_label(const struct ex_domain *d, char *buf, size_t len)
+{
+	char name[XS_NAME_MAX * 4];
+	sanitize_text(d->name, name, sizeof(name));
+	if (name[0])
+		snprintf(buf, len, "%s (domain %u)", name, d->domid);
+	else
+		snprintf(buf, len, "domain %u", d->domid);
+	return buf;
+}
+
+const char *ex_bytes(double b, char *buf, size_t len)
+{
+	if (b >= EX_GIB)
+		snprintf(buf, len, "%.2f GiB", b / EX_GIB);
+	else if (b >= EX_MIB)
+		snprintf(buf, len, "%.1f MiB", b / EX_MIB);
+	else if (b >= 1024)
+		snprintf(buf, len, "%.0f KiB", b / 1024);
+	else
+		snprintf(buf, len, "%.0f bytes", b);
+	return buf;
+}
+
+const char *ex_rate(double bps, char *buf, size_t len)
+{
+	if (bps >= EX_GIB)
+		snprintf(buf, len, "%.2f GiB/s", bps / EX_GIB);
+	else
+		snprintf(buf, len, "%.1f MiB/s", bps / EX_MIB);
+	return buf;
+}
+
+static bool has_loop_layer(const struct ex_domain *d)
+{
+	for (size_t i = 0; i < d->n_layers; i++)
+		if (!strncmp(d->layers[i].name, "loop", 4))
+			return true;
+	return false;
+}
+
+const char *ex_path_kind(const struct ex_domain *d)
+{
+	if (d->via_wr[XIOTOP_VIA_FILEIO] + d->via_rd[XIOTOP_VIA_FILEIO] ||
+	    d->cpu_ns_by_role[XS_CPU_DEVICE_MODEL] || !strcmp(d->kind, "qdisk"))
+		return "qemu";
+	bool file = d->via_wr[XIOTOP_VIA_INODE] + d->via_wr[XIOTOP_VIA_LOOPWORK] +
+	                d->via_rd[XIOTOP_VIA_LOOPWORK] ||
+	            has_loop_layer(d);
+	bool part = d->via_wr[XIOTOP_VIA_PART] + d->via_rd[XIOTOP_VIA_PART] > 0;
+	bool dm = d->via_wr[XIOTOP_VIA_REMAP] + d->via_rd[XIOTOP_VIA_REMAP] > 0;
+	if (file && part)
+		return "file via loop, partition";
+	if (file)
+		return "file via loop";
+	if (part)
+		return "phy partition";
+	if (dm)
+		return "phy dm";
+	return "phy";
+}
+
+const char *ex_leaf_names(const struct ex_domain *d, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < d->n_layers; i++) {
+		const struct ex_layer *l = &d->layers[i];
+		if (!l->is_leaf || l->is_file || !l->name[0] || strstr(buf, l->name))
+			continue;
+		char name[128];
+		sanitize_text(l->name, name, sizeof(name));
+		int n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", name);
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += (size_t)n;
+	}
+	if (!buf[0])
+		snprintf(buf, len, "a disk");
+	return buf;
+}
+
+static const char *const order[] = {"page_cache_inflation",
+                                    "double_counting",
+                                    "dom0_cpu_cost",
+                                    "read_cache",
+                                    "test_size_vs_memory",
+                                    "path",
+                                    "claim"};
+
+static int order_of(const char *id)
+{
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (!strcmp(order[i], id))
+			return (int)i;
+	return 99;
+}
+
+static int by_share(const void *a, const void *b)
+{
+	const struct ex_verdict *x = a, *y = b;
+	if (x->share != y->share)
+		return x->share > y->share ? -1 : 1;
+	if (order_of(x->id) != order_of(y->id))
+		return order_of(x->id) - order_of(y->id);
+	return x->domid < y->domid ? -1 : x->domid > y->domid;
+}
+
+void explain_verdicts(struct explain *ex)
+{
+	ex->n_verdicts = 0;
+	for (size_t i = 0; i < ex->n_doms; i++) {
+		const struct ex_domain *d = &ex->doms[i];
+		if (d->guest_wr + d->guest_rd < EX_ACTIVE_BYTES)
+			continue;
+		verdict_page_cache_inflation(ex, d);
+		verdict_double_counting(ex, d);
+		verdict_dom0_cpu_cost(ex, d);
+		verdict_read_cache(ex, d);
+		verdict_test_size_vs_memory(ex, d);
+		verdict_path(ex, d);
+	}
+	for (size_t i = 0; i < ex->n_claims; i++)
+		verdict_claim(ex, &ex->claims[i]);
+	qsort(ex->verdicts, ex->n_verdicts, sizeof(ex->verdicts[0]), by_share);
+}

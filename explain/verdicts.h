@@ -1,0 +1,61 @@
+/* verdicts.h - the verdicts on one window, each a function of struct explain.
+ *
+ * Contract: explain_verdicts() runs every verdict on every domain that moved at least
+ * 1 MiB through its guest in the window (and on each claim), fills ex->verdicts and
+ * ranks them by share, largest first. A verdict holds its figures (numbers, null when
+ * unknown), the counters it used (evidence) and a text a Xen storage expert would post,
+ * with the numbers; domain names in it are sanitized. Shares are fractions in 0..1 of
+ * the discrepancy each verdict is about:
+ *   page_cache_inflation  the part of the real time (window + drain) the guest did not
+ *                         see: 1 - end-to-end rate / guest-visible rate;
+ *   double_counting       the part of vmstat bo that is not physical I/O;
+ *   dom0_cpu_cost         the part of its dom0 CPU per GiB the cheapest domain's path
+ *                         does not spend (0 for the cheapest);
+ *   read_cache            the part of guest reads no disk served;
+ *   test_size_vs_memory   the page-cache inflation's share times the part of the bytes
+ *                         written that sat in dom0's cache at once (peak backlog / bytes
+ *                         written; the dirty limit when unknown): the test's size is why
+ *                         the cache could hide that much;
+ *   path                  0 on one window (what each layer adds; compare.h shares it);
+ *   claim                 1 - what reached a disk / what the tool claims.
+ */
+#ifndef XIOTOP_EXPLAIN_VERDICTS_H
+#define XIOTOP_EXPLAIN_VERDICTS_H
+
+#include <stdarg.h>
+
+#include "explain/explain.h"
+
+#define EX_ACTIVE_BYTES (1024 * 1024) /* a domain with less guest I/O is not judged */
+
+void explain_verdicts(struct explain *ex);
+
+/* Each verdict: adds at most one verdict for d (or the claim) to ex. */
+void verdict_page_cache_inflation(struct explain *ex, const struct ex_domain *d);
+void verdict_double_counting(struct explain *ex, const struct ex_domain *d);
+void verdict_read_cache(struct explain *ex, const struct ex_domain *d);
+void verdict_dom0_cpu_cost(struct explain *ex, const struct ex_domain *d);
+void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d);
+void verdict_path(struct explain *ex, const struct ex_domain *d);
+void verdict_claim(struct explain *ex, const struct ex_claim *c);
+
+/* ---- helpers for verdicts (verdict_util.c) ---- */
+/* A new verdict in ex (NULL when full). */
+struct ex_verdict *ex_verdict_new(struct explain *ex, const char *id, uint32_t domid);
+void ex_fig(struct ex_verdict *v, const char *key, double value);
+void ex_fig_null(struct ex_verdict *v, const char *key);
+void ex_fig_str(struct ex_verdict *v, const char *key, const char *value);
+void ex_evidence(struct ex_verdict *v, const char *counter);
+/* Appends to v->text (printf-style). */
+void ex_say(struct ex_verdict *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "guest1 (domain 1)", sanitized. */
+const char *ex_dom_label(const struct ex_domain *d, char *buf, size_t len);
+/* "256 MiB", "1.50 GiB", "512 KiB"; "12.3 MiB/s". */
+const char *ex_bytes(double bytes, char *buf, size_t len);
+const char *ex_rate(double bytes_per_s, char *buf, size_t len);
+/* The domain's main path in a few words ("file via loop", "qemu", "phy"). */
+const char *ex_path_kind(const struct ex_domain *d);
+/* The leaf devices of d, sanitized, comma-separated ("zram1"); "a disk" if none. */
+const char *ex_leaf_names(const struct ex_domain *d, char *buf, size_t len);
+
+#endif

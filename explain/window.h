@@ -1,0 +1,30 @@
+/* window.h - the interval loop's sink that accumulates one window of a recording per
+ * domain (explain.h's struct ex_domain), and keeps watching after the window's end until
+ * each domain's dirty backlog has drained.
+ *
+ * Contract: the sink is handed samples first..N-1 of a recording in order (window
+ * [first, last], then the tail). Intervals ending at samples first+1..last are the
+ * window's; later ones count toward a domain's drain (phys bytes, vmstat, CPU) until its
+ * dirty backlog falls to max(1 MiB, 1 % of what it was at the window's end), and feed
+ * the chart series to the end. Domains are created for what the window shows only.
+ */
+#ifndef XIOTOP_EXPLAIN_WINDOW_H
+#define XIOTOP_EXPLAIN_WINDOW_H
+
+#include "core/loop.h"
+#include "explain/explain.h"
+
+struct ex_window_sink {
+	struct explain *ex;
+	size_t next_sample;    /* index of the sample the next interval ends at */
+	struct xs_layer *prev; /* the previous sample's layers, for per-rule deltas */
+	size_t n_prev;
+	int failed;                /* ENOMEM seen */
+	uint64_t *drain_threshold; /* per domain, set at the window's end */
+};
+
+struct interval_sink ex_window_sink(struct ex_window_sink *w);
+/* Frees what the sink kept (not ex). */
+void ex_window_sink_done(struct ex_window_sink *w);
+
+#endif

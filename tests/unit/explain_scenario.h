@@ -1,0 +1,257 @@
+/* explain_scenario.h - builds recordings for explain's tests: domains on a path (phy,
+ * file via loop, qemu) whose per-second guest, physical, dirty and CPU figures a test
+ * gives, turned into cumulative samples written through the recorder (rec_create /
+ * rec_append), with wrap or labelled marks. Header-only: included by test_explain*.c. */
+#ifndef XIOTOP_TEST_EXPLAIN_SCENARIO_H
+#define XIOTOP_TEST_EXPLAIN_SCENARIO_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "explain/explain.h"
+#include "explain/verdicts.h"
+#include "record/record.h"
+
+#define MiB  (1024ull * 1024)
+#define GiB  (1024ull * MiB)
+#define LEAF ((8u << 20) | 0) /* sda: the host disk */
+#define T0   1714560000000000000ll
+
+enum sc_path { SC_PHY, SC_FILE, SC_QEMU, SC_PART };
+
+struct sc_dom {
+	uint32_t domid;
+	const char *name, *file;
+	enum sc_path path;
+	uint64_t mem_bytes;
+	/* cumulative */
+	uint64_t guest_wr, guest_rd, phys_wr, phys_rd, dirtied, written_back;
+	uint64_t cpu_ns[XS_CPU_ROLES];
+};
+
+/* What one domain did in one second. */
+struct sc_step {
+	uint64_t guest_wr, guest_rd, phys_wr, phys_rd, dirtied, written_back;
+	uint64_t cpu_ns[XS_CPU_ROLES];
+};
+
+struct scenario {
+	struct rec_writer *w;
+	struct sc_dom doms[4];
+	size_t n_doms;
+	unsigned n; /* samples written */
+	uint64_t pgpgout_kb, unattr_wr;
+};
+
+static uint32_t sc_backend_dev(const struct sc_dom *d)
+{
+	return d->path == SC_PHY ? ((252u << 20) | d->domid) : ((7u << 20) | d->domid);
+}
+
+static void sc_layer(struct xs_sample *s, uint32_t domid, uint32_t dev, uint32_t via, uint64_t wr,
+                     uint64_t rd)
+{
+	struct xs_layer l = {.domid = domid, .dev = dev, .via = via};
+	l.io.wr_bytes = wr;
+	l.io.rd_bytes = rd;
+	l.io.wr_ios = wr / 65536;
+	l.io.rd_ios = rd / 65536;
+	sample_add_layer(s, &l);
+}
+
+static void sc_dev(struct xs_sample *s, uint32_t dev, const char *name, bool leaf)
+{
+	struct xs_dev d = {.dev = dev, .is_leaf = leaf};
+	snprintf(d.name, sizeof(d.name), "%s", name);
+	sample_add_dev(s, &d);
+}
+
+/* The domain's layers as the tracer would charge them. */
+static void sc_dom_layers(struct xs_sample *s, const struct sc_dom *d)
+{
+	uint32_t be = sc_backend_dev(d);
+	char name[32];
+	switch (d->path) {
+	case SC_PHY: /* the backend device is the leaf: guest bytes are physical bytes */
+		snprintf(name, sizeof(name), "zram%u", d->domid);
+		sc_dev(s, be, name, true);
+		sc_layer(s, d->domid, be, XIOTOP_VIA_DEV, d->guest_wr, d->guest_rd);
+		break;
+	case SC_FILE:
+	case SC_PART:
+		snprintf(name, sizeof(name), d->path == SC_PART ? "loop%up1" : "loop%u", d->domid);
+		sc_dev(s, be, name, false);
+		sc_layer(s, d->domid, be, XIOTOP_VIA_DEV, d->guest_wr, d->guest_rd);
+		if (d->path == SC_PART) {
+			snprintf(name, sizeof(name), "loop%u", d->domid);
+			sc_dev(s, be + 100, name, false);
+			sc_layer(s, d->domid, be + 100, XIOTOP_VIA_PART, d->guest_wr, d->guest_rd);
+		}
+		sc_layer(s, d->domid, LEAF, XIOTOP_VIA_INODE, d->phys_wr, d->phys_rd);
+		break;
+	case SC_QEMU: /* qemu's reads and writes of the image, then its bios below the file */
+		sc_layer(s, d->domid, 0, XIOTOP_VIA_FILEIO, d->guest_wr, d->guest_rd);
+		sc_layer(s, d->domid, LEAF, XIOTOP_VIA_DMTASK, d->phys_wr, d->phys_rd);
+		break;
+	}
+}
+
+static void sc_append(struct scenario *sc)
+{
+	struct xs_sample s;
+	memset(&s, 0, sizeof(s));
+	s.realtime_ns = T0 + (int64_t)sc->n * 1000000000;
+	s.monotonic_ns = 9000000000ull + sc->n * 1000000000ull;
+	s.has_cpu = s.has_dirty = true;
+	snprintf(s.hooks, sizeof(s.hooks), "block_bio_queue writeback_dirty_folio sched_switch");
+	sc_dev(&s, LEAF, "sda", true);
+	uint64_t leaf_wr = sc->unattr_wr, leaf_rd = 0;
+	for (size_t i = 0; i < sc->n_doms; i++) {
+		const struct sc_dom *d = &sc->doms[i];
+		struct xs_domain info = {
+		    .domid = d->domid, .generation = 1, .mem_bytes = d->mem_bytes};
+		snprintf(info.name, sizeof(info.name), "%s", d->name);
+		snprintf(info.kind, sizeof(info.kind), d->path == SC_QEMU ? "qdisk" : "vbd");
+		snprintf(info.file, sizeof(info.file), "%s", d->file ? d->file : "");
+		sample_add_domain(&s, &info);
+		sc_dom_layers(&s, d);
+		struct xs_dom_counters c = {.domid = d->domid, .guest_cpu_ns = -1};
+		memcpy(c.cpu_ns, d->cpu_ns, sizeof(c.cpu_ns));
+		c.dirtied_bytes = d->dirtied;
+		c.written_back_bytes = d->written_back;
+		sample_add_counters(&s, &c);
+		if (d->path != SC_PHY) {
+			leaf_wr += d->phys_wr;
+			leaf_rd += d->phys_rd;
+		}
+	}
+	sc_layer(&s, XIOTOP_DOM_NONE, LEAF, XIOTOP_VIA_NONE, sc->unattr_wr, 0);
+	s.vmstat_pgpgout_kb = sc->pgpgout_kb;
+	struct xs_disk disk = {.dev = LEAF, .rd_bytes = leaf_rd, .wr_bytes = leaf_wr};
+	snprintf(disk.name, sizeof(disk.name), "sda");
+	sample_add_disk(&s, &disk);
+	struct rec_error err;
+	if (rec_append(sc->w, &s, &err)) {
+		fprintf(stderr, "rec_append: %s\n", err.msg);
+		abort();
+	}
+	sample_free(&s);
+	sc->n++;
+}
+
+static void sc_open(struct scenario *sc, const char *path, uint64_t dom0_mem_kb)
+{
+	memset(sc, 0, sizeof(*sc));
+	struct rec_host_facts f;
+	memset(&f, 0, sizeof(f));
+	snprintf(f.kernel_release, sizeof(f.kernel_release), "6.1.0-test");
+	snprintf(f.hostname, sizeof(f.hostname), "dom0");
+	f.cpu_count = 4;
+	f.mem_total_kb = dom0_mem_kb;
+	static const char *const names[REC_DIRTY_SYSCTLS] = {"vm.dirty_ratio",
+	                                                     "vm.dirty_background_ratio",
+	                                                     "vm.dirty_bytes",
+	                                                     "vm.dirty_background_bytes",
+	                                                     "vm.dirty_expire_centisecs",
+	                                                     "vm.dirty_writeback_centisecs"};
+	static const char *const values[REC_DIRTY_SYSCTLS] = {"20", "10", "0", "0", "3000", "500"};
+	for (int i = 0; i < REC_DIRTY_SYSCTLS; i++) {
+		f.dirty[i].name = names[i];
+		snprintf(f.dirty[i].value, sizeof(f.dirty[i].value), "%s", values[i]);
+	}
+	struct rec_error err;
+	sc->w = rec_create(path, &f, &err);
+	if (!sc->w) {
+		fprintf(stderr, "rec_create: %s\n", err.msg);
+		abort();
+	}
+}
+
+static struct sc_dom *sc_add_dom(struct scenario *sc, uint32_t domid, const char *name,
+                                 enum sc_path path, const char *file, uint64_t mem)
+{
+	struct sc_dom *d = &sc->doms[sc->n_doms++];
+	memset(d, 0, sizeof(*d));
+	d->domid = domid;
+	d->name = name;
+	d->path = path;
+	d->file = file;
+	d->mem_bytes = mem;
+	return d;
+}
+
+/* One second of d's activity (before sc_append). vmstat counts what was submitted. */
+static void sc_step(struct scenario *sc, struct sc_dom *d, const struct sc_step *st)
+{
+	d->guest_wr += st->guest_wr;
+	d->guest_rd += st->guest_rd;
+	d->phys_wr += d->path == SC_PHY ? st->guest_wr : st->phys_wr;
+	d->phys_rd += d->path == SC_PHY ? st->guest_rd : st->phys_rd;
+	d->dirtied += st->dirtied;
+	d->written_back += st->written_back;
+	for (int r = 0; r < XS_CPU_ROLES; r++)
+		d->cpu_ns[r] += st->cpu_ns[r];
+	uint64_t vm = d->path == SC_PHY    ? st->guest_wr
+	              : d->path == SC_QEMU ? st->phys_wr
+	                                   : st->guest_wr + st->phys_wr;
+	sc->pgpgout_kb += vm / 1024;
+}
+
+/* A mark at sample time + offset_s. */
+static void sc_mark(struct scenario *sc, const char *label, double at_s, const char *origin,
+                    int exit_status)
+{
+	struct rec_error err;
+	if (rec_add_mark_from(sc->w, label, T0 + (int64_t)(at_s * 1e9), origin, exit_status, &err))
+		abort();
+}
+
+static void sc_close(struct scenario *sc)
+{
+	struct rec_error err;
+	if (rec_close(sc->w, &err))
+		abort();
+}
+
+static const struct ex_verdict *sc_verdict(const struct explain *ex, const char *id, uint32_t domid)
+{
+	for (size_t i = 0; i < ex->n_verdicts; i++)
+		if (!strcmp(ex->verdicts[i].id, id) && ex->verdicts[i].domid == domid)
+			return &ex->verdicts[i];
+	return NULL;
+}
+
+static double sc_fig(const struct ex_verdict *v, const char *key)
+{
+	for (size_t i = 0; v && i < v->n_figures; i++)
+		if (!strcmp(v->figures[i].key, key))
+			return v->figures[i].null ? -1 : v->figures[i].value;
+	return -2;
+}
+
+static const char *sc_fig_str(const struct ex_verdict *v, const char *key)
+{
+	for (size_t i = 0; v && i < v->n_figures; i++)
+		if (!strcmp(v->figures[i].key, key))
+			return v->figures[i].str;
+	return "";
+}
+
+/* A recording explained: open, collect (from/to NULL: default window), verdicts. */
+static int sc_explain(const char *path, const char *from, const char *to, struct explain *ex,
+                      struct rec_reader **r, struct rec_error *err)
+{
+	*r = rec_open(path, err);
+	if (!*r)
+		return -1;
+	if (explain_collect(*r, from, to, ex, err)) {
+		rec_reader_close(*r);
+		*r = NULL;
+		return -1;
+	}
+	explain_verdicts(ex);
+	return 0;
+}
+
+#endif

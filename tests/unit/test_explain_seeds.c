@@ -1,0 +1,319 @@
+/* test_explain_seeds.c - explain on recordings built through the recorder for seeds 000
+ * (dom0 dd vs domU dd on a file image vs bonnie++: double counting, a 2 GiB bonnie on a
+ * 1 GiB dom0, reads from dom0's cache; dd's own figures as a claim), 003 (an LV guest's dd
+ * "faster than dom0": the guest's own cache, seen through the claim), 004 (an HVM guest
+ * through qemu-dm: the path and its dom0 CPU), claims by hand, and escaping of names and
+ * labels in text, JSON and HTML. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <unistd.h>
+
+#include "explain/report.h"
+#include "explain/tool_claims.h"
+#include "explain_scenario.h"
+
+static char dir[64];
+
+static int make_dir(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "xiotop-test-explain-seeds-XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int remove_dir(void **state)
+{
+	(void)state;
+	if (getenv("XIOTOP_TEST_KEEP"))
+		return 0;
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static const char *path_of(const char *name)
+{
+	static char buf[4][128];
+	static int next;
+	char *p = buf[next++ % 4];
+	snprintf(p, 128, "%s/%s", dir, name);
+	return p;
+}
+
+/* Seed 000: a domU (1 GiB) on a file image, dom0 1 GiB. dd 10 GiB in 192 s with dom0
+ * writing back behind it (about 213 MiB dirty), then bonnie++ 2 GiB: writes, and reads of
+ * which 40 % dom0's cache serves. */
+static void seed000(const char *path)
+{
+	struct scenario sc;
+	sc_open(&sc, path, 1024 * 1024);
+	struct sc_dom *d = sc_add_dom(&sc, 5, "DomU", SC_FILE, "/mnt/xen/VM01-disk.img", GiB);
+	uint64_t backlog = 0, per_s = 10240 * MiB / 192;
+	unsigned i = 0;
+	for (; i <= 200; i++) {
+		struct sc_step st = {0};
+		if (i >= 2 && i <= 193) {
+			st.guest_wr = st.dirtied = per_s;
+			backlog += per_s;
+			st.cpu_ns[XS_CPU_BACKEND] = 40000000;
+			st.cpu_ns[XS_CPU_LOOP] = 80000000;
+		}
+		uint64_t wb = i < 6                 ? 0
+		              : i <= 193            ? per_s
+		              : backlog < 120 * MiB ? backlog
+		                                    : 120 * MiB;
+		if (wb > backlog)
+			wb = backlog;
+		st.phys_wr = st.written_back = wb;
+		backlog -= wb;
+		st.cpu_ns[XS_CPU_WRITEBACK] = wb / 64;
+		if (i)
+			sc_step(&sc, d, &st);
+		sc_append(&sc);
+	}
+	for (; i <= 240; i++) { /* bonnie: 2 GiB written in 20 s, read back in 12 s */
+		struct sc_step st = {0};
+		if (i >= 202 && i <= 221) {
+			st.guest_wr = st.dirtied = st.phys_wr = st.written_back = 2 * GiB / 20;
+			st.cpu_ns[XS_CPU_LOOP] = 90000000;
+		}
+		if (i >= 222 && i <= 233) {
+			st.guest_rd = 2 * GiB / 12;
+			st.phys_rd = st.guest_rd * 6 / 10;
+			st.cpu_ns[XS_CPU_LOOP] = 50000000;
+		}
+		sc_step(&sc, d, &st);
+		sc_append(&sc);
+	}
+	sc_mark(&sc, "dd start", 1.2, "cli", -1);
+	sc_mark(&sc, "dd end", 193.6, "cli", -1);
+	sc_mark(&sc, "bonnie start", 201.2, "cli", -1);
+	sc_mark(&sc, "bonnie end", 233.5, "cli", -1);
+	sc_close(&sc);
+}
+
+static void seed000_dd_and_bonnie(void **state)
+{
+	(void)state;
+	const char *p = path_of("000.xiotop");
+	seed000(p);
+	static struct explain ex;
+	struct rec_reader *r;
+	struct rec_error err;
+	assert_int_equal(sc_explain(p, "dd start", "dd end", &ex, &r, &err), 0);
+	const struct ex_verdict *dc = sc_verdict(&ex, "double_counting", 5);
+	assert_non_null(dc);
+	assert_true(sc_fig(dc, "vmstat_times") > 1.98 && sc_fig(dc, "vmstat_times") < 2.02);
+	/* 10 GiB through a 1 GiB dom0: dom0 keeps up; no inflation, not a cache test */
+	assert_null(sc_verdict(&ex, "page_cache_inflation", 5));
+	assert_null(sc_verdict(&ex, "test_size_vs_memory", 5));
+	assert_non_null(sc_verdict(&ex, "dom0_cpu_cost", 5));
+	/* dd's own figures, by hand: 10737418240 bytes in 192.556 s, 55.8 MB/s */
+	struct claim_figures dd = {
+	    .wr_bytes = 10737418240ull, .wr_seconds = 192.556, .wr_rate_bps = 55.8e6};
+	snprintf(dd.file, sizeof(dd.file), "domU-dd.txt");
+	snprintf(dd.tool, sizeof(dd.tool), "dd");
+	snprintf(dd.domain, sizeof(dd.domain), "DomU");
+	char msg[256];
+	assert_int_equal(explain_add_claim(&ex, &dd, msg, sizeof(msg)), 0);
+	explain_verdicts(&ex);
+	assert_int_equal(ex.n_claims, 1);
+	assert_int_equal(ex.claims[0].domid, 5);
+	assert_true(ex.claims[0].write);
+	assert_true(ex.claims[0].inflation > 0.95 && ex.claims[0].inflation < 1.05);
+	const struct ex_verdict *cl = sc_verdict(&ex, "claim", 5);
+	assert_non_null(cl);
+	assert_non_null(strstr(cl->text, "matches what the disks did"));
+	char *json = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&json, &len);
+	assert_int_equal(report_json(f, &ex), 0);
+	fclose(f);
+	assert_non_null(strstr(json, "\"claims\":[{\"file\":\"domU-dd.txt\",\"tool\":\"dd\","
+	                             "\"domid\":5,\"direction\":\"write\",\"bytes\":10737418240,"
+	                             "\"seconds\":192.556,\"rate_bytes_per_s\":55800000,"));
+	assert_non_null(strstr(json, "\"observed_guest_bytes\":"));
+	assert_non_null(strstr(json, "{\"id\":\"claim\",\"domid\":5,"));
+	free(json);
+	explain_free(&ex);
+	rec_reader_close(r);
+
+	assert_int_equal(sc_explain(p, "bonnie start", "bonnie end", &ex, &r, &err), 0);
+	const struct ex_verdict *ts = sc_verdict(&ex, "test_size_vs_memory", 5);
+	assert_non_null(ts);
+	assert_true(sc_fig(ts, "test_bytes") > 4.0 * GiB - 64 &&
+	            sc_fig(ts, "test_bytes") <= 4.0 * GiB);
+	assert_true(sc_fig(ts, "dom0_mem_bytes") == 1.0 * GiB);
+	assert_non_null(strstr(ts->text, "measures the caches"));
+	const struct ex_verdict *rc = sc_verdict(&ex, "read_cache", 5);
+	assert_non_null(rc);
+	assert_true(rc->share > 0.39 && rc->share < 0.41);
+	explain_free(&ex);
+	rec_reader_close(r);
+}
+
+/* Seed 003: a domU on an LV (phy) whose dd says 4 GiB in 14.75 s, but only 2.5 GiB
+ * reached dom0 during it: the guest's own page cache (4 GiB, balloons to 12). */
+static void seed003_guest_cache_seen_through_the_claim(void **state)
+{
+	(void)state;
+	const char *p = path_of("003.xiotop");
+	struct scenario sc;
+	sc_open(&sc, p, 4 * 1024 * 1024);
+	struct sc_dom *d = sc_add_dom(&sc, 7, "domU", SC_PHY, NULL, 4 * GiB);
+	for (unsigned i = 0; i <= 30; i++) {
+		struct sc_step st = {0};
+		if (i >= 2 && i <= 16)
+			st.guest_wr = 2560 * MiB / 15;
+		if (i >= 17 && i <= 22)
+			st.guest_wr = 1536 * MiB / 6; /* the guest's flush, after dd returned */
+		st.cpu_ns[XS_CPU_BACKEND] = st.guest_wr / 128;
+		if (i)
+			sc_step(&sc, d, &st);
+		sc_append(&sc);
+	}
+	sc_mark(&sc, "start: dd if=/dev/zero of=testfile bs=1m count=4096", 1.25, "wrap", -1);
+	sc_mark(&sc, "end: dd if=/dev/zero of=testfile bs=1m count=4096 (exit 0)", 16.0, "wrap", 0);
+	sc_close(&sc);
+	static struct explain ex;
+	struct rec_reader *r;
+	struct rec_error err;
+	assert_int_equal(sc_explain(p, NULL, NULL, &ex, &r, &err), 0);
+	assert_null(sc_verdict(&ex, "page_cache_inflation", 7));
+	assert_null(sc_verdict(&ex, "double_counting", 7));
+	assert_string_equal(sc_fig_str(sc_verdict(&ex, "path", 7), "path"), "phy");
+	assert_non_null(sc_verdict(&ex, "test_size_vs_memory", 7)); /* 2.5 GiB on 4 GiB */
+	struct claim_figures dd = {
+	    .wr_bytes = 4294967296ull, .wr_seconds = 14.750, .wr_rate_bps = 291184223};
+	snprintf(dd.file, sizeof(dd.file), "dd.txt");
+	snprintf(dd.tool, sizeof(dd.tool), "dd");
+	char msg[256];
+	assert_int_equal(explain_add_claim(&ex, &dd, msg, sizeof(msg)), 0); /* busiest: 7 */
+	explain_verdicts(&ex);
+	const struct ex_verdict *cl = sc_verdict(&ex, "claim", 7);
+	assert_non_null(cl);
+	assert_true(sc_fig(cl, "observed_guest_bytes") > 2560.0 * MiB - 64);
+	assert_true(sc_fig(cl, "observed_guest_bytes") <= 2560.0 * MiB);
+	assert_true(sc_fig(cl, "inflation") > 1.5);
+	assert_non_null(strstr(cl->text, "more bytes than reached the guest's disk"));
+	/* a claim for a domain the window does not have */
+	snprintf(dd.domain, sizeof(dd.domain), "nosuch");
+	assert_int_equal(explain_add_claim(&ex, &dd, msg, sizeof(msg)), -1);
+	assert_non_null(strstr(msg, "dd.txt: no domain 'nosuch'"));
+	struct claim_figures empty = {0};
+	snprintf(empty.file, sizeof(empty.file), "empty.txt");
+	assert_int_equal(explain_add_claim(&ex, &empty, msg, sizeof(msg)), -1);
+	assert_non_null(strstr(msg, "empty.txt: the benchmark output holds no byte count"));
+	explain_free(&ex);
+	rec_reader_close(r);
+}
+
+/* Seed 004: an HVM guest (2 GiB) through qemu-dm on a file image, dom0 256 MiB: bonnie
+ * 2 GiB writes at about 10 MiB/s, qemu busy in dom0. */
+static void seed004_qemu_path(void **state)
+{
+	(void)state;
+	const char *p = path_of("004.xiotop");
+	struct scenario sc;
+	sc_open(&sc, p, 256 * 1024);
+	struct sc_dom *d = sc_add_dom(&sc, 9, "banksy", SC_QEMU, "/domU/banksy/ad1", 2 * GiB);
+	for (unsigned i = 0; i <= 60; i++) {
+		struct sc_step st = {0};
+		if (i >= 2 && i <= 50) {
+			st.guest_wr = st.phys_wr = 2 * GiB / 49;
+			st.cpu_ns[XS_CPU_DEVICE_MODEL] = 850000000;
+		}
+		if (i)
+			sc_step(&sc, d, &st);
+		sc_append(&sc);
+	}
+	sc_mark(&sc, "start: bonnie -s 2048", 1.1, "wrap", -1);
+	sc_mark(&sc, "end: bonnie -s 2048 (exit 0)", 50.2, "wrap", 0);
+	sc_close(&sc);
+	static struct explain ex;
+	struct rec_reader *r;
+	struct rec_error err;
+	assert_int_equal(sc_explain(p, NULL, NULL, &ex, &r, &err), 0);
+	const struct ex_verdict *path = sc_verdict(&ex, "path", 9);
+	assert_string_equal(sc_fig_str(path, "path"), "qemu");
+	assert_non_null(strstr(path->text, "emulated by qemu"));
+	const struct ex_verdict *cpu = sc_verdict(&ex, "dom0_cpu_cost", 9);
+	assert_non_null(cpu);
+	assert_true(sc_fig(cpu, "device_model_s_per_gib") > 20.8 &&
+	            sc_fig(cpu, "device_model_s_per_gib") < 20.9); /* 41.65 s for 2 GiB */
+	assert_non_null(strstr(cpu->text, "qemu emulates the disk"));
+	assert_non_null(sc_verdict(&ex, "test_size_vs_memory", 9));
+	assert_null(sc_verdict(&ex, "double_counting", 9));
+	explain_free(&ex);
+	rec_reader_close(r);
+}
+
+static char *report(const struct explain *ex, int (*fn)(FILE *, const struct explain *))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(fn(f, ex), 0);
+	fclose(f);
+	return buf;
+}
+
+/* Guest-controlled names and user labels never reach a report raw. */
+static void names_and_labels_escaped(void **state)
+{
+	(void)state;
+	const char *p = path_of("evil.xiotop");
+	struct scenario sc;
+	sc_open(&sc, p, 1024 * 1024);
+	struct sc_dom *d = sc_add_dom(&sc, 4, "evil\033[2J<b>\"x'&", SC_FILE,
+	                              "/img/<script>alert(1)</script>\n.img", GiB);
+	for (unsigned i = 0; i <= 8; i++) {
+		struct sc_step st = {0};
+		if (i >= 2 && i <= 3)
+			st.guest_wr = st.dirtied = 64 * MiB;
+		if (i)
+			sc_step(&sc, d, &st);
+		sc_append(&sc);
+	}
+	sc_mark(&sc, "start: <i>\033]0;x\a", 1.5, "wrap", -1);
+	sc_mark(&sc, "end: x (exit 0)", 3.5, "wrap", 0);
+	sc_close(&sc);
+	static struct explain ex;
+	struct rec_reader *r;
+	struct rec_error err;
+	assert_int_equal(sc_explain(p, NULL, NULL, &ex, &r, &err), 0);
+	char *text = report(&ex, report_text), *json = report(&ex, report_json);
+	char *html = report(&ex, report_html);
+	char *outs[] = {text, json, html};
+	for (int i = 0; i < 3; i++) {
+		assert_null(strchr(outs[i], '\033'));
+		assert_null(strchr(outs[i], '\a'));
+	}
+	assert_non_null(strstr(text, "evil\\e[2J<b>"));
+	assert_non_null(strstr(json, "\"name\":\"evil\\u001b[2J<b>\\\"x'&\""));
+	assert_null(strstr(html, "<script>"));
+	assert_null(strstr(html, "<b>\""));
+	assert_null(strstr(html, "<i>"));
+	assert_non_null(strstr(html, "evil\\e[2J&lt;b&gt;&quot;x&#39;&amp;"));
+	assert_non_null(strstr(html, "<svg"));
+	assert_non_null(strstr(json, "{\"id\":\"page_cache_inflation\",\"domid\":4"));
+	free(text);
+	free(json);
+	free(html);
+	explain_free(&ex);
+	rec_reader_close(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(seed000_dd_and_bonnie),
+	    cmocka_unit_test(seed003_guest_cache_seen_through_the_claim),
+	    cmocka_unit_test(seed004_qemu_path),
+	    cmocka_unit_test(names_and_labels_escaped),
+	};
+	return cmocka_run_group_tests(tests, make_dir, remove_dir);
+}
