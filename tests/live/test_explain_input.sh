@@ -68,7 +68,7 @@ expect_2 1 "nosuch.xiotop" "$X" explain "$work/nosuch.xiotop"
 expect_2 1 "synthetic.xiotop: 'no such mark' is neither a mark" "$X" explain "$rec" --from "no such mark"
 expect_2 1 "synthetic.xiotop: .*no complete interval" "$X" explain "$rec" --from +3 --to +3
 expect_2 1 "synthetic.xiotop: no domain 'nosuch'" "$X" explain "$rec" --domain nosuch
-expect_2 1 "c.txt: claim parsing not built yet" "$X" explain "$rec" --claim "$work/c.txt@1"
+expect_2 1 "c.txt: cannot open" "$X" explain "$rec" --claim "$work/c.txt@1"
 expect_2 1 "synthetic.xiotop: 'x' is neither a mark" "$X" explain "$rec" --against x..y
 expect_2 1 "cannot write" "$X" explain "$rec" -o "$work/no/such/dir/report.html"
 expect_2 usage "--format wants text, json or html" "$X" explain "$rec" --format csv
