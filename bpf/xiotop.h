@@ -50,6 +50,15 @@ struct xiotop_io {
 	unsigned long long wr_ios;
 };
 
+/* dev_dom values: which domain a device belongs to, and how (flags). */
+#define XIOTOP_DEV_IS_BACKEND 1u /* rule 1 applies to bios queued to this device */
+#define XIOTOP_DEV_IS_LOOP    2u /* a loop device whose work is done for this domain */
+
+struct xiotop_dev_owner {
+	unsigned int domid;
+	unsigned int flags; /* XIOTOP_DEV_IS_* */
+};
+
 /* A device model process; its start time tells a reused pid apart. */
 struct xiotop_dm_owner {
 	unsigned int domid;
