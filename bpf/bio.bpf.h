@@ -54,24 +54,28 @@ static __always_inline void tally_if_page_cache(struct bio *bio, u32 domid, u64 
  * Sets *via, and *work to the submitting kworker's current work (else NULL). */
 static __always_inline u32 task_owner(struct bio *bio, u32 *via, struct work_state **work)
 {
-	char comm[16];
-	bpf_get_current_comm(comm, sizeof(comm));
-	u32 domid = blkback_domid(comm);
-	if (domid != XIOTOP_DOM_NONE) {
-		*via = XIOTOP_VIA_TASK;
-		return domid;
-	}
-	u32 *dm_dom = device_model_domid(bpf_get_current_pid_tgid() >> 32);
-	if (dm_dom) {
-		*via = XIOTOP_VIA_DMTASK;
-		return *dm_dom;
-	}
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct work_state *ws = task_is_wq_worker(task->flags) ? current_work() : NULL;
-	*work = ws;
-	if (ws && ws->kind == WORK_LOOP) {
-		*via = XIOTOP_VIA_LOOPWORK;
-		return ws->loop_domid;
+	/* a workqueue worker is never a blkback thread nor a device model */
+	if (task_is_wq_worker(task->flags)) {
+		struct work_state *ws = current_work();
+		*work = ws;
+		if (ws && ws->kind == WORK_LOOP) {
+			*via = XIOTOP_VIA_LOOPWORK;
+			return ws->loop_domid;
+		}
+	} else {
+		char comm[16];
+		bpf_get_current_comm(comm, sizeof(comm));
+		u32 domid = blkback_domid(comm);
+		if (domid != XIOTOP_DOM_NONE) {
+			*via = XIOTOP_VIA_TASK;
+			return domid;
+		}
+		u32 *dm_dom = device_model_domid(bpf_get_current_pid_tgid() >> 32);
+		if (dm_dom) {
+			*via = XIOTOP_VIA_DMTASK;
+			return *dm_dom;
+		}
 	}
 	u32 *idom = bio_file_owner(bio);
 	if (idom) {
@@ -113,8 +117,8 @@ static __always_inline void tally_write(struct bio *bio, struct work_state *ws, 
 	 * or an fsync by loop or the device model */
 	if (via == XIOTOP_VIA_INODE)
 		tally_written_back(domid, bytes);
-	else if (via == XIOTOP_VIA_LOOPWORK || via == XIOTOP_VIA_DMTASK)
-		tally_if_page_cache(bio, domid, bytes);
+	else if ((via == XIOTOP_VIA_LOOPWORK && !(ws && ws->loop_dio)) || via == XIOTOP_VIA_DMTASK)
+		tally_if_page_cache(bio, domid, bytes); /* loop direct I/O: never page cache */
 }
 
 static __always_inline int on_bio_queue(struct bio *bio, const struct bio_facts *f)

@@ -75,6 +75,16 @@ static __always_inline u32 bio_whole_devt(struct bio *bio)
 	return gendisk_devt(BPF_CORE_READ(old, bi_disk));
 }
 
+/* LO_FLAGS_DIRECT_IO (uapi linux/loop.h, an anonymous enum: no CO-RE relocation by
+ * name; uapi values never change): set in lo_flags while the loop device does direct I/O
+ * to its backing file (kept in step with the older `use_dio` since 4.4). */
+#define KERNEL_LO_FLAGS_DIRECT_IO 16
+
+static __always_inline bool loop_uses_dio(struct loop_device *lo)
+{
+	return BPF_CORE_READ(lo, lo_flags) & KERNEL_LO_FLAGS_DIRECT_IO;
+}
+
 /* A tail page points to its head with bit 0 of compound_head set (since 4.6, commit
  * 1d798ca3f164, "mm: make compound_head() robust"). */
 static __always_inline struct page *page_head(struct page *page)

@@ -35,6 +35,8 @@ volatile unsigned int topology_gen = 0;
 struct work_state {
 	u32 kind; /* 0 between tracked work items */
 	u32 loop_domid;
+	u32 loop_dio; /* WORK_LOOP: the loop device does direct I/O (no page cache) */
+	u32 cached_dio;
 	u64 since; /* wall clock of the last accounting point inside the item */
 	u32 wb_domid[WB_SLOTS];
 	u64 wb_kib[WB_SLOTS]; /* KiB written back per domain: keeps the product in u64 */
@@ -223,19 +225,13 @@ static __always_inline int on_switch(const struct switch_facts *f)
 	return 0;
 }
 
-/* Which loop device a work item belongs to, or 0 if it is not loop work. */
-static __always_inline u32 loop_dev_of_work(struct work_struct *work, u64 fn)
+/* Which loop device a loop work item belongs to. */
+static __always_inline struct loop_device *loop_of_work(struct work_struct *work, u64 fn)
 {
-	struct loop_device *lo;
-
-	if (fn == loop_rootcg_workfn_addr) {
-		lo = (void *)work - bpf_core_field_offset(struct loop_device, rootcg_work);
-	} else {
-		struct loop_worker *w =
-		    (void *)work - bpf_core_field_offset(struct loop_worker, work);
-		lo = BPF_CORE_READ(w, lo);
-	}
-	return gendisk_devt(BPF_CORE_READ(lo, lo_disk));
+	if (fn == loop_rootcg_workfn_addr)
+		return (void *)work - bpf_core_field_offset(struct loop_device, rootcg_work);
+	struct loop_worker *w = (void *)work - bpf_core_field_offset(struct loop_worker, work);
+	return BPF_CORE_READ(w, lo);
 }
 
 /* The domain a loop work item serves, cached per kworker and work item until the
@@ -245,11 +241,13 @@ static __always_inline u32 loop_work_domid(struct work_state *ws, struct work_st
 	u32 gen = topology_gen;
 	if (ws->cached_work == (u64)work && ws->cached_gen == gen)
 		return ws->cached_domid;
-	u32 loop_dev = loop_dev_of_work(work, fn);
+	struct loop_device *lo = loop_of_work(work, fn);
+	u32 loop_dev = gendisk_devt(BPF_CORE_READ(lo, lo_disk));
 	struct xiotop_dev_owner *d = bpf_map_lookup_elem(&dev_dom, &loop_dev);
 	ws->cached_work = (u64)work;
 	ws->cached_gen = gen;
 	ws->cached_domid = d ? d->domid : XIOTOP_DOM_NONE;
+	ws->cached_dio = loop_uses_dio(lo);
 	return ws->cached_domid;
 }
 
@@ -271,6 +269,7 @@ static __always_inline int on_work_start(struct work_struct *work, u64 fn)
 		return 0; /* another loop device's work serves no domain: nothing to track */
 	ws->kind = is_wb ? WORK_WRITEBACK : WORK_LOOP;
 	ws->loop_domid = domid;
+	ws->loop_dio = !is_wb && ws->cached_dio;
 	ws->since = track_cpu ? bpf_ktime_get_ns() : 0;
 	if (is_wb) {
 		ws->wb_other_kib = 0;
