@@ -78,7 +78,8 @@ struct xiotop_inode_key {
 	unsigned int pad;
 };
 
-/* dom0 CPU roles (must match enum xs_cpu_role in monitor/sample.h). */
+/* dom0 CPU roles; the sample's enum xs_cpu_role uses the same order (tracer.c asserts it at
+ * compile time, so the two cannot drift apart). */
 enum xiotop_cpu_role {
 	XIOTOP_CPU_BACKEND = 0,  /* blkback threads */
 	XIOTOP_CPU_DEVICE_MODEL, /* qemu threads */

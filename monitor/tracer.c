@@ -277,6 +277,14 @@ static struct xs_dom_counters *counters_for(struct xs_sample *s, uint32_t domid)
 	return &s->counters[s->n_counters - 1];
 }
 
+#define SAME_ROLE(a, b) ((int)(a) == (int)(b))
+_Static_assert(SAME_ROLE(XIOTOP_CPU_BACKEND, XS_CPU_BACKEND) &&
+                   SAME_ROLE(XIOTOP_CPU_DEVICE_MODEL, XS_CPU_DEVICE_MODEL) &&
+                   SAME_ROLE(XIOTOP_CPU_LOOP, XS_CPU_LOOP) &&
+                   SAME_ROLE(XIOTOP_CPU_WRITEBACK, XS_CPU_WRITEBACK) &&
+                   SAME_ROLE(XIOTOP_CPU_ROLES, XS_CPU_ROLES),
+               "BPF CPU roles index the sample's cpu_ns[] directly");
+
 /* Per-domain on-CPU time by role into the sample's domain counters. */
 static int read_cpu(struct tracer *t, struct xs_sample *s)
 {
