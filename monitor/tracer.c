@@ -228,6 +228,7 @@ int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
 	clear_map(inode_fd, sizeof(struct xiotop_inode_key));
 	clear_map(tgid_fd, sizeof(uint32_t));
 	bool device_models = false;
+	unsigned int n_device_models = 0;
 	for (size_t i = 0; i < topo->n_domains; i++) {
 		const struct xt_domain *d = &topo->domains[i];
 		device_models |= d->device_model_pid > 0;
@@ -246,6 +247,7 @@ int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
 				continue;
 			}
 			bpf_map_update_elem(tgid_fd, &dm_tgid, &owner, BPF_ANY);
+			n_device_models++;
 			bpf_map_lookup_elem(bits_fd, &word, &bits);
 			bits |= 1ull << (dm_tgid & 63);
 			bpf_map_update_elem(bits_fd, &word, &bits, BPF_ANY);
@@ -253,6 +255,8 @@ int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
 	}
 	hooks_want_syscalls(&t->hooks, device_models);
 	t->skel->bss->topology_gen++; /* cached loop-work owners are stale now */
+	/* after the maps: a program that sees the count finds the entries */
+	t->skel->bss->device_models = n_device_models;
 	return 0;
 }
 
