@@ -13,7 +13,8 @@
 # Columns: busy CPU per I/O (/proc/stat), BPF ns per I/O and events per I/O (kernel bpf
 # run stats of the peer's own programs), IOPS ratio to no tracer in the same round,
 # median (min-max), tool RSS; then ns per event per program.
-# Usage: bench/compare.sh [BUILD_DIR]   (root; ROUNDS SECS XIOTOP_BEFORE WORKLOADS)
+# Usage: bench/compare.sh [BUILD_DIR]   (root; ROUNDS SECS XIOTOP_BEFORE WORKLOADS, and
+# PEERS to keep only some of: none xiotop xiotop_before bt_sum bt_hist biotop)
 set -euo pipefail
 build=${1:-build}
 rounds=${ROUNDS:-10}
@@ -114,6 +115,11 @@ run_fio() { # workload -> fio JSON on stdout
 }
 
 : >"$work/results"
+if [ -n "${PEERS:-}" ]; then
+	kept=
+	for p in $peers; do [[ " $PEERS " == *" $p "* ]] && kept="$kept $p"; done
+	peers=${kept# }
+fi
 read -ra peer_list <<<"$peers"
 n=${#peer_list[@]}
 for r in $(seq 1 "$rounds"); do
