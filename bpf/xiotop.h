@@ -50,6 +50,15 @@ struct xiotop_io {
 	unsigned long long wr_ios;
 };
 
+/* dev_dom values: which domain a device belongs to, and how (flags). */
+#define XIOTOP_DEV_IS_BACKEND 1u /* rule 1 applies to bios queued to this device */
+#define XIOTOP_DEV_IS_LOOP    2u /* a loop device whose work is done for this domain */
+
+struct xiotop_dev_owner {
+	unsigned int domid;
+	unsigned int flags; /* XIOTOP_DEV_IS_* */
+};
+
 /* A device model process; its start time tells a reused pid apart. */
 struct xiotop_dm_owner {
 	unsigned int domid;
@@ -69,7 +78,8 @@ struct xiotop_inode_key {
 	unsigned int pad;
 };
 
-/* dom0 CPU roles (must match enum xs_cpu_role in core/sample.h). */
+/* dom0 CPU roles; the sample's enum xs_cpu_role uses the same order (tracer.c asserts it at
+ * compile time, so the two cannot drift apart). */
 enum xiotop_cpu_role {
 	XIOTOP_CPU_BACKEND = 0,  /* blkback threads */
 	XIOTOP_CPU_DEVICE_MODEL, /* qemu threads */

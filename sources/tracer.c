@@ -2,7 +2,6 @@
 #include "sources/tracer.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,45 +10,21 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "sources/tracer_hooks.h"
 #include "bpf/xiotop.h"
 #include "xiotop.skel.h"
 
-#define DEV_IS_BACKEND 1 /* keep in sync with xiotop.bpf.c */
-#define DEV_IS_LOOP    2
-
-struct dev_owner {
-	unsigned int domid;
-	unsigned int flags;
-};
-
 struct tracer {
-	struct xiotop_bpf *skel;
+	struct hook_set hooks;
+	struct xiotop_bpf *skel; /* hooks.skel */
 	const char *mode;
-	char hooks[256];
-	bool has_cpu;   /* sched_switch and work hooks attached */
+	char hooks_line[512];
+	bool has_cpu;   /* sched_switch attached */
 	bool has_dirty; /* writeback_dirty_folio attached */
-	struct bpf_link *links[16];
-	size_t n_links;
-	struct bpf_program *sys_progs[2]; /* sys_enter, sys_exit: attached on demand */
-	struct bpf_link *sys_links[2];
 	int ncpus;
 	struct xiotop_io *percpu_io; /* ncpus values of one layer_io entry */
 	unsigned long long *percpu_u64;
 };
-
-/* libbpf speaks while probing; keep its last words for the error message only. */
-static char libbpf_last_error[256];
-static int libbpf_quiet_print(enum libbpf_print_level level, const char *fmt, va_list args)
-{
-	if (level == LIBBPF_WARN) {
-		char line[256];
-		vsnprintf(line, sizeof(line), fmt, args);
-		line[strcspn(line, "\n")] = '\0';
-		if (line[0])
-			snprintf(libbpf_last_error, sizeof(libbpf_last_error), "%s", line);
-	}
-	return 0;
-}
 
 static unsigned long long kallsyms_addr(const char *sym)
 {
@@ -68,153 +43,39 @@ static unsigned long long kallsyms_addr(const char *sym)
 	return found;
 }
 
-enum prog_set { SET_BTF, SET_RAW };
-
-/* The hooks, as the suffix of their program names (btf_<x>, raw_<x>). The first is
- * required; the others are dropped, last first, when the object will not load with them
- * (a kernel without io_uring, say), and each missing one is reported. */
-static const struct hook {
-	const char *prog;  /* program name suffix */
-	const char *event; /* what to tell the user */
-	const char *loss;  /* what is lost without it */
-} hooks[] = {
-    {"bio_queue", "block_bio_queue", NULL},
-    {"bio_remap", "block_bio_remap", "dm/md clones are unattributed"},
-    {"work_start", "workqueue_execute_start", "loop direct I/O and loop CPU unattributed"},
-    {"work_end", "workqueue_execute_end", "loop direct I/O and loop CPU unattributed"},
-    {"switch", "sched_switch", "no dom0 CPU per domain"},
-    {"dirty_folio", "writeback_dirty_folio", "no dirty backlog"},
-    {"sys_enter", "sys_enter", "device-model file reads/writes not counted"},
-    {"sys_exit", "sys_exit", "device-model file reads/writes not counted"},
-    {"uring_complete", "io_uring_complete", "device-model io_uring I/O not counted"},
-};
-#define N_HOOKS        (sizeof(hooks) / sizeof(hooks[0]))
-#define HOOK_SYS_ENTER 6 /* index in hooks[]; sys_exit follows */
-#define HOOK_SYS_EXIT  7
-
-/* Which hook a program is, or -1. */
-static int hook_of(const struct bpf_program *p, bool *is_btf)
+/* Work-function addresses and page size the programs need before load. */
+static void hook_config_init(struct hook_config *cfg)
 {
-	const char *name = bpf_program__name(p);
-	*is_btf = !strncmp(name, "btf_", 4);
-	for (size_t i = 0; i < N_HOOKS; i++)
-		if (!strcmp(name + 4, hooks[i].prog))
-			return (int)i;
+	cfg->loop_rootcg_workfn = kallsyms_addr("loop_rootcg_workfn");
+	cfg->loop_workfn = kallsyms_addr("loop_workfn");
+	cfg->wb_workfn = kallsyms_addr("wb_workfn");
+	cfg->page_size = (unsigned int)sysconf(_SC_PAGESIZE);
+	if (!cfg->loop_rootcg_workfn && !cfg->loop_workfn)
+		fprintf(stderr, "xiotop: loop work functions not in /proc/kallsyms: loop "
+		                "direct I/O is attributed by inode only, loop CPU not at all\n");
+	if (!cfg->wb_workfn)
+		fprintf(stderr, "xiotop: wb_workfn not in /proc/kallsyms: flusher CPU is "
+		                "unattributed\n");
+}
+
+/* tp_btf first, raw_tp when tp_btf will not load even block_bio_queue. */
+static int load_hooks(struct tracer *t, char *err, size_t errlen)
+{
+	struct hook_config cfg;
+	hook_config_init(&cfg);
+	char btf_err[256] = "not tried (XIOTOP_FORCE_RAW_TP=1)";
+	/* XIOTOP_FORCE_RAW_TP=1 exercises the fallback on kernels where tp_btf works */
+	const char *force_raw = getenv("XIOTOP_FORCE_RAW_TP");
+	t->mode = "tp_btf";
+	if ((!force_raw || strcmp(force_raw, "1")) &&
+	    !hooks_load(&t->hooks, true, &cfg, btf_err, sizeof(btf_err)))
+		return 0;
+	t->mode = "raw_tp";
+	char raw_err[256];
+	if (!hooks_load(&t->hooks, false, &cfg, raw_err, sizeof(raw_err)))
+		return 0;
+	snprintf(err, errlen, "BPF programs cannot load: %s; %s", btf_err, raw_err);
 	return -1;
-}
-
-static void choose_set(struct xiotop_bpf *s, enum prog_set set, size_t n_hooks)
-{
-	struct bpf_program *p;
-	bpf_object__for_each_program(p, s->obj)
-	{
-		bool is_btf;
-		int h = hook_of(p, &is_btf);
-		bpf_program__set_autoload(p, h >= 0 && (size_t)h < n_hooks &&
-		                                 is_btf == (set == SET_BTF));
-	}
-}
-
-struct work_fns {
-	unsigned long long loop_rootcg, loop_worker, writeback;
-};
-
-static struct xiotop_bpf *open_and_load(enum prog_set set, size_t n_hooks,
-                                        const struct work_fns *fns)
-{
-	struct xiotop_bpf *s = xiotop_bpf__open();
-	if (!s)
-		return NULL;
-	s->rodata->loop_rootcg_workfn_addr = fns->loop_rootcg;
-	s->rodata->loop_workfn_addr = fns->loop_worker;
-	s->rodata->wb_workfn_addr = fns->writeback;
-	s->rodata->track_cpu = n_hooks > 4;
-	choose_set(s, set, n_hooks);
-	if (xiotop_bpf__load(s)) {
-		xiotop_bpf__destroy(s);
-		return NULL;
-	}
-	return s;
-}
-
-/* Load the preferred set with as many hooks as the kernel takes. */
-static struct xiotop_bpf *load_best(enum prog_set set, const struct work_fns *fns, size_t *n_loaded)
-{
-	for (size_t n = N_HOOKS; n >= 1; n--) {
-		struct xiotop_bpf *s = open_and_load(set, n, fns);
-		if (s) {
-			*n_loaded = n;
-			return s;
-		}
-	}
-	return NULL;
-}
-
-static void note_hook(struct tracer *t, const char *event)
-{
-	size_t len = strlen(t->hooks);
-	snprintf(t->hooks + len, sizeof(t->hooks) - len, "%s%s", len ? " " : "", event);
-}
-
-/* Attach every loaded program; links stay in the object until tracer_close(). */
-static int attach_all(struct tracer *t, bool btf, size_t n_loaded, char *err, size_t errlen)
-{
-	struct bpf_program *p;
-	bool attached[N_HOOKS] = {false};
-	bpf_object__for_each_program(p, t->skel->obj)
-	{
-		bool is_btf;
-		int h = hook_of(p, &is_btf);
-		if (h < 0 || is_btf != btf || (size_t)h >= n_loaded)
-			continue;
-		if (h == HOOK_SYS_ENTER || h == HOOK_SYS_EXIT) {
-			/* syscall tracepoints put every syscall of every task on the slow path:
-			 * attached only while the topology has device models to watch */
-			t->sys_progs[h - HOOK_SYS_ENTER] = p;
-			attached[h] = true;
-			continue;
-		}
-		struct bpf_link *link = bpf_program__attach(p);
-		if (!link) {
-			if (h == 0) {
-				snprintf(err, errlen, "cannot attach %s: %s", hooks[h].event,
-				         strerror(errno));
-				return -1;
-			}
-			continue;
-		}
-		if (t->n_links < N_HOOKS)
-			t->links[t->n_links++] = link;
-		attached[h] = true;
-		note_hook(t, hooks[h].event);
-	}
-	for (size_t h = 1; h < N_HOOKS; h++)
-		if (!attached[h])
-			fprintf(stderr, "xiotop: hook %s not active: %s\n", hooks[h].event,
-			        hooks[h].loss);
-	if (attached[HOOK_SYS_ENTER] && attached[HOOK_SYS_EXIT])
-		note_hook(t, "sys_enter/sys_exit(while device models run)");
-	t->has_cpu = attached[4];
-	t->has_dirty = attached[5];
-	return 0;
-}
-
-/* Attach or detach the syscall hooks as device models appear and leave. */
-static void want_syscall_hooks(struct tracer *t, bool want)
-{
-	if (!t->sys_progs[0] || !t->sys_progs[1] || want == (t->sys_links[0] != NULL))
-		return;
-	for (int i = 0; i < 2; i++) {
-		if (want) {
-			t->sys_links[i] = bpf_program__attach(t->sys_progs[i]);
-			if (!t->sys_links[i])
-				fprintf(stderr, "xiotop: cannot attach %s: %s\n",
-				        hooks[HOOK_SYS_ENTER + i].event, strerror(errno));
-		} else {
-			bpf_link__destroy(t->sys_links[i]);
-			t->sys_links[i] = NULL;
-		}
-	}
 }
 
 int tracer_open(struct tracer **out, char *err, size_t errlen)
@@ -230,40 +91,22 @@ int tracer_open(struct tracer **out, char *err, size_t errlen)
 		         "CONFIG_DEBUG_INFO_BTF=y is needed");
 		return -1;
 	}
-	libbpf_set_print(libbpf_quiet_print);
-	struct work_fns fns = {.loop_rootcg = kallsyms_addr("loop_rootcg_workfn"),
-	                       .loop_worker = kallsyms_addr("loop_workfn"),
-	                       .writeback = kallsyms_addr("wb_workfn")};
-	if (!fns.loop_rootcg && !fns.loop_worker)
-		fprintf(stderr, "xiotop: loop work functions not in /proc/kallsyms: loop "
-		                "direct I/O is attributed by inode only, loop CPU not at all\n");
-	if (!fns.writeback)
-		fprintf(stderr, "xiotop: wb_workfn not in /proc/kallsyms: flusher CPU is "
-		                "unattributed\n");
-
 	struct tracer *t = calloc(1, sizeof(*t));
 	if (!t) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	/* XIOTOP_FORCE_RAW_TP=1 exercises the fallback on kernels where tp_btf works */
-	const char *force_raw = getenv("XIOTOP_FORCE_RAW_TP");
-	size_t n_loaded = 0;
-	t->mode = "tp_btf";
-	if (!force_raw || strcmp(force_raw, "1"))
-		t->skel = load_best(SET_BTF, &fns, &n_loaded);
-	if (!t->skel) {
-		t->mode = "raw_tp";
-		t->skel = load_best(SET_RAW, &fns, &n_loaded);
-	}
-	if (!t->skel) {
-		snprintf(err, errlen, "BPF programs cannot load (tp_btf nor raw_tp): %s",
-		         libbpf_last_error[0] ? libbpf_last_error : "unknown libbpf error");
+	if (load_hooks(t, err, errlen)) {
 		free(t);
 		return -1;
 	}
-	if (attach_all(t, !strcmp(t->mode, "tp_btf"), n_loaded, err, errlen))
+	t->skel = t->hooks.skel;
+	if (hooks_attach(&t->hooks, err, errlen))
 		goto fail;
+	hooks_report_missing(&t->hooks);
+	hooks_describe(&t->hooks, t->hooks_line, sizeof(t->hooks_line));
+	t->has_cpu = t->hooks.attached[HOOK_SWITCH];
+	t->has_dirty = t->hooks.attached[HOOK_DIRTY_FOLIO];
 	t->ncpus = libbpf_num_possible_cpus();
 	if (t->ncpus <= 0) {
 		snprintf(err, errlen, "cannot count possible CPUs");
@@ -289,7 +132,7 @@ const char *tracer_mode(const struct tracer *t)
 
 const char *tracer_hooks(const struct tracer *t)
 {
-	return t->hooks;
+	return t->hooks_line;
 }
 
 static void clear_map(int fd, size_t key_size)
@@ -305,7 +148,7 @@ static void clear_map(int fd, size_t key_size)
 
 static void set_dev_owner(int fd, uint32_t dev, uint32_t domid, unsigned int flags)
 {
-	struct dev_owner o = {0};
+	struct xiotop_dev_owner o = {0};
 	if (!bpf_map_lookup_elem(fd, &dev, &o) && o.domid != domid)
 		fprintf(stderr, "xiotop: device %u:%u is claimed by domains %u and %u\n",
 		        XT_KDEV_MAJOR(dev), XT_KDEV_MINOR(dev), o.domid, domid);
@@ -334,9 +177,9 @@ static void map_backend(struct tracer *t, const struct xt_roots *roots, uint32_t
 		if (!above_file || !l->dev)
 			continue;
 		struct xt_devinfo info;
-		unsigned int flags = l->role == XT_ROLE_BACKEND ? DEV_IS_BACKEND : 0;
+		unsigned int flags = l->role == XT_ROLE_BACKEND ? XIOTOP_DEV_IS_BACKEND : 0;
 		if (!topo_devinfo(roots, l->dev, &info) && info.is_loop)
-			flags |= DEV_IS_LOOP;
+			flags |= XIOTOP_DEV_IS_LOOP;
 		if (flags)
 			set_dev_owner(dev_fd, l->dev, domid, flags);
 	}
@@ -385,6 +228,7 @@ int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
 	clear_map(inode_fd, sizeof(struct xiotop_inode_key));
 	clear_map(tgid_fd, sizeof(uint32_t));
 	bool device_models = false;
+	unsigned int n_device_models = 0;
 	for (size_t i = 0; i < topo->n_domains; i++) {
 		const struct xt_domain *d = &topo->domains[i];
 		device_models |= d->device_model_pid > 0;
@@ -403,12 +247,16 @@ int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
 				continue;
 			}
 			bpf_map_update_elem(tgid_fd, &dm_tgid, &owner, BPF_ANY);
+			n_device_models++;
 			bpf_map_lookup_elem(bits_fd, &word, &bits);
 			bits |= 1ull << (dm_tgid & 63);
 			bpf_map_update_elem(bits_fd, &word, &bits, BPF_ANY);
 		}
 	}
-	want_syscall_hooks(t, device_models);
+	hooks_want_syscalls(&t->hooks, device_models);
+	t->skel->bss->topology_gen++; /* cached loop-work owners are stale now */
+	/* after the maps: a program that sees the count finds the entries */
+	t->skel->bss->device_models = n_device_models;
 	return 0;
 }
 
@@ -432,6 +280,14 @@ static struct xs_dom_counters *counters_for(struct xs_sample *s, uint32_t domid)
 		return NULL;
 	return &s->counters[s->n_counters - 1];
 }
+
+#define SAME_ROLE(a, b) ((int)(a) == (int)(b))
+_Static_assert(SAME_ROLE(XIOTOP_CPU_BACKEND, XS_CPU_BACKEND) &&
+                   SAME_ROLE(XIOTOP_CPU_DEVICE_MODEL, XS_CPU_DEVICE_MODEL) &&
+                   SAME_ROLE(XIOTOP_CPU_LOOP, XS_CPU_LOOP) &&
+                   SAME_ROLE(XIOTOP_CPU_WRITEBACK, XS_CPU_WRITEBACK) &&
+                   SAME_ROLE(XIOTOP_CPU_ROLES, XS_CPU_ROLES),
+               "BPF CPU roles index the sample's cpu_ns[] directly");
 
 /* Per-domain on-CPU time by role into the sample's domain counters. */
 static int read_cpu(struct tracer *t, struct xs_sample *s)
@@ -513,10 +369,7 @@ void tracer_close(struct tracer *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->n_links; i++)
-		bpf_link__destroy(t->links[i]);
-	want_syscall_hooks(t, false);
-	xiotop_bpf__destroy(t->skel);
+	hooks_close(&t->hooks);
 	free(t->percpu_io);
 	free(t->percpu_u64);
 	free(t);

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Side by side, in one run: what xiotop costs per I/O next to its peers (issue 17).
+#
+# Peers: no tracer, xiotop (this build), optionally an older xiotop (XIOTOP_BEFORE=path),
+# a bpftrace byte sum per (dev, comm) at block_bio_queue, a bpftrace latency histogram
+# (block_rq_issue -> block_rq_complete), and bcc's biotop where it runs (else the reason
+# is printed). Workloads on an emulated loop domain (tests/emu, loop direct-io on):
+#   rand4k    fio 4 KiB random writes, O_DIRECT, psync
+#   seq1m     fio 1 MiB sequential writes, O_DIRECT, psync
+#   buffered  fio 64 KiB buffered writes with writeback (end_fsync)
+# ROUNDS rounds (default 10), each running every peer once in a rotating order, each peer
+# attached once per round for all workloads of SECS seconds (default 4).
+# Columns: busy CPU per I/O (/proc/stat), BPF ns per I/O and events per I/O (kernel bpf
+# run stats of the peer's own programs), IOPS ratio to no tracer in the same round,
+# median (min-max), tool RSS; then ns per event per program.
+# Usage: bench/compare.sh [BUILD_DIR]   (root; ROUNDS SECS XIOTOP_BEFORE WORKLOADS, and
+# PEERS to keep only some of: none xiotop xiotop_before bt_sum bt_hist biotop)
+set -euo pipefail
+build=${1:-build}
+rounds=${ROUNDS:-10}
+secs=${SECS:-4}
+workloads=${WORKLOADS:-rand4k seq1m buffered}
+src=$(cd "$(dirname "$0")/.." && pwd)
+xiotop="$build/xiotop"
+[ "$(id -u)" -eq 0 ] || { echo "compare: needs root (BPF, loop devices)" >&2; exit 2; }
+[ -x "$xiotop" ] || { echo "compare: $xiotop not built (make build)" >&2; exit 2; }
+for c in fio bpftool python3; do
+	command -v "$c" >/dev/null || { echo "compare: $c missing (scripts/install-deps.sh)" >&2; exit 2; }
+done
+
+work=$(mktemp -d /tmp/xiotop-compare.XXXXXX)
+old_stats=$(sysctl -n kernel.bpf_stats_enabled)
+tool_pid=
+cleanup() {
+	[ -n "$tool_pid" ] && kill -INT "$tool_pid" 2>/dev/null && wait "$tool_pid" 2>/dev/null
+	sysctl -qw kernel.bpf_stats_enabled="$old_stats"
+	bash "$src/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM HUP
+[ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing
+bash "$src/tests/emu/emu.sh" up "$work/world" --dio on >/dev/null
+# shellcheck disable=SC1091
+. "$work/world/env"
+sysctl -qw kernel.bpf_stats_enabled=1
+
+bt_sum='tracepoint:block:block_bio_queue { @bytes[args->dev, comm] = sum(args->nr_sector * 512); }'
+bt_hist='tracepoint:block:block_rq_issue { @start[args->dev, args->sector] = nsecs; }
+tracepoint:block:block_rq_complete /@start[args->dev, args->sector]/ {
+  @usecs = hist((nsecs - @start[args->dev, args->sector]) / 1000);
+  delete(@start[args->dev, args->sector]); }'
+
+peers="none xiotop"
+[ -n "${XIOTOP_BEFORE:-}" ] && peers="$peers xiotop_before"
+if command -v bpftrace >/dev/null; then
+	peers="$peers bt_sum bt_hist"
+else
+	echo "compare: bpftrace not installed: its peers are left out" >&2
+fi
+biotop=$(command -v biotop-bpfcc || command -v biotop || true)
+if [ -n "$biotop" ]; then
+	if why=$(timeout 60 "$biotop" 1 1 2>&1 >/dev/null); then
+		peers="$peers biotop"
+	else
+		echo "compare: biotop does not run here: $(echo "$why" | grep -v '^ ' | tail -1)" >&2
+	fi
+else
+	echo "compare: biotop (bcc) not installed" >&2
+fi
+
+busy_ticks() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9; exit}' /proc/stat; }
+lib="$src/bench/compare_lib.py"
+prog_ids() { bpftool prog show -j | python3 "$lib" ids; }
+# run stats of the programs not in $1 (ids loaded before the tool started): one JSON object
+prog_stats() { bpftool prog show -j | python3 "$lib" stats "$1"; }
+
+start_tool() { # peer -> sets tool_pid, waits until attached
+	local log="$work/tool.log"
+	case $1 in
+	none) return 0 ;;
+	xiotop | xiotop_before)
+		local bin=$xiotop
+		[ "$1" = xiotop_before ] && bin=$XIOTOP_BEFORE
+		"$bin" -b -d 1 --format json --xenstore-dump "$XENSTORE_DUMP" >"$work/tool.out" 2>"$log" &
+		tool_pid=$!
+		for _ in $(seq 50); do [ -s "$work/tool.out" ] && break; sleep 0.2; done ;;
+	bt_sum | bt_hist)
+		local prog=$bt_sum
+		[ "$1" = bt_hist ] && prog=$bt_hist
+		bpftrace -e "$prog" >/dev/null 2>"$log" &
+		tool_pid=$!
+		for _ in $(seq 100); do grep -q Attaching "$log" 2>/dev/null && break; sleep 0.1; done
+		sleep 0.5 ;;
+	biotop)
+		"$biotop" -C 1 >/dev/null 2>"$log" &
+		tool_pid=$!
+		sleep 8 ;; # bcc compiles first
+	esac
+}
+stop_tool() {
+	[ -z "$tool_pid" ] && return 0
+	kill -INT "$tool_pid" 2>/dev/null || true
+	wait "$tool_pid" 2>/dev/null || true
+	tool_pid=
+}
+rss_kib() { [ -n "$tool_pid" ] && awk '/^VmRSS/{print $2}' "/proc/$tool_pid/status" 2>/dev/null || echo 0; }
+
+run_fio() { # workload -> fio JSON on stdout
+	local common=(--name=w --filename="$DOM1_DEV" --ioengine=psync --output-format=json)
+	case $1 in
+	rand4k) fio "${common[@]}" --rw=randwrite --bs=4k --direct=1 --size=200M --runtime="$secs" --time_based ;;
+	seq1m) fio "${common[@]}" --rw=write --bs=1M --direct=1 --size=200M --runtime="$secs" --time_based ;;
+	buffered) fio "${common[@]}" --rw=write --bs=64k --direct=0 --size=128M --runtime="$secs" --time_based --end_fsync=1 ;;
+	esac
+}
+
+: >"$work/results"
+if [ -n "${PEERS:-}" ]; then
+	kept=
+	for p in $peers; do [[ " $PEERS " == *" $p "* ]] && kept="$kept $p"; done
+	peers=${kept# }
+fi
+read -ra peer_list <<<"$peers"
+n=${#peer_list[@]}
+for r in $(seq 1 "$rounds"); do
+	for k in $(seq 0 $((n - 1))); do
+		peer=${peer_list[$(((k + r) % n))]}
+		before=$(prog_ids)
+		start_tool "$peer"
+		for wl in $workloads; do
+			s0=$(prog_stats "$before")
+			b0=$(busy_ticks)
+			t0=$(date +%s.%N)
+			run_fio "$wl" >"$work/fio.json"
+			t1=$(date +%s.%N)
+			b1=$(busy_ticks)
+			s1=$(prog_stats "$before")
+			python3 "$lib" record "$work/fio.json" "$r" "$peer" "$wl" "$((b1 - b0))" \
+				"$t0" "$t1" "$(rss_kib)" "$s0" "$s1" >>"$work/results"
+		done
+		stop_tool
+	done
+	echo "round $r/$rounds done ($peers)" >&2
+done
+python3 "$lib" report "$work/results"
+[ -n "${KEEP_RESULTS:-}" ] && cp "$work/results" "$KEEP_RESULTS"
+exit 0

@@ -1,0 +1,187 @@
+/* bio.bpf.h - the attribution rules for a bio (docs/DESIGN.md), and the dirty backlog.
+ *
+ * Every bio entering a block device (block_bio_queue) is charged to a domain by the
+ * first rule that matches and counted per (domain, device, rule) in a per-CPU hash: no
+ * event stream, no atomics on the hot path. dm/md clones are recognised at
+ * block_bio_remap and charged like their parent.
+ */
+#ifndef XIOTOP_BIO_BPF_H
+#define XIOTOP_BIO_BPF_H
+
+#include "cpu.bpf.h"
+#include "fileio.bpf.h"
+#include "maps.bpf.h"
+
+/* dm/md clone bio -> owner decided at remap time; consumed by its queue event. LRU so
+ * a clone that never reaches block_bio_queue cannot fill the map. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, XIOTOP_MAX_REMAPS);
+	__type(key, u64);
+	__type(value, u32);
+} remap_owner SEC(".maps");
+
+/* Domain owning the file whose page-cache pages the bio carries, or NULL. */
+static __always_inline u32 *bio_file_owner(struct bio *bio)
+{
+	struct xiotop_inode_key ik = {};
+	if (!bio_first_inode(bio, &ik.ino, &ik.fs_dev))
+		return NULL;
+	return bpf_map_lookup_elem(&inode_dom, &ik);
+}
+
+/* Written back: never more than was seen dirtied, so pages dirtied before xiotop
+ * started do not make the backlog negative (racy by a few pages, never below zero). */
+static __always_inline void tally_written_back(u32 domid, u64 bytes)
+{
+	struct xiotop_dirty *d = dirty_of(domid);
+	if (!d)
+		return;
+	u64 open = d->dirtied_bytes - d->written_back_bytes;
+	if (d->dirtied_bytes < d->written_back_bytes)
+		open = 0;
+	__sync_fetch_and_add(&d->written_back_bytes, bytes < open ? bytes : open);
+}
+
+static __always_inline void tally_if_page_cache(struct bio *bio, u32 domid, u64 bytes)
+{
+	u32 *owner = bio_file_owner(bio);
+	if (owner && *owner == domid)
+		tally_written_back(domid, bytes);
+}
+
+/* Rules 2 and 3 for the current task (rule 1, the device, was checked by the caller).
+ * Sets *via, and *work to the submitting kworker's current work (else NULL). */
+static __always_inline u32 task_owner(struct bio *bio, u32 *via, struct work_state **work)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	/* a workqueue worker is never a blkback thread nor a device model */
+	if (task_is_wq_worker(task->flags)) {
+		struct work_state *ws = current_work();
+		*work = ws;
+		if (ws && ws->kind == WORK_LOOP) {
+			*via = XIOTOP_VIA_LOOPWORK;
+			return ws->loop_domid;
+		}
+	} else {
+		char comm[16];
+		bpf_get_current_comm(comm, sizeof(comm));
+		u32 domid = blkback_domid(comm);
+		if (domid != XIOTOP_DOM_NONE) {
+			*via = XIOTOP_VIA_TASK;
+			return domid;
+		}
+		u32 *dm_dom = device_model_domid(bpf_get_current_pid_tgid() >> 32);
+		if (dm_dom) {
+			*via = XIOTOP_VIA_DMTASK;
+			return *dm_dom;
+		}
+	}
+	u32 *idom = bio_file_owner(bio);
+	if (idom) {
+		*via = XIOTOP_VIA_INODE;
+		return *idom;
+	}
+	*via = XIOTOP_VIA_NONE;
+	return XIOTOP_DOM_NONE;
+}
+
+/* Rules 1-3 for a bio about to be queued to `dev`. */
+static __always_inline u32 owner_of(struct bio *bio, u32 dev, u32 *via, struct work_state **work)
+{
+	*work = NULL;
+	struct xiotop_dev_owner *d = bpf_map_lookup_elem(&dev_dom, &dev);
+	if (d && (d->flags & XIOTOP_DEV_IS_BACKEND)) {
+		*via = XIOTOP_VIA_DEV;
+		return d->domid;
+	}
+	return task_owner(bio, via, work);
+}
+
+/* What block_bio_queue needs of a bio, read by the caller. */
+struct bio_facts {
+	u32 op;    /* bi_opf */
+	u32 bytes; /* bi_iter.bi_size */
+	u32 dev;   /* queued to */
+	u32 whole; /* whole disk of dev */
+	u32 bio_flags;
+};
+
+/* The dirty backlog and a flusher's per-domain bytes, for a charged write. */
+static __always_inline void tally_write(struct bio *bio, struct work_state *ws, u32 domid, u32 via,
+                                        u64 bytes)
+{
+	if (ws && ws->kind == WORK_WRITEBACK)
+		tally_writeback(ws, domid, bytes);
+	/* page-cache pages of a domain's file leaving dom0 memory: the flusher (rule 3),
+	 * or an fsync by loop or the device model */
+	if (via == XIOTOP_VIA_INODE)
+		tally_written_back(domid, bytes);
+	else if ((via == XIOTOP_VIA_LOOPWORK && !(ws && ws->loop_dio)) || via == XIOTOP_VIA_DMTASK)
+		tally_if_page_cache(bio, domid, bytes); /* loop direct I/O: never page cache */
+}
+
+static __always_inline int on_bio_queue(struct bio *bio, const struct bio_facts *f)
+{
+	u32 op = f->op & KERNEL_REQ_OP_MASK, dev = f->dev;
+	u64 bytes = f->bytes;
+	if (op > KERNEL_REQ_OP_WRITE || !bytes)
+		return 0; /* flush, discard, ...: not data vmstat counts */
+	bool is_write = op == KERNEL_REQ_OP_WRITE;
+
+	u32 via, domid;
+	struct work_state *ws = NULL;
+	u64 bio_key = (u64)bio;
+	/* dm/md clones are BIO_CLONED (as are splits): only they can be in remap_owner */
+	u32 *cloned_from = NULL;
+	if (f->bio_flags & (1u << BIO_CLONED))
+		cloned_from = bpf_map_lookup_elem(&remap_owner, &bio_key);
+	if (cloned_from) {
+		domid = *cloned_from;
+		via = XIOTOP_VIA_REMAP;
+		bpf_map_delete_elem(&remap_owner, &bio_key);
+	} else {
+		domid = owner_of(bio, dev, &via, &ws);
+	}
+	charge_io(domid, dev, via, is_write, bytes);
+	if (via == XIOTOP_VIA_DMTASK && in_io_submit())
+		charge_io(domid, dev, XIOTOP_VIA_FILEIO, is_write, bytes);
+	if (is_write && domid != XIOTOP_DOM_NONE)
+		tally_write(bio, ws, domid, via, bytes);
+	/* a partition's bio also crosses the whole disk: same bio, stacked layer */
+	if (f->whole != dev)
+		charge_io(domid, f->whole, XIOTOP_VIA_PART, is_write, bytes);
+	return 0;
+}
+
+static __always_inline int on_bio_remap(struct bio *bio, u32 from_dev)
+{
+	/* a partition remap keeps the same bio and device: block_bio_queue handles it */
+	if (bio_devt(bio) == from_dev)
+		return 0;
+	/* dm/md clone: the owner is decided now, in the context of the upper bio and
+	 * against the upper device, as if it had been queued there */
+	u32 via;
+	struct work_state *ws;
+	u32 domid = owner_of(bio, from_dev, &via, &ws);
+	u64 bio_key = (u64)bio;
+	if (bpf_map_update_elem(&remap_owner, &bio_key, &domid, BPF_ANY))
+		stat_inc(XIOTOP_STAT_LOST_REMAP);
+	return 0;
+}
+
+/* A clean page-cache folio of a domain's file became dirty. */
+static __always_inline int on_dirty_folio(struct folio *folio, struct address_space *mapping)
+{
+	if (!mapping)
+		return 0;
+	u32 *owner = inode_owner(BPF_CORE_READ(mapping, host));
+	if (!owner)
+		return 0;
+	struct xiotop_dirty *d = dirty_of(*owner);
+	if (d)
+		__sync_fetch_and_add(&d->dirtied_bytes, folio_pages(folio) * kernel_page_size);
+	return 0;
+}
+
+#endif

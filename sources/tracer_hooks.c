@@ -1,0 +1,270 @@
+/* tracer_hooks.c - the hook table, per-hook load and attach, and their report. */
+#include "sources/tracer_hooks.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "xiotop.skel.h"
+
+static const struct hook_def {
+	const char *event; /* what the user and XIOTOP_FAIL_HOOKS call it */
+	const char *loss;  /* what is lost without it */
+	bool on_demand;    /* attached only while needed */
+} hook_defs[HOOK_COUNT] = {
+    [HOOK_BIO_QUEUE] = {"block_bio_queue", "nothing can be attributed", false},
+    [HOOK_BIO_REMAP] = {"block_bio_remap", "dm/md clones are unattributed", false},
+    [HOOK_WORK_START] = {"workqueue_execute_start",
+                         "loop direct I/O and loop/flusher CPU unattributed", false},
+    [HOOK_WORK_END] = {"workqueue_execute_end", "loop direct I/O and loop/flusher CPU unattributed",
+                       false},
+    [HOOK_SWITCH] = {"sched_switch", "no dom0 CPU per domain", false},
+    [HOOK_DIRTY_FOLIO] = {"writeback_dirty_folio", "no dirty backlog", false},
+    [HOOK_SYS_ENTER] = {"sys_enter", "device-model file reads/writes not counted", true},
+    [HOOK_SYS_EXIT] = {"sys_exit", "device-model file reads/writes not counted", true},
+    [HOOK_URING_COMPLETE] = {"io_uring_complete", "device-model io_uring I/O not counted", false},
+};
+
+/* The skeleton's program of each hook in one set. */
+static void hook_progs(const struct xiotop_bpf *s, bool btf, struct bpf_program *p[HOOK_COUNT])
+{
+	p[HOOK_BIO_QUEUE] = btf ? s->progs.btf_bio_queue : s->progs.raw_bio_queue;
+	p[HOOK_BIO_REMAP] = btf ? s->progs.btf_bio_remap : s->progs.raw_bio_remap;
+	p[HOOK_WORK_START] = btf ? s->progs.btf_work_start : s->progs.raw_work_start;
+	p[HOOK_WORK_END] = btf ? s->progs.btf_work_end : s->progs.raw_work_end;
+	p[HOOK_SWITCH] = btf ? s->progs.btf_switch : s->progs.raw_switch;
+	p[HOOK_DIRTY_FOLIO] = btf ? s->progs.btf_dirty_folio : s->progs.raw_dirty_folio;
+	p[HOOK_SYS_ENTER] = btf ? s->progs.btf_sys_enter : s->progs.raw_sys_enter;
+	p[HOOK_SYS_EXIT] = btf ? s->progs.btf_sys_exit : s->progs.raw_sys_exit;
+	p[HOOK_URING_COMPLETE] = btf ? s->progs.btf_uring_complete : s->progs.raw_uring_complete;
+}
+
+const char *hook_event(enum hook_id id)
+{
+	return id < HOOK_COUNT ? hook_defs[id].event : "?";
+}
+
+/* libbpf speaks while probing; keep its last words for the reasons only. */
+static char libbpf_last_error[160];
+static int libbpf_quiet_print(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	if (level == LIBBPF_WARN) {
+		char line[sizeof(libbpf_last_error)];
+		vsnprintf(line, sizeof(line), fmt, args);
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0])
+			snprintf(libbpf_last_error, sizeof(libbpf_last_error), "%s", line);
+	}
+	return 0;
+}
+
+/* Is the hook named in XIOTOP_FAIL_HOOKS? */
+static bool forced_to_fail(enum hook_id id)
+{
+	const char *list = getenv("XIOTOP_FAIL_HOOKS");
+	size_t len = strlen(hook_defs[id].event);
+	for (const char *p = list; p && *p; p += strcspn(p, ",")) {
+		p += *p == ',';
+		if (!strncmp(p, hook_defs[id].event, len) && (p[len] == ',' || !p[len]))
+			return true;
+	}
+	return false;
+}
+
+/* Say which names in XIOTOP_FAIL_HOOKS are no optional hook (a typo must not pass for a
+ * test that forced nothing). */
+static void check_fail_list(void)
+{
+	const char *list = getenv("XIOTOP_FAIL_HOOKS");
+	for (const char *p = list; p && *p;) {
+		size_t len = strcspn(p, ",");
+		int found = -1;
+		for (int i = 0; i < HOOK_COUNT; i++)
+			if (strlen(hook_defs[i].event) == len &&
+			    !strncmp(p, hook_defs[i].event, len))
+				found = i;
+		if (found == HOOK_BIO_QUEUE)
+			fprintf(stderr, "xiotop: XIOTOP_FAIL_HOOKS: block_bio_queue is required, "
+			                "not forced to fail\n");
+		else if (found < 0 && len)
+			fprintf(stderr, "xiotop: XIOTOP_FAIL_HOOKS: no hook named '%.*s'\n",
+			        (int)len, p);
+		p += len + (p[len] == ',');
+	}
+}
+
+/* The object loaded with exactly the hooks in `want`, or NULL. */
+static struct xiotop_bpf *load_with(bool btf, const bool want[HOOK_COUNT],
+                                    const struct hook_config *cfg)
+{
+	struct xiotop_bpf *s = xiotop_bpf__open();
+	if (!s)
+		return NULL;
+	s->rodata->loop_rootcg_workfn_addr = cfg->loop_rootcg_workfn;
+	s->rodata->loop_workfn_addr = cfg->loop_workfn;
+	s->rodata->wb_workfn_addr = cfg->wb_workfn;
+	s->rodata->kernel_page_size = cfg->page_size;
+	s->rodata->track_cpu = want[HOOK_SWITCH];
+	struct bpf_program *mine[HOOK_COUNT], *other[HOOK_COUNT];
+	hook_progs(s, btf, mine);
+	hook_progs(s, !btf, other);
+	for (int i = 0; i < HOOK_COUNT; i++) {
+		bpf_program__set_autoload(mine[i], want[i]);
+		bpf_program__set_autoload(other[i], false);
+	}
+	if (xiotop_bpf__load(s)) {
+		xiotop_bpf__destroy(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* After a failed load with everything: which optional hooks fail on their own (each
+ * tried alone with the required one), so that only they are left out. */
+static void find_failing(struct hook_set *h, bool want[HOOK_COUNT], const struct hook_config *cfg)
+{
+	for (int i = HOOK_BIO_QUEUE + 1; i < HOOK_COUNT; i++) {
+		if (!want[i])
+			continue;
+		bool alone[HOOK_COUNT] = {[HOOK_BIO_QUEUE] = true};
+		alone[i] = true;
+		libbpf_last_error[0] = '\0';
+		struct xiotop_bpf *s = load_with(h->btf, alone, cfg);
+		if (s) {
+			xiotop_bpf__destroy(s);
+			continue;
+		}
+		want[i] = false;
+		snprintf(h->why_not[i], sizeof(h->why_not[i]), "does not load: %s",
+		         libbpf_last_error[0] ? libbpf_last_error : "unknown libbpf error");
+	}
+}
+
+int hooks_load(struct hook_set *h, bool btf, const struct hook_config *cfg, char *err,
+               size_t errlen)
+{
+	memset(h, 0, sizeof(*h));
+	h->btf = btf;
+	libbpf_set_print(libbpf_quiet_print);
+	static bool list_checked; /* once, not again for the fallback set */
+	if (!list_checked)
+		check_fail_list();
+	list_checked = true;
+	bool want[HOOK_COUNT];
+	for (int i = 0; i < HOOK_COUNT; i++) {
+		want[i] = i == HOOK_BIO_QUEUE || !forced_to_fail(i);
+		if (!want[i])
+			snprintf(h->why_not[i], sizeof(h->why_not[i]),
+			         "forced by XIOTOP_FAIL_HOOKS");
+	}
+	libbpf_last_error[0] = '\0';
+	h->skel = load_with(btf, want, cfg);
+	if (!h->skel) {
+		find_failing(h, want, cfg);
+		libbpf_last_error[0] = '\0';
+		h->skel = load_with(btf, want, cfg);
+	}
+	if (!h->skel) {
+		snprintf(err, errlen, "%s programs cannot load: %s", btf ? "tp_btf" : "raw_tp",
+		         libbpf_last_error[0] ? libbpf_last_error : "unknown libbpf error");
+		return -1;
+	}
+	memcpy(h->loaded, want, sizeof(want));
+	return 0;
+}
+
+int hooks_attach(struct hook_set *h, char *err, size_t errlen)
+{
+	struct bpf_program *progs[HOOK_COUNT];
+	hook_progs(h->skel, h->btf, progs);
+	for (int i = 0; i < HOOK_COUNT; i++) {
+		if (!h->loaded[i])
+			continue;
+		if (hook_defs[i].on_demand) {
+			h->attached[i] = true;
+			continue;
+		}
+		h->links[i] = bpf_program__attach(progs[i]);
+		if (h->links[i]) {
+			h->attached[i] = true;
+			continue;
+		}
+		if (i == HOOK_BIO_QUEUE) {
+			snprintf(err, errlen, "cannot attach %s: %s", hook_defs[i].event,
+			         strerror(errno));
+			return -1;
+		}
+		snprintf(h->why_not[i], sizeof(h->why_not[i]), "does not attach: %s",
+		         strerror(errno));
+	}
+	return 0;
+}
+
+void hooks_want_syscalls(struct hook_set *h, bool want)
+{
+	const enum hook_id sys[2] = {HOOK_SYS_ENTER, HOOK_SYS_EXIT};
+	if (!h->skel || !h->attached[HOOK_SYS_ENTER] || !h->attached[HOOK_SYS_EXIT] ||
+	    want == (h->links[HOOK_SYS_ENTER] != NULL))
+		return;
+	struct bpf_program *progs[HOOK_COUNT];
+	hook_progs(h->skel, h->btf, progs);
+	for (int i = 0; i < 2; i++) {
+		if (want) {
+			h->links[sys[i]] = bpf_program__attach(progs[sys[i]]);
+			if (!h->links[sys[i]])
+				fprintf(stderr, "xiotop: cannot attach %s: %s\n",
+				        hook_defs[sys[i]].event, strerror(errno));
+		} else {
+			bpf_link__destroy(h->links[sys[i]]);
+			h->links[sys[i]] = NULL;
+		}
+	}
+}
+
+static void append(char *out, size_t outlen, const char *word)
+{
+	size_t len = strlen(out);
+	if (len < outlen)
+		snprintf(out + len, outlen - len, "%s%s", len ? " " : "", word);
+}
+
+void hooks_describe(const struct hook_set *h, char *out, size_t outlen)
+{
+	out[0] = '\0';
+	for (int i = 0; i < HOOK_COUNT; i++)
+		if (h->attached[i] && !hook_defs[i].on_demand)
+			append(out, outlen, hook_defs[i].event);
+	if (h->attached[HOOK_SYS_ENTER] && h->attached[HOOK_SYS_EXIT])
+		append(out, outlen, "sys_enter/sys_exit(while device models run)");
+	bool first_missing = true;
+	for (int i = 0; i < HOOK_COUNT; i++) {
+		if (h->attached[i])
+			continue;
+		if (first_missing)
+			append(out, outlen, "without:");
+		first_missing = false;
+		append(out, outlen, hook_defs[i].event);
+	}
+}
+
+void hooks_report_missing(const struct hook_set *h)
+{
+	for (int i = 0; i < HOOK_COUNT; i++)
+		if (!h->attached[i])
+			fprintf(stderr, "xiotop: hook %s not active (%s): %s\n", hook_defs[i].event,
+			        h->why_not[i][0] ? h->why_not[i] : "not loaded", hook_defs[i].loss);
+}
+
+void hooks_close(struct hook_set *h)
+{
+	for (int i = 0; i < HOOK_COUNT; i++) {
+		bpf_link__destroy(h->links[i]);
+		h->links[i] = NULL;
+	}
+	xiotop_bpf__destroy(h->skel);
+	h->skel = NULL;
+}

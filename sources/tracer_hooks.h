@@ -1,0 +1,63 @@
+/* tracer_hooks.h - the BPF hooks as a table of named entries, loaded and attached one by one.
+ *
+ * Contract: hooks_load() opens the skeleton and loads one program set (tp_btf or raw_tp)
+ * with every hook the kernel takes. block_bio_queue is required; any other hook that
+ * will not load, or is named in XIOTOP_FAIL_HOOKS (comma-separated event names, for
+ * tests), is left out on its own and reported by name with what is lost; the rest stay.
+ * hooks_attach() attaches the loaded hooks the same way (one failing attach drops only
+ * itself). The syscall hooks are attached on demand (hooks_want_syscalls()) because
+ * they put every syscall of every task on a slower path.
+ */
+#ifndef XIOTOP_TRACER_HOOKS_H
+#define XIOTOP_TRACER_HOOKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum hook_id {
+	HOOK_BIO_QUEUE,
+	HOOK_BIO_REMAP,
+	HOOK_WORK_START,
+	HOOK_WORK_END,
+	HOOK_SWITCH,
+	HOOK_DIRTY_FOLIO,
+	HOOK_SYS_ENTER,
+	HOOK_SYS_EXIT,
+	HOOK_URING_COMPLETE,
+	HOOK_COUNT
+};
+
+/* Values set in the BPF object before it is loaded. */
+struct hook_config {
+	unsigned long long loop_rootcg_workfn, loop_workfn, wb_workfn;
+	unsigned int page_size;
+};
+
+struct xiotop_bpf;
+struct bpf_link;
+
+struct hook_set {
+	struct xiotop_bpf *skel;
+	bool btf; /* tp_btf programs, else raw_tp */
+	bool loaded[HOOK_COUNT];
+	bool attached[HOOK_COUNT]; /* on-demand hooks: loaded and ready to attach */
+	char why_not[HOOK_COUNT][200];
+	struct bpf_link *links[HOOK_COUNT];
+};
+
+/* The hook's event name, as the user and XIOTOP_FAIL_HOOKS name it. */
+const char *hook_event(enum hook_id id);
+/* 0, or -1 with a one-line reason in err when even block_bio_queue will not load. */
+int hooks_load(struct hook_set *h, bool btf, const struct hook_config *cfg, char *err,
+               size_t errlen);
+/* 0, or -1 with a reason in err when block_bio_queue will not attach. */
+int hooks_attach(struct hook_set *h, char *err, size_t errlen);
+/* Attach or detach sys_enter/sys_exit. */
+void hooks_want_syscalls(struct hook_set *h, bool want);
+/* "block_bio_queue ... sched_switch ... without: block_bio_remap" into out. */
+void hooks_describe(const struct hook_set *h, char *out, size_t outlen);
+/* Say on stderr, one line each, which hooks are not active and what is lost. */
+void hooks_report_missing(const struct hook_set *h);
+void hooks_close(struct hook_set *h);
+
+#endif
