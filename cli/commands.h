@@ -18,6 +18,7 @@ int cmd_record(int argc, char **argv);
 int cmd_mark(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_serve(int argc, char **argv); /* Prometheus /metrics over HTTP (cmd_serve.c) */
 
 /* Recorded intervals of FILE's window [o->from, o->to] as `xiotop -b` prints them (at
  * most o->iterations; 0: all): `xiotop export` and `xiotop -b --from-file`. */

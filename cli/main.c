@@ -1,7 +1,7 @@
 /* main.c - which command: the first argument names it, else the live console/batch.
  *
  *   xiotop [-b] [OPTIONS]                  the console, or batch lines (cmd_live.c)
- *   xiotop topology|record|mark|export|replay ...   (commands.h)
+ *   xiotop topology|record|mark|export|replay|serve ...   (commands.h)
  *   xiotop COMMAND --help                  each command's options (options.c)
  *
  * Exit status: 0 done, 1 runtime failure, 2 bad usage or input, or a missing
@@ -18,11 +18,9 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		int (*run)(int argc, char **argv);
-	} subcommands[] = {{"record", cmd_record},
-	                   {"replay", cmd_replay},
-	                   {"export", cmd_export},
-	                   {"mark", cmd_mark},
-	                   {"topology", cmd_topology}};
+	} subcommands[] = {{"record", cmd_record},     {"replay", cmd_replay},
+	                   {"export", cmd_export},     {"mark", cmd_mark},
+	                   {"topology", cmd_topology}, {"serve", cmd_serve}};
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (size_t i = 0; argc > 1 && i < sizeof(subcommands) / sizeof(subcommands[0]); i++)

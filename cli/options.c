@@ -31,9 +31,10 @@ enum opt_id {
 	O_SYSFS,
 	O_PROC,
 	O_IMAGE_DIR,
+	O_LISTEN,
 };
 
-#define SOURCE_CMDS (CMD_LIVE | CMD_TOPOLOGY | CMD_RECORD)
+#define SOURCE_CMDS (CMD_LIVE | CMD_TOPOLOGY | CMD_RECORD | CMD_SERVE)
 
 struct opt {
 	enum opt_id id;
@@ -45,7 +46,7 @@ struct opt {
 
 static const struct opt table[] = {
     {O_BATCH, "batch", NULL, CMD_LIVE | CMD_REPLAY, "batch lines instead of the console"},
-    {O_DELAY, "delay", "SECONDS", CMD_LIVE | CMD_RECORD,
+    {O_DELAY, "delay", "SECONDS", CMD_LIVE | CMD_RECORD | CMD_SERVE,
      "between samples, 0.1 to 3600 (default 3; record 1)"},
     {O_ITER, "iterations", "COUNT", CMD_LIVE, "intervals to show, then exit"},
     {O_FORMAT, "format", "F", CMD_LIVE | CMD_TOPOLOGY | CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
@@ -53,7 +54,7 @@ static const struct opt table[] = {
     {O_FULL, "full-name", NULL, CMD_LIVE | CMD_EXPORT | CMD_REPLAY, "do not cut names"},
     {O_DOM0, "dom0-first", NULL, CMD_LIVE | CMD_REPLAY, "console: Domain-0 first"},
     {O_FROM_FILE, "from-file", "FILE", CMD_LIVE, "with -b: a recording instead of the tracer"},
-    {O_SYNTHETIC, "synthetic", "N", CMD_LIVE, NULL},
+    {O_SYNTHETIC, "synthetic", "N", CMD_LIVE | CMD_SERVE, NULL},
     {O_OUTPUT, "output", "FILE", CMD_RECORD | CMD_MARK | CMD_EXPLAIN,
      "the recording (record, mark) or the report (explain)"},
     {O_FROM, "from", "MARK|TIME", CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
@@ -73,6 +74,8 @@ static const struct opt table[] = {
     {O_PROC, "proc-root", "DIR", SOURCE_CMDS, "fixture tree instead of /proc"},
     {O_IMAGE_DIR, "image-dir", "DIR", SOURCE_CMDS,
      "(repeatable) where files named in xenstore may be, besides /dev"},
+    {O_LISTEN, "listen", "ADDR:PORT", CMD_SERVE,
+     "where /metrics is served (default 127.0.0.1:9717; [::1]:PORT for IPv6)"},
     {O_HELP, "help", NULL, ~0u, "this help"},
 };
 #define N_OPTS (sizeof(table) / sizeof(table[0]))
@@ -89,6 +92,7 @@ static const struct {
     {CMD_EXPORT, "export", "FILE [OPTIONS]", false},
     {CMD_REPLAY, "replay", "FILE [OPTIONS]   (the console on a terminal, else batch lines)", false},
     {CMD_EXPLAIN, "explain", "FILE [FILE2] [OPTIONS]", false},
+    {CMD_SERVE, "serve", "[--listen ADDR:PORT] [OPTIONS]   (Prometheus /metrics)", false},
 };
 
 static int command_index(enum cli_cmd cmd)
@@ -104,6 +108,7 @@ void cli_defaults(struct cli_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->delay_s = 3.0;
 	o->tail_s = 30.0;
+	o->listen = "127.0.0.1:9717";
 	o->format = BATCH_TEXT;
 	o->src.roots = (struct xt_roots){.sysfs = "/sys", .proc = "/proc", .dev = "/dev"};
 }
@@ -206,7 +211,8 @@ static const char *take(struct cli_opts *o, enum opt_id id, const char *arg)
 		o->synthetic = (unsigned)v;
 		return NULL;
 	case O_OUTPUT:
-		o->output = arg;
+	case O_LISTEN:
+		*(id == O_OUTPUT ? &o->output : &o->listen) = arg;
 		return NULL;
 	case O_FROM:
 		o->from = arg;

@@ -26,6 +26,7 @@ enum cli_cmd {
 	CMD_EXPORT = 1 << 4,
 	CMD_REPLAY = 1 << 5,
 	CMD_EXPLAIN = 1 << 6,
+	CMD_SERVE = 1 << 7, /* xiotop serve: Prometheus metrics over HTTP */
 };
 
 #define CLI_MAX_LIST 16 /* repeatable options (--domain, --claim) */
@@ -51,7 +52,8 @@ struct cli_opts {
 	const char *domains[CLI_MAX_LIST];
 	size_t n_domains; /* explain --domain */
 	const char *claims[CLI_MAX_LIST];
-	size_t n_claims; /* explain --claim FILE[@DOMAIN] */
+	size_t n_claims;    /* explain --claim FILE[@DOMAIN] */
+	const char *listen; /* serve --listen ADDR:PORT */
 	struct source_opts src;
 	char **args; /* positional arguments (record: the wrapped command) */
 	int n_args;

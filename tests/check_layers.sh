@@ -8,7 +8,7 @@ set -euo pipefail
 top=${1:-$(dirname "$0")/..}
 cd "$top"
 # rank of each layer: a file may include from ranks <= its own (its own: same folder)
-declare -A rank=([bpf]=0 [core]=1 [sources]=2 [record]=3 [explain]=4 [ui]=4 [cli]=5)
+declare -A rank=([bpf]=0 [core]=1 [sources]=2 [record]=3 [explain]=4 [ui]=4 [export]=4 [cli]=5)
 bad=0
 dirs=$(for d in "${!rank[@]}"; do [ -d "$d" ] && echo "$d"; done)
 files=$(find $dirs -name '*.[ch]' | sort)
