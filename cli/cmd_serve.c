@@ -20,19 +20,9 @@ static void on_signal(int sig)
 	stop_requested = 1;
 }
 
-static int serve(const struct cli_opts *o, struct sample_source src)
+/* The loop over src into ex, until a signal or a failure. */
+static int serve(const struct cli_opts *o, struct exporter *ex, struct sample_source src)
 {
-	struct exporter *ex = exporter_open(XIOTOP_VERSION);
-	if (!ex) {
-		fprintf(stderr, "xiotop serve: out of memory\n");
-		return 1;
-	}
-	struct http_server *http;
-	int rc = http_serve_start(o->listen, ex, &http);
-	if (rc) {
-		exporter_close(ex);
-		return rc;
-	}
 	fprintf(stderr, "xiotop serve: http://%s/metrics, a sample every %g s\n", o->listen,
 	        o->delay_s);
 	struct interval_sink sink = exporter_sink(ex);
@@ -41,9 +31,28 @@ static int serve(const struct cli_opts *o, struct sample_source src)
 	                 .sinks = &sink,
 	                 .n_sinks = 1,
 	                 .pacer = {.ctx = &pace, .wait = pace_every_wait}};
-	rc = interval_loop(&l);
-	http_serve_stop(http);
-	exporter_close(ex);
+	return interval_loop(&l);
+}
+
+/* The source, synthetic or live, through serve(). */
+static int open_and_serve(const struct cli_opts *o, struct exporter *ex)
+{
+	if (o->synthetic) {
+		struct synthetic *syn = synthetic_open(o->synthetic);
+		if (!syn) {
+			fprintf(stderr, "xiotop serve: out of memory\n");
+			return 1;
+		}
+		int rc = serve(o, ex, synthetic_source(syn));
+		synthetic_close(syn);
+		return rc;
+	}
+	struct live *live;
+	int rc = live_open(&live, &o->src);
+	if (rc)
+		return rc;
+	rc = serve(o, ex, live_source(live));
+	live_close(live);
 	return rc;
 }
 
@@ -60,21 +69,18 @@ int cmd_serve(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	if (o.synthetic) {
-		struct synthetic *syn = synthetic_open(o.synthetic);
-		if (!syn) {
-			fprintf(stderr, "xiotop serve: out of memory\n");
-			return 1;
-		}
-		rc = serve(&o, synthetic_source(syn));
-		synthetic_close(syn);
-		return rc;
+	struct exporter *ex = exporter_open(XIOTOP_VERSION);
+	if (!ex) {
+		fprintf(stderr, "xiotop serve: out of memory\n");
+		return 1;
 	}
-	struct live *live;
-	rc = live_open(&live, &o.src);
-	if (rc)
-		return rc;
-	rc = serve(&o, live_source(live));
-	live_close(live);
+	/* bound before the tracer loads: a bad or busy address fails fast, without root */
+	struct http_server *http;
+	rc = http_serve_start(o.listen, ex, &http);
+	if (!rc) {
+		rc = open_and_serve(&o, ex);
+		http_serve_stop(http);
+	}
+	exporter_close(ex);
 	return rc;
 }
