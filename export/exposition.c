@@ -188,14 +188,22 @@ static void disks(struct writer *w, const struct metrics_state *st, bool written
 	}
 }
 
-/* A hook's name as the tracer prints it (not words such as "(no tracer)"). */
-static bool hook_name(const char *h)
+/* hooks as the tracer says them, "MODE hook hook a/b(while ...)", into "MODE hook hook a b":
+ * parenthesised notes dropped, a slash between two hooks a space. */
+static void hook_words(const char *hooks, char *out, size_t outlen)
 {
-	return strspn(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:.-") ==
-	       strlen(h);
+	size_t n = 0;
+	int depth = 0;
+	for (const char *p = hooks; *p && n + 1 < outlen; p++) {
+		depth += *p == '(';
+		if (!depth)
+			out[n++] = *p == '/' ? ' ' : *p;
+		depth -= *p == ')' && depth > 0;
+	}
+	out[n] = '\0';
 }
 
-/* hooks is "MODE hook hook ...": one info sample per hook. */
+/* One info sample per hook. */
 static void info(struct writer *w, const struct metrics_state *st, const char *version)
 {
 	static const struct family build = {"xiotop_build", FAMILY_INFO, NULL, "xiotop's version."};
@@ -207,11 +215,9 @@ static void info(struct writer *w, const struct metrics_state *st, const char *v
 	value_u64(w, true, 1);
 	begin(w, &hook);
 	char words[sizeof(st->hooks)], *save = NULL;
-	snprintf(words, sizeof(words), "%s", st->hooks);
+	hook_words(st->hooks, words, sizeof(words));
 	const char *mode = strtok_r(words, " ", &save);
 	for (const char *h; mode && (h = strtok_r(NULL, " ", &save));) {
-		if (!hook_name(h))
-			continue;
 		sample_name(w);
 		label(w, true, "hook", h);
 		label(w, false, "mode", mode);

@@ -148,7 +148,8 @@ static const char om_two_intervals[] =
     "# HELP xiotop_hook A kernel hook the tracer runs, and how (mode).\n"
     "# TYPE xiotop_hook info\n"
     "xiotop_hook_info{hook=\"block_rq_issue\",mode=\"tp_btf\"} 1\n"
-    "xiotop_hook_info{hook=\"sched_switch\",mode=\"tp_btf\"} 1\n"
+    "xiotop_hook_info{hook=\"sys_enter\",mode=\"tp_btf\"} 1\n"
+    "xiotop_hook_info{hook=\"sys_exit\",mode=\"tp_btf\"} 1\n"
     "# EOF\n";
 
 /* Two intervals of one domain and one disk, with CPU and dirty pages. */
@@ -167,7 +168,7 @@ static void two_intervals(struct metrics_state *st)
 		m.pgpgin_bytes = 4096, m.pgpgout_bytes = 8192, m.lost_events = 3;
 		m.unattr_rd_bytes = 1, m.unattr_wr_bytes = 2;
 		m.host_busy_ns = 6000000000, m.cpu_unattributed_ns = 7;
-		m.hooks = "tp_btf block_rq_issue sched_switch";
+		m.hooks = "tp_btf block_rq_issue sys_enter/sys_exit(while device models run)";
 		assert_int_equal(metrics_add_interval(st, &m), 0);
 	}
 }
