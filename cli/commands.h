@@ -20,6 +20,7 @@ int cmd_export(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_import(int argc, char **argv); /* logs of xentop, vmstat, iostat -> a recording */
 int cmd_explain(int argc, char **argv);
+int cmd_serve(int argc, char **argv); /* Prometheus /metrics over HTTP (cmd_serve.c) */
 
 /* Recorded intervals of FILE's window [o->from, o->to] as `xiotop -b` prints them (at
  * most o->iterations; 0: all): `xiotop export` and `xiotop -b --from-file`. */

@@ -1,7 +1,7 @@
 /* main.c - which command: the first argument names it, else the live console/batch.
  *
  *   xiotop [-b] [OPTIONS]                  the console, or batch lines (cmd_live.c)
- *   xiotop topology|record|mark|export|replay|explain|import ...   (commands.h)
+ *   xiotop topology|record|mark|export|replay|explain|import|serve ...   (commands.h)
  *   xiotop COMMAND --help                  each command's options (options.c)
  *   xiotop --version
  *
@@ -22,7 +22,7 @@ int main(int argc, char **argv)
 	} subcommands[] = {{"record", cmd_record},     {"replay", cmd_replay},
 	                   {"export", cmd_export},     {"mark", cmd_mark},
 	                   {"topology", cmd_topology}, {"import", cmd_import},
-	                   {"explain", cmd_explain}};
+	                   {"explain", cmd_explain},   {"serve", cmd_serve}};
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc > 1 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {

@@ -37,6 +37,7 @@ enum opt_id {
 	O_SYSFS,
 	O_PROC,
 	O_IMAGE_DIR,
+	O_LISTEN,
 	O_XENTOP,
 	O_VMSTAT,
 	O_IOSTAT,
@@ -45,7 +46,7 @@ enum opt_id {
 	O_CPUS,
 };
 
-#define SOURCE_CMDS (CMD_LIVE | CMD_TOPOLOGY | CMD_RECORD)
+#define SOURCE_CMDS (CMD_LIVE | CMD_TOPOLOGY | CMD_RECORD | CMD_SERVE)
 
 /* Where a plain option lands in struct cli_opts: a flag set true, or its argument kept
  * as given. Every other option is checked and converted in take(). */
@@ -67,7 +68,7 @@ struct opt {
 static const struct opt table[] = {
     {O_BATCH, "batch", NULL, CMD_LIVE | CMD_REPLAY, "batch lines instead of the console",
      FLAG(batch)},
-    {O_DELAY, "delay", "SECONDS", CMD_LIVE | CMD_RECORD,
+    {O_DELAY, "delay", "SECONDS", CMD_LIVE | CMD_RECORD | CMD_SERVE,
      "between samples, 0.1 to 3600 (default 3; record 1)", T_CHECKED, 0},
     {O_ITER, "iterations", "COUNT", CMD_LIVE, "intervals to show, then exit", T_CHECKED, 0},
     {O_FORMAT, "format", "F", CMD_LIVE | CMD_TOPOLOGY | CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
@@ -78,7 +79,7 @@ static const struct opt table[] = {
      FLAG(dom0_first)},
     {O_FROM_FILE, "from-file", "FILE", CMD_LIVE, "with -b: a recording instead of the tracer",
      STRING(from_file)},
-    {O_SYNTHETIC, "synthetic", "N", CMD_LIVE, NULL, T_CHECKED, 0},
+    {O_SYNTHETIC, "synthetic", "N", CMD_LIVE | CMD_SERVE, NULL, T_CHECKED, 0},
     {O_OUTPUT, "output", "FILE", CMD_RECORD | CMD_MARK | CMD_EXPLAIN | CMD_IMPORT,
      "the recording (record, mark, import) or the report (explain)", STRING(output)},
     {O_FROM, "from", "MARK|TIME", CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
@@ -126,6 +127,8 @@ static const struct opt table[] = {
      T_CHECKED, 0},
     {O_CPUS, "cpus", "N", CMD_IMPORT, "dom0's CPU count, for vmstat's CPU percentages", T_CHECKED,
      0},
+    {O_LISTEN, "listen", "ADDR:PORT", CMD_SERVE,
+     "where /metrics is served (default 127.0.0.1:9717; [::1]:PORT for IPv6)", STRING(listen)},
     {O_HELP, "help", NULL, ~0u, "this help", T_CHECKED, 0},
 };
 #define N_OPTS (sizeof(table) / sizeof(table[0]))
@@ -143,6 +146,7 @@ static const struct {
     {CMD_REPLAY, "replay", "FILE [OPTIONS]   (the console on a terminal, else batch lines)", false},
     {CMD_EXPLAIN, "explain", "FILE [FILE2] [OPTIONS]", false},
     {CMD_IMPORT, "import", "-o FILE [--xentop LOG] [--vmstat LOG] [--iostat LOG] [OPTIONS]", false},
+    {CMD_SERVE, "serve", "[--listen ADDR:PORT] [OPTIONS]   (Prometheus /metrics)", false},
 };
 
 static int command_index(enum cli_cmd cmd)
@@ -161,6 +165,7 @@ void cli_defaults(struct cli_opts *o)
 	o->period_s = 86400;
 	o->retain_s = 14 * 86400;
 	o->retain_bytes = 2.0 * 1024 * 1024 * 1024;
+	o->listen = "127.0.0.1:9717";
 	o->format = BATCH_TEXT;
 	o->src.roots = (struct xt_roots){.sysfs = "/sys", .proc = "/proc", .dev = "/dev"};
 }

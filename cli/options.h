@@ -27,6 +27,7 @@ enum cli_cmd {
 	CMD_REPLAY = 1 << 5,
 	CMD_EXPLAIN = 1 << 6,
 	CMD_IMPORT = 1 << 7,
+	CMD_SERVE = 1 << 8, /* xiotop serve: Prometheus metrics over HTTP */
 };
 
 #define CLI_MAX_LIST 16 /* repeatable options (--domain, --claim) */
@@ -62,6 +63,7 @@ struct cli_opts {
 	double import_interval_s;                                  /* import --interval; 0 */
 	const char *import_start;                                  /* import --start TIME */
 	long import_cpus;                                          /* import --cpus; 0 */
+	const char *listen;                                        /* serve --listen ADDR:PORT */
 	struct source_opts src;
 	char **args; /* positional arguments (record: the wrapped command) */
 	int n_args;

@@ -3,9 +3,9 @@
 # Runs as root (apt-get); prints one line when nothing is to do.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config clang llvm libclang-rt-dev libbpf-dev bpftool libelf-dev zlib1g-dev
-      libxen-dev libncurses-dev libsqlite3-dev sqlite3 libcmocka-dev
+      libxen-dev libncurses-dev libsqlite3-dev sqlite3 libcmocka-dev libmicrohttpd-dev
       util-linux jq tmux cppcheck clang-format python3 fio e2fsprogs cpio qemu-system-x86 busybox-static
-      libjson-c-dev sysstat debhelper lintian mandoc man-db bpftrace)
+      libjson-c-dev sysstat debhelper lintian mandoc man-db bpftrace prometheus)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -1,0 +1,86 @@
+/* cmd_serve.c - `xiotop serve`: the live tracer (or --synthetic domains) through the
+ * interval loop into the exporter (export/exporter.h), served over HTTP (serve_http.h)
+ * until SIGINT or SIGTERM. One tracer for every scrape: a scrape reads the exposition
+ * rendered at the end of the latest interval. */
+#include <signal.h>
+#include <stdio.h>
+
+#include "cli/commands.h"
+#include "cli/serve_http.h"
+#include "core/loop.h"
+#include "export/exporter.h"
+#include "record/record.h"
+#include "sources/synthetic.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+/* The loop over src into ex, until a signal or a failure. */
+static int serve(const struct cli_opts *o, struct exporter *ex, struct sample_source src)
+{
+	fprintf(stderr, "xiotop serve: http://%s/metrics, a sample every %g s\n", o->listen,
+	        o->delay_s);
+	struct interval_sink sink = exporter_sink(ex);
+	struct pace_every pace = {.delay_s = &o->delay_s, .stop = &stop_requested};
+	struct loop l = {.src = &src,
+	                 .sinks = &sink,
+	                 .n_sinks = 1,
+	                 .pacer = {.ctx = &pace, .wait = pace_every_wait}};
+	return interval_loop(&l);
+}
+
+/* The source, synthetic or live, through serve(). */
+static int open_and_serve(const struct cli_opts *o, struct exporter *ex)
+{
+	if (o->synthetic) {
+		struct synthetic *syn = synthetic_open(o->synthetic);
+		if (!syn) {
+			fprintf(stderr, "xiotop serve: out of memory\n");
+			return 1;
+		}
+		int rc = serve(o, ex, synthetic_source(syn));
+		synthetic_close(syn);
+		return rc;
+	}
+	struct live *live;
+	int rc = live_open(&live, &o->src);
+	if (rc)
+		return rc;
+	rc = serve(o, ex, live_source(live));
+	live_close(live);
+	return rc;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	struct cli_opts o;
+	cli_defaults(&o);
+	int rc = cli_parse(CMD_SERVE, argc, argv, &o);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	if (o.n_args)
+		return cli_bad_usage(CMD_SERVE, "unexpected argument");
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	struct exporter *ex = exporter_open(XIOTOP_VERSION);
+	if (!ex) {
+		fprintf(stderr, "xiotop serve: out of memory\n");
+		return 1;
+	}
+	/* bound before the tracer loads: a bad or busy address fails fast, without root */
+	struct http_server *http;
+	rc = http_serve_start(o.listen, ex, &http);
+	if (!rc) {
+		rc = open_and_serve(&o, ex);
+		http_serve_stop(http);
+	}
+	exporter_close(ex);
+	return rc;
+}

@@ -1,0 +1,71 @@
+/* metrics.h - what a Prometheus scrape of xiotop shows: counters per domain series, per
+ * host disk and for the host, cumulative since the exporter started.
+ *
+ * Contract: metrics_add_interval() adds one interval of the loop (model.h) to the state.
+ * A series is one domain incarnation: (domid, generation). Its counters only grow:
+ *   - a domain listed in the interval continues its series, or starts one (counters 0 +
+ *     this interval) when it is new, or when its domid now holds another domain than
+ *     before (another hypervisor generation, or another uuid);
+ *   - a domain (or host disk) not listed in the interval is dropped: it is gone from the
+ *     next exposition, and if its domid comes back it is a new series, never the old
+ *     counters continued.
+ * The `generation` label is the hypervisor's generation of the domid when xiotop knows
+ * it and it is above every label used for that domid so far; otherwise one more than
+ * the last label of that domid (1 for the first). So labels of one domid never repeat.
+ * Pure: no I/O, no locks, no globals; strings are copied (raw: escaping is the
+ * exposition writer's job).
+ */
+#ifndef XIOTOP_EXPORT_METRICS_H
+#define XIOTOP_EXPORT_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/model.h"
+
+struct metrics_domain {
+	uint32_t domid;
+	uint32_t generation; /* the series' label, see above */
+	uint32_t xen_generation;
+	char uuid[40];
+	char name[XS_NAME_MAX]; /* raw, guest-controlled; "" unknown */
+	uint64_t guest_rd_bytes, guest_wr_bytes, phys_rd_bytes, phys_wr_bytes;
+	uint64_t double_counted_bytes;
+	uint64_t cpu_ns_by_role[XS_CPU_ROLES];
+	uint64_t dirty_backlog_bytes; /* a gauge: the latest interval's */
+};
+
+struct metrics_disk {
+	uint32_t dev;
+	char name[32];
+	uint64_t rd_bytes, wr_bytes;
+};
+
+/* The last generation label given per domid (never forgotten: labels never repeat). */
+struct metrics_label_use {
+	uint32_t domid, last_generation;
+};
+
+struct metrics_state {
+	unsigned long intervals;
+	int64_t realtime_ns; /* end of the latest interval; 0 none yet */
+	bool has_cpu, has_dirty;
+	uint64_t pgpgin_bytes, pgpgout_bytes, lost_events;
+	uint64_t unattr_rd_bytes, unattr_wr_bytes;
+	uint64_t host_busy_ns, cpu_unattributed_ns;
+	char hooks[256];                /* "MODE hook hook ...", the latest interval's */
+	struct metrics_domain *domains; /* sorted by domid, then generation */
+	size_t n_domains;
+	struct metrics_disk *disks; /* in the interval's order */
+	size_t n_disks;
+	struct metrics_label_use *labels;
+	size_t n_labels;
+};
+
+void metrics_init(struct metrics_state *st);
+/* 0, or -1 (ENOMEM: the state is as before the call). */
+int metrics_add_interval(struct metrics_state *st, const struct model_interval *m);
+void metrics_free(struct metrics_state *st);
+
+#endif

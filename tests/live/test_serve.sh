@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Live test of `xiotop serve` (issue "Fleet view"): a real Prometheus (Debian package, on
+# 127.0.0.1, its own temporary config and storage, scrape_interval 1s) scrapes xiotop
+# serve over emulated domains (guest1: a file-backed loop device, guest3: zram; guest2,
+# idle, carries a hostile name). serve_check.py compares PromQL answers with what the
+# emulated backends wrote, runs promtool and the README's queries, 100 concurrent scrapes
+# and idle clients. Bad --listen values are checked first (no root needed).
+# Exit 77 (skipped) without root, zram or the prometheus package.
+set -euo pipefail
+: "${XIOTOP_BIN:?}" "${XIOTOP_EMU:?}" "${XIOTOP_SRC:?}"
+X=$XIOTOP_BIN
+fails=0
+check() { # check CONDITION-STATUS DESCRIPTION
+	if [ "$1" -eq 0 ]; then echo "ok   $2"; else echo "FAIL $2"; fails=$((fails + 1)); fi
+}
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# --- bad input: one message naming the value, exit 2, before any tracer ---
+for bad in nonsense 127.0.0.1 127.0.0.1:0 127.0.0.1:70000 300.1.1.1:80 "[::1]:x"; do
+	rc=0
+	out=$(timeout 20 "$X" serve --listen "$bad" 2>&1 >/dev/null) || rc=$?
+	check "$([ $rc -eq 2 ] && grep -qF "not \"$bad\"" <<<"$out" && echo 0 || echo 1)" \
+		"--listen $bad: exit $rc, $out"
+done
+# a port held by another listener (it says "bound" once it is; the check then runs)
+mkfifo "${TMPDIR:-/tmp}/serve-busy.$$"
+python3 -c "import socket, sys, time; s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()
+print(s.getsockname()[1], flush=True); time.sleep(30)" >"${TMPDIR:-/tmp}/serve-busy.$$" &
+holder=$!
+read -r busy <"${TMPDIR:-/tmp}/serve-busy.$$"
+rm -f "${TMPDIR:-/tmp}/serve-busy.$$"
+rc=0
+out=$(timeout 20 "$X" serve --listen "127.0.0.1:$busy" 2>&1 >/dev/null) || rc=$?
+kill "$holder" 2>/dev/null || true
+check "$([ $rc -eq 2 ] && grep -q "cannot listen on 127.0.0.1:$busy: Address already in use" <<<"$out" && echo 0 || echo 1)" \
+	"a busy port: exit $rc, $out"
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIPPED: serving live domains needs root (BPF, loop devices, zram, mounts)"
+	exit 77
+fi
+if [ ! -e /sys/class/zram-control/hot_add ]; then
+	echo "SKIPPED: no zram-control in sysfs (the emulated domains need zram)"
+	exit 77
+fi
+if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then
+	apt-get install -y -qq --no-install-recommends prometheus >/dev/null 2>&1 || true
+fi
+if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then
+	echo "SKIPPED: no prometheus/promtool (apt-get install prometheus failed)"
+	exit 77
+fi
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do
+		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		kill -9 "$p" 2>/dev/null || true
+	done
+	bash "$XIOTOP_SRC/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM HUP
+
+bash "$XIOTOP_SRC/tests/emu/emu.sh" up "$work/world" --dio off >/dev/null
+# shellcheck source=/dev/null
+. "$work/world/env"
+# guest2's name: a quote, a backslash, a newline and ESC, as xenstore-ls prints them
+hostile=$(printf 'ev"il\\na\nme\033[31m' | od -An -tx1 | tr -d ' \n')
+sed 's|^\(/local/domain/2/name = \).*$|\1"ev"il\\\\na\\nme\\x1b[31m"|' "$XENSTORE_DUMP" >"$work/hostile.dump"
+grep -q '^/local/domain/2/name = "ev"il' "$work/hostile.dump"
+check $? "hostile name in the xenstore dump: $(grep '^/local/domain/2/name' "$work/hostile.dump")"
+
+xport=$(free_port)
+pport=$(free_port)
+aport=$(free_port) # serve_check.py's probe that records the Accept header Prometheus sends
+"$X" serve --listen "127.0.0.1:$xport" -d 1 --xenstore-dump "$work/hostile.dump" \
+	2>"$work/serve.err" &
+xpid=$!
+pids+=("$xpid")
+cat >"$work/prometheus.yml" <<YML
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: xiotop
+    static_configs:
+      - targets: ['127.0.0.1:$xport']
+  - job_name: accept-probe
+    static_configs:
+      - targets: ['127.0.0.1:$aport']
+YML
+prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
+	--web.listen-address="127.0.0.1:$pport" --log.level=warn 2>"$work/prometheus.err" &
+pids+=($!)
+ready=1
+for _ in $(seq 100); do
+	if curl -sf "http://127.0.0.1:$pport/-/ready" >/dev/null &&
+		curl -sf "http://127.0.0.1:$xport/metrics" >/dev/null; then
+		ready=0
+		break
+	fi
+	sleep 0.3
+done
+check $ready "xiotop serve on 127.0.0.1:$xport and Prometheus $(prometheus --version 2>&1 | head -1 | cut -d' ' -f3) on 127.0.0.1:$pport"
+if [ $ready -ne 0 ]; then
+	cat "$work/serve.err" "$work/prometheus.err"
+	exit 1
+fi
+
+python3 "$XIOTOP_SRC/tests/live/serve_check.py" "$work/world/env" "$XIOTOP_EMU" "$xport" \
+	"$xpid" "$pport" "$XIOTOP_SRC/README.md" "$hostile" "$aport"
+check $? "Prometheus, PromQL, promtool, hostile name, concurrency (serve_check.py)"
+
+kill -TERM "$xpid"
+rc=0
+for _ in $(seq 50); do kill -0 "$xpid" 2>/dev/null || break; sleep 0.1; done
+wait "$xpid" || rc=$?
+check $rc "xiotop serve stops on SIGTERM (exit $rc)"
+grep -v '^xiotop serve: http://' "$work/serve.err" | sed 's/^/     serve: /' | head -5
+
+echo "serve: $fails failure(s)"
+[ $fails -eq 0 ]
