@@ -100,6 +100,11 @@ int collector_sample(struct collector *c, struct xs_sample *s)
 
 	if (c->read_layers && c->read_layers(c->read_ctx, s))
 		goto fail;
+	/* blkback's counters right after the tracer's: read with /proc in between, a request
+	 * submitted meanwhile fell in one side's interval and the other's next, and the
+	 * cross-check cried wolf under load */
+	if (blkback_read_stats(&c->roots, s))
+		goto fail;
 	host_read_vmstat(c->roots.proc, &s->vmstat_pgpgin_kb, &s->vmstat_pgpgout_kb);
 	host_read_busy_ns(c->roots.proc, &s->host_busy_ns);
 
@@ -133,7 +138,7 @@ int collector_sample(struct collector *c, struct xs_sample *s)
 			goto fail;
 	}
 	/* after the domains: libxenstat's figures are only kept for listed domains */
-	if (blkback_read_stats(&c->roots, s) || (c->xen && xenlive_fill_sample(c->xen, s)))
+	if (c->xen && xenlive_fill_sample(c->xen, s))
 		goto fail;
 	return 0;
 fail:
