@@ -4,7 +4,8 @@
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
       libxen-dev libncurses-dev libsqlite3-dev sqlite3 libcmocka-dev
-      util-linux jq tmux cppcheck clang-format python3 fio e2fsprogs cpio qemu-system-x86 busybox-static)
+      util-linux jq tmux cppcheck clang-format python3 fio e2fsprogs cpio qemu-system-x86 busybox-static
+      kmod dmsetup)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
