@@ -26,6 +26,9 @@ else
 	cache=$(dirname "$XIOTOP_BIN")/xen-cache
 fi
 mkdir -p "$cache"
+# the cache may be machine-wide: one run at a time fills it (until dom0.cpio.gz is made)
+exec 9>"$cache/.lock"
+flock 9
 rc=0
 bash "$here/fetch.sh" "$cache" || rc=$?
 [ $rc -eq 0 ] || exit $rc
@@ -53,6 +56,8 @@ install -m 755 "$here/dom0_init.sh" "$O/init"
 install -m 755 "$here/scenarios.sh" "$O/root/scenarios.sh"
 (cd "$O" && find . | cpio -H newc -o --quiet | gzip -1 >"$work/overlay.cpio.gz")
 cat "$cache/img/base.cpio.gz" "$work/overlay.cpio.gz" >"$work/dom0.cpio.gz"
+cp "$cache/img/xen" "$cache/img/vmlinuz" "$cache/img/qdisk.status" "$work/"
+flock -u 9
 truncate -s 64M "$work/results.img"
 
 xen_cmdline="console=com1 com1=115200 dom0_mem=1536M,max:1536M loglvl=all guest_loglvl=all console_timestamps=boot"
@@ -62,8 +67,8 @@ tq=$(date +%s.%N)
 tmo=${XIOTOP_XEN_TIMEOUT:-600}
 flock /tmp/xiotop-live.lock timeout -k 5 "$tmo" \
 	qemu-system-x86_64 -accel tcg -cpu qemu64,+svm -m 3072 -smp 2 -nographic -no-reboot \
-	-monitor none -serial stdio -kernel "$cache/img/xen" -append "$xen_cmdline" \
-	-initrd "$cache/img/vmlinuz console=hvc0 earlyprintk=xen xiotop_deadline=$((tmo - 30)),$work/dom0.cpio.gz" \
+	-monitor none -serial stdio -kernel "$work/xen" -append "$xen_cmdline" \
+	-initrd "$work/vmlinuz console=hvc0 earlyprintk=xen xiotop_deadline=$((tmo - 30)),$work/dom0.cpio.gz" \
 	-drive "file=$work/results.img,format=raw,if=virtio" </dev/null >"$console" 2>&1 || rc=$?
 echo "xen test: qemu ran $(echo "$(date +%s.%N) $tq" | awk '{printf "%.1f", $1 - $2}') s (exit $rc)"
 grep -a "XIOTOP-DOM0" "$console" | tr -d '\r' | sed 's/^/  /'
@@ -74,7 +79,7 @@ if ! tar -xf "$work/results.img" -C "$work/results" 2>/dev/null || [ ! -f "$work
 	exit 1
 fi
 [ -z "${XIOTOP_XEN_KEEP:-}" ] || cp -r "$work/results/." "$XIOTOP_XEN_KEEP/"
-python3 "$here/check.py" "$work/results" "$cache/img/qdisk.status" || rc=1
+python3 "$here/check.py" "$work/results" "$work/qdisk.status" || rc=1
 [ $rc -eq 0 ] || [ $rc -eq 1 ] || rc=1
 echo "xen test: $(elapsed) s in all"
 exit $rc
