@@ -72,6 +72,8 @@ for t in x/xterm s/screen v/vt100 v/vt102; do
 		[ -f "$dir/$t" ] && cp -L "$dir/$t" "$D/usr/share/terminfo/$t" && break
 	done
 done
+# tmux refuses to start without a UTF-8 locale (Debian's C.utf8, from libc-bin)
+[ -d /usr/lib/locale/C.utf8 ] && mkdir -p "$D/usr/lib/locale" && cp -r /usr/lib/locale/C.utf8 "$D/usr/lib/locale/"
 # qemu-system-xen, the qdisk backend, when all its libraries are on this host
 qemu=$R/usr/libexec/xen-qemu-system-i386
 if [ ! -x "$qemu" ]; then
