@@ -33,7 +33,10 @@ struct model_vbd {
 	uint64_t rd_bytes, wr_bytes, rd_req, wr_req; /* blkback's (or libxenstat's) count */
 	bool xiotop_known; /* its backend device is known, so xiotop's figures mean something */
 	uint64_t xiotop_rd_bytes, xiotop_wr_bytes; /* xiotop's bytes at that backend device */
-	bool disagree; /* > 5 % apart in a direction where either side saw >= 1 MiB */
+	/* > 5 % apart, and more than the sampling explains (what blkback counted while
+	 * the tracer was read, two mean requests), in a direction where either side saw
+	 * >= 1 MiB */
+	bool disagree;
 };
 
 struct model_domain {

@@ -4,7 +4,11 @@
  * - Per vbd, blkback's own counters (what xentop shows) beside xiotop's bytes at the
  *   backend device blkback serves it from, flagged when they disagree by more than 5 %
  *   in a direction where either side moved at least 1 MiB (smaller intervals are noise:
- *   a request in flight across the sampling instant).
+ *   a request in flight across the sampling instant), and by more than the sampling
+ *   can explain: what blkback counted while the tracer was read, at either end of the
+ *   interval (skew_*_bytes), plus two of that interval's mean requests (blkback counts a
+ *   request after submitting its bios, the tracer each bio as it is queued). Those bytes
+ *   fall in one side's interval and the other's next: timing, not a miss.
  * - A domid reused by a new domain (another generation, or another uuid) restarts the
  *   hypervisor's counters: its vCPU time and vbd counters are not subtracted from the
  *   old domain's. (The tracer's counters are per domid and keep counting: their deltas
@@ -35,10 +39,13 @@ static bool new_incarnation(const struct xs_domain *prev, const struct xs_domain
 	return prev->uuid[0] && cur->uuid[0] && strncmp(prev->uuid, cur->uuid, sizeof(cur->uuid));
 }
 
-static bool differ(uint64_t a, uint64_t b)
+/* a: blkback's bytes in reqs requests, b: xiotop's bytes, this interval; skew: what
+ * blkback counted while the tracer was read, at both ends */
+static bool differ(uint64_t a, uint64_t reqs, uint64_t b, uint64_t skew)
 {
 	uint64_t hi = a > b ? a : b, lo = a > b ? b : a;
-	return hi >= VBD_MIN_BYTES && hi - lo > hi / 20;
+	uint64_t straddling = skew + (reqs ? 2 * (a / reqs) : 0);
+	return hi >= VBD_MIN_BYTES && hi - lo > hi / 20 && hi - lo > straddling;
 }
 
 static struct model_domain *find_domain(struct model_interval *m, uint32_t domid)
@@ -81,8 +88,11 @@ static int add_vbd(const struct xs_sample *prev, const struct xs_sample *cur,
 	mv->rd_req = delta(v->rd_req, p ? p->rd_req : 0);
 	mv->wr_req = delta(v->wr_req, p ? p->wr_req : 0);
 	xiotop_bytes(d, v->backend_dev, mv);
-	mv->disagree = mv->xiotop_known && (differ(mv->rd_bytes, mv->xiotop_rd_bytes) ||
-	                                    differ(mv->wr_bytes, mv->xiotop_wr_bytes));
+	uint64_t skew_rd = v->skew_rd_bytes + (p ? p->skew_rd_bytes : 0);
+	uint64_t skew_wr = v->skew_wr_bytes + (p ? p->skew_wr_bytes : 0);
+	mv->disagree =
+	    mv->xiotop_known && (differ(mv->rd_bytes, mv->rd_req, mv->xiotop_rd_bytes, skew_rd) ||
+	                         differ(mv->wr_bytes, mv->wr_req, mv->xiotop_wr_bytes, skew_wr));
 	return 0;
 }
 

@@ -83,6 +83,10 @@ struct xs_vbd_stat {
 	uint64_t instance;    /* changes when the vbd is torn down and made again; 0 unknown */
 	uint64_t rd_bytes, wr_bytes; /* rd_sect, wr_sect x 512 */
 	uint64_t rd_req, wr_req, oo_req, f_req, ds_req;
+	/* how far rd/wr_bytes moved while the tracer's counters were read (blkback read
+	 * before and after them): the two sides' sampling instants are this far apart in
+	 * bytes. Live only (0 in recordings: unknown). */
+	uint64_t skew_rd_bytes, skew_wr_bytes;
 };
 
 struct xs_sample {

@@ -16,16 +16,36 @@ static const char *const reader_sql[RS_COUNT] = {
                     " FROM dom_counters WHERE slot BETWEEN ? AND ? ORDER BY slot",
     [RS_DISKS] = "SELECT disk, rd_bytes, wr_bytes, rd_ios, wr_ios FROM disk_counts"
                  " WHERE slot BETWEEN ? AND ? ORDER BY slot",
-    [RS_VBDS] = "SELECT vbd, rd_bytes, wr_bytes, rd_req, wr_req, oo_req, f_req, ds_req"
+    [RS_VBDS] = "SELECT vbd, rd_bytes, wr_bytes, rd_req, wr_req, oo_req, f_req, ds_req,"
+                " skew_rd_bytes, skew_wr_bytes"
                 " FROM vbd_counts WHERE slot BETWEEN ? AND ? ORDER BY slot",
 };
+/* A file written before vbd_counts had its skew columns: unknown, read as 0. */
+static const char vbds_without_skew_sql[] =
+    "SELECT vbd, rd_bytes, wr_bytes, rd_req, wr_req, oo_req, f_req, ds_req, NULL, NULL"
+    " FROM vbd_counts WHERE slot BETWEEN ? AND ? ORDER BY slot";
+
+static bool has_column(sqlite3 *db, const char *table, const char *column)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", -1, &st,
+	                       NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+	bool found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
 
 int rec_reader_prepare(struct rec_reader *r)
 {
 	int rc = SQLITE_OK;
+	bool skew_known = has_column(r->db, "vbd_counts", "skew_rd_bytes");
 	for (int i = 0; rc == SQLITE_OK && i < RS_COUNT; i++)
-		rc = sqlite3_prepare_v3(r->db, reader_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
-		                        &r->st[i], NULL);
+		rc = sqlite3_prepare_v3(
+		    r->db, i == RS_VBDS && !skew_known ? vbds_without_skew_sql : reader_sql[i], -1,
+		    SQLITE_PREPARE_PERSISTENT, &r->st[i], NULL);
 	return rc;
 }
 
@@ -184,6 +204,8 @@ static int read_vbds(struct rec_reader *r, size_t i, struct xs_sample *s)
 		v.oo_req = col_u64(st, 5);
 		v.f_req = col_u64(st, 6);
 		v.ds_req = col_u64(st, 7);
+		v.skew_rd_bytes = col_u64(st, 8);
+		v.skew_wr_bytes = col_u64(st, 9);
 		if (sample_add_vbd_stat(s, &v))
 			return SQLITE_NOMEM;
 	}

@@ -5,7 +5,11 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config clang llvm libclang-rt-dev libbpf-dev bpftool libelf-dev zlib1g-dev
       libxen-dev libncurses-dev libsqlite3-dev sqlite3 libcmocka-dev libmicrohttpd-dev
       util-linux jq tmux cppcheck clang-format python3 fio e2fsprogs cpio qemu-system-x86 busybox-static
-      libjson-c-dev sysstat debhelper lintian mandoc man-db bpftrace prometheus)
+      libjson-c-dev sysstat debhelper lintian mandoc man-db bpftrace prometheus
+      kmod dmsetup)
+# the machine-wide cache the Xen dom0 test (tests/xen) keeps Debian's packages in, so a
+# fresh clone on this machine starts warm
+[ "$(id -u)" -ne 0 ] || mkdir -p /var/cache/xiotop-tests
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -89,6 +89,19 @@ static void fill_domain(struct xs_domain *out, const struct xt_domain *d)
 	}
 }
 
+static void note_vbd_skew(const struct xs_sample *before, struct xs_sample *s)
+{
+	for (size_t i = 0; i < s->n_vbd_stats; i++) {
+		struct xs_vbd_stat *v = &s->vbd_stats[i];
+		const struct xs_vbd_stat *b = sample_vbd_stat(before, v->domid, v->devid);
+		if (!b || b->instance != v->instance || b->rd_bytes > v->rd_bytes ||
+		    b->wr_bytes > v->wr_bytes)
+			continue; /* made again meanwhile: unknown */
+		v->skew_rd_bytes = v->rd_bytes - b->rd_bytes;
+		v->skew_wr_bytes = v->wr_bytes - b->wr_bytes;
+	}
+}
+
 int collector_sample(struct collector *c, struct xs_sample *s)
 {
 	struct timespec rt, mono;
@@ -98,8 +111,19 @@ int collector_sample(struct collector *c, struct xs_sample *s)
 	s->realtime_ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
 	s->monotonic_ns = (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec;
 
-	if (c->read_layers && c->read_layers(c->read_ctx, s))
+	/* blkback's counters just before and just after the tracer's: what a request
+	 * submitted meanwhile counts in one side's interval and the other's next is known,
+	 * so the cross-check does not cry wolf under load */
+	struct xs_sample before = {0};
+	if (blkback_read_stats(&c->roots, &before))
 		goto fail;
+	if ((c->read_layers && c->read_layers(c->read_ctx, s)) ||
+	    blkback_read_stats(&c->roots, s)) {
+		sample_free(&before);
+		goto fail;
+	}
+	note_vbd_skew(&before, s);
+	sample_free(&before);
 	host_read_vmstat(c->roots.proc, &s->vmstat_pgpgin_kb, &s->vmstat_pgpgout_kb);
 	host_read_busy_ns(c->roots.proc, &s->host_busy_ns);
 
@@ -133,7 +157,7 @@ int collector_sample(struct collector *c, struct xs_sample *s)
 			goto fail;
 	}
 	/* after the domains: libxenstat's figures are only kept for listed domains */
-	if (blkback_read_stats(&c->roots, s) || (c->xen && xenlive_fill_sample(c->xen, s)))
+	if (c->xen && xenlive_fill_sample(c->xen, s))
 		goto fail;
 	return 0;
 fail:

@@ -135,7 +135,8 @@ static void synthetic(struct xs_sample *s, unsigned i)
 	                         .instance = i < 4 ? 11 : 12,
 	                         .wr_bytes = 256 * MiB * k,
 	                         .wr_req = 2048 * k,
-	                         .f_req = k};
+	                         .f_req = k,
+	                         .skew_wr_bytes = MiB * (i % 3)};
 	struct xs_vbd_stat v3 = {.domid = 3,
 	                         .devid = 51712,
 	                         .source = XS_VBD_XENSTAT,
@@ -305,6 +306,35 @@ static void test_round_trip(void **state)
 	struct xs_sample none;
 	assert_int_equal(rec_read(r, N, &none, &err), -1);
 	assert_int_equal(err.code, REC_ERR_RANGE);
+	rec_reader_close(r);
+}
+
+/* A file written before vbd_counts had its skew columns still reads: skew unknown (0). */
+static void test_vbds_without_skew_columns(void **state)
+{
+	(void)state;
+	const char *path = path_of("noskew.xiotop");
+	write_recording(path, 3);
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+	                              "DROP VIEW vbds_v;"
+	                              "ALTER TABLE vbd_counts DROP COLUMN skew_rd_bytes;"
+	                              "ALTER TABLE vbd_counts DROP COLUMN skew_wr_bytes;",
+	                              NULL, NULL, NULL),
+	                 SQLITE_OK);
+	sqlite3_close(db);
+	struct rec_error err;
+	struct rec_reader *r = rec_open(path, &err);
+	assert_non_null(r);
+	struct xs_sample got;
+	assert_int_equal(rec_read(r, 2, &got, &err), 0);
+	assert_int_equal(got.n_vbd_stats, 2);
+	const struct xs_vbd_stat *v = sample_vbd_stat(&got, 1, 51712);
+	assert_non_null(v);
+	assert_int_equal(v->wr_bytes, 256 * MiB * 3);
+	assert_int_equal(v->skew_wr_bytes, 0);
+	sample_free(&got);
 	rec_reader_close(r);
 }
 
@@ -693,6 +723,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_round_trip),
+	    cmocka_unit_test(test_vbds_without_skew_columns),
 	    cmocka_unit_test(test_names_deduplicated),
 	    cmocka_unit_test(test_marks_and_windows),
 	    cmocka_unit_test(test_truncated),

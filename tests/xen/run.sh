@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# run.sh - a real Xen 4.17 dom0 (Debian's 6.1 kernel) under qemu TCG running the
+# scenarios of scenarios.sh with the freshly built xiotop ($XIOTOP_BIN), then check.py
+# on what came out. Packages are fetched once into a cache: $XIOTOP_CACHE, else the
+# machine-wide /var/cache/xiotop-tests/xen when that directory exists (so a fresh clone
+# on this machine starts warm), else <build dir>/xen-cache. SKIPPED (exit 77) with the
+# reason when root, qemu or the packages are missing.
+set -euo pipefail
+: "${XIOTOP_BIN:?}" "${XIOTOP_SRC:?}"
+here=$XIOTOP_SRC/tests/xen
+t0=$(date +%s.%N)
+elapsed() { echo "$(date +%s.%N) $t0" | awk '{printf "%.1f", $1 - $2}'; }
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIPPED: the Xen dom0 test needs root (apt-get download, initramfs device nodes)"
+	exit 77
+fi
+for t in qemu-system-x86_64 cpio depmod modinfo dmsetup mkfs.ext4 losetup flock python3; do
+	command -v "$t" >/dev/null ||
+		{ echo "SKIPPED: $t is missing on this host (scripts/install-deps.sh installs it)"; exit 77; }
+done
+if [ -n "${XIOTOP_CACHE:-}" ]; then
+	cache=$XIOTOP_CACHE/xen
+elif [ -d /var/cache/xiotop-tests ] && [ -w /var/cache/xiotop-tests ]; then
+	cache=/var/cache/xiotop-tests/xen
+else
+	cache=$(dirname "$XIOTOP_BIN")/xen-cache
+fi
+mkdir -p "$cache"
+# the cache may be machine-wide: one run at a time fills it (until dom0.cpio.gz is made)
+exec 9>"$cache/.lock"
+flock 9
+rc=0
+bash "$here/fetch.sh" "$cache" || rc=$?
+[ $rc -eq 0 ] || exit $rc
+# the image parts that do not depend on xiotop: rebuilt when packages or scripts change
+base_stamp="$(cat "$cache/root.stamp") $(cat "$here/build_base.sh" "$here/domu_init.sh" | md5sum)"
+if [ ! -f "$cache/img/base.stamp" ] || [ "$(cat "$cache/img/base.stamp")" != "$base_stamp" ]; then
+	bash "$here/build_base.sh" "$cache" "$XIOTOP_SRC" || exit $?
+	echo "$base_stamp" >"$cache/img/base.stamp"
+fi
+echo "xen test: packages and base image ready in $(elapsed) s (cache $cache)"
+
+work=$(mktemp -d /tmp/xiotop-xen.XXXXXX)
+trap 'rm -rf "$work"' EXIT INT TERM HUP
+# the overlay: xiotop with its shared libraries, the dom0 init and the scenarios
+O=$work/overlay
+mkdir -p "$O/opt/xiotop/bin" "$O/lib/x86_64-linux-gnu" "$O/lib64" "$O/root"
+cp "$XIOTOP_BIN" "$O/opt/xiotop/bin/xiotop"
+ldd "$XIOTOP_BIN" | awk '/=> \//{print $3} /^\t\/lib64/{print $1}' | while read -r lib; do
+	case $lib in
+	/lib64/*) cp -L "$lib" "$O/lib64/" ;;
+	*) cp -L "$lib" "$O/lib/x86_64-linux-gnu/" ;;
+	esac
+done
+install -m 755 "$here/dom0_init.sh" "$O/init"
+install -m 755 "$here/scenarios.sh" "$O/root/scenarios.sh"
+(cd "$O" && find . | cpio -H newc -o --quiet | gzip -1 >"$work/overlay.cpio.gz")
+cat "$cache/img/base.cpio.gz" "$work/overlay.cpio.gz" >"$work/dom0.cpio.gz"
+cp "$cache/img/xen" "$cache/img/vmlinuz" "$cache/img/qdisk.status" "$work/"
+flock -u 9
+truncate -s 64M "$work/results.img"
+
+xen_cmdline="console=com1 com1=115200 dom0_mem=1536M,max:1536M loglvl=all guest_loglvl=all console_timestamps=boot"
+console=${XIOTOP_XEN_CONSOLE:-$work/console.log}
+tq=$(date +%s.%N)
+# TCG loads both CPUs: one boot at a time, and no other live test or bench beside it
+tmo=${XIOTOP_XEN_TIMEOUT:-600}
+flock /tmp/xiotop-live.lock timeout -k 5 "$tmo" \
+	qemu-system-x86_64 -accel tcg -cpu qemu64,+svm -m 3072 -smp 2 -nographic -no-reboot \
+	-monitor none -serial stdio -kernel "$work/xen" -append "$xen_cmdline" \
+	-initrd "$work/vmlinuz console=hvc0 earlyprintk=xen xiotop_deadline=$((tmo - 30)),$work/dom0.cpio.gz" \
+	-drive "file=$work/results.img,format=raw,if=virtio" </dev/null >"$console" 2>&1 || rc=$?
+echo "xen test: qemu ran $(echo "$(date +%s.%N) $tq" | awk '{printf "%.1f", $1 - $2}') s (exit $rc)"
+grep -a "XIOTOP-DOM0" "$console" | tr -d '\r' | sed 's/^/  /'
+mkdir -p "$work/results"
+if ! tar -xf "$work/results.img" -C "$work/results" 2>/dev/null || [ ! -f "$work/results/events.log" ]; then
+	echo "FAIL: no results came out of dom0; console tail:"
+	tail -30 "$console" | tr -d '\r'
+	exit 1
+fi
+[ -z "${XIOTOP_XEN_KEEP:-}" ] || cp -r "$work/results/." "$XIOTOP_XEN_KEEP/"
+python3 "$here/check.py" "$work/results" "$work/qdisk.status" || rc=1
+[ $rc -eq 0 ] || [ $rc -eq 1 ] || rc=1
+echo "xen test: $(elapsed) s in all"
+exit $rc

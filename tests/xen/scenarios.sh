@@ -1,0 +1,154 @@
+#!/bin/bash
+# scenarios.sh - run inside dom0 by dom0_init.sh, xiotop watching in batch JSON mode the
+# whole time. Phase A: three domains at once: "file-nodio" (loop0, direct-io off, image
+# on ext4 on ram0), "file-dio" (loop1, direct-io on) and "lvm" (dm linear over ram1).
+# Phase B: "qdisk" through qemu-system-xen. Phase C: "churn" made, destroyed and made
+# again (new domid).
+# After each phase: blkback's statistics, the blkback threads' runtime and xentop's view,
+# written to /results for the host's checker (check.py).
+set -u
+R=/results
+mark() {
+	echo "XIOTOP-DOM0: $* (uptime $(cut -d' ' -f1 /proc/uptime))" >&2
+	echo "$(cut -d' ' -f1 /proc/uptime) wall=$(date -u +%Y-%m-%dT%H:%M:%S) $*" >>$R/events.log
+}
+
+# cfg NAME TARGET WRITE_MIB READ_MIB [EXTRA-CONFIG-LINE]
+cfg() {
+	cat >/root/$1.cfg <<EOC
+name = "$1"
+type = "pv"
+memory = 96
+vcpus = 1
+kernel = "/root/vmlinux"
+ramdisk = "/root/domU.cpio.gz"
+extra = "console=hvc0 rdinit=/init quiet xw=$3 xr=$4"
+disk = [ 'format=raw,vdev=xvda,access=rw,${6:+$6,}target=$2' ]
+on_poweroff = "destroy"
+${5:-}
+EOC
+}
+
+create() { # NAME: created paused; its domid is printed
+	rm -f /var/log/xen/guest-$1.log # xenconsoled appends: a former incarnation's "done"
+	if ! xl create -p /root/$1.cfg >$R/xl-create-$1.log 2>&1; then
+		mark "xl create $1 FAILED"
+		tail -5 $R/xl-create-$1.log
+		return 1
+	fi
+	mark "created $1"
+	xl domid "$1"
+}
+
+wait_done() { # NAME...: until each guest said it is done (or 60 s in all)
+	local n end=$(($(date +%s) + 60))
+	for n in "$@"; do
+		while ! grep -q "XIOTOP-DOMU: done" /var/log/xen/guest-$n.log 2>/dev/null; do
+			[ "$(date +%s)" -lt $end ] || { mark "$n did not finish"; break; }
+			sleep 0.5
+		done
+	done
+}
+
+# snapshot PHASE NAME...: blkback's counters, its threads' runtime, xentop beside xiotop
+snapshot() {
+	local phase=$1 n d v p
+	shift
+	sync # the loop devices' page cache reaches ram0 while xiotop watches
+	sleep 1
+	for n in "$@"; do
+		d=$(xl domid "$n" 2>/dev/null) || continue
+		for v in /sys/bus/xen-backend/devices/vbd-$d-*; do
+			[ -d $v/statistics ] || continue
+			echo "VBD $phase $n $d ${v##*-} $(cat $v/statistics/rd_sect) $(cat $v/statistics/wr_sect)" \
+				"$(cat $v/statistics/rd_req) $(cat $v/statistics/wr_req)" >>$R/snapshots.txt
+		done
+		for p in $(ps -o pid,comm | awk -v d="$d" '$2 ~ "^" d "\\.xvd" {print $1}'); do
+			echo "THREAD $phase $n $d $p $(cat /proc/$p/comm) $(cut -d' ' -f1 /proc/$p/schedstat)" >>$R/snapshots.txt
+		done
+		echo "DOMAIN $phase $n $d" >>$R/snapshots.txt
+	done
+	xentop -b -i 2 -d 1 -x >$R/xentop-$phase.txt 2>&1
+	sleep 2.5 # two more xiotop intervals: its last ones hold the final counts
+}
+
+destroy() { for n in "$@"; do xl destroy "$n"; done; }
+
+### storage: ext4 on a ram disk for the image files, a dm linear over the other
+mkfs.ext4 -q -F -E lazy_itable_init=1,lazy_journal_init=1 /dev/ram0 && mkdir -p /mnt/ext && mount /dev/ram0 /mnt/ext || mark "ext4 on ram0 FAILED"
+for f in nodio dio qdisk churn; do truncate -s 64M /mnt/ext/$f.img; done
+losetup --direct-io=off /dev/loop0 /mnt/ext/nodio.img
+losetup --direct-io=on /dev/loop1 /mnt/ext/dio.img
+losetup --direct-io=off /dev/loop2 /mnt/ext/churn.img
+losetup -a >$R/losetup.txt
+dmsetup create xvg-lv0 --noudevsync --table "0 131072 linear /dev/ram1 0" || mark "dmsetup FAILED"
+dmsetup mknodes xvg-lv0 # no udev here to make the node
+if [ ! -b /dev/mapper/xvg-lv0 ]; then
+	mkdir -p /dev/mapper
+	mknod /dev/mapper/xvg-lv0 b $(dmsetup info -c --noheadings -o major,minor --separator ' ' xvg-lv0)
+fi
+dmsetup table >$R/dmsetup.txt
+ls -l /dev/mapper >>$R/dmsetup.txt
+
+### xiotop, started without a dump: it must find Xen live by itself
+xiotop -b -d 1 --format json >$R/xiotop.json 2>$R/xiotop.err &
+xpid=$!
+end=$(($(date +%s) + 60))
+while [ ! -s $R/xiotop.json ] && [ "$(date +%s)" -lt $end ]; do sleep 0.5; done
+mark "xiotop up: $(head -3 $R/xiotop.err | tr '\n' ' ')"
+
+### phase A: file-backed (dio off, dio on) and LVM, writing at once
+cfg file-nodio /dev/loop0 32 8
+cfg file-dio /dev/loop1 32 8
+cfg lvm /dev/mapper/xvg-lv0 32 8
+for n in file-nodio file-dio lvm; do create $n; done
+export LC_ALL=C.UTF-8 # tmux wants a UTF-8 locale (glibc's built-in one)
+tmux -u new-session -d -s cap -x 118 -y 30 "xiotop -d 1" 2>>$R/tmux.err
+mark "phase A: unpause"
+for n in file-nodio file-dio lvm; do xl unpause $n; done
+for i in $(seq 10 30); do # the console inside dom0 while the guests write
+	sleep 2
+	tmux -u capture-pane -p -t cap >$R/console-$i.txt 2>>$R/tmux.err
+	grep -q "XIOTOP-DOMU: done" /var/log/xen/guest-lvm.log 2>/dev/null && break
+done
+xiotop topology --format json >$R/topology-A.json 2>$R/topology-A.err
+wait_done file-nodio file-dio lvm
+mark "phase A: guests done"
+snapshot A file-nodio file-dio lvm
+tmux -u kill-server 2>/dev/null
+destroy file-nodio file-dio lvm
+
+### phase B: qdisk through qemu-system-xen
+if [ -x /usr/libexec/xen-qemu-system-i386 ]; then
+	cfg qdisk /mnt/ext/qdisk.img 32 8 "" backendtype=qdisk
+	if d=$(create qdisk); then
+		echo "EXPECT B qdisk $d 32 8" >>$R/snapshots.txt # what the guest's dd moves
+		xl unpause qdisk
+		wait_done qdisk
+		mark "phase B: guest done"
+		ps -o pid,args | grep '[q]emu' >$R/qdisk-ps.txt
+		snapshot B qdisk
+		destroy qdisk
+	else
+		tail -20 /var/log/xen/qemu-dm-qdisk.log >$R/qdisk-qemu.log 2>/dev/null
+		echo "QDISK-FAILED qemu said: $(grep -v '^$' $R/qdisk-qemu.log | tail -1);" \
+			"xl said: $(grep -m1 error $R/xl-create-qdisk.log)" >>$R/snapshots.txt
+	fi
+else
+	echo "QDISK-FAILED qemu-system-xen is not in this dom0" >>$R/snapshots.txt
+fi
+
+### phase C: churn: the same name again, a new domid (xl 4.17 has no way to ask for a
+# domid: a "domid =" line is ignored, so a reused domid is not reachable here)
+cfg churn /dev/loop2 24 0
+create churn >/dev/null && xl unpause churn && wait_done churn && snapshot C1 churn
+destroy churn
+sleep 2
+cfg churn /dev/loop2 40 0
+create churn >/dev/null && xl unpause churn && wait_done churn && snapshot C2 churn
+destroy churn
+sleep 2
+kill -INT $xpid
+wait $xpid
+mark "xiotop exit $?"
+cp /var/log/xen/*.log $R/ 2>/dev/null
