@@ -74,17 +74,25 @@ struct replay_opts {
 	bool dom0_first; /* -z (console) */
 };
 
+/* --from/--to into samples [first, last]; -1 after saying why. */
+static int resolve_window(struct rec_reader *r, const struct replay_opts *o, size_t *first,
+                          size_t *last)
+{
+	struct rec_error err;
+	if (rec_resolve_window(r, o->cli->from, o->cli->to, first, last, &err) == 0)
+		return 0;
+	char shown[1024]; /* a file name may hold anything, as a mailed file's may */
+	sanitize_text(o->path, shown, sizeof(shown));
+	fprintf(stderr, "xiotop: %s: %s\n", shown, err.msg);
+	return -1;
+}
+
 /* Batch lines of the window, paced by --speed or as fast as they are read. */
 static int play(struct rec_reader *r, const struct replay_opts *o)
 {
-	struct rec_error err;
 	size_t first, last;
-	if (rec_resolve_window(r, o->cli->from, o->cli->to, &first, &last, &err)) {
-		char shown[1024]; /* a file name may hold anything, as a mailed file's may */
-		sanitize_text(o->path, shown, sizeof(shown));
-		fprintf(stderr, "xiotop: %s: %s\n", shown, err.msg);
+	if (resolve_window(r, o, &first, &last))
 		return 2;
-	}
 	size_t n_marks = rec_n_marks(r);
 	size_t *mark_pos = calloc(n_marks ? n_marks : 1, sizeof(*mark_pos));
 	if (!mark_pos)
@@ -133,12 +141,8 @@ static int browse(struct rec_reader *r, const struct replay_opts *o)
 {
 	struct rec_error err;
 	size_t first, last;
-	if (rec_resolve_window(r, o->cli->from, o->cli->to, &first, &last, &err)) {
-		char shown[1024]; /* a file name may hold anything, as a mailed file's may */
-		sanitize_text(o->path, shown, sizeof(shown));
-		fprintf(stderr, "xiotop: %s: %s\n", shown, err.msg);
+	if (resolve_window(r, o, &first, &last))
 		return 2;
-	}
 	struct replay_feed *f = replay_feed_open(r, first, last, o->speed, &err);
 	if (!f) {
 		fprintf(stderr, "xiotop: %s\n", err.msg);
