@@ -23,15 +23,8 @@ struct words {
 static bool split_words(const struct claim_line *l, struct words *w)
 {
 	w->n = 0;
-	size_t i = 0;
-	while (i < l->len) {
-		while (i < l->len && (l->s[i] == ' ' || l->s[i] == '\t' || l->s[i] == '\r'))
-			i++;
-		size_t start = i;
-		while (i < l->len && l->s[i] != ' ' && l->s[i] != '\t' && l->s[i] != '\r')
-			i++;
-		if (i == start)
-			break;
+	size_t i = 0, start;
+	while (claim_next_word(l, &i, &start)) {
 		if (w->n == CLASSIC_TOKENS)
 			return false;
 		w->s[w->n] = l->s + start;

@@ -36,15 +36,8 @@ static void tokenize(const struct claim_line *l, struct tokens *t)
 {
 	t->n = 0;
 	t->overflow = false;
-	size_t i = 0;
-	while (i < l->len) {
-		while (i < l->len && (l->s[i] == ' ' || l->s[i] == '\t' || l->s[i] == '\r'))
-			i++;
-		size_t start = i;
-		while (i < l->len && l->s[i] != ' ' && l->s[i] != '\t' && l->s[i] != '\r')
-			i++;
-		if (i == start)
-			break;
+	size_t i = 0, start;
+	while (claim_next_word(l, &i, &start)) {
 		if (t->n == IOZONE_MAX_COLS) {
 			t->overflow = true;
 			return;

@@ -190,3 +190,20 @@ bool claim_contains(const struct claim_src *src, const char *needle)
 		return false;
 	return memmem(src->buf, src->len, needle, n) != NULL;
 }
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+bool claim_next_word(const struct claim_line *l, size_t *pos, size_t *start)
+{
+	size_t i = *pos;
+	while (i < l->len && is_blank(l->s[i]))
+		i++;
+	*start = i;
+	while (i < l->len && !is_blank(l->s[i]))
+		i++;
+	*pos = i;
+	return i > *start;
+}

@@ -29,6 +29,10 @@ struct claim_line {
 	unsigned no;
 };
 
+/* The next word of l (blanks: space, tab, CR) from *pos: true with *start at its first
+ * byte and *pos just past it; false when only blanks are left. */
+bool claim_next_word(const struct claim_line *l, size_t *pos, size_t *start);
+
 /* Next line ending at '\n' (or, with split_cr, also at '\r'); false at the end. */
 bool claim_next_line(const struct claim_src *src, size_t *pos, unsigned *lineno, bool split_cr,
                      struct claim_line *out);

@@ -218,7 +218,8 @@ static enum pace live_wait(void *ctx)
 			return PACE_STOP;
 		}
 		dirty = false;
-		enum console_action act = console_key(r, (next_tick - now + 999999) / 1000000, &dirty);
+		enum console_action act =
+		    console_key(r, (next_tick - now + 999999) / 1000000, &dirty);
 		if (act == CA_QUIT)
 			return PACE_STOP;
 		if (act == CA_DELAY)
