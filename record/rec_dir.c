@@ -106,16 +106,6 @@ static uint64_t file_bytes(const char *path)
 	return total;
 }
 
-static void remove_recording(const char *path)
-{
-	char p[4096];
-	unlink(path);
-	snprintf(p, sizeof(p), "%s-wal", path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", path);
-	unlink(p);
-}
-
 long rec_dir_prune(const char *dir, int64_t now_ns, int64_t max_age_ns, uint64_t max_bytes,
                    const char *keep)
 {
@@ -137,7 +127,7 @@ long rec_dir_prune(const char *dir, int64_t now_ns, int64_t max_age_ns, uint64_t
 		if (!too_old && !too_big)
 			break;
 		total -= file_bytes(paths[i]);
-		remove_recording(paths[i]);
+		rec_remove(paths[i]);
 		removed++;
 	}
 	rec_dir_free_list(paths, n);

@@ -44,7 +44,6 @@ struct rec_dir_stream {
 	size_t next, count;        /* in it */
 	int64_t from_ns, to_ns;
 	int64_t last_ns; /* realtime of the last sample handed out */
-	bool started;
 };
 
 /* 0, or -1 with err (dir unreadable, no recording in it within the window). */

@@ -114,8 +114,7 @@ static int store_facts(sqlite3 *db, const struct rec_host_facts *f)
 	return rc;
 }
 
-/* Removes a file this writer created but could not make into a recording. */
-static void remove_files(const char *path)
+void rec_remove(const char *path)
 {
 	char side[4096];
 	unlink(path);
@@ -131,7 +130,7 @@ static struct rec_writer *create_failed(struct rec_writer *w, int rc, const char
 	rec_set_sqlite_error(err, w->db, rc, w->path, doing);
 	finalize_all(w);
 	sqlite3_close(w->db);
-	remove_files(w->path);
+	rec_remove(w->path); /* created, but not made into a recording */
 	free(w->path);
 	free(w);
 	return NULL;

@@ -103,6 +103,9 @@ size_t rec_writer_count(const struct rec_writer *w);
  * in every case. NULL is allowed. */
 int rec_close(struct rec_writer *w, struct rec_error *err);
 
+/* Removes a recording with its -wal and -shm files (what exists of them). */
+void rec_remove(const char *path);
+
 /* A mark into an existing recording from another process (`xiotop mark`): validates the
  * file, then inserts with a busy timeout so a running recorder is never disturbed. */
 int rec_mark_file(const char *path, const char *label, int64_t realtime_ns, const char *origin,

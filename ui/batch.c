@@ -46,16 +46,6 @@ static double mb_per_s(uint64_t bytes, double secs)
 	return secs > 0 ? (double)bytes / 1e6 / secs : 0.0;
 }
 
-/* A counter that was not collected prints null, never a misleading 0. */
-static void put_opt_u64(FILE *out, const char *key, bool known, uint64_t v)
-{
-	fputs(key, out);
-	if (known)
-		fprintf(out, "%" PRIu64, v);
-	else
-		fputs("null", out);
-}
-
 static void print_json(FILE *out, const struct model_interval *m)
 {
 	char ts[40];
@@ -72,10 +62,10 @@ static void print_json(FILE *out, const struct model_interval *m)
 		        m->disks[i].rd_bytes, m->disks[i].wr_bytes);
 	}
 	fprintf(out, "]");
-	put_opt_u64(out, ",\"dom0_cpu_busy_ns\":", m->has_cpu, m->host_busy_ns);
+	batch_put_opt_u64(out, ",\"dom0_cpu_busy_ns\":", m->has_cpu, m->host_busy_ns);
 	fprintf(out, "},\"unattributed\":{\"rd_bytes\":%" PRIu64 ",\"wr_bytes\":%" PRIu64 "}",
 	        m->unattr_rd_bytes, m->unattr_wr_bytes);
-	put_opt_u64(out, ",\"unattributed_cpu_ns\":", m->has_cpu, m->cpu_unattributed_ns);
+	batch_put_opt_u64(out, ",\"unattributed_cpu_ns\":", m->has_cpu, m->cpu_unattributed_ns);
 	fprintf(out, ",\"lost_events\":%" PRIu64 ",\"domains\":[", m->lost_events);
 	for (size_t i = 0; i < m->n_domains; i++) {
 		if (i)

@@ -92,7 +92,8 @@ static void put_layers(FILE *out, const struct model_interval *m, const struct m
 	fputc(']', out);
 }
 
-static void put_opt_u64(FILE *out, const char *key, bool known, uint64_t v)
+/* A counter that was not collected prints null, never a misleading 0. */
+void batch_put_opt_u64(FILE *out, const char *key, bool known, uint64_t v)
 {
 	fputs(key, out);
 	if (known)
@@ -114,8 +115,10 @@ static void put_vbd_stats(FILE *out, const struct model_interval *m, const struc
 		        "%s{\"devid\":%u,\"rd_bytes\":%" PRIu64 ",\"wr_bytes\":%" PRIu64
 		        ",\"rd_req\":%" PRIu64 ",\"wr_req\":%" PRIu64,
 		        j ? "," : "", v->devid, v->rd_bytes, v->wr_bytes, v->rd_req, v->wr_req);
-		put_opt_u64(out, ",\"xiotop_rd_bytes\":", v->xiotop_known, v->xiotop_rd_bytes);
-		put_opt_u64(out, ",\"xiotop_wr_bytes\":", v->xiotop_known, v->xiotop_wr_bytes);
+		batch_put_opt_u64(out, ",\"xiotop_rd_bytes\":", v->xiotop_known,
+		                  v->xiotop_rd_bytes);
+		batch_put_opt_u64(out, ",\"xiotop_wr_bytes\":", v->xiotop_known,
+		                  v->xiotop_wr_bytes);
 		fprintf(out, ",\"disagree\":%s}", v->disagree ? "true" : "false");
 	}
 	fputc(']', out);

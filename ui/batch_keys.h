@@ -9,12 +9,16 @@
 #ifndef XIOTOP_BATCH_KEYS_H
 #define XIOTOP_BATCH_KEYS_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "core/model.h"
 
 /* The CSV header's domain columns: "domid,name,...", no leading or trailing comma. */
 void batch_keys_csv_header(FILE *out);
+/* JSON: key, then v, or null when the counter was not collected (never a misleading 0). */
+void batch_put_opt_u64(FILE *out, const char *key, bool known, uint64_t v);
 /* One domain's CSV values, in the header's order. */
 void batch_keys_csv_row(FILE *out, const struct model_interval *m, const struct model_domain *d);
 /* One domain as a JSON object. */
