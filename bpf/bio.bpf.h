@@ -107,12 +107,10 @@ struct bio_facts {
 	u32 bio_flags;
 };
 
-/* The dirty backlog and a flusher's per-domain bytes, for a charged write. */
+/* The dirty backlog, for a charged write. */
 static __always_inline void tally_write(struct bio *bio, struct work_state *ws, u32 domid, u32 via,
                                         u64 bytes)
 {
-	if (ws && ws->kind == WORK_WRITEBACK)
-		tally_writeback(ws, domid, bytes);
 	/* page-cache pages of a domain's file leaving dom0 memory: the flusher (rule 3),
 	 * or an fsync by loop or the device model */
 	if (via == XIOTOP_VIA_INODE)
@@ -146,6 +144,12 @@ static __always_inline int on_bio_queue(struct bio *bio, const struct bio_facts 
 	charge_io(domid, dev, via, is_write, bytes);
 	if (via == XIOTOP_VIA_DMTASK && in_io_submit())
 		charge_io(domid, dev, XIOTOP_VIA_FILEIO, is_write, bytes);
+	/* a flusher's bytes for every domain and for none: its CPU is split by them */
+	if (is_write && ws && ws->kind == WORK_WRITEBACK) {
+		tally_writeback(ws, domid, bytes);
+		if (track_cpu)
+			writeback_progress(ws);
+	}
 	if (is_write && domid != XIOTOP_DOM_NONE)
 		tally_write(bio, ws, domid, via, bytes);
 	/* a partition's bio also crosses the whole disk: same bio, stacked layer */

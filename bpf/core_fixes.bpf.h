@@ -117,14 +117,6 @@ static __always_inline int bio_first_inode(struct bio *bio, u64 *ino, u32 *fs_de
 	return 1;
 }
 
-/* A task's CPU time as the kernel charges it (what /proc/<tid>/stat utime+stime and
- * schedstat add up to). Exact at sched_switch for the task leaving (its runtime was
- * just updated) and for the task arriving (not running since its last update). */
-static __always_inline u64 task_runtime_ns(struct task_struct *task)
-{
-	return BPF_CORE_READ(task, se.sum_exec_runtime);
-}
-
 /* Syscall numbers: the architecture's ABI (arch/x86/entry/syscalls/syscall_64.tbl,
  * include/uapi/asm-generic/unistd.h for arm64); they never change once assigned. */
 #if defined(__TARGET_ARCH_x86)

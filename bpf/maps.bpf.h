@@ -36,7 +36,7 @@ struct {
 	__type(value, struct xiotop_dm_owner);
 } tgid_dom SEC(".maps");
 
-/* One bit per tgid that has an entry in tgid_dom: a cheap "no" on every switch and bio. */
+/* One bit per tgid that has an entry in tgid_dom: a cheap "no" on every bio. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, XIOTOP_TGID_BITMAP_WORDS);
@@ -114,7 +114,7 @@ static __always_inline void charge_io(u32 domid, u32 dev, u32 via, bool is_write
 }
 
 /* How many device models tgid_dom holds, set by user space with the topology: with none
- * (the common host), no switch or bio touches the 512 KiB bitmap. */
+ * (the common host), no bio touches the 512 KiB bitmap. */
 volatile unsigned int device_models = 0;
 
 static __always_inline bool tgid_marked(u32 tgid)
@@ -126,18 +126,23 @@ static __always_inline bool tgid_marked(u32 tgid)
 	return bits && (*bits & (1ull << (tgid & 63)));
 }
 
-/* Domain whose device model the current task belongs to, or NULL. A reused pid is
- * told apart by the process start time. */
-static __always_inline u32 *device_model_domid(u32 tgid)
+/* Domain whose device model `task` (of thread group `tgid`) belongs to, or NULL. A
+ * reused pid is told apart by the process start time. */
+static __always_inline u32 *device_model_of(struct task_struct *task, u32 tgid)
 {
 	if (!tgid_marked(tgid))
 		return NULL;
 	struct xiotop_dm_owner *o = bpf_map_lookup_elem(&tgid_dom, &tgid);
 	if (!o)
 		return NULL;
-	struct task_struct *task = bpf_get_current_task_btf();
 	u64 start = BPF_CORE_READ(task, group_leader, start_time) / NS_PER_USER_TICK;
 	return start == o->start_ticks ? &o->domid : NULL;
+}
+
+/* Domain whose device model the current task belongs to, or NULL. */
+static __always_inline u32 *device_model_domid(u32 tgid)
+{
+	return device_model_of(bpf_get_current_task_btf(), tgid);
 }
 
 /* Domain id from a blkback kthread name: "<domid>.<dev>-<ring>" or "blkback.<domid>.<dev>".

@@ -2,7 +2,7 @@
 /* xiotop.bpf.c - the program entry points: per-domain block I/O attribution and dom0
  * CPU per domain. The work is in the included parts, one job each:
  *   maps.bpf.h    maps and "whose is this?" lookups
- *   cpu.bpf.h     dom0 CPU from the kernel's runtime accounting (sched_switch, work)
+ *   cpu.bpf.h     dom0 CPU from the kernel's runtime accounting (task pass, work items)
  *   bio.bpf.h     the attribution rules for bios, the dirty backlog
  *   fileio.bpf.h  device models' file-level I/O (syscalls, io_uring)
  *   core_fixes.bpf.h  kernel literals and version differences
@@ -57,18 +57,18 @@ int BPF_PROG(btf_work_end, struct work_struct *work)
 	return on_work_end();
 }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(btf_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+/* sched_process_free and the task iterator have no raw_tp twin: task storage needs the
+ * trusted task pointer only BTF-typed programs get (and the iterator needs BTF anyway). */
+SEC("tp_btf/sched_process_free")
+int BPF_PROG(btf_task_exit, struct task_struct *task)
 {
-	struct switch_facts f = {.prev_tid = prev->pid,
-	                         .prev_tgid = prev->tgid,
-	                         .prev_flags = prev->flags,
-	                         .prev_runtime = prev->se.sum_exec_runtime,
-	                         .next_tid = next->pid,
-	                         .next_flags = next->flags,
-	                         .next_runtime = next->se.sum_exec_runtime};
-	__builtin_memcpy(f.prev_comm, prev->comm, sizeof(f.prev_comm));
-	return on_switch(&f);
+	return on_task_exit(task);
+}
+
+SEC("iter/task")
+int cpu_pass(struct bpf_iter__task *ctx)
+{
+	return on_task_pass(ctx->meta, ctx->task);
 }
 
 SEC("tp_btf/writeback_dirty_folio")
@@ -125,20 +125,6 @@ SEC("raw_tp/workqueue_execute_end")
 int BPF_PROG(raw_work_end, struct work_struct *work)
 {
 	return on_work_end();
-}
-
-SEC("raw_tp/sched_switch")
-int BPF_PROG(raw_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
-{
-	struct switch_facts f = {.prev_tid = BPF_CORE_READ(prev, pid),
-	                         .prev_tgid = BPF_CORE_READ(prev, tgid),
-	                         .prev_flags = BPF_CORE_READ(prev, flags),
-	                         .prev_runtime = task_runtime_ns(prev),
-	                         .next_tid = BPF_CORE_READ(next, pid),
-	                         .next_flags = BPF_CORE_READ(next, flags),
-	                         .next_runtime = task_runtime_ns(next)};
-	BPF_CORE_READ_STR_INTO(&f.prev_comm, prev, comm);
-	return on_switch(&f);
 }
 
 SEC("raw_tp/writeback_dirty_folio")

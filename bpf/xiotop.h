@@ -88,7 +88,8 @@ enum xiotop_cpu_role {
 	XIOTOP_CPU_ROLES
 };
 
-/* On-CPU time key of a domain (unattributed time is XIOTOP_STAT_UNATTR_CPU_NS). */
+/* On-CPU time key of a domain (time of tasks serving no one domain is
+ * XIOTOP_STAT_SHARED_RUNTIME_NS). */
 struct xiotop_cpu_key {
 	unsigned int domid;
 	unsigned int role;
@@ -99,7 +100,7 @@ enum xiotop_stat {
 	XIOTOP_STAT_LOST_LAYER = 0, /* counter map full: an event not counted */
 	XIOTOP_STAT_LOST_REMAP,     /* remap map full: a clone may be charged wrong */
 	XIOTOP_STAT_LOST_CPU,       /* cpu or work-state map full */
-	XIOTOP_STAT_UNATTR_CPU_NS,  /* on-CPU ns charged to no domain */
+	XIOTOP_STAT_SHARED_RUNTIME_NS, /* runtime of tasks serving no one domain (kworkers too) */
 	XIOTOP_STAT_MAX
 };
 

@@ -19,11 +19,13 @@ struct tracer {
 	struct xiotop_bpf *skel; /* hooks.skel */
 	const char *mode;
 	char hooks_line[512];
-	bool has_cpu;   /* sched_switch attached */
+	bool has_cpu;   /* the task iterator attached */
 	bool has_dirty; /* writeback_dirty_folio attached */
 	int ncpus;
 	struct xiotop_io *percpu_io; /* ncpus values of one layer_io entry */
 	unsigned long long *percpu_u64;
+	uint64_t unattributed_ns; /* the last value given: never decreases */
+	bool pass_failed;         /* said once */
 };
 
 static unsigned long long kallsyms_addr(const char *sym)
@@ -78,6 +80,32 @@ static int load_hooks(struct tracer *t, char *err, size_t errlen)
 	return -1;
 }
 
+/* One pass of the task iterator: it charges every thread its runtime growth since the
+ * last pass (cpu.bpf.h). It prints nothing; reading to the end runs it. */
+static int run_task_pass(struct tracer *t)
+{
+	int fd = bpf_iter_create(bpf_link__fd(t->hooks.links[HOOK_TASK_PASS]));
+	if (fd < 0) {
+		if (!t->pass_failed)
+			fprintf(stderr, "xiotop: cannot run the task pass: %s\n", strerror(errno));
+		t->pass_failed = true;
+		return -1;
+	}
+	char buf[64];
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+		;
+	int saved = errno;
+	close(fd);
+	if (n < 0) {
+		if (!t->pass_failed)
+			fprintf(stderr, "xiotop: task pass failed: %s\n", strerror(saved));
+		t->pass_failed = true;
+		return -1;
+	}
+	return 0;
+}
+
 int tracer_open(struct tracer **out, char *err, size_t errlen)
 {
 	*out = NULL;
@@ -105,7 +133,9 @@ int tracer_open(struct tracer **out, char *err, size_t errlen)
 		goto fail;
 	hooks_report_missing(&t->hooks);
 	hooks_describe(&t->hooks, t->hooks_line, sizeof(t->hooks_line));
-	t->has_cpu = t->hooks.attached[HOOK_SWITCH];
+	t->has_cpu = t->hooks.attached[HOOK_TASK_PASS];
+	if (t->has_cpu && run_task_pass(t)) /* the baseline: runtime before now is no one's */
+		t->has_cpu = false;
 	t->has_dirty = t->hooks.attached[HOOK_DIRTY_FOLIO];
 	t->ncpus = libbpf_num_possible_cpus();
 	if (t->ncpus <= 0) {
@@ -289,8 +319,9 @@ _Static_assert(SAME_ROLE(XIOTOP_CPU_BACKEND, XS_CPU_BACKEND) &&
                    SAME_ROLE(XIOTOP_CPU_ROLES, XS_CPU_ROLES),
                "BPF CPU roles index the sample's cpu_ns[] directly");
 
-/* Per-domain on-CPU time by role into the sample's domain counters. */
-static int read_cpu(struct tracer *t, struct xs_sample *s)
+/* Per-domain on-CPU time by role into the sample's domain counters; *kworker_ns gets
+ * what kworkers gave domains (loop and writeback), which the shared runtime holds too. */
+static int read_cpu(struct tracer *t, struct xs_sample *s, uint64_t *kworker_ns)
 {
 	int fd = bpf_map__fd(t->skel->maps.cpu_ns);
 	struct xiotop_cpu_key key, next;
@@ -308,8 +339,23 @@ static int read_cpu(struct tracer *t, struct xs_sample *s)
 		if (!c)
 			return -1;
 		c->cpu_ns[key.role] += ns;
+		if (key.role == XIOTOP_CPU_LOOP || key.role == XIOTOP_CPU_WRITEBACK)
+			*kworker_ns += ns;
 	}
 	return 0;
+}
+
+/* Unattributed CPU: the runtime of tasks serving no one domain less what kworkers among
+ * them gave domains. A kworker's item can be charged before its runtime reaches the pass
+ * (a running task's runtime lags by up to a tick), so the difference may dip: the value
+ * given never decreases, the dip is absorbed by the next growth. */
+static void read_unattributed(struct tracer *t, struct xs_sample *s, uint64_t kworker_ns)
+{
+	uint64_t shared = read_stat(t, XIOTOP_STAT_SHARED_RUNTIME_NS);
+	uint64_t unattributed = shared > kworker_ns ? shared - kworker_ns : 0;
+	if (unattributed > t->unattributed_ns)
+		t->unattributed_ns = unattributed;
+	s->cpu_unattributed_ns = t->unattributed_ns;
 }
 
 /* Page-cache bytes dirtied and written back per domain. */
@@ -354,12 +400,16 @@ int tracer_read(struct tracer *t, struct xs_sample *s)
 		if (sample_add_layer(s, &l))
 			return -1;
 	}
-	if (t->has_cpu && read_cpu(t, s))
-		return -1;
+	uint64_t kworker_ns = 0;
+	if (t->has_cpu) {
+		run_task_pass(t); /* failing, it says so once; CPU then lags, it is not lost */
+		if (read_cpu(t, s, &kworker_ns))
+			return -1;
+	}
 	s->lost_events = read_stat(t, XIOTOP_STAT_LOST_LAYER) +
 	                 read_stat(t, XIOTOP_STAT_LOST_REMAP) + read_stat(t, XIOTOP_STAT_LOST_CPU);
 	if (t->has_cpu)
-		s->cpu_unattributed_ns = read_stat(t, XIOTOP_STAT_UNATTR_CPU_NS);
+		read_unattributed(t, s, kworker_ns);
 	if (t->has_dirty && read_dirty(t, s))
 		return -1;
 	return 0;

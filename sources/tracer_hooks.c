@@ -22,7 +22,9 @@ static const struct hook_def {
                          "loop direct I/O and loop/flusher CPU unattributed", false},
     [HOOK_WORK_END] = {"workqueue_execute_end", "loop direct I/O and loop/flusher CPU unattributed",
                        false},
-    [HOOK_SWITCH] = {"sched_switch", "no dom0 CPU per domain", false},
+    [HOOK_TASK_PASS] = {"iter/task", "no dom0 CPU per domain", false},
+    [HOOK_TASK_EXIT] = {"sched_process_free",
+                        "CPU of threads that end between two intervals is lost", false},
     [HOOK_DIRTY_FOLIO] = {"writeback_dirty_folio", "no dirty backlog", false},
     [HOOK_SYS_ENTER] = {"sys_enter", "device-model file reads/writes not counted", true},
     [HOOK_SYS_EXIT] = {"sys_exit", "device-model file reads/writes not counted", true},
@@ -36,7 +38,8 @@ static void hook_progs(const struct xiotop_bpf *s, bool btf, struct bpf_program 
 	p[HOOK_BIO_REMAP] = btf ? s->progs.btf_bio_remap : s->progs.raw_bio_remap;
 	p[HOOK_WORK_START] = btf ? s->progs.btf_work_start : s->progs.raw_work_start;
 	p[HOOK_WORK_END] = btf ? s->progs.btf_work_end : s->progs.raw_work_end;
-	p[HOOK_SWITCH] = btf ? s->progs.btf_switch : s->progs.raw_switch;
+	p[HOOK_TASK_PASS] = s->progs.cpu_pass;      /* one program in both sets */
+	p[HOOK_TASK_EXIT] = s->progs.btf_task_exit; /* as is this: see xiotop.bpf.c */
 	p[HOOK_DIRTY_FOLIO] = btf ? s->progs.btf_dirty_folio : s->progs.raw_dirty_folio;
 	p[HOOK_SYS_ENTER] = btf ? s->progs.btf_sys_enter : s->progs.raw_sys_enter;
 	p[HOOK_SYS_EXIT] = btf ? s->progs.btf_sys_exit : s->progs.raw_sys_exit;
@@ -108,14 +111,14 @@ static struct xiotop_bpf *load_with(bool btf, const bool want[HOOK_COUNT],
 	s->rodata->loop_workfn_addr = cfg->loop_workfn;
 	s->rodata->wb_workfn_addr = cfg->wb_workfn;
 	s->rodata->kernel_page_size = cfg->page_size;
-	s->rodata->track_cpu = want[HOOK_SWITCH];
+	s->rodata->track_cpu = want[HOOK_TASK_PASS];
 	struct bpf_program *mine[HOOK_COUNT], *other[HOOK_COUNT];
 	hook_progs(s, btf, mine);
 	hook_progs(s, !btf, other);
-	for (int i = 0; i < HOOK_COUNT; i++) {
-		bpf_program__set_autoload(mine[i], want[i]);
+	for (int i = 0; i < HOOK_COUNT; i++) /* the other set first: some programs are in both */
 		bpf_program__set_autoload(other[i], false);
-	}
+	for (int i = 0; i < HOOK_COUNT; i++)
+		bpf_program__set_autoload(mine[i], want[i]);
 	if (xiotop_bpf__load(s)) {
 		xiotop_bpf__destroy(s);
 		return NULL;

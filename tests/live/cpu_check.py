@@ -9,8 +9,8 @@ In one emulated world (loop direct-io on or off, given by the world's env):
 - with --qemu, a qemu-like multi-threaded device model (domain 7) writing 16 KiB
   O_DIRECT into its image: its `device_model` CPU vs the process's utime+stime;
 - loop CPU of the loop-backed domain is non-zero, of the zram domain zero;
-- over the whole run: attributed + unattributed CPU vs /proc/stat busy time (5 %: see
-  the check).
+- over the run: attributed + unattributed CPU between /proc/stat's tick-sampled busy time
+  and its elapsed-minus-idle time (3 %), see the check.
 """
 import os
 import signal
@@ -18,10 +18,26 @@ import subprocess
 import sys
 import time
 
-from livelib import MiB, Xiotop, check, failures, finish_writer, read_env, run_writer
+from livelib import MiB, Xiotop, check, failures, finish_writer, iv_end, read_env, run_writer
 
 PCT, SLACK_NS = 3, 10e6  # the issue's tolerance: 3 % + 10 ms
-IDENTITY_PCT = 5  # attributed + unattributed vs /proc/stat busy: see below
+TRUNC_NS = 2 * 10e6  # what utime and stime lose to whole ticks at most (see close_to)
+IDENTITY_PCT = 3  # attributed + unattributed vs /proc/stat busy
+
+
+def proc_stat():
+    with open("/proc/stat") as f:
+        return [int(x) for x in f.readline().split()[1:9]]
+
+
+def busy_bounds(a, b, wall):
+    """(tick-sampled busy, elapsed - idle - iowait - steal) in ns over `wall` seconds."""
+    d = [y - x for x, y in zip(a, b)]
+    tick = 1e9 / os.sysconf("SC_CLK_TCK")
+    user, nice, system, idle, iowait, irq, softirq, steal = d
+    ticks_busy = (user + nice + system + irq + softirq) * tick
+    not_idle = os.cpu_count() * wall * 1e9 - (idle + iowait + steal) * tick
+    return ticks_busy, not_idle
 
 
 def role_sum(intervals, domid, role):
@@ -34,7 +50,9 @@ def role_sum(intervals, domid, role):
 
 
 def close_to(got, want):
-    return abs(got - want) <= want * PCT / 100 + SLACK_NS
+    # `want` is utime + stime in clock ticks, each field cut down to whole 10 ms ticks:
+    # the true runtime is up to 2 ticks above it, never below.
+    return -(want * PCT / 100 + SLACK_NS) <= got - want <= want * PCT / 100 + SLACK_NS + TRUNC_NS
 
 
 def ticks_ns(summary):
@@ -69,11 +87,13 @@ def main():
     xt = Xiotop(binary, os.path.join(os.path.dirname(env_path), "xenstore.dump"), out_path)
     print(f"# loop direct-io {dio}")
     xt.wait_next(1)
+    t0, stat0 = time.time(), proc_stat()
     w1 = small_writes(emu, 1, env["DOM1_DEV"], 4)
     w3 = small_writes(emu, 3, env["DOM3_DEV"], 3)
     q = qemu_direct(emu, image) if with_qemu else None
     subprocess.run(["sync"], check=True)
     xt.wait_next(2)
+    t1, stat1 = time.time(), proc_stat()
     xt.stop()
     ivs = xt.intervals()
 
@@ -92,15 +112,19 @@ def main():
     loop3 = role_sum(ivs, 3, "loop")
     check(loop3 == 0, f"dom3 (zram) loop CPU {loop3 / 1e6:.1f} ms == 0")
 
-    attributed = sum(d["dom0_cpu_ns"] for iv in ivs for d in iv["domains"])
-    unattr = sum(iv["unattributed_cpu_ns"] for iv in ivs)
-    busy = sum(iv["host"]["dom0_cpu_busy_ns"] for iv in ivs)
-    # /proc/stat's busy time is sampled at each tick (HZ 250 here), the per-task runtime
-    # xiotop charges is exact: with ~100,000 short sleeps a run they drift apart by up
-    # to ~4 % (measured, dio on). The issue's 3 % needs an exact host truth
-    # (/proc/schedstat's per-CPU run time); until then the landed 5 % holds here.
-    check(abs(attributed + unattr - busy) <= busy * IDENTITY_PCT / 100,
-          f"attributed {attributed / 1e9:.2f} s + unattributed {unattr / 1e9:.2f} s vs /proc/stat busy {busy / 1e9:.2f} s ({IDENTITY_PCT} %)")
+    win = [iv for iv in ivs if t0 - 0.5 < iv_end(iv) <= t1 + 0.5]
+    attributed = sum(d["dom0_cpu_ns"] for iv in win for d in iv["domains"])
+    unattr = sum(iv["unattributed_cpu_ns"] for iv in win)
+    total = attributed + unattr
+    # Two host figures from /proc/stat bound the kernel's per-task runtime that xiotop sums:
+    # tick-sampled user+system+irq+softirq undercounts short sleep/wake bursts (measured
+    # 3-4 % below the threads' own schedstat sums on an idle machine), while elapsed time
+    # less the (exact, nohz) idle time also holds what no task is charged (switches,
+    # interrupts while idle). The sum must lie between them, within 3 %.
+    ticks_busy, not_idle = busy_bounds(stat0, stat1, t1 - t0)
+    check(ticks_busy * (1 - IDENTITY_PCT / 100) <= total <= not_idle * (1 + IDENTITY_PCT / 100),
+          f"attributed {attributed / 1e9:.2f} s + unattributed {unattr / 1e9:.2f} s = {total / 1e9:.2f} s "
+          f"between /proc/stat busy {ticks_busy / 1e9:.2f} s and not-idle {not_idle / 1e9:.2f} s ({IDENTITY_PCT} %)")
     print(f"{len(failures) and 'FAILED' or 'PASSED'}: cpu, loop direct-io {dio}, {len(failures)} failure(s)")
     return 1 if failures else 0
 
