@@ -127,7 +127,7 @@ struct ex_host {
 	 * xs_absent, any sample of the window); 0 for every live recording */
 	uint32_t absent;
 	char imported_from[256];     /* meta imported_from ("xentop=NAME vmstat=NAME ...") */
-	char busy_source[64];        /* meta host_busy_source: where host_busy_ns came from */
+	char busy_source[64];        /* meta host_busy_source (sanitized): host_busy_ns from */
 	char imported_counters[256]; /* meta imported_counters (record/SCHEMA.md) */
 	char stacked_devices[256];   /* meta iostat_stacked_devices (loop0,dm-0: not disks) */
 	char leaf_devices[256];      /* meta iostat_leaf_devices */

@@ -188,8 +188,7 @@ static void host_dom0_cpu(struct explain *ex)
 	if (!v)
 		return;
 	double busy = (double)ex->host_busy_ns / 1e9, s = ex->win.seconds, guests;
-	char src[256];
-	sanitize_text(ex->host.busy_source, src, sizeof(src));
+	const char *src = ex->host.busy_source; /* sanitized by explain_collect */
 	ex_say(v,
 	       "dom0 was busy %.1f s of CPU in the %.0f s window (%s), %.2f CPUs on average; "
 	       "the guests' own vCPU time: ",

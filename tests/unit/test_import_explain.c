@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "core/model.h"
 #include "explain/compare.h"
@@ -406,13 +407,43 @@ static void test_seed003_netbsd_named(void **state)
 	imp_iostat_free(&io);
 }
 
+/* A meta value of the file is shown escaped wherever a verdict quotes it. */
+static void test_hostile_busy_source(void **state)
+{
+	(void)state;
+	struct imported m;
+	import_to(&m, "hostile.xiotop", "xentop-seed002-file.txt", false, false, 60);
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(m.path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+	                              "UPDATE meta SET value = char(27) || '[2Jevil' "
+	                              "WHERE key = 'host_busy_source'",
+	                              NULL, NULL, NULL),
+	                 SQLITE_OK);
+	sqlite3_close(db);
+	static struct explain ex;
+	struct rec_reader *r = explained(m.path, &ex);
+	const struct ex_verdict *v = verdict(&ex, "dom0_cpu_cost", EX_NO_DOMAIN);
+	assert_non_null(v);
+	assert_contains(v->text, "(\\e[2Jevil)");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	assert_int_equal(report_text(out, &ex), 0);
+	fclose(out);
+	assert_null(strchr(text, '\033'));
+	free(text);
+	explain_free(&ex);
+	rec_reader_close(r);
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_absent_round_trip),    cmocka_unit_test(test_seed002_dom0_cpu),
 	    cmocka_unit_test(test_all_three_logs),       cmocka_unit_test(test_missing_logs_named),
-	    cmocka_unit_test(test_seed003_netbsd_named),
+	    cmocka_unit_test(test_seed003_netbsd_named), cmocka_unit_test(test_hostile_busy_source),
 	};
 	return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
