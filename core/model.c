@@ -107,7 +107,8 @@ static int layer_order(const void *a, const void *b)
 static int charge_layer(struct model_interval *m, const struct xs_sample *cur,
                         const struct xs_layer *l, const struct xiotop_io *io, size_t cap)
 {
-	bool in_vmstat = XIOTOP_VIA_IN_VMSTAT(l->via);
+	/* without the stack below the guests nothing says what vmstat counted for a domain */
+	bool in_vmstat = XIOTOP_VIA_IN_VMSTAT(l->via) && !(cur->absent & XS_ABSENT_STACK);
 	if (l->domid == XIOTOP_DOM_NONE) {
 		if (in_vmstat) {
 			m->unattr_rd_bytes += io->rd_bytes;
@@ -205,6 +206,7 @@ int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
 	}
 	free(sorted_prev);
 
+	out->absent = cur->absent | (prev ? prev->absent : 0);
 	out->has_cpu = cur->has_cpu;
 	out->has_dirty = cur->has_dirty;
 	out->hooks = out->own_hooks;

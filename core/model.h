@@ -6,6 +6,9 @@
  * bytes (leaf devices), bytes vmstat counts beyond the physical ones (double_counted),
  * and its layers with roles. The identity it keeps:
  *   vmstat pgpgout ~= sum(phys_wr + double_counted) + unattributed.wr_bytes
+ * Counters a sample marks absent (xs_sample.absent: an imported recording) are unknown in
+ * the interval too (model_interval.absent): without the stack below the guests no layer is
+ * counted in a domain's vmstat bytes, so its double_counted stays 0 and means nothing.
  * Pure: no I/O, no globals; safe on replayed or synthetic samples. An interval is
  * self-contained: it keeps its own copy of the names it shows (domain info, disks,
  * hooks), so it may outlive both samples and be moved (model_move) to whoever keeps it.
@@ -69,6 +72,7 @@ struct model_interval {
 	uint64_t lost_events;
 	uint64_t unattr_rd_bytes, unattr_wr_bytes;
 	bool has_cpu, has_dirty;
+	uint32_t absent;              /* enum xs_absent: counters either sample lacks (unknown) */
 	uint64_t host_busy_ns;        /* this interval, all CPUs */
 	uint64_t cpu_unattributed_ns; /* this interval */
 	const char *hooks;            /* from cur */

@@ -89,6 +89,18 @@ struct xs_vbd_stat {
 	uint64_t skew_rd_bytes, skew_wr_bytes;
 };
 
+/* Counters a sample does not hold (xs_sample.absent, a set of these bits). A live sample
+ * holds every one (0); an imported one (import/) only those its logs gave. Whoever shows
+ * or judges an absent counter shows it unknown (null, "-") or says it is missing, never 0. */
+enum xs_absent {
+	XS_ABSENT_GUEST_IO = 1u << 0, /* per-domain guest bytes and requests (the top layers) */
+	XS_ABSENT_STACK = 1u << 1,    /* what only the tracer attributes: the layers below each
+	                               * guest (its physical bytes, its share of vmstat bo and so
+	                               * its double counting) and the unattributed bytes */
+	XS_ABSENT_VMSTAT = 1u << 2,   /* vmstat_pgpgin_kb, vmstat_pgpgout_kb */
+	XS_ABSENT_DISKS = 1u << 3,    /* disks[]: the leaf devices' bytes */
+};
+
 struct xs_sample {
 	int64_t realtime_ns;   /* wall clock, for output */
 	uint64_t monotonic_ns; /* for intervals */
@@ -99,6 +111,7 @@ struct xs_sample {
 	bool has_cpu;                 /* CPU counters were collected */
 	bool has_dirty;               /* dirty page counters were collected */
 	char hooks[256];              /* which hooks are active, for headers */
+	uint32_t absent;              /* enum xs_absent bits; 0: every counter is there */
 
 	struct xs_layer *layers;
 	size_t n_layers;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/loop.h"
+#include "core/sanitize.h"
 #include "explain/window.h"
 #include "record/rec_stream.h"
 
@@ -60,6 +61,15 @@ static void host_facts(struct rec_reader *r, struct ex_host *h)
 	          rec_meta(r, "vm.dirty_background_bytes"));
 	copy_fact(h->dirty_expire_cs, sizeof(h->dirty_expire_cs),
 	          rec_meta(r, "vm.dirty_expire_centisecs"));
+	copy_fact(h->imported_from, sizeof(h->imported_from), rec_meta(r, "imported_from"));
+	/* shown as it is in figures, evidence and texts (a file's meta may hold anything) */
+	const char *busy = rec_meta(r, "host_busy_source");
+	sanitize_text(busy ? busy : "", h->busy_source, sizeof(h->busy_source));
+	copy_fact(h->imported_counters, sizeof(h->imported_counters),
+	          rec_meta(r, "imported_counters"));
+	copy_fact(h->stacked_devices, sizeof(h->stacked_devices),
+	          rec_meta(r, "iostat_stacked_devices"));
+	copy_fact(h->leaf_devices, sizeof(h->leaf_devices), rec_meta(r, "iostat_leaf_devices"));
 }
 
 static void take_marks(struct rec_reader *r, struct explain *ex)

@@ -13,6 +13,10 @@
  *             + the rest      path: what the layers below did (disk speed, stacking)
  * Each cause's share is its part over s_B - s_A (negative: it worked the other way;
  * shares can exceed 1 when causes cancel). Ranked by share, largest first.
+ * Two imported recordings (xiotop import) whose logs hold no guest bytes (an old xentop
+ * without VBD_RSECT/WSECT, NetBSD's) but dom0's CPU (xentop's Domain-0 row) are compared
+ * by that alone (hosts_only: no domain, no causes): dom0 CPU seconds of A against B's and
+ * the guests' vCPU time, assuming both windows ran the same test (said in the text).
  */
 #ifndef XIOTOP_EXPLAIN_COMPARE_H
 #define XIOTOP_EXPLAIN_COMPARE_H
@@ -42,6 +46,9 @@ struct ex_compare {
 	struct ex_cause causes[3];
 	size_t n_causes;
 	char text[768]; /* the summary sentence */
+	/* hosts_only: a.dom, b.dom are NULL, n_causes 0; these instead (seconds) */
+	bool hosts_only;
+	double dom0_cpu_s_a, dom0_cpu_s_b, guests_vcpu_s_a, guests_vcpu_s_b;
 };
 
 /* dom_a / dom_b: the domain of each side (id or name), NULL the busiest. 0, or -1 with

@@ -22,15 +22,16 @@
 #include "core/model.h"
 #include "record/record.h"
 
-#define EX_MAX_LAYERS   16
-#define EX_MAX_MARKS    64
-#define EX_MAX_CLAIMS   32
-#define EX_MAX_VERDICTS 96
-#define EX_MAX_FIGURES  20
-#define EX_MAX_EVIDENCE 8
-#define EX_NO_DOMAIN    0xffffffffu /* a verdict about the host, not one domain */
-#define EX_GIB          1073741824.0
-#define EX_MIB          1048576.0
+#define EX_MAX_LAYERS    16
+#define EX_MAX_MARKS     64
+#define EX_MAX_CLAIMS    32
+#define EX_MAX_VERDICTS  96
+#define EX_MAX_FIGURES   20
+#define EX_MAX_EVIDENCE  8
+#define EX_MAX_NOT_GIVEN 8
+#define EX_NO_DOMAIN     0xffffffffu /* a verdict about the host, not one domain */
+#define EX_GIB           1073741824.0
+#define EX_MIB           1048576.0
 
 /* One interval of one domain, for the charts (rates per second of that interval). */
 struct ex_point {
@@ -61,6 +62,8 @@ struct ex_domain {
 	/* after the window's end, until drained (or the recording's end) */
 	uint64_t after_phys_wr, after_vmstat_wr, after_double_counted, after_cpu_ns;
 	uint64_t after_cpu_ns_by_role[XS_CPU_ROLES];
+	uint64_t guest_cpu_ns; /* the window's vCPU time (xentop, libxenstat), when known: */
+	bool guest_cpu_known;
 	bool drained;
 	double drain_s; /* valid when drained: seconds after the window's end */
 	struct ex_point *series;
@@ -120,6 +123,14 @@ struct ex_host {
 	    dirty_background_bytes[32], dirty_expire_cs[32];
 	bool has_dirty, has_cpu;
 	uint64_t lost_events;
+	/* an imported recording (xiotop import): which counters its samples lack (enum
+	 * xs_absent, any sample of the window); 0 for every live recording */
+	uint32_t absent;
+	char imported_from[256];     /* meta imported_from ("xentop=NAME vmstat=NAME ...") */
+	char busy_source[64];        /* meta host_busy_source (sanitized): host_busy_ns from */
+	char imported_counters[256]; /* meta imported_counters (record/SCHEMA.md) */
+	char stacked_devices[256];   /* meta iostat_stacked_devices (loop0,dm-0: not disks) */
+	char leaf_devices[256];      /* meta iostat_leaf_devices */
 };
 
 struct ex_window {
@@ -145,6 +156,15 @@ struct explain {
 	struct ex_verdict verdicts[EX_MAX_VERDICTS];
 	size_t n_verdicts;
 	double series_end_s; /* last chart point's t */
+	/* the window's host totals (used on imported recordings, where no domain has them) */
+	uint64_t host_busy_ns, pgpgin_bytes, disk_wr, disk_rd;
+	/* verdicts the recording's counters do not allow (imports): each with what is
+	 * missing and which log would give it */
+	struct ex_not_given {
+		const char *id;
+		char why[400];
+	} not_given[EX_MAX_NOT_GIVEN];
+	size_t n_not_given;
 };
 
 /* The window [from, to] (marks or times, NULL: default: the wrapped command's start and

@@ -3,8 +3,10 @@
  * Contract: text is what a person pastes into a mailing-list reply (80 columns, verdicts
  * ranked, each with its figures); JSON is one object carrying every figure, in the shape
  * README "Explaining a benchmark" documents ({"window", "domains", "claims", "verdicts"},
- * a comparison {"a", "b", "comparison"}); HTML is one self-contained file (no network, no
- * script) with an inline SVG time chart per domain and the verdicts beside it. Every
+ * a comparison {"a", "b", "comparison"}; an imported recording adds "imported" and
+ * "not_given", and two imports compared by dom0 CPU alone a "comparison" with
+ * "hosts_only"); text and HTML name the verdicts not given too; HTML is one self-contained file (no
+ * network, no script) with an inline SVG time chart per domain and the verdicts beside it. Every
  * string from the recording is escaped for its format. Each returns 0, or -1 when
  * writing failed (ferror).
  */

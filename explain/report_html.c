@@ -240,6 +240,21 @@ static void verdict_list(FILE *out, const struct explain *ex, uint32_t domid)
 	fputs("</div>\n", out);
 }
 
+static void html_imported(FILE *out, const struct explain *ex)
+{
+	fputs("<p>Imported from logs (", out);
+	html_put(out, ex->host.imported_from);
+	fputs("): no tracer ran.</p>\n<h3>The host</h3>\n", out);
+	verdict_list(out, ex, EX_NO_DOMAIN);
+	fputs("<h3>Not given: the recording lacks their counters</h3>\n<ul>\n", out);
+	for (size_t i = 0; i < ex->n_not_given; i++) {
+		fprintf(out, "<li><b>%s</b> ", ex->not_given[i].id);
+		html_put(out, ex->not_given[i].why);
+		fputs("</li>\n", out);
+	}
+	fputs("</ul>\n", out);
+}
+
 static void domain_row(FILE *out, const struct explain *ex, const struct ex_domain *d)
 {
 	fprintf(out, "<tr><td>%u</td><td class=\"l\">", d->domid);
@@ -281,6 +296,8 @@ void html_window(FILE *out, const struct explain *ex, const char *heading)
 			domain_row(out, ex, d);
 	}
 	fputs("</table>\n", out);
+	if (ex->host.absent) /* an import: host-wide verdicts, and the ones it cannot give */
+		html_imported(out, ex);
 	for (size_t i = 0; i < ex->n_doms; i++) {
 		const struct ex_domain *d = &ex->doms[i];
 		if (d->guest_wr + d->guest_rd < EX_ACTIVE_BYTES)
@@ -314,9 +331,11 @@ int report_compare_html(FILE *out, const struct ex_compare *c)
 	html_head(out, "xiotop explain: A against B");
 	fputs("<h1>xiotop explain: A against B</h1>\n<p>", out);
 	html_put(out, c->text);
-	fputs("</p>\n<table><tr><th>#</th><th class=\"l\">cause</th><th>s per GiB</th>"
-	      "<th>share</th><th class=\"l\">why</th></tr>\n",
-	      out);
+	fputs("</p>\n", out);
+	if (!c->hosts_only) /* two imports without bytes: dom0's CPU only, no causes */
+		fputs("<table><tr><th>#</th><th class=\"l\">cause</th><th>s per GiB</th>"
+		      "<th>share</th><th class=\"l\">why</th></tr>\n",
+		      out);
 	for (size_t i = 0; i < c->n_causes; i++) {
 		fprintf(out,
 		        "<tr><td>%zu</td><td class=\"l\">%s</td><td>%+.2f</td><td>%.0f %%</td>"
@@ -325,7 +344,8 @@ int report_compare_html(FILE *out, const struct ex_compare *c)
 		html_put(out, c->causes[i].text);
 		fputs("</td></tr>\n", out);
 	}
-	fputs("</table>\n", out);
+	if (!c->hosts_only)
+		fputs("</table>\n", out);
 	char head[700];
 	snprintf(head, sizeof(head), "A: %s", c->a.ex->file);
 	html_window(out, c->a.ex, head);

@@ -8,6 +8,16 @@
 #include "explain/report.h"
 #include "explain/verdicts.h"
 
+/* key, then the count or null when the recording does not hold it */
+static void put_count(FILE *out, const char *key, bool known, uint64_t v)
+{
+	fputs(key, out);
+	if (known)
+		fprintf(out, "%llu", (unsigned long long)v);
+	else
+		fputs("null", out);
+}
+
 static void put_num(FILE *out, double v)
 {
 	if (!isfinite(v))
@@ -57,12 +67,14 @@ static void put_window(FILE *out, const struct explain *ex)
 	json_put_string(out, h->dirty_background_ratio);
 	fputs(",\"vm.dirty_bytes\":", out);
 	json_put_string(out, h->dirty_bytes);
-	fprintf(out,
-	        ",\"has_dirty\":%s,\"has_cpu\":%s,\"lost_events\":%llu,"
-	        "\"vmstat_pgpgout_bytes\":%llu,\"unattributed_wr_bytes\":%llu}",
+	fprintf(out, ",\"has_dirty\":%s,\"has_cpu\":%s,\"lost_events\":%llu",
 	        h->has_dirty ? "true" : "false", h->has_cpu ? "true" : "false",
-	        (unsigned long long)h->lost_events, (unsigned long long)ex->pgpgout_bytes,
-	        (unsigned long long)ex->unattr_wr);
+	        (unsigned long long)h->lost_events);
+	put_count(out, ",\"vmstat_pgpgout_bytes\":", !(h->absent & XS_ABSENT_VMSTAT),
+	          ex->pgpgout_bytes);
+	put_count(out, ",\"unattributed_wr_bytes\":", !(h->absent & XS_ABSENT_STACK),
+	          ex->unattr_wr);
+	fputc('}', out);
 }
 
 static void put_domain(FILE *out, const struct explain *ex, const struct ex_domain *d)
@@ -71,15 +83,19 @@ static void put_domain(FILE *out, const struct explain *ex, const struct ex_doma
 	json_put_string(out, d->name);
 	fputs(",\"file\":", out);
 	json_put_string(out, d->file);
-	fprintf(out,
-	        ",\"guest_wr_bytes\":%llu,\"guest_rd_bytes\":%llu,\"phys_wr_bytes\":%llu,"
-	        "\"phys_rd_bytes\":%llu,\"double_counted_bytes\":%llu,\"vmstat_wr_bytes\":%llu,"
-	        "\"dirty_backlog_end_bytes\":%llu,\"dirty_backlog_peak_bytes\":%llu,"
-	        "\"drain_seconds\":",
-	        (unsigned long long)d->guest_wr, (unsigned long long)d->guest_rd,
-	        (unsigned long long)d->phys_wr, (unsigned long long)d->phys_rd,
-	        (unsigned long long)d->double_counted, (unsigned long long)d->vmstat_wr,
-	        (unsigned long long)d->backlog_end, (unsigned long long)d->backlog_peak);
+	/* an imported recording's figures its logs do not hold print null */
+	bool guest = !(ex->host.absent & XS_ABSENT_GUEST_IO);
+	bool stack = !(ex->host.absent & XS_ABSENT_STACK);
+	bool dirty = ex->host.has_dirty || !ex->host.absent;
+	put_count(out, ",\"guest_wr_bytes\":", guest, d->guest_wr);
+	put_count(out, ",\"guest_rd_bytes\":", guest, d->guest_rd);
+	put_count(out, ",\"phys_wr_bytes\":", stack, d->phys_wr);
+	put_count(out, ",\"phys_rd_bytes\":", stack, d->phys_rd);
+	put_count(out, ",\"double_counted_bytes\":", stack, d->double_counted);
+	put_count(out, ",\"vmstat_wr_bytes\":", stack, d->vmstat_wr);
+	put_count(out, ",\"dirty_backlog_end_bytes\":", dirty, d->backlog_end);
+	put_count(out, ",\"dirty_backlog_peak_bytes\":", dirty, d->backlog_peak);
+	fputs(",\"drain_seconds\":", out);
 	if (d->drained)
 		fprintf(out, "%.3f", d->drain_s);
 	else
@@ -153,6 +169,33 @@ static void put_verdict(FILE *out, const struct ex_verdict *v)
 	fputs("}", out);
 }
 
+static void put_imported(FILE *out, const struct explain *ex)
+{
+	static const char *const names[] = {"guest_io", "stack", "vmstat", "disks"};
+	fputs(",\"imported\":{\"from\":", out);
+	json_put_string(out, ex->host.imported_from);
+	fputs(",\"absent\":[", out);
+	bool first = true;
+	for (unsigned b = 0; b < 4; b++)
+		if (ex->host.absent & (1u << b)) {
+			fprintf(out, "%s\"%s\"", first ? "" : ",", names[b]);
+			first = false;
+		}
+	fprintf(out, "],\"host_busy_ns\":%llu,\"host_disk_wr_bytes\":",
+	        (unsigned long long)ex->host_busy_ns);
+	bool disks = !(ex->host.absent & XS_ABSENT_DISKS);
+	put_num(out, disks ? (double)ex->disk_wr : NAN);
+	fputs(",\"host_disk_rd_bytes\":", out);
+	put_num(out, disks ? (double)ex->disk_rd : NAN);
+	fputs("},\"not_given\":[", out);
+	for (size_t i = 0; i < ex->n_not_given; i++) {
+		fprintf(out, "%s{\"id\":\"%s\",\"why\":", i ? "," : "", ex->not_given[i].id);
+		json_put_string(out, ex->not_given[i].why);
+		fputs("}", out);
+	}
+	fputs("]", out);
+}
+
 void report_json_object(FILE *out, const struct explain *ex)
 {
 	fputs("{", out);
@@ -180,7 +223,10 @@ void report_json_object(FILE *out, const struct explain *ex)
 		fputs(i ? "," : "", out);
 		put_verdict(out, &ex->verdicts[i]);
 	}
-	fputs("]}", out);
+	fputs("]", out);
+	if (ex->host.absent) /* an imported recording: what it has, and what it cannot say */
+		put_imported(out, ex);
+	fputs("}", out);
 }
 
 int report_json(FILE *out, const struct explain *ex)
@@ -209,6 +255,17 @@ int report_compare_json(FILE *out, const struct ex_compare *c)
 	report_json_object(out, c->a.ex);
 	fputs(",\"b\":", out);
 	report_json_object(out, c->b.ex);
+	if (c->hosts_only) {
+		fprintf(out,
+		        ",\"comparison\":{\"hosts_only\":true,\"dom0_cpu_s_a\":%.3f,"
+		        "\"dom0_cpu_s_b\":%.3f,\"guests_vcpu_s_a\":%.3f,\"guests_vcpu_s_b\":%.3f,"
+		        "\"dom0_cpu_ratio\":%.4f,\"text\":",
+		        c->dom0_cpu_s_a, c->dom0_cpu_s_b, c->guests_vcpu_s_a, c->guests_vcpu_s_b,
+		        c->ratio);
+		json_put_string(out, c->text);
+		fputs("}}\n", out);
+		return ferror(out) ? -1 : 0;
+	}
 	fputs(",\"comparison\":{\"a\":", out);
 	put_side(out, &c->a);
 	fputs(",\"b\":", out);

@@ -69,7 +69,25 @@ static void header(FILE *out, const struct explain *ex)
 	         h->dirty_background_ratio[0] ? h->dirty_background_ratio : "?",
 	         h->lost_events ? " (events were lost: figures are low)" : "");
 	wrap(out, "", line);
+	if (h->absent) {
+		char from[1024];
+		sanitize_text(h->imported_from, from, sizeof(from));
+		snprintf(line, sizeof(line),
+		         "imported from logs (%s): no tracer ran, so a figure the logs do not "
+		         "hold shows -, and the verdicts it would need are named at the end.",
+		         from[0] ? from : "?");
+		wrap(out, "", line);
+	}
 	fputc('\n', out);
+}
+
+/* A column's MiB, or "-" when the recording does not hold it (an import). */
+static void mib_or_dash(FILE *out, bool known, uint64_t b)
+{
+	if (known)
+		mib(out, b);
+	else
+		fprintf(out, " %7s", "-");
 }
 
 static void domain_table(FILE *out, const struct explain *ex)
@@ -78,23 +96,32 @@ static void domain_table(FILE *out, const struct explain *ex)
 	        "phys wr", "phys rd", "2xcount", "backlog", "drain", "CPU/G");
 	for (size_t i = 0; i < ex->n_doms; i++) {
 		const struct ex_domain *d = &ex->doms[i];
-		if (!(d->guest_wr + d->guest_rd + d->phys_wr + d->phys_rd + d->cpu_ns))
+		if (!(d->guest_wr + d->guest_rd + d->phys_wr + d->phys_rd + d->cpu_ns) &&
+		    !(ex->host.absent && d->guest_cpu_ns))
 			continue; /* idle in the window: in the JSON only */
 		char name[XS_NAME_MAX * 4], label[300];
 		sanitize_text(d->name, name, sizeof(name));
 		snprintf(label, sizeof(label), "%u %s", d->domid, name);
 		fprintf(out, "%-14.14s", label);
-		mib(out, d->guest_wr);
-		mib(out, d->guest_rd);
-		mib(out, d->phys_wr);
-		mib(out, d->phys_rd);
-		mib(out, d->double_counted);
-		mib(out, d->backlog_end);
+		bool guest = !(ex->host.absent & XS_ABSENT_GUEST_IO);
+		bool stack = !(ex->host.absent & XS_ABSENT_STACK);
+		mib_or_dash(out, guest, d->guest_wr);
+		mib_or_dash(out, guest, d->guest_rd);
+		mib_or_dash(out, stack, d->phys_wr);
+		mib_or_dash(out, stack, d->phys_rd);
+		mib_or_dash(out, stack, d->double_counted);
+		mib_or_dash(out, ex->host.has_dirty || !ex->host.absent, d->backlog_end);
 		if (d->drained)
 			fprintf(out, " %5.1fs", d->drain_s);
 		else
-			fprintf(out, " %6s", ex->host.has_dirty ? "never" : "?");
-		fprintf(out, " %6.2f\n", ex_cpu_s_per_gib(d));
+			fprintf(out, " %6s",
+			        ex->host.has_dirty ? "never"
+			        : ex->host.absent  ? "-"
+			                           : "?");
+		if (ex->host.has_cpu || !ex->host.absent)
+			fprintf(out, " %6.2f\n", ex_cpu_s_per_gib(d));
+		else
+			fprintf(out, " %6s\n", "-");
 	}
 	fputs("(drain: seconds after the window until its dirty backlog was on disk;\n"
 	      " CPU/G: dom0 CPU seconds per GiB the guest moved, the drain's included)\n\n",
@@ -149,6 +176,13 @@ static void verdicts(FILE *out, const struct explain *ex)
 	}
 	if (!ex->n_verdicts)
 		fputs("   none: no domain moved 1 MiB in the window.\n", out);
+	if (ex->n_not_given)
+		fputs("\nNot given: the recording lacks their counters.\n\n", out);
+	for (size_t i = 0; i < ex->n_not_given; i++) {
+		char line[600];
+		snprintf(line, sizeof(line), "- %s %s.", ex->not_given[i].id, ex->not_given[i].why);
+		wrap(out, "   ", line);
+	}
 }
 
 int report_text(FILE *out, const struct explain *ex)
@@ -165,13 +199,19 @@ int report_compare_text(FILE *out, const struct ex_compare *c)
 	sanitize_text(c->a.ex->file, fa, sizeof(fa));
 	sanitize_text(c->b.ex->file, fb, sizeof(fb));
 	char line[2600];
-	snprintf(line, sizeof(line), "xiotop explain: A = %s in %s, B = %s in %s",
-	         ex_dom_label(c->a.dom, a, sizeof(a)), fa, ex_dom_label(c->b.dom, b, sizeof(b)),
-	         fb);
+	if (c->hosts_only)
+		snprintf(line, sizeof(line), "xiotop explain: A = dom0 in %s, B = dom0 in %s", fa,
+		         fb);
+	else
+		snprintf(line, sizeof(line), "xiotop explain: A = %s in %s, B = %s in %s",
+		         ex_dom_label(c->a.dom, a, sizeof(a)), fa,
+		         ex_dom_label(c->b.dom, b, sizeof(b)), fb);
 	wrap(out, "", line);
 	fputc('\n', out);
 	wrap(out, "", c->text);
-	fputs("\nCauses of the difference, ranked by the share of it each explains:\n", out);
+	if (!c->hosts_only)
+		fputs("\nCauses of the difference, ranked by the share of it each explains:\n",
+		      out);
 	for (size_t i = 0; i < c->n_causes; i++) {
 		const struct ex_cause *k = &c->causes[i];
 		fprintf(out, "%2zu. %s: %+.2f s per GiB, share %.0f %%\n", i + 1, k->id,

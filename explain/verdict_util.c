@@ -175,7 +175,9 @@ static int by_share(const void *a, const void *b)
 void explain_verdicts(struct explain *ex)
 {
 	ex->n_verdicts = 0;
-	for (size_t i = 0; i < ex->n_doms; i++) {
+	if (ex->host.absent) /* an imported recording: what its logs allow */
+		explain_verdicts_imported(ex);
+	for (size_t i = 0; !ex->host.absent && i < ex->n_doms; i++) {
 		const struct ex_domain *d = &ex->doms[i];
 		if (d->guest_wr + d->guest_rd < EX_ACTIVE_BYTES)
 			continue;
@@ -186,7 +188,7 @@ void explain_verdicts(struct explain *ex)
 		verdict_test_size_vs_memory(ex, d);
 		verdict_path(ex, d);
 	}
-	for (size_t i = 0; i < ex->n_claims; i++)
+	for (size_t i = 0; !ex->host.absent && i < ex->n_claims; i++)
 		verdict_claim(ex, &ex->claims[i]);
 	qsort(ex->verdicts, ex->n_verdicts, sizeof(ex->verdicts[0]), by_share);
 }

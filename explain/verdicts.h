@@ -18,6 +18,18 @@
  *                         the cache could hide that much;
  *   path                  0 on one window (what each layer adds; compare.h shares it);
  *   claim                 1 - what reached a disk / what the tool claims.
+ * An imported recording (ex->host.absent != 0: logs, no tracer) gets the verdicts its
+ * counters allow instead (explain_verdicts_imported, verdicts_import.c), host-wide where
+ * the logs have no per-domain figure:
+ *   dom0_cpu_cost         (host) dom0's busy time from xentop's Domain-0 row (or vmstat);
+ *                         share: dom0's part of the CPU the run cost, dom0 / (dom0 +
+ *                         the guests' vCPU time);
+ *   double_counting       (host) vmstat bo against iostat's leaf devices; share as above;
+ *   page_cache_inflation, read_cache  a domain's xentop VBD bytes against the host's
+ *                         disks (iostat, else vmstat): share 1 - disks / guest;
+ *   test_size_vs_memory   as above;
+ * and every verdict it cannot give is named in ex->not_given with what is missing and
+ * which log (or xiotop record) would give it.
  */
 #ifndef XIOTOP_EXPLAIN_VERDICTS_H
 #define XIOTOP_EXPLAIN_VERDICTS_H
@@ -29,6 +41,11 @@
 #define EX_ACTIVE_BYTES (1024 * 1024) /* a domain with less guest I/O is not judged */
 
 void explain_verdicts(struct explain *ex);
+/* The imported recording's verdicts and not_given list (called by explain_verdicts). */
+void explain_verdicts_imported(struct explain *ex);
+/* Names a verdict the recording cannot give (once per id), printf-style why. */
+void ex_not_given(struct explain *ex, const char *id, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Each verdict: adds at most one verdict for d (or the claim) to ex. */
 void verdict_page_cache_inflation(struct explain *ex, const struct ex_domain *d);

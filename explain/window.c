@@ -77,6 +77,10 @@ static void add_window(struct ex_domain *d, const struct model_domain *md)
 	for (int r = 0; r < XS_CPU_ROLES; r++)
 		d->cpu_ns_by_role[r] += md->cpu_ns_by_role[r];
 	d->cpu_ns += md->cpu_ns;
+	if (md->guest_cpu_ns >= 0) {
+		d->guest_cpu_ns += (uint64_t)md->guest_cpu_ns;
+		d->guest_cpu_known = true;
+	}
 	d->dirtied += md->dirtied_bytes;
 	d->written_back += md->written_back_bytes;
 	d->backlog_end = md->dirty_backlog_bytes;
@@ -166,6 +170,8 @@ static int sample_hook(void *ctx, const struct xs_sample *s, bool first)
 		w->ex->host.has_dirty = true;
 	if (s->has_cpu)
 		w->ex->host.has_cpu = true;
+	if (w->next_sample <= w->ex->win.last) /* the window's samples, its first too */
+		w->ex->host.absent |= s->absent;
 	return 0;
 }
 
@@ -195,6 +201,12 @@ static int interval_hook(void *ctx, struct model_interval *m, unsigned long inde
 		ex->pgpgout_bytes += m->pgpgout_bytes;
 		ex->unattr_wr += m->unattr_wr_bytes;
 		ex->host.lost_events += m->lost_events;
+		ex->host_busy_ns += m->host_busy_ns;
+		ex->pgpgin_bytes += m->pgpgin_bytes;
+		for (size_t i = 0; i < m->n_disks; i++) {
+			ex->disk_wr += m->disks[i].wr_bytes;
+			ex->disk_rd += m->disks[i].rd_bytes;
+		}
 	}
 	for (size_t i = 0; i < m->n_domains; i++) {
 		const struct model_domain *md = &m->domains[i];

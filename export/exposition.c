@@ -93,15 +93,23 @@ static void domain_bytes(struct writer *w, const struct metrics_state *st, bool 
 	static const struct family wr = {"xiotop_domain_written_bytes", FAMILY_COUNTER, "bytes",
 	                                 "Bytes written for the domain: at its backend (guest) "
 	                                 "or at physical devices (physical)."};
+	/* a series the samples do not hold (an imported recording's) is left out, not 0 */
+	bool guest = !(st->absent & XS_ABSENT_GUEST_IO), phys = !(st->absent & XS_ABSENT_STACK);
+	if (!guest && !phys)
+		return;
 	begin(w, written ? &wr : &rd);
 	for (size_t i = 0; i < st->n_domains; i++) {
 		const struct metrics_domain *d = &st->domains[i];
-		domain_labels(w, d);
-		label(w, false, "layer", "guest");
-		value_u64(w, true, written ? d->guest_wr_bytes : d->guest_rd_bytes);
-		domain_labels(w, d);
-		label(w, false, "layer", "physical");
-		value_u64(w, true, written ? d->phys_wr_bytes : d->phys_rd_bytes);
+		if (guest) {
+			domain_labels(w, d);
+			label(w, false, "layer", "guest");
+			value_u64(w, true, written ? d->guest_wr_bytes : d->guest_rd_bytes);
+		}
+		if (phys) {
+			domain_labels(w, d);
+			label(w, false, "layer", "physical");
+			value_u64(w, true, written ? d->phys_wr_bytes : d->phys_rd_bytes);
+		}
 	}
 }
 
@@ -114,10 +122,12 @@ static void domain_page_cache(struct writer *w, const struct metrics_state *st)
 	static const struct family backlog = {
 	    "xiotop_domain_dirty_backlog_bytes", FAMILY_GAUGE, "bytes",
 	    "dom0 page cache the domain dirtied that is not yet written back."};
-	begin(w, &dbl);
-	for (size_t i = 0; i < st->n_domains; i++) {
-		domain_labels(w, &st->domains[i]);
-		value_u64(w, true, st->domains[i].double_counted_bytes);
+	if (!(st->absent & XS_ABSENT_STACK)) { /* an import: vmstat's share is not known */
+		begin(w, &dbl);
+		for (size_t i = 0; i < st->n_domains; i++) {
+			domain_labels(w, &st->domains[i]);
+			value_u64(w, true, st->domains[i].double_counted_bytes);
+		}
 	}
 	if (!st->has_dirty)
 		return;
@@ -170,8 +180,11 @@ static void host(struct writer *w, const struct metrics_state *st)
 	};
 	const uint64_t values[] = {st->unattr_rd_bytes, st->unattr_wr_bytes, st->pgpgin_bytes,
 	                           st->pgpgout_bytes,   st->lost_events,     st->intervals};
+	bool stack = !(st->absent & XS_ABSENT_STACK), vmstat = !(st->absent & XS_ABSENT_VMSTAT);
+	const bool known[] = {stack, stack, vmstat, vmstat, true, true};
 	for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]); i++)
-		scalar(w, &fams[i], values[i], false);
+		if (known[i])
+			scalar(w, &fams[i], values[i], false);
 }
 
 static void disks(struct writer *w, const struct metrics_state *st, bool written)
@@ -180,6 +193,8 @@ static void disks(struct writer *w, const struct metrics_state *st, bool written
 	                                 "Bytes read from a physical device (/proc/diskstats)."};
 	static const struct family wr = {"xiotop_host_disk_written_bytes", FAMILY_COUNTER, "bytes",
 	                                 "Bytes written to a physical device (/proc/diskstats)."};
+	if (st->absent & XS_ABSENT_DISKS)
+		return;
 	begin(w, written ? &wr : &rd);
 	for (size_t i = 0; i < st->n_disks; i++) {
 		sample_name(w);

@@ -138,6 +138,7 @@ static void add_host(struct metrics_state *st, const struct model_interval *m)
 	st->realtime_ns = m->realtime_ns;
 	st->has_cpu = m->has_cpu;
 	st->has_dirty = m->has_dirty;
+	st->absent = m->absent;
 	st->pgpgin_bytes += m->pgpgin_bytes;
 	st->pgpgout_bytes += m->pgpgout_bytes;
 	st->lost_events += m->lost_events;

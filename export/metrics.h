@@ -51,6 +51,7 @@ struct metrics_state {
 	unsigned long intervals;
 	int64_t realtime_ns; /* end of the latest interval; 0 none yet */
 	bool has_cpu, has_dirty;
+	uint32_t absent; /* enum xs_absent, the latest interval's: those series are left out */
 	uint64_t pgpgin_bytes, pgpgout_bytes, lost_events;
 	uint64_t unattr_rd_bytes, unattr_wr_bytes;
 	uint64_t host_busy_ns, cpu_unattributed_ns;

@@ -232,6 +232,19 @@ static long block_at(const struct build *b, int k, long step, size_t *cursor)
 	return *cursor < b->tl.n_blocks[k] && steps[*cursor] == step ? (long)*cursor : -1;
 }
 
+uint32_t imp_absent(const struct imp_logs *in)
+{
+	const struct imp_xentop *x = in->xentop;
+	uint32_t absent = XS_ABSENT_STACK; /* no tracer ran */
+	if (!x || !x->any_vbds || !x->has_sect_columns)
+		absent |= XS_ABSENT_GUEST_IO;
+	if (!in->vmstat || !in->vmstat->has_io)
+		absent |= XS_ABSENT_VMSTAT;
+	if (!in->iostat)
+		absent |= XS_ABSENT_DISKS;
+	return absent;
+}
+
 static int fill_sample(struct build *b, struct xs_sample *s, long step, const long at[3])
 {
 	const struct imp_logs *in = b->in;
@@ -239,6 +252,7 @@ static int fill_sample(struct build *b, struct xs_sample *s, long step, const lo
 	int64_t interval_ns = llround(b->tl.interval_s * 1e9);
 	s->monotonic_ns = 1000000000ull + (uint64_t)step * (uint64_t)interval_ns;
 	s->realtime_ns = b->tl.t0_ns + step * interval_ns;
+	s->absent = imp_absent(in);
 	if (at[LOG_VM] >= 0 && in->vmstat->has_time)
 		s->realtime_ns = in->vmstat->rows[at[LOG_VM]].time_ns;
 	else if (at[LOG_IO] >= 0 && in->iostat->has_time)

@@ -21,7 +21,11 @@
  *     IMP_DISK_DEV(i) (i: first appearance), names escaped (consumers show device names
  *     as they are); domain names stay raw, as in every recording (escaped on output);
  *   - has_cpu and has_dirty false (no tracer: no dom0 CPU by domain, no dirty pages),
- *     domains_live true with xentop (its rows are the hypervisor's domain list).
+ *     domains_live true with xentop (its rows are the hypervisor's domain list);
+ *   - absent (enum xs_absent, imp_absent()): always the stack below the guests (no
+ *     tracer: the pseudo VBD layer is the guest's bytes only, no physical or vmstat bytes
+ *     by domain); guest bytes without xentop VBD_RSECT/WSECT; vmstat without bi/bo;
+ *     disks without iostat.
  */
 #ifndef XIOTOP_IMPORT_BUILD_H
 #define XIOTOP_IMPORT_BUILD_H
@@ -69,6 +73,8 @@ struct imp_result {
 	uint64_t dom0_mem_kb; /* Domain-0's MEM(k); 0 unknown */
 };
 
+/* The counters every sample of these logs lacks (enum xs_absent bits). */
+uint32_t imp_absent(const struct imp_logs *in);
 int imp_build(const struct imp_logs *in, struct imp_result *out, struct imp_error *err);
 void imp_result_free(struct imp_result *r);
 /* A new recording at path holding r (refusing to overwrite). 0 or -1 with err. */

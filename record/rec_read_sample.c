@@ -8,7 +8,8 @@
 static const char *const reader_sql[RS_COUNT] = {
     [RS_SAMPLE] = "SELECT realtime_ns, monotonic_ns, vmstat_pgpgin_kb, vmstat_pgpgout_kb,"
                   " lost_events, host_busy_ns, cpu_unattributed_ns, has_cpu,"
-                  " has_dirty, hooks, domains_live, has_vbd_stats FROM samples WHERE idx = ?",
+                  " has_dirty, hooks, domains_live, has_vbd_stats, absent FROM samples"
+                  " WHERE idx = ?",
     [RS_LAYERS] = "SELECT layer, rd_bytes, wr_bytes, rd_ios, wr_ios FROM layer_counts"
                   " WHERE slot BETWEEN ? AND ? ORDER BY slot",
     [RS_COUNTERS] = "SELECT domid, cpu_backend_ns, cpu_device_model_ns, cpu_loop_ns,"
@@ -20,6 +21,11 @@ static const char *const reader_sql[RS_COUNT] = {
                 " skew_rd_bytes, skew_wr_bytes"
                 " FROM vbd_counts WHERE slot BETWEEN ? AND ? ORDER BY slot",
 };
+/* A file written before samples had its absent column: every counter is there. */
+static const char sample_without_absent_sql[] =
+    "SELECT realtime_ns, monotonic_ns, vmstat_pgpgin_kb, vmstat_pgpgout_kb,"
+    " lost_events, host_busy_ns, cpu_unattributed_ns, has_cpu,"
+    " has_dirty, hooks, domains_live, has_vbd_stats, NULL FROM samples WHERE idx = ?";
 /* A file written before vbd_counts had its skew columns: unknown, read as 0. */
 static const char vbds_without_skew_sql[] =
     "SELECT vbd, rd_bytes, wr_bytes, rd_req, wr_req, oo_req, f_req, ds_req, NULL, NULL"
@@ -42,10 +48,15 @@ int rec_reader_prepare(struct rec_reader *r)
 {
 	int rc = SQLITE_OK;
 	bool skew_known = has_column(r->db, "vbd_counts", "skew_rd_bytes");
-	for (int i = 0; rc == SQLITE_OK && i < RS_COUNT; i++)
-		rc = sqlite3_prepare_v3(
-		    r->db, i == RS_VBDS && !skew_known ? vbds_without_skew_sql : reader_sql[i], -1,
-		    SQLITE_PREPARE_PERSISTENT, &r->st[i], NULL);
+	bool absent_known = has_column(r->db, "samples", "absent");
+	for (int i = 0; rc == SQLITE_OK && i < RS_COUNT; i++) {
+		const char *sql = reader_sql[i];
+		if (i == RS_VBDS && !skew_known)
+			sql = vbds_without_skew_sql;
+		if (i == RS_SAMPLE && !absent_known)
+			sql = sample_without_absent_sql;
+		rc = sqlite3_prepare_v3(r->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &r->st[i], NULL);
+	}
 	return rc;
 }
 
@@ -121,6 +132,7 @@ static int read_scalars(struct rec_reader *r, size_t i, struct xs_sample *s)
 	}
 	s->domains_live = sqlite3_column_int(st, 10) != 0;
 	s->has_vbd_stats = sqlite3_column_int(st, 11) != 0;
+	s->absent = (uint32_t)sqlite3_column_int64(st, 12);
 	sqlite3_reset(st);
 	return SQLITE_OK;
 }

@@ -62,7 +62,7 @@ static const char schema_sql[] =
     " vmstat_pgpgin_kb INTEGER, vmstat_pgpgout_kb INTEGER, lost_events INTEGER,"
     " host_busy_ns INTEGER, cpu_unattributed_ns INTEGER,"
     " has_cpu INTEGER, has_dirty INTEGER, hooks INTEGER, domains_live INTEGER,"
-    " has_vbd_stats INTEGER);"
+    " has_vbd_stats INTEGER, absent INTEGER);"
     "CREATE TABLE hook_sets (id INTEGER PRIMARY KEY, hooks TEXT NOT NULL UNIQUE);"
     "CREATE TABLE layer_keys (id INTEGER PRIMARY KEY, domid INTEGER NOT NULL,"
     " dev INTEGER NOT NULL, via INTEGER NOT NULL, UNIQUE (domid, dev, via));"

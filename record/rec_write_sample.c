@@ -8,7 +8,7 @@
 #include <string.h>
 
 static const char *const writer_sql[ST_COUNT] = {
-    [ST_SAMPLE] = "INSERT INTO samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_SAMPLE] = "INSERT INTO samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_LAYER_KEY] = "INSERT INTO layer_keys (domid, dev, via) VALUES (?,?,?)",
     [ST_LAYER] = "INSERT INTO layer_counts VALUES (?,?,?,?,?,?)",
     [ST_COUNTERS] = "INSERT INTO dom_counters VALUES (?,?,?,?,?,?,?,?,?)",
@@ -171,6 +171,8 @@ static int store_sample_row(struct rec_writer *w, const struct xs_sample *s)
 		sqlite3_bind_int64(st, 11, w->hooks_id);
 	sqlite3_bind_int(st, 12, s->domains_live);
 	sqlite3_bind_int(st, 13, s->has_vbd_stats);
+	if (s->absent) /* NULL for a live sample: every counter is there */
+		sqlite3_bind_int64(st, 14, s->absent);
 	return step_done(st);
 }
 

@@ -51,20 +51,22 @@ static void print_json(FILE *out, const struct model_interval *m)
 	char ts[40];
 	iso_time(ts, sizeof(ts), m->realtime_ns);
 	fprintf(out, "{\"time\":\"%s\",\"interval_s\":%.3f,\"host\":{", ts, m->interval_s);
-	fprintf(out,
-	        "\"vmstat_pgpgout_bytes\":%" PRIu64 ",\"vmstat_pgpgin_bytes\":%" PRIu64
-	        ",\"disks\":[",
-	        m->pgpgout_bytes, m->pgpgin_bytes);
-	for (size_t i = 0; i < m->n_disks; i++) {
+	bool vmstat = !(m->absent & XS_ABSENT_VMSTAT), stack = !(m->absent & XS_ABSENT_STACK);
+	batch_put_opt_u64(out, "\"vmstat_pgpgout_bytes\":", vmstat, m->pgpgout_bytes);
+	batch_put_opt_u64(out, ",\"vmstat_pgpgin_bytes\":", vmstat, m->pgpgin_bytes);
+	fputs(m->absent & XS_ABSENT_DISKS ? ",\"disks\":null" : ",\"disks\":[", out);
+	for (size_t i = 0; !(m->absent & XS_ABSENT_DISKS) && i < m->n_disks; i++) {
 		fprintf(out, "%s{\"dev\":", i ? "," : "");
 		json_put_string(out, m->disks[i].disk->name);
 		fprintf(out, ",\"rd_bytes\":%" PRIu64 ",\"wr_bytes\":%" PRIu64 "}",
 		        m->disks[i].rd_bytes, m->disks[i].wr_bytes);
 	}
-	fprintf(out, "]");
+	if (!(m->absent & XS_ABSENT_DISKS))
+		fputc(']', out);
 	batch_put_opt_u64(out, ",\"dom0_cpu_busy_ns\":", m->has_cpu, m->host_busy_ns);
-	fprintf(out, "},\"unattributed\":{\"rd_bytes\":%" PRIu64 ",\"wr_bytes\":%" PRIu64 "}",
-	        m->unattr_rd_bytes, m->unattr_wr_bytes);
+	batch_put_opt_u64(out, "},\"unattributed\":{\"rd_bytes\":", stack, m->unattr_rd_bytes);
+	batch_put_opt_u64(out, ",\"wr_bytes\":", stack, m->unattr_wr_bytes);
+	fputc('}', out);
 	batch_put_opt_u64(out, ",\"unattributed_cpu_ns\":", m->has_cpu, m->cpu_unattributed_ns);
 	fprintf(out, ",\"lost_events\":%" PRIu64 ",\"domains\":[", m->lost_events);
 	for (size_t i = 0; i < m->n_domains; i++) {
@@ -87,9 +89,18 @@ static void print_csv(FILE *out, const struct model_interval *m, unsigned long i
 	for (size_t i = 0; i < m->n_domains; i++) {
 		fprintf(out, "%s,%.3f,", ts, m->interval_s);
 		batch_keys_csv_row(out, m, &m->domains[i]);
-		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", m->pgpgout_bytes,
-		        m->unattr_wr_bytes, m->lost_events);
+		batch_put_opt_u64(out, ",", !(m->absent & XS_ABSENT_VMSTAT), m->pgpgout_bytes);
+		batch_put_opt_u64(out, ",", !(m->absent & XS_ABSENT_STACK), m->unattr_wr_bytes);
+		fprintf(out, ",%" PRIu64 "\n", m->lost_events);
 	}
+}
+
+static void mb_text(char *buf, size_t len, bool known, double mb_s)
+{
+	if (known)
+		snprintf(buf, len, "%.1f", mb_s);
+	else
+		snprintf(buf, len, "-");
 }
 
 /* The two lines above the table: when, how many, and the host's own figures. */
@@ -108,11 +119,15 @@ static void print_text_head(FILE *out, const struct model_interval *m)
 	/* which hooks are active is said once on stderr at start: this line stays < 80 */
 	fprintf(out, "xiotop %.19s  %zu domains  %.2fs  lost %" PRIu64 "\n", ts, m->n_domains, s,
 	        m->lost_events);
-	fprintf(out,
-	        "disks rd %.1f wr %.1f MB/s  vmstat bo %.1f MB/s  double %.1f MB/s  unattr %.1f "
-	        "MB/s\n",
-	        mb_per_s(phys_rd, s), mb_per_s(phys_wr, s), mb_per_s(m->pgpgout_bytes, s),
-	        mb_per_s(dbl, s), mb_per_s(m->unattr_wr_bytes, s));
+	/* a figure the recording does not hold (an import's) prints "-", never 0.0 */
+	char rd[24], wr[24], bo[24], dc[24], un[24];
+	mb_text(rd, sizeof(rd), !(m->absent & XS_ABSENT_DISKS), mb_per_s(phys_rd, s));
+	mb_text(wr, sizeof(wr), !(m->absent & XS_ABSENT_DISKS), mb_per_s(phys_wr, s));
+	mb_text(bo, sizeof(bo), !(m->absent & XS_ABSENT_VMSTAT), mb_per_s(m->pgpgout_bytes, s));
+	mb_text(dc, sizeof(dc), !(m->absent & XS_ABSENT_STACK), mb_per_s(dbl, s));
+	mb_text(un, sizeof(un), !(m->absent & XS_ABSENT_STACK), mb_per_s(m->unattr_wr_bytes, s));
+	fprintf(out, "disks rd %s wr %s MB/s  vmstat bo %s MB/s  double %s MB/s  unattr %s MB/s\n",
+	        rd, wr, bo, dc, un);
 }
 
 /* Rows in domid order: Domain-0 first, (unattributed) last. */

@@ -135,13 +135,16 @@ typedef bool (*count_fn)(const struct model_interval *m, const struct model_doma
 		return (known_expr);                                                               \
 	}
 
-COUNT(guest_rd_bytes, true, d->guest_rd_bytes)
-COUNT(guest_wr_bytes, true, d->guest_wr_bytes)
-COUNT(guest_rd_ios, true, d->guest_rd_ios)
-COUNT(guest_wr_ios, true, d->guest_wr_ios)
-COUNT(phys_rd_bytes, true, d->phys_rd_bytes)
-COUNT(phys_wr_bytes, true, d->phys_wr_bytes)
-COUNT(double_counted_bytes, true, d->double_counted_bytes)
+/* what an imported recording lacks (model_interval.absent) prints null too */
+#define GUEST_KNOWN (!(m->absent & XS_ABSENT_GUEST_IO))
+#define STACK_KNOWN (!(m->absent & XS_ABSENT_STACK))
+COUNT(guest_rd_bytes, GUEST_KNOWN, d->guest_rd_bytes)
+COUNT(guest_wr_bytes, GUEST_KNOWN, d->guest_wr_bytes)
+COUNT(guest_rd_ios, GUEST_KNOWN, d->guest_rd_ios)
+COUNT(guest_wr_ios, GUEST_KNOWN, d->guest_wr_ios)
+COUNT(phys_rd_bytes, STACK_KNOWN, d->phys_rd_bytes)
+COUNT(phys_wr_bytes, STACK_KNOWN, d->phys_wr_bytes)
+COUNT(double_counted_bytes, STACK_KNOWN, d->double_counted_bytes)
 COUNT(dom0_cpu_ns, m->has_cpu, d->cpu_ns)
 COUNT(guest_cpu_ns, d->guest_cpu_ns >= 0, (uint64_t)d->guest_cpu_ns)
 COUNT(dirty_backlog_bytes, m->has_dirty, d->dirty_backlog_bytes)

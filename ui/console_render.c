@@ -158,9 +158,15 @@ static int render_header(const struct console_state *st, struct grid *g)
 		         100.0 * (double)m->unattr_wr_bytes / (double)m->pgpgout_bytes);
 	else
 		snprintf(e, sizeof(e), "-");
+	/* a figure the recording does not hold (an import's) shows "-", as before a rate */
+	double disk_s = m->absent & XS_ABSENT_DISKS ? 0 : s;
+	double vm_s = m->absent & XS_ABSENT_VMSTAT ? 0 : s;
+	double stack_s = m->absent & XS_ABSENT_STACK ? 0 : s;
+	if (m->absent & XS_ABSENT_STACK)
+		snprintf(e, sizeof(e), "-");
 	snprintf(line, sizeof(line), "MB/s  disks rd %s wr %s  vmstat bo %s  double %s  unattr %s",
-	         rate(a, sizeof(a), phys_rd, s), rate(b, sizeof(b), phys_wr, s),
-	         rate(c, sizeof(c), m->pgpgout_bytes, s), rate(d, sizeof(d), dbl, s), e);
+	         rate(a, sizeof(a), phys_rd, disk_s), rate(b, sizeof(b), phys_wr, disk_s),
+	         rate(c, sizeof(c), m->pgpgout_bytes, vm_s), rate(d, sizeof(d), dbl, stack_s), e);
 	grid_put(g, 1, line, GRID_PLAIN);
 
 	char hooks[512];

@@ -136,8 +136,10 @@ static void print_kind(const struct field_row *r, int width, bool ascii_only, ch
 			snprintf(buf, len, "-");                                                   \
 	}
 
-FIGURE_COLUMN(guest_rd, 1, has_interval(r), fields_mb_per_s(r->guest_rd_bytes, r->interval_s))
-FIGURE_COLUMN(guest_wr, 1, has_interval(r), fields_mb_per_s(r->guest_wr_bytes, r->interval_s))
+FIGURE_COLUMN(guest_rd, 1, has_interval(r) && !r->guest_unknown,
+              fields_mb_per_s(r->guest_rd_bytes, r->interval_s))
+FIGURE_COLUMN(guest_wr, 1, has_interval(r) && !r->guest_unknown,
+              fields_mb_per_s(r->guest_wr_bytes, r->interval_s))
 FIGURE_COLUMN(rd_iops, 0, has_interval(r) && r->has_ios, (double)r->guest_rd_ios / r->interval_s)
 FIGURE_COLUMN(wr_iops, 0, has_interval(r) && r->has_ios, (double)r->guest_wr_ios / r->interval_s)
 FIGURE_COLUMN(phys_wr, 1, has_interval(r) && r->has_phys,

@@ -47,6 +47,7 @@ struct field_row {
 	bool missing;             /* a backend could not be resolved */
 	double interval_s;        /* 0: no interval yet, rates print "-" */
 	uint64_t guest_rd_bytes, guest_wr_bytes;
+	bool guest_unknown; /* the recording does not hold them (an import without VBD bytes) */
 	bool has_ios;
 	uint64_t guest_rd_ios, guest_wr_ios;
 	bool has_phys; /* physical and double-counted figures apply to this row */

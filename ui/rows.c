@@ -5,6 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Figures an imported recording does not hold show "-" (model_interval.absent). */
+static void apply_absent(struct field_row *r, const struct model_interval *m)
+{
+	bool stack = !(m->absent & XS_ABSENT_STACK), guest = !(m->absent & XS_ABSENT_GUEST_IO);
+	r->has_phys = r->has_phys && stack;
+	r->has_ios = r->has_ios && guest;
+	r->guest_unknown = r->kind == ROW_UNATTRIBUTED ? !stack : !guest;
+}
+
 static void fill_domain_figures(struct field_row *r, const struct model_interval *m,
                                 const struct model_domain *d)
 {
@@ -89,8 +98,10 @@ int field_rows_build(const struct model_interval *m, struct field_row **rows, si
 	r->cpu_ns = m->cpu_unattributed_ns;
 	r->guest_cpu_ns = -1;
 
-	for (size_t i = 0; i < k; i++)
+	for (size_t i = 0; i < k; i++) {
 		out[i].interval_s = m->interval_s;
+		apply_absent(&out[i], m);
+	}
 	*n = k;
 	return 0;
 }

@@ -199,6 +199,22 @@ static void test_mixed_intervals(void **state)
 	assert_non_null(strstr(err.msg, "the logs overlap in 0 sample(s)"));
 }
 
+/* Logs without times need --interval and --start; no log at all is refused. */
+static void test_timeline_needs(void **state)
+{
+	(void)state;
+	struct imp_error err;
+	const char *untimed = VM_HDR VM_ROW VM_ROW VM_ROW;
+	assert_int_equal(build(untimed, NULL, 0, &err), -1);
+	assert_string_equal(err.msg, "xiotop import: no log has times (vmstat -t, iostat -t): "
+	                             "give --interval S");
+	assert_int_equal(build(untimed, NULL, 1, &err), -1);
+	assert_string_equal(err.msg, "xiotop import: no log has times (vmstat -t, iostat -t): "
+	                             "give --start TIME");
+	assert_int_equal(build(NULL, NULL, 1, &err), -1);
+	assert_string_equal(err.msg, "xiotop import: no log given (--xentop, --vmstat, --iostat)");
+}
+
 /* A device name from a log is escaped before it reaches the recording. */
 static void test_device_name_escaped(void **state)
 {
@@ -226,6 +242,7 @@ int main(void)
 	    cmocka_unit_test(test_xentop_bad),      cmocka_unit_test(test_xentop_partial_end),
 	    cmocka_unit_test(test_vmstat_bad),      cmocka_unit_test(test_iostat_bad),
 	    cmocka_unit_test(test_mixed_intervals), cmocka_unit_test(test_device_name_escaped),
+	    cmocka_unit_test(test_timeline_needs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,275 @@
+/* verdicts_import.c - the verdicts an imported recording allows (xiotop import: xentop,
+ * vmstat and iostat logs, no tracer), from host totals where the logs have no per-domain
+ * figure, and the ones it does not allow, each named with what is missing and which log
+ * would give it. See verdicts.h. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/sanitize.h"
+#include "explain/verdicts.h"
+
+static bool holds(const struct explain *ex, uint32_t absent_bit)
+{
+	return !(ex->host.absent & absent_bit);
+}
+
+void ex_not_given(struct explain *ex, const char *id, const char *fmt, ...)
+{
+	for (size_t i = 0; i < ex->n_not_given; i++)
+		if (!strcmp(ex->not_given[i].id, id))
+			return; /* once per recording, not per domain */
+	if (ex->n_not_given == EX_MAX_NOT_GIVEN)
+		return;
+	struct ex_not_given *n = &ex->not_given[ex->n_not_given++];
+	n->id = id;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(n->why, sizeof(n->why), fmt, ap);
+	va_end(ap);
+}
+
+static bool imported_log(const struct explain *ex, const char *kind)
+{
+	char key[16];
+	snprintf(key, sizeof(key), "%s=", kind);
+	return strstr(ex->host.imported_from, key) != NULL;
+}
+
+/* What reached the disks in the window, host-wide: iostat's leaf devices, else vmstat
+ * (bo counts every submission, a stacked device's twice: an upper bound). */
+static bool disk_bytes(const struct explain *ex, bool write, double *bytes, const char **from)
+{
+	if (holds(ex, XS_ABSENT_DISKS)) {
+		*bytes = (double)(write ? ex->disk_wr : ex->disk_rd);
+		*from = "iostat, leaf devices";
+		return true;
+	}
+	if (holds(ex, XS_ABSENT_VMSTAT)) {
+		*bytes = (double)(write ? ex->pgpgout_bytes : ex->pgpgin_bytes);
+		*from = write ? "vmstat bo, an upper bound" : "vmstat bi, an upper bound";
+		return true;
+	}
+	return false;
+}
+
+static size_t active_domains(const struct explain *ex)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < ex->n_doms; i++)
+		n += ex->doms[i].guest_wr + ex->doms[i].guest_rd >= EX_ACTIVE_BYTES;
+	return n;
+}
+
+/* page_cache_inflation (write) or read_cache (read) of d from its xentop VBD bytes
+ * against the host's disks. */
+static void host_cache_verdict(struct explain *ex, const struct ex_domain *d, bool write)
+{
+	double guest = (double)(write ? d->guest_wr : d->guest_rd), disk;
+	const char *from;
+	if (guest < EX_ACTIVE_BYTES || !disk_bytes(ex, write, &disk, &from) ||
+	    disk * 5 >= guest * 4)
+		return;
+	struct ex_verdict *v =
+	    ex_verdict_new(ex, write ? "page_cache_inflation" : "read_cache", d->domid);
+	if (!v)
+		return;
+	double s = ex->win.seconds;
+	v->share = 1 - disk / guest;
+	ex_fig(v, write ? "guest_wr_bytes" : "guest_rd_bytes", guest);
+	ex_fig(v, write ? "host_disk_wr_bytes" : "host_disk_rd_bytes", disk);
+	ex_fig(v, "window_seconds", s);
+	ex_fig(v, "guest_rate_bytes_per_s", guest / s);
+	ex_fig(v, "disk_rate_bytes_per_s", disk / s);
+	if (disk > 0)
+		ex_fig(v, "inflation_factor", guest / disk);
+	else
+		ex_fig_null(v, "inflation_factor");
+	ex_fig(v, "active_domains", (double)active_domains(ex));
+	ex_fig_str(v, "disk_bytes_from", from);
+	ex_evidence(v, "xentop VBD_RSECT/VBD_WSECT");
+	ex_evidence(v, from);
+	char who[160], b1[32], b2[32], r1[32], r2[32];
+	ex_say(v,
+	       "%s %s %s in %.0f s (%s, xentop's VBD sectors), but the disks %s only %s (%s; %s, "
+	       "every domain's and dom0's own bytes together%s). ",
+	       ex_dom_label(d, who, sizeof(who)), write ? "wrote" : "read",
+	       ex_bytes(guest, b1, sizeof(b1)), s, ex_rate(guest / s, r1, sizeof(r1)),
+	       write ? "took" : "delivered", ex_bytes(disk, b2, sizeof(b2)),
+	       ex_rate(disk / s, r2, sizeof(r2)), from,
+	       active_domains(ex) > 1 ? ": another domain was busy too, so this is generous" : "");
+	if (write)
+		ex_say(v,
+		       "The rest went into dom0's page cache (a file: disk on loop without direct "
+		       "I/O), to be written back after the window: the benchmark's rate is "
+		       "inflated up to %.1fx. Time the run until dom0 has written it (sync in "
+		       "dom0), or use phy: / loop direct-io. How long the writeback took needs "
+		       "dom0's dirty pages: xiotop record has them.",
+		       disk > 0 ? guest / disk : 0);
+	else
+		ex_say(v,
+		       "%.0f %% of its reads came from dom0's page cache, not from a disk: drop "
+		       "dom0's caches (echo 3 > /proc/sys/vm/drop_caches) or use a test larger "
+		       "than dom0's memory.",
+		       v->share * 100);
+}
+
+static void host_double_counting(struct explain *ex)
+{
+	bool vmstat = holds(ex, XS_ABSENT_VMSTAT), iostat = holds(ex, XS_ABSENT_DISKS);
+	if (!vmstat || !iostat) {
+		bool no_bo = !vmstat && imported_log(ex, "vmstat");
+		ex_not_given(ex, "double_counting",
+		             "needs vmstat bo and iostat per-device sectors: pass %s%s%s%s",
+		             vmstat ? "" : "--vmstat", vmstat || iostat ? "" : " and ",
+		             iostat ? "" : "--iostat",
+		             no_bo ? " (the vmstat given has no bi/bo, as NetBSD's: Linux vmstat N "
+		                     "has them)"
+		                   : "");
+		return;
+	}
+	double bo = (double)ex->pgpgout_bytes, disk = (double)ex->disk_wr, dc = bo - disk;
+	if (dc < EX_ACTIVE_BYTES || dc * 20 < bo)
+		return;
+	struct ex_verdict *v = ex_verdict_new(ex, "double_counting", EX_NO_DOMAIN);
+	if (!v)
+		return;
+	v->share = dc / bo;
+	ex_fig(v, "vmstat_wr_bytes", bo);
+	ex_fig(v, "host_disk_wr_bytes", disk);
+	ex_fig(v, "double_counted_bytes", dc);
+	if (disk > 0)
+		ex_fig(v, "vmstat_times", bo / disk);
+	else
+		ex_fig_null(v, "vmstat_times");
+	ex_evidence(v, "vmstat bo");
+	ex_evidence(v, "iostat, leaf devices");
+	char b1[32], b2[32], b3[32], leaves[768], stacked[768];
+	sanitize_text(ex->host.leaf_devices, leaves, sizeof(leaves));
+	sanitize_text(ex->host.stacked_devices, stacked, sizeof(stacked));
+	ex_say(v,
+	       "vmstat bo counted %s in the window; the disks (iostat's leaf devices: %s) wrote "
+	       "%s: %s (%.0f %% of bo) were counted twice. vmstat counts every submission: a "
+	       "file-backed guest's write goes in at its loop device and again at the disk under "
+	       "the file, a dm or md device's at both. ",
+	       ex_bytes(bo, b1, sizeof(b1)), leaves[0] ? leaves : "?",
+	       ex_bytes(disk, b2, sizeof(b2)), ex_bytes(dc, b3, sizeof(b3)), v->share * 100);
+	if (stacked[0])
+		ex_say(v, "iostat's stacked devices here: %s. ", stacked);
+	ex_say(v, "Read the leaf devices in iostat, not vmstat bo. Which domain's bytes were "
+	          "counted twice is not in these logs: xiotop record charges each layer.");
+}
+
+static void guests_cpu(struct ex_verdict *v, const struct explain *ex, double *total)
+{
+	char who[160];
+	*total = 0;
+	for (size_t i = 0; i < ex->n_doms; i++) {
+		const struct ex_domain *d = &ex->doms[i];
+		if (!d->domid || !d->guest_cpu_known || !d->guest_cpu_ns)
+			continue; /* Domain-0's own row is dom0's busy time */
+		ex_say(v, "%s%s %.1f s", *total > 0 ? ", " : "", ex_dom_label(d, who, sizeof(who)),
+		       (double)d->guest_cpu_ns / 1e9);
+		*total += (double)d->guest_cpu_ns / 1e9;
+	}
+	if (*total == 0)
+		ex_say(v, "none known");
+}
+
+/* dom0's CPU from the host's busy time (xentop's Domain-0 row, or vmstat): host-wide. */
+static void host_dom0_cpu(struct explain *ex)
+{
+	if (!ex->host.busy_source[0]) {
+		ex_not_given(ex, "dom0_cpu_cost",
+		             "needs dom0's CPU time: pass --xentop (its Domain-0 row), or --vmstat "
+		             "with --cpus N");
+		return;
+	}
+	struct ex_verdict *v = ex_verdict_new(ex, "dom0_cpu_cost", EX_NO_DOMAIN);
+	if (!v)
+		return;
+	double busy = (double)ex->host_busy_ns / 1e9, s = ex->win.seconds, guests;
+	const char *src = ex->host.busy_source; /* sanitized by explain_collect */
+	ex_say(v,
+	       "dom0 was busy %.1f s of CPU in the %.0f s window (%s), %.2f CPUs on average; "
+	       "the guests' own vCPU time: ",
+	       busy, s, src, s > 0 ? busy / s : 0);
+	guests_cpu(v, ex, &guests);
+	ex_say(v, ". ");
+	v->share = busy + guests > 0 ? busy / (busy + guests) : 0;
+	double gib = 0;
+	for (size_t i = 0; i < ex->n_doms; i++)
+		gib += (double)(ex->doms[i].guest_wr + ex->doms[i].guest_rd) / EX_GIB;
+	ex_fig(v, "dom0_cpu_s", busy);
+	ex_fig(v, "window_seconds", s);
+	ex_fig(v, "dom0_cpus_busy", s > 0 ? busy / s : 0);
+	ex_fig(v, "guests_vcpu_s", guests);
+	ex_fig(v, "dom0_share_of_cpu", v->share);
+	if (holds(ex, XS_ABSENT_GUEST_IO) && gib > 0) {
+		ex_fig(v, "guest_gib", gib);
+		ex_fig(v, "dom0_cpu_s_per_gib", busy / gib);
+		ex_say(v, "That is %.2f s per GiB the guests moved. ", busy / gib);
+	} else {
+		ex_fig_null(v, "guest_gib");
+		ex_fig_null(v, "dom0_cpu_s_per_gib");
+	}
+	ex_fig_str(v, "busy_source", ex->host.busy_source);
+	ex_evidence(v, ex->host.busy_source);
+	ex_evidence(v, "xentop CPU(sec) per domain");
+	ex_say(v, "dom0's CPU is what a disk's path costs beyond the guest's own: a file: disk "
+	          "on loop adds loop's kworkers and the flusher, an emulated disk qemu, where "
+	          "phy: (an LV) costs only blkback; compare a run on each path (xiotop explain "
+	          "A B). Which domain and role the time went to is not in these logs: xiotop "
+	          "record charges it.");
+}
+
+static void name_missing(struct explain *ex)
+{
+	if (!holds(ex, XS_ABSENT_GUEST_IO)) {
+		const char *why =
+		    !imported_log(ex, "xentop") ? "pass --xentop"
+		    : strstr(ex->host.imported_counters, "xentop_vbd_reqs")
+		        ? "this xentop has no VBD_RSECT/VBD_WSECT columns: requests only"
+		        : "VBDS is 0 for every domain in this xentop (NetBSD's libxenstat collects "
+		          "no vbd statistics)";
+		ex_not_given(ex, "page_cache_inflation",
+		             "needs each domain's VBD bytes (xentop's VBD_RSECT/VBD_WSECT: %s) and "
+		             "what reached the disks (--iostat, or --vmstat)",
+		             why);
+		ex_not_given(ex, "read_cache",
+		             "needs each domain's VBD read bytes (%s) and the "
+		             "disks' reads (--iostat)",
+		             why);
+	} else if (!holds(ex, XS_ABSENT_DISKS) && !holds(ex, XS_ABSENT_VMSTAT)) {
+		ex_not_given(ex, "page_cache_inflation",
+		             "needs what reached the disks: pass --iostat (iostat -dx N), or "
+		             "--vmstat (Linux vmstat N)");
+		ex_not_given(ex, "read_cache",
+		             "needs the disks' reads: pass --iostat (iostat -dx N)");
+	}
+	ex_not_given(ex, "dom0_cpu_by_role",
+	             "dom0 CPU by domain and role (blkback, loop, writeback, qemu) needs the "
+	             "tracer: xiotop record");
+	ex_not_given(ex, "path",
+	             "needs the layers below each guest (its backend device, loop, dm, "
+	             "partitions): xiotop record (xiotop topology --xenstore-dump shows the "
+	             "stack)");
+	if (ex->n_claims)
+		ex_not_given(ex, "claim",
+		             "needs the bytes that reached a disk for that domain: xiotop record");
+}
+
+void explain_verdicts_imported(struct explain *ex)
+{
+	ex->n_not_given = 0;
+	host_dom0_cpu(ex);
+	host_double_counting(ex);
+	for (size_t i = 0; holds(ex, XS_ABSENT_GUEST_IO) && i < ex->n_doms; i++) {
+		const struct ex_domain *d = &ex->doms[i];
+		if (d->guest_wr + d->guest_rd < EX_ACTIVE_BYTES)
+			continue;
+		host_cache_verdict(ex, d, true);
+		host_cache_verdict(ex, d, false);
+		verdict_test_size_vs_memory(ex, d);
+	}
+	name_missing(ex);
+}
