@@ -101,10 +101,10 @@ while [ ! -s $R/xiotop.json ] && [ "$(date +%s)" -lt $end ]; do sleep 0.5; done
 mark "xiotop up: $(head -3 $R/xiotop.err | tr '\n' ' ')"
 
 ### phase A: file-backed (dio off, dio on) and LVM, writing at once
-# 64 KiB requests: each guest writes for a few seconds, so the console shows them at once
-XARGS=xbs=64 cfg file-nodio /dev/loop0 32 8
-XARGS=xbs=64 cfg file-dio /dev/loop1 32 8
-XARGS=xbs=64 cfg lvm /dev/mapper/xvg-lv0 32 8
+# 256 KiB requests: each guest writes for some seconds, so the console shows them at once
+XARGS=xbs=256 cfg file-nodio /dev/loop0 32 8
+XARGS=xbs=256 cfg file-dio /dev/loop1 32 8
+XARGS=xbs=256 cfg lvm /dev/mapper/xvg-lv0 32 8
 for n in file-nodio file-dio lvm; do create $n; done
 export LC_ALL=C.UTF-8 # tmux wants a UTF-8 locale (glibc's built-in one)
 # the console's stderr and exit status go to console.err; the pane stays after an exit
