@@ -28,24 +28,96 @@ uint64_t live_rules_fingerprint(const struct xt_topology *t)
 	return h;
 }
 
-static bool has_image_file(const struct xt_domain *d)
+/* Do two backends share what the tracer gives one owner: a device above the image file
+ * (the backend device, its partition's disk, a dm device) or an image file itself? The
+ * devices below a file hold the filesystem every image on it shares: not a claim. */
+static bool share_claim(const struct xt_backend *a, const struct xt_backend *b)
 {
-	for (size_t j = 0; j < d->n_backends; j++)
-		for (size_t k = 0; k < d->backends[j].n_layers; k++)
-			if (d->backends[j].layers[k].role == XT_ROLE_FILE &&
-			    d->backends[j].layers[k].ino)
+	bool a_above = true;
+	for (size_t i = 0; i < a->n_layers; i++) {
+		const struct xt_layer *x = &a->layers[i];
+		a_above &= x->role != XT_ROLE_FILE;
+		bool b_above = true;
+		for (size_t k = 0; k < b->n_layers; k++) {
+			const struct xt_layer *y = &b->layers[k];
+			b_above &= y->role != XT_ROLE_FILE;
+			if (x->role == XT_ROLE_FILE && y->role == XT_ROLE_FILE && x->ino &&
+			    x->ino == y->ino && x->fs_dev == y->fs_dev)
+				return true;
+			if (a_above && b_above && x->dev && x->dev == y->dev)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Is what b claims claimed by a domain of t already? */
+static bool claimed_in(const struct xt_topology *t, const struct xt_backend *b)
+{
+	for (size_t i = 0; i < t->n_domains; i++)
+		for (size_t j = 0; j < t->domains[i].n_backends; j++)
+			if (share_claim(b, &t->domains[i].backends[j]))
 				return true;
 	return false;
 }
 
-/* A device model that exited leaves dirty pages of its image behind: keep its domain
- * (without the process) for LINGER_NS so their writeback is still charged to it. */
+/* Would d, departed, still have an image file of its own beside the domains of fresh? */
+static bool keepable(const struct xt_domain *d, const struct xt_topology *fresh)
+{
+	for (size_t j = 0; j < d->n_backends; j++) {
+		const struct xt_backend *b = &d->backends[j];
+		for (size_t k = 0; k < b->n_layers; k++)
+			if (b->layers[k].role == XT_ROLE_FILE && b->layers[k].ino &&
+			    !claimed_in(fresh, b))
+				return true;
+	}
+	return false;
+}
+
+/* The departed records still useful: not listed again (a reused domid is another
+ * domain), and not expired once the old topology no longer carries them. */
+static void forget_departed(struct live_rules *l, const struct xt_topology *old,
+                            const struct xt_topology *fresh, uint64_t now_ns)
+{
+	size_t kept = 0;
+	for (size_t g = 0; g < l->n_departed; g++) {
+		const struct departed *p = &l->departed[g];
+		bool expired = now_ns - p->since_ns > LINGER_NS && !topo_find_domain(old, p->domid);
+		if (!topo_find_domain(fresh, p->domid) && !expired)
+			l->departed[kept++] = *p;
+	}
+	l->n_departed = kept;
+}
+
+/* The departed copy of d without the backends a domain of fresh claims now. */
+static int copy_departed(struct xt_domain *slot, const struct xt_domain *d,
+                         const struct xt_topology *fresh)
+{
+	if (topo_domain_copy(slot, d))
+		return -1;
+	slot->device_model_pid = 0; /* the pid may be reused by anyone now */
+	size_t kept = 0;
+	for (size_t j = 0; j < slot->n_backends; j++) {
+		if (claimed_in(fresh, &slot->backends[j]))
+			topo_backend_free(&slot->backends[j]);
+		else
+			slot->backends[kept++] = slot->backends[j];
+	}
+	slot->n_backends = kept;
+	return 0;
+}
+
+/* A device model that exited, or a domain destroyed, leaves dirty pages of its image
+ * behind: keep its domain (without the process) for LINGER_NS so their writeback is
+ * still charged to it, as long as no domain listed now claims the same device or file. */
 void live_rules_keep_departed(struct live_rules *l, const struct xt_topology *old,
                               struct xt_topology *fresh, uint64_t now_ns)
 {
+	forget_departed(l, old, fresh, now_ns);
+	struct xt_topology kept = {0}; /* built aside: fresh holds only listed domains meanwhile */
 	for (size_t i = 0; i < old->n_domains; i++) {
 		const struct xt_domain *d = &old->domains[i];
-		if (topo_find_domain(fresh, d->domid) || !has_image_file(d))
+		if (topo_find_domain(fresh, d->domid) || !keepable(d, fresh))
 			continue;
 		size_t g = 0;
 		while (g < l->n_departed && l->departed[g].domid != d->domid)
@@ -57,12 +129,20 @@ void live_rules_keep_departed(struct live_rules *l, const struct xt_topology *ol
 		}
 		if (now_ns - l->departed[g].since_ns > LINGER_NS)
 			continue;
-		struct xt_domain *slot = topo_domain_slot(fresh, d->domid);
+		struct xt_domain *slot = topo_domain_slot(&kept, d->domid);
 		if (!slot)
-			continue;
-		topo_domain_copy(slot, d);
-		slot->device_model_pid = 0; /* the pid may be reused by anyone now */
+			break;
+		if (copy_departed(slot, d, fresh))
+			break; /* partly copied: freed with `kept` below */
 	}
+	for (size_t i = 0; i < kept.n_domains; i++) {
+		struct xt_domain *slot = topo_domain_slot(fresh, kept.domains[i].domid);
+		if (!slot)
+			break;
+		*slot = kept.domains[i]; /* moved: `kept` no longer owns it */
+		memset(&kept.domains[i], 0, sizeof(kept.domains[i]));
+	}
+	topo_free(&kept);
 }
 
 static bool has_backend_dev(const struct xt_domain *d, uint32_t dev)
@@ -84,18 +164,42 @@ void live_rules_learn(struct live_rules *l, const struct xt_topology *topo,
 		if (x->via != XIOTOP_VIA_TASK || x->domid == XIOTOP_DOM_NONE ||
 		    has_backend_dev(topo_find_domain(topo, x->domid), x->dev))
 			continue;
+		const struct xt_domain *d = topo_find_domain(topo, x->domid);
+		uint32_t generation = d ? d->generation : 0;
 		bool known = false;
 		for (size_t k = 0; k < l->n_learned && !known; k++)
-			known = l->learned[k].domid == x->domid && l->learned[k].dev == x->dev;
+			known = l->learned[k].domid == x->domid && l->learned[k].dev == x->dev &&
+			        l->learned[k].generation == generation;
 		if (!known)
-			l->learned[l->n_learned++] = (struct learned_backend){x->domid, x->dev};
+			l->learned[l->n_learned++] =
+			    (struct learned_backend){x->domid, x->dev, generation};
 	}
 }
 
-void live_rules_add_learned(const struct live_rules *l, const struct xt_roots *roots,
+/* Does a domain other than domid have dev as a backend in t? */
+static bool other_owner(const struct xt_topology *t, uint32_t domid, uint32_t dev)
+{
+	for (size_t i = 0; i < t->n_domains; i++)
+		if (t->domains[i].domid != domid && has_backend_dev(&t->domains[i], dev))
+			return true;
+	return false;
+}
+
+void live_rules_add_learned(struct live_rules *l, const struct xt_roots *roots,
                             struct xt_topology *t)
 {
+	/* a listed incarnation that is gone takes what was learned for it along */
+	size_t kept = 0;
 	for (size_t k = 0; k < l->n_learned; k++) {
+		const struct learned_backend *x = &l->learned[k];
+		const struct xt_domain *d = topo_find_domain(t, x->domid);
+		if (!x->generation || (d && d->generation == x->generation))
+			l->learned[kept++] = *x;
+	}
+	l->n_learned = kept;
+	for (size_t k = 0; k < l->n_learned; k++) {
+		if (other_owner(t, l->learned[k].domid, l->learned[k].dev))
+			continue; /* the domain a source lists with it as its backend owns it */
 		struct xt_domain *d = topo_domain_slot(t, l->learned[k].domid);
 		if (!d || has_backend_dev(d, l->learned[k].dev))
 			continue;

@@ -6,14 +6,24 @@
  *     their generation, names, device-model pids, backends, image inodes, params); equal
  *     fingerprints mean the maps need no refill.
  *   - live_rules_keep_departed(): a domain in `old` with an image file that is gone from
- *     `fresh` (its device model exited) is kept in `fresh`, without its pid, for
- *     LINGER_NS after it was first seen gone, so its late writeback is still charged
- *     to it. At most LIVE_MAX_DEPARTED are remembered.
+ *     `fresh` (its device model exited, it was destroyed) is kept in `fresh`, without its
+ *     pid, for LINGER_NS after it was first seen gone, so its late writeback is still
+ *     charged to it. A device or image file that a domain of `fresh` claims is that
+ *     domain's: the departed copy drops each backend that shares one with it (a domain
+ *     destroyed and made again on the same loop device or image), and is not kept when
+ *     none is left, so no device has two owners and the new domain's bytes are its own.
+ *     A departed domid listed again is forgotten (its next departure lingers anew);
+ *     at most LIVE_MAX_DEPARTED are remembered, expired ones are forgotten.
  *   - live_rules_learn(): a device a blkback thread submitted to (a XIOTOP_VIA_TASK layer
  *     of a domain) that the topology does not list as that domain's backend is learned
- *     (at most LIVE_MAX_LEARNED); live_rules_add_learned() adds each learned device to
- *     its domain in a fresh topology as a backend of type "seen", resolved through sysfs,
- *     so a loop device's work and its file's writeback are followed without xenstore.
+ *     (at most LIVE_MAX_LEARNED), with the domain's generation; live_rules_add_learned()
+ *     adds each learned device to its domain in a fresh topology as a backend of type
+ *     "seen", resolved through sysfs, so a loop device's work and its file's writeback
+ *     are followed without xenstore. A device learned for a listed domain is forgotten
+ *     once that incarnation is gone (absent from the fresh topology, or its domid has
+ *     another generation); one learned for a domain no source lists (generation 0)
+ *     brings its domain. A learned device that another domain of the fresh topology has
+ *     as its backend is not added (the listed claim wins).
  */
 #ifndef XIOTOP_LIVE_RULES_H
 #define XIOTOP_LIVE_RULES_H
@@ -31,6 +41,7 @@
 struct learned_backend {
 	uint32_t domid;
 	uint32_t dev;
+	uint32_t generation; /* of its domain when learned; 0: no source listed the domain */
 };
 
 struct departed {
@@ -50,7 +61,7 @@ void live_rules_keep_departed(struct live_rules *l, const struct xt_topology *ol
                               struct xt_topology *fresh, uint64_t now_ns);
 void live_rules_learn(struct live_rules *l, const struct xt_topology *topo,
                       const struct xs_sample *s);
-void live_rules_add_learned(const struct live_rules *l, const struct xt_roots *roots,
+void live_rules_add_learned(struct live_rules *l, const struct xt_roots *roots,
                             struct xt_topology *t);
 
 #endif

@@ -186,7 +186,7 @@ const struct xt_domain *topo_find_domain(const struct xt_topology *t, uint32_t d
 	return bsearch(&domid, t->domains, t->n_domains, sizeof(*t->domains), cmp_domid);
 }
 
-static void free_backend(struct xt_backend *b)
+void topo_backend_free(struct xt_backend *b)
 {
 	for (size_t i = 0; i < b->n_layers; i++) {
 		free(b->layers[i].name);
@@ -206,7 +206,7 @@ void topo_free(struct xt_topology *t)
 		return;
 	for (size_t i = 0; i < t->n_domains; i++) {
 		for (size_t j = 0; j < t->domains[i].n_backends; j++)
-			free_backend(&t->domains[i].backends[j]);
+			topo_backend_free(&t->domains[i].backends[j]);
 		free(t->domains[i].backends);
 		free(t->domains[i].name);
 		free(t->domains[i].uuid);

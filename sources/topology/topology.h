@@ -198,6 +198,8 @@ struct xt_domain *topo_domain_slot(struct xt_topology *t, uint32_t domid);
 struct xt_backend *topo_backend_add(struct xt_domain *d, enum xt_backend_kind kind, uint32_t devid);
 /* Deep copy of a domain; on failure dst is partly filled and freed with its topology. */
 int topo_domain_copy(struct xt_domain *dst, const struct xt_domain *src);
+/* Frees what one backend holds (not the backend itself, which lives in its domain's array). */
+void topo_backend_free(struct xt_backend *b);
 void topo_free(struct xt_topology *t);
 
 #endif

@@ -1,7 +1,10 @@
 /* test_live_rules.c - the live source's topology rules (sources/live_rules.c) without
  * BPF: when the tracer maps need a refill (fingerprint), how long a device-model domain
  * that went away stays listed (keep_departed), and the devices learned from blkback
- * threads' bios (learn, add_learned), resolved through a fake sysfs in a temp dir. */
+ * threads' bios (learn, add_learned), resolved through a fake sysfs in a temp dir; and
+ * churn: a domain destroyed and made again on the same loop device (two xenstore dumps,
+ * as tests/xen/ sees on a real dom0) or on a reused domid leaves each device and image
+ * file one owner, the domain listed now. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -200,7 +203,7 @@ static void test_keep_departed(void **state)
 	assert_true(kept_at(&l, &fresh, T0 + 120 * SEC)); /* LINGER_NS: still kept */
 	assert_false(kept_at(&l, &fresh, T0 + 120 * SEC + 1));
 	assert_false(kept_at(&l, &fresh, T0 + 121 * SEC));
-	assert_int_equal(l.n_departed, 1);
+	assert_int_equal(l.n_departed, 0); /* expired and listed nowhere: forgotten */
 	topo_free(&fresh);
 
 	/* a domain still present is left as the fresh topology has it */
@@ -381,6 +384,191 @@ static void test_learned_cap(void **state)
 	topo_free(&topo);
 }
 
+/* --- churn: destroyed and made again on the same device, a reused domid ------------- */
+
+/* How many domains claim dev above their image file, or the image file ino, as the
+ * tracer's maps would give them one owner; *owner is the last one found. */
+static size_t claimants(const struct xt_topology *t, uint32_t dev, uint64_t ino, uint32_t *owner)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < t->n_domains; i++) {
+		bool claims = false;
+		for (size_t j = 0; j < t->domains[i].n_backends; j++) {
+			const struct xt_backend *b = &t->domains[i].backends[j];
+			bool above = true;
+			for (size_t k = 0; k < b->n_layers; k++) {
+				above &= b->layers[k].role != XT_ROLE_FILE;
+				claims |= dev && above && b->layers[k].dev == dev;
+				claims |= ino && b->layers[k].role == XT_ROLE_FILE &&
+				          b->layers[k].ino == ino;
+			}
+		}
+		if (claims) {
+			n++;
+			*owner = t->domains[i].domid;
+		}
+	}
+	return n;
+}
+
+static void load_dump(const char *name, struct topo_generations *g, struct xt_topology *t)
+{
+	char path[PATH_MAX], err[512];
+	const char *dir = getenv("XIOTOP_FIXTURES");
+	snprintf(path, sizeof(path), "%s/xenstore/%s", dir ? dir : "tests/fixtures", name);
+	struct xs_store st;
+	if (xs_parse_file(path, &st, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(topo_from_xenstore(&st, &roots, t), 0);
+	assert_int_equal(topo_generations_apply(g, t), 0);
+	xs_free(&st);
+}
+
+/* The warning a real dom0 printed ("device 7:2 is claimed by domains 5 and 6"): the
+ * destroyed domain, kept for its image's writeback, still claimed the loop device and
+ * image its successor now uses. The successor owns them; nothing of 5 is kept. */
+static void test_churn_same_loop(void **state)
+{
+	(void)state;
+	struct live_rules l;
+	memset(&l, 0, sizeof(l));
+	struct topo_generations g = {0};
+	struct xt_topology before, after;
+	load_dump("churn-before.txt", &g, &before);
+	load_dump("churn-after.txt", &g, &after);
+	const struct xt_domain *d5 = topo_find_domain(&before, 5);
+	assert_non_null(d5);
+	assert_int_equal(d5->n_backends, 1);
+	assert_int_equal(d5->backends[0].backend_dev, LOOP5);
+	assert_true(d5->backends[0].n_layers >= 2);
+	uint64_t ino = d5->backends[0].layers[1].ino;
+	assert_true(ino != 0);
+
+	struct xs_sample s; /* 5's blkback thread submitted to zram0: learned for 5 */
+	memset(&s, 0, sizeof(s));
+	add_layer(&s, 5, ZRAM0, XIOTOP_VIA_TASK);
+	live_rules_learn(&l, &before, &s);
+	assert_int_equal(l.n_learned, 1);
+	sample_free(&s);
+
+	live_rules_add_learned(&l, &roots, &after);
+	live_rules_keep_departed(&l, &before, &after, T0);
+	assert_null(topo_find_domain(&after, 5)); /* neither kept nor brought back */
+	assert_int_equal(l.n_learned, 0);
+	assert_int_equal(l.n_departed, 0);
+	uint32_t owner = 0;
+	assert_int_equal(claimants(&after, LOOP5, 0, &owner), 1);
+	assert_int_equal(owner, 6);
+	assert_int_equal(claimants(&after, 0, ino, &owner), 1);
+	assert_int_equal(owner, 6);
+	topo_free(&before);
+	topo_free(&after);
+	topo_generations_free(&g);
+}
+
+static void add_leaf(struct xt_backend *b, uint32_t dev)
+{
+	struct xt_layer *p = realloc(b->layers, (b->n_layers + 1) * sizeof(*p));
+	assert_non_null(p);
+	b->layers = p;
+	p[b->n_layers++] = (struct xt_layer){
+	    .role = XT_ROLE_LEAF, .depth = 2, .dev = dev, .name = strdup("sda"), .is_leaf = true};
+}
+
+/* 5 left with two images on loop devices over one filesystem (sda); 6 takes one of
+ * them (the same loop device, or the same image through another loop device): 5 keeps
+ * only the other. A shared filesystem device is no claim. */
+static void test_departed_shares(void **state)
+{
+	(void)state;
+	const uint32_t loop6 = XT_KDEV(120, 6), loop7 = XT_KDEV(120, 7);
+	const struct {
+		uint32_t dev;
+		uint64_t ino;
+		size_t kept_backends;
+	} cases[] = {{LOOP5, 77, 1}, {loop7, 77, 1}, {loop7, 79, 2}};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct live_rules l;
+		memset(&l, 0, sizeof(l));
+		struct xt_topology old = {0}, fresh = {0};
+		struct xt_domain *d5 = add_domain(&old, 5, "churn", 0);
+		add_leaf(add_backend(d5, LOOP5, 77, "/dev/loop5"), SDA);
+		add_leaf(add_backend(d5, loop6, 78, "/dev/loop6"), SDA);
+		add_leaf(add_backend(add_domain(&fresh, 6, "churn", 0), cases[c].dev, cases[c].ino,
+		                     "/dev/loopN"),
+		         SDA);
+		live_rules_keep_departed(&l, &old, &fresh, T0);
+		const struct xt_domain *kept = topo_find_domain(&fresh, 5);
+		assert_non_null(kept);
+		assert_int_equal(kept->n_backends, cases[c].kept_backends);
+		assert_int_equal(kept->backends[kept->n_backends - 1].backend_dev, loop6);
+		uint32_t owner = 0;
+		assert_int_equal(claimants(&fresh, cases[c].dev, 0, &owner), 1);
+		assert_int_equal(owner, 6);
+		assert_int_equal(claimants(&fresh, 0, cases[c].ino, &owner), 1);
+		assert_int_equal(owner, 6);
+		assert_int_equal(claimants(&fresh, SDA, 0, &owner), 0); /* below the files */
+		topo_free(&old);
+		topo_free(&fresh);
+	}
+}
+
+/* A domid that departed, came back (another domain) and departed again lingers anew. */
+static void test_departed_reused_domid(void **state)
+{
+	(void)state;
+	struct live_rules l;
+	memset(&l, 0, sizeof(l));
+	struct xt_topology first = {0}, gone = {0}, again = {0}, gone2 = {0};
+	add_backend(add_domain(&first, 5, "a", 0), LOOP5, 99, "/dev/loop5");
+	live_rules_keep_departed(&l, &first, &gone, T0);
+	assert_non_null(topo_find_domain(&gone, 5));
+	add_backend(add_domain(&again, 5, "b", 0), LOOP5, 99, "/dev/loop5");
+	live_rules_keep_departed(&l, &gone, &again, T0 + 10 * SEC);
+	assert_int_equal(l.n_departed, 0);
+	assert_string_equal(topo_find_domain(&again, 5)->name, "b");
+	live_rules_keep_departed(&l, &again, &gone2, T0 + 200 * SEC);
+	assert_non_null(topo_find_domain(&gone2, 5));
+	assert_string_equal(topo_find_domain(&gone2, 5)->name, "b");
+	assert_int_equal(l.departed[0].since_ns, T0 + 200 * SEC);
+	topo_free(&first);
+	topo_free(&gone);
+	topo_free(&again);
+	topo_free(&gone2);
+}
+
+/* What was learned for one incarnation is not given to the next on the same domid, and
+ * a device a listed domain has as its backend is not handed to another. */
+static void test_learned_churn(void **state)
+{
+	(void)state;
+	struct live_rules l;
+	memset(&l, 0, sizeof(l));
+	struct xt_topology topo = {0};
+	add_domain(&topo, 5, "first", 0)->generation = 1;
+	struct xs_sample s;
+	memset(&s, 0, sizeof(s));
+	add_layer(&s, 5, ZRAM0, XIOTOP_VIA_TASK);
+	add_layer(&s, 4, LOOP5, XIOTOP_VIA_TASK); /* 4: no source lists it */
+	live_rules_learn(&l, &topo, &s);
+	sample_free(&s);
+	assert_int_equal(l.n_learned, 2);
+	assert_int_equal(l.learned[0].generation, 1);
+	assert_int_equal(l.learned[1].generation, 0);
+
+	struct xt_topology fresh = {0};
+	add_domain(&fresh, 5, "second", 0)->generation = 2;
+	add_backend(add_domain(&fresh, 6, "owner", 0), LOOP5, 0, "/dev/loop5")->type =
+	    strdup("phy");
+	live_rules_add_learned(&l, &roots, &fresh);
+	assert_int_equal(topo_find_domain(&fresh, 5)->n_backends, 0);
+	assert_null(topo_find_domain(&fresh, 4));
+	assert_int_equal(l.n_learned, 1); /* 4's stays for when nobody else claims it */
+	assert_int_equal(l.learned[0].domid, 4);
+	topo_free(&fresh);
+	topo_free(&topo);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +577,10 @@ int main(void)
 	    cmocka_unit_test(test_departed_cap),
 	    cmocka_unit_test_setup_teardown(test_learn, setup_sysfs, teardown_sysfs),
 	    cmocka_unit_test(test_learned_cap),
+	    cmocka_unit_test_setup_teardown(test_churn_same_loop, setup_sysfs, teardown_sysfs),
+	    cmocka_unit_test(test_departed_shares),
+	    cmocka_unit_test(test_departed_reused_domid),
+	    cmocka_unit_test(test_learned_churn),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -65,9 +65,11 @@ cp "$R/etc/xen/xl.conf" "$D/etc/xen/"
 cp -L /lib/x86_64-linux-gnu/libgcc_s.so.1 "$D/lib/x86_64-linux-gnu/" 2>/dev/null ||
 	{ mkdir -p "$D/lib/x86_64-linux-gnu" && cp -L /lib/x86_64-linux-gnu/libgcc_s.so.1 "$D/lib/x86_64-linux-gnu/"; }
 copy_closure "$D" "${xen_bins[@]}" "$R/usr/bin/xenstore" "${host_tools[@]}"
-# the terminfo tmux and xentop need
-mkdir -p "$D/usr/share/terminfo/x" "$D/usr/share/terminfo/s" "$D/usr/share/terminfo/v"
-for t in x/xterm s/screen v/vt100 v/vt102; do
+# the terminfo tmux and xentop need; inside tmux TERM is tmux's default-terminal
+# (tmux-256color since tmux 3.3, screen before): without its entry the console xiotop
+# stops at once with "cannot use terminal type"
+mkdir -p "$D/usr/share/terminfo/"{x,s,v,t}
+for t in x/xterm s/screen s/screen-256color t/tmux t/tmux-256color v/vt100 v/vt102; do
 	for dir in /usr/share/terminfo /lib/terminfo; do
 		[ -f "$dir/$t" ] && cp -L "$dir/$t" "$D/usr/share/terminfo/$t" && break
 	done

@@ -6,6 +6,7 @@ Ground truth is blkback's own statistics/{rd,wr}_sect x 512 of each vbd, read in
 after the guest finished (snapshots.txt), the blkback threads' schedstat runtime, and
 xentop's VBD lines. xiotop's side is the sum of its per-interval JSON objects per domid
 (or per incarnation, split by time, when a domid is reused)."""
+import datetime
 import json
 import os
 import re
@@ -57,6 +58,23 @@ def load_intervals(path):
 
 
 expect = {}  # (phase, domid): (rd, wr) bytes the guest's dd moves, where no counter exists
+snaptime = {}  # (phase, domid): wall time (UTC, seconds) the blkback threads were read
+guest_stat = {}  # domain name: [(rd, wr) bytes from the guest's /sys/block/xvda/stat, ...]
+
+
+def load_guest_stats(res):
+    """The guest's own view of its disk, printed by domu_init.sh on its console (one
+    line after its first I/O, "stat2" after the second): sectors read and written."""
+    for f in os.listdir(res):
+        m = re.match(r"guest-(.+)\.log$", f)
+        if not m:
+            continue
+        for line in open(os.path.join(res, f), errors="replace"):
+            g = re.search(r"XIOTOP-DOMU: stat2? +([\d ]+)", line)
+            if g:
+                v = [int(x) for x in g.group(1).split()]
+                if len(v) >= 7:
+                    guest_stat.setdefault(m.group(1), []).append((v[2] * 512, v[6] * 512))
 
 
 def load_snapshots(path):
@@ -73,6 +91,8 @@ def load_snapshots(path):
             threads.setdefault((p[1], int(p[3])), []).append(dict(comm=p[5], runtime_ns=int(p[6])))
         elif p[0] == "DOMAIN":
             domains[(p[1], int(p[3]))] = p[2]
+        elif p[0] == "SNAPTIME":
+            snaptime[(p[1], int(p[2]))] = p[3]
         elif p[0] == "EXPECT":
             expect[(p[1], int(p[3]))] = (int(p[5]) * MiB, int(p[4]) * MiB)
         else:
@@ -98,8 +118,9 @@ def parse_xentop(path):
     return blocks[-1] if blocks else {}
 
 
-def totals(intervals, domid, t_from=None, t_to=None):
+def totals(intervals, domid, t_from=None, t_to=None, cpu_to=None):
     t = dict(guest_rd=0, guest_wr=0, phys_wr=0, double=0, backend_cpu=0, vbd_rd=0, vbd_wr=0,
+             backend_cpu_to_snapshot=0,
              disagree=0, vbd_intervals=0, names=set(), layers=set(), guest_cpu=[], n=0)
     for iv in intervals:
         if t_from and iv["time"] < t_from or t_to and iv["time"] > t_to:
@@ -114,6 +135,8 @@ def totals(intervals, domid, t_from=None, t_to=None):
             t["double"] += d["double_counted_bytes"]
             roles = d.get("dom0_cpu_ns_by_role") or {}
             t["backend_cpu"] += roles.get("backend") or 0
+            if cpu_to is None or iv["time"] < cpu_to:
+                t["backend_cpu_to_snapshot"] += roles.get("backend") or 0
             t["dm_cpu"] = t.get("dm_cpu", 0) + (roles.get("device_model") or 0)
             if d.get("name"):
                 t["names"].add(d["name"])
@@ -134,7 +157,13 @@ def totals(intervals, domid, t_from=None, t_to=None):
 
 
 def check_domain(phase, domid, name, vbds, threads, intervals, xentop, window=(None, None)):
-    t = totals(intervals, domid, *window)
+    # the threads' runtime was read at snaptime (seconds): intervals ending within 2 s of
+    # it are before the domain's destroy, whose teardown work the threads do later
+    st = snaptime.get((phase, domid))
+    cpu_to = None
+    if st:
+        cpu_to = (datetime.datetime.fromisoformat(st) + datetime.timedelta(seconds=2)).isoformat()
+    t = totals(intervals, domid, *window, cpu_to=cpu_to)
     xt = xentop.get(name)
     qdisk = (phase, domid) in expect  # no blkback: libxenstat's counters (xentop's)
     bb_rd = sum(v["rd"] for v in vbds)
@@ -143,11 +172,17 @@ def check_domain(phase, domid, name, vbds, threads, intervals, xentop, window=(N
     if qdisk and xt:
         bb_rd, bb_wr = sum(r for _, r, _ in xt) * 512, sum(w for _, _, w in xt) * 512
         truth = "libxenstat (xentop) WSECT*512"
+    elif qdisk and guest_stat.get(name):
+        bb_rd, bb_wr = guest_stat[name][-1]
+        truth = "the guest's own /sys/block/xvda/stat (libxenstat 4.17 lists no qdisk vbd) wr_sect*512"
+        print(f"     [{phase}] {name}: libxenstat lists no vbd for a qdisk domain (xentop VBDS 0;"
+              " its vbd counters come from blkback's sysfs only): judged against the guest's own"
+              " /sys/block/xvda/stat instead; vbd_stats and xentop cannot be compared")
     elif qdisk:
         bb_rd, bb_wr = expect[(phase, domid)]
-        truth = "the guest's O_DIRECT dd (libxenstat 4.17 lists no qdisk vbd: xentop VBDS 0) wr"
-        report(False, f"[{phase}] {name}: libxenstat has no vbd for the qdisk domain: xentop"
-               " and vbd_stats cannot be compared; guest bytes checked against the guest's dd")
+        truth = "the guest's O_DIRECT dd (no guest stat line; libxenstat lists no qdisk vbd) wr"
+        report(False, f"[{phase}] {name}: no vbd counter for the qdisk domain anywhere: guest"
+               " bytes checked against the guest's dd")
     tag = f"[{phase}] {name} (domid {domid})"
     check(t["n"] > 0, f"{tag}: xiotop listed it in {t['n']} intervals")
     check(t["names"] == {name}, f"{tag}: name from xenstore: {sorted(t['names'])}")
@@ -174,6 +209,10 @@ def check_domain(phase, domid, name, vbds, threads, intervals, xentop, window=(N
            f"{tag}: backend CPU {t['backend_cpu'] / 1e6:.2f} ms vs blkback threads"
                f" {','.join(x['comm'] for x in threads)} schedstat {runtime / 1e6:.2f} ms"
                f" ({100 * t['backend_cpu'] / runtime if runtime else 0:.1f} %) [5 % item: reported only]")
+        report(runtime > 0 and within(t["backend_cpu_to_snapshot"], runtime, 5),
+               f"{tag}: backend CPU up to the threads' read {t['backend_cpu_to_snapshot'] / 1e6:.2f} ms"
+               f" vs schedstat {runtime / 1e6:.2f} ms"
+               f" ({100 * t['backend_cpu_to_snapshot'] / runtime if runtime else 0:.1f} %) [reported only]")
     if xt is None and qdisk:
         pass
     elif xt is None:
@@ -191,6 +230,7 @@ def main():
     res, qdisk_status = sys.argv[1], sys.argv[2]
     intervals = load_intervals(os.path.join(res, "xiotop.json"))
     vbds, threads, domains, other = load_snapshots(os.path.join(res, "snapshots.txt"))
+    load_guest_stats(res)
     err = open(os.path.join(res, "xiotop.err")).read().strip().splitlines()
     print("dom0 kernel: " + open(os.path.join(res, "dom0-kernel.txt")).read().strip())
     for line in err[:4]:
@@ -198,6 +238,9 @@ def main():
     hooks = [l for l in err if "tracing with" in l]
     check(any("topology from live xenstore" in l for l in err), "xiotop found Xen live by itself (no dump)")
     check(len(intervals) > 10, f"xiotop wrote {len(intervals)} JSON intervals")
+    claims = [l for l in err if "is claimed by domains" in l]
+    check(not claims, "no device claimed by two domains through the churn"
+          + (f": {claims[0]} ({len(claims)} times)" if claims else ""))
     print("hooks: " + (hooks[0] if hooks else "(no hooks line)"))
     xentops = {}
     for phase in sorted({p for p, _ in domains}):
@@ -207,14 +250,14 @@ def main():
     by_name = {}
     for (phase, domid), name in sorted(domains.items()):
         window = (None, None)
-        if phase == "C1" and any(p == "C3" and d == domid for p, d in domains):
-            window = (None, marks.get("C1 end"))
-        if phase == "C3":
-            window = (marks.get("C3 start"), None)
+        if phase == "D1":
+            window = (None, marks.get("D1 end"))
+        if phase == "D2":
+            window = (marks.get("D2 start"), None)
         got[(phase, domid)] = check_domain(phase, domid, name, vbds.get((phase, domid), []),
                                            threads.get((phase, domid), []), intervals,
                                            xentops.get(phase, {}), window)
-        by_name[name] = got[(phase, domid)]
+        by_name.setdefault(name, got[(phase, domid)])
     # double counting: the file-backed domains' writes reach the disk twice, the LV's once
     for name in ("file-nodio", "file-dio"):
         if name in by_name:
@@ -242,7 +285,8 @@ def main():
         check(all(within(s, b, 2) for s, b in zip(sums, bbs)),
               "churn: per incarnation xiotop " + ", ".join(f"{k[0]} domid {k[1]} {mib(s)}" for k, s in zip(churn, sums))
               + " vs blkback " + ", ".join(mib(b) for b in bbs) + " (never merged)")
-    print("NOTE churn with a reused domid not reachable: xl 4.17 cannot ask for a domid")
+    check_reuse(got, vbds, domains, other)
+    check_console(res)
     # qdisk
     status = open(qdisk_status).read().strip() if os.path.exists(qdisk_status) else "unknown"
     qfail = [l for l in other if l.startswith("QDISK-FAILED")]
@@ -252,6 +296,52 @@ def main():
         print(f"SKIPPED qdisk: xl create with backendtype=qdisk failed: {qfail[0][13:]}")
     print(f"{len(failures)} failures, {len(notes)} notes")
     return 1 if failures else 0
+
+
+def check_reuse(got, vbds, domains, other):
+    """Phase D: the same domid twice (xl save -D, xl restore): each incarnation's bytes
+    are its own, equal to its own blkback statistics (which start at zero again)."""
+    failed = [l for l in other if l.startswith("REUSE-FAILED")]
+    reuse = [l.split() for l in other if l.startswith("REUSE ")]
+    if failed or not reuse:
+        why = failed[0][13:] if failed else "the reuse domain did not finish its first part"
+        print(f"SKIPPED reused domid: {why}; covered by the unit tests (test_xen_churn,"
+              " test_live_rules) only")
+        return
+    first, second = int(reuse[0][1]), int(reuse[0][2])
+    check(first == second, f"reuse: xl restore made the domain again on domid {second}"
+          f" (saved from {first})")
+    keys = [("D1", first), ("D2", second)]
+    if not all(k in got for k in keys):
+        check(False, f"reuse: both incarnations snapshotted: {sorted(k for k in keys if k in got)}")
+        return
+    sums = [got[k]["guest_wr"] for k in keys]
+    bbs = [sum(v["wr"] for v in vbds.get(k, [])) for k in keys]
+    check(all(within(s_, b, 2) for s_, b in zip(sums, bbs)),
+          "reuse: per incarnation on domid %d xiotop %s vs blkback %s (never merged)"
+          % (first, ", ".join(mib(x) for x in sums), ", ".join(mib(x) for x in bbs)))
+
+
+def check_console(res):
+    """The console xiotop inside tmux beside the batch one: it ran, and showed domains."""
+    err_path = os.path.join(res, "console-live.err")  # as it was before tmux was ended
+    err = open(err_path).read().strip().splitlines() if os.path.exists(err_path) else []
+    for line in err:
+        print("console stderr: " + line)
+    caps = sorted(f for f in os.listdir(res) if re.match(r"console-\d+\.txt$", f))
+    best, best_n, shown = None, 0, 0
+    for f in caps:
+        lines = open(os.path.join(res, f), errors="replace").read().splitlines()
+        rows = [l.split() for l in lines if l.split()[:1] in (["file-nodio"], ["file-dio"], ["lvm"])]
+        shown = max(shown, len(rows))
+        writing = sum(1 for r in rows if len(r) > 4 and re.match(r"[\d.]+$", r[4]) and float(r[4]) > 0)
+        if writing > best_n:
+            best, best_n = f, writing
+    exited = [l for l in err if l.startswith("xiotop console exit")]
+    check(bool(caps) and shown == 3 and not exited,
+          f"console: {len(caps)} tmux captures show the 3 phase A domains"
+          f"{'; ' + exited[0] if exited else ''}")
+    print(f"     console: {best or 'no capture'} shows {best_n} domains writing at once (GWR_MB/s > 0)")
 
 
 marks = {}

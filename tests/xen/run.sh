@@ -65,12 +65,14 @@ console=${XIOTOP_XEN_CONSOLE:-$work/console.log}
 tq=$(date +%s.%N)
 # TCG loads both CPUs: one boot at a time, and no other live test or bench beside it
 tmo=${XIOTOP_XEN_TIMEOUT:-600}
-flock /tmp/xiotop-live.lock timeout -k 5 "$tmo" \
+flock /tmp/xiotop-live.lock sh -c 'date +%s.%N >"$0"; exec "$@"' "$work/qemu.start" timeout -k 5 "$tmo" \
 	qemu-system-x86_64 -accel tcg -cpu qemu64,+svm -m 3072 -smp 2 -nographic -no-reboot \
 	-monitor none -serial stdio -kernel "$work/xen" -append "$xen_cmdline" \
 	-initrd "$work/vmlinuz console=hvc0 earlyprintk=xen xiotop_deadline=$((tmo - 30)),$work/dom0.cpio.gz" \
 	-drive "file=$work/results.img,format=raw,if=virtio" </dev/null >"$console" 2>&1 || rc=$?
-echo "xen test: qemu ran $(echo "$(date +%s.%N) $tq" | awk '{printf "%.1f", $1 - $2}') s (exit $rc)"
+tl=$(cat "$work/qemu.start" 2>/dev/null || echo "$tq")
+echo "xen test: qemu ran $(echo "$(date +%s.%N) $tl" | awk '{printf "%.1f", $1 - $2}') s (exit $rc)" \
+	"after $(echo "$tl $tq" | awk '{printf "%.1f", $1 - $2}') s waiting for the live lock"
 grep -a "XIOTOP-DOM0" "$console" | tr -d '\r' | sed 's/^/  /'
 mkdir -p "$work/results"
 if ! tar -xf "$work/results.img" -C "$work/results" 2>/dev/null || [ ! -f "$work/results/events.log" ]; then

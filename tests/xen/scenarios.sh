@@ -3,7 +3,8 @@
 # whole time. Phase A: three domains at once: "file-nodio" (loop0, direct-io off, image
 # on ext4 on ram0), "file-dio" (loop1, direct-io on) and "lvm" (dm linear over ram1).
 # Phase B: "qdisk" through qemu-system-xen. Phase C: "churn" made, destroyed and made
-# again (new domid).
+# again (new domid). Phase D: "reuse" saved with its domid (xl save -D) and restored on
+# that same domid: the one way xl 4.17 reuses a domid (xl create cannot ask for one).
 # After each phase: blkback's statistics, the blkback threads' runtime and xentop's view,
 # written to /results for the host's checker (check.py).
 set -u
@@ -22,7 +23,7 @@ memory = 96
 vcpus = 1
 kernel = "/root/vmlinux"
 ramdisk = "/root/domU.cpio.gz"
-extra = "console=hvc0 rdinit=/init quiet xw=$3 xr=$4"
+extra = "console=hvc0 rdinit=/init quiet xw=$3 xr=$4 ${XARGS:-}"
 disk = [ 'format=raw,vdev=xvda,access=rw,${6:+$6,}target=$2' ]
 on_poweroff = "destroy"
 ${5:-}
@@ -40,10 +41,10 @@ create() { # NAME: created paused; its domid is printed
 	xl domid "$1"
 }
 
-wait_done() { # NAME...: until each guest said it is done (or 60 s in all)
+wait_done() { # NAME...: until each guest said it is done (or 60 s in all); $DONE: the word
 	local n end=$(($(date +%s) + 60))
 	for n in "$@"; do
-		while ! grep -q "XIOTOP-DOMU: done" /var/log/xen/guest-$n.log 2>/dev/null; do
+		while ! grep -q "XIOTOP-DOMU: ${DONE:-done}" /var/log/xen/guest-$n.log 2>/dev/null; do
 			[ "$(date +%s)" -lt $end ] || { mark "$n did not finish"; break; }
 			sleep 0.5
 		done
@@ -67,6 +68,7 @@ snapshot() {
 			echo "THREAD $phase $n $d $p $(cat /proc/$p/comm) $(cut -d' ' -f1 /proc/$p/schedstat)" >>$R/snapshots.txt
 		done
 		echo "DOMAIN $phase $n $d" >>$R/snapshots.txt
+		echo "SNAPTIME $phase $d $(date -u +%Y-%m-%dT%H:%M:%S)" >>$R/snapshots.txt
 	done
 	xentop -b -i 2 -d 1 -x >$R/xentop-$phase.txt 2>&1
 	sleep 2.5 # two more xiotop intervals: its last ones hold the final counts
@@ -76,10 +78,11 @@ destroy() { for n in "$@"; do xl destroy "$n"; done; }
 
 ### storage: ext4 on a ram disk for the image files, a dm linear over the other
 mkfs.ext4 -q -F -E lazy_itable_init=1,lazy_journal_init=1 /dev/ram0 && mkdir -p /mnt/ext && mount /dev/ram0 /mnt/ext || mark "ext4 on ram0 FAILED"
-for f in nodio dio qdisk churn; do truncate -s 64M /mnt/ext/$f.img; done
+for f in nodio dio qdisk churn reuse; do truncate -s 64M /mnt/ext/$f.img; done
 losetup --direct-io=off /dev/loop0 /mnt/ext/nodio.img
 losetup --direct-io=on /dev/loop1 /mnt/ext/dio.img
 losetup --direct-io=off /dev/loop2 /mnt/ext/churn.img
+losetup --direct-io=off /dev/loop3 /mnt/ext/reuse.img
 losetup -a >$R/losetup.txt
 dmsetup create xvg-lv0 --noudevsync --table "0 131072 linear /dev/ram1 0" || mark "dmsetup FAILED"
 dmsetup mknodes xvg-lv0 # no udev here to make the node
@@ -98,23 +101,32 @@ while [ ! -s $R/xiotop.json ] && [ "$(date +%s)" -lt $end ]; do sleep 0.5; done
 mark "xiotop up: $(head -3 $R/xiotop.err | tr '\n' ' ')"
 
 ### phase A: file-backed (dio off, dio on) and LVM, writing at once
-cfg file-nodio /dev/loop0 32 8
-cfg file-dio /dev/loop1 32 8
-cfg lvm /dev/mapper/xvg-lv0 32 8
+# 256 KiB requests: each guest writes for some seconds, so the console shows them at once
+XARGS=xbs=256 cfg file-nodio /dev/loop0 32 8
+XARGS=xbs=256 cfg file-dio /dev/loop1 32 8
+XARGS=xbs=256 cfg lvm /dev/mapper/xvg-lv0 32 8
 for n in file-nodio file-dio lvm; do create $n; done
 export LC_ALL=C.UTF-8 # tmux wants a UTF-8 locale (glibc's built-in one)
-tmux -u new-session -d -s cap -x 118 -y 30 "xiotop -d 1" 2>>$R/tmux.err
+# the console's stderr and exit status go to console.err; the pane stays after an exit
+tmux -u new-session -d -s cap -x 118 -y 30 \
+	"echo TERM=\$TERM >$R/console.err; xiotop -d 1 2>>$R/console.err; echo \"xiotop console exit \$?\" >>$R/console.err; sleep 3600" 2>>$R/tmux.err
 mark "phase A: unpause"
 for n in file-nodio file-dio lvm; do xl unpause $n; done
-for i in $(seq 10 30); do # the console inside dom0 while the guests write
-	sleep 2
+for i in $(seq 100 180); do # the console inside dom0 while the guests write
+	sleep 0.5
 	tmux -u capture-pane -p -t cap >$R/console-$i.txt 2>>$R/tmux.err
-	grep -q "XIOTOP-DOMU: done" /var/log/xen/guest-lvm.log 2>/dev/null && break
+	tmux -u capture-pane -p -e -t cap >$R/console-$i.ansi 2>>$R/tmux.err # with colours
+	n=0
+	for g in file-nodio file-dio lvm; do
+		grep -q "XIOTOP-DOMU: done" /var/log/xen/guest-$g.log 2>/dev/null && n=$((n + 1))
+	done
+	[ $n -lt 3 ] || break
 done
 xiotop topology --format json >$R/topology-A.json 2>$R/topology-A.err
 wait_done file-nodio file-dio lvm
 mark "phase A: guests done"
 snapshot A file-nodio file-dio lvm
+cp $R/console.err $R/console-live.err 2>/dev/null # before the kill ends it
 tmux -u kill-server 2>/dev/null
 destroy file-nodio file-dio lvm
 
@@ -138,8 +150,8 @@ else
 	echo "QDISK-FAILED qemu-system-xen is not in this dom0" >>$R/snapshots.txt
 fi
 
-### phase C: churn: the same name again, a new domid (xl 4.17 has no way to ask for a
-# domid: a "domid =" line is ignored, so a reused domid is not reachable here)
+### phase C: churn: the same name again on the same loop device, a new domid (xl 4.17's
+# create cannot ask for a domid: a "domid =" line is ignored; phase D reuses one)
 cfg churn /dev/loop2 24 0
 create churn >/dev/null && xl unpause churn && wait_done churn && snapshot C1 churn
 destroy churn
@@ -148,6 +160,32 @@ cfg churn /dev/loop2 40 0
 create churn >/dev/null && xl unpause churn && wait_done churn && snapshot C2 churn
 destroy churn
 sleep 2
+### phase D: a reused domid. xl save -D keeps the domid in the saved configuration and
+# xl restore makes the domain again on it (same name and uuid): another incarnation
+# whose blkback statistics start at zero, while xiotop must not merge the two.
+XARGS=xw2=16 cfg reuse /dev/loop3 24 0
+if create reuse >/dev/null && xl unpause reuse && wait_done reuse; then
+	snapshot D1 reuse
+	d=$(xl domid reuse)
+	mark "D1 end"
+	# libxl refuses a domid destroyed less than LIBXL_DOMID_REUSE_TIMEOUT (60) s ago
+	export LIBXL_DOMID_REUSE_TIMEOUT=1
+	if timeout 120 xl save -D reuse /tmp/reuse.chk >$R/xl-save.log 2>&1; then
+		sleep 2 # xiotop's topology sees the domid gone; the reuse timeout passes
+		if timeout 120 xl restore /tmp/reuse.chk >$R/xl-restore.log 2>&1; then
+			mark "D2 start" # the guest writes 3 s after its resume
+			echo "REUSE $d $(xl domid reuse)" >>$R/snapshots.txt
+			DONE=done2 wait_done reuse && snapshot D2 reuse
+		else
+			echo "REUSE-FAILED xl restore: $(grep -v '^$' $R/xl-restore.log | tail -1)" >>$R/snapshots.txt
+		fi
+	else
+		echo "REUSE-FAILED xl save -D: $(grep -v '^$' $R/xl-save.log | tail -1)" >>$R/snapshots.txt
+	fi
+	rm -f /tmp/reuse.chk
+	destroy reuse 2>/dev/null
+	sleep 2
+fi
 kill -INT $xpid
 wait $xpid
 mark "xiotop exit $?"
