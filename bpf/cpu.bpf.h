@@ -32,10 +32,10 @@ volatile unsigned int topology_gen = 0;
 /* When the first iterator pass began: tasks born later have no uncharged past. */
 unsigned long long first_pass_ns = 0;
 
-#define WORK_LOOP       1 /* loop work for a domain's loop device: loop_domid */
-#define WORK_WRITEBACK  2 /* flusher work: CPU apportioned by bytes written */
-#define WB_SLOTS        4 /* domains one writeback work item can split its CPU between */
-#define WB_ACCOUNT_NS   4000000ull /* a long flusher item is accounted every 4 ms of it */
+#define WORK_LOOP      1          /* loop work for a domain's loop device: loop_domid */
+#define WORK_WRITEBACK 2          /* flusher work: CPU apportioned by bytes written */
+#define WB_SLOTS       4          /* domains one writeback work item can split its CPU between */
+#define WB_ACCOUNT_NS  4000000ull /* a long flusher item is accounted every 4 ms of it */
 
 /* What a kworker is doing right now, between workqueue_execute_start and _end. */
 struct work_state {
@@ -175,7 +175,8 @@ static __always_inline void apportion_writeback(struct work_state *ws, u64 ns)
 #pragma unroll
 	for (int i = 0; i < WB_SLOTS; i++)
 		if (ws->wb_kib[i])
-			charge_cpu(ws->wb_domid[i], XIOTOP_CPU_WRITEBACK, ns * ws->wb_kib[i] / total);
+			charge_cpu(ws->wb_domid[i], XIOTOP_CPU_WRITEBACK,
+			           ns * ws->wb_kib[i] / total);
 }
 
 static __always_inline u64 task_switches(struct task_struct *task)

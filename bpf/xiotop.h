@@ -97,9 +97,9 @@ struct xiotop_cpu_key {
 
 /* Global counters (per-CPU array indexes). */
 enum xiotop_stat {
-	XIOTOP_STAT_LOST_LAYER = 0, /* counter map full: an event not counted */
-	XIOTOP_STAT_LOST_REMAP,     /* remap map full: a clone may be charged wrong */
-	XIOTOP_STAT_LOST_CPU,       /* cpu or work-state map full */
+	XIOTOP_STAT_LOST_LAYER = 0,    /* counter map full: an event not counted */
+	XIOTOP_STAT_LOST_REMAP,        /* remap map full: a clone may be charged wrong */
+	XIOTOP_STAT_LOST_CPU,          /* cpu or work-state map full */
 	XIOTOP_STAT_SHARED_RUNTIME_NS, /* runtime of tasks serving no one domain (kworkers too) */
 	XIOTOP_STAT_MAX
 };
