@@ -51,9 +51,44 @@ wait_done() { # NAME...: until each guest said it is done (or 60 s in all); $DON
 	done
 }
 
+# runtime_series PHASE SECONDS DOMID...: each domain's blkback threads' runtime (the sum
+# of their schedstat first fields, se.sum_exec_runtime) read every 50 ms for SECONDS, the
+# wall clock ($EPOCHREALTIME, the clock of xiotop's JSON "time") taken just before and
+# just after each read: check.py compares xiotop's backend CPU summed up to one of its
+# sample instants with the runtime read around that instant. An idle blkback thread
+# still runs (it wakes every 100 ms to purge persistent grants, ~2-5 ms a second under
+# TCG), so a runtime read at one time is only comparable with xiotop at that time.
+# Bash builtins only (no fork per read): the reads are ~1 ms apart from the clock.
+runtime_series() {
+	local phase=$1 secs=$2 d p rt t0 t1 sum end
+	shift 2
+	local -A pids=()
+	for d in "$@"; do
+		pids[$d]=$(ps -o pid,comm | awk -v d="$d" '$2 ~ "^" d "\\.xvd" {print $1}')
+	done
+	[ -p /tmp/never ] || mkfifo /tmp/never
+	exec 8<>/tmp/never # read -t on it: a sleep without a fork
+	end=$(($(date +%s) + secs))
+	while [ "$(printf '%(%s)T' -1)" -lt $end ]; do
+		for d in "$@"; do
+			[ -n "${pids[$d]}" ] || continue
+			sum=0
+			t0=$EPOCHREALTIME
+			for p in ${pids[$d]}; do
+				read -r rt _ </proc/$p/schedstat 2>/dev/null || continue 2
+				sum=$((sum + rt))
+			done
+			t1=$EPOCHREALTIME
+			echo "RUNTIME $phase $d $t0 $t1 $sum"
+		done
+		read -r -t 0.05 -u 8 _
+	done >>$R/snapshots.txt
+	exec 8<&-
+}
+
 # snapshot PHASE NAME...: blkback's counters, its threads' runtime, xentop beside xiotop
 snapshot() {
-	local phase=$1 n d v p
+	local phase=$1 n d v p ids=()
 	shift
 	sync # the loop devices' page cache reaches ram0 while xiotop watches
 	sleep 1
@@ -68,10 +103,13 @@ snapshot() {
 			echo "THREAD $phase $n $d $p $(cat /proc/$p/comm) $(cut -d' ' -f1 /proc/$p/schedstat)" >>$R/snapshots.txt
 		done
 		echo "DOMAIN $phase $n $d" >>$R/snapshots.txt
-		echo "SNAPTIME $phase $d $(date -u +%Y-%m-%dT%H:%M:%S)" >>$R/snapshots.txt
+		ids+=("$d")
 	done
+	# the runtime series spans >= 3 of xiotop's 1 s intervals, read while xentop runs
+	runtime_series "$phase" 4 "${ids[@]}" &
 	xentop -b -i 2 -d 1 -x >$R/xentop-$phase.txt 2>&1
 	sleep 2.5 # two more xiotop intervals: its last ones hold the final counts
+	wait $!
 }
 
 destroy() { for n in "$@"; do xl destroy "$n"; done; }
@@ -172,6 +210,7 @@ if create reuse >/dev/null && xl unpause reuse && wait_done reuse; then
 	export LIBXL_DOMID_REUSE_TIMEOUT=1
 	if timeout 120 xl save -D reuse /tmp/reuse.chk >$R/xl-save.log 2>&1; then
 		sleep 2 # xiotop's topology sees the domid gone; the reuse timeout passes
+		mark "D2 restore" # the second incarnation's blkback thread starts within it
 		if timeout 120 xl restore /tmp/reuse.chk >$R/xl-restore.log 2>&1; then
 			mark "D2 start" # the guest writes 3 s after its resume
 			echo "REUSE $d $(xl domid reuse)" >>$R/snapshots.txt
