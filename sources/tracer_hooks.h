@@ -6,7 +6,9 @@
  * tests), is left out on its own and reported by name with what is lost; the rest stay.
  * hooks_attach() attaches the loaded hooks the same way (one failing attach drops only
  * itself). The syscall hooks are attached on demand (hooks_want_syscalls()) because
- * they put every syscall of every task on a slower path.
+ * they put every syscall of every task on a slower path. block_bio_complete is loaded only
+ * when hook_config.latency asks for it (--latency); not asked for, it is not reported as
+ * missing either. Latency is timed only when it loads (track_latency in the object).
  */
 #ifndef XIOTOP_TRACER_HOOKS_H
 #define XIOTOP_TRACER_HOOKS_H
@@ -17,6 +19,7 @@
 enum hook_id {
 	HOOK_BIO_QUEUE,
 	HOOK_BIO_REMAP,
+	HOOK_BIO_COMPLETE,
 	HOOK_WORK_START,
 	HOOK_WORK_END,
 	HOOK_TASK_PASS,
@@ -32,6 +35,7 @@ enum hook_id {
 struct hook_config {
 	unsigned long long loop_rootcg_workfn, loop_workfn, wb_workfn;
 	unsigned int page_size;
+	bool latency; /* --latency: time I/O (latency.bpf.h) */
 };
 
 struct xiotop_bpf;
@@ -39,7 +43,8 @@ struct bpf_link;
 
 struct hook_set {
 	struct xiotop_bpf *skel;
-	bool btf; /* tp_btf programs, else raw_tp */
+	bool btf;               /* tp_btf programs, else raw_tp */
+	bool asked[HOOK_COUNT]; /* wanted by the options (opt-in hooks may not be) */
 	bool loaded[HOOK_COUNT];
 	bool attached[HOOK_COUNT]; /* on-demand hooks: loaded and ready to attach */
 	char why_not[HOOK_COUNT][200];
@@ -57,6 +62,8 @@ int hooks_attach(struct hook_set *h, char *err, size_t errlen);
 void hooks_want_syscalls(struct hook_set *h, bool want);
 /* "block_bio_queue ... sched_switch ... without: block_bio_remap" into out. */
 void hooks_describe(const struct hook_set *h, char *out, size_t outlen);
+/* Is I/O latency timed (asked for, and block_bio_complete attached)? */
+bool hooks_latency(const struct hook_set *h);
 /* Say on stderr, one line each, which hooks are not active and what is lost. */
 void hooks_report_missing(const struct hook_set *h);
 void hooks_close(struct hook_set *h);
