@@ -3,9 +3,13 @@
  * Two sources feed one log2 histogram of nanoseconds per (domain, op) (struct xiotop_lat):
  *   - a bio queued to a domain's backend device (rule 1, `dev`: what blkback or an
  *     emulated backend submits) is stamped at block_bio_queue, keyed by its pointer, and
- *     timed at block_bio_complete, which the kernel fires once for every bio that passed
- *     block_bio_queue (BIO_TRACE_COMPLETION, set in submit_bio_noacct_nocheck and cleared
- *     by bio_endio, block/blk-core.c and block/bio.c);
+ *     timed when it completes. A bio-based device (zram, dm, md) completes it through
+ *     bio_endio, which fires block_bio_complete once for a bio that passed
+ *     block_bio_queue (BIO_TRACE_COMPLETION: set in submit_bio_noacct_nocheck,
+ *     block/blk-core.c, cleared by bio_endio, block/bio.c). A request-based (blk-mq)
+ *     device (loop, nvme, sd) does not: blk_update_request clears the flag ("completion
+ *     has already been traced") after block_rq_complete, so there the request's bios
+ *     are timed at block_rq_complete, each one the completed byte count covers;
  *   - a device model's read/write syscall on its image file is timed from sys_enter to
  *     sys_exit (fileio.bpf.h).
  * Off by default: user space sets track_latency before load and only then loads the
@@ -90,7 +94,7 @@ static __always_inline void latency_start(struct bio *bio, u32 domid, bool is_wr
 	bpf_map_update_elem(&lat_inflight, &key, &st, BPF_ANY);
 }
 
-/* Every bio that passed block_bio_queue completes here once; only stamped ones count. */
+/* A stamped bio completed (a bio without a stamp is not one of ours: nothing). */
 static __always_inline int on_bio_complete(struct bio *bio)
 {
 	u64 key = (u64)bio;
@@ -102,6 +106,26 @@ static __always_inline int on_bio_complete(struct bio *bio)
 	u32 domid = st->domid, op = st->op;
 	bpf_map_delete_elem(&lat_inflight, &key);
 	latency_add(domid, op, ns);
+	return 0;
+}
+
+/* Bios a request carries, looked at per completion: the first ones; a request merged from
+ * more is timed for these only (their stamps age out of the LRU map). */
+#define LAT_RQ_BIOS 16
+
+/* A blk-mq request completed nr_bytes: the bios those bytes finish, in order. */
+static __always_inline int on_rq_complete(struct request *rq, u32 nr_bytes)
+{
+	struct bio *bio = BPF_CORE_READ(rq, bio);
+	u32 left = nr_bytes;
+	for (int i = 0; i < LAT_RQ_BIOS && bio; i++) {
+		u32 size = BPF_CORE_READ(bio, bi_iter.bi_size);
+		if (size > left)
+			break; /* partly done: it completes at a later call */
+		left -= size;
+		on_bio_complete(bio);
+		bio = BPF_CORE_READ(bio, bi_next);
+	}
 	return 0;
 }
 

@@ -52,6 +52,12 @@ int BPF_PROG(btf_bio_complete, struct request_queue *q, struct bio *bio)
 	return on_bio_complete(bio);
 }
 
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(btf_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
+{
+	return on_rq_complete(rq, nr_bytes);
+}
+
 SEC("tp_btf/workqueue_execute_start")
 int BPF_PROG(btf_work_start, struct work_struct *work)
 {
@@ -127,6 +133,12 @@ SEC("raw_tp/block_bio_complete")
 int BPF_PROG(raw_bio_complete, struct request_queue *q, struct bio *bio)
 {
 	return on_bio_complete(bio);
+}
+
+SEC("raw_tp/block_rq_complete")
+int BPF_PROG(raw_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
+{
+	return on_rq_complete(rq, nr_bytes);
 }
 
 SEC("raw_tp/workqueue_execute_start")

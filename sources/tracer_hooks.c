@@ -19,7 +19,10 @@ static const struct hook_def {
 } hook_defs[HOOK_COUNT] = {
     [HOOK_BIO_QUEUE] = {"block_bio_queue", "nothing can be attributed", false},
     [HOOK_BIO_REMAP] = {"block_bio_remap", "dm/md clones are unattributed", false},
-    [HOOK_BIO_COMPLETE] = {"block_bio_complete", "no I/O latency (--latency)", false, true},
+    [HOOK_BIO_COMPLETE] = {"block_bio_complete",
+                           "no I/O latency of bio-based backends (zram, dm, md)", false, true},
+    [HOOK_RQ_COMPLETE] = {"block_rq_complete",
+                          "no I/O latency of request-based backends (loop, disks)", false, true},
     [HOOK_WORK_START] = {"workqueue_execute_start",
                          "loop direct I/O and loop/flusher CPU unattributed", false},
     [HOOK_WORK_END] = {"workqueue_execute_end", "loop direct I/O and loop/flusher CPU unattributed",
@@ -39,6 +42,7 @@ static void hook_progs(const struct xiotop_bpf *s, bool btf, struct bpf_program 
 	p[HOOK_BIO_QUEUE] = btf ? s->progs.btf_bio_queue : s->progs.raw_bio_queue;
 	p[HOOK_BIO_REMAP] = btf ? s->progs.btf_bio_remap : s->progs.raw_bio_remap;
 	p[HOOK_BIO_COMPLETE] = btf ? s->progs.btf_bio_complete : s->progs.raw_bio_complete;
+	p[HOOK_RQ_COMPLETE] = btf ? s->progs.btf_rq_complete : s->progs.raw_rq_complete;
 	p[HOOK_WORK_START] = btf ? s->progs.btf_work_start : s->progs.raw_work_start;
 	p[HOOK_WORK_END] = btf ? s->progs.btf_work_end : s->progs.raw_work_end;
 	p[HOOK_TASK_PASS] = s->progs.cpu_pass;      /* one program in both sets */
@@ -116,7 +120,8 @@ static struct xiotop_bpf *load_with(bool btf, const bool want[HOOK_COUNT],
 	s->rodata->kernel_page_size = cfg->page_size;
 	s->rodata->track_cpu = want[HOOK_TASK_PASS];
 	/* no completion, no latency: stamps nothing would consume are not taken */
-	s->rodata->track_latency = cfg->latency && want[HOOK_BIO_COMPLETE];
+	s->rodata->track_latency =
+	    cfg->latency && (want[HOOK_BIO_COMPLETE] || want[HOOK_RQ_COMPLETE]);
 	if (!s->rodata->track_latency) { /* the maps' memory only when timing */
 		bpf_map__set_max_entries(s->maps.lat_inflight, 1);
 		bpf_map__set_max_entries(s->maps.lat_hist, 1);
@@ -266,7 +271,8 @@ void hooks_describe(const struct hook_set *h, char *out, size_t outlen)
 
 bool hooks_latency(const struct hook_set *h)
 {
-	return h->skel && h->skel->rodata->track_latency && h->attached[HOOK_BIO_COMPLETE];
+	return h->skel && h->skel->rodata->track_latency &&
+	       (h->attached[HOOK_BIO_COMPLETE] || h->attached[HOOK_RQ_COMPLETE]);
 }
 
 void hooks_report_missing(const struct hook_set *h)

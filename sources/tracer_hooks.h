@@ -6,9 +6,11 @@
  * tests), is left out on its own and reported by name with what is lost; the rest stay.
  * hooks_attach() attaches the loaded hooks the same way (one failing attach drops only
  * itself). The syscall hooks are attached on demand (hooks_want_syscalls()) because
- * they put every syscall of every task on a slower path. block_bio_complete is loaded only
- * when hook_config.latency asks for it (--latency); not asked for, it is not reported as
- * missing either. Latency is timed only when it loads (track_latency in the object).
+ * they put every syscall of every task on a slower path. block_bio_complete and
+ * block_rq_complete are loaded only when hook_config.latency asks for them (--latency);
+ * not asked for, they are not reported as missing either. Latency is timed when either
+ * loads (track_latency in the object): bio-based devices complete at the first,
+ * request-based ones at the second.
  */
 #ifndef XIOTOP_TRACER_HOOKS_H
 #define XIOTOP_TRACER_HOOKS_H
@@ -20,6 +22,7 @@ enum hook_id {
 	HOOK_BIO_QUEUE,
 	HOOK_BIO_REMAP,
 	HOOK_BIO_COMPLETE,
+	HOOK_RQ_COMPLETE,
 	HOOK_WORK_START,
 	HOOK_WORK_END,
 	HOOK_TASK_PASS,
@@ -62,7 +65,7 @@ int hooks_attach(struct hook_set *h, char *err, size_t errlen);
 void hooks_want_syscalls(struct hook_set *h, bool want);
 /* "block_bio_queue ... sched_switch ... without: block_bio_remap" into out. */
 void hooks_describe(const struct hook_set *h, char *out, size_t outlen);
-/* Is I/O latency timed (asked for, and block_bio_complete attached)? */
+/* Is I/O latency timed (asked for, and a completion hook attached)? */
 bool hooks_latency(const struct hook_set *h);
 /* Say on stderr, one line each, which hooks are not active and what is lost. */
 void hooks_report_missing(const struct hook_set *h);

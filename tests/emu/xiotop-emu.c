@@ -305,6 +305,61 @@ struct blk_opts {
 	bool zero_data; /* write zeros: zram stores them without compressing */
 };
 
+/* Every request's own latency (clock_gettime around the syscall), for its quantiles. */
+struct lat_log {
+	uint64_t *ns;
+	size_t n, cap;
+	bool full; /* LAT_LOG_MAX reached: later requests not kept */
+};
+#define LAT_LOG_MAX (16u << 20)
+
+static void lat_log_add(struct lat_log *l, uint64_t ns)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 4096;
+		uint64_t *p = cap <= LAT_LOG_MAX ? realloc(l->ns, cap * sizeof(*p)) : NULL;
+		if (!p) {
+			l->full = true;
+			return;
+		}
+		l->ns = p;
+		l->cap = cap;
+	}
+	l->ns[l->n++] = ns;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* "key":{"count":N,"p50_ns":..,"p99_ns":..,"mean_ns":..} (nearest-rank quantiles). */
+static void lat_log_print(const char *key, struct lat_log *l)
+{
+	printf(",\"%s\":", key);
+	if (!l->n) {
+		printf("null");
+		return;
+	}
+	qsort(l->ns, l->n, sizeof(*l->ns), cmp_u64);
+	long double sum = 0;
+	for (size_t i = 0; i < l->n; i++)
+		sum += l->ns[i];
+	size_t p50 = (l->n * 50 + 99) / 100, p99 = (l->n * 99 + 99) / 100;
+	printf("{\"count\":%zu,\"p50_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
+	       ",\"mean_ns\":%.0Lf,\"complete\":%s}",
+	       l->n, l->ns[p50 ? p50 - 1 : 0], l->ns[p99 ? p99 - 1 : 0], sum / l->n,
+	       l->full ? "false" : "true");
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 struct blk_state {
 	struct blk_opts o;
 	int fd;
@@ -315,6 +370,7 @@ struct blk_state {
 	unsigned long long utime, stime;
 	bool ticks_ok;
 	double elapsed;
+	struct lat_log wr_lat, rd_lat;
 	int failed; /* 0 ok, else exit code */
 	/* pacing and slot order */
 	double pace_t0;
@@ -364,12 +420,16 @@ static bool blk_phase(struct blk_state *s, bool is_write, uint64_t total, unsign
 			len = total - done;
 		off_t off = (off_t)(s->o.offset + rel);
 		ssize_t r;
+		uint64_t t0;
 		if (is_write) {
 			stamp_blocks(buf, len, (uint64_t)off, s->passes);
+			t0 = mono_ns();
 			r = pwrite(s->fd, buf, len, off);
 		} else {
+			t0 = mono_ns();
 			r = pread(s->fd, buf, len, off);
 		}
+		lat_log_add(is_write ? &s->wr_lat : &s->rd_lat, mono_ns() - t0);
 		if (r < 0 && errno == EINTR)
 			r = 0; /* not expected for block devices; treat as short */
 		if (r != (ssize_t)len) {
@@ -612,6 +672,10 @@ static int cmd_blkback(int argc, char **argv)
 		printf(",\"utime_ticks\":%llu,\"stime_ticks\":%llu", s.utime, s.stime);
 	else
 		printf(",\"utime_ticks\":null,\"stime_ticks\":null");
+	lat_log_print("wr_lat", &s.wr_lat);
+	lat_log_print("rd_lat", &s.rd_lat);
+	free(s.wr_lat.ns);
+	free(s.rd_lat.ns);
 	printf(",\"clk_tck\":%ld,\"passes\":%" PRIu64 ",\"elapsed_s\":%.3f,\"stopped\":%s}\n",
 	       sysconf(_SC_CLK_TCK), s.passes, s.elapsed, stop_requested ? "true" : "false");
 	fflush(stdout);
