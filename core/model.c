@@ -1,10 +1,10 @@
 /* model.c - per-interval, per-domain figures from two cumulative samples; see model.h. */
 #include "core/model.h"
 
-#include "core/latency.h"
-
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/latency.h"
 
 const char *model_role_name(enum model_role r)
 {

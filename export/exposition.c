@@ -1,10 +1,10 @@
 /* exposition.c - the families of a scrape, in either text format; see exposition.h. */
 #include "export/exposition.h"
 
-#include "core/latency.h"
-
 #include <inttypes.h>
 #include <string.h>
+
+#include "core/latency.h"
 
 enum family_type { FAMILY_COUNTER, FAMILY_GAUGE, FAMILY_INFO, FAMILY_HISTOGRAM };
 

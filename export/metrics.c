@@ -1,11 +1,11 @@
 /* metrics.c - cumulative series from intervals; see metrics.h. */
 #include "export/metrics.h"
 
-#include "core/latency.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/latency.h"
 
 void metrics_init(struct metrics_state *st)
 {
