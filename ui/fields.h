@@ -60,9 +60,9 @@ struct field_row {
 	bool has_dirty;
 	uint64_t dirty_backlog_bytes;
 	bool has_cpu;
-	uint64_t cpu_ns;                /* dom0 CPU for this row, this interval */
-	uint64_t cpu_total_ns;          /* dom0 CPU for this row since the console started */
-	int64_t guest_cpu_ns;           /* vCPU time this interval; -1 unknown */
+	uint64_t cpu_ns;       /* dom0 CPU for this row, this interval */
+	uint64_t cpu_total_ns; /* dom0 CPU for this row since the console started */
+	int64_t guest_cpu_ns;  /* vCPU time this interval; -1 unknown */
 	/* I/O latency of reads and writes together this interval (ns; -1: none timed) */
 	double lat_p50_ns, lat_p99_ns;
 	const struct model_domain *dom; /* the model's domain, NULL if none (drill-down) */

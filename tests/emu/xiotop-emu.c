@@ -738,6 +738,7 @@ struct qemu_state {
 	/* results */
 	pid_t tid;
 	uint64_t wr_buffered, wr_direct, wr_ios, pipe_bytes;
+	struct lat_log wr_lat; /* every image write's own latency */
 	double elapsed;
 	int failed;
 };
@@ -799,7 +800,9 @@ static char *qemu_optval(const char *s, const char *key, const char *implied)
 static bool write_all(int fd, const unsigned char *buf, uint64_t len, off_t off, const char *what,
                       const char *path, struct qemu_state *q)
 {
+	uint64_t t0 = mono_ns();
 	ssize_t r = pwrite(fd, buf, len, off);
+	lat_log_add(&q->wr_lat, mono_ns() - t0);
 	if (r == (ssize_t)len)
 		return true;
 	if (r < 0)
@@ -1079,6 +1082,8 @@ static int cmd_qemu(int argc, char **argv, bool canonical)
 	       ",\"image_wr_direct_bytes\":%" PRIu64 ",\"image_wr_ios\":%" PRIu64
 	       ",\"pipe_bytes\":%" PRIu64,
 	       q.wr_buffered + q.wr_direct, q.wr_buffered, q.wr_direct, q.wr_ios, q.pipe_bytes);
+	lat_log_print("wr_lat", &q.wr_lat);
+	free(q.wr_lat.ns);
 	if (ok)
 		printf(",\"utime_ticks\":%llu,\"stime_ticks\":%llu", ut, stt);
 	else

@@ -6,10 +6,13 @@ adjacent log2 bucket, and hold exactly as many requests as the writer made.
 
 Runs inside a world of tests/emu/emu.sh (its env file is given): guest1 a loop device
 (request-based: timed at block_rq_complete), guest2 a partition of one, guest3 zram
-(bio-based: timed at block_bio_complete). Args: ENV XIOTOP EMU OUT.json [BS ...].
+(bio-based: timed at block_bio_complete); then a qemu-like device model writing its image
+file (timed from sys_enter to sys_exit). Args: ENV XIOTOP EMU OUT.json [BS ...].
 """
+import json
 import math
 import os
+import subprocess
 import sys
 
 from livelib import Xiotop, check, failures, finish_writer, iv_end, read_env, run_writer
@@ -59,6 +62,30 @@ def p50_bucket(hist):
     return None, total
 
 
+def device_model(xt, env, emu):
+    """A qemu-like device model (-xen-domid 7, found in /proc) writes its image file,
+    buffered then O_DIRECT: xiotop times each write syscall (sys_enter to sys_exit)."""
+    image = os.path.join(env["HOSTFS"], "dom7.img")
+    with open(image, "wb") as f:
+        f.truncate(64 << 20)
+    start = iv_end(xt.wait_next(1)[-1])
+    out = subprocess.run([emu, "qemu", "-xen-domid", "7", "--image", image, "--buffered-mib",
+                          "16", "--direct-mib", "16", "--bs", "64K", "--wait-before", "2.5"],
+                         check=True, capture_output=True, text=True).stdout
+    w = json.loads(out.strip().splitlines()[-1])
+    ivs = xt.wait_next(2)
+    hist = histogram(ivs, 7, "write", start)
+    mine, count = p50_bucket(hist)
+    theirs = bucket_of(w["wr_lat"]["p50_ns"])
+    check(count == w["image_wr_ios"], f"dom7 (device model, image file) write: xiotop timed "
+          f"{count} syscalls, the device model made {w['image_wr_ios']}")
+    check(mine is not None and abs(mine - theirs) <= 1,
+          f"dom7 (device model) write p50: its own {w['wr_lat']['p50_ns'] / 1000:.1f} us "
+          f"(bucket 2^{theirs} ns), xiotop's bucket 2^{mine} ns (within one bucket); "
+          f"histogram { {k: hist[k] for k in sorted(hist)} }")
+    os.unlink(image)
+
+
 def main():
     env_path, binary, emu, out_path = sys.argv[1:5]
     sizes = sys.argv[5:] or ["64K"]
@@ -95,6 +122,7 @@ def main():
                       f"{own['p50_ns'] / 1000:.1f} us (bucket 2^{theirs} ns), xiotop's "
                       f"bucket 2^{mine} ns (within one bucket); histogram "
                       f"{ {k: hist[k] for k in sorted(hist)} }")
+    device_model(xt, env, emu)
     xt.stop()
     # domains without I/O this run carry empty histograms, never made-up figures
     for iv in xt.intervals()[-1:]:
