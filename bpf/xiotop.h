@@ -16,7 +16,7 @@
 #define XIOTOP_MAX_REMAPS        65536          /* bios in flight between a remap and its queue */
 #define XIOTOP_TGID_BITMAP_WORDS (4194304 / 64) /* PID_MAX_LIMIT bits */
 #define XIOTOP_MAX_LAT_KEYS      2048           /* (domain, op) latency histograms */
-#define XIOTOP_MAX_INFLIGHT      16384          /* timed bios between queue and completion */
+#define XIOTOP_LAT_SLOTS         65536          /* stamp slots of timed bios (a power of 2) */
 
 /* How a bio was charged. Order of the rules follows docs/DESIGN.md. */
 enum xiotop_via {

@@ -125,6 +125,7 @@ static struct xiotop_bpf *load_with(bool btf, const bool want[HOOK_COUNT],
 	if (!s->rodata->track_latency) { /* the maps' memory only when timing */
 		bpf_map__set_max_entries(s->maps.lat_inflight, 1);
 		bpf_map__set_max_entries(s->maps.lat_hist, 1);
+		s->rodata->lat_slot_mask = 0;
 	}
 	struct bpf_program *mine[HOOK_COUNT], *other[HOOK_COUNT];
 	hook_progs(s, btf, mine);

@@ -124,6 +124,8 @@ def main():
                       f"{ {k: hist[k] for k in sorted(hist)} }")
     device_model(xt, env, emu)
     xt.stop()
+    lost = sum(iv["lost_events"] for iv in xt.intervals())
+    check(lost == 0, f"no event lost (no two timed bios in one stamp slot): lost_events {lost}")
     # domains without I/O this run carry empty histograms, never made-up figures
     for iv in xt.intervals()[-1:]:
         for d in iv["domains"]:
