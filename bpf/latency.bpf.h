@@ -22,7 +22,9 @@
  * slot holds its bio's pointer, so a completion only times its own stamp. Two bios in
  * flight at once in one slot (rare with XIOTOP_LAT_SLOTS slots) lose the first one's
  * timing, counted in XIOTOP_STAT_LOST_LATENCY; a stamp whose completion is never seen is
- * simply overwritten later.
+ * simply overwritten later. A completion program the kernel does not run because one
+ * is already running on that CPU (an interrupt's completion inside another's) leaves
+ * its bios untimed: user space adds those recursion misses to the lost events.
  */
 #ifndef XIOTOP_LATENCY_BPF_H
 #define XIOTOP_LATENCY_BPF_H

@@ -435,7 +435,8 @@ int tracer_read(struct tracer *t, struct xs_sample *s)
 	}
 	s->lost_events = read_stat(t, XIOTOP_STAT_LOST_LAYER) +
 	                 read_stat(t, XIOTOP_STAT_LOST_REMAP) + read_stat(t, XIOTOP_STAT_LOST_CPU) +
-	                 read_stat(t, XIOTOP_STAT_LOST_LATENCY);
+	                 read_stat(t, XIOTOP_STAT_LOST_LATENCY) +
+	                 (t->has_latency ? hooks_latency_misses(&t->hooks) : 0);
 	if (t->has_cpu)
 		read_unattributed(t, s, kworker_ns);
 	if (t->has_dirty && read_dirty(t, s))

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "xiotop.skel.h"
@@ -274,6 +275,25 @@ bool hooks_latency(const struct hook_set *h)
 {
 	return h->skel && h->skel->rodata->track_latency &&
 	       (h->attached[HOOK_BIO_COMPLETE] || h->attached[HOOK_RQ_COMPLETE]);
+}
+
+unsigned long long hooks_latency_misses(const struct hook_set *h)
+{
+	const enum hook_id ids[2] = {HOOK_BIO_COMPLETE, HOOK_RQ_COMPLETE};
+	struct bpf_program *progs[HOOK_COUNT];
+	unsigned long long misses = 0;
+	if (!h->skel)
+		return 0;
+	hook_progs(h->skel, h->btf, progs);
+	for (int i = 0; i < 2; i++) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		memset(&info, 0, sizeof(info));
+		if (h->attached[ids[i]] &&
+		    !bpf_obj_get_info_by_fd(bpf_program__fd(progs[ids[i]]), &info, &len))
+			misses += info.recursion_misses;
+	}
+	return misses;
 }
 
 void hooks_report_missing(const struct hook_set *h)

@@ -67,6 +67,9 @@ void hooks_want_syscalls(struct hook_set *h, bool want);
 void hooks_describe(const struct hook_set *h, char *out, size_t outlen);
 /* Is I/O latency timed (asked for, and a completion hook attached)? */
 bool hooks_latency(const struct hook_set *h);
+/* Runs of the latency completion programs the kernel skipped because one was already
+ * running on that CPU (recursion_misses): completions not timed. 0 without them. */
+unsigned long long hooks_latency_misses(const struct hook_set *h);
 /* Say on stderr, one line each, which hooks are not active and what is lost. */
 void hooks_report_missing(const struct hook_set *h);
 void hooks_close(struct hook_set *h);
