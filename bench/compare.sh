@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Side by side, in one run: what xiotop costs per I/O next to its peers (issue 17).
 #
-# Peers: no tracer, xiotop (this build), optionally an older xiotop (XIOTOP_BEFORE=path),
+# Peers: no tracer, xiotop (this build), xiotop --latency (this build, timing each I/O),
+# optionally an older xiotop (XIOTOP_BEFORE=path),
 # a bpftrace byte sum per (dev, comm) at block_bio_queue, a bpftrace latency histogram
 # (block_rq_issue -> block_rq_complete), and bcc's biotop where it runs (else the reason
 # is printed). Workloads on an emulated loop domain (tests/emu, loop direct-io on):
@@ -14,7 +15,7 @@
 # run stats of the peer's own programs), IOPS ratio to no tracer in the same round,
 # median (min-max), tool RSS; then ns per event per program.
 # Usage: bench/compare.sh [BUILD_DIR]   (root; ROUNDS SECS XIOTOP_BEFORE WORKLOADS, and
-# PEERS to keep only some of: none xiotop xiotop_before bt_sum bt_hist biotop)
+# PEERS to keep only some of: none xiotop xiotop_latency xiotop_before bt_sum bt_hist biotop)
 set -euo pipefail
 build=${1:-build}
 rounds=${ROUNDS:-10}
@@ -50,7 +51,7 @@ tracepoint:block:block_rq_complete /@start[args->dev, args->sector]/ {
   @usecs = hist((nsecs - @start[args->dev, args->sector]) / 1000);
   delete(@start[args->dev, args->sector]); }'
 
-peers="none xiotop"
+peers="none xiotop xiotop_latency"
 [ -n "${XIOTOP_BEFORE:-}" ] && peers="$peers xiotop_before"
 if command -v bpftrace >/dev/null; then
 	peers="$peers bt_sum bt_hist"
@@ -78,10 +79,12 @@ start_tool() { # peer -> sets tool_pid, waits until attached
 	local log="$work/tool.log"
 	case $1 in
 	none) return 0 ;;
-	xiotop | xiotop_before)
-		local bin=$xiotop
+	xiotop | xiotop_latency | xiotop_before)
+		local bin=$xiotop extra=()
 		[ "$1" = xiotop_before ] && bin=$XIOTOP_BEFORE
-		"$bin" -b -d 1 --format json --xenstore-dump "$XENSTORE_DUMP" >"$work/tool.out" 2>"$log" &
+		[ "$1" = xiotop_latency ] && extra=(--latency)
+		"$bin" -b -d 1 --format json "${extra[@]}" --xenstore-dump "$XENSTORE_DUMP" \
+			>"$work/tool.out" 2>"$log" &
 		tool_pid=$!
 		for _ in $(seq 50); do [ -s "$work/tool.out" ] && break; sleep 0.2; done ;;
 	bt_sum | bt_hist)

@@ -10,6 +10,7 @@
 
 #include "cpu.bpf.h"
 #include "fileio.bpf.h"
+#include "latency.bpf.h"
 #include "maps.bpf.h"
 
 /* dm/md clone bio -> owner decided at remap time; consumed by its queue event. LRU so
@@ -141,6 +142,8 @@ static __always_inline int on_bio_queue(struct bio *bio, const struct bio_facts 
 	} else {
 		domid = owner_of(bio, dev, &via, &ws);
 	}
+	if (track_latency && via == XIOTOP_VIA_DEV)
+		latency_start(bio, domid, is_write);
 	charge_io(domid, dev, via, is_write, bytes);
 	if (via == XIOTOP_VIA_DMTASK && in_io_submit())
 		charge_io(domid, dev, XIOTOP_VIA_FILEIO, is_write, bytes);

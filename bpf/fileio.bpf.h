@@ -6,14 +6,17 @@
 
 #include <bpf/bpf_tracing.h>
 
+#include "latency.bpf.h"
 #include "maps.bpf.h"
 
 #define SYS_IO_SUBMIT 3 /* sys_pending.is_write: inside io_submit (native AIO) */
 
-/* A device-model thread inside a read/write syscall: which fd, which direction. */
+/* A device-model thread inside a read/write syscall: which fd, which direction, since
+ * when (--latency only). */
 struct sys_pending {
 	int fd;
 	u32 is_write; /* 0 none pending, 1 read, 2 write, SYS_IO_SUBMIT */
+	u64 start_ns;
 };
 
 struct {
@@ -44,12 +47,15 @@ static __always_inline struct inode *fd_inode(int fd)
 	return f ? BPF_CORE_READ(f, f_inode) : NULL;
 }
 
-static __always_inline void charge_file_io(struct inode *inode, bool is_write, u64 bytes)
+/* The domain charged (the file's owner), or XIOTOP_DOM_NONE. */
+static __always_inline u32 charge_file_io(struct inode *inode, bool is_write, u64 bytes)
 {
 	u32 *owner = inode_owner(inode);
-	if (owner && bytes)
-		charge_io(*owner, BPF_CORE_READ(inode, i_sb, s_dev), XIOTOP_VIA_FILEIO, is_write,
-		          bytes);
+	if (!owner || !bytes)
+		return XIOTOP_DOM_NONE;
+	u32 domid = *owner;
+	charge_io(domid, BPF_CORE_READ(inode, i_sb, s_dev), XIOTOP_VIA_FILEIO, is_write, bytes);
+	return domid;
 }
 
 /* 1 read, 2 write, SYS_IO_SUBMIT, or 0 for a syscall that moves no file data. */
@@ -76,6 +82,8 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long id)
 	if (p) {
 		p->fd = PT_REGS_PARM1_CORE_SYSCALL(regs);
 		p->is_write = is_write;
+		if (track_latency)
+			p->start_ns = bpf_ktime_get_ns();
 	}
 	return 0;
 }
@@ -89,8 +97,15 @@ static __always_inline int on_sys_exit(long ret)
 	p->is_write = 0;
 	if (is_write == SYS_IO_SUBMIT)
 		return 0; /* its bytes were counted as its bios went out (in_io_submit) */
-	if (ret > 0 && device_model_domid(bpf_get_current_pid_tgid() >> 32))
-		charge_file_io(fd_inode(p->fd), is_write == 2, ret);
+	if (ret <= 0 || !device_model_domid(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	u32 domid = charge_file_io(fd_inode(p->fd), is_write == 2, ret);
+	/* the syscall's duration: the guest's I/O as the device model served it */
+	if (track_latency && domid != XIOTOP_DOM_NONE) {
+		u64 now = bpf_ktime_get_ns();
+		latency_add(domid, is_write == 2 ? XIOTOP_LAT_WRITE : XIOTOP_LAT_READ,
+		            now > p->start_ns ? now - p->start_ns : 0);
+	}
 	return 0;
 }
 

@@ -5,6 +5,7 @@
  *   cpu.bpf.h     dom0 CPU from the kernel's runtime accounting (task pass, work items)
  *   bio.bpf.h     the attribution rules for bios, the dirty backlog
  *   fileio.bpf.h  device models' file-level I/O (syscalls, io_uring)
+ *   latency.bpf.h per-domain I/O latency histograms (--latency)
  *   core_fixes.bpf.h  kernel literals and version differences
  *
  * Each hook exists twice: tp_btf (preferred, cheaper) and raw_tp (fallback); user
@@ -19,6 +20,7 @@
 #include "core_fixes.bpf.h"
 #include "cpu.bpf.h"
 #include "fileio.bpf.h"
+#include "latency.bpf.h"
 #include "maps.bpf.h"
 #include "xiotop.h"
 
@@ -42,6 +44,18 @@ SEC("tp_btf/block_bio_remap")
 int BPF_PROG(btf_bio_remap, struct bio *bio, dev_t dev, sector_t from)
 {
 	return on_bio_remap(bio, dev);
+}
+
+SEC("tp_btf/block_bio_complete")
+int BPF_PROG(btf_bio_complete, struct request_queue *q, struct bio *bio)
+{
+	return on_bio_complete(bio);
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(btf_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
+{
+	return on_rq_complete(rq, nr_bytes);
 }
 
 SEC("tp_btf/workqueue_execute_start")
@@ -113,6 +127,18 @@ SEC("raw_tp/block_bio_remap")
 int BPF_PROG(raw_bio_remap, struct bio *bio, dev_t dev, sector_t from)
 {
 	return on_bio_remap(bio, dev);
+}
+
+SEC("raw_tp/block_bio_complete")
+int BPF_PROG(raw_bio_complete, struct request_queue *q, struct bio *bio)
+{
+	return on_bio_complete(bio);
+}
+
+SEC("raw_tp/block_rq_complete")
+int BPF_PROG(raw_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
+{
+	return on_rq_complete(rq, nr_bytes);
 }
 
 SEC("raw_tp/workqueue_execute_start")

@@ -15,6 +15,8 @@
 #define XIOTOP_MAX_TGIDS         4096
 #define XIOTOP_MAX_REMAPS        65536          /* bios in flight between a remap and its queue */
 #define XIOTOP_TGID_BITMAP_WORDS (4194304 / 64) /* PID_MAX_LIMIT bits */
+#define XIOTOP_MAX_LAT_KEYS      2048           /* (domain, op) latency histograms */
+#define XIOTOP_LAT_SLOTS         65536          /* stamp slots of timed bios (a power of 2) */
 
 /* How a bio was charged. Order of the rules follows docs/DESIGN.md. */
 enum xiotop_via {
@@ -95,12 +97,33 @@ struct xiotop_cpu_key {
 	unsigned int role;
 };
 
+/* I/O latency at the guest-visible layer (--latency): a log2 histogram of nanoseconds
+ * per (domain, op). Bucket 0 holds 0 and 1 ns; bucket i (1 <= i < XIOTOP_LAT_BUCKETS - 1)
+ * holds [2^i, 2^(i+1)) ns; the last bucket holds everything from 2^(BUCKETS-1) ns (2.1 s)
+ * up. Cumulative, like every counter. */
+#define XIOTOP_LAT_BUCKETS 32
+#define XIOTOP_LAT_READ    0
+#define XIOTOP_LAT_WRITE   1
+#define XIOTOP_LAT_OPS     2
+
+struct xiotop_lat_key {
+	unsigned int domid;
+	unsigned int op; /* XIOTOP_LAT_READ or XIOTOP_LAT_WRITE */
+};
+
+struct xiotop_lat {
+	unsigned long long count;
+	unsigned long long sum_ns;
+	unsigned long long buckets[XIOTOP_LAT_BUCKETS];
+};
+
 /* Global counters (per-CPU array indexes). */
 enum xiotop_stat {
 	XIOTOP_STAT_LOST_LAYER = 0,    /* counter map full: an event not counted */
 	XIOTOP_STAT_LOST_REMAP,        /* remap map full: a clone may be charged wrong */
 	XIOTOP_STAT_LOST_CPU,          /* cpu or work-state map full */
 	XIOTOP_STAT_SHARED_RUNTIME_NS, /* runtime of tasks serving no one domain (kworkers too) */
+	XIOTOP_STAT_LOST_LATENCY,      /* latency map full: an I/O not timed */
 	XIOTOP_STAT_MAX
 };
 

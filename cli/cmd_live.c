@@ -106,6 +106,11 @@ int cmd_live(int argc, char **argv)
 			        "xiotop: --from-file goes with -b (or use xiotop replay FILE)\n");
 			return 2;
 		}
+		if (o.src.latency) {
+			fprintf(stderr, "xiotop: --latency times the live tracer; a recording "
+			                "holds the latency it was recorded with\n");
+			return 2;
+		}
 		return print_recording(o.from_file, &o);
 	}
 	catch_stop_signals();

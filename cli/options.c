@@ -44,6 +44,7 @@ enum opt_id {
 	O_INTERVAL,
 	O_START,
 	O_CPUS,
+	O_LATENCY,
 };
 
 #define SOURCE_CMDS (CMD_LIVE | CMD_TOPOLOGY | CMD_RECORD | CMD_SERVE)
@@ -127,6 +128,8 @@ static const struct opt table[] = {
      T_CHECKED, 0},
     {O_CPUS, "cpus", "N", CMD_IMPORT, "dom0's CPU count, for vmstat's CPU percentages", T_CHECKED,
      0},
+    {O_LATENCY, "latency", NULL, CMD_LIVE | CMD_RECORD | CMD_SERVE,
+     "also time each domain's I/O (p50/p99, histogram): costs BPF time per I/O", FLAG(src.latency)},
     {O_LISTEN, "listen", "ADDR:PORT", CMD_SERVE,
      "where /metrics is served (default 127.0.0.1:9717; [::1]:PORT for IPv6)", STRING(listen)},
     {O_HELP, "help", NULL, ~0u, "this help", T_CHECKED, 0},

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/latency.h"
+
 const char *model_role_name(enum model_role r)
 {
 	static const char *const names[] = {"backend", "stacked", "file", "leaf"};
@@ -152,6 +154,25 @@ static void *copy_array(const void *items, size_t n, size_t size)
 	return copy;
 }
 
+/* Each domain's latency histograms this interval (a domain only seen in them is added). */
+static int latency_of_interval(const struct xs_sample *prev, const struct xs_sample *cur,
+                               struct model_interval *m, size_t cap)
+{
+	m->has_latency = cur->has_latency;
+	for (size_t i = 0; cur->has_latency && i < cur->n_latency; i++) {
+		const struct xs_latency *l = &cur->latency[i];
+		if (l->op >= XIOTOP_LAT_OPS || l->domid == XIOTOP_DOM_NONE)
+			continue;
+		const struct xs_latency *p =
+		    prev && prev->has_latency ? sample_latency(prev, l->domid, l->op) : NULL;
+		struct model_domain *d = domain_slot(m, l->domid, cap);
+		if (!d)
+			return -1;
+		latency_delta(&l->hist, p ? &p->hist : NULL, &d->lat[l->op]);
+	}
+	return 0;
+}
+
 void model_move(struct model_interval *dst, struct model_interval *src)
 {
 	*dst = *src;
@@ -170,7 +191,7 @@ int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
 	    delta(cur->vmstat_pgpgout_kb, prev ? prev->vmstat_pgpgout_kb : 0) * 1024;
 	out->lost_events = delta(cur->lost_events, prev ? prev->lost_events : 0);
 
-	size_t cap = cur->n_domains + cur->n_layers + cur->n_counters;
+	size_t cap = cur->n_domains + cur->n_layers + cur->n_counters + cur->n_latency;
 	out->domains = calloc(cap ? cap : 1, sizeof(*out->domains));
 	out->disks = calloc(cur->n_disks ? cur->n_disks : 1, sizeof(*out->disks));
 	/* the interval keeps its own copy of what it names: it outlives cur */
@@ -232,6 +253,8 @@ int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
 		                      ? -1
 		                      : c->guest_cpu_ns - p->guest_cpu_ns;
 	}
+	if (latency_of_interval(prev, cur, out, cap))
+		goto fail;
 	for (size_t i = 0; i < out->n_domains; i++) {
 		struct model_domain *d = &out->domains[i];
 		d->double_counted_bytes = d->vmstat_wr_bytes > d->phys_wr_bytes

@@ -54,6 +54,9 @@ struct model_domain {
 	uint64_t dirtied_bytes, written_back_bytes; /* this interval */
 	uint64_t dirty_backlog_bytes;               /* dirtied, not yet written back (cumulative) */
 	int64_t guest_cpu_ns;                       /* -1 unknown */
+	/* I/O latency this interval by op (XIOTOP_LAT_READ/WRITE): when the interval
+	 * has_latency; core/latency.h gives its quantiles */
+	struct xiotop_lat lat[XIOTOP_LAT_OPS];
 	struct model_layer *layers;
 	size_t n_layers;
 	struct model_vbd *vbds; /* when the interval has_vbd_stats */
@@ -81,6 +84,7 @@ struct model_interval {
 	struct model_domain *domains; /* every domain of cur, then ones only seen in counters */
 	size_t n_domains;
 	bool has_vbd_stats; /* blkback's per-vbd counters were read (a Xen dom0) */
+	bool has_latency;   /* I/O latency was timed (cur's histograms, --latency) */
 	/* what info, disk and hooks point into (owned) */
 	struct xs_domain *own_infos;
 	struct xs_disk *own_disks;

@@ -12,6 +12,7 @@ void sample_free(struct xs_sample *s)
 	free(s->domains);
 	free(s->counters);
 	free(s->vbd_stats);
+	free(s->latency);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -97,5 +98,18 @@ const struct xs_vbd_stat *sample_vbd_stat(const struct xs_sample *s, uint32_t do
 	for (size_t i = 0; i < s->n_vbd_stats; i++)
 		if (s->vbd_stats[i].domid == domid && s->vbd_stats[i].devid == devid)
 			return &s->vbd_stats[i];
+	return NULL;
+}
+
+int sample_add_latency(struct xs_sample *s, const struct xs_latency *l)
+{
+	return append((void **)&s->latency, &s->n_latency, l, sizeof(*l));
+}
+
+const struct xs_latency *sample_latency(const struct xs_sample *s, uint32_t domid, uint32_t op)
+{
+	for (size_t i = 0; i < s->n_latency; i++)
+		if (s->latency[i].domid == domid && s->latency[i].op == op)
+			return &s->latency[i];
 	return NULL;
 }

@@ -70,6 +70,13 @@ struct xs_domain {
 	uint64_t mem_bytes;  /* current memory reservation (libxenstat); 0 unknown */
 };
 
+/* I/O latency of one (domain, op) at its guest-visible layer (--latency; cumulative). */
+struct xs_latency {
+	uint32_t domid;
+	uint32_t op; /* XIOTOP_LAT_READ, XIOTOP_LAT_WRITE */
+	struct xiotop_lat hist;
+};
+
 /* blkback's own per-vbd counters (cumulative), for cross-checking xiotop's figures. */
 enum xs_vbd_source {
 	XS_VBD_BLKBACK, /* <sysfs>/bus/xen-backend/devices/vbd-<domid>-<devid>/statistics */
@@ -127,6 +134,9 @@ struct xs_sample {
 	bool has_vbd_stats; /* vbd_stats were read (a Xen dom0); else none exist here */
 	struct xs_vbd_stat *vbd_stats;
 	size_t n_vbd_stats;
+	bool has_latency; /* latency was timed (--latency): latency[] holds every histogram */
+	struct xs_latency *latency;
+	size_t n_latency;
 };
 
 void sample_free(struct xs_sample *s);
@@ -139,6 +149,8 @@ int sample_add_disk(struct xs_sample *s, const struct xs_disk *d);
 int sample_add_domain(struct xs_sample *s, const struct xs_domain *d);
 int sample_add_counters(struct xs_sample *s, const struct xs_dom_counters *c);
 int sample_add_vbd_stat(struct xs_sample *s, const struct xs_vbd_stat *v);
+int sample_add_latency(struct xs_sample *s, const struct xs_latency *l);
+const struct xs_latency *sample_latency(const struct xs_sample *s, uint32_t domid, uint32_t op);
 const struct xs_vbd_stat *sample_vbd_stat(const struct xs_sample *s, uint32_t domid,
                                           uint32_t devid);
 const struct xs_dom_counters *sample_counters(const struct xs_sample *s, uint32_t domid);

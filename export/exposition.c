@@ -4,7 +4,9 @@
 #include <inttypes.h>
 #include <string.h>
 
-enum family_type { FAMILY_COUNTER, FAMILY_GAUGE, FAMILY_INFO };
+#include "core/latency.h"
+
+enum family_type { FAMILY_COUNTER, FAMILY_GAUGE, FAMILY_INFO, FAMILY_HISTOGRAM };
 
 struct family {
 	const char *name; /* the family: without _total / _info */
@@ -27,8 +29,8 @@ static const char *suffix(enum family_type t)
 /* HELP, TYPE (and UNIT): OpenMetrics names the family, 0.0.4 the sample. */
 static void begin(struct writer *w, const struct family *f)
 {
-	static const char *const om_types[] = {"counter", "gauge", "info"};
-	static const char *const prom_types[] = {"counter", "gauge", "gauge"};
+	static const char *const om_types[] = {"counter", "gauge", "info", "histogram"};
+	static const char *const prom_types[] = {"counter", "gauge", "gauge", "histogram"};
 	bool om = w->format == EXPO_OPENMETRICS;
 	const char *sfx = om ? "" : suffix(f->type);
 	w->family = f;
@@ -163,6 +165,75 @@ static void cpu(struct writer *w, const struct metrics_state *st)
 	scalar(w, &busy, st->host_busy_ns, true);
 }
 
+/* Nanoseconds as the shortest exact decimal seconds (a bucket bound: 0.000001024). */
+static void put_seconds_short(FILE *out, uint64_t ns)
+{
+	char frac[16];
+	snprintf(frac, sizeof(frac), "%09" PRIu64, ns % 1000000000u);
+	size_t n = strlen(frac);
+	while (n > 1 && frac[n - 1] == '0')
+		frac[--n] = '\0';
+	fprintf(out, "%" PRIu64 ".%s", ns / 1000000000u, frac);
+}
+
+/* The first bucket shown: le 1.024 us (2^10 ns); faster I/O is counted in it (buckets are
+ * cumulative), none of a block device's is faster. */
+#define LATENCY_FIRST_SHOWN 9
+
+/* A histogram sample's name (the family's and a suffix) and the domain's labels and op. */
+static void latency_sample(struct writer *w, const struct metrics_domain *d, const char *sfx,
+                           const char *op)
+{
+	char domid[16], gen[16];
+	snprintf(domid, sizeof(domid), "%" PRIu32, d->domid);
+	snprintf(gen, sizeof(gen), "%" PRIu32, d->generation);
+	fprintf(w->out, "%s%s", w->family->name, sfx);
+	label(w, true, "domid", domid);
+	label(w, false, "domain", d->name);
+	label(w, false, "generation", gen);
+	label(w, false, "op", op);
+}
+
+/* One domain's histogram of one op: cumulative _bucket{le} up to +Inf, _sum, _count. */
+static void latency_series(struct writer *w, const struct metrics_domain *d, const char *op,
+                           const struct xiotop_lat *h)
+{
+	uint64_t cumulative = 0;
+	for (int b = 0; b < XIOTOP_LAT_BUCKETS - 1; b++) {
+		cumulative += h->buckets[b];
+		if (b < LATENCY_FIRST_SHOWN)
+			continue;
+		latency_sample(w, d, "_bucket", op);
+		fputs(",le=\"", w->out);
+		put_seconds_short(w->out, latency_bucket_high_ns(b));
+		fputc('"', w->out);
+		value_u64(w, true, cumulative);
+	}
+	cumulative += h->buckets[XIOTOP_LAT_BUCKETS - 1];
+	latency_sample(w, d, "_bucket", op);
+	fputs(",le=\"+Inf\"", w->out);
+	value_u64(w, true, cumulative);
+	latency_sample(w, d, "_sum", op);
+	value_seconds(w, true, h->sum_ns);
+	latency_sample(w, d, "_count", op);
+	value_u64(w, true, cumulative);
+}
+
+static void latency(struct writer *w, const struct metrics_state *st)
+{
+	static const char *const ops[XIOTOP_LAT_OPS] = {"read", "write"};
+	static const struct family fam = {
+	    "xiotop_domain_io_latency_seconds", FAMILY_HISTOGRAM, "seconds",
+	    "I/O latency of the domain at its guest-visible layer (its backend device from "
+	    "queue to completion, or its device model's file syscalls), by op (--latency)."};
+	if (!st->has_latency)
+		return;
+	begin(w, &fam);
+	for (size_t i = 0; i < st->n_domains; i++)
+		for (int op = 0; op < XIOTOP_LAT_OPS; op++)
+			latency_series(w, &st->domains[i], ops[op], &st->domains[i].lat[op]);
+}
+
 static void host(struct writer *w, const struct metrics_state *st)
 {
 	static const struct family fams[] = {
@@ -247,6 +318,7 @@ int expo_render(FILE *out, const struct metrics_state *st, enum expo_format f, c
 	domain_bytes(&w, st, true);
 	domain_page_cache(&w, st);
 	cpu(&w, st);
+	latency(&w, st);
 	host(&w, st);
 	disks(&w, st, false);
 	disks(&w, st, true);

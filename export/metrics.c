@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/latency.h"
+
 void metrics_init(struct metrics_state *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -65,6 +67,8 @@ static void add_domain(struct metrics_domain *s, const struct model_domain *d)
 	for (int r = 0; r < XS_CPU_ROLES; r++)
 		s->cpu_ns_by_role[r] += d->cpu_ns_by_role[r];
 	s->dirty_backlog_bytes = d->dirty_backlog_bytes;
+	for (int op = 0; op < XIOTOP_LAT_OPS; op++)
+		latency_merge(&s->lat[op], &d->lat[op]);
 	if (d->info) {
 		snprintf(s->name, sizeof(s->name), "%s", d->info->name);
 		if (d->info->generation)
@@ -138,6 +142,7 @@ static void add_host(struct metrics_state *st, const struct model_interval *m)
 	st->realtime_ns = m->realtime_ns;
 	st->has_cpu = m->has_cpu;
 	st->has_dirty = m->has_dirty;
+	st->has_latency = m->has_latency;
 	st->absent = m->absent;
 	st->pgpgin_bytes += m->pgpgin_bytes;
 	st->pgpgout_bytes += m->pgpgout_bytes;

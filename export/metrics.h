@@ -33,7 +33,8 @@ struct metrics_domain {
 	uint64_t guest_rd_bytes, guest_wr_bytes, phys_rd_bytes, phys_wr_bytes;
 	uint64_t double_counted_bytes;
 	uint64_t cpu_ns_by_role[XS_CPU_ROLES];
-	uint64_t dirty_backlog_bytes; /* a gauge: the latest interval's */
+	uint64_t dirty_backlog_bytes;          /* a gauge: the latest interval's */
+	struct xiotop_lat lat[XIOTOP_LAT_OPS]; /* I/O latency by op (with has_latency) */
 };
 
 struct metrics_disk {
@@ -51,7 +52,8 @@ struct metrics_state {
 	unsigned long intervals;
 	int64_t realtime_ns; /* end of the latest interval; 0 none yet */
 	bool has_cpu, has_dirty;
-	uint32_t absent; /* enum xs_absent, the latest interval's: those series are left out */
+	bool has_latency; /* the latest interval timed I/O (--latency) */
+	uint32_t absent;  /* enum xs_absent, the latest interval's: those series are left out */
 	uint64_t pgpgin_bytes, pgpgout_bytes, lost_events;
 	uint64_t unattr_rd_bytes, unattr_wr_bytes;
 	uint64_t host_busy_ns, cpu_unattributed_ns;

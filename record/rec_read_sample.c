@@ -1,15 +1,17 @@
 /* rec_read_sample.c - one sample of a recording, from its per-sample rows and the
  * reader's snapshot of keys and names; see record.h and rec_reader_internal.h. */
+#include "record/rec_latency.h"
 #include "record/rec_reader_internal.h"
 
 #include <stdio.h>
 #include <string.h>
 
+/* The samples row: columns a file written before them lacks read as NULL (%s). */
+static const char sample_sql[] =
+    "SELECT realtime_ns, monotonic_ns, vmstat_pgpgin_kb, vmstat_pgpgout_kb,"
+    " lost_events, host_busy_ns, cpu_unattributed_ns, has_cpu,"
+    " has_dirty, hooks, domains_live, has_vbd_stats, %s, %s FROM samples WHERE idx = ?";
 static const char *const reader_sql[RS_COUNT] = {
-    [RS_SAMPLE] = "SELECT realtime_ns, monotonic_ns, vmstat_pgpgin_kb, vmstat_pgpgout_kb,"
-                  " lost_events, host_busy_ns, cpu_unattributed_ns, has_cpu,"
-                  " has_dirty, hooks, domains_live, has_vbd_stats, absent FROM samples"
-                  " WHERE idx = ?",
     [RS_LAYERS] = "SELECT layer, rd_bytes, wr_bytes, rd_ios, wr_ios FROM layer_counts"
                   " WHERE slot BETWEEN ? AND ? ORDER BY slot",
     [RS_COUNTERS] = "SELECT domid, cpu_backend_ns, cpu_device_model_ns, cpu_loop_ns,"
@@ -20,12 +22,8 @@ static const char *const reader_sql[RS_COUNT] = {
     [RS_VBDS] = "SELECT vbd, rd_bytes, wr_bytes, rd_req, wr_req, oo_req, f_req, ds_req,"
                 " skew_rd_bytes, skew_wr_bytes"
                 " FROM vbd_counts WHERE slot BETWEEN ? AND ? ORDER BY slot",
+    [RS_LATENCY] = REC_LATENCY_SELECT_SQL,
 };
-/* A file written before samples had its absent column: every counter is there. */
-static const char sample_without_absent_sql[] =
-    "SELECT realtime_ns, monotonic_ns, vmstat_pgpgin_kb, vmstat_pgpgout_kb,"
-    " lost_events, host_busy_ns, cpu_unattributed_ns, has_cpu,"
-    " has_dirty, hooks, domains_live, has_vbd_stats, NULL FROM samples WHERE idx = ?";
 /* A file written before vbd_counts had its skew columns: unknown, read as 0. */
 static const char vbds_without_skew_sql[] =
     "SELECT vbd, rd_bytes, wr_bytes, rd_req, wr_req, oo_req, f_req, ds_req, NULL, NULL"
@@ -48,13 +46,19 @@ int rec_reader_prepare(struct rec_reader *r)
 {
 	int rc = SQLITE_OK;
 	bool skew_known = has_column(r->db, "vbd_counts", "skew_rd_bytes");
-	bool absent_known = has_column(r->db, "samples", "absent");
+	/* a file without the absent column holds every counter; without has_latency, no
+	 * latency was timed */
+	char sample[sizeof(sample_sql) + 32];
+	snprintf(sample, sizeof(sample), sample_sql,
+	         has_column(r->db, "samples", "absent") ? "absent" : "NULL",
+	         has_column(r->db, "samples", "has_latency") ? "has_latency" : "NULL");
+	bool latency_table = has_column(r->db, "latency_counts", "slot");
 	for (int i = 0; rc == SQLITE_OK && i < RS_COUNT; i++) {
-		const char *sql = reader_sql[i];
+		const char *sql = i == RS_SAMPLE ? sample : reader_sql[i];
 		if (i == RS_VBDS && !skew_known)
 			sql = vbds_without_skew_sql;
-		if (i == RS_SAMPLE && !absent_known)
-			sql = sample_without_absent_sql;
+		if (i == RS_LATENCY && !latency_table)
+			continue;
 		rc = sqlite3_prepare_v3(r->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &r->st[i], NULL);
 	}
 	return rc;
@@ -133,6 +137,7 @@ static int read_scalars(struct rec_reader *r, size_t i, struct xs_sample *s)
 	s->domains_live = sqlite3_column_int(st, 10) != 0;
 	s->has_vbd_stats = sqlite3_column_int(st, 11) != 0;
 	s->absent = (uint32_t)sqlite3_column_int64(st, 12);
+	s->has_latency = sqlite3_column_int(st, 13) != 0;
 	sqlite3_reset(st);
 	return SQLITE_OK;
 }
@@ -256,6 +261,8 @@ int rec_read(struct rec_reader *r, size_t i, struct xs_sample *out, struct rec_e
 		rc = read_disks(r, i, out);
 	if (rc == SQLITE_OK)
 		rc = read_vbds(r, i, out);
+	if (rc == SQLITE_OK && out->has_latency && r->st[RS_LATENCY])
+		rc = rec_read_latency(range_stmt(r, RS_LATENCY, i), out);
 	if (rc == SQLITE_OK)
 		rc = read_names(r, i, out);
 	for (int k = RS_LAYERS; k < RS_COUNT; k++)

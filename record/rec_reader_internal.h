@@ -48,7 +48,8 @@ struct dom_row {
 	int64_t first, last;
 };
 
-enum reader_stmt { RS_SAMPLE, RS_LAYERS, RS_COUNTERS, RS_DISKS, RS_VBDS, RS_COUNT };
+/* RS_LATENCY is NULL for a file written before latency_counts existed. */
+enum reader_stmt { RS_SAMPLE, RS_LAYERS, RS_COUNTERS, RS_DISKS, RS_VBDS, RS_LATENCY, RS_COUNT };
 
 struct rec_reader {
 	sqlite3 *db;

@@ -1,6 +1,7 @@
 /* rec_write_sample.c - one sample's rows into a recording: counters per sample, and
  * the names (layer keys, disks, hook sets, devices, domains) stored once and remembered;
  * see rec_writer_internal.h. */
+#include "record/rec_latency.h"
 #include "record/rec_writer_internal.h"
 
 #include <stdio.h>
@@ -8,7 +9,7 @@
 #include <string.h>
 
 static const char *const writer_sql[ST_COUNT] = {
-    [ST_SAMPLE] = "INSERT INTO samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_SAMPLE] = "INSERT INTO samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_LAYER_KEY] = "INSERT INTO layer_keys (domid, dev, via) VALUES (?,?,?)",
     [ST_LAYER] = "INSERT INTO layer_counts VALUES (?,?,?,?,?,?)",
     [ST_COUNTERS] = "INSERT INTO dom_counters VALUES (?,?,?,?,?,?,?,?,?)",
@@ -24,6 +25,7 @@ static const char *const writer_sql[ST_COUNT] = {
     [ST_VBD_KEY] = "INSERT INTO vbd_keys (domid, devid, backend_dev, source, instance) "
                    "VALUES (?,?,?,?,?)",
     [ST_VBD] = "INSERT INTO vbd_counts VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_LATENCY] = REC_LATENCY_INSERT_SQL,
 };
 
 int rec_writer_prepare(struct rec_writer *w)
@@ -173,6 +175,8 @@ static int store_sample_row(struct rec_writer *w, const struct xs_sample *s)
 	sqlite3_bind_int(st, 13, s->has_vbd_stats);
 	if (s->absent) /* NULL for a live sample: every counter is there */
 		sqlite3_bind_int64(st, 14, s->absent);
+	if (s->has_latency) /* NULL: latency was not timed */
+		sqlite3_bind_int(st, 15, 1);
 	return step_done(st);
 }
 
@@ -427,6 +431,8 @@ int rec_store_sample(struct rec_writer *w, const struct xs_sample *s)
 		rc = store_disks(w, s);
 	if (rc == SQLITE_OK)
 		rc = store_vbds(w, s);
+	if (rc == SQLITE_OK)
+		rc = rec_store_latency(w->st[ST_LATENCY], w->count, s);
 	if (rc == SQLITE_OK)
 		rc = store_devices(w, s);
 	if (rc == SQLITE_OK)

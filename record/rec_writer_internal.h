@@ -55,6 +55,7 @@ enum writer_stmt {
 	ST_DOM_CLOSE,
 	ST_VBD_KEY,
 	ST_VBD,
+	ST_LATENCY,
 	ST_COUNT
 };
 

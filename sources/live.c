@@ -90,7 +90,7 @@ int live_open(struct live **out, const struct source_opts *o)
 	}
 	l->fingerprint = live_rules_fingerprint(&l->topo);
 	char err[512];
-	if (tracer_open(&l->tracer, err, sizeof(err))) {
+	if (tracer_open(&l->tracer, o->latency, err, sizeof(err))) {
 		fprintf(stderr, "xiotop: %s\n", err);
 		topo_free(&l->topo);
 		topo_source_close(&l->src);

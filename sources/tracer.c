@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "core/latency.h"
 #include "sources/tracer_hooks.h"
 #include "bpf/xiotop.h"
 #include "xiotop.skel.h"
@@ -22,7 +23,9 @@ struct tracer {
 	bool has_cpu;   /* the task iterator attached */
 	bool has_dirty; /* writeback_dirty_folio attached */
 	int ncpus;
+	bool has_latency;            /* latency is timed: lat_hist is read */
 	struct xiotop_io *percpu_io; /* ncpus values of one layer_io entry */
+	struct xiotop_lat *percpu_lat;
 	unsigned long long *percpu_u64;
 	uint64_t unattributed_ns; /* the last value given: never decreases */
 	bool pass_failed;         /* said once */
@@ -61,10 +64,11 @@ static void hook_config_init(struct hook_config *cfg)
 }
 
 /* tp_btf first, raw_tp when tp_btf will not load even block_bio_queue. */
-static int load_hooks(struct tracer *t, char *err, size_t errlen)
+static int load_hooks(struct tracer *t, bool latency, char *err, size_t errlen)
 {
 	struct hook_config cfg;
 	hook_config_init(&cfg);
+	cfg.latency = latency;
 	char btf_err[256] = "not tried (XIOTOP_FORCE_RAW_TP=1)";
 	/* XIOTOP_FORCE_RAW_TP=1 exercises the fallback on kernels where tp_btf works */
 	const char *force_raw = getenv("XIOTOP_FORCE_RAW_TP");
@@ -106,7 +110,7 @@ static int run_task_pass(struct tracer *t)
 	return 0;
 }
 
-int tracer_open(struct tracer **out, char *err, size_t errlen)
+int tracer_open(struct tracer **out, bool latency, char *err, size_t errlen)
 {
 	*out = NULL;
 	if (geteuid() != 0) {
@@ -124,7 +128,7 @@ int tracer_open(struct tracer **out, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (load_hooks(t, err, errlen)) {
+	if (load_hooks(t, latency, err, errlen)) {
 		free(t);
 		return -1;
 	}
@@ -137,6 +141,7 @@ int tracer_open(struct tracer **out, char *err, size_t errlen)
 	if (t->has_cpu && run_task_pass(t)) /* the baseline: runtime before now is no one's */
 		t->has_cpu = false;
 	t->has_dirty = t->hooks.attached[HOOK_DIRTY_FOLIO];
+	t->has_latency = hooks_latency(&t->hooks);
 	t->ncpus = libbpf_num_possible_cpus();
 	if (t->ncpus <= 0) {
 		snprintf(err, errlen, "cannot count possible CPUs");
@@ -144,7 +149,8 @@ int tracer_open(struct tracer **out, char *err, size_t errlen)
 	}
 	t->percpu_io = calloc((size_t)t->ncpus, sizeof(*t->percpu_io));
 	t->percpu_u64 = calloc((size_t)t->ncpus, sizeof(*t->percpu_u64));
-	if (!t->percpu_io || !t->percpu_u64) {
+	t->percpu_lat = calloc((size_t)t->ncpus, sizeof(*t->percpu_lat));
+	if (!t->percpu_io || !t->percpu_u64 || !t->percpu_lat) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -380,6 +386,27 @@ static int read_dirty(struct tracer *t, struct xs_sample *s)
 	return 0;
 }
 
+/* The latency histograms per (domain, op), summed over CPUs. */
+static int read_latency(struct tracer *t, struct xs_sample *s)
+{
+	int fd = bpf_map__fd(t->skel->maps.lat_hist);
+	struct xiotop_lat_key key, next;
+	const struct xiotop_lat_key *prev = NULL;
+	s->has_latency = true;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, t->percpu_lat))
+			continue;
+		struct xs_latency l = {.domid = key.domid, .op = key.op};
+		for (int c = 0; c < t->ncpus; c++)
+			latency_merge(&l.hist, &t->percpu_lat[c]);
+		if (sample_add_latency(s, &l))
+			return -1;
+	}
+	return 0;
+}
+
 int tracer_read(struct tracer *t, struct xs_sample *s)
 {
 	int fd = bpf_map__fd(t->skel->maps.layer_io);
@@ -407,10 +434,14 @@ int tracer_read(struct tracer *t, struct xs_sample *s)
 			return -1;
 	}
 	s->lost_events = read_stat(t, XIOTOP_STAT_LOST_LAYER) +
-	                 read_stat(t, XIOTOP_STAT_LOST_REMAP) + read_stat(t, XIOTOP_STAT_LOST_CPU);
+	                 read_stat(t, XIOTOP_STAT_LOST_REMAP) + read_stat(t, XIOTOP_STAT_LOST_CPU) +
+	                 read_stat(t, XIOTOP_STAT_LOST_LATENCY) +
+	                 (t->has_latency ? hooks_latency_misses(&t->hooks) : 0);
 	if (t->has_cpu)
 		read_unattributed(t, s, kworker_ns);
 	if (t->has_dirty && read_dirty(t, s))
+		return -1;
+	if (t->has_latency && read_latency(t, s))
 		return -1;
 	return 0;
 }
@@ -422,5 +453,6 @@ void tracer_close(struct tracer *t)
 	hooks_close(&t->hooks);
 	free(t->percpu_io);
 	free(t->percpu_u64);
+	free(t->percpu_lat);
 	free(t);
 }

@@ -5,11 +5,13 @@
  * says which it chose. Hooks that fail to attach are reported, never fatal, except
  * block_bio_queue, without which nothing can be attributed. tracer_set_topology()
  * replaces the device/inode/process -> domain maps. tracer_read() appends the
- * cumulative per-(domain, device, rule) counters to a sample.
+ * cumulative per-(domain, device, rule) counters to a sample, and with latency timed its
+ * per-(domain, op) histograms (has_latency).
  */
 #ifndef XIOTOP_TRACER_H
 #define XIOTOP_TRACER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/sample.h"
@@ -17,8 +19,9 @@
 
 struct tracer;
 
-/* Returns 0, or -1 with a one-line reason in err (what is missing). */
-int tracer_open(struct tracer **out, char *err, size_t errlen);
+/* Returns 0, or -1 with a one-line reason in err (what is missing). latency: also time
+ * I/O per domain (--latency: block_bio_complete, latency.bpf.h). */
+int tracer_open(struct tracer **out, bool latency, char *err, size_t errlen);
 int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
                         const struct xt_roots *roots);
 int tracer_read(struct tracer *t, struct xs_sample *s);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "xiotop.skel.h"
@@ -15,9 +16,14 @@ static const struct hook_def {
 	const char *event; /* what the user and XIOTOP_FAIL_HOOKS call it */
 	const char *loss;  /* what is lost without it */
 	bool on_demand;    /* attached only while needed */
+	bool opt_in;       /* loaded only when asked for (hook_config.latency) */
 } hook_defs[HOOK_COUNT] = {
     [HOOK_BIO_QUEUE] = {"block_bio_queue", "nothing can be attributed", false},
     [HOOK_BIO_REMAP] = {"block_bio_remap", "dm/md clones are unattributed", false},
+    [HOOK_BIO_COMPLETE] = {"block_bio_complete",
+                           "no I/O latency of bio-based backends (zram, dm, md)", false, true},
+    [HOOK_RQ_COMPLETE] = {"block_rq_complete",
+                          "no I/O latency of request-based backends (loop, disks)", false, true},
     [HOOK_WORK_START] = {"workqueue_execute_start",
                          "loop direct I/O and loop/flusher CPU unattributed", false},
     [HOOK_WORK_END] = {"workqueue_execute_end", "loop direct I/O and loop/flusher CPU unattributed",
@@ -36,6 +42,8 @@ static void hook_progs(const struct xiotop_bpf *s, bool btf, struct bpf_program 
 {
 	p[HOOK_BIO_QUEUE] = btf ? s->progs.btf_bio_queue : s->progs.raw_bio_queue;
 	p[HOOK_BIO_REMAP] = btf ? s->progs.btf_bio_remap : s->progs.raw_bio_remap;
+	p[HOOK_BIO_COMPLETE] = btf ? s->progs.btf_bio_complete : s->progs.raw_bio_complete;
+	p[HOOK_RQ_COMPLETE] = btf ? s->progs.btf_rq_complete : s->progs.raw_rq_complete;
 	p[HOOK_WORK_START] = btf ? s->progs.btf_work_start : s->progs.raw_work_start;
 	p[HOOK_WORK_END] = btf ? s->progs.btf_work_end : s->progs.raw_work_end;
 	p[HOOK_TASK_PASS] = s->progs.cpu_pass;      /* one program in both sets */
@@ -112,6 +120,14 @@ static struct xiotop_bpf *load_with(bool btf, const bool want[HOOK_COUNT],
 	s->rodata->wb_workfn_addr = cfg->wb_workfn;
 	s->rodata->kernel_page_size = cfg->page_size;
 	s->rodata->track_cpu = want[HOOK_TASK_PASS];
+	/* no completion, no latency: stamps nothing would consume are not taken */
+	s->rodata->track_latency =
+	    cfg->latency && (want[HOOK_BIO_COMPLETE] || want[HOOK_RQ_COMPLETE]);
+	if (!s->rodata->track_latency) { /* the maps' memory only when timing */
+		bpf_map__set_max_entries(s->maps.lat_inflight, 1);
+		bpf_map__set_max_entries(s->maps.lat_hist, 1);
+		s->rodata->lat_slot_mask = 0;
+	}
 	struct bpf_program *mine[HOOK_COUNT], *other[HOOK_COUNT];
 	hook_progs(s, btf, mine);
 	hook_progs(s, !btf, other);
@@ -159,8 +175,9 @@ int hooks_load(struct hook_set *h, bool btf, const struct hook_config *cfg, char
 	list_checked = true;
 	bool want[HOOK_COUNT];
 	for (int i = 0; i < HOOK_COUNT; i++) {
-		want[i] = i == HOOK_BIO_QUEUE || !forced_to_fail(i);
-		if (!want[i])
+		h->asked[i] = !hook_defs[i].opt_in || cfg->latency;
+		want[i] = i == HOOK_BIO_QUEUE || (h->asked[i] && !forced_to_fail(i));
+		if (h->asked[i] && !want[i])
 			snprintf(h->why_not[i], sizeof(h->why_not[i]),
 			         "forced by XIOTOP_FAIL_HOOKS");
 	}
@@ -245,7 +262,7 @@ void hooks_describe(const struct hook_set *h, char *out, size_t outlen)
 		append(out, outlen, "sys_enter/sys_exit(while device models run)");
 	bool first_missing = true;
 	for (int i = 0; i < HOOK_COUNT; i++) {
-		if (h->attached[i])
+		if (h->attached[i] || !h->asked[i])
 			continue;
 		if (first_missing)
 			append(out, outlen, "without:");
@@ -254,10 +271,35 @@ void hooks_describe(const struct hook_set *h, char *out, size_t outlen)
 	}
 }
 
+bool hooks_latency(const struct hook_set *h)
+{
+	return h->skel && h->skel->rodata->track_latency &&
+	       (h->attached[HOOK_BIO_COMPLETE] || h->attached[HOOK_RQ_COMPLETE]);
+}
+
+unsigned long long hooks_latency_misses(const struct hook_set *h)
+{
+	const enum hook_id ids[2] = {HOOK_BIO_COMPLETE, HOOK_RQ_COMPLETE};
+	struct bpf_program *progs[HOOK_COUNT];
+	unsigned long long misses = 0;
+	if (!h->skel)
+		return 0;
+	hook_progs(h->skel, h->btf, progs);
+	for (int i = 0; i < 2; i++) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		memset(&info, 0, sizeof(info));
+		if (h->attached[ids[i]] &&
+		    !bpf_obj_get_info_by_fd(bpf_program__fd(progs[ids[i]]), &info, &len))
+			misses += info.recursion_misses;
+	}
+	return misses;
+}
+
 void hooks_report_missing(const struct hook_set *h)
 {
 	for (int i = 0; i < HOOK_COUNT; i++)
-		if (!h->attached[i])
+		if (!h->attached[i] && h->asked[i])
 			fprintf(stderr, "xiotop: hook %s not active (%s): %s\n", hook_defs[i].event,
 			        h->why_not[i][0] ? h->why_not[i] : "not loaded", hook_defs[i].loss);
 }

@@ -6,7 +6,11 @@
  * tests), is left out on its own and reported by name with what is lost; the rest stay.
  * hooks_attach() attaches the loaded hooks the same way (one failing attach drops only
  * itself). The syscall hooks are attached on demand (hooks_want_syscalls()) because
- * they put every syscall of every task on a slower path.
+ * they put every syscall of every task on a slower path. block_bio_complete and
+ * block_rq_complete are loaded only when hook_config.latency asks for them (--latency);
+ * not asked for, they are not reported as missing either. Latency is timed when either
+ * loads (track_latency in the object): bio-based devices complete at the first,
+ * request-based ones at the second.
  */
 #ifndef XIOTOP_TRACER_HOOKS_H
 #define XIOTOP_TRACER_HOOKS_H
@@ -17,6 +21,8 @@
 enum hook_id {
 	HOOK_BIO_QUEUE,
 	HOOK_BIO_REMAP,
+	HOOK_BIO_COMPLETE,
+	HOOK_RQ_COMPLETE,
 	HOOK_WORK_START,
 	HOOK_WORK_END,
 	HOOK_TASK_PASS,
@@ -32,6 +38,7 @@ enum hook_id {
 struct hook_config {
 	unsigned long long loop_rootcg_workfn, loop_workfn, wb_workfn;
 	unsigned int page_size;
+	bool latency; /* --latency: time I/O (latency.bpf.h) */
 };
 
 struct xiotop_bpf;
@@ -39,7 +46,8 @@ struct bpf_link;
 
 struct hook_set {
 	struct xiotop_bpf *skel;
-	bool btf; /* tp_btf programs, else raw_tp */
+	bool btf;               /* tp_btf programs, else raw_tp */
+	bool asked[HOOK_COUNT]; /* wanted by the options (opt-in hooks may not be) */
 	bool loaded[HOOK_COUNT];
 	bool attached[HOOK_COUNT]; /* on-demand hooks: loaded and ready to attach */
 	char why_not[HOOK_COUNT][200];
@@ -57,6 +65,11 @@ int hooks_attach(struct hook_set *h, char *err, size_t errlen);
 void hooks_want_syscalls(struct hook_set *h, bool want);
 /* "block_bio_queue ... sched_switch ... without: block_bio_remap" into out. */
 void hooks_describe(const struct hook_set *h, char *out, size_t outlen);
+/* Is I/O latency timed (asked for, and a completion hook attached)? */
+bool hooks_latency(const struct hook_set *h);
+/* Runs of the latency completion programs the kernel skipped because one was already
+ * running on that CPU (recursion_misses): completions not timed. 0 without them. */
+unsigned long long hooks_latency_misses(const struct hook_set *h);
 /* Say on stderr, one line each, which hooks are not active and what is lost. */
 void hooks_report_missing(const struct hook_set *h);
 void hooks_close(struct hook_set *h);

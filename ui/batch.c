@@ -208,9 +208,9 @@ static void print_text(FILE *out, const struct model_interval *m, const struct b
 	}
 	const struct field_row *const *rows = mem->order;
 	struct field_layout l;
-	fields_layout_sized(o->full_names ? BATCH_WIDE : BATCH_COLUMNS,
-	                    name_width(o, rows, (size_t)n), fields_domid_width(rows, (size_t)n),
-	                    false, &l);
+	fields_layout_for(o->full_names ? BATCH_WIDE : BATCH_COLUMNS,
+	                  name_width(o, rows, (size_t)n), fields_domid_width(rows, (size_t)n),
+	                  false, m->has_latency, &l);
 	char line[BATCH_LINE_BYTES];
 	fields_header(&l, line, sizeof(line));
 	put_line(out, line);

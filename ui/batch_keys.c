@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/latency.h"
 #include "core/sanitize.h"
 #include "ui/fields.h"
 
@@ -124,6 +125,41 @@ static void put_vbd_stats(FILE *out, const struct model_interval *m, const struc
 	fputc(']', out);
 }
 
+/* A quantile in whole ns, or null for a direction without I/O this interval. */
+static void put_quantile(FILE *out, const char *key, const struct xiotop_lat *h, double q)
+{
+	double ns = latency_quantile_ns(h, q);
+	fputs(key, out);
+	if (ns < 0)
+		fputs("null", out);
+	else
+		fprintf(out, "%.0f", ns);
+}
+
+/* I/O latency by op this interval (only when it was timed: --latency). */
+static void put_io_latency(FILE *out, const struct model_interval *m, const struct model_domain *d,
+                           bool csv)
+{
+	static const char *const ops[XIOTOP_LAT_OPS] = {"read", "write"};
+	(void)m;
+	(void)csv;
+	for (int op = 0; op < XIOTOP_LAT_OPS; op++) {
+		const struct xiotop_lat *h = &d->lat[op];
+		fprintf(out, "%s\"%s\":{\"ios\":%llu,\"sum_ns\":%llu", op ? "," : "{", ops[op],
+		        h->count, h->sum_ns);
+		put_quantile(out, ",\"p50_ns\":", h, 0.5);
+		put_quantile(out, ",\"p99_ns\":", h, 0.99);
+		/* the non-empty buckets as [lower bound ns, ios]: intervals add up exactly */
+		fputs(",\"buckets\":[", out);
+		for (int b = 0, n = 0; b < XIOTOP_LAT_BUCKETS; b++)
+			if (h->buckets[b])
+				fprintf(out, "%s[%" PRIu64 ",%llu]", n++ ? "," : "",
+				        latency_bucket_low_ns(b), h->buckets[b]);
+		fputs("]}", out);
+	}
+	fputc('}', out);
+}
+
 /* A counter of the domain: false when it was not collected (printed null). */
 typedef bool (*count_fn)(const struct model_interval *m, const struct model_domain *d, uint64_t *v);
 
@@ -151,6 +187,10 @@ COUNT(dirty_backlog_bytes, m->has_dirty, d->dirty_backlog_bytes)
 COUNT(dirtied_bytes, m->has_dirty, d->dirtied_bytes)
 COUNT(written_back_bytes, m->has_dirty, d->written_back_bytes)
 
+/* When a key is present: always, only when the interval has blkback's vbd stats, only
+ * when latency was timed (--latency). */
+enum key_when { KEY_ALWAYS, KEY_VBD_ONLY, KEY_LATENCY_ONLY };
+
 typedef void (*put_fn)(FILE *out, const struct model_interval *m, const struct model_domain *d,
                        bool csv);
 
@@ -162,30 +202,31 @@ struct domain_key {
 	bool csv;             /* also a CSV column */
 	count_fn count;       /* a counter, or: */
 	put_fn put;           /* a value of its own form */
-	bool vbd_only;        /* present only when the interval has blkback's vbd stats */
+	enum key_when only;   /* present always, or only with what it shows */
 };
 
 /* In output order: the JSON contract's order, CSV's columns a subsequence of it. */
 static const struct domain_key keys[] = {
-    {FIELD_DOMID, NULL, true, NULL, put_domid, false},
-    {FIELD_NAME, NULL, true, NULL, put_name, false},
-    {FIELD_KIND, NULL, false, NULL, put_kind, false},
-    {NO_COLUMN, "missing", false, NULL, put_missing, false},
-    {FIELD_GUEST_RD, NULL, true, guest_rd_bytes, NULL, false},
-    {FIELD_GUEST_WR, NULL, true, guest_wr_bytes, NULL, false},
-    {FIELD_RD_IOPS, NULL, true, guest_rd_ios, NULL, false},
-    {FIELD_WR_IOPS, NULL, true, guest_wr_ios, NULL, false},
-    {NO_COLUMN, "phys_rd_bytes", true, phys_rd_bytes, NULL, false},
-    {FIELD_PHYS_WR, NULL, true, phys_wr_bytes, NULL, false},
-    {FIELD_DOUBLE, NULL, true, double_counted_bytes, NULL, false},
-    {FIELD_CPU_PCT, NULL, false, dom0_cpu_ns, NULL, false},
-    {NO_COLUMN, "dom0_cpu_ns_by_role", false, NULL, put_cpu_by_role, false},
-    {FIELD_GUEST_CPU, NULL, false, guest_cpu_ns, NULL, false},
-    {FIELD_DIRTY, NULL, false, dirty_backlog_bytes, NULL, false},
-    {NO_COLUMN, "dirtied_bytes", false, dirtied_bytes, NULL, false},
-    {NO_COLUMN, "written_back_bytes", false, written_back_bytes, NULL, false},
-    {NO_COLUMN, "layers", false, NULL, put_layers, false},
-    {NO_COLUMN, "vbd_stats", false, NULL, put_vbd_stats, true},
+    {FIELD_DOMID, NULL, true, NULL, put_domid, KEY_ALWAYS},
+    {FIELD_NAME, NULL, true, NULL, put_name, KEY_ALWAYS},
+    {FIELD_KIND, NULL, false, NULL, put_kind, KEY_ALWAYS},
+    {NO_COLUMN, "missing", false, NULL, put_missing, KEY_ALWAYS},
+    {FIELD_GUEST_RD, NULL, true, guest_rd_bytes, NULL, KEY_ALWAYS},
+    {FIELD_GUEST_WR, NULL, true, guest_wr_bytes, NULL, KEY_ALWAYS},
+    {FIELD_RD_IOPS, NULL, true, guest_rd_ios, NULL, KEY_ALWAYS},
+    {FIELD_WR_IOPS, NULL, true, guest_wr_ios, NULL, KEY_ALWAYS},
+    {NO_COLUMN, "phys_rd_bytes", true, phys_rd_bytes, NULL, KEY_ALWAYS},
+    {FIELD_PHYS_WR, NULL, true, phys_wr_bytes, NULL, KEY_ALWAYS},
+    {FIELD_DOUBLE, NULL, true, double_counted_bytes, NULL, KEY_ALWAYS},
+    {FIELD_CPU_PCT, NULL, false, dom0_cpu_ns, NULL, KEY_ALWAYS},
+    {NO_COLUMN, "dom0_cpu_ns_by_role", false, NULL, put_cpu_by_role, KEY_ALWAYS},
+    {FIELD_GUEST_CPU, NULL, false, guest_cpu_ns, NULL, KEY_ALWAYS},
+    {FIELD_DIRTY, NULL, false, dirty_backlog_bytes, NULL, KEY_ALWAYS},
+    {NO_COLUMN, "dirtied_bytes", false, dirtied_bytes, NULL, KEY_ALWAYS},
+    {NO_COLUMN, "written_back_bytes", false, written_back_bytes, NULL, KEY_ALWAYS},
+    {NO_COLUMN, "layers", false, NULL, put_layers, KEY_ALWAYS},
+    {NO_COLUMN, "vbd_stats", false, NULL, put_vbd_stats, KEY_VBD_ONLY},
+    {NO_COLUMN, "io_latency", false, NULL, put_io_latency, KEY_LATENCY_ONLY},
 };
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -233,7 +274,8 @@ void batch_keys_csv_row(FILE *out, const struct model_interval *m, const struct 
 void batch_keys_json(FILE *out, const struct model_interval *m, const struct model_domain *d)
 {
 	for (size_t i = 0; i < N_KEYS; i++) {
-		if (keys[i].vbd_only && !m->has_vbd_stats)
+		if ((keys[i].only == KEY_VBD_ONLY && !m->has_vbd_stats) ||
+		    (keys[i].only == KEY_LATENCY_ONLY && !m->has_latency))
 			continue;
 		fprintf(out, "%s\"%s\":", i ? "," : "{", key_name(&keys[i]));
 		put_value(out, &keys[i], m, d, false);

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/latency.h"
+
 #define LINE_MAX_BYTES 4096 /* one screen line before the grid cuts it */
 
 /* --- small formatters -------------------------------------------------------------- */
@@ -202,8 +204,8 @@ static void render_table(struct console_state *st, struct grid *g, int top, int 
 {
 	struct field_layout layout;
 	char line[LINE_MAX_BYTES];
-	fields_layout_sized(g->w, name_width(st, g->w), fields_domid_width(st->shown, st->n_shown),
-	                    st->o.ascii_only, &layout);
+	fields_layout_for(g->w, name_width(st, g->w), fields_domid_width(st->shown, st->n_shown),
+	                  st->o.ascii_only, st->m && st->m->has_latency, &layout);
 	fields_header(&layout, line, sizeof(line));
 	grid_put(g, top, line, GRID_HEADER);
 	int page = bottom - top - 1;
@@ -314,6 +316,34 @@ static int render_layers(const struct console_state *st, struct grid *g, int y, 
 	return y;
 }
 
+/* "rd p50 0.12 p99 0.50 ms (1234 ios)": one op's latency this interval, "-" without I/O. */
+static void latency_text(char *buf, size_t len, const char *op, const struct xiotop_lat *h)
+{
+	double p50 = latency_quantile_ns(h, 0.5), p99 = latency_quantile_ns(h, 0.99);
+	if (p50 < 0) {
+		snprintf(buf, len, "%s -", op);
+		return;
+	}
+	char a[16], b[16];
+	fields_number(a, sizeof(a), 7, p50 / 1e6, 3);
+	fields_number(b, sizeof(b), 7, p99 / 1e6, 3);
+	snprintf(buf, len, "%s p50 %s p99 %s ms (%llu ios)", op, a, b, h->count);
+}
+
+/* The domain's I/O latency by op (only when latency was timed: --latency). */
+static int render_latency(const struct console_state *st, struct grid *g, int y, int bottom,
+                          const struct model_domain *dom)
+{
+	if (!st->m || !st->m->has_latency || !dom || y >= bottom)
+		return y;
+	char line[LINE_MAX_BYTES], rd[96], wr[96];
+	latency_text(rd, sizeof(rd), "rd", &dom->lat[XIOTOP_LAT_READ]);
+	latency_text(wr, sizeof(wr), "wr", &dom->lat[XIOTOP_LAT_WRITE]);
+	snprintf(line, sizeof(line), "latency    %s   %s", rd, wr);
+	grid_put(g, y++, line, GRID_PLAIN);
+	return y;
+}
+
 static void render_domain_summary(const struct console_state *st, struct grid *g, int y, int bottom,
                                   const struct field_row *r)
 {
@@ -340,6 +370,7 @@ static void render_domain_summary(const struct console_state *st, struct grid *g
 	         rate(b, sizeof(b), r->double_counted_bytes, s), ampl_s);
 	if (y < bottom)
 		grid_put(g, y++, line, GRID_PLAIN);
+	y = render_latency(st, g, y, bottom, dom);
 	if (r->has_dirty && dom)
 		snprintf(line, sizeof(line),
 		         "dirty      backlog %s MiB   dirtied %s MB/s   written back %s MB/s",
@@ -496,6 +527,8 @@ static void render_help(const struct console_state *st, struct grid *g, int bott
 		grid_put(g, y++, "columns (low-priority ones drop first on narrow screens)",
 		         GRID_HEADER);
 	for (int i = 0; i < FIELD_COUNT && y < bottom; i++) {
+		if (FIELD_IS_LATENCY(i) && !(st->m && st->m->has_latency))
+			continue; /* not laid out: not explained */
 		fields_help_line(field_get((enum field_id)i), false, line, sizeof(line));
 		grid_put(g, y++, line, GRID_PLAIN);
 	}

@@ -175,8 +175,15 @@ const struct field_row *console_state_selected(const struct console_state *st)
 
 void console_state_sort_step(struct console_state *st, int step)
 {
-	int next = ((int)st->sort + step) % FIELD_COUNT;
-	st->sort = (enum field_id)(next < 0 ? next + FIELD_COUNT : next);
+	int next = (int)st->sort;
+	/* the latency columns only while they are shown */
+	for (int tries = 0; tries < FIELD_COUNT; tries++) {
+		next = (next + step) % FIELD_COUNT;
+		next = next < 0 ? next + FIELD_COUNT : next;
+		if (!FIELD_IS_LATENCY(next) || (st->m && st->m->has_latency))
+			break;
+	}
+	st->sort = (enum field_id)next;
 	st->reverse = false;
 	refresh(st);
 }

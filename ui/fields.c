@@ -151,6 +151,8 @@ FIGURE_COLUMN(dbl, 1, has_interval(r) && r->has_phys,
 FIGURE_COLUMN(dirty, 1, r->has_dirty, (double)r->dirty_backlog_bytes / (1024.0 * 1024.0))
 FIGURE_COLUMN(cpu_pct, 1, has_interval(r) && r->has_cpu, fields_cpu_pct(r->cpu_ns, r->interval_s))
 FIGURE_COLUMN(cpu_s, 1, r->has_cpu, (double)r->cpu_total_ns / 1e9)
+FIGURE_COLUMN(lat_p50, 2, r->lat_p50_ns >= 0, r->lat_p50_ns / 1e6)
+FIGURE_COLUMN(lat_p99, 2, r->lat_p99_ns >= 0, r->lat_p99_ns / 1e6)
 FIGURE_COLUMN(guest_cpu, 1, has_interval(r) && r->guest_cpu_ns >= 0,
               fields_cpu_pct((uint64_t)(r->guest_cpu_ns > 0 ? r->guest_cpu_ns : 0), r->interval_s))
 
@@ -183,6 +185,10 @@ static const struct field table[FIELD_COUNT] = {
      "dom0 CPU seconds for it since xiotop started", NULL},
     {FIELD_GUEST_CPU, "GCPU%", 6, 12, false, true, cmp_guest_cpu, print_guest_cpu,
      "the guest's own vCPU time (100 = one vCPU), where known", "guest_cpu_ns"},
+    {FIELD_LAT_P50, "P50_ms", 7, 8, false, true, cmp_lat_p50, print_lat_p50,
+     "median I/O latency, reads and writes (--latency)", NULL},
+    {FIELD_LAT_P99, "P99_ms", 7, 12, false, true, cmp_lat_p99, print_lat_p99,
+     "99th percentile I/O latency, reads and writes (--latency)", NULL},
 };
 
 void fields_help_line(const struct field *f, bool with_key, char *buf, size_t len)
@@ -228,11 +234,18 @@ void fields_layout(int columns, int name_width, bool ascii_only, struct field_la
 void fields_layout_sized(int columns, int name_width, int domid_width, bool ascii_only,
                          struct field_layout *out)
 {
+	fields_layout_for(columns, name_width, domid_width, ascii_only, false, out);
+}
+
+void fields_layout_for(int columns, int name_width, int domid_width, bool ascii_only, bool latency,
+                       struct field_layout *out)
+{
 	bool shown[FIELD_COUNT];
 	int total = -1; /* n columns need n - 1 separating blanks */
 	for (int i = 0; i < FIELD_COUNT; i++) {
-		shown[i] = true;
-		total += width_of(&table[i], name_width, domid_width) + 1;
+		shown[i] = latency || !FIELD_IS_LATENCY(table[i].id);
+		if (shown[i])
+			total += width_of(&table[i], name_width, domid_width) + 1;
 	}
 	while (total > columns) {
 		int drop = -1;

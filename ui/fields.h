@@ -33,8 +33,13 @@ enum field_id {
 	FIELD_CPU_PCT,
 	FIELD_CPU_S,
 	FIELD_GUEST_CPU,
+	FIELD_LAT_P50, /* only laid out when the interval has latency (--latency) */
+	FIELD_LAT_P99,
 	FIELD_COUNT
 };
+
+/* A column of the latency figures, laid out only when latency was timed. */
+#define FIELD_IS_LATENCY(id) ((id) == FIELD_LAT_P50 || (id) == FIELD_LAT_P99)
 
 enum row_kind { ROW_DOMAIN, ROW_DOM0, ROW_UNATTRIBUTED };
 
@@ -55,9 +60,11 @@ struct field_row {
 	bool has_dirty;
 	uint64_t dirty_backlog_bytes;
 	bool has_cpu;
-	uint64_t cpu_ns;                /* dom0 CPU for this row, this interval */
-	uint64_t cpu_total_ns;          /* dom0 CPU for this row since the console started */
-	int64_t guest_cpu_ns;           /* vCPU time this interval; -1 unknown */
+	uint64_t cpu_ns;       /* dom0 CPU for this row, this interval */
+	uint64_t cpu_total_ns; /* dom0 CPU for this row since the console started */
+	int64_t guest_cpu_ns;  /* vCPU time this interval; -1 unknown */
+	/* I/O latency of reads and writes together this interval (ns; -1: none timed) */
+	double lat_p50_ns, lat_p99_ns;
 	const struct model_domain *dom; /* the model's domain, NULL if none (drill-down) */
 };
 
@@ -98,6 +105,9 @@ void fields_layout(int columns, int name_width, bool ascii_only, struct field_la
 /* The same with the DOMID column `domid_width` wide (fields_domid_width). */
 void fields_layout_sized(int columns, int name_width, int domid_width, bool ascii_only,
                          struct field_layout *out);
+/* The same, with the latency columns laid out too when `latency` (the interval has it). */
+void fields_layout_for(int columns, int name_width, int domid_width, bool ascii_only, bool latency,
+                       struct field_layout *out);
 /* The DOMID column's width for these rows: its own (5, every Xen domid), or the widest id
  * among them (a KVM-style domain, 1000000 + its pid, takes 7), so no id is ever cut. */
 int fields_domid_width(const struct field_row *const *rows, size_t n);

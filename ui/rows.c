@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/latency.h"
+
 /* Figures an imported recording does not hold show "-" (model_interval.absent). */
 static void apply_absent(struct field_row *r, const struct model_interval *m)
 {
@@ -32,6 +34,10 @@ static void fill_domain_figures(struct field_row *r, const struct model_interval
 	r->cpu_ns = d->cpu_ns;
 	r->has_cpu = m->has_cpu;
 	r->guest_cpu_ns = d->guest_cpu_ns;
+	struct xiotop_lat both = d->lat[XIOTOP_LAT_READ];
+	latency_merge(&both, &d->lat[XIOTOP_LAT_WRITE]);
+	r->lat_p50_ns = m->has_latency ? latency_quantile_ns(&both, 0.5) : -1;
+	r->lat_p99_ns = m->has_latency ? latency_quantile_ns(&both, 0.99) : -1;
 }
 
 /* dom0's own CPU: what the host was busy with beyond the work charged to a domain or
@@ -83,6 +89,7 @@ int field_rows_build(const struct model_interval *m, struct field_row **rows, si
 	r->has_ios = r->has_phys = true;
 	r->has_dirty = m->has_dirty;
 	r->guest_cpu_ns = -1;
+	r->lat_p50_ns = r->lat_p99_ns = -1;
 	if (dom0)
 		fill_domain_figures(r, m, dom0);
 	r->has_cpu = m->has_cpu && m->host_busy_ns > 0;
@@ -97,6 +104,7 @@ int field_rows_build(const struct model_interval *m, struct field_row **rows, si
 	r->has_cpu = m->has_cpu;
 	r->cpu_ns = m->cpu_unattributed_ns;
 	r->guest_cpu_ns = -1;
+	r->lat_p50_ns = r->lat_p99_ns = -1; /* bios for no domain are not timed */
 
 	for (size_t i = 0; i < k; i++) {
 		out[i].interval_s = m->interval_s;

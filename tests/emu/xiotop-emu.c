@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <linux/aio_abi.h>
 #include <linux/fs.h>
 #include <pthread.h>
 #include <signal.h>
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -63,7 +65,7 @@ static void usage(FILE *out)
 	      "  xiotop-emu blkback --domid N --target DEV [--vdev xvda] [--write-mib M]\n"
 	      "      [--read-mib R] [--bs BYTES] [--pattern seq|rand] [--offset-mib O]\n"
 	      "      [--old-name] [--repeat] [--pause SEC] [--rate-mib-s X] [--hold-after SEC]\n"
-	      "      [--fsync] [--zero-data]\n"
+	      "      [--fsync] [--zero-data] [--aio]\n"
 	      "  xiotop-emu qemu -xen-domid N --image FILE [--buffered-mib M] [--direct-mib D]\n"
 	      "      [--pipe-mib P] [--bs BYTES] [--name NAME] [--fsync] [--hold-after SEC]\n"
 	      "      [--wait-before SEC]\n"
@@ -303,7 +305,63 @@ struct blk_opts {
 	double hold_s;
 	bool fsync;
 	bool zero_data; /* write zeros: zram stores them without compressing */
+	bool aio;       /* native AIO, completion polled: timed as blkback is completed */
 };
+
+/* Every request's own latency (clock_gettime around the syscall), for its quantiles. */
+struct lat_log {
+	uint64_t *ns;
+	size_t n, cap;
+	bool full; /* LAT_LOG_MAX reached: later requests not kept */
+};
+#define LAT_LOG_MAX (16u << 20)
+
+static void lat_log_add(struct lat_log *l, uint64_t ns)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 4096;
+		uint64_t *p = cap <= LAT_LOG_MAX ? realloc(l->ns, cap * sizeof(*p)) : NULL;
+		if (!p) {
+			l->full = true;
+			return;
+		}
+		l->ns = p;
+		l->cap = cap;
+	}
+	l->ns[l->n++] = ns;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* "key":{"count":N,"p50_ns":..,"p99_ns":..,"mean_ns":..} (nearest-rank quantiles). */
+static void lat_log_print(const char *key, struct lat_log *l)
+{
+	printf(",\"%s\":", key);
+	if (!l->n) {
+		printf("null");
+		return;
+	}
+	qsort(l->ns, l->n, sizeof(*l->ns), cmp_u64);
+	long double sum = 0;
+	for (size_t i = 0; i < l->n; i++)
+		sum += l->ns[i];
+	size_t p50 = (l->n * 50 + 99) / 100, p99 = (l->n * 99 + 99) / 100;
+	printf("{\"count\":%zu,\"p50_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
+	       ",\"mean_ns\":%.0Lf,\"complete\":%s}",
+	       l->n, l->ns[p50 ? p50 - 1 : 0], l->ns[p99 ? p99 - 1 : 0], sum / l->n,
+	       l->full ? "false" : "true");
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 struct blk_state {
 	struct blk_opts o;
@@ -315,7 +373,9 @@ struct blk_state {
 	unsigned long long utime, stime;
 	bool ticks_ok;
 	double elapsed;
-	int failed; /* 0 ok, else exit code */
+	struct lat_log wr_lat, rd_lat;
+	aio_context_t aio_ctx; /* --aio */
+	int failed;            /* 0 ok, else exit code */
 	/* pacing and slot order */
 	double pace_t0;
 	uint64_t pace_bytes;
@@ -347,6 +407,35 @@ static void make_order(struct blk_state *s)
 	}
 }
 
+/* One request through native AIO (--aio), its completion polled rather than slept on:
+ * blkback is completed by a callback in the bio's completion, and never waits for a
+ * wakeup of its own thread, so neither does this measure one. Returns the bytes or -1. */
+static ssize_t aio_rw(struct blk_state *s, bool is_write, void *buf, uint64_t len, off_t off)
+{
+	struct iocb cb;
+	memset(&cb, 0, sizeof(cb));
+	cb.aio_fildes = (uint32_t)s->fd;
+	cb.aio_lio_opcode = is_write ? IOCB_CMD_PWRITE : IOCB_CMD_PREAD;
+	cb.aio_buf = (uint64_t)(uintptr_t)buf;
+	cb.aio_nbytes = len;
+	cb.aio_offset = off;
+	struct iocb *list[1] = {&cb};
+	if (syscall(SYS_io_submit, s->aio_ctx, 1, list) != 1)
+		return -1;
+	struct io_event ev;
+	struct timespec zero = {0, 0};
+	long got;
+	while ((got = syscall(SYS_io_getevents, s->aio_ctx, 1, 1, &ev, &zero)) == 0)
+		sched_yield(); /* a loop worker sharing this CPU runs now */
+	if (got < 0)
+		return -1;
+	if (ev.res < 0) {
+		errno = (int)-ev.res;
+		return -1;
+	}
+	return (ssize_t)ev.res;
+}
+
 /* One phase: `total` bytes of writes or reads over the region, slot by slot in the current
  * order (a new order each time the region is exhausted). Returns false on failure. */
 static bool blk_phase(struct blk_state *s, bool is_write, uint64_t total, unsigned char *buf)
@@ -364,12 +453,18 @@ static bool blk_phase(struct blk_state *s, bool is_write, uint64_t total, unsign
 			len = total - done;
 		off_t off = (off_t)(s->o.offset + rel);
 		ssize_t r;
+		uint64_t t0;
 		if (is_write) {
 			stamp_blocks(buf, len, (uint64_t)off, s->passes);
-			r = pwrite(s->fd, buf, len, off);
+			t0 = mono_ns();
+			r = s->o.aio ? aio_rw(s, true, buf, len, off)
+			             : pwrite(s->fd, buf, len, off);
 		} else {
-			r = pread(s->fd, buf, len, off);
+			t0 = mono_ns();
+			r = s->o.aio ? aio_rw(s, false, buf, len, off)
+			             : pread(s->fd, buf, len, off);
 		}
+		lat_log_add(is_write ? &s->wr_lat : &s->rd_lat, mono_ns() - t0);
 		if (r < 0 && errno == EINTR)
 			r = 0; /* not expected for block devices; treat as short */
 		if (r != (ssize_t)len) {
@@ -508,6 +603,8 @@ static int cmd_blkback(int argc, char **argv)
 			s.o.fsync = true;
 		else if (opt_is(&c, "zero-data"))
 			s.o.zero_data = true;
+		else if (opt_is(&c, "aio"))
+			s.o.aio = true;
 		else if (opt_is(&c, "help") || opt_is(&c, "h")) {
 			usage(stdout);
 			return 0;
@@ -588,6 +685,10 @@ static int cmd_blkback(int argc, char **argv)
 		return EXIT_FAILURE_IO;
 	}
 	s.seed = rng_seed((uint64_t)s.o.domid);
+	if (s.o.aio && syscall(SYS_io_setup, 1, &s.aio_ctx) != 0) {
+		fprintf(stderr, "xiotop-emu: io_setup: %s\n", strerror(errno));
+		return EXIT_FAILURE_IO;
+	}
 
 	install_signals();
 	block_signals(true); /* the worker inherits the mask; the main thread takes signals */
@@ -612,6 +713,10 @@ static int cmd_blkback(int argc, char **argv)
 		printf(",\"utime_ticks\":%llu,\"stime_ticks\":%llu", s.utime, s.stime);
 	else
 		printf(",\"utime_ticks\":null,\"stime_ticks\":null");
+	lat_log_print("wr_lat", &s.wr_lat);
+	lat_log_print("rd_lat", &s.rd_lat);
+	free(s.wr_lat.ns);
+	free(s.rd_lat.ns);
 	printf(",\"clk_tck\":%ld,\"passes\":%" PRIu64 ",\"elapsed_s\":%.3f,\"stopped\":%s}\n",
 	       sysconf(_SC_CLK_TCK), s.passes, s.elapsed, stop_requested ? "true" : "false");
 	fflush(stdout);
@@ -633,6 +738,7 @@ struct qemu_state {
 	/* results */
 	pid_t tid;
 	uint64_t wr_buffered, wr_direct, wr_ios, pipe_bytes;
+	struct lat_log wr_lat; /* every image write's own latency */
 	double elapsed;
 	int failed;
 };
@@ -694,7 +800,9 @@ static char *qemu_optval(const char *s, const char *key, const char *implied)
 static bool write_all(int fd, const unsigned char *buf, uint64_t len, off_t off, const char *what,
                       const char *path, struct qemu_state *q)
 {
+	uint64_t t0 = mono_ns();
 	ssize_t r = pwrite(fd, buf, len, off);
+	lat_log_add(&q->wr_lat, mono_ns() - t0);
 	if (r == (ssize_t)len)
 		return true;
 	if (r < 0)
@@ -974,6 +1082,8 @@ static int cmd_qemu(int argc, char **argv, bool canonical)
 	       ",\"image_wr_direct_bytes\":%" PRIu64 ",\"image_wr_ios\":%" PRIu64
 	       ",\"pipe_bytes\":%" PRIu64,
 	       q.wr_buffered + q.wr_direct, q.wr_buffered, q.wr_direct, q.wr_ios, q.pipe_bytes);
+	lat_log_print("wr_lat", &q.wr_lat);
+	free(q.wr_lat.ns);
 	if (ok)
 		printf(",\"utime_ticks\":%llu,\"stime_ticks\":%llu", ut, stt);
 	else

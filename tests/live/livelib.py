@@ -60,11 +60,12 @@ def finish_writer(proc):
 class Xiotop:
     """xiotop -b --format json in the background; intervals as parsed dicts."""
 
-    def __init__(self, binary, dump, out_path):
+    def __init__(self, binary, dump, out_path, extra=(), stderr=None):
         self.out_path = out_path
         self.out = open(out_path, "w")
         self.proc = subprocess.Popen([binary, "-b", "-d", "1", "--format", "json",
-                                      "--xenstore-dump", dump], stdout=self.out)
+                                      "--xenstore-dump", dump, *extra], stdout=self.out,
+                                     stderr=stderr)
         deadline = time.time() + 15
         while time.time() < deadline and not self.intervals():
             time.sleep(0.2)

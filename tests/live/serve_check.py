@@ -127,7 +127,9 @@ status, headers, _ = scrape(prom_accept)
 check(headers.get("Content-Type", "").startswith("application/openmetrics-text"),
       f"Prometheus asks Accept: {prom_accept}; xiotop answers {headers.get('Content-Type')}")
 writers = [run_writer(emu, 1, env["DOM1_DEV"], 96, 0), run_writer(emu, 3, env["DOM3_DEV"], 64, 0)]
-written = {s["domid"]: s["wr_bytes"] for s in map(finish_writer, writers)}
+summaries = list(map(finish_writer, writers))
+written = {s["domid"]: s["wr_bytes"] for s in summaries}
+write_ios = {s["domid"]: s["wr_ios"] for s in summaries}
 subprocess.run(["sync"], check=True)  # loop dio off: the host leaf sees them at writeback
 wait_intervals(intervals() + 3)
 time.sleep(3)  # Prometheus scrapes the exposition that holds them
@@ -145,6 +147,19 @@ rates = {int(r["metric"]["domid"]): float(r["value"][1])
 check(rates.get(1, 0) > 0 and all(v == 0 for d, v in rates.items() if d != 1),
       "rate(double counted) non-zero only for the loop domain: " +
       ", ".join(f"dom{d} {v / MiB:.2f} MiB/s" for d, v in sorted(rates.items())))
+
+# --- 2b. the latency histogram (--latency): every write timed, a median from the buckets ---
+counts = {int(r["metric"]["domid"]): float(r["value"][1])
+          for r in promql('xiotop_domain_io_latency_seconds_count{op="write"}')}
+for domid, ios in sorted(write_ios.items()):
+    check(counts.get(domid) == ios, f"dom{domid} PromQL latency _count (write) {counts.get(domid)}, "
+          f"the emulated backend made {ios} writes")
+check(counts.get(2) == 0, f"dom2 (idle) latency _count {counts.get(2)}")
+p50 = {int(r["metric"]["domid"]): float(r["value"][1]) for r in promql(
+    'histogram_quantile(0.5, sum by (domid, le) (xiotop_domain_io_latency_seconds_bucket{op="write"}))')}
+check(all(0 < p50.get(d, 0) < 1 for d in write_ios),
+      "histogram_quantile(0.5) of the writes: " +
+      ", ".join(f"dom{d} {p50.get(d, 0) * 1e6:.0f} us" for d in sorted(write_ios)))
 
 # --- 3. the hostile name, as Prometheus decoded it ---
 names = {int(r["metric"]["domid"]): r["metric"]["domain"]

@@ -2,8 +2,9 @@
 # Live test of `xiotop serve` (issue "Fleet view"): a real Prometheus (Debian package, on
 # 127.0.0.1, its own temporary config and storage, scrape_interval 1s) scrapes xiotop
 # serve over emulated domains (guest1: a file-backed loop device, guest3: zram; guest2,
-# idle, carries a hostile name). serve_check.py compares PromQL answers with what the
-# emulated backends wrote, runs promtool and the README's queries, 100 concurrent scrapes
+# idle, carries a hostile name), with --latency. serve_check.py compares PromQL answers
+# with what the emulated backends wrote (bytes, and requests in the latency histogram),
+# runs promtool and the README's queries, 100 concurrent scrapes
 # and idle clients. Bad --listen values are checked first (no root needed).
 # Exit 77 (skipped) without root, zram or the prometheus package.
 set -euo pipefail
@@ -78,7 +79,7 @@ check $? "hostile name in the xenstore dump: $(grep '^/local/domain/2/name' "$wo
 xport=$(free_port)
 pport=$(free_port)
 aport=$(free_port) # serve_check.py's probe that records the Accept header Prometheus sends
-"$X" serve --listen "127.0.0.1:$xport" -d 1 --xenstore-dump "$work/hostile.dump" \
+"$X" serve --listen "127.0.0.1:$xport" -d 1 --latency --xenstore-dump "$work/hostile.dump" \
 	2>"$work/serve.err" &
 xpid=$!
 pids+=("$xpid")

@@ -182,6 +182,15 @@ static const char *order(const struct console_state *st)
 	return buf;
 }
 
+/* The domid of the first guest row shown (Domain-0 and unattributed skipped). */
+static uint32_t order_first_domain(const struct console_state *st)
+{
+	for (size_t i = 0; i < st->n_shown; i++)
+		if (st->shown[i]->kind == ROW_DOMAIN)
+			return st->shown[i]->domid;
+	return XIOTOP_DOM_NONE;
+}
+
 static uint32_t selected_domid(const struct console_state *st)
 {
 	const struct field_row *r = console_state_selected(st);
@@ -637,7 +646,12 @@ static void test_layout(void **state)
 	(void)state;
 	struct field_layout l;
 	fields_layout(200, FIELD_NAME_WIDTH, false, &l);
+	assert_int_equal(l.n, FIELD_COUNT - 2); /* the latency columns only with latency */
+	assert_false(has_column(&l, FIELD_LAT_P50) || has_column(&l, FIELD_LAT_P99));
+	fields_layout_for(200, FIELD_NAME_WIDTH, 5, false, true, &l);
 	assert_int_equal(l.n, FIELD_COUNT);
+	fields_layout_for(80, FIELD_NAME_WIDTH, 5, false, true, &l);
+	assert_true(layout_width(&l) <= 80 && has_column(&l, FIELD_LAT_P50));
 	fields_layout(80, FIELD_NAME_WIDTH, false, &l);
 	assert_true(layout_width(&l) <= 80);
 	/* at 80 columns the figures the issue is about are there */
@@ -826,6 +840,45 @@ static void test_screen_drill(void **state)
 	console_state_free(&st);
 }
 
+/* --latency: P50_ms/P99_ms in the table, a latency line in the drill-down, sorting by it. */
+static void test_screen_latency(void **state)
+{
+	(void)state;
+	struct world w;
+	struct console_state st;
+	struct console_state_opts o = {.delay_s = 2.0, .title = "test"};
+	make_world(&w);
+	w.m.has_latency = true;
+	/* web01: 60 writes of 16..32 us and 20 of 1..2 ms; 40 reads of 8..16 us */
+	w.doms[1].lat[XIOTOP_LAT_WRITE].buckets[14] = 60;
+	w.doms[1].lat[XIOTOP_LAT_WRITE].buckets[20] = 20;
+	w.doms[1].lat[XIOTOP_LAT_WRITE].count = 80;
+	w.doms[1].lat[XIOTOP_LAT_READ].buckets[13] = 40;
+	w.doms[1].lat[XIOTOP_LAT_READ].count = 40;
+	/* db: slower */
+	w.doms[2].lat[XIOTOP_LAT_WRITE].buckets[22] = 10;
+	w.doms[2].lat[XIOTOP_LAT_WRITE].count = 10;
+	console_state_init(&st, &o);
+	assert_true(console_state_interval(&st, &w.m));
+	render_to(&st, 120, 12, "table_latency_120x12.txt");
+	st.sort = FIELD_GUEST_CPU;
+	console_state_sort_step(&st, 1); /* to P50_ms, shown with latency */
+	assert_int_equal(st.sort, FIELD_LAT_P50);
+	assert_int_equal(order_first_domain(&st), 2); /* the slowest first */
+	console_state_key(&st, CK_HOME, 0);
+	while (selected_domid(&st) != 1)
+		console_state_key(&st, CK_DOWN, 0);
+	console_state_key(&st, CK_ENTER, 0);
+	render_to(&st, 100, 24, "drill_latency_100x24.txt");
+	console_state_free(&st);
+	/* without latency the sort skips those columns */
+	init_state(&st, &w, NULL);
+	st.sort = FIELD_GUEST_CPU;
+	console_state_sort_step(&st, 1);
+	assert_int_equal(st.sort, FIELD_NAME);
+	console_state_free(&st);
+}
+
 static void test_screen_help_and_prompt(void **state)
 {
 	(void)state;
@@ -1000,6 +1053,7 @@ int main(void)
 	    cmocka_unit_test(test_screen_table),
 	    cmocka_unit_test(test_screen_full_names),
 	    cmocka_unit_test(test_screen_drill),
+	    cmocka_unit_test(test_screen_latency),
 	    cmocka_unit_test(test_screen_help_and_prompt),
 	    cmocka_unit_test(test_screen_replay),
 	    cmocka_unit_test(test_screen_sizes),

@@ -359,6 +359,75 @@ static void test_negotiation(void **state)
 	                    "application/openmetrics-text; version=1.0.0; charset=utf-8");
 }
 
+/* Latency (--latency): a histogram per domain and op, cumulative buckets from 1.024 us
+ * doubling to 2.147483648 s, +Inf holding the open-ended last bucket, _sum in exact
+ * seconds, _count; two intervals add up; nothing of it without has_latency. */
+static void test_latency_histogram(void **state)
+{
+	(void)state;
+	static struct xs_domain web;
+	web = info(1, "web", 0, "");
+	struct metrics_state st;
+	metrics_init(&st);
+	for (int i = 0; i < 2; i++) {
+		struct model_domain d = dom(&web, 1, 1000);
+		d.lat[XIOTOP_LAT_WRITE].buckets[12] = i ? 3 : 5; /* 4.096 .. 8.192 us */
+		d.lat[XIOTOP_LAT_WRITE].buckets[20] = i ? 0 : 1; /* 1.048576 .. 2.097152 ms */
+		d.lat[XIOTOP_LAT_WRITE].buckets[XIOTOP_LAT_BUCKETS - 1] = i ? 1 : 0; /* > 2.1 s */
+		d.lat[XIOTOP_LAT_WRITE].buckets[3] = i ? 0 : 1; /* 8 ns: below the first bound */
+		d.lat[XIOTOP_LAT_WRITE].count = i ? 4 : 7;
+		d.lat[XIOTOP_LAT_WRITE].sum_ns = i ? 3000000000ull : 1500000;
+		struct model_interval m = interval(&d, 1);
+		m.has_latency = true;
+		assert_int_equal(metrics_add_interval(&st, &m), 0);
+	}
+	char *t = render(&st, EXPO_OPENMETRICS);
+	assert_non_null(strstr(t, "# TYPE xiotop_domain_io_latency_seconds histogram\n"
+	                          "# UNIT xiotop_domain_io_latency_seconds seconds\n"));
+#define W                                                                                          \
+	"xiotop_domain_io_latency_seconds_bucket{domid=\"1\",domain=\"web\",generation=\"1\",op="  \
+	"\"write\",le="
+	assert_int_equal(value_of(t, W "\"0.000001024\"}"), 1);
+	assert_int_equal(value_of(t, W "\"0.000004096\"}"), 1);
+	assert_int_equal(value_of(t, W "\"0.000008192\"}"), 9);
+	assert_int_equal(value_of(t, W "\"0.001048576\"}"), 9);
+	assert_int_equal(value_of(t, W "\"0.002097152\"}"), 10);
+	assert_int_equal(value_of(t, W "\"2.147483648\"}"), 10);
+	assert_int_equal(value_of(t, W "\"+Inf\"}"), 11);
+	assert_int_equal(value_of(t, W "\"0.000000512\"}"), -1); /* below the first bound */
+#undef W
+	assert_non_null(strstr(t, "xiotop_domain_io_latency_seconds_sum{domid=\"1\",domain=\"web\","
+	                          "generation=\"1\",op=\"write\"} 3.001500000\n"));
+	assert_int_equal(value_of(t, "xiotop_domain_io_latency_seconds_count{domid=\"1\","
+	                             "domain=\"web\",generation=\"1\",op=\"write\"}"),
+	                 11);
+	assert_int_equal(value_of(t, "xiotop_domain_io_latency_seconds_count{domid=\"1\","
+	                             "domain=\"web\",generation=\"1\",op=\"read\"}"),
+	                 0);
+	/* every series' buckets are cumulative: never decreasing from its first bound */
+	long long last = -1;
+	int buckets = 0;
+	for (const char *p = t; (p = strstr(p, "_seconds_bucket{")); p++) {
+		const char *first = strstr(p, "le=\"0.000001024\"");
+		if (first && first < strchr(p, '\n'))
+			last = -1;
+		long long v = strtoll(strchr(p, '}') + 2, NULL, 10);
+		assert_true(v >= last);
+		last = v;
+		buckets++;
+	}
+	assert_int_equal(buckets, 2 * 23); /* 22 bounds and +Inf, per op */
+	free(t);
+	t = render(&st, EXPO_PROMETHEUS);
+	assert_non_null(strstr(t, "# TYPE xiotop_domain_io_latency_seconds histogram\n"));
+	free(t);
+	st.has_latency = false; /* an interval without --latency: no family */
+	t = render(&st, EXPO_OPENMETRICS);
+	assert_null(strstr(t, "io_latency"));
+	free(t);
+	metrics_free(&st);
+}
+
 /* Before any interval: info metrics, families with no samples, zero host counters. */
 static void test_empty_state(void **state)
 {
@@ -386,6 +455,7 @@ int main(void)
 	    cmocka_unit_test(test_churn),
 	    cmocka_unit_test(test_negotiation),
 	    cmocka_unit_test(test_empty_state),
+	    cmocka_unit_test(test_latency_histogram),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

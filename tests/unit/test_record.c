@@ -148,6 +148,20 @@ static void synthetic(struct xs_sample *s, unsigned i)
 	struct xs_disk z = {.dev = ZRAM3, .wr_bytes = 7 * MiB * k, .wr_ios = 3 * k};
 	snprintf(z.name, sizeof(z.name), "zram3");
 	assert_int_equal(sample_add_disk(s, &z), 0);
+	/* latency timed from sample 1 on: a spread, a bucket >= 2^63, an idle histogram */
+	s->has_latency = i >= 1;
+	if (!s->has_latency)
+		return;
+	struct xs_latency w1 = {.domid = 1, .op = XIOTOP_LAT_WRITE};
+	w1.hist.buckets[14] = 100 * k, w1.hist.buckets[15] = 7 * k, w1.hist.buckets[20] = k;
+	w1.hist.buckets[XIOTOP_LAT_BUCKETS - 1] = UINT64_MAX - 10 + k;
+	w1.hist.count = 108 * k, w1.hist.sum_ns = 3000000 * k;
+	struct xs_latency r3 = {.domid = 3, .op = XIOTOP_LAT_READ};
+	r3.hist.buckets[0] = k, r3.hist.count = k;
+	struct xs_latency idle = {.domid = 2, .op = XIOTOP_LAT_READ};
+	assert_int_equal(sample_add_latency(s, &w1), 0);
+	assert_int_equal(sample_add_latency(s, &idle), 0);
+	assert_int_equal(sample_add_latency(s, &r3), 0);
 }
 
 static struct rec_host_facts some_facts(void)
@@ -218,6 +232,9 @@ static void assert_same_sample(const struct xs_sample *want, const struct xs_sam
 	assert_int_equal(got->n_vbd_stats, want->n_vbd_stats);
 	assert_memory_equal(got->vbd_stats, want->vbd_stats,
 	                    want->n_vbd_stats * sizeof(*want->vbd_stats));
+	assert_int_equal(got->has_latency, want->has_latency);
+	assert_int_equal(got->n_latency, want->n_latency);
+	assert_memory_equal(got->latency, want->latency, want->n_latency * sizeof(*want->latency));
 	/* layers, counters and disks in recorded order, byte for byte */
 	assert_int_equal(got->n_layers, want->n_layers);
 	assert_memory_equal(got->layers, want->layers, want->n_layers * sizeof(*want->layers));
@@ -336,6 +353,50 @@ static void test_vbds_without_skew_columns(void **state)
 	assert_int_equal(v->skew_wr_bytes, 0);
 	sample_free(&got);
 	rec_reader_close(r);
+}
+
+/* A file written before latency_counts and samples.has_latency still reads: no latency.
+ * A bucket span that does not fit 32 buckets is a corrupt file, said so. */
+static void test_latency_old_and_bad(void **state)
+{
+	(void)state;
+	const char *path = path_of("nolat.xiotop");
+	write_recording(path, 3);
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+	                              "DROP TABLE latency_counts;"
+	                              "ALTER TABLE samples DROP COLUMN has_latency;",
+	                              NULL, NULL, NULL),
+	                 SQLITE_OK);
+	sqlite3_close(db);
+	struct rec_error err;
+	struct rec_reader *r = rec_open(path, &err);
+	assert_non_null(r);
+	struct xs_sample got;
+	assert_int_equal(rec_read(r, 2, &got, &err), 0);
+	assert_false(got.has_latency);
+	assert_int_equal(got.n_latency, 0);
+	sample_free(&got);
+	rec_reader_close(r);
+
+	const char *bad[] = {"UPDATE latency_counts SET low = 30 WHERE domid = 1",
+	                     "UPDATE latency_counts SET buckets = x'0102' WHERE domid = 1",
+	                     "UPDATE latency_counts SET op = 7 WHERE domid = 1"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		path = path_of("badlat.xiotop");
+		unlink(path);
+		write_recording(path, 3);
+		assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(db, bad[i], NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(db);
+		r = rec_open(path, &err);
+		assert_non_null(r);
+		assert_int_equal(rec_read(r, 2, &got, &err), -1);
+		assert_int_equal(err.code, REC_ERR_CORRUPT);
+		assert_non_null(strstr(err.msg, "sample 2 is incomplete"));
+		rec_reader_close(r);
+	}
 }
 
 /* Topology changes are stored once, not per sample. */
@@ -724,6 +785,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_round_trip),
 	    cmocka_unit_test(test_vbds_without_skew_columns),
+	    cmocka_unit_test(test_latency_old_and_bad),
 	    cmocka_unit_test(test_names_deduplicated),
 	    cmocka_unit_test(test_marks_and_windows),
 	    cmocka_unit_test(test_truncated),

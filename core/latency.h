@@ -1,0 +1,30 @@
+/* latency.h - log2 latency histograms (bpf/xiotop.h struct xiotop_lat): bucket bounds,
+ * interval deltas, merging and quantiles.
+ *
+ * Contract: bucket i holds latencies in [latency_bucket_low_ns(i), latency_bucket_high_ns(i));
+ * the last bucket has no upper bound (high is UINT64_MAX: +Inf). A quantile is found as
+ * Prometheus' histogram_quantile() does: the bucket where the cumulative count reaches
+ * q x count, interpolated linearly inside it (the last bucket gives its lower bound), so
+ * it always lies in the bucket that holds the q-th I/O. Pure: no I/O, no globals.
+ */
+#ifndef XIOTOP_LATENCY_H
+#define XIOTOP_LATENCY_H
+
+#include <stdint.h>
+
+#include "bpf/xiotop.h"
+
+/* The bucket the BPF side counts ns in. */
+int latency_bucket_of(uint64_t ns);
+uint64_t latency_bucket_low_ns(int i);
+uint64_t latency_bucket_high_ns(int i); /* UINT64_MAX for the last bucket */
+/* The q-quantile (0 < q <= 1) in ns, or -1 when the histogram is empty. */
+double latency_quantile_ns(const struct xiotop_lat *h, double q);
+/* cur - prev, bucket by bucket; a histogram that shrank (a restarted tracer, a reused
+ * domid) counts from zero: the delta is cur itself. prev NULL: cur. */
+void latency_delta(const struct xiotop_lat *cur, const struct xiotop_lat *prev,
+                   struct xiotop_lat *out);
+/* into += add */
+void latency_merge(struct xiotop_lat *into, const struct xiotop_lat *add);
+
+#endif

@@ -1,0 +1,82 @@
+/* rec_latency.c - latency histograms as latency_counts rows; see rec_latency.h. */
+#include "record/rec_latency.h"
+
+#include <string.h>
+
+static int step_done(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+int rec_store_latency(sqlite3_stmt *st, size_t sample, const struct xs_sample *s)
+{
+	for (size_t i = 0; i < s->n_latency; i++) {
+		const struct xs_latency *l = &s->latency[i];
+		int low = 0, high = XIOTOP_LAT_BUCKETS - 1;
+		while (low < XIOTOP_LAT_BUCKETS && !l->hist.buckets[low])
+			low++;
+		while (high >= low && !l->hist.buckets[high])
+			high--;
+		unsigned char blob[XIOTOP_LAT_BUCKETS * 8];
+		size_t n = 0;
+		for (int b = low; b <= high; b++)
+			for (int byte = 0; byte < 8; byte++)
+				blob[n++] = (unsigned char)(l->hist.buckets[b] >> (8 * byte));
+		sqlite3_bind_int64(st, 1, REC_SLOT(sample, i));
+		sqlite3_bind_int64(st, 2, l->domid);
+		sqlite3_bind_int64(st, 3, l->op);
+		sqlite3_bind_int64(st, 4, (sqlite3_int64)l->hist.count);
+		sqlite3_bind_int64(st, 5, (sqlite3_int64)l->hist.sum_ns);
+		if (n) {
+			sqlite3_bind_int(st, 6, low);
+			sqlite3_bind_blob(st, 7, blob, (int)n, SQLITE_TRANSIENT);
+		}
+		int rc = step_done(st);
+		if (rc != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}
+
+/* The buckets of one row from its span; false when the span does not fit. */
+static bool decode_buckets(sqlite3_stmt *st, struct xiotop_lat *h)
+{
+	if (sqlite3_column_type(st, 5) == SQLITE_NULL)
+		return true; /* no I/O timed yet */
+	int64_t low = sqlite3_column_int64(st, 4);
+	const unsigned char *blob = sqlite3_column_blob(st, 5);
+	int len = sqlite3_column_bytes(st, 5);
+	if (low < 0 || len % 8 || low + len / 8 > XIOTOP_LAT_BUCKETS || (len && !blob))
+		return false;
+	for (int b = 0; b < len / 8; b++) {
+		uint64_t v = 0;
+		for (int byte = 0; byte < 8; byte++)
+			v |= (uint64_t)blob[8 * b + byte] << (8 * byte);
+		h->buckets[low + b] = v;
+	}
+	return true;
+}
+
+int rec_read_latency(sqlite3_stmt *st, struct xs_sample *s)
+{
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct xs_latency l;
+		memset(&l, 0, sizeof(l));
+		l.domid = (uint32_t)sqlite3_column_int64(st, 0);
+		int64_t op = sqlite3_column_int64(st, 1);
+		if (op < 0 || op >= XIOTOP_LAT_OPS)
+			return SQLITE_CORRUPT;
+		l.op = (uint32_t)op;
+		l.hist.count = (uint64_t)sqlite3_column_int64(st, 2);
+		l.hist.sum_ns = (uint64_t)sqlite3_column_int64(st, 3);
+		if (!decode_buckets(st, &l.hist))
+			return SQLITE_CORRUPT;
+		if (sample_add_latency(s, &l))
+			return SQLITE_NOMEM;
+	}
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}

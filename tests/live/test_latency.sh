@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Live test of --latency (issue "Fleet view"): the emulated backends' own per-request
+# latency (native AIO, completion polled, as blkback is completed by a callback) against
+# xiotop's histogram per domain (latency_check.py: p50 in the same or an
+# adjacent log2 bucket, every request timed), over a loop device with direct I/O, a
+# partition of one and zram, in both program sets; then each completion hook failing on
+# its own, and no latency hook or key without --latency. Exit 77 (skipped) without root
+# or zram.
+set -euo pipefail
+: "${XIOTOP_BIN:?}" "${XIOTOP_EMU:?}" "${XIOTOP_SRC:?}"
+X=$XIOTOP_BIN
+fails=0
+check() { # check CONDITION-STATUS DESCRIPTION
+	if [ "$1" -eq 0 ]; then echo "ok   $2"; else echo "FAIL $2"; fails=$((fails + 1)); fi
+}
+
+# --- bad input, before any tracer: a recording is not timed again ---
+rc=0
+out=$(timeout 20 "$X" -b --from-file /nonexistent.xiotop --latency 2>&1 >/dev/null) || rc=$?
+check "$([ $rc -eq 2 ] && grep -q -- "--latency times the live tracer" <<<"$out" && echo 0 || echo 1)" \
+	"-b --from-file with --latency: exit $rc, $out"
+rc=0
+out=$(timeout 20 "$X" topology --latency 2>&1 >/dev/null) || rc=$?
+check "$([ $rc -eq 2 ] && echo 0 || echo 1)" "topology --latency is no option of topology: exit $rc"
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIPPED: live latency needs root (BPF, loop devices, zram)"
+	exit 77
+fi
+if [ ! -e /sys/class/zram-control/hot_add ]; then
+	echo "SKIPPED: no zram-control in sysfs (zram is the bio-based backend of this test)"
+	exit 77
+fi
+work=$(mktemp -d)
+cleanup() {
+	bash "$XIOTOP_SRC/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM HUP
+bash "$XIOTOP_SRC/tests/emu/emu.sh" up "$work/world" --dio on >/dev/null
+# shellcheck source=/dev/null
+. "$work/world/env"
+export PYTHONPATH="$XIOTOP_SRC/tests/live"
+
+rc=0
+XIOTOP_FORCE_RAW_TP=0 python3 "$XIOTOP_SRC/tests/live/latency_check.py" "$work/world/env" \
+	"$X" "$XIOTOP_EMU" "$work/btf.json" 64K 256K 4K || rc=1
+check $rc "tp_btf: each domain's p50 within one bucket of its backend's own (64K, 256K; 4K counted)"
+rc=0
+XIOTOP_FORCE_RAW_TP=1 python3 "$XIOTOP_SRC/tests/live/latency_check.py" "$work/world/env" \
+	"$X" "$XIOTOP_EMU" "$work/raw.json" 64K || rc=1
+check $rc "raw_tp: each domain's p50 within one bucket of its backend's own (64K)"
+
+# --- the completion hooks fail one by one: the other kind of backend is still timed ---
+# (domain id of the backend that must still be timed, domain that must not)
+timed_with() { # FAIL_HOOKS -> "domid:write_ios ..." of the last interval after a write each
+	local out="$work/fail.json"
+	XIOTOP_FAIL_HOOKS="$1" timeout 60 "$X" -b -d 1 -i 4 --format json --latency \
+		--xenstore-dump "$XENSTORE_DUMP" >"$out" 2>"$work/fail.err" &
+	local xp=$!
+	sleep 1.5
+	"$XIOTOP_EMU" blkback --domid 1 --target "$DOM1_DEV" --write-mib 4 --bs 64K >/dev/null
+	"$XIOTOP_EMU" blkback --domid 3 --target "$DOM3_DEV" --write-mib 4 --bs 64K >/dev/null
+	wait $xp || true
+	python3 - "$out" <<-'PY'
+		import json, sys
+		ios = {}
+		for line in open(sys.argv[1]):
+		    for d in json.loads(line)["domains"]:
+		        lat = d.get("io_latency")
+		        ios[d["domid"]] = ios.get(d["domid"], 0) + (lat["write"]["ios"] if lat else 0)
+		        ios.setdefault("key", "io_latency" in d)
+		print(" ".join(f"{k}:{v}" for k, v in sorted(ios.items(), key=str)))
+	PY
+}
+got=$(timed_with block_rq_complete)
+check "$([[ " $got " == *" 1:0 "* && " $got " != *" 3:0 "* ]] && echo 0 || echo 1)" \
+	"block_rq_complete forced off: zram (dom3) still timed, loop (dom1) not: $got"
+check "$(grep -q 'hook block_rq_complete not active (forced by XIOTOP_FAIL_HOOKS): no I/O latency of request-based' "$work/fail.err" && echo 0 || echo 1)" \
+	"  and said: $(grep 'block_rq_complete not active' "$work/fail.err" || true)"
+got=$(timed_with block_bio_complete)
+check "$([[ " $got " != *" 1:0 "* && " $got " == *" 3:0 "* ]] && echo 0 || echo 1)" \
+	"block_bio_complete forced off: loop (dom1) still timed, zram (dom3) not: $got"
+got=$(timed_with block_bio_complete,block_rq_complete)
+check "$([[ " $got " == *" key:False "* ]] && echo 0 || echo 1)" \
+	"both completion hooks off: no io_latency key (nothing is timed): $got"
+check "$(grep -q 'without:.*block_bio_complete.*block_rq_complete' "$work/fail.err" && echo 0 || echo 1)" \
+	"  both named after 'without:'"
+
+# --- without --latency: no latency hook attached or missing, no io_latency key ---
+timeout 20 "$X" -b -d 1 -i 2 --format json --xenstore-dump "$XENSTORE_DUMP" \
+	>"$work/plain.json" 2>"$work/plain.err" || true
+check "$(grep -q 'tracing with' "$work/plain.err" && ! grep -qE 'block_(bio|rq)_complete' <(grep 'tracing with' "$work/plain.err") && echo 0 || echo 1)" \
+	"without --latency no completion hook in: $(grep 'tracing with' "$work/plain.err" | sed 's/.*programs: //')"
+check "$(grep -q '"domains"' "$work/plain.json" && ! grep -q io_latency "$work/plain.json" && echo 0 || echo 1)" \
+	"without --latency no io_latency key in the JSON"
+
+echo "latency: $fails failure(s)"
+[ $fails -eq 0 ]

@@ -1,0 +1,174 @@
+/* test_latency.c - log2 latency histograms (core/latency.h): the buckets the BPF side
+ * counts in, quantiles from them (Prometheus' histogram_quantile rule), interval deltas
+ * through the model, and the io_latency object of the JSON output. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/latency.h"
+#include "core/model.h"
+#include "ui/batch.h"
+
+static void test_buckets(void **state)
+{
+	(void)state;
+	assert_int_equal(latency_bucket_of(0), 0);
+	assert_int_equal(latency_bucket_of(1), 0);
+	assert_int_equal(latency_bucket_of(2), 1);
+	assert_int_equal(latency_bucket_of(3), 1);
+	assert_int_equal(latency_bucket_of(4096), 12);
+	assert_int_equal(latency_bucket_of(8191), 12);
+	assert_int_equal(latency_bucket_of(8192), 13);
+	assert_int_equal(latency_bucket_of(UINT64_MAX), XIOTOP_LAT_BUCKETS - 1);
+	for (int i = 1; i < XIOTOP_LAT_BUCKETS - 1; i++) {
+		assert_int_equal(latency_bucket_low_ns(i), 1ull << i);
+		assert_int_equal(latency_bucket_high_ns(i), 2ull << i);
+		assert_int_equal(latency_bucket_of(latency_bucket_low_ns(i)), i);
+		assert_int_equal(latency_bucket_of(latency_bucket_high_ns(i) - 1), i);
+	}
+	assert_int_equal(latency_bucket_low_ns(0), 0);
+	assert_int_equal(latency_bucket_high_ns(XIOTOP_LAT_BUCKETS - 1), UINT64_MAX);
+}
+
+static void test_quantiles(void **state)
+{
+	(void)state;
+	struct xiotop_lat h;
+	memset(&h, 0, sizeof(h));
+	assert_true(latency_quantile_ns(&h, 0.5) < 0); /* empty: unknown */
+	/* one bucket: interpolated linearly inside [4096, 8192) */
+	h.buckets[12] = 100;
+	assert_true(latency_quantile_ns(&h, 0.5) == 4096 + 2048);
+	assert_true(latency_quantile_ns(&h, 1) == 8192);
+	assert_true(latency_quantile_ns(&h, 0.01) == 4096 + 40.96);
+	/* the median is in the bucket holding the middle I/O, even with a long tail */
+	h.buckets[12] = 60;
+	h.buckets[20] = 40;
+	double p50 = latency_quantile_ns(&h, 0.5);
+	assert_int_equal(latency_bucket_of((uint64_t)p50), 12);
+	assert_true(p50 == 4096 + 4096 * (50.0 / 60));
+	double p99 = latency_quantile_ns(&h, 0.99);
+	assert_int_equal(latency_bucket_of((uint64_t)p99), 20);
+	/* the open-ended last bucket gives its lower bound */
+	memset(&h, 0, sizeof(h));
+	h.buckets[XIOTOP_LAT_BUCKETS - 1] = 3;
+	assert_true(latency_quantile_ns(&h, 0.5) ==
+	            (double)latency_bucket_low_ns(XIOTOP_LAT_BUCKETS - 1));
+	/* q out of range is clamped */
+	h.buckets[0] = 1;
+	assert_true(latency_quantile_ns(&h, -1) == 0);
+	assert_true(latency_quantile_ns(&h, 7) ==
+	            (double)latency_bucket_low_ns(XIOTOP_LAT_BUCKETS - 1));
+}
+
+static void test_delta_and_merge(void **state)
+{
+	(void)state;
+	struct xiotop_lat prev, cur, d;
+	memset(&prev, 0, sizeof(prev));
+	prev.buckets[10] = 5, prev.count = 5, prev.sum_ns = 5000;
+	cur = prev;
+	cur.buckets[10] = 8, cur.buckets[11] = 2, cur.count = 10, cur.sum_ns = 12000;
+	latency_delta(&cur, &prev, &d);
+	assert_int_equal(d.buckets[10], 3);
+	assert_int_equal(d.buckets[11], 2);
+	assert_int_equal(d.count, 5);
+	assert_int_equal(d.sum_ns, 7000);
+	latency_delta(&cur, NULL, &d);
+	assert_memory_equal(&d, &cur, sizeof(d));
+	/* a histogram that shrank (a new tracer, a reused domid) counts from zero */
+	latency_delta(&prev, &cur, &d);
+	assert_memory_equal(&d, &prev, sizeof(d));
+	latency_merge(&d, &cur);
+	assert_int_equal(d.buckets[10], 13);
+	assert_int_equal(d.count, 15);
+	assert_int_equal(d.sum_ns, 17000);
+}
+
+/* Two samples -> the interval's histogram per domain and op; has_latency follows cur. */
+static void test_model_interval(void **state)
+{
+	(void)state;
+	struct xs_sample a, b;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a.has_latency = b.has_latency = true;
+	b.monotonic_ns = 1000000000;
+	struct xs_latency l = {.domid = 4, .op = XIOTOP_LAT_WRITE};
+	l.hist.buckets[14] = 10, l.hist.count = 10, l.hist.sum_ns = 200000;
+	assert_int_equal(sample_add_latency(&a, &l), 0);
+	l.hist.buckets[14] = 25, l.hist.count = 25, l.hist.sum_ns = 500000;
+	assert_int_equal(sample_add_latency(&b, &l), 0);
+	struct xs_latency none = {.domid = XIOTOP_DOM_NONE, .op = XIOTOP_LAT_READ};
+	none.hist.count = 99;
+	assert_int_equal(sample_add_latency(&b, &none), 0);
+	struct model_interval m;
+	assert_int_equal(model_compute(&a, &b, &m), 0);
+	assert_true(m.has_latency);
+	assert_int_equal(m.n_domains, 1); /* a domain only seen in latency is listed */
+	assert_int_equal(m.domains[0].domid, 4);
+	assert_int_equal(m.domains[0].lat[XIOTOP_LAT_WRITE].buckets[14], 15);
+	assert_int_equal(m.domains[0].lat[XIOTOP_LAT_WRITE].sum_ns, 300000);
+	assert_int_equal(m.domains[0].lat[XIOTOP_LAT_READ].count, 0);
+	model_free(&m);
+	b.has_latency = false;
+	assert_int_equal(model_compute(&a, &b, &m), 0);
+	assert_false(m.has_latency);
+	model_free(&m);
+	sample_free(&a);
+	sample_free(&b);
+}
+
+static char *json_of(const struct model_interval *m)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	struct batch_opts o = {.format = BATCH_JSON};
+	batch_print(out, m, &o, 0);
+	fclose(out);
+	return buf;
+}
+
+/* io_latency: per op ios, sum, p50/p99 (null when idle) and the non-empty buckets; only
+ * when latency was timed, so output without --latency is as before. */
+static void test_json(void **state)
+{
+	(void)state;
+	struct model_domain d;
+	memset(&d, 0, sizeof(d));
+	d.domid = 5;
+	d.guest_cpu_ns = -1;
+	d.lat[XIOTOP_LAT_WRITE].buckets[12] = 100;
+	d.lat[XIOTOP_LAT_WRITE].count = 100;
+	d.lat[XIOTOP_LAT_WRITE].sum_ns = 600000;
+	struct model_interval m = {.interval_s = 1, .domains = &d, .n_domains = 1};
+	char *j = json_of(&m);
+	assert_null(strstr(j, "io_latency"));
+	free(j);
+	m.has_latency = true;
+	j = json_of(&m);
+	assert_non_null(strstr(j,
+	                       ",\"io_latency\":{\"read\":{\"ios\":0,\"sum_ns\":0,\"p50_ns\":null,"
+	                       "\"p99_ns\":null,\"buckets\":[]},\"write\":{\"ios\":100,"
+	                       "\"sum_ns\":600000,\"p50_ns\":6144,\"p99_ns\":8151,"
+	                       "\"buckets\":[[4096,100]]}}"));
+	free(j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_buckets),
+	    cmocka_unit_test(test_quantiles),
+	    cmocka_unit_test(test_delta_and_merge),
+	    cmocka_unit_test(test_model_interval),
+	    cmocka_unit_test(test_json),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
