@@ -9,6 +9,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "bpf/xiotop.h" /* the types the skeleton names */
 #include "xiotop.skel.h"
 
 static const struct hook_def {
@@ -112,6 +113,10 @@ static struct xiotop_bpf *load_with(bool btf, const bool want[HOOK_COUNT],
 	s->rodata->wb_workfn_addr = cfg->wb_workfn;
 	s->rodata->kernel_page_size = cfg->page_size;
 	s->rodata->track_cpu = want[HOOK_TASK_PASS];
+	int ncpus = libbpf_num_possible_cpus();
+	if (ncpus > 0) /* else the one-CPU default: CPUs beyond it use the layer_io hash */
+		bpf_map__set_max_entries(s->maps.layer_slots,
+		                         (unsigned int)ncpus * XIOTOP_LAYER_SLOTS);
 	struct bpf_program *mine[HOOK_COUNT], *other[HOOK_COUNT];
 	hook_progs(s, btf, mine);
 	hook_progs(s, !btf, other);
