@@ -22,9 +22,14 @@ struct {
 	__type(value, u32);
 } remap_owner SEC(".maps");
 
-/* Domain owning the file whose page-cache pages the bio carries, or NULL. */
-static __always_inline u32 *bio_file_owner(struct bio *bio)
+/* Domain owning the file whose page-cache pages the bio carries, or NULL. Only bios
+ * queued to a device holding an image's file system can carry such pages (a file
+ * system writes its pages to its own device; dm/md clones are charged at remap time,
+ * against the upper device): the eight reads of the lookup are skipped for all other. */
+static __always_inline u32 *bio_file_owner(struct bio *bio, const struct xiotop_dev_owner *d)
 {
+	if (!images_off_device && !(d && (d->flags & XIOTOP_DEV_HOLDS_IMAGE)))
+		return NULL;
 	struct xiotop_inode_key ik = {};
 	if (!bio_first_inode(bio, &ik.ino, &ik.fs_dev))
 		return NULL;
@@ -44,16 +49,18 @@ static __always_inline void tally_written_back(u32 domid, u64 bytes)
 	__sync_fetch_and_add(&d->written_back_bytes, bytes < open ? bytes : open);
 }
 
-static __always_inline void tally_if_page_cache(struct bio *bio, u32 domid, u64 bytes)
+static __always_inline void tally_if_page_cache(struct bio *bio, const struct xiotop_dev_owner *d,
+                                                u32 domid, u64 bytes)
 {
-	u32 *owner = bio_file_owner(bio);
+	u32 *owner = bio_file_owner(bio, d);
 	if (owner && *owner == domid)
 		tally_written_back(domid, bytes);
 }
 
 /* Rules 2 and 3 for the current task (rule 1, the device, was checked by the caller).
  * Sets *via, and *work to the submitting kworker's current work (else NULL). */
-static __always_inline u32 task_owner(struct bio *bio, u32 *via, struct work_state **work)
+static __always_inline u32 task_owner(struct bio *bio, const struct xiotop_dev_owner *d, u32 *via,
+                                      struct work_state **work)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	/* a workqueue worker is never a blkback thread nor a device model */
@@ -78,7 +85,7 @@ static __always_inline u32 task_owner(struct bio *bio, u32 *via, struct work_sta
 			return *dm_dom;
 		}
 	}
-	u32 *idom = bio_file_owner(bio);
+	u32 *idom = bio_file_owner(bio, d);
 	if (idom) {
 		*via = XIOTOP_VIA_INODE;
 		return *idom;
@@ -87,16 +94,16 @@ static __always_inline u32 task_owner(struct bio *bio, u32 *via, struct work_sta
 	return XIOTOP_DOM_NONE;
 }
 
-/* Rules 1-3 for a bio about to be queued to `dev`. */
-static __always_inline u32 owner_of(struct bio *bio, u32 dev, u32 *via, struct work_state **work)
+/* Rules 1-3 for a bio about to be queued to `dev` (whose table entry is *d, or NULL). */
+static __always_inline u32 owner_of(struct bio *bio, const struct xiotop_dev_owner *d, u32 *via,
+                                    struct work_state **work)
 {
 	*work = NULL;
-	struct xiotop_dev_owner *d = bpf_map_lookup_elem(&dev_dom, &dev);
 	if (d && (d->flags & XIOTOP_DEV_IS_BACKEND)) {
 		*via = XIOTOP_VIA_DEV;
 		return d->domid;
 	}
-	return task_owner(bio, via, work);
+	return task_owner(bio, d, via, work);
 }
 
 /* What block_bio_queue needs of a bio, read by the caller. */
@@ -109,15 +116,15 @@ struct bio_facts {
 };
 
 /* The dirty backlog, for a charged write. */
-static __always_inline void tally_write(struct bio *bio, struct work_state *ws, u32 domid, u32 via,
-                                        u64 bytes)
+static __always_inline void tally_write(struct bio *bio, const struct xiotop_dev_owner *d,
+                                        struct work_state *ws, u32 domid, u32 via, u64 bytes)
 {
 	/* page-cache pages of a domain's file leaving dom0 memory: the flusher (rule 3),
 	 * or an fsync by loop or the device model */
 	if (via == XIOTOP_VIA_INODE)
 		tally_written_back(domid, bytes);
 	else if ((via == XIOTOP_VIA_LOOPWORK && !(ws && ws->loop_dio)) || via == XIOTOP_VIA_DMTASK)
-		tally_if_page_cache(bio, domid, bytes); /* loop direct I/O: never page cache */
+		tally_if_page_cache(bio, d, domid, bytes); /* loop direct I/O: never page cache */
 }
 
 static __always_inline int on_bio_queue(struct bio *bio, const struct bio_facts *f)
@@ -130,6 +137,7 @@ static __always_inline int on_bio_queue(struct bio *bio, const struct bio_facts 
 
 	u32 via, domid;
 	struct work_state *ws = NULL;
+	struct xiotop_dev_owner *d = dev_owner(dev);
 	u64 bio_key = (u64)bio;
 	/* dm/md clones are BIO_CLONED (as are splits): only they can be in remap_owner */
 	u32 *cloned_from = NULL;
@@ -140,7 +148,7 @@ static __always_inline int on_bio_queue(struct bio *bio, const struct bio_facts 
 		via = XIOTOP_VIA_REMAP;
 		bpf_map_delete_elem(&remap_owner, &bio_key);
 	} else {
-		domid = owner_of(bio, dev, &via, &ws);
+		domid = owner_of(bio, d, &via, &ws);
 	}
 	if (track_latency && via == XIOTOP_VIA_DEV)
 		latency_start(bio, domid, is_write);
@@ -154,7 +162,7 @@ static __always_inline int on_bio_queue(struct bio *bio, const struct bio_facts 
 			writeback_progress(ws);
 	}
 	if (is_write && domid != XIOTOP_DOM_NONE)
-		tally_write(bio, ws, domid, via, bytes);
+		tally_write(bio, d, ws, domid, via, bytes);
 	/* a partition's bio also crosses the whole disk: same bio, stacked layer */
 	if (f->whole != dev)
 		charge_io(domid, f->whole, XIOTOP_VIA_PART, is_write, bytes);
@@ -170,7 +178,7 @@ static __always_inline int on_bio_remap(struct bio *bio, u32 from_dev)
 	 * against the upper device, as if it had been queued there */
 	u32 via;
 	struct work_state *ws;
-	u32 domid = owner_of(bio, from_dev, &via, &ws);
+	u32 domid = owner_of(bio, dev_owner(from_dev), &via, &ws);
 	u64 bio_key = (u64)bio;
 	if (bpf_map_update_elem(&remap_owner, &bio_key, &domid, BPF_ANY))
 		stat_inc(XIOTOP_STAT_LOST_REMAP);

@@ -261,7 +261,7 @@ static __always_inline u32 loop_work_domid(struct work_state *ws, struct work_st
 		return ws->cached_domid;
 	struct loop_device *lo = loop_of_work(work, fn);
 	u32 loop_dev = gendisk_devt(BPF_CORE_READ(lo, lo_disk));
-	struct xiotop_dev_owner *d = bpf_map_lookup_elem(&dev_dom, &loop_dev);
+	struct xiotop_dev_owner *d = dev_owner(loop_dev);
 	ws->cached_work = (u64)work;
 	ws->cached_gen = gen;
 	ws->cached_domid = d ? d->domid : XIOTOP_DOM_NONE;

@@ -1,7 +1,8 @@
 /* maps.bpf.h - the maps shared by every program, and the lookups that answer "whose is
  * this?" for a device, an inode or the current task.
  *
- * User space fills dev_dom, inode_dom, tgid_dom and tgid_bits from the topology; the
+ * User space fills dev_table (dev_dom past it), inode_dom, tgid_dom and tgid_bits from
+ * the topology; the
  * programs only read them. Counters (layer_io, cpu_ns, stats, dirty) are written here
  * and read by user space once per interval.
  */
@@ -15,12 +16,21 @@
 #include "core_fixes.bpf.h"
 #include "xiotop.h"
 
+/* Devices with an owner or an image file system (xiotop.h says how it is laid out). */
+struct xiotop_dev_slot dev_table[2][XIOTOP_DEV_SLOTS];
+volatile unsigned int dev_table_live = 0;
+
+/* Devices that found no slot within XIOTOP_DEV_PROBES: normally empty. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, XIOTOP_MAX_DEVS);
 	__type(key, u32);
 	__type(value, struct xiotop_dev_owner);
 } dev_dom SEC(".maps");
+
+/* A file-backed image's file system has no block device of its own (btrfs, a network
+ * file system): every bio's pages must be looked up, not only those on HOLDS_IMAGE. */
+volatile unsigned int images_off_device = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -44,12 +54,22 @@ struct {
 	__type(value, u64);
 } tgid_bits SEC(".maps");
 
+/* Layer counters: the per-CPU slots first (xiotop.h), this hash for the keys that found
+ * their slot taken. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, XIOTOP_MAX_LAYERS);
 	__type(key, struct xiotop_layer_key);
 	__type(value, struct xiotop_io);
 } layer_io SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, XIOTOP_LAYER_SLOTS); /* ncpus * XIOTOP_LAYER_SLOTS, set before load */
+	__type(key, u32);
+	__type(value, struct xiotop_layer_slot);
+} layer_slots SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -71,6 +91,22 @@ struct {
 	__type(key, u32);
 	__type(value, struct xiotop_dirty);
 } dirty SEC(".maps");
+
+/* Owner and flags of a device, or NULL: a few plain loads on the common path. */
+static __always_inline struct xiotop_dev_owner *dev_owner(u32 dev)
+{
+	struct xiotop_dev_slot *table = dev_table[dev_table_live & 1];
+	u32 home = xiotop_dev_home(dev);
+#pragma unroll
+	for (int k = 0; k < XIOTOP_DEV_PROBES; k++) {
+		struct xiotop_dev_slot *s = &table[(home + k) & (XIOTOP_DEV_SLOTS - 1)];
+		if (s->dev == dev)
+			return &s->owner;
+		if (!s->dev)
+			return NULL;
+	}
+	return bpf_map_lookup_elem(&dev_dom, &dev);
+}
 
 /* The map's value for key, created from `zero` if absent; NULL when the map is full. */
 static __always_inline void *lookup_or_init(void *map, const void *key, const void *zero)
@@ -94,12 +130,36 @@ static __always_inline void stat_inc(u32 idx)
 	stat_add(idx, 1);
 }
 
+/* This CPU's slot for a layer key if the key owns it (claiming it if free), else NULL.
+ * The claim is a compare-and-swap on via, so a program nested on this CPU (an interrupt)
+ * cannot mix two keys in one slot; user space skips slots whose via is 0 or claiming. */
+static __always_inline struct xiotop_io *layer_slot(u32 domid, u32 dev, u32 via)
+{
+	u32 idx =
+	    bpf_get_smp_processor_id() * XIOTOP_LAYER_SLOTS + xiotop_layer_home(domid, dev, via);
+	struct xiotop_layer_slot *s = bpf_map_lookup_elem(&layer_slots, &idx);
+	if (!s)
+		return NULL;
+	if (!s->via && !__sync_val_compare_and_swap(&s->via, 0, XIOTOP_LAYER_CLAIMING)) {
+		s->domid = domid;
+		s->dev = dev;
+		__sync_lock_test_and_set(&s->via,
+		                         (u64)via); /* the key is whole before via says so */
+	}
+	if (s->via == via && s->domid == domid && s->dev == dev)
+		return &s->io;
+	return NULL;
+}
+
 /* Count a bio (or file I/O) for (domain, device, rule). */
 static __always_inline void charge_io(u32 domid, u32 dev, u32 via, bool is_write, u64 bytes)
 {
-	struct xiotop_layer_key key = {.domid = domid, .dev = dev, .via = via};
-	struct xiotop_io zero = {};
-	struct xiotop_io *io = lookup_or_init(&layer_io, &key, &zero);
+	struct xiotop_io *io = layer_slot(domid, dev, via);
+	if (!io) {
+		struct xiotop_layer_key key = {.domid = domid, .dev = dev, .via = via};
+		struct xiotop_io zero = {};
+		io = lookup_or_init(&layer_io, &key, &zero);
+	}
 	if (!io) {
 		stat_inc(XIOTOP_STAT_LOST_LAYER);
 		return;

@@ -1,7 +1,7 @@
 /* xiotop.h - structs and keys shared by the BPF programs and the user side.
  *
  * Contract: the kernel side only aggregates into maps (no per-event stream). User space
- * fills the lookup maps (dev_dom, inode_dom, tgid_dom) from the topology and reads the
+ * fills the lookup tables (dev_table, inode_dom, tgid_dom) from the topology and reads the
  * per-CPU counter map once per interval. Device numbers are kernel dev_t (major << 20 |
  * minor). Counters are cumulative for the life of the maps.
  */
@@ -52,14 +52,61 @@ struct xiotop_io {
 	unsigned long long wr_ios;
 };
 
+/* The fast path of the layer counters: per CPU, XIOTOP_LAYER_SLOTS slots each owned for
+ * good by the first key that lands on it (via 0: free), so a key's counts on one CPU
+ * are always in one place: its slot there, or the layer_io hash when another key holds
+ * the slot. Nothing ever moves, so user space reading at any instant sees totals that
+ * only grow. An array with a cache line per slot , indexed cpu * SLOTS + home: programs
+ * reach it with plain loads and user space reads it mapped, without system calls. */
+#define XIOTOP_LAYER_SLOT_BITS 6
+#define XIOTOP_LAYER_SLOTS     (1u << XIOTOP_LAYER_SLOT_BITS)
+#define XIOTOP_LAYER_CLAIMING  0xffffffffull /* via while a program writes the key */
+
+struct xiotop_layer_slot {
+	unsigned int domid;
+	unsigned int dev;
+	unsigned long long via; /* 0: free; 64 bits for the compare-and-swap of BPF ISA v1 */
+	struct xiotop_io io;
+	unsigned long long pad[2];
+};
+
+static inline unsigned int xiotop_layer_home(unsigned int domid, unsigned int dev, unsigned int via)
+{
+	return ((domid * 2654435769u) ^ (dev * 2246822519u) ^ (via * 3266489917u)) >>
+	       (32 - XIOTOP_LAYER_SLOT_BITS);
+}
+
 /* dev_dom values: which domain a device belongs to, and how (flags). */
 #define XIOTOP_DEV_IS_BACKEND 1u /* rule 1 applies to bios queued to this device */
 #define XIOTOP_DEV_IS_LOOP    2u /* a loop device whose work is done for this domain */
 
+#define XIOTOP_DEV_HOLDS_IMAGE 4u /* a file system holding a domain's image file is on it */
+
 struct xiotop_dev_owner {
-	unsigned int domid;
-	unsigned int flags; /* XIOTOP_DEV_IS_* */
+	unsigned int domid; /* XIOTOP_DOM_NONE for a device that only holds image files */
+	unsigned int flags; /* XIOTOP_DEV_IS_*, XIOTOP_DEV_HOLDS_IMAGE */
 };
+
+/* The device table every bio looks up: open addressing in a global array (the
+ * programs read it with plain loads, no map helper), two copies so that user space
+ * fills the one not in use and then flips dev_table_live. A device sits within
+ * XIOTOP_DEV_PROBES slots of its home slot; one that does not fit goes to the dev_dom
+ * hash, which a program asks only after a full probe run. dev 0 marks an empty slot
+ * (no block device is 0:0). */
+#define XIOTOP_DEV_SLOT_BITS 13
+#define XIOTOP_DEV_SLOTS     (1u << XIOTOP_DEV_SLOT_BITS)
+#define XIOTOP_DEV_PROBES    8
+
+struct xiotop_dev_slot {
+	unsigned int dev;
+	struct xiotop_dev_owner owner;
+};
+
+/* Home slot of a device: Fibonacci hashing, so consecutive minors spread out. */
+static inline unsigned int xiotop_dev_home(unsigned int dev)
+{
+	return (dev * 2654435769u) >> (32 - XIOTOP_DEV_SLOT_BITS);
+}
 
 /* A device model process; its start time tells a reused pid apart. */
 struct xiotop_dm_owner {

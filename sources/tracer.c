@@ -5,12 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "core/latency.h"
+#include "sources/dev_table.h"
 #include "sources/tracer_hooks.h"
 #include "bpf/xiotop.h"
 #include "xiotop.skel.h"
@@ -24,11 +26,16 @@ struct tracer {
 	bool has_dirty; /* writeback_dirty_folio attached */
 	int ncpus;
 	bool has_latency;            /* latency is timed: lat_hist is read */
-	struct xiotop_io *percpu_io; /* ncpus values of one layer_io entry */
+	struct xiotop_io *percpu_io;           /* ncpus values of one layer_io entry */
+	const struct xiotop_layer_slot *slots; /* layer_slots, mapped read-only */
+	size_t slots_len, n_slots;
+	struct xs_layer *layer_buf; /* one interval's layers before they are merged */
+	size_t layer_cap, n_layers_buf;
 	struct xiotop_lat *percpu_lat;
 	unsigned long long *percpu_u64;
 	uint64_t unattributed_ns; /* the last value given: never decreases */
 	bool pass_failed;         /* said once */
+	struct xiotop_dev_slot dev_staging[XIOTOP_DEV_SLOTS]; /* the next dev_table */
 };
 
 static unsigned long long kallsyms_addr(const char *sym)
@@ -110,6 +117,23 @@ static int run_task_pass(struct tracer *t)
 	return 0;
 }
 
+/* The layer slots, mapped read-only: read each interval without a system call. */
+static int map_slots(struct tracer *t, char *err, size_t errlen)
+{
+	const struct bpf_map *m = t->skel->maps.layer_slots;
+	t->n_slots = bpf_map__max_entries(m);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	t->slots_len = (t->n_slots * sizeof(struct xiotop_layer_slot) + page - 1) / page * page;
+	void *p = mmap(NULL, t->slots_len, PROT_READ, MAP_SHARED, bpf_map__fd(m), 0);
+	if (p == MAP_FAILED) {
+		snprintf(err, errlen, "cannot map the layer counters: %s", strerror(errno));
+		t->slots_len = 0;
+		return -1;
+	}
+	t->slots = p;
+	return 0;
+}
+
 int tracer_open(struct tracer **out, bool latency, char *err, size_t errlen)
 {
 	*out = NULL;
@@ -154,6 +178,8 @@ int tracer_open(struct tracer **out, bool latency, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
+	if (map_slots(t, err, errlen))
+		goto fail;
 	*out = t;
 	return 0;
 fail:
@@ -182,21 +208,31 @@ static void clear_map(int fd, size_t key_size)
 	}
 }
 
-static void set_dev_owner(int fd, uint32_t dev, uint32_t domid, unsigned int flags)
+/* A device's owner and flags into the table being built, else the overflow hash. */
+static void set_dev_owner(struct tracer *t, uint32_t dev, uint32_t domid, unsigned int flags)
 {
-	struct xiotop_dev_owner o = {0};
-	if (!bpf_map_lookup_elem(fd, &dev, &o) && o.domid != domid)
-		fprintf(stderr, "xiotop: device %u:%u is claimed by domains %u and %u\n",
-		        XT_KDEV_MAJOR(dev), XT_KDEV_MINOR(dev), o.domid, domid);
-	o.domid = domid;
-	o.flags |= flags;
-	bpf_map_update_elem(fd, &dev, &o, BPF_ANY);
+	unsigned int prev = XIOTOP_DOM_NONE;
+	enum dev_table_result r = dev_table_add(t->dev_staging, dev, domid, flags, &prev);
+	if (r == DEV_TABLE_OVERFLOW) {
+		int fd = bpf_map__fd(t->skel->maps.dev_dom);
+		struct xiotop_dev_owner o = {.domid = XIOTOP_DOM_NONE};
+		if (!bpf_map_lookup_elem(fd, &dev, &o))
+			prev = o.domid;
+		if (o.domid == XIOTOP_DOM_NONE)
+			o.domid = domid;
+		else if (domid != XIOTOP_DOM_NONE && domid != o.domid)
+			r = DEV_TABLE_CLAIMED;
+		o.flags |= flags;
+		bpf_map_update_elem(fd, &dev, &o, BPF_ANY);
+	}
+	if (r == DEV_TABLE_CLAIMED)
+		fprintf(stderr, "xiotop: device %u:%u is claimed by domains %u and %u (kept %u)\n",
+		        XT_KDEV_MAJOR(dev), XT_KDEV_MINOR(dev), prev, domid, prev);
 }
 
 static void map_backend(struct tracer *t, const struct xt_roots *roots, uint32_t domid,
-                        const struct xt_backend *b)
+                        const struct xt_backend *b, bool *images_off_device)
 {
-	int dev_fd = bpf_map__fd(t->skel->maps.dev_dom);
 	int inode_fd = bpf_map__fd(t->skel->maps.inode_dom);
 	bool above_file = true; /* only devices above the backing file are the domain's own */
 
@@ -207,6 +243,12 @@ static void map_backend(struct tracer *t, const struct xt_roots *roots, uint32_t
 			if (l->ino) {
 				struct xiotop_inode_key k = {.ino = l->ino, .fs_dev = l->fs_dev};
 				bpf_map_update_elem(inode_fd, &k, &domid, BPF_ANY);
+				/* bios carrying its pages are queued to the file system's device */
+				if (XT_KDEV_MAJOR(l->fs_dev))
+					set_dev_owner(t, l->fs_dev, XIOTOP_DOM_NONE,
+					              XIOTOP_DEV_HOLDS_IMAGE);
+				else
+					*images_off_device = true;
 			}
 			continue;
 		}
@@ -217,7 +259,7 @@ static void map_backend(struct tracer *t, const struct xt_roots *roots, uint32_t
 		if (!topo_devinfo(roots, l->dev, &info) && info.is_loop)
 			flags |= XIOTOP_DEV_IS_LOOP;
 		if (flags)
-			set_dev_owner(dev_fd, l->dev, domid, flags);
+			set_dev_owner(t, l->dev, domid, flags);
 	}
 }
 
@@ -262,6 +304,8 @@ int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
 	}
 	clear_map(dev_fd, sizeof(uint32_t));
 	clear_map(inode_fd, sizeof(struct xiotop_inode_key));
+	dev_table_clear(t->dev_staging);
+	bool images_off_device = false;
 	clear_map(tgid_fd, sizeof(uint32_t));
 	bool device_models = false;
 	unsigned int n_device_models = 0;
@@ -270,7 +314,8 @@ int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
 		device_models |= d->device_model_pid > 0;
 		for (size_t j = 0; j < d->n_backends; j++)
 			if (!d->backends[j].missing)
-				map_backend(t, roots, d->domid, &d->backends[j]);
+				map_backend(t, roots, d->domid, &d->backends[j],
+				            &images_off_device);
 		if (d->device_model_pid > 0 &&
 		    d->device_model_pid < XIOTOP_TGID_BITMAP_WORDS * 64) {
 			uint32_t dm_tgid = (uint32_t)d->device_model_pid, word = dm_tgid >> 6;
@@ -290,6 +335,12 @@ int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
 		}
 	}
 	hooks_want_syscalls(&t->hooks, device_models);
+	/* the table not in use gets the new topology, then programs switch to it whole; one
+	 * still reading the old copy finishes long before the next topology overwrites it */
+	unsigned int next = !t->skel->bss->dev_table_live;
+	memcpy(t->skel->bss->dev_table[next], t->dev_staging, sizeof(t->dev_staging));
+	__atomic_store_n(&t->skel->bss->dev_table_live, next, __ATOMIC_RELEASE);
+	t->skel->bss->images_off_device = images_off_device;
 	t->skel->bss->topology_gen++; /* cached loop-work owners are stale now */
 	/* after the maps: a program that sees the count finds the entries */
 	t->skel->bss->device_models = n_device_models;
@@ -407,8 +458,55 @@ static int read_latency(struct tracer *t, struct xs_sample *s)
 	return 0;
 }
 
-int tracer_read(struct tracer *t, struct xs_sample *s)
+static int push_layer(struct tracer *t, const struct xs_layer *l)
 {
+	if (t->n_layers_buf == t->layer_cap) {
+		size_t cap = t->layer_cap ? 2 * t->layer_cap : 64;
+		struct xs_layer *b = realloc(t->layer_buf, cap * sizeof(*b));
+		if (!b)
+			return -1;
+		t->layer_buf = b;
+		t->layer_cap = cap;
+	}
+	t->layer_buf[t->n_layers_buf++] = *l;
+	return 0;
+}
+
+static int layer_key_cmp(const void *a, const void *b)
+{
+	const struct xs_layer *x = a, *y = b;
+	if (x->domid != y->domid)
+		return x->domid < y->domid ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->via < y->via ? -1 : x->via > y->via;
+}
+
+static void io_add(struct xiotop_io *sum, const struct xiotop_io *io)
+{
+	sum->rd_bytes += io->rd_bytes;
+	sum->wr_bytes += io->wr_bytes;
+	sum->rd_ios += io->rd_ios;
+	sum->wr_ios += io->wr_ios;
+}
+
+/* Layer counters from the slots and the hash, one entry per key in the sample. */
+static int read_layers(struct tracer *t, struct xs_sample *s)
+{
+	t->n_layers_buf = 0;
+	for (size_t i = 0; i < t->n_slots; i++) {
+		const struct xiotop_layer_slot *slot = &t->slots[i];
+		unsigned long long via = __atomic_load_n(&slot->via, __ATOMIC_ACQUIRE);
+		if (!via || via == XIOTOP_LAYER_CLAIMING)
+			continue; /* free, or being claimed: nothing counted in it yet */
+		struct xs_layer l = {.domid = slot->domid, .dev = slot->dev, .via = (uint32_t)via};
+		l.io.rd_bytes = slot->io.rd_bytes;
+		l.io.wr_bytes = slot->io.wr_bytes;
+		l.io.rd_ios = slot->io.rd_ios;
+		l.io.wr_ios = slot->io.wr_ios;
+		if (push_layer(t, &l))
+			return -1;
+	}
 	int fd = bpf_map__fd(t->skel->maps.layer_io);
 	struct xiotop_layer_key key, next;
 	const struct xiotop_layer_key *prev = NULL;
@@ -418,15 +516,26 @@ int tracer_read(struct tracer *t, struct xs_sample *s)
 		if (bpf_map_lookup_elem(fd, &key, t->percpu_io))
 			continue; /* deleted meanwhile */
 		struct xs_layer l = {.domid = key.domid, .dev = key.dev, .via = key.via};
-		for (int c = 0; c < t->ncpus; c++) {
-			l.io.rd_bytes += t->percpu_io[c].rd_bytes;
-			l.io.wr_bytes += t->percpu_io[c].wr_bytes;
-			l.io.rd_ios += t->percpu_io[c].rd_ios;
-			l.io.wr_ios += t->percpu_io[c].wr_ios;
-		}
+		for (int c = 0; c < t->ncpus; c++)
+			io_add(&l.io, &t->percpu_io[c]);
+		if (push_layer(t, &l))
+			return -1;
+	}
+	qsort(t->layer_buf, t->n_layers_buf, sizeof(*t->layer_buf), layer_key_cmp);
+	for (size_t i = 0; i < t->n_layers_buf;) {
+		struct xs_layer l = t->layer_buf[i++];
+		for (; i < t->n_layers_buf && !layer_key_cmp(&l, &t->layer_buf[i]); i++)
+			io_add(&l.io, &t->layer_buf[i].io);
 		if (sample_add_layer(s, &l))
 			return -1;
 	}
+	return 0;
+}
+
+int tracer_read(struct tracer *t, struct xs_sample *s)
+{
+	if (read_layers(t, s))
+		return -1;
 	uint64_t kworker_ns = 0;
 	if (t->has_cpu) {
 		run_task_pass(t); /* failing, it says so once; CPU then lags, it is not lost */
@@ -451,6 +560,9 @@ void tracer_close(struct tracer *t)
 	if (!t)
 		return;
 	hooks_close(&t->hooks);
+	if (t->slots)
+		munmap((void *)t->slots, t->slots_len);
+	free(t->layer_buf);
 	free(t->percpu_io);
 	free(t->percpu_u64);
 	free(t->percpu_lat);

@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "bpf/xiotop.h" /* the types the skeleton names */
 #include "xiotop.skel.h"
 
 static const struct hook_def {
@@ -128,6 +129,10 @@ static struct xiotop_bpf *load_with(bool btf, const bool want[HOOK_COUNT],
 		bpf_map__set_max_entries(s->maps.lat_hist, 1);
 		s->rodata->lat_slot_mask = 0;
 	}
+	int ncpus = libbpf_num_possible_cpus();
+	if (ncpus > 0) /* else the one-CPU default: CPUs beyond it use the layer_io hash */
+		bpf_map__set_max_entries(s->maps.layer_slots,
+		                         (unsigned int)ncpus * XIOTOP_LAYER_SLOTS);
 	struct bpf_program *mine[HOOK_COUNT], *other[HOOK_COUNT];
 	hook_progs(s, btf, mine);
 	hook_progs(s, !btf, other);
