@@ -23,7 +23,7 @@ demo: build
 	@tests/emu/demo.sh $(BUILD)
 
 # the layers (docs/DESIGN.md) and the C of the tests; bpf/ is C for clang -target bpf
-LINT_DIRS = $(wildcard core sources record ui explain import export cli) tests/unit tests/emu bench
+LINT_DIRS = $(wildcard core sources record ui explain import export cli) tests/unit tests/tools tests/emu bench
 
 lint:
 	@git ls-files '*.c' '*.h' | xargs clang-format --dry-run --Werror

@@ -11,7 +11,8 @@
  * a report ends where a device name repeats. The first report is the average since boot
  * (both tools' documentation): kept as reports[0] with since_boot set.
  * Which devices are leaves (physical: host disk truth), imp_iostat_is_leaf(): not a
- * stacked kind (Linux loop*, dm-*, md*, zram*; NetBSD vnd*, dk*, cgd*, raid*, ccd*, dm*)
+ * stacked kind (Linux loop*, dm-*, md*; NetBSD vnd*, dk*, cgd*, raid*, ccd*, dm*; zram is a
+ * leaf, as the live collector has it: nothing lies below it)
  * and not a partition of another listed device (sda1 of sda, nvme0n1p1 of nvme0n1), so
  * no byte is counted twice. A last report with fewer devices than the one before, or a
  * last line cut without its newline, is dropped and said in note.
