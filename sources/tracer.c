@@ -25,7 +25,7 @@ struct tracer {
 	bool has_cpu;   /* the task iterator attached */
 	bool has_dirty; /* writeback_dirty_folio attached */
 	int ncpus;
-	bool has_latency;            /* latency is timed: lat_hist is read */
+	bool has_latency;                      /* latency is timed: lat_hist is read */
 	struct xiotop_io *percpu_io;           /* ncpus values of one layer_io entry */
 	const struct xiotop_layer_slot *slots; /* layer_slots, mapped read-only */
 	size_t slots_len, n_slots;
