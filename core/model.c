@@ -12,18 +12,6 @@ const char *model_role_name(enum model_role r)
 	return (unsigned)r < 4 ? names[r] : "?";
 }
 
-static int layer_key_cmp(const void *a, const void *b)
-{
-	const struct xs_layer *x = a, *y = b;
-	if (x->domid != y->domid)
-		return x->domid < y->domid ? -1 : 1;
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	if (x->via != y->via)
-		return x->via < y->via ? -1 : 1;
-	return 0;
-}
-
 /* A counter that went backwards means the tracer restarted: count from zero. */
 static uint64_t delta(uint64_t cur, uint64_t prev)
 {
@@ -211,13 +199,13 @@ int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
 		if (!sorted_prev)
 			goto fail;
 		memcpy(sorted_prev, prev->layers, prev->n_layers * sizeof(*sorted_prev));
-		qsort(sorted_prev, prev->n_layers, sizeof(*sorted_prev), layer_key_cmp);
+		qsort(sorted_prev, prev->n_layers, sizeof(*sorted_prev), xs_layer_key_cmp);
 	}
 	for (size_t i = 0; i < cur->n_layers; i++) {
 		const struct xs_layer *l = &cur->layers[i];
 		const struct xs_layer *p = sorted_prev
 		                               ? bsearch(l, sorted_prev, prev->n_layers,
-		                                         sizeof(*sorted_prev), layer_key_cmp)
+		                                         sizeof(*sorted_prev), xs_layer_key_cmp)
 		                               : NULL;
 		struct xiotop_io io = io_delta(&l->io, p ? &p->io : NULL);
 		if (charge_layer(out, cur, l, &io, cap)) {

@@ -63,6 +63,18 @@ static int append(void **arr, size_t *n, const void *item, size_t size)
 	return 0;
 }
 
+int xs_layer_key_cmp(const void *a, const void *b)
+{
+	const struct xs_layer *x = a, *y = b;
+	if (x->domid != y->domid)
+		return x->domid < y->domid ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->via != y->via)
+		return x->via < y->via ? -1 : 1;
+	return 0;
+}
+
 int sample_add_layer(struct xs_sample *s, const struct xs_layer *l)
 {
 	return append((void **)&s->layers, &s->n_layers, l, sizeof(*l));

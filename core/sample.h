@@ -142,6 +142,9 @@ struct xs_sample {
 void sample_free(struct xs_sample *s);
 const struct xs_dev *sample_dev(const struct xs_sample *s, uint32_t dev);
 const struct xs_domain *sample_domain(const struct xs_sample *s, uint32_t domid);
+/* qsort/bsearch order of layers by their key (domid, dev, via): one order for the tracer,
+ * which merges equal keys, and the model, which finds a layer's previous value. */
+int xs_layer_key_cmp(const void *a, const void *b);
 /* Append helpers used by producers (collector, replay, tests). -1 on ENOMEM. */
 int sample_add_layer(struct xs_sample *s, const struct xs_layer *l);
 int sample_add_dev(struct xs_sample *s, const struct xs_dev *d);

@@ -472,16 +472,6 @@ static int push_layer(struct tracer *t, const struct xs_layer *l)
 	return 0;
 }
 
-static int layer_key_cmp(const void *a, const void *b)
-{
-	const struct xs_layer *x = a, *y = b;
-	if (x->domid != y->domid)
-		return x->domid < y->domid ? -1 : 1;
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	return x->via < y->via ? -1 : x->via > y->via;
-}
-
 static void io_add(struct xiotop_io *sum, const struct xiotop_io *io)
 {
 	sum->rd_bytes += io->rd_bytes;
@@ -521,10 +511,10 @@ static int read_layers(struct tracer *t, struct xs_sample *s)
 		if (push_layer(t, &l))
 			return -1;
 	}
-	qsort(t->layer_buf, t->n_layers_buf, sizeof(*t->layer_buf), layer_key_cmp);
+	qsort(t->layer_buf, t->n_layers_buf, sizeof(*t->layer_buf), xs_layer_key_cmp);
 	for (size_t i = 0; i < t->n_layers_buf;) {
 		struct xs_layer l = t->layer_buf[i++];
-		for (; i < t->n_layers_buf && !layer_key_cmp(&l, &t->layer_buf[i]); i++)
+		for (; i < t->n_layers_buf && !xs_layer_key_cmp(&l, &t->layer_buf[i]); i++)
 			io_add(&l.io, &t->layer_buf[i].io);
 		if (sample_add_layer(s, &l))
 			return -1;
