@@ -155,11 +155,12 @@ static __always_inline int on_bio_queue(struct bio *bio, const struct bio_facts 
 	charge_io(domid, dev, via, is_write, bytes);
 	if (via == XIOTOP_VIA_DMTASK && in_io_submit())
 		charge_io(domid, dev, XIOTOP_VIA_FILEIO, is_write, bytes);
-	/* a flusher's bytes for every domain and for none: its CPU is split by them */
-	if (is_write && ws && ws->kind == WORK_WRITEBACK) {
-		tally_writeback(ws, domid, bytes);
+	if (ws) { /* a kworker inside a tracked item */
+		/* a flusher's bytes for every domain and for none: its CPU is split by them */
+		if (is_write && ws->kind == WORK_WRITEBACK)
+			tally_writeback(ws, domid, bytes);
 		if (track_cpu)
-			writeback_progress(ws);
+			run_progress(ws);
 	}
 	if (is_write && domid != XIOTOP_DOM_NONE)
 		tally_write(bio, d, ws, domid, via, bytes);

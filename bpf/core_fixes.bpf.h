@@ -25,6 +25,15 @@ static __always_inline bool task_is_wq_worker(u32 task_flags)
 	return task_flags & KERNEL_PF_WQ_WORKER;
 }
 
+/* task_struct.on_cpu exists only on SMP kernels (CONFIG_SMP); on a UP kernel the one CPU
+ * runs the program, so no other task is on a CPU. */
+static __always_inline bool task_on_cpu(struct task_struct *task)
+{
+	if (bpf_core_field_exists(task->on_cpu))
+		return BPF_CORE_READ(task, on_cpu);
+	return false;
+}
+
 /* enum pageflags PG_head: its bit number moved between kernels (config-dependent
  * flags before it), so it is relocated from the running kernel's BTF. */
 static __always_inline bool folio_is_large(struct folio *folio)

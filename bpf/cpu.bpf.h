@@ -9,12 +9,15 @@
  * nothing per I/O or per context switch. Wall time between switches is not that
  * figure on a virtual machine (every dom0 is one): it missed ~7 us per sleep/wakeup.
  *
- * Every other task's growth is summed as shared runtime. Kworkers serve many domains in
- * one run, so their domain shares are measured per work item and taken out of the shared
- * runtime by user space: loop work for a domain's loop device goes to that domain; a
- * flusher item's time is split by the bytes it has written per domain so far. An item
- * that ran without leaving the CPU is charged its wall time (its runtime is not updated
- * within such a run); one that slept or was preempted its runtime growth across it.
+ * Every other task's growth is summed as shared runtime. Kworkers serve many domains, so
+ * their domain shares are taken out of the shared runtime by user space, measured per
+ * run, again from the scheduler's runtime and without a clock read: a run (switch-in to
+ * switch-out) in which a tracked work item ran is owned by that item, its whole runtime
+ * (worker wakeup included) charged to the loop device's domain, or for a flusher item
+ * split by the bytes it has written per domain so far. A run's start is the runtime at
+ * its switch-in, se.prev_sum_exec_runtime (set by CFS at every pick, where kworkers run);
+ * its end is seen at the kworker's next tracked item or by the pass. Several owners in one
+ * run are split where the scheduler last updated the runtime (ticks, wakeups).
  */
 #ifndef XIOTOP_CPU_BPF_H
 #define XIOTOP_CPU_BPF_H
@@ -35,18 +38,22 @@ unsigned long long first_pass_ns = 0;
 #define WORK_LOOP      1          /* loop work for a domain's loop device: loop_domid */
 #define WORK_WRITEBACK 2          /* flusher work: CPU apportioned by bytes written */
 #define WB_SLOTS       4          /* domains one writeback work item can split its CPU between */
-#define WB_ACCOUNT_NS  4000000ull /* a long flusher item is accounted every 4 ms of it */
+#define WORK_SETTLE_NS 4000000ull /* a long item is settled every 4 ms of its runtime */
 
-/* What a kworker is doing right now, between workqueue_execute_start and _end. */
+/* What a kworker is doing right now, between workqueue_execute_start and _end, and whose
+ * its current run is. */
 struct work_state {
 	u32 kind; /* 0 between tracked work items */
 	u32 loop_domid;
 	u32 loop_dio; /* WORK_LOOP: the loop device does direct I/O (no page cache) */
 	u32 cached_dio;
-	/* the last accounting point inside the item: wall clock, context switches, runtime */
-	u64 since_ns;
-	u64 since_switches;
-	u64 since_runtime;
+	/* The open run: the kworker's runs from a tracked item's start to its leaving the CPU
+	 * after one, owned by that item's kind and domain (0: none open). */
+	u32 run_kind;
+	u32 run_domid;
+	u64 run_switches;    /* context switches at the run's last tracked item */
+	u64 charged_runtime; /* runtime up to which the kworker has been charged or passed */
+	u64 end_runtime;     /* runtime at the end of the last tracked item */
 	/* loop time not yet in cpu_ns, and its domain: added here (no hash update per item),
 	 * moved to cpu_ns by the task pass, at the task's end or when the domain changes */
 	u64 loop_pending_ns;
@@ -143,7 +150,7 @@ static __always_inline void task_account(struct task_struct *task)
 		stat_add(XIOTOP_STAT_SHARED_RUNTIME_NS, now - from);
 }
 
-/* ---- kworkers: domain shares of their runtime, per work item ---- */
+/* ---- kworkers: domain shares of their runtime, per run ---- */
 
 /* A flusher's writes, by domain, so its CPU time can be apportioned. */
 static __always_inline void tally_writeback(struct work_state *ws, u32 domid, u64 bytes)
@@ -184,27 +191,6 @@ static __always_inline u64 task_switches(struct task_struct *task)
 	return task->nvcsw + task->nivcsw;
 }
 
-/* Start an accounting point of the current kworker's item. */
-static __always_inline void work_mark(struct work_state *ws, struct task_struct *task, u64 now)
-{
-	ws->since_ns = now;
-	ws->since_switches = task_switches(task);
-	ws->since_runtime = task->se.sum_exec_runtime;
-}
-
-/* CPU time of the item since its last accounting point: wall time if the kworker never
- * left the CPU meanwhile, else its runtime growth (the scheduler updated it when it left). */
-static __always_inline u64 work_elapsed(struct work_state *ws, u64 now)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	u64 runtime = task->se.sum_exec_runtime;
-	u64 ns = now > ws->since_ns ? now - ws->since_ns : 0;
-	if (task_switches(task) != ws->since_switches)
-		ns = runtime > ws->since_runtime ? runtime - ws->since_runtime : 0;
-	work_mark(ws, task, now);
-	return ns;
-}
-
 /* Move a kworker's pending loop time to cpu_ns (the pass on another CPU may race the
  * kworker: the exchange hands each nanosecond to one of them). */
 static __always_inline void loop_flush(struct work_state *ws)
@@ -215,32 +201,91 @@ static __always_inline void loop_flush(struct work_state *ws)
 	charge_cpu(ws->loop_pending_domid, XIOTOP_CPU_LOOP, ns);
 }
 
-static __always_inline void loop_charge(struct work_state *ws, u64 ns)
+static __always_inline void loop_charge(struct work_state *ws, u32 domid, u64 ns)
 {
-	if (ws->loop_pending_domid != ws->loop_domid) {
+	if (ws->loop_pending_domid != domid) {
 		loop_flush(ws);
-		ws->loop_pending_domid = ws->loop_domid;
+		ws->loop_pending_domid = domid;
 	}
 	__sync_fetch_and_add(&ws->loop_pending_ns, ns);
 }
 
-/* Time of a tracked item up to now, to its loop domain or split between the domains
- * the flusher wrote for. */
-static __always_inline void work_account(struct work_state *ws, u64 now)
+/* Charge the open run's owner the kworker's runtime from the mark up to `upto`. The mark
+ * only moves forward, by compare-and-swap: the pass on another CPU may settle the same
+ * run as the kworker, and each nanosecond goes to one of them. */
+static __always_inline void run_settle(struct work_state *ws, u64 upto)
 {
-	u64 ns = work_elapsed(ws, now);
-	if (ws->kind == WORK_WRITEBACK)
-		apportion_writeback(ws, ns);
-	else if (ns)
-		loop_charge(ws, ns);
+	u64 from = ws->charged_runtime;
+	if (!ws->run_kind || upto <= from ||
+	    __sync_val_compare_and_swap(&ws->charged_runtime, from, upto) != from)
+		return;
+	if (ws->run_kind == WORK_WRITEBACK)
+		apportion_writeback(ws, upto - from);
+	else
+		loop_charge(ws, ws->run_domid, upto - from);
 }
 
-/* A flusher item can run for seconds: account it as it goes, not only at its end. */
-static __always_inline void writeback_progress(struct work_state *ws)
+/* Where the open run ended, for a kworker that is not inside it any more (`switches`
+ * past it): the runtime at the start of the next run if that run is the current or last
+ * one, exact; else (other runs came between, unowned) the runtime at the end of its last
+ * tracked item, a lower bound that leaves the tail since the scheduler last updated the
+ * runtime in the shared runtime. */
+static __always_inline u64 run_end(struct work_state *ws, struct task_struct *task, u64 switches,
+                                   bool on_cpu)
 {
-	u64 now = bpf_ktime_get_ns();
-	if (now - ws->since_ns >= WB_ACCOUNT_NS)
-		work_account(ws, now);
+	/* three loads, kept apart: the verifier refuses one load from a task or a map value */
+	u64 item_end = ws->end_runtime, run_start = task->se.prev_sum_exec_runtime,
+	    runtime = task->se.sum_exec_runtime;
+	barrier_var(item_end);
+	barrier_var(run_start);
+	barrier_var(runtime);
+	if (switches != ws->run_switches + 1)
+		return item_end;
+	/* one switch since: on a CPU it is in the next run, which began where the open run
+	 * ended; off a CPU its runtime stopped where the open run ended */
+	return on_cpu ? run_start : runtime;
+}
+
+/* A tracked item starts on the current kworker: close the open run if the kworker has
+ * switched since, and make the item's kind and domain the owner of the run it is in. */
+static __always_inline void run_enter(struct work_state *ws, u32 kind, u32 domid)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	u64 switches = task_switches(task);
+	if (ws->run_kind && switches != ws->run_switches) {
+		run_settle(ws, run_end(ws, task, switches, true));
+		ws->run_kind = 0;
+	}
+	if (!ws->run_kind) {
+		/* a new run: its time since the switch-in (worker wakeup and all) is this item's */
+		u64 run_start = task->se.prev_sum_exec_runtime;
+		if (run_start > ws->charged_runtime)
+			ws->charged_runtime = run_start;
+	} else if (ws->run_kind != kind || ws->run_domid != domid || kind == WORK_WRITEBACK) {
+		/* another owner within one run: the previous one gets the runtime the scheduler
+		 * has accounted so far (its updates, at ticks and wakeups, are the split points) */
+		run_settle(ws, task->se.sum_exec_runtime);
+	}
+	ws->run_kind = kind;
+	ws->run_domid = domid;
+	ws->run_switches = switches;
+}
+
+/* A tracked item ends: its run goes on until the kworker leaves the CPU. */
+static __always_inline void run_item_end(struct work_state *ws)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	ws->run_switches = task_switches(task); /* the item may have slept: its last run */
+	ws->end_runtime = task->se.sum_exec_runtime;
+}
+
+/* A long item (a flusher's can run for seconds) is settled as it goes, at the bios it
+ * submits, once the scheduler has accounted WORK_SETTLE_NS of it. */
+static __always_inline void run_progress(struct work_state *ws)
+{
+	u64 runtime = bpf_get_current_task_btf()->se.sum_exec_runtime;
+	if (runtime - ws->charged_runtime >= WORK_SETTLE_NS)
+		run_settle(ws, runtime);
 }
 
 /* Which loop device a loop work item belongs to. */
@@ -289,7 +334,7 @@ static __always_inline int on_work_start(struct work_struct *work, u64 fn)
 	ws->loop_domid = domid;
 	ws->loop_dio = !is_wb && ws->cached_dio;
 	if (track_cpu)
-		work_mark(ws, bpf_get_current_task_btf(), bpf_ktime_get_ns());
+		run_enter(ws, ws->kind, domid); /* settles the previous owner with its tallies */
 	if (is_wb) {
 		ws->wb_other_kib = 0;
 		__builtin_memset(ws->wb_domid, 0, sizeof(ws->wb_domid));
@@ -305,21 +350,30 @@ static __always_inline int on_work_end(void)
 	if (!ws)
 		return 0;
 	if (track_cpu)
-		work_account(ws, bpf_ktime_get_ns());
+		run_item_end(ws);
 	ws->kind = 0;
 	return 0;
 }
 
 /* ---- the pass and the end of a task ---- */
 
-/* A kworker's pending loop time, moved to cpu_ns by the pass or at its end. */
-static __always_inline void kworker_flush(struct task_struct *task)
+/* A kworker seen off its work by the pass or at its end: settle its open run if the run
+ * is over (the kworker is off the CPU, or on it in a later run), then move its pending
+ * loop time to cpu_ns. A kworker inside a tracked item settles it itself. */
+static __always_inline void kworker_flush(struct task_struct *task, bool exiting)
 {
 	if (!task_is_wq_worker(task->flags))
 		return;
 	struct work_state *ws = bpf_task_storage_get(&work_now, task, NULL, 0);
-	if (ws)
-		loop_flush(ws);
+	if (!ws)
+		return;
+	u64 switches = task_switches(task);
+	bool on_cpu = !exiting && task_on_cpu(task);
+	if (ws->run_kind && !ws->kind && switches != ws->run_switches)
+		run_settle(ws, run_end(ws, task, switches, on_cpu));
+	else if (ws->run_kind && (exiting || (ws->kind && !on_cpu)))
+		run_settle(ws, task->se.sum_exec_runtime); /* in its run, or asleep in an item */
+	loop_flush(ws);
 }
 
 static __always_inline int on_task_pass(struct bpf_iter_meta *meta, struct task_struct *task)
@@ -330,7 +384,7 @@ static __always_inline int on_task_pass(struct bpf_iter_meta *meta, struct task_
 		first_pass_ns = bpf_ktime_get_ns();
 	if (task) {
 		task_account(task);
-		kworker_flush(task);
+		kworker_flush(task, false);
 	}
 	return 0;
 }
@@ -339,7 +393,7 @@ static __always_inline int on_task_exit(struct task_struct *task)
 {
 	if (track_cpu && first_pass_ns) {
 		task_account(task);
-		kworker_flush(task);
+		kworker_flush(task, true);
 	}
 	return 0;
 }
