@@ -5,29 +5,20 @@
 # escaped and never reaches the terminal raw. Exit 77 (skipped) without root or tmux.
 set -euo pipefail
 : "${XIOTOP_BIN:?}" "${XIOTOP_EMU:?}" "${XIOTOP_SRC:?}"
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIPPED: the console test needs root (BPF, loop and zram devices)"
-	exit 77
-fi
-if ! command -v tmux >/dev/null; then
-	echo "SKIPPED: tmux is not installed"
-	exit 77
-fi
-if [ ! -e /sys/class/zram-control/hot_add ]; then
-	echo "SKIPPED: no zram-control in sysfs (the emulated domains need zram)"
-	exit 77
-fi
+# shellcheck source=livelib.sh
+. "$XIOTOP_SRC/tests/live/livelib.sh"
+live_require_root "the console test needs root (BPF, loop and zram devices)"
+live_require_cmd tmux "tmux is not installed"
+live_require_zram "the emulated domains need zram"
 
-work=$(mktemp -d /tmp/xiotop-console.XXXXXX)
+live_workdir console
 sock="xiotop-console-$$" # a tmux server of our own: nothing else is touched
-cleanup() {
+before_cleanup() {
 	tmux -L "$sock" kill-server 2>/dev/null || true
 	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock" # a killed server leaves its socket
-	bash "$XIOTOP_SRC/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true
-	rm -rf "$work"
 }
-trap cleanup EXIT INT TERM HUP
 
+# this test's own check, in place of livelib.sh's: its checks are commands
 failures=0
 check() { # DESCRIPTION COMMAND...: run a check, say ok/FAIL
 	local what=$1
@@ -64,9 +55,7 @@ above() { # A B: the first line with A comes before the first line with B
 }
 show() { echo "--- screen ---"; echo "$screen"; echo "--------------"; }
 
-bash "$XIOTOP_SRC/tests/emu/emu.sh" up "$work/world" --dio off --size-mib 64 >/dev/null
-# shellcheck source=/dev/null
-. "$work/world/env"
+live_world_up off --size-mib 64
 
 # guest3 renamed the way a hostile guest could name itself: an OSC sequence that would set
 # the terminal's title (xenstore-ls writes control bytes as \xNN escapes)

@@ -15,32 +15,17 @@
 # Exit 77 (skipped) without root or zram.
 set -euo pipefail
 : "${XIOTOP_BIN:?}" "${XIOTOP_EMU:?}" "${XIOTOP_SRC:?}"
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIPPED: emulated domains need root (BPF, loop devices, zram, mounts)"
-	exit 77
-fi
-if [ ! -e /sys/class/zram-control/hot_add ]; then
-	echo "SKIPPED: no zram-control in sysfs (the emulated domains need zram)"
-	exit 77
-fi
-work=$(mktemp -d)
-cleanup() {
-	bash "$XIOTOP_SRC/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM HUP
+# shellcheck source=livelib.sh
+. "$XIOTOP_SRC/tests/live/livelib.sh"
+live_require_root "emulated domains need root (BPF, loop devices, zram, mounts)"
+live_require_zram "the emulated domains need zram"
+live_workdir explain
 X=$XIOTOP_BIN
 E=$XIOTOP_EMU
-fails=0
-check() { # check STATUS DESCRIPTION
-	if [ "$1" -eq 0 ]; then echo "ok   $2"; else echo "FAIL $2"; fails=$((fails + 1)); fi
-}
 # dirty pages expire after vm.dirty_expire_centisecs: the tail must outlast that
 expire_s=$(($(cat /proc/sys/vm/dirty_expire_centisecs) / 100))
 tail_s=$((expire_s + 15))
-bash "$XIOTOP_SRC/tests/emu/emu.sh" up "$work/world" --dio off --size-mib 600 >/dev/null
-# shellcheck source=/dev/null
-. "$work/world/env"
+live_world_up off --size-mib 600
 dump=$XENSTORE_DUMP
 set +e
 
@@ -200,5 +185,4 @@ sys.exit(1 if bad else 0)
 EOF
 check $? "seed 002: dom0 CPU per GiB of both domains, ratio in the verdict"
 
-echo "explain: $fails failure(s)"
-[ $fails -eq 0 ]
+live_finish explain

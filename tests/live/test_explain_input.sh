@@ -3,19 +3,13 @@
 # xiotop-record-bench, through the recorder) explained in each format, then every kind of
 # bad input: one line on stderr naming the file (usage errors: the usage after it), exit 2.
 set -euo pipefail
-: "${XIOTOP_BIN:?}"
+: "${XIOTOP_BIN:?}" "${XIOTOP_SRC:?}"
+# shellcheck source=livelib.sh
+. "$XIOTOP_SRC/tests/live/livelib.sh"
 X=$XIOTOP_BIN
 gen=$(dirname "$X")/xiotop-record-bench
-if [ ! -x "$gen" ]; then
-	echo "SKIPPED: $gen not built"
-	exit 77
-fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT INT TERM HUP
-fails=0
-check() {
-	if [ "$1" -eq 0 ]; then echo "ok   $2"; else echo "FAIL $2"; fails=$((fails + 1)); fi
-}
+[ -x "$gen" ] || live_skip "$gen not built"
+live_workdir explain-input
 rec=$work/synthetic.xiotop
 "$gen" "$rec" 3 20 >/dev/null
 "$X" explain "$rec" >"$work/out.txt"
@@ -76,5 +70,4 @@ expect_2 usage "--against wants MARK..MARK" "$X" explain "$rec" --against nodots
 expect_2 usage "would overwrite it" "$X" explain "$rec" -o "$rec"
 expect_2 usage "which recording" "$X" explain
 expect_2 usage "unknown --format" "$X" export "$rec" --format html
-echo "explain input: $fails failure(s)"
-[ $fails -eq 0 ]
+live_finish "explain input"

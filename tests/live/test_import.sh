@@ -5,17 +5,11 @@
 # block a note; an existing output file is never overwritten.
 set -euo pipefail
 : "${XIOTOP_BIN:?}" "${XIOTOP_SRC:?}"
-if ! command -v sqlite3 >/dev/null; then
-	echo "SKIPPED: no sqlite3 command-line tool (apt-get install sqlite3)"
-	exit 77
-fi
+# shellcheck source=livelib.sh
+. "$XIOTOP_SRC/tests/live/livelib.sh"
+live_require_cmd sqlite3 "no sqlite3 command-line tool (apt-get install sqlite3)"
 fx=$XIOTOP_SRC/tests/fixtures/import
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+live_workdir import
 
 # real captures with -t times: 5 samples, 4 intervals
 "$XIOTOP_BIN" import -o "$work/real.xiotop" --vmstat "$fx/vmstat-linux-t.txt" \
@@ -58,6 +52,6 @@ rc=$?
 rc2=$?
 set -e
 [ "$rc" -eq 2 ] || fail "an existing output exited $rc"
-[ "$rc2" -eq 2 ] && grep -q "vmstat-linux-t.txt:7: rows 2 s apart expected (as --interval)" \
-	"$work/err2" || fail "mixed intervals: $(cat "$work/err2")"
+{ [ "$rc2" -eq 2 ] && grep -q "vmstat-linux-t.txt:7: rows 2 s apart expected (as --interval)" \
+	"$work/err2"; } || fail "mixed intervals: $(cat "$work/err2")"
 echo "import: fixtures import, export and replay -b read them, bad logs refused"

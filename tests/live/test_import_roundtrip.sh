@@ -17,35 +17,19 @@
 # Exit 77 (skipped) without root, zram or BPF.
 set -euo pipefail
 : "${XIOTOP_BIN:?}" "${XIOTOP_EMU:?}" "${XIOTOP_REC2LOGS:?}" "${XIOTOP_SRC:?}"
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIPPED: recording live domains needs root (BPF, loop devices, zram, mounts)"
-	exit 77
-fi
-if [ ! -e /sys/class/zram-control/hot_add ]; then
-	echo "SKIPPED: no zram-control in sysfs (the emulated domains need zram)"
-	exit 77
-fi
-if ! command -v sqlite3 >/dev/null; then
-	echo "SKIPPED: no sqlite3 command-line tool (apt-get install sqlite3)"
-	exit 77
-fi
-if [ ! -e /sys/kernel/btf/vmlinux ]; then
-	echo "SKIPPED: no kernel BTF (/sys/kernel/btf/vmlinux): the tracer cannot load"
-	exit 77
-fi
-work=$(mktemp -d)
+# shellcheck source=livelib.sh
+. "$XIOTOP_SRC/tests/live/livelib.sh"
+live_require_root "recording live domains needs root (BPF, loop devices, zram, mounts)"
+live_require_zram "the emulated domains need zram"
+live_require_cmd sqlite3 "no sqlite3 command-line tool (apt-get install sqlite3)"
+[ -e /sys/kernel/btf/vmlinux ] ||
+	live_skip "no kernel BTF (/sys/kernel/btf/vmlinux): the tracer cannot load"
+live_workdir roundtrip
 pids=()
-cleanup() {
+before_cleanup() { # the recorder, the writers, the device model
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-	bash "$XIOTOP_SRC/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true
-	rm -rf "$work"
 }
-trap cleanup EXIT INT TERM HUP
 X=$XIOTOP_BIN
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
 samples() { # never before the recorder made the file: sqlite3 would create it
 	[ -s "$1" ] && sqlite3 "$1" 'SELECT count(*) FROM samples' 2>/dev/null || echo 0
 }
@@ -57,9 +41,7 @@ wait_samples() { # wait_samples FILE N: until FILE holds N samples (30 s at most
 	done
 }
 
-bash "$XIOTOP_SRC/tests/emu/emu.sh" up "$work/world" --dio off >/dev/null
-# shellcheck source=/dev/null
-. "$work/world/env"
+live_world_up off
 truncate -s 64M "$HOSTFS/dom7.img" # a device model opens an existing image
 sync
 
@@ -69,7 +51,7 @@ rec_pid=$!
 pids+=("$rec_pid")
 if ! wait_samples "$rec" 2; then
 	grep -q -i "bpf\|btf\|permission" "$work/record.err" &&
-		echo "SKIPPED: the tracer could not load: $(head -1 "$work/record.err")" && exit 77
+		live_skip "the tracer could not load: $(head -1 "$work/record.err")"
 	fail "no recording started: $(cat "$work/record.err")"
 fi
 # writes and reads spread over several intervals (throttled), on every backend at once

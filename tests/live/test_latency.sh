@@ -8,11 +8,9 @@
 # or zram.
 set -euo pipefail
 : "${XIOTOP_BIN:?}" "${XIOTOP_EMU:?}" "${XIOTOP_SRC:?}"
+# shellcheck source=livelib.sh
+. "$XIOTOP_SRC/tests/live/livelib.sh"
 X=$XIOTOP_BIN
-fails=0
-check() { # check CONDITION-STATUS DESCRIPTION
-	if [ "$1" -eq 0 ]; then echo "ok   $2"; else echo "FAIL $2"; fails=$((fails + 1)); fi
-}
 
 # --- bad input, before any tracer: a recording is not timed again ---
 rc=0
@@ -23,23 +21,10 @@ rc=0
 out=$(timeout 20 "$X" topology --latency 2>&1 >/dev/null) || rc=$?
 check "$([ $rc -eq 2 ] && echo 0 || echo 1)" "topology --latency is no option of topology: exit $rc"
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIPPED: live latency needs root (BPF, loop devices, zram)"
-	exit 77
-fi
-if [ ! -e /sys/class/zram-control/hot_add ]; then
-	echo "SKIPPED: no zram-control in sysfs (zram is the bio-based backend of this test)"
-	exit 77
-fi
-work=$(mktemp -d)
-cleanup() {
-	bash "$XIOTOP_SRC/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM HUP
-bash "$XIOTOP_SRC/tests/emu/emu.sh" up "$work/world" --dio on >/dev/null
-# shellcheck source=/dev/null
-. "$work/world/env"
+live_require_root "live latency needs root (BPF, loop devices, zram)"
+live_require_zram "zram is the bio-based backend of this test"
+live_workdir latency
+live_world_up on
 export PYTHONPATH="$XIOTOP_SRC/tests/live"
 
 rc=0
@@ -95,5 +80,4 @@ check "$(grep -q 'tracing with' "$work/plain.err" && ! grep -qE 'block_(bio|rq)_
 check "$(grep -q '"domains"' "$work/plain.json" && ! grep -q io_latency "$work/plain.json" && echo 0 || echo 1)" \
 	"without --latency no io_latency key in the JSON"
 
-echo "latency: $fails failure(s)"
-[ $fails -eq 0 ]
+live_finish latency

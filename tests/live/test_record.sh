@@ -11,33 +11,19 @@
 # Exit 77 (skipped) without root or zram.
 set -euo pipefail
 : "${XIOTOP_BIN:?}" "${XIOTOP_EMU:?}" "${XIOTOP_SRC:?}"
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIPPED: recording live domains needs root (BPF, loop devices, zram, mounts)"
-	exit 77
-fi
-if [ ! -e /sys/class/zram-control/hot_add ]; then
-	echo "SKIPPED: no zram-control in sysfs (the emulated domains need zram)"
-	exit 77
-fi
-if ! command -v sqlite3 >/dev/null; then
-	echo "SKIPPED: no sqlite3 command-line tool (apt-get install sqlite3)"
-	exit 77
-fi
-work=$(mktemp -d)
+# shellcheck source=livelib.sh
+. "$XIOTOP_SRC/tests/live/livelib.sh"
+live_require_root "recording live domains needs root (BPF, loop devices, zram, mounts)"
+live_require_zram "the emulated domains need zram"
+live_require_cmd sqlite3 "no sqlite3 command-line tool (apt-get install sqlite3)"
+live_workdir record
 pids=()
-cleanup() {
+before_cleanup() { # the recorders and writers, the tmpfs of the full-disk and read-only steps
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
 	for m in "$work/full" "$work/ro"; do mountpoint -q "$m" && umount "$m"; done
-	bash "$XIOTOP_SRC/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true
-	rm -rf "$work"
 }
-trap cleanup EXIT INT TERM HUP
 export XIOTOP_RUNTIME_DIR="$work/run" # `xiotop mark` finds this test's recorder only
 X=$XIOTOP_BIN
-fails=0
-check() { # check CONDITION-STATUS DESCRIPTION
-	if [ "$1" -eq 0 ]; then echo "ok   $2"; else echo "FAIL $2"; fails=$((fails + 1)); fi
-}
 samples() { # never before the recorder made the file: sqlite3 would create it
 	[ -s "$1" ] && sqlite3 "$1" 'SELECT count(*) FROM samples' 2>/dev/null || echo 0
 }
@@ -52,9 +38,7 @@ wait_for() { # wait_for SECONDS COMMAND...: until COMMAND succeeds
 has_samples() { [ "$(samples "$1")" -ge "$2" ]; }
 has_lines() { [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]; }
 
-bash "$XIOTOP_SRC/tests/emu/emu.sh" up "$work/world" --dio off >/dev/null
-# shellcheck source=/dev/null
-. "$work/world/env"
+live_world_up off
 dump=$XENSTORE_DUMP
 set +e # from here every step is checked and reported, and the test goes on
 
@@ -207,8 +191,8 @@ mkdir "$work/full"
 mount -t tmpfs -o size=256k tmpfs "$work/full"
 full_rc=0
 timeout 60 "$X" record -o "$work/full/rec.xiotop" -d 0.1 --xenstore-dump "$dump" 2>"$work/full.err" || full_rc=$?
-grep -q "disk full while writing .*recording stopped after [0-9]* samples" "$work/full.err"
-check "$([ $? -eq 0 ] && [ $full_rc -eq 2 ] && echo 0 || echo 1)" "disk full: exit $full_rc, $(grep 'disk full' "$work/full.err" | head -1)"
+check "$(grep -q "disk full while writing .*recording stopped after [0-9]* samples" "$work/full.err" &&
+	[ $full_rc -eq 2 ] && echo 0 || echo 1)" "disk full: exit $full_rc, $(grep 'disk full' "$work/full.err" | head -1)"
 "$X" export "$work/full/rec.xiotop" --format csv >/dev/null
 check $? "the recording of a full disk exports"
 umount "$work/full"
@@ -245,5 +229,4 @@ sqlite3 "$work/newer.xiotop" "PRAGMA user_version=9"
 expect_2 "schema version 9 .* reads schema versions up to 1" "$X" -b --from-file "$work/newer.xiotop"
 expect_2 "neither a mark" "$X" export "$rec" --from "no such mark"
 
-echo "record: $fails failure(s)"
-[ $fails -eq 0 ]
+live_finish record

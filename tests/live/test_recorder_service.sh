@@ -10,32 +10,19 @@
 #    the recorder into a new file.
 set -euo pipefail
 : "${XIOTOP_BIN:?}" "${XIOTOP_EMU:?}" "${XIOTOP_SRC:?}"
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIPPED: recording live domains needs root (BPF, loop devices, zram)"
-	exit 77
-fi
-if [ ! -e /sys/class/zram-control/hot_add ]; then
-	echo "SKIPPED: no zram-control in sysfs (the emulated domains need zram)"
-	exit 77
-fi
-work=$(mktemp -d /tmp/xiotop-svc.XXXXXX)
+# shellcheck source=livelib.sh
+. "$XIOTOP_SRC/tests/live/livelib.sh"
+live_require_root "recording live domains needs root (BPF, loop devices, zram)"
+live_require_zram "the emulated domains need zram"
+live_workdir svc
 pids=()
-cleanup() {
+before_cleanup() { # the supervisors, the recorders they started, the writers
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
 	pkill -9 -f "record --dir $work" 2>/dev/null || true
-	bash "$XIOTOP_SRC/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true
-	rm -rf "$work"
 }
-trap cleanup EXIT INT TERM HUP
 export XIOTOP_RUNTIME_DIR="$work/run"
 X=$XIOTOP_BIN
-fails=0
-check() { # check STATUS DESCRIPTION
-	if [ "$1" -eq 0 ]; then echo "ok   $2"; else echo "FAIL $2"; fails=$((fails + 1)); fi
-}
-bash "$XIOTOP_SRC/tests/emu/emu.sh" up "$work/world" --dio off >/dev/null
-# shellcheck source=/dev/null
-. "$work/world/env"
+live_world_up off
 
 # The unit's ExecStart, with this test's settings in its environment variables.
 unit_cmd() { # DIR PERIOD RETAIN
@@ -150,8 +137,4 @@ check "$([ "$lost_ms" -le 1000 ] && echo 0 || echo 1)" \
 check $? "export of the killed file exits 0"
 kill -TERM "$sup"
 wait "$sup"
-if [ "$fails" -ne 0 ]; then
-	echo "FAILED: recorder service, $fails failure(s)"
-	exit 1
-fi
-echo "PASSED: recorder service, 0 failure(s)"
+live_finish "recorder service"

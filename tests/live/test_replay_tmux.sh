@@ -9,36 +9,24 @@
 # Exit 77 (skipped) without root, tmux, zram or the sqlite3 tool.
 set -euo pipefail
 : "${XIOTOP_BIN:?}" "${XIOTOP_EMU:?}" "${XIOTOP_SRC:?}"
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIPPED: recording live domains needs root (BPF, loop and zram devices)"
-	exit 77
-fi
-if ! command -v tmux >/dev/null; then
-	echo "SKIPPED: tmux is not installed"
-	exit 77
-fi
-if [ ! -e /sys/class/zram-control/hot_add ]; then
-	echo "SKIPPED: no zram-control in sysfs (the emulated domains need zram)"
-	exit 77
-fi
-if ! command -v sqlite3 >/dev/null; then
-	echo "SKIPPED: no sqlite3 command-line tool (the expected positions come from it)"
-	exit 77
-fi
+# shellcheck source=livelib.sh
+. "$XIOTOP_SRC/tests/live/livelib.sh"
+live_require_root "recording live domains needs root (BPF, loop and zram devices)"
+live_require_cmd tmux "tmux is not installed"
+live_require_zram "the emulated domains need zram"
+live_require_cmd sqlite3 "no sqlite3 command-line tool (the expected positions come from it)"
 
-work=$(mktemp -d -t xiotop-replay.XXXXXX)
+live_workdir replay
 sock="xiotop-replay-$$" # a tmux server of our own: nothing else is touched
 pids=()
-cleanup() {
+before_cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	tmux -L "$sock" kill-server 2>/dev/null || true
 	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock" # a killed server leaves its socket
-	bash "$XIOTOP_SRC/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true
-	rm -rf "$work"
 }
-trap cleanup EXIT INT TERM HUP
 export XIOTOP_RUNTIME_DIR="$work/run" # the console's m finds this test's recorder only
 
+# this test's own check, in place of livelib.sh's: its checks are commands
 failures=0
 check() { # DESCRIPTION COMMAND...: run a check, say ok/FAIL
 	local what=$1
@@ -78,9 +66,7 @@ mark_pos() {
 		WHERE s.realtime_ns >= (SELECT realtime_ns FROM marks WHERE label = '$1')"
 }
 
-bash "$XIOTOP_SRC/tests/emu/emu.sh" up "$work/world" --dio off --size-mib 64 >/dev/null
-# shellcheck source=/dev/null
-. "$work/world/env"
+live_world_up off --size-mib 64
 "$XIOTOP_EMU" blkback --domid 2 --target "$DOM2_DEV" --write-mib 32 --bs 1M --repeat \
 	--rate-mib-s 20 >"$work/world/logs/dom2.out" 2>&1 &
 echo $! >"$work/world/pids/dom2.pid"

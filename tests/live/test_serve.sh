@@ -9,11 +9,9 @@
 # Exit 77 (skipped) without root, zram or the prometheus package.
 set -euo pipefail
 : "${XIOTOP_BIN:?}" "${XIOTOP_EMU:?}" "${XIOTOP_SRC:?}"
+# shellcheck source=livelib.sh
+. "$XIOTOP_SRC/tests/live/livelib.sh"
 X=$XIOTOP_BIN
-fails=0
-check() { # check CONDITION-STATUS DESCRIPTION
-	if [ "$1" -eq 0 ]; then echo "ok   $2"; else echo "FAIL $2"; fails=$((fails + 1)); fi
-}
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
@@ -38,38 +36,26 @@ kill "$holder" 2>/dev/null || true
 check "$([ $rc -eq 2 ] && grep -q "cannot listen on 127.0.0.1:$busy: Address already in use" <<<"$out" && echo 0 || echo 1)" \
 	"a busy port: exit $rc, $out"
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIPPED: serving live domains needs root (BPF, loop devices, zram, mounts)"
-	exit 77
-fi
-if [ ! -e /sys/class/zram-control/hot_add ]; then
-	echo "SKIPPED: no zram-control in sysfs (the emulated domains need zram)"
-	exit 77
-fi
+live_require_root "serving live domains needs root (BPF, loop devices, zram, mounts)"
+live_require_zram "the emulated domains need zram"
 if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then
 	apt-get install -y -qq --no-install-recommends prometheus >/dev/null 2>&1 || true
 fi
 if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then
-	echo "SKIPPED: no prometheus/promtool (apt-get install prometheus failed)"
-	exit 77
+	live_skip "no prometheus/promtool (apt-get install prometheus failed)"
 fi
 
-work=$(mktemp -d)
+live_workdir serve
 pids=()
-cleanup() {
+before_cleanup() { # xiotop serve and Prometheus: SIGTERM, 5 s each to go, then SIGKILL
 	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
 	for p in "${pids[@]}"; do
 		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
 		kill -9 "$p" 2>/dev/null || true
 	done
-	bash "$XIOTOP_SRC/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true
-	rm -rf "$work"
 }
-trap cleanup EXIT INT TERM HUP
 
-bash "$XIOTOP_SRC/tests/emu/emu.sh" up "$work/world" --dio off >/dev/null
-# shellcheck source=/dev/null
-. "$work/world/env"
+live_world_up off
 # guest2's name: a quote, a backslash, a newline and ESC, as xenstore-ls prints them
 hostile=$(printf 'ev"il\\na\nme\033[31m' | od -An -tx1 | tr -d ' \n')
 sed 's|^\(/local/domain/2/name = \).*$|\1"ev"il\\\\na\\nme\\x1b[31m"|' "$XENSTORE_DUMP" >"$work/hostile.dump"
@@ -124,5 +110,4 @@ wait "$xpid" || rc=$?
 check $rc "xiotop serve stops on SIGTERM (exit $rc)"
 grep -v '^xiotop serve: http://' "$work/serve.err" | sed 's/^/     serve: /' | head -5
 
-echo "serve: $fails failure(s)"
-[ $fails -eq 0 ]
+live_finish serve

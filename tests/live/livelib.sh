@@ -1,0 +1,113 @@
+# shellcheck shell=bash
+# livelib.sh: the preamble the live test scripts share (skips, the work directory, the
+# emulated world, checks and the summary), sourced so that each test holds only its own
+# steps. livelib.py is its counterpart for the Python checks.
+#
+# Use, after the test has said which variables it needs:
+#     : "${XIOTOP_BIN:?}" "${XIOTOP_EMU:?}" "${XIOTOP_SRC:?}"
+#     # shellcheck source=tests/live/livelib.sh
+#     . "$XIOTOP_SRC/tests/live/livelib.sh"
+# Needs XIOTOP_SRC (the source tree: tests/emu/emu.sh is found there) and bash; written
+# for set -euo pipefail. Sourcing only defines: nothing runs and no trap is set before
+# live_workdir.
+#
+# Exit codes: 77 = skipped (ctest's SKIP_RETURN_CODE); live_finish and fail give 0 or 1.
+#
+# Skips: REASON is the whole line after "SKIPPED: ", so that it says what the test needs
+# and why (e.g. "live CPU attribution needs root (BPF, loop devices, zram)").
+#   live_skip REASON             print "SKIPPED: REASON", exit 77
+#   live_require_root REASON     skip with REASON unless run as root
+#   live_require_zram WHY        skip unless the kernel has zram-control in sysfs:
+#                                "SKIPPED: no zram-control in sysfs (WHY)"
+#   live_require_cmd CMD REASON  skip with REASON unless CMD is on the PATH
+#
+# The work directory and the emulated world (tests/emu/README.md):
+#   live_workdir NAME            work=a new directory xiotop-NAME.XXXXXX under $TMPDIR
+#                                (/tmp by default); live_cleanup runs on EXIT INT TERM HUP
+#   live_cleanup                 first before_cleanup, if the test defines that function
+#                                (its own processes, mounts, settings; what fails there is
+#                                passed over), then `emu.sh down $work/world` if a world
+#                                was made, then rm -rf $work; never fails
+#   live_world_up DIO [ARG...]   `emu.sh up $work/world --dio DIO ARG...` (its output
+#                                dropped), then sources $work/world/env (DOM1_DEV,
+#                                XENSTORE_DUMP, HOSTFS, ...); a failed up fails the test
+#   live_world_down              `emu.sh down $work/world`, for a test that builds several
+#                                worlds in turn; a failed down fails the test
+#
+# Checks (a test whose checks run commands, as the tmux tests do, keeps its own check,
+# defined after sourcing this file):
+#   fails                        how many checks failed so far (0 at sourcing)
+#   check STATUS DESCRIPTION     "ok   DESCRIPTION" if STATUS is 0, else "FAIL DESCRIPTION"
+#                                and fails + 1; the test goes on
+#   fail MESSAGE...              "FAIL: MESSAGE", exit 1: for a step nothing after it can
+#                                go without
+#   live_finish NAME             "NAME: N failure(s)", exit 0 if fails is 0, else exit 1
+#
+# Variables it sets: work, fails. Its own names start with live_ (but check, fail).
+
+fails=0
+
+live_skip() {
+	echo "SKIPPED: $1"
+	exit 77
+}
+
+live_require_root() {
+	[ "$(id -u)" -eq 0 ] || live_skip "$1"
+}
+
+live_require_zram() {
+	[ -e /sys/class/zram-control/hot_add ] || live_skip "no zram-control in sysfs ($1)"
+}
+
+live_require_cmd() {
+	command -v "$1" >/dev/null || live_skip "$2"
+}
+
+live_emu() { # emu.sh ARG...: the emulated world's own script
+	bash "$XIOTOP_SRC/tests/emu/emu.sh" "$@"
+}
+
+live_workdir() {
+	work=$(mktemp -d -t "xiotop-$1.XXXXXX")
+	trap live_cleanup EXIT INT TERM HUP
+}
+
+live_cleanup() {
+	# in an || list, so that a failing step of the test's own cleanup does not stop ours
+	if declare -F before_cleanup >/dev/null; then before_cleanup || true; fi
+	if [ -e "$work/world" ]; then live_emu down "$work/world" >/dev/null 2>&1 || true; fi
+	rm -rf "$work"
+}
+
+live_world_up() {
+	local dio=$1
+	shift
+	live_emu up "$work/world" --dio "$dio" "$@" >/dev/null
+	# shellcheck source=/dev/null
+	. "$work/world/env"
+}
+
+live_world_down() {
+	live_emu down "$work/world" >/dev/null
+}
+
+check() {
+	if [ "$1" -eq 0 ]; then
+		echo "ok   $2"
+	else
+		echo "FAIL $2"
+		fails=$((fails + 1))
+	fi
+}
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+live_finish() {
+	echo "$1: $fails failure(s)"
+	[ "$fails" -eq 0 ] || exit 1
+	exit 0
+}
