@@ -5,12 +5,16 @@ checked against the "done when" list of issue 16. Every compared figure is print
 Ground truth is blkback's own statistics/{rd,wr}_sect x 512 of each vbd, read in dom0
 after the guest finished (snapshots.txt), the blkback threads' schedstat runtime read
 every 50 ms with the wall clock around each read (RUNTIME lines), and xentop's VBD lines. xiotop's side is the sum of its per-interval JSON objects per domid
-(or per incarnation, split by time, when a domid is reused)."""
+(or per incarnation, split by time, when a domid is reused). xiotop runs with --latency:
+its histograms are checked by check_latency.py (counts against blkback's and the guest's,
+times against the guest's own)."""
 import datetime
 import json
 import os
 import re
 import sys
+
+from check_latency import check_latency
 
 MiB = 1 << 20
 failures = []
@@ -61,6 +65,14 @@ expect = {}  # (phase, domid): (rd, wr) bytes the guest's dd moves, where no cou
 # (phase, domid): [(wall time before, after, runtime ns)]: its blkback threads' runtime
 runtimes = {}
 guest_stat = {}  # domain name: [(rd, wr) bytes from the guest's /sys/block/xvda/stat, ...]
+# domain name: [{op: (completed requests, their time in ms)} from that same stat line, ...]
+guest_reqs = {}
+devstats = {}  # (phase, domid): (dev, {op: (requests, ms)}): the backend device's stat in dom0
+
+
+def stat_reqs(v):
+    """/sys/block/<dev>/stat's reads and writes completed and their ticks (fields 1, 4, 5, 8)."""
+    return {"read": (v[0], v[3]), "write": (v[4], v[7])}
 
 
 def load_guest_stats(res):
@@ -76,6 +88,7 @@ def load_guest_stats(res):
                 v = [int(x) for x in g.group(1).split()]
                 if len(v) >= 7:
                     guest_stat.setdefault(m.group(1), []).append((v[2] * 512, v[6] * 512))
+                    guest_reqs.setdefault(m.group(1), []).append(stat_reqs(v))
 
 
 def load_snapshots(path):
@@ -90,6 +103,8 @@ def load_snapshots(path):
                      rd_req=int(p[7]), wr_req=int(p[8])))
         elif p[0] == "THREAD":
             threads.setdefault((p[1], int(p[3])), []).append(dict(comm=p[5], runtime_ns=int(p[6])))
+        elif p[0] == "DEVSTAT":
+            devstats[(p[1], int(p[3]))] = (p[5], stat_reqs([int(x) for x in p[6:]]))
         elif p[0] == "DOMAIN":
             domains[(p[1], int(p[3]))] = p[2]
         elif p[0] == "RUNTIME":
@@ -272,6 +287,11 @@ def main():
     hook_words = hooks[0].split() if hooks else []
     check("iter/task" in hook_words and "sched_process_free" in hook_words,
           "the CPU hooks iter/task and sched_process_free are attached in this dom0")
+    # --latency: a dm device completes through bio_endio, loop through its requests
+    attached = hook_words[:hook_words.index("without:")] if "without:" in hook_words else hook_words
+    timed = "block_bio_complete" in attached and "block_rq_complete" in attached
+    check(timed, "the latency completion hooks block_bio_complete and block_rq_complete are attached"
+          + ("" if timed else " (why not: xiotop's stderr above)"))
     xentops = {}
     for phase in sorted({p for p, _ in domains}):
         path = os.path.join(res, f"xentop-{phase}.txt")
@@ -315,6 +335,10 @@ def main():
         check(all(within(s, b, 2) for s, b in zip(sums, bbs)),
               "churn: per incarnation xiotop " + ", ".join(f"{k[0]} domid {k[1]} {mib(s)}" for k, s in zip(churn, sums))
               + " vs blkback " + ", ".join(mib(b) for b in bbs) + " (never merged)")
+    if timed:
+        check_latencies(domains, vbds, intervals)
+    else:
+        print("     latency per domain not checked: no completion hook is timing (the FAIL above)")
     check_reuse(got, vbds, domains, other)
     check_console(res)
     # qdisk
@@ -326,6 +350,21 @@ def main():
         print(f"SKIPPED qdisk: xl create with backendtype=qdisk failed: {qfail[0][13:]}")
     print(f"{len(failures)} failures, {len(notes)} notes")
     return 1 if failures else 0
+
+
+def check_latencies(domains, vbds, intervals):
+    """--latency for the three blkback domains of phase A and the qdisk one (its device
+    model's syscalls): check_latency.py says what is compared and why it holds."""
+    for (phase, domid), name in sorted(domains.items()):
+        if phase not in ("A", "B"):
+            continue
+        qdisk = (phase, domid) in expect
+        v = vbds.get((phase, domid), [])
+        truth = None if qdisk else {"read": sum(x["rd_req"] for x in v),
+                                    "write": sum(x["wr_req"] for x in v)}
+        guest = guest_reqs.get(name, [None])[-1]
+        check_latency(check, report, f"latency [{phase}] {name} (domid {domid})", domid,
+                      (None, None), intervals, truth, guest, devstats.get((phase, domid)))
 
 
 def check_reuse(got, vbds, domains, other):

@@ -81,7 +81,8 @@ if ! tar -xf "$work/results.img" -C "$work/results" 2>/dev/null || [ ! -f "$work
 	exit 1
 fi
 [ -z "${XIOTOP_XEN_KEEP:-}" ] || cp -r "$work/results/." "$XIOTOP_XEN_KEEP/"
-python3 "$here/check.py" "$work/results" "$work/qdisk.status" || rc=1
+# -B: check.py imports check_latency.py; no __pycache__ written into the source tree
+python3 -B "$here/check.py" "$work/results" "$work/qdisk.status" || rc=1
 [ $rc -eq 0 ] || [ $rc -eq 1 ] || rc=1
 echo "xen test: $(elapsed) s in all"
 exit $rc

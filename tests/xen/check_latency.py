@@ -1,0 +1,156 @@
+"""check_latency.py - check.py's part for --latency: each domain's io_latency histograms
+in the real dom0 against counts and times kept apart from xiotop.
+
+Per domain and op, over all of its intervals:
+  - counts: the requests xiotop timed equal blkback's own statistics/{rd,wr}_req (a
+    blkback domain: each request it takes from the ring, here at most 32 segments of
+    4 KiB, becomes one bio queued to the backend device, the bio rule 1 stamps) and the
+    guest's own completed requests (/sys/block/xvda/stat fields 1 and 5, printed on its
+    console); for the device model (qdisk) the syscalls timed equal xiotop's own count
+    of them (guest_*_ios);
+  - the histogram holds itself together: its buckets add up to its count, its sum lies
+    between the sum of the buckets' lower and upper bounds;
+  - an upper bound from the guest: its ticks (fields 4 and 8: the summed time of its
+    reads, writes from allocation to completion, in whole ms rounded down) contain
+    every time xiotop took: the guest starts a request before blkfront puts it on the
+    ring, so before blkback (or the device model) takes it and queues its bio (makes
+    its syscall), and ends it after the response, which follows the bio's completion
+    (the syscall's return). With one timed I/O per guest request (equal counts),
+    xiotop's sum is at most the guest's: mean <= (ticks + 1 ms) / requests. And since
+    fewer than half of the requests take over twice their mean (Markov), the median is
+    at most twice xiotop's mean, so p50's bucket starts at or below twice the guest's
+    mean. Each side measures with its own monotonic clock, both run from Xen's system
+    time (no NTP in either domain here);
+  - printed beside, not judged: the backend device's own request time in dom0
+    (/sys/block/<dev>/stat): a loop request ends after its bios' completion work
+    (blkback's grant unmap and response to the guest) has run, and dm's time is counted
+    in jiffies, so neither bounds the bio's time.
+A figure that cannot be compared (counts unequal for a reason the output gives, no guest
+stat line) is a NOTE, never a made-up pass."""
+
+OPS = ("read", "write")
+
+
+def bucket_index(low):
+    """A JSON bucket's lower bound (0, 2, 4, 8 ns ...) as its index (bucket i: [2^i, 2^(i+1)))."""
+    return 0 if low < 2 else low.bit_length() - 1
+
+
+def bucket_high(i):
+    return 2 << i
+
+
+def quantile_ns(buckets, q):
+    """xiotop's own rule (core/latency.c, as Prometheus' histogram_quantile): the bucket
+    the rank q * count falls in, interpolated linearly. None when empty."""
+    total = sum(buckets.values())
+    if not total:
+        return None, None
+    rank, below = q * total, 0
+    for i in sorted(buckets):
+        n = buckets[i]
+        if below + n < rank:
+            below += n
+            continue
+        low = 0 if i == 0 else 1 << i
+        return low + (bucket_high(i) - low) * ((rank - below) / n), i
+    return None, None
+
+
+def summed(intervals, domid, window):
+    """Per op: ios, sum_ns, {bucket index: ios} over the domain's intervals; with the
+    attribution's own request counts, the lost events and per-interval defects."""
+    t_from, t_to = window
+    out = {op: dict(ios=0, sum_ns=0, buckets={}, guest_ios=0, intervals=0) for op in OPS}
+    lost, defects, seen, keyed = 0, [], 0, 0
+    for iv in intervals:
+        if t_from and iv["time"] < t_from or t_to and iv["time"] > t_to:
+            continue
+        mine = [d for d in iv["domains"] if d["domid"] == domid]
+        if not mine:
+            continue
+        seen += 1
+        lost += iv["lost_events"]
+        d = mine[0]
+        for op in OPS:
+            out[op]["guest_ios"] += d["guest_rd_ios" if op == "read" else "guest_wr_ios"]
+        lat = d.get("io_latency")
+        if lat is None:
+            continue
+        keyed += 1
+        for op in OPS:
+            h, o = lat[op], out[op]
+            n = sum(c for _, c in h["buckets"])
+            lo = sum(low * c for low, c in h["buckets"])
+            hi = sum(bucket_high(bucket_index(low)) * c for low, c in h["buckets"])
+            if n != h["ios"] or not lo <= h["sum_ns"] <= hi or (h["ios"] == 0) != (h["p50_ns"] is None):
+                defects.append(f"{iv['time']} {op}: ios {h['ios']}, buckets add to {n}, sum"
+                               f" {h['sum_ns']} ns outside [{lo}, {hi}] or p50 {h['p50_ns']}")
+            o["ios"] += h["ios"]
+            o["sum_ns"] += h["sum_ns"]
+            o["intervals"] += h["ios"] > 0
+            for low, c in h["buckets"]:
+                i = bucket_index(low)
+                o["buckets"][i] = o["buckets"].get(i, 0) + c
+    return out, lost, defects, seen, keyed
+
+
+def ms(ns):
+    return f"{ns / 1e6:.3f} ms"
+
+
+def check_latency(check, report, tag, domid, window, intervals, truth, guest, devstat):
+    """One domain. truth: {op: count} blkback's requests, or None for a device model (its
+    syscalls are compared with xiotop's own count); guest: {op: (ios, ticks_ms)} from the
+    guest's stat line, or None; devstat: (dev, {op: (ios, ticks_ms)}) in dom0, or None."""
+    got, lost, defects, seen, keyed = summed(intervals, domid, window)
+    check(seen > 0 and keyed == seen,
+          f"{tag}: io_latency present in {keyed} of its {seen} intervals (--latency)")
+    check(not defects, f"{tag}: every interval's histogram adds up (buckets = ios, sum inside"
+          f" the buckets' bounds, p50 null only when idle)" + (f": {defects[:3]}" if defects else ""))
+    for op in OPS:
+        g = got[op]
+        ios = g["ios"]
+        want = truth[op] if truth else g["guest_ios"]
+        short = "rd" if op == "read" else "wr"
+        whose = (f"blkback's statistics/{short}_req" if truth
+                 else f"xiotop's own guest_{short}_ios (the syscalls it counted)")
+        gio = guest[op][0] if guest else None
+        line = (f"{tag} {op}: xiotop timed {ios} requests in {g['intervals']} intervals, {whose}"
+                f" {want}, the guest's own {gio if gio is not None else '(no stat line)'}"
+                f"; xiotop's guest_*_ios {g['guest_ios']}; lost events meanwhile {lost}")
+        if ios == want:
+            check(True, line)
+        elif ios < want <= ios + lost:
+            report(False, line + " (the difference is within the lost events)")
+        else:
+            check(False, line)
+        if not ios:
+            continue
+        p50, b = quantile_ns(g["buckets"], 0.5)
+        low = 0 if b == 0 else 1 << b
+        mean = g["sum_ns"] / ios
+        hist = {(0 if i == 0 else 1 << i): g["buckets"][i] for i in sorted(g["buckets"])}
+        print(f"     {tag} {op} histogram {hist}")
+        info = f"p50 {ms(p50)} (bucket [{ms(low)}, {ms(bucket_high(b))}))"
+        if devstat and devstat[1][op][0]:
+            dev, st = devstat
+            info += (f"; {dev}'s own request time in dom0 {ms(st[op][1] * 1e6 / st[op][0])} mean"
+                     f" over {st[op][0]} requests (beside, not a bound)")
+        if not guest or not guest[op][0]:
+            report(False, f"{tag} {op}: mean {ms(mean)}, {info}; no guest stat line: no bound"
+                   " to check it against")
+            continue
+        gios, gticks = guest[op]
+        if gios != ios:
+            report(False, f"{tag} {op}: mean {ms(mean)}, {info}; the guest completed {gios}"
+                   f" requests, xiotop timed {ios}: not one timed I/O per guest request, so the"
+                   " guest's time bounds nothing")
+            continue
+        gmean_hi = (gticks + 1) * 1e6 / gios  # the guest's ticks are whole ms, rounded down
+        check(g["sum_ns"] <= (gticks + 1) * 1e6,
+              f"{tag} {op}: mean {ms(mean)} <= the guest's own mean {ms(gticks * 1e6 / gios)}"
+              f" (< {ms(gmean_hi)}: {gticks} ms over {gios} requests, rounded down); {info}")
+        check(low <= 2 * gmean_hi,
+              f"{tag} {op}: p50 {ms(p50)} in the bucket from {ms(low)} <= twice the guest's"
+              f" mean {ms(2 * gmean_hi)} (the median is at most twice the mean)")
