@@ -112,6 +112,9 @@ static __always_inline void lat_record(struct xiotop_lat *h, u64 ns)
 	u32 b = ns < 2 ? 0 : log2_floor(ns);
 	if (b > XIOTOP_LAT_BUCKETS - 1)
 		b = XIOTOP_LAT_BUCKETS - 1;
+	/* clang drops the mask below as redundant after the clamp, and kernel 6.1's verifier
+	 * does not carry the clamp's bound to the register that indexes buckets[] */
+	barrier_var(b);
 	h->count++;
 	h->sum_ns += ns;
 	h->buckets[b & (XIOTOP_LAT_BUCKETS - 1)]++;
