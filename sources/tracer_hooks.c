@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/xiotop.h" /* the types the skeleton names */
+#include "sources/verifier_log.h"
 #include "xiotop.skel.h"
 
 static const struct hook_def {
@@ -60,24 +61,38 @@ const char *hook_event(enum hook_id id)
 	return id < HOOK_COUNT ? hook_defs[id].event : "?";
 }
 
-/* libbpf speaks while probing; keep its last words for the reasons only. */
-static char libbpf_last_error[160];
+/* libbpf speaks while probing; keep its last words for the reasons only, except that a
+ * verifier's verdict on a refused program, once heard, is the reason (libbpf's later
+ * "failed to load BPF skeleton ...: -13" says less). */
+static char libbpf_last_error[240];
+static bool libbpf_have_verdict;
 static int libbpf_quiet_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
-	if (level == LIBBPF_WARN) {
-		char line[sizeof(libbpf_last_error)];
-		vsnprintf(line, sizeof(line), fmt, args);
-		line[strcspn(line, "\n")] = '\0';
-		if (line[0])
-			snprintf(libbpf_last_error, sizeof(libbpf_last_error), "%s", line);
+	if (level != LIBBPF_WARN || libbpf_have_verdict)
+		return 0;
+	static char msg[64 * 1024]; /* a whole load log: libbpf prints it as one message */
+	vsnprintf(msg, sizeof(msg), fmt, args);
+	if (verifier_reason(msg, libbpf_last_error, sizeof(libbpf_last_error))) {
+		libbpf_have_verdict = true;
+		return 0;
 	}
+	size_t first_line = strcspn(msg, "\n");
+	if (first_line)
+		snprintf(libbpf_last_error, sizeof(libbpf_last_error), "%.*s", (int)first_line,
+		         msg);
 	return 0;
 }
 
-/* Is the hook named in XIOTOP_FAIL_HOOKS? */
-static bool forced_to_fail(enum hook_id id)
+static void libbpf_error_reset(void)
 {
-	const char *list = getenv("XIOTOP_FAIL_HOOKS");
+	libbpf_last_error[0] = '\0';
+	libbpf_have_verdict = false;
+}
+
+/* Is the hook named in the comma-separated list of environment variable `var`? */
+static bool named_in(const char *var, enum hook_id id)
+{
+	const char *list = getenv(var);
 	size_t len = strlen(hook_defs[id].event);
 	for (const char *p = list; p && *p; p += strcspn(p, ",")) {
 		p += *p == ',';
@@ -85,6 +100,26 @@ static bool forced_to_fail(enum hook_id id)
 			return true;
 	}
 	return false;
+}
+
+static bool forced_to_fail(enum hook_id id)
+{
+	return named_in("XIOTOP_FAIL_HOOKS", id);
+}
+
+/* Does `want` hold every hook named in XIOTOP_FAIL_TOGETHER (tests: two hooks that load
+ * alone but not together, as a hook that switches on another's paths can make them)? */
+static bool forced_to_fail_together(const bool want[HOOK_COUNT])
+{
+	int named = 0;
+	for (int i = 0; i < HOOK_COUNT; i++) {
+		if (!named_in("XIOTOP_FAIL_TOGETHER", i))
+			continue;
+		if (!want[i])
+			return false;
+		named++;
+	}
+	return named >= 2;
 }
 
 /* Say which names in XIOTOP_FAIL_HOOKS are no optional hook (a typo must not pass for a
@@ -113,6 +148,11 @@ static void check_fail_list(void)
 static struct xiotop_bpf *load_with(bool btf, const bool want[HOOK_COUNT],
                                     const struct hook_config *cfg)
 {
+	if (forced_to_fail_together(want)) {
+		snprintf(libbpf_last_error, sizeof(libbpf_last_error),
+		         "forced by XIOTOP_FAIL_TOGETHER");
+		return NULL;
+	}
 	struct xiotop_bpf *s = xiotop_bpf__open();
 	if (!s)
 		return NULL;
@@ -156,7 +196,7 @@ static void find_failing(struct hook_set *h, bool want[HOOK_COUNT], const struct
 			continue;
 		bool alone[HOOK_COUNT] = {[HOOK_BIO_QUEUE] = true};
 		alone[i] = true;
-		libbpf_last_error[0] = '\0';
+		libbpf_error_reset();
 		struct xiotop_bpf *s = load_with(h->btf, alone, cfg);
 		if (s) {
 			xiotop_bpf__destroy(s);
@@ -166,6 +206,33 @@ static void find_failing(struct hook_set *h, bool want[HOOK_COUNT], const struct
 		snprintf(h->why_not[i], sizeof(h->why_not[i]), "does not load: %s",
 		         libbpf_last_error[0] ? libbpf_last_error : "unknown libbpf error");
 	}
+}
+
+/* Hooks that load alone can still fail together: a hook's presence switches on paths in
+ * the others (the task pass sets track_cpu, which the work programs then take). Take each
+ * optional hook out in turn; the first whose absence lets the rest load is left out,
+ * with the verdict on the set as its reason. */
+static struct xiotop_bpf *load_without_one(struct hook_set *h, bool want[HOOK_COUNT],
+                                           const struct hook_config *cfg)
+{
+	char verdict[sizeof(libbpf_last_error)];
+	snprintf(verdict, sizeof(verdict), "%s",
+	         libbpf_last_error[0] ? libbpf_last_error : "unknown libbpf error");
+	for (int i = HOOK_BIO_QUEUE + 1; i < HOOK_COUNT; i++) {
+		if (!want[i])
+			continue;
+		want[i] = false;
+		struct xiotop_bpf *s = load_with(h->btf, want, cfg);
+		if (s) {
+			snprintf(h->why_not[i], sizeof(h->why_not[i]),
+			         "does not load with the others: %s", verdict);
+			return s;
+		}
+		want[i] = true;
+	}
+	libbpf_error_reset(); /* the set's own verdict, for the caller's message */
+	snprintf(libbpf_last_error, sizeof(libbpf_last_error), "%s", verdict);
+	return NULL;
 }
 
 int hooks_load(struct hook_set *h, bool btf, const struct hook_config *cfg, char *err,
@@ -186,13 +253,15 @@ int hooks_load(struct hook_set *h, bool btf, const struct hook_config *cfg, char
 			snprintf(h->why_not[i], sizeof(h->why_not[i]),
 			         "forced by XIOTOP_FAIL_HOOKS");
 	}
-	libbpf_last_error[0] = '\0';
+	libbpf_error_reset();
 	h->skel = load_with(btf, want, cfg);
 	if (!h->skel) {
 		find_failing(h, want, cfg);
-		libbpf_last_error[0] = '\0';
+		libbpf_error_reset();
 		h->skel = load_with(btf, want, cfg);
 	}
+	if (!h->skel)
+		h->skel = load_without_one(h, want, cfg);
 	if (!h->skel) {
 		snprintf(err, errlen, "%s programs cannot load: %s", btf ? "tp_btf" : "raw_tp",
 		         libbpf_last_error[0] ? libbpf_last_error : "unknown libbpf error");

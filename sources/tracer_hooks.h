@@ -50,7 +50,7 @@ struct hook_set {
 	bool asked[HOOK_COUNT]; /* wanted by the options (opt-in hooks may not be) */
 	bool loaded[HOOK_COUNT];
 	bool attached[HOOK_COUNT]; /* on-demand hooks: loaded and ready to attach */
-	char why_not[HOOK_COUNT][200];
+	char why_not[HOOK_COUNT][288];
 	struct bpf_link *links[HOOK_COUNT];
 };
 

@@ -2,7 +2,8 @@
 # Live test: each optional BPF hook fails on its own. XIOTOP_FAIL_HOOKS forces named hooks
 # to fail; every other hook must still be attached and named in the hooks line, the
 # forced ones named as missing with what is lost; in both program sets (tp_btf, raw_tp).
-# Bad names in XIOTOP_FAIL_HOOKS are reported. Exit 77 (skipped) without root.
+# Bad names in XIOTOP_FAIL_HOOKS are reported. Two hooks that fail only together
+# (XIOTOP_FAIL_TOGETHER) cost one of them, not the tracer. Exit 77 (skipped) without root.
 set -euo pipefail
 : "${XIOTOP_BIN:?}"
 if [ "$(id -u)" -ne 0 ]; then
@@ -41,6 +42,19 @@ for mode in tp_btf raw_tp; do
 			fi
 		done
 	done
+done
+
+# two hooks that load alone but not together: one is left out, named with the reason,
+# and the other is still attached (in both program sets)
+for mode in tp_btf raw_tp; do
+	force_raw=0
+	[ $mode = raw_tp ] && force_raw=1
+	err=$(run XIOTOP_FORCE_RAW_TP=$force_raw XIOTOP_FAIL_TOGETHER="workqueue_execute_start,iter/task")
+	line=$(hooks_line "$err")
+	what="$mode, failing together: one left out, '$line'"
+	check grep -q "hook workqueue_execute_start not active (does not load with the others: forced by XIOTOP_FAIL_TOGETHER)" <<<"$err"
+	what="$mode, failing together: iter/task still attached, '$line'"
+	check has_word "${line%%without:*}" iter/task
 done
 
 err=$(run XIOTOP_FAIL_HOOKS="no_such_hook,block_bio_queue")
