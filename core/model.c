@@ -30,18 +30,37 @@ static struct xiotop_io io_delta(const struct xiotop_io *cur, const struct xioto
 	return d;
 }
 
+/* The domain's entry, added if new (NULL when cap entries are taken). Looked up in
+ * dom_index: a linear search made 1,000 domains quadratic (a fifth of the collector's
+ * time at -d 1). */
 static struct model_domain *domain_slot(struct model_interval *m, uint32_t domid, size_t cap)
 {
-	for (size_t i = 0; i < m->n_domains; i++)
-		if (m->domains[i].domid == domid)
-			return &m->domains[i];
+	size_t h = (domid * 2654435761u) & m->dom_index_mask;
+	while (m->dom_index[h]) {
+		struct model_domain *d = &m->domains[m->dom_index[h] - 1];
+		if (d->domid == domid)
+			return d;
+		h = (h + 1) & m->dom_index_mask;
+	}
 	if (m->n_domains == cap)
 		return NULL;
 	struct model_domain *d = &m->domains[m->n_domains++];
+	m->dom_index[h] = (uint32_t)m->n_domains;
 	memset(d, 0, sizeof(*d));
 	d->domid = domid;
 	d->guest_cpu_ns = -1;
 	return d;
+}
+
+/* An index of at least twice cap entries, so that a probe run stays short and ends. */
+static int domain_index_alloc(struct model_interval *m, size_t cap)
+{
+	size_t n = 16;
+	while (n < 2 * cap)
+		n *= 2;
+	m->dom_index = calloc(n, sizeof(*m->dom_index));
+	m->dom_index_mask = n - 1;
+	return m->dom_index ? 0 : -1;
 }
 
 static enum model_role role_of(uint32_t via, bool is_leaf)
@@ -186,7 +205,8 @@ int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
 	out->own_infos = copy_array(cur->domains, cur->n_domains, sizeof(*cur->domains));
 	out->own_disks = copy_array(cur->disks, cur->n_disks, sizeof(*cur->disks));
 	out->own_hooks = strdup(cur->hooks);
-	if (!out->domains || !out->disks || !out->own_infos || !out->own_disks || !out->own_hooks)
+	if (!out->domains || !out->disks || !out->own_infos || !out->own_disks || !out->own_hooks ||
+	    domain_index_alloc(out, cap))
 		goto fail;
 	for (size_t i = 0; i < cur->n_domains; i++) {
 		struct model_domain *d = domain_slot(out, cur->domains[i].domid, cap);
@@ -263,6 +283,9 @@ int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
 		md->rd_bytes = delta(c->rd_bytes, p ? p->rd_bytes : 0);
 		md->wr_bytes = delta(c->wr_bytes, p ? p->wr_bytes : 0);
 	}
+	/* the domains are all in (model_xen_compute may drop and compact them) */
+	free(out->dom_index);
+	out->dom_index = NULL;
 	if (model_xen_compute(prev, cur, out))
 		goto fail;
 	return 0;
@@ -282,5 +305,6 @@ void model_free(struct model_interval *m)
 	free(m->own_infos);
 	free(m->own_disks);
 	free(m->own_hooks);
+	free(m->dom_index);
 	memset(m, 0, sizeof(*m));
 }

@@ -85,6 +85,10 @@ struct model_interval {
 	size_t n_domains;
 	bool has_vbd_stats; /* blkback's per-vbd counters were read (a Xen dom0) */
 	bool has_latency;   /* I/O latency was timed (cur's histograms, --latency) */
+	/* domains[] by domid while model_compute() fills it: open addressing, slot + 1 (0 is
+	 * empty), dom_index_mask + 1 entries, at least twice the capacity; freed with it */
+	uint32_t *dom_index;
+	size_t dom_index_mask;
 	/* what info, disk and hooks point into (owned) */
 	struct xs_domain *own_infos;
 	struct xs_disk *own_disks;
