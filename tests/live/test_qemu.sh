@@ -6,6 +6,7 @@ set -euo pipefail
 # shellcheck source=livelib.sh
 . "$XIOTOP_SRC/tests/live/livelib.sh"
 live_require_root "the device-model test needs root (BPF, loop devices, zram, sysctl)"
+live_require_zram "the emulated world's zram domain needs zram"
 live_workdir qemu
 saved=$(sysctl -n vm.dirty_expire_centisecs vm.dirty_writeback_centisecs vm.dirty_background_ratio | tr '\n' ' ')
 before_cleanup() { # the writeback settings as they were

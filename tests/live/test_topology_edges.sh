@@ -7,6 +7,7 @@ set -euo pipefail
 # shellcheck source=livelib.sh
 . "$XIOTOP_SRC/tests/live/livelib.sh"
 live_require_root "the topology edge cases need root (BPF, loop devices, zram)"
+live_require_zram "the emulated world's zram domain needs zram"
 live_workdir topology-edges
 rc=0
 for check in nodump_check deleted_check; do
