@@ -32,6 +32,7 @@ done
 work=$(mktemp -d /tmp/xiotop-compare.XXXXXX)
 old_stats=$(sysctl -n kernel.bpf_stats_enabled)
 tool_pid=
+# shellcheck disable=SC2317 # called by the trap below
 cleanup() {
 	[ -n "$tool_pid" ] && kill -INT "$tool_pid" 2>/dev/null && wait "$tool_pid" 2>/dev/null
 	sysctl -qw kernel.bpf_stats_enabled="$old_stats"

@@ -32,6 +32,7 @@ for dom in 1 3; do
 	# --zero-data: zram compresses in the submitter's context, and random data would put
 	# that cost (which an LV does not have) in the zram domain's backend thread; nearly
 	# empty blocks keep both leaves cheap, so what remains is the path through dom0
+	# shellcheck disable=SC2086 # DATA unquoted: " " (see Usage) must expand to no argument
 	"$build/xiotop-emu" blkback --domid "$dom" --target "${!dev_var}" --write-mib "$mib" \
 		--read-mib 0 ${DATA:---zero-data} >/dev/null
 	sync

@@ -22,9 +22,10 @@ cmake -S "$src" -B "$dir" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDeb
 	-DXIOTOP_SANITIZE=ON -DXIOTOP_FUZZ=$fuzz >"$dir/configure.log" 2>&1 ||
 	{ tail -20 "$dir/configure.log"; exit 1; }
 # only what the tests need: the unit tests and the harnesses (not the BPF tracer)
-units=$(cd "$src/tests/unit" && ls test_*.c | sed 's/\.c$//')
+units=$(cd "$src/tests/unit" && printf '%s\n' test_*.c | sed 's/\.c$//')
 extra=
 [ "$fuzz" = ON ] && extra=fuzzers
+# shellcheck disable=SC2086 # units and extra: lists of target names, split on purpose
 nice -n 10 cmake --build "$dir" -j2 --target $units $extra >"$dir/build.log" 2>&1 ||
 	{ grep -E 'error|Error' "$dir/build.log" | head -20; exit 1; }
 echo "built $dir (fuzz harnesses: $fuzz)"

@@ -18,7 +18,7 @@ done
 work=$(mktemp -d "${TMPDIR:-/tmp}/xiotop-hostile.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/out"
-cd "$work"
+cd "$work" || exit 1
 fail=0
 
 # --- fixtures ---
@@ -34,6 +34,7 @@ INSERT INTO marks (realtime_ns, label, origin) VALUES ((SELECT realtime_ns FROM 
   'go'||$esc||']2;x'||char(7)||char(8238)||'\\e', 'cli'||$esc);
 INSERT OR REPLACE INTO meta VALUES ('xiotop_version', $esc||'[2J9.9');"
 edit() { # edit NEW FROM SQL
+	# shellcheck disable=SC2015 # the message is meant for a failure of either step
 	cp "$2" "$1" && sqlite3 "$1" "$3" || { echo "FAIL: sqlite3 edit of $1"; exit 1; }
 }
 edit names.xiotop base.xiotop "$names_sql"
@@ -107,6 +108,7 @@ grep -qF 'ev\e]2;pwned\x07' out/export-csv || { echo "FAIL: escaped name not in 
 grep -q 'is outside the times a recording can hold' out/export-2300 ||
 	{ echo "FAIL: --from 2300 message: $(cat out/export-2300)"; fail=1; }
 python3 "$src/tests/hostile/scan_output.py" out/* || fail=1
+# shellcheck disable=SC2012 # counts the names this script wrote (plain, no newline)
 n=$(ls out | wc -l)
 if [ $fail -eq 0 ]; then
 	echo "PASS: $n command outputs over hostile fixtures, no control or bidi byte"

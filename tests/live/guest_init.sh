@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash # busybox ash: checked as the POSIX sh it is written in
 # /init of the test guest: load virtio, write then read back the disk, power off.
 # Parameters arrive on the kernel command line: xmib=N (MiB to write).
 /bin/busybox mkdir -p /proc /sys /dev

@@ -16,6 +16,7 @@ check() { # ok-command... -- what
 	if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
 }
 # stderr of a 2-interval batch run with the given environment
+# shellcheck disable=SC2069 # on purpose: stderr to the capture, stdout dropped
 run() { env "$@" timeout 20 "$XIOTOP_BIN" -b -d 1 -i 2 --format json 2>&1 >/dev/null || true; }
 hooks_line() { grep 'tracing with' <<<"$1" | sed 's/.*programs: //'; }
 has_word() { grep -qw -- "$2" <<<"$1"; }

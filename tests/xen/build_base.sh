@@ -8,6 +8,7 @@
 set -euo pipefail
 cache=${1:?cache dir} src=${2:?source dir}
 R=$cache/root
+# shellcheck disable=SC2012 # one kernel version directory, a plain name
 kv=$(ls "$R/lib/modules" | head -1)
 out=$cache/img
 work=$cache/build

@@ -31,7 +31,7 @@ mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 uname -r >/results/dom0-kernel.txt
 xenstored --pid-file /var/run/xen/xenstored.pid || mark "xenstored FAILED"
-for i in $(seq 1 50); do xenstore-exists /local 2>/dev/null && break; sleep 0.2; done
+for _ in $(seq 1 50); do xenstore-exists /local 2>/dev/null && break; sleep 0.2; done
 xen-init-dom0 >/dev/null || mark "xen-init-dom0 FAILED"
 xenconsoled --pid-file=/var/run/xen/xenconsoled.pid --log=guest --log-dir=/var/log/xen || mark "xenconsoled FAILED"
 xl info | grep -E '^(xen_version|nr_cpus|total_memory)' >/results/xl-info.txt
@@ -39,6 +39,7 @@ mark "toolstack up"
 # a hung scenario must not cost the results: they are written before qemu's timeout
 # (xiotop_deadline= on the command line, in dom0 seconds), whatever happens
 deadline=300
+# shellcheck disable=SC2013 # the command line's words are the parameters
 for a in $(cat /proc/cmdline); do case $a in xiotop_deadline=*) deadline=${a#*=} ;; esac; done
 left=$((deadline - $(cut -d. -f1 /proc/uptime) - 20))
 [ $left -gt 30 ] || left=30

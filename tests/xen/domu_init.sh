@@ -8,6 +8,7 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs dev /dev
 xw=0 xr=0 xloops=1 xbs=1024
+# shellcheck disable=SC2013 # the command line's words are the parameters
 for a in $(cat /proc/cmdline); do
 	case $a in xw=* | xr=* | xloops=* | xw2=* | xbs=*) eval "$a" ;; esac
 done

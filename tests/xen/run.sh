@@ -65,6 +65,7 @@ console=${XIOTOP_XEN_CONSOLE:-$work/console.log}
 tq=$(date +%s.%N)
 # TCG loads both CPUs: one boot at a time, and no other live test or bench beside it
 tmo=${XIOTOP_XEN_TIMEOUT:-600}
+# shellcheck disable=SC2016 # $0 and $@ are the inner sh's, not expanded here
 flock /tmp/xiotop-live.lock sh -c 'date +%s.%N >"$0"; exec "$@"' "$work/qemu.start" timeout -k 5 "$tmo" \
 	qemu-system-x86_64 -accel tcg -cpu qemu64,+svm -m 3072 -smp 2 -nographic -no-reboot \
 	-monitor none -serial stdio -kernel "$work/xen" -append "$xen_cmdline" \

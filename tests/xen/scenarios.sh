@@ -16,7 +16,7 @@ mark() {
 
 # cfg NAME TARGET WRITE_MIB READ_MIB [EXTRA-CONFIG-LINE]
 cfg() {
-	cat >/root/$1.cfg <<EOC
+	cat >"/root/$1.cfg" <<EOC
 name = "$1"
 type = "pv"
 memory = 96
@@ -31,10 +31,10 @@ EOC
 }
 
 create() { # NAME: created paused; its domid is printed
-	rm -f /var/log/xen/guest-$1.log # xenconsoled appends: a former incarnation's "done"
-	if ! xl create -p /root/$1.cfg >$R/xl-create-$1.log 2>&1; then
+	rm -f "/var/log/xen/guest-$1.log" # xenconsoled appends: a former incarnation's "done"
+	if ! xl create -p "/root/$1.cfg" >"$R/xl-create-$1.log" 2>&1; then
 		mark "xl create $1 FAILED"
-		tail -5 $R/xl-create-$1.log
+		tail -5 "$R/xl-create-$1.log"
 		return 1
 	fi
 	mark "created $1"
@@ -44,7 +44,7 @@ create() { # NAME: created paused; its domid is printed
 wait_done() { # NAME...: until each guest said it is done (or 60 s in all); $DONE: the word
 	local n end=$(($(date +%s) + 60))
 	for n in "$@"; do
-		while ! grep -q "XIOTOP-DOMU: ${DONE:-done}" /var/log/xen/guest-$n.log 2>/dev/null; do
+		while ! grep -q "XIOTOP-DOMU: ${DONE:-done}" "/var/log/xen/guest-$n.log" 2>/dev/null; do
 			[ "$(date +%s)" -lt $end ] || { mark "$n did not finish"; break; }
 			sleep 0.5
 		done
@@ -75,7 +75,7 @@ runtime_series() {
 			sum=0
 			t0=$EPOCHREALTIME
 			for p in ${pids[$d]}; do
-				read -r rt _ </proc/$p/schedstat 2>/dev/null || continue 2
+				read -r rt _ <"/proc/$p/schedstat" 2>/dev/null || continue 2
 				sum=$((sum + rt))
 			done
 			t1=$EPOCHREALTIME
@@ -94,27 +94,27 @@ snapshot() {
 	sleep 1
 	for n in "$@"; do
 		d=$(xl domid "$n" 2>/dev/null) || continue
-		for v in /sys/bus/xen-backend/devices/vbd-$d-*; do
-			[ -d $v/statistics ] || continue
-			echo "VBD $phase $n $d ${v##*-} $(cat $v/statistics/rd_sect) $(cat $v/statistics/wr_sect)" \
-				"$(cat $v/statistics/rd_req) $(cat $v/statistics/wr_req)" >>$R/snapshots.txt
+		for v in /sys/bus/xen-backend/devices/vbd-"$d"-*; do
+			[ -d "$v/statistics" ] || continue
+			echo "VBD $phase $n $d ${v##*-} $(cat "$v/statistics/rd_sect") $(cat "$v/statistics/wr_sect")" \
+				"$(cat "$v/statistics/rd_req") $(cat "$v/statistics/wr_req")" >>$R/snapshots.txt
 			# the backend device's own request counts and times (blkback shows major:minor
 			# in hex), printed by check.py beside xiotop's latency
-			if IFS=: read -r ma mi <$v/physical_device; then
+			if IFS=: read -r ma mi <"$v/physical_device"; then
 				b=/sys/dev/block/$((16#$ma)):$((16#$mi))
 				p=$(readlink $b)
 				echo "DEVSTAT $phase $n $d ${v##*-} ${p##*/} $(cat $b/stat)" >>$R/snapshots.txt
 			fi
 		done
 		for p in $(ps -o pid,comm | awk -v d="$d" '$2 ~ "^" d "\\.xvd" {print $1}'); do
-			echo "THREAD $phase $n $d $p $(cat /proc/$p/comm) $(cut -d' ' -f1 /proc/$p/schedstat)" >>$R/snapshots.txt
+			echo "THREAD $phase $n $d $p $(cat "/proc/$p/comm") $(cut -d' ' -f1 "/proc/$p/schedstat")" >>$R/snapshots.txt
 		done
 		echo "DOMAIN $phase $n $d" >>$R/snapshots.txt
 		ids+=("$d")
 	done
 	# the runtime series spans >= 3 of xiotop's 1 s intervals, read while xentop runs
 	runtime_series "$phase" 4 "${ids[@]}" &
-	xentop -b -i 2 -d 1 -x >$R/xentop-$phase.txt 2>&1
+	xentop -b -i 2 -d 1 -x >"$R/xentop-$phase.txt" 2>&1
 	sleep 2.5 # two more xiotop intervals: its last ones hold the final counts
 	wait $!
 }
@@ -122,6 +122,7 @@ snapshot() {
 destroy() { for n in "$@"; do xl destroy "$n"; done; }
 
 ### storage: ext4 on a ram disk for the image files, a dm linear over the other
+# shellcheck disable=SC2015 # the mark is meant for a failure of any step
 mkfs.ext4 -q -F -E lazy_itable_init=1,lazy_journal_init=1 /dev/ram0 && mkdir -p /mnt/ext && mount /dev/ram0 /mnt/ext || mark "ext4 on ram0 FAILED"
 for f in nodio dio qdisk churn reuse; do truncate -s 64M /mnt/ext/$f.img; done
 losetup --direct-io=off /dev/loop0 /mnt/ext/nodio.img
@@ -133,6 +134,7 @@ dmsetup create xvg-lv0 --noudevsync --table "0 131072 linear /dev/ram1 0" || mar
 dmsetup mknodes xvg-lv0 # no udev here to make the node
 if [ ! -b /dev/mapper/xvg-lv0 ]; then
 	mkdir -p /dev/mapper
+	# shellcheck disable=SC2046 # major and minor: two words, split on purpose
 	mknod /dev/mapper/xvg-lv0 b $(dmsetup info -c --noheadings -o major,minor --separator ' ' xvg-lv0)
 fi
 dmsetup table >$R/dmsetup.txt
@@ -162,8 +164,8 @@ mark "phase A: unpause"
 for n in file-nodio file-dio lvm; do xl unpause $n; done
 for i in $(seq 100 180); do # the console inside dom0 while the guests write
 	sleep 0.5
-	tmux -u capture-pane -p -t cap >$R/console-$i.txt 2>>$R/tmux.err
-	tmux -u capture-pane -p -e -t cap >$R/console-$i.ansi 2>>$R/tmux.err # with colours
+	tmux -u capture-pane -p -t cap >"$R/console-$i.txt" 2>>$R/tmux.err
+	tmux -u capture-pane -p -e -t cap >"$R/console-$i.ansi" 2>>$R/tmux.err # with colours
 	n=0
 	for g in file-nodio file-dio lvm; do
 		grep -q "XIOTOP-DOMU: done" /var/log/xen/guest-$g.log 2>/dev/null && n=$((n + 1))
@@ -186,6 +188,7 @@ if [ -x /usr/libexec/xen-qemu-system-i386 ]; then
 		xl unpause qdisk
 		wait_done qdisk
 		mark "phase B: guest done"
+		# shellcheck disable=SC2009 # the ps lines themselves (pid, args) are the record
 		ps -o pid,args | grep '[q]emu' >$R/qdisk-ps.txt
 		snapshot B qdisk
 		destroy qdisk
