@@ -22,7 +22,8 @@ unit: build
 demo: build
 	@tests/emu/demo.sh $(BUILD)
 
-# the layers (docs/DESIGN.md) and the C of the tests; bpf/ is C for clang -target bpf
+# the layers (docs/DESIGN.md) and the C of the tests; bpf/ is C for clang -target bpf.
+# shellcheck: every shell script, its notes included (a deliberate one is disabled in place)
 LINT_DIRS = $(wildcard core sources record ui explain import export cli) tests/unit tests/tools tests/emu bench
 
 lint:
@@ -30,6 +31,7 @@ lint:
 	@cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --suppress=missingIncludeSystem -I . -I tests \
 		$(LINT_DIRS)
+	@git ls-files '*.sh' | xargs shellcheck
 
 format:
 	@git ls-files '*.c' '*.h' | xargs clang-format -i

@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config clang llvm libclang-rt-dev libbpf-dev bpftool libelf-dev zlib1g-dev
       libxen-dev libncurses-dev libsqlite3-dev sqlite3 libcmocka-dev libmicrohttpd-dev
-      util-linux jq tmux cppcheck clang-format python3 fio e2fsprogs cpio qemu-system-x86 busybox-static
+      util-linux jq tmux cppcheck clang-format shellcheck python3 fio e2fsprogs cpio qemu-system-x86 busybox-static
       libjson-c-dev sysstat debhelper lintian mandoc man-db bpftrace prometheus
       kmod dmsetup)
 # the machine-wide cache the Xen dom0 test (tests/xen) keeps Debian's packages in, so a
