@@ -63,16 +63,22 @@ static int append(void **arr, size_t *n, const void *item, size_t size)
 	return 0;
 }
 
+int xs_layer_key_order(uint32_t a_domid, uint32_t a_dev, uint32_t a_via, uint32_t b_domid,
+                       uint32_t b_dev, uint32_t b_via)
+{
+	if (a_domid != b_domid)
+		return a_domid < b_domid ? -1 : 1;
+	if (a_dev != b_dev)
+		return a_dev < b_dev ? -1 : 1;
+	if (a_via != b_via)
+		return a_via < b_via ? -1 : 1;
+	return 0;
+}
+
 int xs_layer_key_cmp(const void *a, const void *b)
 {
 	const struct xs_layer *x = a, *y = b;
-	if (x->domid != y->domid)
-		return x->domid < y->domid ? -1 : 1;
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	if (x->via != y->via)
-		return x->via < y->via ? -1 : 1;
-	return 0;
+	return xs_layer_key_order(x->domid, x->dev, x->via, y->domid, y->dev, y->via);
 }
 
 int sample_add_layer(struct xs_sample *s, const struct xs_layer *l)

@@ -142,8 +142,12 @@ struct xs_sample {
 void sample_free(struct xs_sample *s);
 const struct xs_dev *sample_dev(const struct xs_sample *s, uint32_t dev);
 const struct xs_domain *sample_domain(const struct xs_sample *s, uint32_t domid);
-/* qsort/bsearch order of layers by their key (domid, dev, via): one order for the tracer,
- * which merges equal keys, and the model, which finds a layer's previous value. */
+/* The order of layer keys (domid, dev, via): <0, 0 or >0 as key a sorts before, with or
+ * after key b. One order for the tracer, which merges equal keys, the model, which finds a
+ * layer's previous value, and the recorder's key ids. */
+int xs_layer_key_order(uint32_t a_domid, uint32_t a_dev, uint32_t a_via, uint32_t b_domid,
+                       uint32_t b_dev, uint32_t b_via);
+/* qsort/bsearch comparator of struct xs_layer by that order. */
 int xs_layer_key_cmp(const void *a, const void *b);
 /* Append helpers used by producers (collector, replay, tests). -1 on ENOMEM. */
 int sample_add_layer(struct xs_sample *s, const struct xs_layer *l);

@@ -48,13 +48,7 @@ static int step_done(sqlite3_stmt *st)
 }
 static int key_cmp(const struct layer_key_id *k, const struct xs_layer *l)
 {
-	if (k->domid != l->domid)
-		return k->domid < l->domid ? -1 : 1;
-	if (k->dev != l->dev)
-		return k->dev < l->dev ? -1 : 1;
-	if (k->via != l->via)
-		return k->via < l->via ? -1 : 1;
-	return 0;
+	return xs_layer_key_order(k->domid, k->dev, k->via, l->domid, l->dev, l->via);
 }
 
 /* The id of a layer key, stored on first use. 0 on an SQLite error (rc in *rc). */
