@@ -24,12 +24,12 @@ demo: build
 
 # the layers (docs/DESIGN.md) and the C of the tests; bpf/ is C for clang -target bpf.
 # shellcheck: every shell script, its notes included (a deliberate one is disabled in place)
-LINT_DIRS = $(wildcard core sources record ui explain import export cli) tests/unit tests/tools tests/emu bench
+LINT_DIRS = monitor ui tests/unit tests/tools tests/emu bench
 
 lint:
 	@git ls-files '*.c' '*.h' | xargs clang-format --dry-run --Werror
 	@cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-		--inline-suppr --suppress=missingIncludeSystem -I . -I tests \
+		--inline-suppr --suppress=missingIncludeSystem -I monitor -I . -I tests \
 		$(LINT_DIRS)
 	@git ls-files '*.sh' | xargs shellcheck
 

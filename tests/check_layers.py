@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The tree's structural rules (docs/DESIGN.md "Layers"), checked on every test run:
- 1. a folder is a layer; a file includes project headers only by layer path
-    ("core/sample.h") and only from its own layer or a lower one;
+ 1. a folder is a layer: the engine's layers are the folders of monitor/, and ui/ and
+    bpf/ stand beside it; a file includes project headers only by layer path
+    ("core/sample.h", whatever the folder it lives in) and only from its own layer or a
+    lower one;
  2. no file over 600 lines and no function over 80 lines outside tests/.
 Prints each violation as FILE:LINE: what, and exits 1 if there is any.
 
@@ -13,24 +15,35 @@ import sys
 
 # rank of each layer: a file may include from ranks <= its own (its own: same folder)
 RANK = {"bpf": 0, "core": 1, "sources": 2, "record": 3, "explain": 4, "import": 4, "export": 4, "ui": 4, "cli": 5}
+# where each layer's folder is, from the top of the tree
+FOLDER = {layer: layer if layer in ("bpf", "ui") else "monitor/" + layer for layer in RANK}
 MAX_LINES = 600
 MAX_FUNCTION = 80
 # bare names allowed: generated or BPF-side headers; xiotop.h bare only inside bpf/
 BARE_ANYWHERE = re.compile(r"^(vmlinux\.h|.*\.skel\.h|.*\.bpf\.h)$")
 
 INCLUDE = re.compile(r'^#include "')
-SIGNATURE = re.compile(r"^[a-zA-Z].*\)$")
-SIGNATURE_OPEN = re.compile(r"^[a-zA-Z].*\) *\{$")
+# comments, string and character literals: blanked before braces are counted
+NOT_CODE = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 
 
 def layer_files(top):
+    """(path, layer) of every C file of every layer, and of anything else in monitor/."""
     files = []
-    for layer in RANK:
-        for root, _dirs, names in os.walk(os.path.join(top, layer)):
+    for layer, folder in FOLDER.items():
+        for root, _dirs, names in os.walk(os.path.join(top, folder)):
             for n in names:
                 if n.endswith((".c", ".h")):
-                    files.append(os.path.relpath(os.path.join(root, n), top))
+                    files.append((os.path.relpath(os.path.join(root, n), top), layer))
     return sorted(files)
+
+
+def stray_files(top):
+    """Files in monitor/ outside every layer's folder: a layer nobody ranked."""
+    mon = os.path.join(top, "monitor")
+    for n in sorted(os.listdir(mon)) if os.path.isdir(mon) else []:
+        if ("monitor/" + n) not in FOLDER.values():
+            yield f"monitor/{n}: not a layer (tests/check_layers.py RANK names the layers)"
 
 
 def include_problems(path, layer, lines):
@@ -50,38 +63,65 @@ def include_problems(path, layer, lines):
             yield f'{path}:{no}: {layer}/ includes "{inc}" of {target}/, a layer above or beside it'
 
 
+def blank_non_code(text):
+    """The text with comments and literals blanked, newlines kept (line numbers hold)."""
+    return NOT_CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
 def long_functions(path, lines):
-    """From a line that opens a function body at column 0 to its "}"."""
-    sig = start = 0
-    name = ""
-    inbody = False
-    for no, text in enumerate(lines, 1):
-        opens = SIGNATURE_OPEN.match(text) is not None
-        if SIGNATURE.match(text) or opens:
-            sig, name = no, text
-        if (text.startswith("{") or opens) and sig:
-            start, inbody = no, True
-        if text.startswith("}") and inbody:
-            body = no - start - 1
-            if body > MAX_FUNCTION:
-                yield f"{path}:{sig}: function of {body} lines (at most {MAX_FUNCTION}): {name}"
-            inbody, sig = False, 0
+    """Every file-scope brace block whose head (the code since the previous file-scope
+    ";", "}" or preprocessor line) has a parameter list and no "=": a function body,
+    however its signature is laid out. Its length is the lines between its braces."""
+    code = blank_non_code("\n".join(lines)).split("\n")
+    depth = 0
+    head, head_line = "", 0
+    start = 0
+    for no, text in enumerate(code, 1):
+        if depth == 0 and text.lstrip().startswith("#"):
+            head, head_line = "", 0
+            continue
+        for ch in text:
+            if depth == 0:
+                if ch == "{":
+                    # a function's head ends with its parameter list; an
+                    # initializer has "=", a struct, enum or union none of these
+                    start = no if "=" not in head and re.search(r"\)\s*$", head) else 0
+                    depth = 1
+                elif ch == ";":
+                    head, head_line = "", 0
+                else:
+                    if not head.strip() and not ch.isspace():
+                        head_line = no
+                    head += ch
+            else:
+                if ch == "{":
+                    depth += 1
+                elif ch == "}":
+                    depth -= 1
+                    if depth == 0:
+                        body = no - start - 1
+                        if start and body > MAX_FUNCTION:
+                            name = lines[head_line - 1].strip() if head_line else "?"
+                            yield f"{path}:{head_line}: function of {body} lines (at most {MAX_FUNCTION}): {name}"
+                        head, head_line, start = "", 0, 0
+        if depth == 0 and head:
+            head += " "
 
 
 def main():
     top = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
     files = layer_files(top)
-    problems = []
+    problems = list(stray_files(top))
     texts = {}
-    for path in files:
+    for path, layer in files:
         with open(os.path.join(top, path), encoding="utf-8", errors="replace") as f:
             texts[path] = f.read().split("\n")
         if texts[path] and texts[path][-1] == "":
             texts[path].pop()  # the final newline ends the last line
-        problems += include_problems(path, path.split("/", 1)[0], texts[path])
+        problems += include_problems(path, layer, texts[path])
         if len(texts[path]) > MAX_LINES:
             problems.append(f"{path}: {len(texts[path])} lines (at most {MAX_LINES})")
-    for path in files:
+    for path, _layer in files:
         if path.endswith(".c"):
             problems += long_functions(path, texts[path])
     for p in problems:

@@ -186,6 +186,76 @@ void model_move(struct model_interval *dst, struct model_interval *src)
 	memset(src, 0, sizeof(*src));
 }
 
+/* Each layer's bytes this interval, charged to its domain; prev's layers are looked up
+ * by key in a sorted copy (a host has thousands). */
+static int layer_deltas(const struct xs_sample *prev, const struct xs_sample *cur,
+                        struct model_interval *out, size_t cap)
+{
+	struct xs_layer *sorted_prev = NULL;
+	if (prev && prev->n_layers) {
+		sorted_prev = malloc(prev->n_layers * sizeof(*sorted_prev));
+		if (!sorted_prev)
+			return -1;
+		memcpy(sorted_prev, prev->layers, prev->n_layers * sizeof(*sorted_prev));
+		qsort(sorted_prev, prev->n_layers, sizeof(*sorted_prev), xs_layer_key_cmp);
+	}
+	int rc = 0;
+	for (size_t i = 0; i < cur->n_layers && !rc; i++) {
+		const struct xs_layer *l = &cur->layers[i];
+		const struct xs_layer *p = sorted_prev
+		                               ? bsearch(l, sorted_prev, prev->n_layers,
+		                                         sizeof(*sorted_prev), xs_layer_key_cmp)
+		                               : NULL;
+		struct xiotop_io io = io_delta(&l->io, p ? &p->io : NULL);
+		rc = charge_layer(out, cur, l, &io, cap);
+	}
+	free(sorted_prev);
+	return rc;
+}
+
+/* Each domain's dom0 CPU by role, its page-cache traffic and its vCPU time. */
+static int counter_deltas(const struct xs_sample *prev, const struct xs_sample *cur,
+                          struct model_interval *out, size_t cap)
+{
+	for (size_t i = 0; i < cur->n_counters; i++) {
+		const struct xs_dom_counters *c = &cur->counters[i];
+		const struct xs_dom_counters *p = prev ? sample_counters(prev, c->domid) : NULL;
+		struct model_domain *d = domain_slot(out, c->domid, cap);
+		if (!d)
+			return -1;
+		for (int r = 0; r < XS_CPU_ROLES; r++) {
+			d->cpu_ns_by_role[r] = delta(c->cpu_ns[r], p ? p->cpu_ns[r] : 0);
+			d->cpu_ns += d->cpu_ns_by_role[r];
+		}
+		d->dirtied_bytes = delta(c->dirtied_bytes, p ? p->dirtied_bytes : 0);
+		d->written_back_bytes = delta(c->written_back_bytes, p ? p->written_back_bytes : 0);
+		d->dirty_backlog_bytes = c->dirtied_bytes > c->written_back_bytes
+		                             ? c->dirtied_bytes - c->written_back_bytes
+		                             : 0;
+		d->guest_cpu_ns = c->guest_cpu_ns < 0 || !p || p->guest_cpu_ns < 0
+		                      ? -1
+		                      : c->guest_cpu_ns - p->guest_cpu_ns;
+	}
+	return 0;
+}
+
+/* Each leaf disk's bytes this interval (/proc/diskstats). */
+static void disk_deltas(const struct xs_sample *prev, const struct xs_sample *cur,
+                        struct model_interval *out)
+{
+	for (size_t i = 0; i < cur->n_disks; i++) {
+		const struct xs_disk *c = &cur->disks[i];
+		const struct xs_disk *p = NULL;
+		for (size_t j = 0; prev && j < prev->n_disks; j++)
+			if (prev->disks[j].dev == c->dev)
+				p = &prev->disks[j];
+		struct model_disk *md = &out->disks[out->n_disks++];
+		md->disk = &out->own_disks[i];
+		md->rd_bytes = delta(c->rd_bytes, p ? p->rd_bytes : 0);
+		md->wr_bytes = delta(c->wr_bytes, p ? p->wr_bytes : 0);
+	}
+}
+
 int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
                   struct model_interval *out)
 {
@@ -213,27 +283,8 @@ int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
 		d->info = &out->own_infos[i];
 	}
 
-	struct xs_layer *sorted_prev = NULL;
-	if (prev && prev->n_layers) {
-		sorted_prev = malloc(prev->n_layers * sizeof(*sorted_prev));
-		if (!sorted_prev)
-			goto fail;
-		memcpy(sorted_prev, prev->layers, prev->n_layers * sizeof(*sorted_prev));
-		qsort(sorted_prev, prev->n_layers, sizeof(*sorted_prev), xs_layer_key_cmp);
-	}
-	for (size_t i = 0; i < cur->n_layers; i++) {
-		const struct xs_layer *l = &cur->layers[i];
-		const struct xs_layer *p = sorted_prev
-		                               ? bsearch(l, sorted_prev, prev->n_layers,
-		                                         sizeof(*sorted_prev), xs_layer_key_cmp)
-		                               : NULL;
-		struct xiotop_io io = io_delta(&l->io, p ? &p->io : NULL);
-		if (charge_layer(out, cur, l, &io, cap)) {
-			free(sorted_prev);
-			goto fail;
-		}
-	}
-	free(sorted_prev);
+	if (layer_deltas(prev, cur, out, cap))
+		goto fail;
 
 	out->absent = cur->absent | (prev ? prev->absent : 0);
 	out->has_cpu = cur->has_cpu;
@@ -242,25 +293,8 @@ int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
 	out->host_busy_ns = delta(cur->host_busy_ns, prev ? prev->host_busy_ns : 0);
 	out->cpu_unattributed_ns =
 	    delta(cur->cpu_unattributed_ns, prev ? prev->cpu_unattributed_ns : 0);
-	for (size_t i = 0; i < cur->n_counters; i++) {
-		const struct xs_dom_counters *c = &cur->counters[i];
-		const struct xs_dom_counters *p = prev ? sample_counters(prev, c->domid) : NULL;
-		struct model_domain *d = domain_slot(out, c->domid, cap);
-		if (!d)
-			goto fail;
-		for (int r = 0; r < XS_CPU_ROLES; r++) {
-			d->cpu_ns_by_role[r] = delta(c->cpu_ns[r], p ? p->cpu_ns[r] : 0);
-			d->cpu_ns += d->cpu_ns_by_role[r];
-		}
-		d->dirtied_bytes = delta(c->dirtied_bytes, p ? p->dirtied_bytes : 0);
-		d->written_back_bytes = delta(c->written_back_bytes, p ? p->written_back_bytes : 0);
-		d->dirty_backlog_bytes = c->dirtied_bytes > c->written_back_bytes
-		                             ? c->dirtied_bytes - c->written_back_bytes
-		                             : 0;
-		d->guest_cpu_ns = c->guest_cpu_ns < 0 || !p || p->guest_cpu_ns < 0
-		                      ? -1
-		                      : c->guest_cpu_ns - p->guest_cpu_ns;
-	}
+	if (counter_deltas(prev, cur, out, cap))
+		goto fail;
 	if (latency_of_interval(prev, cur, out, cap))
 		goto fail;
 	for (size_t i = 0; i < out->n_domains; i++) {
@@ -272,17 +306,7 @@ int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
 			qsort(d->layers, d->n_layers, sizeof(*d->layers), layer_order);
 	}
 
-	for (size_t i = 0; i < cur->n_disks; i++) {
-		const struct xs_disk *c = &cur->disks[i];
-		const struct xs_disk *p = NULL;
-		for (size_t j = 0; prev && j < prev->n_disks; j++)
-			if (prev->disks[j].dev == c->dev)
-				p = &prev->disks[j];
-		struct model_disk *md = &out->disks[out->n_disks++];
-		md->disk = &out->own_disks[i];
-		md->rd_bytes = delta(c->rd_bytes, p ? p->rd_bytes : 0);
-		md->wr_bytes = delta(c->wr_bytes, p ? p->wr_bytes : 0);
-	}
+	disk_deltas(prev, cur, out);
 	/* the domains are all in (model_xen_compute may drop and compact them) */
 	free(out->dom_index);
 	out->dom_index = NULL;
