@@ -2,8 +2,9 @@
  * window's figures and verdicts, explain/), or two windows compared (two files, or
  * `--against MARK..MARK` of one), as text, JSON or HTML, to stdout or -o OUT.
  *
- * Claims (`--claim FILE[@DOMAIN]`) plug in at read_claim(): it turns a benchmark's output
- * file into struct claim_figures, which explain_add_claim() sets against the window.
+ * Claims (`--claim FILE[@DOMAIN[:ROW]]`) plug in at add_claims(): claim_arg_figures()
+ * turns a benchmark's output file into one struct claim_figures per run, each of which
+ * explain_add_claim() sets against the window.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,34 +21,6 @@
 #include "explain/verdicts.h"
 
 enum ex_format { EXF_TEXT, EXF_JSON, EXF_HTML };
-
-/* FILE@DOMAIN -> file and domain ("" none). The whole argument is the file when it names
- * one that exists (a path may hold an '@'). */
-static void split_claim(const char *arg, char *file, size_t flen, char *dom, size_t dlen)
-{
-	struct stat st;
-	const char *at = strrchr(arg, '@');
-	dom[0] = 0;
-	if (!at || !stat(arg, &st) || strchr(at, '/')) {
-		snprintf(file, flen, "%s", arg);
-		return;
-	}
-	snprintf(file, flen, "%.*s", (int)(at - arg), arg);
-	snprintf(dom, dlen, "%s", at + 1);
-}
-
-/* The claim parsers' entry. Until they are merged (explain/claim_*.c:
- * claim_parse_file()), this says so: fill *out from the parsed figures here. */
-static int read_claim(const char *arg, struct claim_figures *out, char *err, size_t errlen)
-{
-	memset(out, 0, sizeof(*out));
-	split_claim(arg, out->file, sizeof(out->file), out->domain, sizeof(out->domain));
-	struct claim c;
-	if (claim_parse_file(out->file, &c, err, errlen))
-		return -1;
-	claim_to_figures(&c, out);
-	return 0;
-}
 
 /* One window of path explained; 0 or 2 (said why). The reader stays open in *rp. */
 static int explain_window(const char *path, const char *from, const char *to,
@@ -74,10 +47,13 @@ static int explain_window(const char *path, const char *from, const char *to,
 static int add_claims(struct explain *ex, const struct cli_opts *o)
 {
 	for (size_t i = 0; i < o->n_claims; i++) {
-		struct claim_figures fig;
+		struct claim_figures runs[EX_MAX_CLAIMS];
+		size_t n = 0;
 		char err[600];
-		if (read_claim(o->claims[i], &fig, err, sizeof(err)) ||
-		    explain_add_claim(ex, &fig, err, sizeof(err))) {
+		int rc = claim_arg_figures(o->claims[i], runs, EX_MAX_CLAIMS, &n, err, sizeof(err));
+		for (size_t k = 0; rc == 0 && k < n; k++)
+			rc = explain_add_claim(ex, &runs[k], err, sizeof(err));
+		if (rc) {
 			fprintf(stderr, "xiotop explain: %s\n", err);
 			return 2;
 		}

@@ -71,6 +71,8 @@ int claim_parse_buffer(const char *name, const char *buf, size_t len, struct cla
 	int rc;
 	if (claim_contains(&src, "\"fio version\""))
 		rc = claim_parse_fio(&src, out);
+	else if (claim_is_fio_text(&src))
+		rc = claim_parse_fio_text(&src, out);
 	else if (claim_contains(&src, "Iozone") || claim_contains(&src, "reclen") ||
 	         claim_contains(&src, "\"Writer report\""))
 		rc = claim_parse_iozone(&src, out);
@@ -82,10 +84,10 @@ int claim_parse_buffer(const char *name, const char *buf, size_t len, struct cla
 	         claim_contains(&src, "+0 ") || claim_contains(&src, " byte "))
 		rc = claim_parse_dd(&src, out);
 	else
-		rc =
-		    claim_fail(&src, 0,
-		               "not the output of dd, busybox dd, bonnie++ (CSV), iozone or fio "
-		               "(JSON): no records/bytes line, CSV line, iozone table or fio JSON");
+		rc = claim_fail(&src, 0,
+		                "not the output of dd, busybox dd, bonnie++ (CSV), iozone or fio: "
+		                "no records/bytes line, CSV line, iozone table, fio group "
+		                "line or fio JSON");
 	if (rc != 0)
 		memset(out, 0, sizeof(*out));
 	return rc;

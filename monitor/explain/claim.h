@@ -6,7 +6,18 @@
  * decimal comma, status=progress lines), busybox dd (third status line), BSD dd,
  * bonnie++ 1.96/1.97/2.0x CSV (format versions 1.96, 1.97, 1.98), classic bonnie's
  * table (also as wrapped by mail archives), iozone's default
- * table and its -R report sections, fio --output-format=json / json+.
+ * table and its -R report sections, fio --output-format=json / json+ and fio's normal
+ * (default text) output; bash's or POSIX `time` "real" line after a dd run.
+ *
+ * Runs: a file may hold several runs (a dd write then a dd read, bonnie++ -x N, every
+ * phase of bonnie and iozone, each fio group and direction, each row of a table). Each is
+ * one struct claim_run with its own bytes, seconds and direction, in the order the tool
+ * ran them; the headline fields below are kept as they were (the first run of dd, the
+ * tool's headline for the others). A run's direction comes from the tool's own words:
+ * dd's pasted command line (if=/dev/zero: write; of=/dev/null or of=/dev/zero: read),
+ * fio's read/write lines, bonnie's and iozone's columns; otherwise it is 0 (unknown), for
+ * the recording to decide (claim_locate.h). A table with rows of several labels (classic
+ * bonnie's "dom0-raw", "dom0-lvm", "domU") is narrowed to one by claim_pick_row().
  *
  * On success: 0, *out filled. On unknown, truncated or garbled input: -1, *out zeroed
  * and `err` holds ONE line "NAME[:LINE]: what was expected" in which every control byte,
@@ -45,6 +56,7 @@ enum claim_tool {
 #define CLAIM_FIO_MAX_JOBS    64
 #define CLAIM_IOZONE_MAX_ROWS 256
 #define CLAIM_NAME_MAX        64
+#define CLAIM_MAX_RUNS        64
 
 struct claim_dd {
 	uint64_t records_in_full, records_in_partial;
@@ -118,6 +130,20 @@ struct claim_iozone {
 	struct claim_iozone_row rows[CLAIM_IOZONE_MAX_ROWS];
 };
 
+/* One run (or phase) of a benchmark: what it says it moved one way, and how fast. */
+struct claim_run {
+	char
+	    label[CLAIM_NAME_MAX]; /* "dd run 2", "block write", "group 0 read", "64M/256K write" */
+	char row[CLAIM_NAME_MAX];  /* the table row's label (classic bonnie's machine); "" none */
+	unsigned direction;        /* CLAIM_DIR_READ or CLAIM_DIR_WRITE; 0: the tool does not say */
+	uint64_t bytes;
+	double seconds;          /* -1: not reported */
+	double rate_bytes_per_s; /* as the tool printed it; -1: not reported */
+	/* seconds is bytes / rate (bonnie, iozone print only a rate), not a measured time */
+	bool seconds_from_rate;
+	bool seconds_from_time; /* seconds is `time`'s real line (dd; sync), not dd's own */
+};
+
 struct claim {
 	enum claim_tool tool;
 	unsigned directions; /* CLAIM_DIR_* bits */
@@ -137,6 +163,9 @@ struct claim {
 		struct claim_bonnie bonnie;
 		struct claim_iozone iozone;
 	} u;
+	unsigned nruns;
+	unsigned runs_dropped; /* runs past CLAIM_MAX_RUNS, not kept (iozone -a) */
+	struct claim_run runs[CLAIM_MAX_RUNS];
 };
 
 /* "dd", "dd-busybox", "dd-bsd", "bonnie++", "bonnie", "iozone", "fio". */
@@ -148,5 +177,14 @@ int claim_parse_file(const char *path, struct claim *out, char *err, size_t errl
 /* Parses `len` bytes of `buf` (need not be NUL terminated); errors name `name`. */
 int claim_parse_buffer(const char *name, const char *buf, size_t len, struct claim *out, char *err,
                        size_t errlen);
+
+/* Keeps only the runs of table row `row` (exact label). row NULL or "": fine when the
+ * runs have at most one distinct row label; otherwise -1 with ONE line in err naming
+ * `name` and every row label ("... holds rows dom0-raw, dom0-lvm, domU; pick one with
+ * FILE@DOMAIN:ROW"). An unknown row: -1, the same list. */
+int claim_pick_row(struct claim *c, const char *name, const char *row, char *err, size_t errlen);
+
+/* Whether `label` is one of the runs' row labels. */
+bool claim_has_row(const struct claim *c, const char *label);
 
 #endif

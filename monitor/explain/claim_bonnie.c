@@ -6,6 +6,7 @@
  * 50 fields, the pairs start at 9. The header line bonnie++ -q prints still lists the
  * 1.96 names (two columns short), so it is skipped, never used to find a column.
  * "+++++" is a test too fast to measure; an empty field a test not run (-f).
+ * Each data line's phases are runs (claim_runs.c), its machine name their row label.
  */
 #include "explain/claim_lex.h"
 
@@ -167,6 +168,7 @@ int claim_parse_bonnie(const struct claim_src *src, struct claim *out)
 		struct claim_bonnie row = {0};
 		if (parse_row(src, &l, &f, &row) != 0)
 			return -1;
+		claim_add_bonnie_runs(out, &row, row.machine, false);
 		row.runs = out->u.bonnie.runs + 1;
 		if (row.runs == 1)
 			out->u.bonnie = row;

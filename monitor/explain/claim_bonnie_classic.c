@@ -4,7 +4,8 @@
  * optional machine name, the file size in MB (MiB), then K/sec (KiB/s) and %CPU for
  * per-char write, block write, rewrite, per-char read, block read, and seeks/s with
  * %CPU. Mail archives wrap these lines, leaving the last "%CPU" (or figure) alone on the
- * next line; such a line is joined back. Figures are from the first result line.
+ * next line; such a line is joined back. The headline figures are the first result
+ * line's; every line's phases are runs, its machine name (if any) their row label.
  */
 #include "explain/claim_lex.h"
 
@@ -71,9 +72,8 @@ static bool result_figures(const struct words *w, const struct words *next, doub
 }
 
 static int fill(const struct claim_src *src, unsigned no, const double *fig, const char *name,
-                size_t namelen, struct claim *out)
+                size_t namelen, struct claim_bonnie *b)
 {
-	struct claim_bonnie *b = &out->u.bonnie;
 	if (fig[0] < 1 || fig[0] > (double)(1ull << 40) || fig[0] != (uint64_t)fig[0])
 		return claim_fail(src, no, "bonnie size %.0f MB; expected a whole number of MB",
 		                  fig[0]);
@@ -123,8 +123,14 @@ int claim_parse_bonnie_classic(const struct claim_src *src, struct claim *out)
 			pos = peek;
 			no = peekno;
 		}
-		if (out->u.bonnie.runs++ == 0 && fill(src, l.no, fig, name, namelen, out) != 0)
+		struct claim_bonnie row = {0};
+		if (fill(src, l.no, fig, name, namelen, &row) != 0)
 			return -1;
+		claim_add_bonnie_runs(out, &row, row.machine, true);
+		row.runs = out->u.bonnie.runs + 1;
+		if (row.runs == 1)
+			out->u.bonnie = row;
+		out->u.bonnie.runs = row.runs;
 	}
 	if (out->u.bonnie.runs == 0)
 		return claim_fail(src, 0,

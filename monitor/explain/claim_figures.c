@@ -1,7 +1,12 @@
 /* claim_figures.c - see claim_figures.h. */
 #include "explain/claim_figures.h"
 
+#include "explain/claim_lex.h"
+
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 static double known(double v)
 {
@@ -31,11 +36,43 @@ static void from_fio(const struct claim_fio *f, struct claim_figures *out)
 	out->rd_rate_bps = rd_bw;
 }
 
-void claim_to_figures(const struct claim *c, struct claim_figures *out)
+static void clear(const struct claim *c, struct claim_figures *out)
 {
 	snprintf(out->tool, sizeof(out->tool), "%s", claim_tool_name(c->tool));
 	out->wr_bytes = out->rd_bytes = 0;
 	out->wr_seconds = out->rd_seconds = out->wr_rate_bps = out->rd_rate_bps = 0;
+	out->run[0] = '\0';
+	out->direction_unknown = out->seconds_from_rate = false;
+}
+
+void claim_run_to_figures(const struct claim *c, unsigned run, struct claim_figures *out)
+{
+	clear(c, out);
+	if (run >= c->nruns)
+		return;
+	const struct claim_run *r = &c->runs[run];
+	snprintf(out->run, sizeof(out->run), "%s", r->label);
+	out->seconds_from_rate = r->seconds_from_rate;
+	unsigned dir = r->direction;
+	if (dir != CLAIM_DIR_READ && dir != CLAIM_DIR_WRITE) {
+		out->direction_unknown = true;
+		dir = CLAIM_DIR_READ | CLAIM_DIR_WRITE;
+	}
+	if (dir & CLAIM_DIR_WRITE) {
+		out->wr_bytes = r->bytes;
+		out->wr_seconds = known(r->seconds);
+		out->wr_rate_bps = known(r->rate_bytes_per_s);
+	}
+	if (dir & CLAIM_DIR_READ) {
+		out->rd_bytes = r->bytes;
+		out->rd_seconds = known(r->seconds);
+		out->rd_rate_bps = known(r->rate_bytes_per_s);
+	}
+}
+
+void claim_to_figures(const struct claim *c, struct claim_figures *out)
+{
+	clear(c, out);
 	switch (c->tool) {
 	case CLAIM_TOOL_FIO:
 		from_fio(&c->u.fio, out);
@@ -43,9 +80,8 @@ void claim_to_figures(const struct claim *c, struct claim_figures *out)
 	case CLAIM_TOOL_DD:
 	case CLAIM_TOOL_DD_BUSYBOX:
 	case CLAIM_TOOL_DD_BSD:
-		out->wr_bytes = c->bytes;
-		out->wr_seconds = known(c->seconds);
-		out->wr_rate_bps = known(c->rate_bytes_per_s);
+		claim_run_to_figures(c, 0, out); /* its first run, direction as the tool says */
+		out->run[0] = '\0';
 		return;
 	default: /* bonnie++, bonnie, iozone: the headline's direction carries its rate */
 		break;
@@ -60,4 +96,57 @@ void claim_to_figures(const struct claim *c, struct claim_figures *out)
 		out->rd_seconds = known(c->seconds);
 		out->rd_rate_bps = known(c->rate_bytes_per_s);
 	}
+}
+
+/* FILE@DOMAIN[:ROW] -> file, domain and row ("" none). */
+static void split_arg(const char *arg, char *file, size_t flen, char *dom, size_t dlen, char *row,
+                      size_t rlen)
+{
+	struct stat st;
+	const char *at = strrchr(arg, '@');
+	dom[0] = row[0] = '\0';
+	if (!at || !stat(arg, &st) || strchr(at, '/')) {
+		snprintf(file, flen, "%s", arg);
+		return;
+	}
+	snprintf(file, flen, "%.*s", (int)(at - arg), arg);
+	const char *colon = strchr(at + 1, ':');
+	if (!colon) {
+		snprintf(dom, dlen, "%s", at + 1);
+		return;
+	}
+	snprintf(dom, dlen, "%.*s", (int)(colon - at - 1), at + 1);
+	snprintf(row, rlen, "%s", colon + 1);
+}
+
+int claim_arg_figures(const char *arg, struct claim_figures *out, size_t max, size_t *n, char *err,
+                      size_t errlen)
+{
+	struct claim_figures base = {0};
+	char row[CLAIM_NAME_MAX];
+	*n = 0;
+	split_arg(arg, base.file, sizeof(base.file), base.domain, sizeof(base.domain), row,
+	          sizeof(row));
+	struct claim *c = malloc(sizeof(*c));
+	struct claim_src src = {.name = base.file, .err = err, .errlen = errlen};
+	if (!c)
+		return claim_fail(&src, 0, "out of memory");
+	int rc = claim_parse_file(base.file, c, err, errlen);
+	if (rc == 0 && !row[0] && base.domain[0] && claim_has_row(c, base.domain)) {
+		snprintf(row, sizeof(row), "%s", base.domain); /* FILE@ROW */
+		base.domain[0] = '\0';
+	}
+	if (rc == 0)
+		rc = claim_pick_row(c, base.file, row, err, errlen);
+	if (rc == 0 && (c->nruns > max || c->runs_dropped)) {
+		rc = claim_fail(&src, 0, "%u runs; at most %zu are set against a recording",
+		                c->nruns + c->runs_dropped, max);
+	}
+	for (unsigned i = 0; rc == 0 && i < c->nruns; i++) {
+		out[i] = base;
+		claim_run_to_figures(c, i, &out[i]);
+		(*n)++;
+	}
+	free(c);
+	return rc;
 }

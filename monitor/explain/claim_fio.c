@@ -119,7 +119,7 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-static void headline(struct claim *out)
+void claim_fio_headline(struct claim *out)
 {
 	const struct claim_fio *f = &out->u.fio;
 	uint64_t bw_w = 0, bw_r = 0, ms_w = 0, ms_r = 0;
@@ -189,6 +189,7 @@ int claim_parse_fio(const struct claim_src *src, struct claim *out)
 	json_object_put(root);
 	if (rc != 0)
 		return -1;
-	headline(out);
+	claim_fio_headline(out);
+	claim_add_fio_runs(out, "");
 	return 0;
 }

@@ -9,6 +9,7 @@
  * (KiB), rows of a quoted file size (KiB) and one figure per record size.
  * Figures are KiB/s; -O (ops/s) and -N (us/op) output is refused. When figures in the
  * table run together (wider than their columns), the -R report is read instead.
+ * Each row's tests are runs (claim_runs.c), in the order iozone runs them.
  */
 #include "explain/claim_lex.h"
 
@@ -358,5 +359,6 @@ int claim_parse_iozone(const struct claim_src *src, struct claim *out)
 		                  "no iozone figures; expected the \"KB reclen write ...\" "
 		                  "table or the -R \"Writer report\" section");
 	headline(out);
+	claim_add_iozone_runs(out);
 	return 0;
 }

@@ -75,5 +75,21 @@ int claim_parse_bonnie_classic(const struct claim_src *src, struct claim *out);
 void claim_bonnie_headline(struct claim *out);
 int claim_parse_iozone(const struct claim_src *src, struct claim *out);
 int claim_parse_fio(const struct claim_src *src, struct claim *out);
+/* Fills the headline and totals of a claim from out->u.fio (both fio parsers). */
+void claim_fio_headline(struct claim *out);
+/* fio's normal (default text) output: its "Run status group" READ:/WRITE: lines. */
+int claim_parse_fio_text(const struct claim_src *src, struct claim *out);
+/* Does the buffer look like fio's normal output (a "Run status group" line)? */
+bool claim_is_fio_text(const struct claim_src *src);
+
+/* Runs (claim_runs.c): appended in order; past CLAIM_MAX_RUNS counted in runs_dropped. */
+void claim_add_run(struct claim *out, const struct claim_run *run);
+/* One bonnie table row's phases; per_char_sized: its per-char tests moved the file size
+ * (classic bonnie; bonnie++'s own size for them is not in its output). */
+void claim_add_bonnie_runs(struct claim *out, const struct claim_bonnie *b, const char *row,
+                           bool per_char_sized);
+void claim_add_iozone_runs(struct claim *out);
+/* One run per direction of out->u.fio's jobs, labelled prefix + "read"/"write". */
+void claim_add_fio_runs(struct claim *out, const char *prefix);
 
 #endif

@@ -39,6 +39,9 @@ struct ex_point {
 	double guest_bps, phys_bps, double_bps;
 	double backlog_bytes;
 	double cpu_frac; /* dom0 CPU seconds per second spent for the domain */
+	/* the interval's own figures, for locating a claim's run in time (ex_locate_claim) */
+	double interval_s;
+	uint64_t guest_wr_bytes, guest_rd_bytes, phys_wr_bytes, phys_rd_bytes;
 };
 
 struct ex_layer {
@@ -84,7 +87,34 @@ struct claim_figures {
 	uint64_t wr_bytes, rd_bytes;
 	double wr_seconds, rd_seconds;   /* 0 unknown */
 	double wr_rate_bps, rd_rate_bps; /* bytes per second as the tool says; 0 unknown */
+	char run[64]; /* which run of the file ("run 2", "block write"); "" the whole file */
+	/* the tool does not say which way (dd without its command line): the same figures
+	 * are in both directions' fields and explain_add_claim() decides from the timeline */
+	bool direction_unknown;
+	bool seconds_from_rate; /* seconds are bytes / the tool's rate, not a measured time */
 };
+
+/* Where a claim's run is in a domain's timeline (ex_locate_claim). */
+struct ex_located {
+	bool found;
+	size_t first, last;   /* series indices, inclusive */
+	double from_s, to_s;  /* seconds from the window's start */
+	uint64_t guest_bytes; /* the domain's guest bytes that way over [from_s, to_s] */
+	uint64_t phys_bytes;  /* and its physical bytes that way */
+};
+
+/* Bytes a located run may differ from the claim's: a guest file system adds its journal
+ * and metadata (a few %), and other guest I/O shares the intervals. */
+#define EX_LOCATE_BYTES_TOLERANCE 0.10
+
+/* The sub-window of series[from..n) whose guest bytes in the direction (write or read)
+ * add up to `bytes` within EX_LOCATE_BYTES_TOLERANCE, starting and ending with an
+ * interval that moved bytes that way (idle around a run is left out). Of several, the one
+ * whose span is nearest `seconds` (when > 0), then the nearest in bytes, then the
+ * earliest. 0 and *out filled (found), or -1 with out->found false: no sub-window holds
+ * those bytes (the run is outside the recording, or the guest's own cache served it). */
+int ex_locate_claim(const struct ex_point *series, size_t n, size_t from, uint64_t bytes,
+                    double seconds, bool write, struct ex_located *out);
 
 struct ex_claim {
 	struct claim_figures fig;
@@ -95,6 +125,9 @@ struct ex_claim {
 	uint64_t observed_guest, observed_phys; /* that domain, window (+ drain for writes) */
 	double observed_phys_rate_bps;
 	double inflation; /* rate_bps / observed_phys_rate_bps; < 0 unknown */
+	/* the run in the domain's timeline; when found, observed_* are over that sub-window */
+	struct ex_located located;
+	const char *direction_from; /* "the tool", "the timeline", "the larger direction" */
 };
 
 struct ex_figure {

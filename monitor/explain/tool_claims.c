@@ -2,26 +2,49 @@
  * (explain_add_claim) and their `claim` verdicts. See tool_claims.h. */
 #include "explain/tool_claims.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/sanitize.h"
 #include "explain/verdicts.h"
 
-static void add_row(struct explain *ex, const struct claim_figures *c, const struct ex_domain *d,
-                    bool write)
+/* The row's run in the domain's timeline, after the same file's previous run that way. */
+static void locate_row(const struct explain *ex, const struct ex_domain *d, struct ex_claim *row)
 {
-	struct ex_claim *row = &ex->claims[ex->n_claims++];
+	size_t from = 0;
+	for (size_t i = 0; i < ex->n_claims; i++) {
+		const struct ex_claim *p = &ex->claims[i];
+		if (p->domid == row->domid && p->write == row->write && p->located.found &&
+		    !strcmp(p->fig.file, row->fig.file) && p->located.last + 1 > from)
+			from = p->located.last + 1;
+	}
+	ex_locate_claim(d->series, d->n_series, from, row->bytes, row->seconds, row->write,
+	                &row->located);
+}
+
+static void fill_row(const struct explain *ex, const struct claim_figures *c,
+                     const struct ex_domain *d, bool write, struct ex_claim *row)
+{
 	memset(row, 0, sizeof(*row));
 	row->fig = *c;
 	row->domid = d->domid;
 	row->write = write;
+	row->direction_from = "the tool";
 	row->bytes = write ? c->wr_bytes : c->rd_bytes;
 	row->seconds = write ? c->wr_seconds : c->rd_seconds;
 	row->rate_bps = write ? c->wr_rate_bps : c->rd_rate_bps;
 	if (row->rate_bps <= 0 && row->seconds > 0)
 		row->rate_bps = (double)row->bytes / row->seconds;
-	if (write) {
+	locate_row(ex, d, row);
+	const struct ex_located *at = &row->located;
+	double span = at->to_s - at->from_s;
+	if (at->found && span > 0) {
+		/* judged over its own sub-window, not the whole recording's */
+		row->observed_guest = at->guest_bytes;
+		row->observed_phys = at->phys_bytes;
+		row->observed_phys_rate_bps = (double)at->phys_bytes / span;
+	} else if (write) {
 		row->observed_guest = d->guest_wr;
 		row->observed_phys = d->phys_wr + d->after_phys_wr;
 		row->observed_phys_rate_bps = ex_end_to_end_wr_rate(ex, d);
@@ -40,35 +63,123 @@ static void add_row(struct explain *ex, const struct claim_figures *c, const str
 	                     : -1;
 }
 
+/* A run whose tool does not say which way: the direction whose timeline holds its bytes
+ * (both: the better placed), else the direction the domain moved more bytes in. */
+static void add_undirected(struct explain *ex, const struct claim_figures *c,
+                           const struct ex_domain *d)
+{
+	struct ex_claim wr, rd;
+	fill_row(ex, c, d, true, &wr);
+	fill_row(ex, c, d, false, &rd);
+	struct ex_claim *pick;
+	if (wr.located.found && rd.located.found) {
+		double ew = fabs((double)wr.located.guest_bytes - (double)wr.bytes);
+		double er = fabs((double)rd.located.guest_bytes - (double)rd.bytes);
+		pick = er < ew ? &rd : &wr;
+		pick->direction_from = "the timeline";
+	} else if (wr.located.found || rd.located.found) {
+		pick = wr.located.found ? &wr : &rd;
+		pick->direction_from = "the timeline";
+	} else {
+		pick = d->guest_rd > d->guest_wr ? &rd : &wr;
+		pick->direction_from = "the larger direction";
+	}
+	ex->claims[ex->n_claims++] = *pick;
+}
+
 int explain_add_claim(struct explain *ex, const struct claim_figures *c, char *err, size_t errlen)
 {
 	const struct ex_domain *d =
 	    c->domain[0] ? explain_find_domain(ex, c->domain) : explain_busiest(ex);
+	char file[300];
+	sanitize_text(c->file, file, sizeof(file));
 	if (!d) {
+		char dom[200];
+		sanitize_text(c->domain, dom, sizeof(dom));
 		if (c->domain[0])
-			snprintf(err, errlen, "%s: no domain '%s' in the window", c->file,
-			         c->domain);
+			snprintf(err, errlen, "%s: no domain '%s' in the window", file, dom);
 		else
-			snprintf(err, errlen, "%s: no domain moved any bytes in the window",
-			         c->file);
+			snprintf(err, errlen, "%s: no domain moved any bytes in the window", file);
 		return -1;
 	}
 	bool wr = c->wr_bytes > 0, rd = c->rd_bytes > 0;
 	if (!wr && !rd) {
-		snprintf(err, errlen, "%s: the %s output holds no byte count", c->file,
+		snprintf(err, errlen, "%s: the %s output holds no byte count", file,
 		         c->tool[0] ? c->tool : "benchmark");
 		return -1;
 	}
+	if (c->direction_unknown)
+		wr = !(rd = true); /* one row, its direction decided below */
 	if (ex->n_claims + (size_t)wr + (size_t)rd > EX_MAX_CLAIMS) {
-		snprintf(err, errlen, "%s: too many claims (%d directions at most)", c->file,
+		snprintf(err, errlen, "%s: too many claims (%d directions at most)", file,
 		         EX_MAX_CLAIMS);
 		return -1;
 	}
+	if (c->direction_unknown) {
+		add_undirected(ex, c, d);
+		return 0;
+	}
 	if (wr)
-		add_row(ex, c, d, true);
+		fill_row(ex, c, d, true, &ex->claims[ex->n_claims++]);
 	if (rd)
-		add_row(ex, c, d, false);
+		fill_row(ex, c, d, false, &ex->claims[ex->n_claims++]);
 	return 0;
+}
+
+static void claim_figures_of(struct ex_verdict *v, const struct ex_claim *c)
+{
+	char run[96];
+	sanitize_text(c->fig.run, run, sizeof(run));
+	ex_fig_str(v, "tool", c->fig.tool);
+	ex_fig_str(v, "run", run);
+	ex_fig_str(v, "direction", c->write ? "write" : "read");
+	ex_fig_str(v, "direction_from", c->direction_from ? c->direction_from : "the tool");
+	ex_fig(v, "claimed_bytes", (double)c->bytes);
+	ex_fig(v, "claimed_seconds", c->seconds);
+	ex_fig(v, "claimed_rate_bytes_per_s", c->rate_bps);
+	ex_fig(v, "observed_guest_bytes", (double)c->observed_guest);
+	ex_fig(v, "observed_phys_bytes", (double)c->observed_phys);
+	ex_fig(v, "observed_phys_rate_bytes_per_s", c->observed_phys_rate_bps);
+	if (c->inflation >= 0)
+		ex_fig(v, "inflation", c->inflation);
+	else
+		ex_fig_null(v, "inflation");
+	if (c->located.found) {
+		ex_fig(v, "located_from_s", c->located.from_s);
+		ex_fig(v, "located_to_s", c->located.to_s);
+	} else {
+		ex_fig_null(v, "located_from_s");
+		ex_fig_null(v, "located_to_s");
+	}
+}
+
+/* Where the run is in the timeline, or why it is not found. */
+static void say_located(struct ex_verdict *v, const struct ex_claim *c)
+{
+	const struct ex_located *at = &c->located;
+	const char *way = c->write ? "writes" : "reads";
+	char b[32], r[32];
+	if (!at->found) {
+		ex_say(v,
+		       " No stretch of the domain's guest %s holds %s (within %.0f %%): the run "
+		       "is outside the recording, or the guest's own cache served it; figures "
+		       "are over the whole window.",
+		       way, ex_bytes((double)c->bytes, b, sizeof(b)),
+		       EX_LOCATE_BYTES_TOLERANCE * 100);
+		return;
+	}
+	double span = at->to_s - at->from_s;
+	ex_say(v, " Its run is the domain's guest %s from %.1f s to %.1f s of the window (%s)", way,
+	       at->from_s, at->to_s, ex_bytes((double)at->guest_bytes, b, sizeof(b)));
+	if (c->direction_from && strcmp(c->direction_from, "the tool"))
+		ex_say(v, "; the tool does not say which way, the timeline does");
+	ex_say(v, ".");
+	double guest_rate = span > 0 ? (double)at->guest_bytes / span : 0;
+	if (c->rate_bps > 0 && guest_rate > 0 && c->rate_bps > 1.2 * guest_rate)
+		ex_say(v,
+		       " The guest's disk took them at %s only: the tool's rate is the guest's "
+		       "own cache.",
+		       ex_rate(guest_rate, r, sizeof(r)));
 }
 
 void verdict_claim(struct explain *ex, const struct ex_claim *c)
@@ -81,44 +192,37 @@ void verdict_claim(struct explain *ex, const struct ex_claim *c)
 		if (ex->doms[i].domid == c->domid)
 			d = &ex->doms[i];
 	v->share = c->inflation > 1 ? 1 - 1 / c->inflation : 0;
-	ex_fig_str(v, "tool", c->fig.tool);
-	ex_fig_str(v, "direction", c->write ? "write" : "read");
-	ex_fig(v, "claimed_bytes", (double)c->bytes);
-	ex_fig(v, "claimed_seconds", c->seconds);
-	ex_fig(v, "claimed_rate_bytes_per_s", c->rate_bps);
-	ex_fig(v, "observed_guest_bytes", (double)c->observed_guest);
-	ex_fig(v, "observed_phys_bytes", (double)c->observed_phys);
-	ex_fig(v, "observed_phys_rate_bytes_per_s", c->observed_phys_rate_bps);
-	if (c->inflation >= 0)
-		ex_fig(v, "inflation", c->inflation);
-	else
-		ex_fig_null(v, "inflation");
+	claim_figures_of(v, c);
 	ex_evidence(v, "the tool's output");
 	ex_evidence(v, c->write ? "guest_wr_bytes" : "guest_rd_bytes");
 	ex_evidence(v, c->write ? "phys_wr_bytes" : "phys_rd_bytes");
-	char file[1024], tool[64], who[160], b1[32], b2[32], b3[32], r1[32], r2[32];
+	char file[1024], tool[64], run[96], who[160], b1[32], b2[32], b3[32], r1[32], r2[32];
 	sanitize_text(c->fig.file, file, sizeof(file));
 	sanitize_text(c->fig.tool, tool, sizeof(tool));
-	ex_say(v, "%s (%s) says it %s %s", tool, file, c->write ? "wrote" : "read",
-	       ex_bytes((double)c->bytes, b1, sizeof(b1)));
+	sanitize_text(c->fig.run, run, sizeof(run));
+	ex_say(v, "%s (%s%s%s) says it %s %s", tool, file, run[0] ? ", " : "", run,
+	       c->write ? "wrote" : "read", ex_bytes((double)c->bytes, b1, sizeof(b1)));
 	if (c->seconds > 0)
 		ex_say(v, " in %.2f s", c->seconds);
 	if (c->rate_bps > 0)
 		ex_say(v, ", %s", ex_rate(c->rate_bps, r1, sizeof(r1)));
+	if (c->direction_from && !strcmp(c->direction_from, "the larger direction"))
+		ex_say(v, " (the tool does not say which way; taken as the way the domain moved "
+		          "more bytes)");
 	ex_say(v, ". dom0 saw %s %s %s through its disk and %s on a physical disk",
 	       d ? ex_dom_label(d, who, sizeof(who)) : "the domain", c->write ? "write" : "read",
 	       ex_bytes((double)c->observed_guest, b2, sizeof(b2)),
 	       ex_bytes((double)c->observed_phys, b3, sizeof(b3)));
 	if (c->observed_phys_rate_bps > 0)
 		ex_say(v, " (%s, %s)", ex_rate(c->observed_phys_rate_bps, r2, sizeof(r2)),
-		       c->write ? "counted until it was on disk" : "over the window");
+		       c->located.found ? "over its run"
+		       : c->write       ? "counted until it was on disk"
+		                        : "over the window");
 	if (c->inflation > 1.2)
 		ex_say(v, ": the tool's rate is %.1fx what the disks did.", c->inflation);
 	else if (c->inflation > 0)
 		ex_say(v, ": the tool's rate matches what the disks did (%.2fx).", c->inflation);
 	else
 		ex_say(v, ".");
-	if (c->observed_guest && c->bytes > c->observed_guest * 11 / 10)
-		ex_say(v, " The tool claims more bytes than reached the guest's disk: part of the "
-		          "run is outside the window, or the guest's own cache kept it.");
+	say_located(v, c);
 }

@@ -124,6 +124,11 @@ static int add_point(struct ex_domain *d, const struct explain *ex, const struct
 	    .double_bps = (double)md->double_counted_bytes / s,
 	    .backlog_bytes = (double)md->dirty_backlog_bytes,
 	    .cpu_frac = (double)md->cpu_ns / 1e9 / s,
+	    .interval_s = m->interval_s,
+	    .guest_wr_bytes = md->guest_wr_bytes,
+	    .guest_rd_bytes = md->guest_rd_bytes,
+	    .phys_wr_bytes = md->phys_wr_bytes,
+	    .phys_rd_bytes = md->phys_rd_bytes,
 	};
 	return 0;
 }
