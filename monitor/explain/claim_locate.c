@@ -44,18 +44,16 @@ static bool better_run(const struct candidate *a, const struct candidate *b, dou
 struct pick {
 	struct candidate best, cluster;
 	bool have_best, have_cluster;
-	size_t cluster_end; /* the last interval any candidate of the run reaches */
 	double tick;
 };
 
-/* A candidate: joins the run it overlaps, or closes that run and starts another. */
+/* A candidate: joins the run whose best candidate it overlaps, or closes that run and
+ * starts another (candidates come in order of their first interval). */
 static void offer(struct pick *p, const struct candidate *c)
 {
-	if (p->have_cluster && c->first <= p->cluster_end) {
+	if (p->have_cluster && c->first <= p->cluster.last) {
 		if (c->byte_err < p->cluster.byte_err - 1e-9)
 			p->cluster = *c;
-		if (c->last > p->cluster_end)
-			p->cluster_end = c->last;
 		return;
 	}
 	if (p->have_cluster && (!p->have_best || better_run(&p->cluster, &p->best, p->tick))) {
@@ -63,7 +61,6 @@ static void offer(struct pick *p, const struct candidate *c)
 		p->have_best = true;
 	}
 	p->cluster = *c;
-	p->cluster_end = c->last;
 	p->have_cluster = true;
 }
 
