@@ -64,7 +64,8 @@ static void fill_row(const struct explain *ex, const struct claim_figures *c,
 }
 
 /* A run whose tool does not say which way: the direction whose timeline holds its bytes
- * (both: the better placed), else the direction the domain moved more bytes in. */
+ * (both: the earlier, then the nearer in bytes), else the direction the domain moved more
+ * bytes in (said so). */
 static void add_undirected(struct explain *ex, const struct claim_figures *c,
                            const struct ex_domain *d)
 {
@@ -73,9 +74,13 @@ static void add_undirected(struct explain *ex, const struct claim_figures *c,
 	fill_row(ex, c, d, false, &rd);
 	struct ex_claim *pick;
 	if (wr.located.found && rd.located.found) {
+		/* a file's runs are in the order they ran: the earlier, then the nearer */
 		double ew = fabs((double)wr.located.guest_bytes - (double)wr.bytes);
 		double er = fabs((double)rd.located.guest_bytes - (double)rd.bytes);
-		pick = er < ew ? &rd : &wr;
+		if (wr.located.from_s != rd.located.from_s)
+			pick = rd.located.from_s < wr.located.from_s ? &rd : &wr;
+		else
+			pick = er < ew ? &rd : &wr;
 		pick->direction_from = "the timeline";
 	} else if (wr.located.found || rd.located.found) {
 		pick = wr.located.found ? &wr : &rd;

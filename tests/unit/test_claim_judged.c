@@ -1,0 +1,178 @@
+/* test_claim_judged.c - claims' runs set against a recording (explain_add_claim): each
+ * bonnie++ phase judged over its own stretch of the domain's timeline, and a dd log of
+ * two runs whose command lines were not pasted given its directions by the timeline. The
+ * expected figures are the scenario's own (what the guest did each second). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "explain/claim_figures.h"
+#include "explain/tool_claims.h"
+#include "explain_scenario.h"
+
+static char path[64];
+
+static const char *fixture(const char *name)
+{
+	static char buf[1024];
+	const char *dir = getenv("XIOTOP_FIXTURES");
+	snprintf(buf, sizeof(buf), "%s/claims/%s", dir ? dir : "tests/fixtures", name);
+	return buf;
+}
+
+/* Each second, `kib_s` KiB/s of a phase moving `total` bytes, until it is done. */
+static void phase(struct scenario *sc, struct sc_dom *d, uint64_t total, double kib_s, bool wr,
+                  bool rd)
+{
+	uint64_t per_s = (uint64_t)(kib_s * 1024);
+	for (uint64_t left = total; left;) {
+		uint64_t now = left < per_s ? left : per_s;
+		struct sc_step st = {0};
+		st.guest_wr = wr ? now : 0;
+		st.guest_rd = rd ? now : 0;
+		st.cpu_ns[XS_CPU_BACKEND] = now / 128;
+		sc_step(sc, d, &st);
+		sc_append(sc);
+		left -= now;
+	}
+}
+
+static void idle(struct scenario *sc, unsigned seconds)
+{
+	for (unsigned i = 0; i < seconds; i++)
+		sc_append(sc);
+}
+
+static const struct ex_claim *claim_of(const struct explain *ex, const char *run, bool write)
+{
+	for (size_t i = 0; i < ex->n_claims; i++)
+		if (!strcmp(ex->claims[i].fig.run, run) && ex->claims[i].write == write)
+			return &ex->claims[i];
+	return NULL;
+}
+
+static void add_file(struct explain *ex, const char *arg)
+{
+	struct claim_figures f[EX_MAX_CLAIMS];
+	size_t n;
+	char err[600];
+	int rc = claim_arg_figures(arg, f, EX_MAX_CLAIMS, &n, err, sizeof(err));
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = explain_add_claim(ex, &f[i], err, sizeof(err));
+	if (rc)
+		print_error("%s\n", err);
+	assert_int_equal(rc, 0);
+}
+
+/* Seed 000's bonnie++ in a domU on an LV (no dom0 cache): each phase at the rate bonnie++
+ * printed. Before, its block write rate was set against every write of the window
+ * (block write + rewrite over 82 s): "1.5x what the disks did", with no cache involved. */
+static void test_bonnie_lv_phases(void **state)
+{
+	(void)state;
+	snprintf(path, sizeof(path), "claim-judged-%d.xiotop", (int)getpid());
+	struct scenario sc;
+	sc_open(&sc, path, 1024 * 1024);
+	struct sc_dom *d = sc_add_dom(&sc, 3, "CentOS", SC_PHY, NULL, GiB);
+	sc_append(&sc);
+	idle(&sc, 3);
+	phase(&sc, d, 2 * GiB, 78784, true, false);  /* block write */
+	phase(&sc, d, 2 * GiB, 48588, true, true);   /* rewrite: reads and writes */
+	phase(&sc, d, 2 * GiB, 190338, false, true); /* block read */
+	idle(&sc, 3);
+	sc_mark(&sc, "bonnie++ -s 2G, by hand", 1.0, "cli", -1); /* a label, not a window */
+	sc_close(&sc);
+	static struct explain ex;
+	struct rec_reader *r;
+	struct rec_error err;
+	assert_int_equal(sc_explain(path, NULL, NULL, &ex, &r, &err), 0);
+	char arg[1100];
+	snprintf(arg, sizeof(arg), "%s@3", fixture("seed000-domu-lvm-bonnie.txt"));
+	add_file(&ex, arg);
+	assert_int_equal(ex.n_claims, 4);
+	const struct ex_claim *bw = claim_of(&ex, "CentOS block write", true);
+	assert_non_null(bw);
+	assert_true(bw->located.found);
+	/* the scenario's block write: seconds 3 .. 30 (2 GiB at 78784 KiB/s = 26.6 s) */
+	assert_true(fabs(bw->located.from_s - 3) < 1.01 && fabs(bw->located.to_s - 30) < 1.01);
+	assert_int_equal(bw->located.guest_bytes, 2 * GiB);
+	assert_true(bw->inflation > 0.9 && bw->inflation < 1.1);
+	const struct ex_claim *rw = claim_of(&ex, "CentOS rewrite (write)", true);
+	assert_non_null(rw);
+	assert_true(rw->located.found && rw->located.from_s > bw->located.to_s - 1.01);
+	assert_true(rw->inflation > 0.9 && rw->inflation < 1.1);
+	const struct ex_claim *br = claim_of(&ex, "CentOS block read", false);
+	assert_non_null(br);
+	assert_true(br->located.found);
+	assert_true(br->inflation > 0.9 && br->inflation < 1.1);
+	explain_verdicts(&ex);
+	const struct ex_verdict *v = NULL;
+	for (size_t i = 0; i < ex.n_verdicts && !v; i++)
+		if (!strcmp(ex.verdicts[i].id, "claim") &&
+		    !strcmp(sc_fig_str(&ex.verdicts[i], "run"), "CentOS block write"))
+			v = &ex.verdicts[i];
+	assert_non_null(v);
+	const char *text = v ? v->text : "";
+	assert_non_null(strstr(text, "block write"));
+	assert_string_equal(sc_fig_str(v, "direction"), "write");
+	assert_true(sc_fig(v, "inflation") > 0.9 && sc_fig(v, "inflation") < 1.1);
+	assert_non_null(strstr(text, "matches what the disks did"));
+	explain_free(&ex);
+	rec_reader_close(r);
+	unlink(path);
+}
+
+/* A dd log with the write run and the read run, no command lines: the timeline gives
+ * each its direction (before: both taken as writes, the read one matching nothing). */
+static void test_dd_undirected(void **state)
+{
+	(void)state;
+	snprintf(path, sizeof(path), "claim-judged-dd-%d.xiotop", (int)getpid());
+	struct scenario sc;
+	sc_open(&sc, path, 1024 * 1024);
+	struct sc_dom *d = sc_add_dom(&sc, 4, "guest", SC_PHY, NULL, GiB);
+	sc_append(&sc);
+	idle(&sc, 2);
+	phase(&sc, d, 64 * MiB, 32 * 1024, true, false);
+	idle(&sc, 4);
+	phase(&sc, d, 64 * MiB, 64 * 1024, false, true);
+	idle(&sc, 2);
+	sc_close(&sc);
+	static struct explain ex;
+	struct rec_reader *r;
+	struct rec_error err;
+	assert_int_equal(sc_explain(path, NULL, NULL, &ex, &r, &err), 0);
+	add_file(&ex, fixture("gnu-dd-two-runs-no-command.txt"));
+	assert_int_equal(ex.n_claims, 2);
+	assert_true(ex.claims[0].write);
+	assert_string_equal(ex.claims[0].direction_from, "the timeline");
+	assert_true(ex.claims[0].located.found);
+	assert_false(ex.claims[1].write);
+	assert_true(ex.claims[1].located.found);
+	assert_true(ex.claims[1].located.from_s > ex.claims[0].located.to_s);
+	explain_verdicts(&ex);
+	const struct ex_verdict *v = sc_verdict(&ex, "claim", 4);
+	assert_non_null(v);
+	const char *text = v ? v->text : "";
+	assert_non_null(strstr(text, "the tool does not say which way, the timeline does"));
+	explain_free(&ex);
+	rec_reader_close(r);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_bonnie_lv_phases),
+	    cmocka_unit_test(test_dd_undirected),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
