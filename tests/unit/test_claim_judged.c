@@ -127,7 +127,8 @@ static void test_bonnie_lv_phases(void **state)
 	assert_non_null(strstr(text, "matches what the disks did"));
 	explain_free(&ex);
 	rec_reader_close(r);
-	unlink(path);
+	if (!getenv("XIOTOP_TEST_KEEP"))
+		unlink(path);
 }
 
 /* A dd log with the write run and the read run, no command lines: the timeline gives
@@ -165,7 +166,8 @@ static void test_dd_undirected(void **state)
 	assert_non_null(strstr(text, "the tool does not say which way, the timeline does"));
 	explain_free(&ex);
 	rec_reader_close(r);
-	unlink(path);
+	if (!getenv("XIOTOP_TEST_KEEP"))
+		unlink(path);
 }
 
 int main(void)
