@@ -140,8 +140,15 @@ static void claim_figures_of(struct ex_verdict *v, const struct ex_claim *c)
 	ex_fig_str(v, "direction", c->write ? "write" : "read");
 	ex_fig_str(v, "direction_from", c->direction_from ? c->direction_from : "the tool");
 	ex_fig(v, "claimed_bytes", (double)c->bytes);
-	ex_fig(v, "claimed_seconds", c->seconds);
-	ex_fig(v, "claimed_rate_bytes_per_s", c->rate_bps);
+	/* 0 in claim_figures: the tool did not say (bonnie's "+++++"), never zero seconds */
+	if (c->seconds > 0)
+		ex_fig(v, "claimed_seconds", c->seconds);
+	else
+		ex_fig_null(v, "claimed_seconds");
+	if (c->rate_bps > 0)
+		ex_fig(v, "claimed_rate_bytes_per_s", c->rate_bps);
+	else
+		ex_fig_null(v, "claimed_rate_bytes_per_s");
 	ex_fig(v, "observed_guest_bytes", (double)c->observed_guest);
 	ex_fig(v, "observed_phys_bytes", (double)c->observed_phys);
 	ex_fig(v, "observed_phys_rate_bytes_per_s", c->observed_phys_rate_bps);
@@ -158,12 +165,25 @@ static void claim_figures_of(struct ex_verdict *v, const struct ex_claim *c)
 	}
 }
 
-/* Where the run is in the timeline, or why it is not found. */
-static void say_located(struct ex_verdict *v, const struct ex_claim *c)
+/* Where the run is in the timeline, or why it is not found: a run smaller than the
+ * guest's memory may never leave the guest (its cache served the reads, or kept writes of
+ * a file deleted before the guest wrote it back, as bonnie deletes its file). */
+static void say_located(struct ex_verdict *v, const struct ex_claim *c, const struct ex_domain *d)
 {
 	const struct ex_located *at = &c->located;
 	const char *way = c->write ? "writes" : "reads";
-	char b[32], r[32];
+	char b[32], r[32], m[32];
+	if (!at->found && d && d->mem_bytes && c->bytes < d->mem_bytes) {
+		ex_say(v,
+		       " No stretch of the domain's guest %s holds %s (within %.0f %%): that fits "
+		       "in the guest's %s of memory, so the guest's own cache %s; figures are "
+		       "over the whole window.",
+		       way, ex_bytes((double)c->bytes, b, sizeof(b)),
+		       EX_LOCATE_BYTES_TOLERANCE * 100,
+		       ex_bytes((double)d->mem_bytes, m, sizeof(m)),
+		       c->write ? "kept them" : "served them");
+		return;
+	}
 	if (!at->found) {
 		ex_say(v,
 		       " No stretch of the domain's guest %s holds %s (within %.0f %%): the run "
@@ -229,5 +249,5 @@ void verdict_claim(struct explain *ex, const struct ex_claim *c)
 		ex_say(v, ": the tool's rate matches what the disks did (%.2fx).", c->inflation);
 	else
 		ex_say(v, ".");
-	say_located(v, c);
+	say_located(v, c, d);
 }

@@ -170,11 +170,62 @@ static void test_dd_undirected(void **state)
 		unlink(path);
 }
 
+/* bonnie++ -s 64 in a guest of 448 MiB: its writes reach dom0, its reads never do (the
+ * guest's own cache). Before, the read claim was hedged "outside the window, or the
+ * guest's own cache"; now the file is set against the guest's memory. */
+static void test_bonnie_small_file(void **state)
+{
+	(void)state;
+	snprintf(path, sizeof(path), "claim-judged-small-%d.xiotop", (int)getpid());
+	struct scenario sc;
+	sc_open(&sc, path, 1024 * 1024);
+	struct sc_dom *d = sc_add_dom(&sc, 6, "guest", SC_PHY, NULL, 448 * MiB);
+	sc_append(&sc);
+	idle(&sc, 2);
+	phase(&sc, d, 64 * MiB, 32 * 1024, true, false); /* block write */
+	phase(&sc, d, 64 * MiB, 32 * 1024, true, false); /* rewrite: its reads from the cache */
+	idle(&sc, 2);
+	sc_close(&sc);
+	static struct explain ex;
+	struct rec_reader *r;
+	struct rec_error err;
+	assert_int_equal(sc_explain(path, NULL, NULL, &ex, &r, &err), 0);
+	add_file(&ex, fixture("bonnie-2.00a-64M.txt"));
+	const struct ex_claim *bw = claim_of(&ex, "guest-64M block write", true);
+	const struct ex_claim *br = claim_of(&ex, "guest-64M block read", false);
+	assert_non_null(bw);
+	assert_non_null(br);
+	assert_true(bw->located.found);
+	assert_int_equal(bw->located.guest_bytes, 64 * MiB);
+	assert_false(br->located.found);
+	explain_verdicts(&ex);
+	bool named = false;
+	for (size_t i = 0; i < ex.n_verdicts; i++)
+		if (!strcmp(ex.verdicts[i].id, "claim") &&
+		    !strcmp(sc_fig_str(&ex.verdicts[i], "run"), "guest-64M block read"))
+			named = strstr(ex.verdicts[i].text,
+			               "fits in the guest's 448.0 MiB of memory, "
+			               "so the guest's own cache served them") != NULL;
+	assert_true(named);
+	/* "+++++": bonnie++ gives no rate, so no seconds either: null, never 0 */
+	const struct ex_verdict *v = NULL;
+	for (size_t i = 0; i < ex.n_verdicts && !v; i++)
+		if (!strcmp(sc_fig_str(&ex.verdicts[i], "run"), "guest-64M block read"))
+			v = &ex.verdicts[i];
+	assert_true(sc_fig(v, "claimed_seconds") == -1); /* sc_fig: -1 is null */
+	assert_true(sc_fig(v, "claimed_rate_bytes_per_s") == -1);
+	explain_free(&ex);
+	rec_reader_close(r);
+	if (!getenv("XIOTOP_TEST_KEEP"))
+		unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_bonnie_lv_phases),
 	    cmocka_unit_test(test_dd_undirected),
+	    cmocka_unit_test(test_bonnie_small_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
