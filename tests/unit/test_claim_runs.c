@@ -211,6 +211,27 @@ static void test_bonnie_classic_rows(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* Seed 004: classic bonnie, one unnamed row; per-char tests move the file size too. */
+static void test_bonnie_classic_one_row(void **state)
+{
+	(void)state;
+	parse_ok("seed004-domu-bonnie-classic.txt");
+	assert_int_equal(cl.nruns, 6);
+	assert_int_equal(claim_pick_row(&cl, "x", NULL, err, sizeof(err)), 0);
+	static const char *labels[] = {"per-char write",  "block write",   "rewrite (read)",
+	                               "rewrite (write)", "per-char read", "block read"};
+	static const double kps[] = {15999, 9930, 27065, 27065, 30324, 49356};
+	for (unsigned i = 0; i < 6; i++) {
+		assert_string_equal(cl.runs[i].label, labels[i]);
+		assert_string_equal(cl.runs[i].row, "");
+		assert_int_equal(cl.runs[i].bytes, 2048ull << 20);
+		near(cl.runs[i].rate_bytes_per_s, kps[i] * 1024, 1e-9);
+	}
+	parse_ok("seed004-dom0-bonnie-classic.txt"); /* its last %CPU wrapped */
+	assert_int_equal(cl.nruns, 6);
+	near(cl.runs[1].seconds, 256.0 * 1024 / 106710, 1e-9);
+}
+
 /* --- fio normal output (before: "not the output of dd, ... fio (JSON)") ------------------ */
 
 static void test_fio_text(void **state)
@@ -355,6 +376,7 @@ int main(void)
 	    cmocka_unit_test(test_bonnie_phases),
 	    cmocka_unit_test(test_iozone_phases),
 	    cmocka_unit_test(test_bonnie_classic_rows),
+	    cmocka_unit_test(test_bonnie_classic_one_row),
 	    cmocka_unit_test(test_fio_text),
 	    cmocka_unit_test(test_prefixes),
 	    cmocka_unit_test(test_locate),
