@@ -13,8 +13,15 @@ build: deps
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j2
 
+# ctest, then every skip with its reason (tests/skip_report.py): a skip not on
+# tests/skips.allow fails the run as a failed test does. CTEST_ARGS picks tests (-R ...).
+CTEST_ARGS ?=
 test: build
-	cd $(BUILD) && ctest --output-on-failure
+	@rm -f $(BUILD)/Testing/Temporary/junit.xml
+	@rc=0; (cd $(BUILD) && ctest --output-on-failure \
+		--output-junit Testing/Temporary/junit.xml $(CTEST_ARGS)) || rc=1; \
+	python3 tests/skip_report.py $(BUILD) tests/skips.allow || rc=1; \
+	exit $$rc
 
 unit: build
 	cd $(BUILD) && ctest --output-on-failure -R '^unit_'

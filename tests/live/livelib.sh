@@ -14,12 +14,20 @@
 # Exit codes: 77 = skipped (ctest's SKIP_RETURN_CODE); live_finish and fail give 0 or 1.
 #
 # Skips: REASON is the whole line after "SKIPPED: ", so that it says what the test needs
-# and why (e.g. "live CPU attribution needs root (BPF, loop devices, zram)").
-#   live_skip REASON             print "SKIPPED: REASON", exit 77
+# and why (e.g. "live CPU attribution needs root (BPF, loop devices, zram)"). A skip is
+# a failure of the run unless tests/skips.allow names the test (tests/skip_report.py,
+# after ctest in `make test`); a skip after a failed check is no skip: it exits 1.
+#   live_skip REASON             print "SKIPPED: REASON", exit 77 (exit 1 when a check
+#                                failed before: "FAIL: N check(s) failed before: REASON")
 #   live_require_root REASON     skip with REASON unless run as root
-#   live_require_zram WHY        skip unless the kernel has zram-control in sysfs:
-#                                "SKIPPED: no zram-control in sysfs (WHY)"
+#   live_require_module MOD PATH WHY
+#                                PATH (what the module makes, e.g. /dev/loop-control)
+#                                exists, else `modprobe MOD` and look again; else skip:
+#                                "SKIPPED: no PATH: modprobe MOD failed (WHY)"
+#   live_require_zram WHY        live_require_module zram /sys/class/zram-control/hot_add
 #   live_require_cmd CMD REASON  skip with REASON unless CMD is on the PATH
+# XIOTOP_TEST_ABSENT (words: module or command names) makes these take each named one as
+# absent, modprobe failing: only to show that a missing prerequisite fails `make test`.
 #
 # The work directory and the emulated world (tests/emu/README.md):
 #   live_workdir NAME            work=a new directory xiotop-NAME.XXXXXX under $TMPDIR
@@ -28,7 +36,8 @@
 #                                (its own processes, mounts, settings; what fails there is
 #                                passed over), then `emu.sh down $work/world` if a world
 #                                was made, then rm -rf $work; never fails
-#   live_world_up DIO [ARG...]   `emu.sh up $work/world --dio DIO ARG...` (its output
+#   live_world_up DIO [ARG...]   the loop and zram modules (live_require_module), then
+#                                `emu.sh up $work/world --dio DIO ARG...` (its output
 #                                dropped), then sources $work/world/env (DOM1_DEV,
 #                                XENSTORE_DUMP, HOSTFS, ...); a failed up fails the test
 #   live_world_down              `emu.sh down $work/world`, for a test that builds several
@@ -48,20 +57,39 @@
 fails=0
 
 live_skip() {
+	if [ "$fails" -ne 0 ]; then
+		echo "FAIL: $fails check(s) failed before: $1"
+		exit 1
+	fi
 	echo "SKIPPED: $1"
 	exit 77
+}
+
+live_absent() { # NAME: XIOTOP_TEST_ABSENT names it (the skip policy's own test)
+	[[ " ${XIOTOP_TEST_ABSENT:-} " == *" $1 "* ]]
 }
 
 live_require_root() {
 	[ "$(id -u)" -eq 0 ] || live_skip "$1"
 }
 
+live_require_module() {
+	local mod=$1 path=$2
+	if live_absent "$mod"; then
+		live_skip "no $path: modprobe $mod failed (XIOTOP_TEST_ABSENT=$XIOTOP_TEST_ABSENT) ($3)"
+	fi
+	[ -e "$path" ] && return 0
+	local err
+	err=$(modprobe "$mod" 2>&1) || true
+	[ -e "$path" ] || live_skip "no $path: modprobe $mod failed: ${err:-no message} ($3)"
+}
+
 live_require_zram() {
-	[ -e /sys/class/zram-control/hot_add ] || live_skip "no zram-control in sysfs ($1)"
+	live_require_module zram /sys/class/zram-control/hot_add "$1"
 }
 
 live_require_cmd() {
-	command -v "$1" >/dev/null || live_skip "$2"
+	if live_absent "$1" || ! command -v "$1" >/dev/null; then live_skip "$2"; fi
 }
 
 live_emu() { # emu.sh ARG...: the emulated world's own script
@@ -81,6 +109,8 @@ live_cleanup() {
 }
 
 live_world_up() {
+	live_require_module loop /dev/loop-control "the emulated world's loop devices"
+	live_require_zram "the emulated world's host disk and LV stand-in are zram devices"
 	local dio=$1
 	shift
 	live_emu up "$work/world" --dio "$dio" "$@" >/dev/null

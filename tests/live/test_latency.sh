@@ -5,7 +5,7 @@
 # adjacent log2 bucket, every request timed), over a loop device with direct I/O, a
 # partition of one and zram, in both program sets; then each completion hook failing on
 # its own, and no latency hook or key without --latency. Exit 77 (skipped) without root
-# or zram.
+# or zram; exit 1 when a check failed before such a skip.
 set -euo pipefail
 : "${XIOTOP_BIN:?}" "${XIOTOP_EMU:?}" "${XIOTOP_SRC:?}"
 # shellcheck source=livelib.sh

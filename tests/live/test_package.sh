@@ -9,7 +9,9 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "SKIPPED: installing a package needs root"
 	exit 77
 fi
-if dpkg-query -W -f='${Status}' xiotop 2>/dev/null | grep -q 'install ok'; then
+# installed is "install ok installed" exactly: one removed but not purged ("deinstall ok
+# config-files") is no installed package, and this test installs and purges over it
+if [ "$(dpkg-query -W -f='${Status}' xiotop 2>/dev/null)" = "install ok installed" ]; then
 	echo "SKIPPED: a xiotop package is installed already; not touching it"
 	exit 77
 fi

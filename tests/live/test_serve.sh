@@ -6,7 +6,8 @@
 # with what the emulated backends wrote (bytes, and requests in the latency histogram),
 # runs promtool and the README's queries, 100 concurrent scrapes
 # and idle clients. Bad --listen values are checked first (no root needed).
-# Exit 77 (skipped) without root, zram or the prometheus package.
+# Exit 77 (skipped) without root, zram, curl or the prometheus package; exit 1 when a
+# check failed before such a skip.
 set -euo pipefail
 : "${XIOTOP_BIN:?}" "${XIOTOP_EMU:?}" "${XIOTOP_SRC:?}"
 # shellcheck source=livelib.sh
@@ -38,10 +39,11 @@ check "$([ $rc -eq 2 ] && grep -q "cannot listen on 127.0.0.1:$busy: Address alr
 
 live_require_root "serving live domains needs root (BPF, loop devices, zram, mounts)"
 live_require_zram "the emulated domains need zram"
+live_require_cmd curl "no curl: it asks serve and Prometheus whether they answer (scripts/install-deps.sh installs it)"
 if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then
 	apt-get install -y -qq --no-install-recommends prometheus >/dev/null 2>&1 || true
 fi
-if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then
+if live_absent prometheus || ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then
 	live_skip "no prometheus/promtool (apt-get install prometheus failed)"
 fi
 

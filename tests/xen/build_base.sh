@@ -48,7 +48,7 @@ for a in $("$D/bin/busybox" --list); do [ "$a" = busybox ] || ln -sf busybox "$D
 # host tools (util-linux, e2fsprogs, dmsetup, tmux): real ones, busybox lacks options
 host_tools=()
 for t in bash flock losetup mkfs.ext4 dmsetup tmux; do
-	p=$(command -v "$t") || { echo "build_base: host tool $t missing (scripts/install-deps.sh)" >&2; exit 77; }
+	p=$(command -v "$t") || { echo "SKIPPED: host tool $t missing (scripts/install-deps.sh installs it)"; exit 77; }
 	cp -L "$p" "$D/usr/bin/$t"
 	host_tools+=("$p")
 done

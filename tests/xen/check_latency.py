@@ -25,8 +25,9 @@ Per domain and op, over all of its intervals:
     (/sys/block/<dev>/stat): a loop request ends after its bios' completion work
     (blkback's grant unmap and response to the guest) has run, and dm's time is counted
     in jiffies, so neither bounds the bio's time.
-A figure that cannot be compared (counts unequal for a reason the output gives, no guest
-stat line) is a NOTE, never a made-up pass."""
+Counts are checks: a lost event is a count missed. A NOTE only where no truth exists: a
+device model's syscalls per guest request are its own (qemu may split or merge them), so
+the guest's time bounds a qdisk domain's only when the counts happen to be equal."""
 
 OPS = ("read", "write")
 
@@ -119,12 +120,8 @@ def check_latency(check, report, tag, domid, window, intervals, truth, guest, de
         line = (f"{tag} {op}: xiotop timed {ios} requests in {g['intervals']} intervals, {whose}"
                 f" {want}, the guest's own {gio if gio is not None else '(no stat line)'}"
                 f"; xiotop's guest_*_ios {g['guest_ios']}; lost events meanwhile {lost}")
-        if ios == want:
-            check(True, line)
-        elif ios < want <= ios + lost:
-            report(False, line + " (the difference is within the lost events)")
-        else:
-            check(False, line)
+        check(ios == want, line + ("" if ios == want or not lost else
+                                   " (lost events: xiotop missed what it should have timed)"))
         if not ios:
             continue
         p50, b = quantile_ns(g["buckets"], 0.5)
@@ -137,15 +134,21 @@ def check_latency(check, report, tag, domid, window, intervals, truth, guest, de
             dev, st = devstat
             info += (f"; {dev}'s own request time in dom0 {ms(st[op][1] * 1e6 / st[op][0])} mean"
                      f" over {st[op][0]} requests (beside, not a bound)")
+        # domu_init.sh prints the stat line on every guest's console: its absence is a
+        # failure of the run, not a figure that cannot be had
         if not guest or not guest[op][0]:
-            report(False, f"{tag} {op}: mean {ms(mean)}, {info}; no guest stat line: no bound"
-                   " to check it against")
+            check(False, f"{tag} {op}: mean {ms(mean)}, {info}; no guest stat line (or no"
+                  f" {op} in it): the guest's own time is missing")
             continue
         gios, gticks = guest[op]
-        if gios != ios:
+        if gios != ios and truth is None:
             report(False, f"{tag} {op}: mean {ms(mean)}, {info}; the guest completed {gios}"
-                   f" requests, xiotop timed {ios}: not one timed I/O per guest request, so the"
-                   " guest's time bounds nothing")
+                   f" requests, the device model made {ios} syscalls: not one per guest"
+                   " request, so the guest's time bounds nothing")
+            continue
+        if gios != ios:  # blkback takes one ring request per guest request
+            check(False, f"{tag} {op}: the guest completed {gios} requests, xiotop timed {ios}"
+                  " (blkback's own count is checked above): one per guest request expected")
             continue
         gmean_hi = (gticks + 1) * 1e6 / gios  # the guest's ticks are whole ms, rounded down
         check(g["sum_ns"] <= (gticks + 1) * 1e6,
