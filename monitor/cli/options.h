@@ -1,12 +1,21 @@
 /* options.h - the one option parser: every command's options from one table.
  *
- * Contract: an option is described once (names, argument, help line, and the commands
- * that take it); cli_parse() reads argv for one command into struct cli_opts, checking
- * each value (a bad value: one line naming the option, then the command's usage on
- * stderr, return 2), and gives the positional arguments. `-h`/`--help` prints the usage
- * generated from the table and returns 1 (the caller exits 0). Commands that wrap
- * another command (record -- CMD) stop at the first non-option. Nothing here runs a
- * command: cli/commands.h does.
+ * Contract: an option is described once, in cli_options[] (names, argument, help line,
+ * the commands that take it, and its route: a flag or a string stored at its field of
+ * struct cli_opts, or its own checking handler); cli_parse() reads argv for one command
+ * into struct cli_opts through each option's route, checking each value (a bad value:
+ * one line naming the option, then the command's usage on stderr, return 2), and gives
+ * the positional arguments. `-h`/`--help` prints the usage generated from the tables
+ * and returns 1 (the caller exits 0). Commands that wrap another command (record --
+ * CMD) stop at the first non-option. The commands are named once too (cli_commands[]):
+ * main.c dispatches by that name, --help lists them, and tests/check_docs.py holds the
+ * man page and the bash completion to both tables. Nothing here runs a command:
+ * cli/commands.h does.
+ *
+ * Adding an option is one entry of cli_options[] (options.c): FLAG(field) or
+ * STRING(field) when the value needs no check, else TAKE(handler) with a handler that
+ * stores the checked value and returns NULL or what is wrong; then its line in
+ * docs/xiotop.8 (tests/check_docs.py fails until it is there).
  */
 #ifndef XIOTOP_OPTIONS_H
 #define XIOTOP_OPTIONS_H
@@ -68,6 +77,41 @@ struct cli_opts {
 	char **args; /* positional arguments (record: the wrapped command) */
 	int n_args;
 };
+
+/* How an option's value reaches struct cli_opts. */
+enum cli_route {
+	CLI_FLAG,   /* a bool at offset, set true */
+	CLI_STRING, /* a const char * at offset, the argument as given */
+	CLI_TAKE,   /* take() checks and stores the argument */
+	CLI_HELP,   /* prints the usage (cli_parse returns 1) */
+};
+
+struct cli_opts;
+struct cli_option {
+	const char *name; /* --name */
+	char short_name;  /* -c, or 0: long only */
+	const char *arg;  /* the argument's placeholder; NULL: a flag */
+	unsigned cmds;    /* enum cli_cmd bits: the commands that take it */
+	const char *help; /* NULL: hidden (benchmarks' own options) */
+	enum cli_route route;
+	size_t offset; /* CLI_FLAG, CLI_STRING: the field in struct cli_opts */
+	/* CLI_TAKE: stores arg (NULL for a flag) in o; NULL, or what is wrong with it */
+	const char *(*take)(struct cli_opts *o, const char *arg);
+};
+extern const struct cli_option cli_options[];
+extern const size_t cli_n_options;
+
+struct cli_command {
+	enum cli_cmd cmd;
+	const char *name;     /* "" for the live console */
+	const char *synopsis; /* after "xiotop NAME" */
+	bool wraps;           /* stops at the first non-option: what follows is a command */
+};
+extern const struct cli_command cli_commands[];
+extern const size_t cli_n_commands;
+
+/* The command argv[1] names, or CMD_LIVE when it names none (options, or nothing). */
+enum cli_cmd cli_command_named(const char *name);
 
 /* The defaults every command starts from (-d 3, text, /sys /proc /dev). */
 void cli_defaults(struct cli_opts *o);
