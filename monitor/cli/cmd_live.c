@@ -5,26 +5,11 @@
 #include <stdio.h>
 
 #include "cli/commands.h"
+#include "cli/stop.h"
 #include "core/loop.h"
 #include "record/rec_registry.h"
 #include "sources/synthetic.h"
 #include "ui/console.h"
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
-static void catch_stop_signals(void)
-{
-	struct sigaction sa = {.sa_handler = on_signal};
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL); /* the terminal went away: stop like Ctrl-C */
-}
 
 int cmd_topology(int argc, char **argv)
 {
@@ -74,13 +59,13 @@ static int watch(const struct cli_opts *o, struct sample_source src)
 		                          .iterations = o->iterations,
 		                          .full_names = o->full_names,
 		                          .dom0_first = o->dom0_first,
-		                          .stop = &stop_requested};
+		                          .stop = &cli_stop_signal};
 		return console_run(&co, &feed);
 	}
 	struct batch_sink printer = {.out = stdout,
 	                             .opts = {.format = o->format, .full_names = o->full_names}};
 	struct interval_sink sink = batch_sink(&printer);
-	struct pace_every pace = {.delay_s = &o->delay_s, .stop = &stop_requested};
+	struct pace_every pace = {.delay_s = &o->delay_s, .stop = &cli_stop_signal};
 	struct loop l = {.src = &src,
 	                 .sinks = &sink,
 	                 .n_sinks = 1,
@@ -113,7 +98,7 @@ int cmd_live(int argc, char **argv)
 		}
 		return print_recording(o.from_file, &o);
 	}
-	catch_stop_signals();
+	cli_catch_stop();
 	if (o.synthetic) {
 		struct synthetic *syn = synthetic_open(o.synthetic);
 		if (!syn) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/stop.h"
 #include "core/clock.h"
 #include "core/loop.h"
 #include "core/sanitize.h"
@@ -127,14 +128,6 @@ static int play(struct rec_reader *r, const struct replay_opts *o)
 	return rc;
 }
 
-static volatile sig_atomic_t stop_console;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	stop_console = 1;
-}
-
 /* The console over the window: Ctrl-C and a closed terminal end it with the terminal
  * restored, as in the live console. */
 static int browse(struct rec_reader *r, const struct replay_opts *o)
@@ -156,11 +149,8 @@ static int browse(struct rec_reader *r, const struct replay_opts *o)
 	struct console_opts co = {.delay_s = 1,
 	                          .full_names = o->batch.full_names,
 	                          .dom0_first = o->dom0_first,
-	                          .stop = &stop_console};
-	struct sigaction sa = {.sa_handler = on_stop};
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	                          .stop = &cli_stop_signal};
+	cli_catch_stop();
 	int rc = console_run(&co, &feed);
 	if (rc == 1 && replay_feed_error(f)[0]) {
 		fprintf(stderr, "xiotop: %s\n", replay_feed_error(f));
