@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "cli/commands.h"
+#include "cli/fail.h"
 #include "cli/stop.h"
 #include "core/loop.h"
 #include "record/rec_registry.h"
@@ -66,12 +67,15 @@ static int watch(const struct cli_opts *o, struct sample_source src)
 	                             .opts = {.format = o->format, .full_names = o->full_names}};
 	struct interval_sink sink = batch_sink(&printer);
 	struct pace_every pace = {.delay_s = &o->delay_s, .stop = &cli_stop_signal};
+	struct xerr err = {0};
 	struct loop l = {.src = &src,
 	                 .sinks = &sink,
 	                 .n_sinks = 1,
 	                 .pacer = {.ctx = &pace, .wait = pace_every_wait},
-	                 .max_intervals = o->iterations};
+	                 .max_intervals = o->iterations,
+	                 .err = &err};
 	int rc = interval_loop(&l);
+	cli_say(&err);
 	batch_sink_free(&printer);
 	return rc;
 }
@@ -110,9 +114,9 @@ int cmd_live(int argc, char **argv)
 		return rc;
 	}
 	struct live *live;
-	rc = live_open(&live, &o.src);
-	if (rc)
-		return rc;
+	struct xerr err = {0};
+	if (live_open(&live, &o.src, &err))
+		return cli_fail(&err);
 	rc = watch(&o, live_source(live));
 	live_close(live);
 	return rc;

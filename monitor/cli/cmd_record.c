@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/fail.h"
 #include "cli/stop.h"
 #include "core/clock.h"
 #include "core/loop.h"
@@ -312,7 +313,8 @@ static int open_session(struct session *s)
 		if (open_file(s, 0))
 			return 2;
 	}
-	int rc = live_open(&s->live, &o->src);
+	struct xerr err = {0};
+	int rc = live_open(&s->live, &o->src, &err) ? cli_fail(&err) : 0;
 	if (rc) {
 		/* Nothing recorded: leave no file behind that looks like a recording. */
 		if (s->rec) {
@@ -334,11 +336,14 @@ static int run(struct session *s)
 	struct sample_source src = live_source(s->live);
 	s->start_ns = s->next_ns = clock_mono_ns();
 	s->command_end_ns = -1;
+	struct xerr err = {0};
 	struct loop l = {.src = &src,
 	                 .sinks = sinks,
 	                 .n_sinks = s->o->print ? 2 : 1,
-	                 .pacer = {.ctx = s, .wait = record_wait}};
+	                 .pacer = {.ctx = s, .wait = record_wait},
+	                 .err = &err};
 	int rc = interval_loop(&l);
+	cli_say(&err);
 	batch_sink_free(&printer);
 	return s->status ? s->status : rc;
 }

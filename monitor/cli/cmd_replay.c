@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/fail.h"
 #include "cli/stop.h"
 #include "core/clock.h"
 #include "core/loop.h"
@@ -118,11 +119,14 @@ static int play(struct rec_reader *r, const struct replay_opts *o)
 	struct interval_sink sinks[2] = {{.ctx = &marks, .sample = print_marks_at},
 	                                 batch_sink(&printer)};
 	bool text = o->batch.format == BATCH_TEXT;
+	struct xerr err = {0};
 	struct loop l = {.src = &src,
 	                 .sinks = text ? sinks : sinks + 1,
 	                 .n_sinks = text ? 2 : 1,
-	                 .pacer = {.ctx = &pace, .wait = o->speed > 0 ? replay_pace_wait : NULL}};
+	                 .pacer = {.ctx = &pace, .wait = o->speed > 0 ? replay_pace_wait : NULL},
+	                 .err = &err};
 	int rc = interval_loop(&l);
+	cli_say(&err);
 	batch_sink_free(&printer);
 	free(mark_pos);
 	return rc;

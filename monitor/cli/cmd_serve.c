@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cli/commands.h"
+#include "cli/fail.h"
 #include "cli/serve_http.h"
 #include "cli/stop.h"
 #include "core/loop.h"
@@ -20,11 +21,15 @@ static int serve(const struct cli_opts *o, struct exporter *ex, struct sample_so
 	        o->delay_s);
 	struct interval_sink sink = exporter_sink(ex);
 	struct pace_every pace = {.delay_s = &o->delay_s, .stop = &cli_stop_signal};
+	struct xerr err = {0};
 	struct loop l = {.src = &src,
 	                 .sinks = &sink,
 	                 .n_sinks = 1,
-	                 .pacer = {.ctx = &pace, .wait = pace_every_wait}};
-	return interval_loop(&l);
+	                 .pacer = {.ctx = &pace, .wait = pace_every_wait},
+	                 .err = &err};
+	int rc = interval_loop(&l);
+	cli_say(&err);
+	return rc;
 }
 
 /* The source, synthetic or live, through serve(). */
@@ -41,10 +46,10 @@ static int open_and_serve(const struct cli_opts *o, struct exporter *ex)
 		return rc;
 	}
 	struct live *live;
-	int rc = live_open(&live, &o->src);
-	if (rc)
-		return rc;
-	rc = serve(o, ex, live_source(live));
+	struct xerr err = {0};
+	if (live_open(&live, &o->src, &err))
+		return cli_fail(&err);
+	int rc = serve(o, ex, live_source(live));
 	live_close(live);
 	return rc;
 }
