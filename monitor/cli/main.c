@@ -14,31 +14,18 @@
 
 #include "cli/commands.h"
 
-/* The command cli_commands[] (options.c) names; the compiler checks that each has one. */
-static int run(enum cli_cmd cmd, int argc, char **argv)
-{
-	switch (cmd) {
-	case CMD_LIVE:
-		break;
-	case CMD_TOPOLOGY:
-		return cmd_topology(argc - 1, argv + 1);
-	case CMD_RECORD:
-		return cmd_record(argc - 1, argv + 1);
-	case CMD_MARK:
-		return cmd_mark(argc - 1, argv + 1);
-	case CMD_EXPORT:
-		return cmd_export(argc - 1, argv + 1);
-	case CMD_REPLAY:
-		return cmd_replay(argc - 1, argv + 1);
-	case CMD_EXPLAIN:
-		return cmd_explain(argc - 1, argv + 1);
-	case CMD_IMPORT:
-		return cmd_import(argc - 1, argv + 1);
-	case CMD_SERVE:
-		return cmd_serve(argc - 1, argv + 1);
-	}
-	return cmd_live(argc, argv);
-}
+/* What runs each command cli_commands[] (options.c) names; the live console is the
+ * rest. Checked against CLI_N_COMMANDS when compiled. */
+static const struct {
+	enum cli_cmd cmd;
+	int (*run)(int argc, char **argv);
+} runs[] = {
+    {CMD_TOPOLOGY, cmd_topology}, {CMD_RECORD, cmd_record}, {CMD_MARK, cmd_mark},
+    {CMD_EXPORT, cmd_export},     {CMD_REPLAY, cmd_replay}, {CMD_EXPLAIN, cmd_explain},
+    {CMD_IMPORT, cmd_import},     {CMD_SERVE, cmd_serve},
+};
+_Static_assert(sizeof(runs) / sizeof(runs[0]) == CLI_N_COMMANDS - 1,
+               "a run for every command but the live console");
 
 int main(int argc, char **argv)
 {
@@ -48,5 +35,9 @@ int main(int argc, char **argv)
 		printf("xiotop %s\n", XIOTOP_VERSION);
 		return 0;
 	}
-	return run(cli_command_named(argc > 1 ? argv[1] : NULL), argc, argv);
+	enum cli_cmd cmd = cli_command_named(argc > 1 ? argv[1] : NULL);
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++)
+		if (runs[i].cmd == cmd)
+			return runs[i].run(argc - 1, argv + 1);
+	return cmd_live(argc, argv);
 }

@@ -59,22 +59,7 @@ static int add_to_list(const char **list, size_t *n, const char *arg)
 	return 0;
 }
 
-/* --- the handlers: each option whose value is checked stores it here ---------- */
-
-static const char *take_delay(struct cli_opts *o, const char *arg)
-{
-	return parse_number(arg, 0.1, 3600, &o->delay_s) ? NULL
-	                                                 : "-d wants seconds between 0.1 and 3600";
-}
-
-static const char *take_iterations(struct cli_opts *o, const char *arg)
-{
-	double v;
-	if (!parse_number(arg, 1, 1e15, &v) || v != (double)(long)v)
-		return "-i wants a positive count";
-	o->iterations = (long)v;
-	return NULL;
-}
+/* --- the handlers: the options whose value no bounds can check ----------------- */
 
 /* explain's html is checked by cli_parse (batch output has none) */
 static const char *take_format(struct cli_opts *o, const char *arg)
@@ -86,49 +71,10 @@ static const char *take_format(struct cli_opts *o, const char *arg)
 	return batch_parse_format(arg, &o->format) ? "unknown --format" : NULL;
 }
 
-static const char *take_synthetic(struct cli_opts *o, const char *arg)
-{
-	double v;
-	if (!parse_number(arg, 1, 100000, &v) || v != (double)(unsigned)v)
-		return "--synthetic wants a count of domains";
-	o->synthetic = (unsigned)v;
-	return NULL;
-}
-
-static const char *take_speed(struct cli_opts *o, const char *arg)
-{
-	return parse_number(arg, REPLAY_SPEED_MIN, REPLAY_SPEED_MAX, &o->speed)
-	           ? NULL
-	           : "--speed wants a factor from 0.125 to 64";
-}
-
-static const char *take_duration(struct cli_opts *o, const char *arg)
-{
-	o->duration_s = parse_duration(arg);
-	return o->duration_s > 0 ? NULL : "--duration wants 90, 90s, 5m or 2h";
-}
-
-static const char *take_tail(struct cli_opts *o, const char *arg)
-{
-	return parse_number(arg, 0, 1e9, &o->tail_s) ? NULL : "--tail wants seconds (0 or more)";
-}
-
 static const char *take_print(struct cli_opts *o, const char *arg)
 {
 	o->print = true;
 	return batch_parse_format(arg, &o->print_format) ? "unknown --print format" : NULL;
-}
-
-static const char *take_period(struct cli_opts *o, const char *arg)
-{
-	o->period_s = parse_duration(arg);
-	return o->period_s >= 1 ? NULL : "--period wants 1s or more (90s, 5m, 1h, 1d)";
-}
-
-static const char *take_retain(struct cli_opts *o, const char *arg)
-{
-	o->retain_s = parse_duration(arg);
-	return o->retain_s >= 0 ? NULL : "--retain wants a duration (0: keep all, 7d)";
 }
 
 static const char *take_retain_size(struct cli_opts *o, const char *arg)
@@ -156,36 +102,28 @@ static const char *take_image_dir(struct cli_opts *o, const char *arg)
 	return NULL;
 }
 
-static const char *take_interval(struct cli_opts *o, const char *arg)
-{
-	return parse_number(arg, 0.1, 86400, &o->import_interval_s)
-	           ? NULL
-	           : "--interval wants seconds between 0.1 and 86400";
-}
-
-static const char *take_cpus(struct cli_opts *o, const char *arg)
-{
-	double v;
-	if (!parse_number(arg, 1, 65536, &v) || v != (double)(long)v)
-		return "--cpus wants a CPU count";
-	o->import_cpus = (long)v;
-	return NULL;
-}
-
 /* --- the tables --------------------------------------------------------------- */
 
 #define SOURCE_CMDS (CMD_LIVE | CMD_TOPOLOGY | CMD_RECORD | CMD_SERVE)
 
-/* An entry's route: its field (flags, plain strings) or its handler (checked values). */
-#define FLAG(field)   CLI_FLAG, offsetof(struct cli_opts, field), NULL
-#define STRING(field) CLI_STRING, offsetof(struct cli_opts, field), NULL
-#define TAKE(handler) CLI_TAKE, 0, handler
+/* An entry's route: its field and the bounds of its value, or its handler. AT() does
+ * not compile when the field is not of the type the route stores. */
+#define AT(type, field)                                                                            \
+	_Generic(((struct cli_opts *)0)->field, type : offsetof(struct cli_opts, field))
+#define FLAG(field)                CLI_FLAG, AT(bool, field), NULL, 0, 0, NULL
+#define STRING(field)              CLI_STRING, AT(const char *, field), NULL, 0, 0, NULL
+#define NUMBER(field, lo, hi, bad) CLI_NUMBER, AT(double, field), NULL, lo, hi, bad
+#define COUNT(field, lo, hi, bad)  CLI_COUNT, AT(long, field), NULL, lo, hi, bad
+#define DURATION(field, lo, bad)   CLI_DURATION, AT(double, field), NULL, lo, 1e15, bad
+#define TAKE(handler)              CLI_TAKE, 0, handler, 0, 0, NULL
 
 const struct cli_option cli_options[] = {
     {"batch", 'b', NULL, CMD_LIVE | CMD_REPLAY, "batch lines instead of the console", FLAG(batch)},
     {"delay", 'd', "SECONDS", CMD_LIVE | CMD_RECORD | CMD_SERVE,
-     "between samples, 0.1 to 3600 (default 3; record 1)", TAKE(take_delay)},
-    {"iterations", 'i', "COUNT", CMD_LIVE, "intervals to show, then exit", TAKE(take_iterations)},
+     "between samples, 0.1 to 3600 (default 3; record 1)",
+     NUMBER(delay_s, 0.1, 3600, "-d wants seconds between 0.1 and 3600")},
+    {"iterations", 'i', "COUNT", CMD_LIVE, "intervals to show, then exit",
+     COUNT(iterations, 1, 1e15, "-i wants a positive count")},
     {"format", 0, "F", CMD_LIVE | CMD_TOPOLOGY | CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
      "text, csv or json (topology: text or json; explain: text, json or html)", TAKE(take_format)},
     {"full-name", 'f', NULL, CMD_LIVE | CMD_EXPORT | CMD_REPLAY,
@@ -193,26 +131,29 @@ const struct cli_option cli_options[] = {
     {"dom0-first", 'z', NULL, CMD_LIVE | CMD_REPLAY, "console: Domain-0 first", FLAG(dom0_first)},
     {"from-file", 0, "FILE", CMD_LIVE, "with -b: a recording instead of the tracer",
      STRING(from_file)},
-    {"synthetic", 0, "N", CMD_LIVE | CMD_SERVE, NULL, TAKE(take_synthetic)},
+    {"synthetic", 0, "N", CMD_LIVE | CMD_SERVE, NULL,
+     COUNT(synthetic, 1, 100000, "--synthetic wants a count of domains")},
     {"output", 'o', "FILE", CMD_RECORD | CMD_MARK | CMD_EXPLAIN | CMD_IMPORT,
      "the recording (record, mark, import) or the report (explain)", STRING(output)},
     {"from", 0, "MARK|TIME", CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
      "window start: a mark's label, 2024-05-01T12:00:00Z (UTC) or +SECONDS", STRING(from)},
     {"to", 0, "MARK|TIME", CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN, "window end, as --from",
      STRING(to)},
-    {"speed", 0, "X", CMD_REPLAY, "play X times faster than recorded", TAKE(take_speed)},
-    {"duration", 0, "D", CMD_RECORD, "stop after D (90, 90s, 5m, 2h, 1d)", TAKE(take_duration)},
+    {"speed", 0, "X", CMD_REPLAY, "play X times faster than recorded",
+     NUMBER(speed, REPLAY_SPEED_MIN, REPLAY_SPEED_MAX, "--speed wants a factor from 0.125 to 64")},
+    {"duration", 0, "D", CMD_RECORD, "stop after D (90, 90s, 5m, 2h, 1d)",
+     DURATION(duration_s, 1e-9, "--duration wants 90, 90s, 5m or 2h")},
     {"tail", 0, "SECONDS", CMD_RECORD, "with -- COMMAND: keep recording after it ends (default 30)",
-     TAKE(take_tail)},
+     NUMBER(tail_s, 0, 1e9, "--tail wants seconds (0 or more)")},
     {"print", 0, "F", CMD_RECORD, "also print each interval as -b --format F would",
      TAKE(take_print)},
     {"dir", 0, "DIR", CMD_RECORD | CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
      "record: one file per --period in DIR; else: read DIR's files (--from/--to: TIMEs)",
      STRING(dir)},
     {"period", 0, "D", CMD_RECORD, "with --dir: a new file every D (default 1d)",
-     TAKE(take_period)},
+     DURATION(period_s, 1, "--period wants 1s or more (90s, 5m, 1h, 1d)")},
     {"retain", 0, "D", CMD_RECORD, "with --dir: remove files older than D (14d)",
-     TAKE(take_retain)},
+     DURATION(retain_s, 0, "--retain wants a duration (0: keep all, 7d)")},
     {"retain-size", 0, "SIZE", CMD_RECORD,
      "with --dir: oldest files go while DIR holds more than SIZE (2G; 0: no limit)",
      TAKE(take_retain_size)},
@@ -232,16 +173,18 @@ const struct cli_option cli_options[] = {
      STRING(import_vmstat)},
     {"iostat", 0, "LOG", CMD_IMPORT, "iostat -dx N output (sysstat, -t; or NetBSD -x)",
      STRING(import_iostat)},
-    {"interval", 0, "S", CMD_IMPORT, "the logs' N, when no log has -t times", TAKE(take_interval)},
+    {"interval", 0, "S", CMD_IMPORT, "the logs' N, when no log has -t times",
+     NUMBER(import_interval_s, 0.1, 86400, "--interval wants seconds between 0.1 and 86400")},
     {"start", 0, "TIME", CMD_IMPORT,
      "when logs without times started: 2026-05-01T12:00:00Z, or 2026-05-01 14:00 (local)",
      STRING(import_start)},
-    {"cpus", 0, "N", CMD_IMPORT, "dom0's CPU count, for vmstat's CPU percentages", TAKE(take_cpus)},
+    {"cpus", 0, "N", CMD_IMPORT, "dom0's CPU count, for vmstat's CPU percentages",
+     COUNT(import_cpus, 1, 65536, "--cpus wants a CPU count")},
     {"latency", 0, NULL, CMD_LIVE | CMD_RECORD | CMD_SERVE,
      "also time each domain's I/O (p50/p99, histogram): costs BPF time per I/O", FLAG(src.latency)},
     {"listen", 0, "ADDR:PORT", CMD_SERVE,
      "where /metrics is served (default 127.0.0.1:9717; [::1]:PORT for IPv6)", STRING(listen)},
-    {"help", 'h', NULL, ~0u, "this help", CLI_HELP, 0, NULL},
+    {"help", 'h', NULL, ~0u, "this help", CLI_HELP, 0, NULL, 0, 0, NULL},
 };
 #define N_OPTS (sizeof(cli_options) / sizeof(cli_options[0]))
 const size_t cli_n_options = N_OPTS;
@@ -257,7 +200,9 @@ const struct cli_command cli_commands[] = {
     {CMD_IMPORT, "import", "-o FILE [--xentop LOG] [--vmstat LOG] [--iostat LOG] [OPTIONS]", false},
     {CMD_SERVE, "serve", "[--listen ADDR:PORT] [OPTIONS]   (Prometheus /metrics)", false},
 };
-const size_t cli_n_commands = sizeof(cli_commands) / sizeof(cli_commands[0]);
+_Static_assert(sizeof(cli_commands) / sizeof(cli_commands[0]) == CLI_N_COMMANDS,
+               "one cli_commands[] entry per enum cli_cmd");
+const size_t cli_n_commands = CLI_N_COMMANDS;
 
 enum cli_cmd cli_command_named(const char *name)
 {
@@ -377,12 +322,27 @@ static void build_tables(enum cli_cmd cmd, struct option *longopts, char *shorto
 /* One option's value into o through its route. NULL, or what is wrong with it. */
 static const char *route(const struct cli_option *t, struct cli_opts *o, const char *arg)
 {
+	void *field = (char *)o + t->offset;
+	double v;
 	switch (t->route) {
+	case CLI_NUMBER:
+		return parse_number(arg, t->lo, t->hi, (double *)field) ? NULL : t->bad;
+	case CLI_COUNT:
+		if (!parse_number(arg, t->lo, t->hi, &v) || v != (double)(long)v)
+			return t->bad;
+		*(long *)field = (long)v;
+		return NULL;
+	case CLI_DURATION:
+		v = parse_duration(arg);
+		if (!(v >= t->lo))
+			return t->bad;
+		*(double *)field = v;
+		return NULL;
 	case CLI_FLAG:
-		*(bool *)((char *)o + t->offset) = true;
+		*(bool *)field = true;
 		return NULL;
 	case CLI_STRING:
-		*(const char **)((char *)o + t->offset) = arg;
+		*(const char **)field = arg;
 		return NULL;
 	case CLI_TAKE:
 		return t->take(o, arg);

@@ -13,9 +13,11 @@
  * cli/commands.h does.
  *
  * Adding an option is one entry of cli_options[] (options.c): FLAG(field) or
- * STRING(field) when the value needs no check, else TAKE(handler) with a handler that
- * stores the checked value and returns NULL or what is wrong; then its line in
- * docs/xiotop.8 (tests/check_docs.py fails until it is there).
+ * STRING(field) when the value needs no check; NUMBER, COUNT or DURATION(field, bounds,
+ * message) for a bounded number; else TAKE(handler) with a handler that stores the
+ * checked value and returns NULL or what is wrong. Then its line in docs/xiotop.8
+ * (tests/check_docs.py fails until it is there); tests/unit/test_options.c proves the
+ * entry reaches its field for every command that takes it.
  */
 #ifndef XIOTOP_OPTIONS_H
 #define XIOTOP_OPTIONS_H
@@ -26,7 +28,8 @@
 #include "sources/live.h"
 #include "ui/batch.h"
 
-/* The commands, as bits: which command an option belongs to. */
+/* The commands, as bits: which command an option belongs to. CLI_N_COMMANDS of them:
+ * cli_commands[] and main.c's dispatch are checked against it when compiled. */
 enum cli_cmd {
 	CMD_LIVE = 1 << 0, /* xiotop [-b] ...: the console or batch output */
 	CMD_TOPOLOGY = 1 << 1,
@@ -38,6 +41,7 @@ enum cli_cmd {
 	CMD_IMPORT = 1 << 7,
 	CMD_SERVE = 1 << 8, /* xiotop serve: Prometheus metrics over HTTP */
 };
+#define CLI_N_COMMANDS 9
 
 #define CLI_MAX_LIST 16 /* repeatable options (--domain, --claim) */
 
@@ -50,7 +54,7 @@ struct cli_opts {
 	bool format_html;      /* --format html (explain only) */
 	bool full_names;       /* -f */
 	bool dom0_first;       /* -z */
-	unsigned synthetic;    /* --synthetic N (hidden: benchmarks) */
+	long synthetic;        /* --synthetic N (hidden: benchmarks) */
 	const char *from_file; /* -b --from-file FILE */
 	const char *output;    /* -o FILE */
 	const char *from, *to; /* --from / --to MARK|TIME */
@@ -80,10 +84,13 @@ struct cli_opts {
 
 /* How an option's value reaches struct cli_opts. */
 enum cli_route {
-	CLI_FLAG,   /* a bool at offset, set true */
-	CLI_STRING, /* a const char * at offset, the argument as given */
-	CLI_TAKE,   /* take() checks and stores the argument */
-	CLI_HELP,   /* prints the usage (cli_parse returns 1) */
+	CLI_FLAG,     /* a bool at offset, set true */
+	CLI_STRING,   /* a const char * at offset, the argument as given */
+	CLI_NUMBER,   /* a double at offset, within [lo, hi] */
+	CLI_COUNT,    /* a long at offset: a whole number within [lo, hi] */
+	CLI_DURATION, /* a double at offset: seconds (90, 90s, 5m, 2h, 1d), at least lo */
+	CLI_TAKE,     /* take() checks and stores the argument */
+	CLI_HELP,     /* prints the usage (cli_parse returns 1) */
 };
 
 struct cli_opts;
@@ -94,9 +101,11 @@ struct cli_option {
 	unsigned cmds;    /* enum cli_cmd bits: the commands that take it */
 	const char *help; /* NULL: hidden (benchmarks' own options) */
 	enum cli_route route;
-	size_t offset; /* CLI_FLAG, CLI_STRING: the field in struct cli_opts */
+	size_t offset; /* all but CLI_TAKE, CLI_HELP: the field in struct cli_opts */
 	/* CLI_TAKE: stores arg (NULL for a flag) in o; NULL, or what is wrong with it */
 	const char *(*take)(struct cli_opts *o, const char *arg);
+	double lo, hi;   /* CLI_NUMBER, CLI_COUNT, CLI_DURATION: the bounds */
+	const char *bad; /* and what is wrong with a value out of them */
 };
 extern const struct cli_option cli_options[];
 extern const size_t cli_n_options;

@@ -160,6 +160,14 @@ static void every_route_is_well_formed(void **state)
 			assert_non_null(t->arg);
 			assert_null(t->take);
 			break;
+		case CLI_NUMBER:
+		case CLI_COUNT:
+		case CLI_DURATION:
+			assert_non_null(t->arg);
+			assert_non_null(t->bad); /* what is wrong with a value out of bounds */
+			assert_true(t->lo <= t->hi);
+			assert_null(t->take);
+			break;
 		case CLI_TAKE:
 			assert_non_null(t->take);
 			break;
@@ -201,6 +209,12 @@ static void bad_values_exit_2(void **state)
 	assert_true(o.format_html);
 	assert_int_equal(parse_one(CMD_IMPORT, "--cpus", "1.5", &o), 2);
 	assert_int_equal(parse_one(CMD_RECORD, "--retain-size", "2Q", &o), 2);
+	assert_int_equal(parse_one(CMD_RECORD, "--duration", "0", &o), 2);
+	assert_int_equal(parse_one(CMD_RECORD, "--period", "0.5s", &o), 2);
+	assert_int_equal(parse_one(CMD_RECORD, "--retain", "0", &o), 0); /* keep all */
+	assert_int_equal(parse_one(CMD_LIVE, "-i", "2.5", &o), 2);
+	assert_int_equal(parse_one(CMD_IMPORT, "--cpus", "8", &o), 0);
+	assert_int_equal(o.import_cpus, 8);
 }
 
 int main(void)
