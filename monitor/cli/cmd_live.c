@@ -12,6 +12,21 @@
 #include "sources/synthetic.h"
 #include "ui/console.h"
 
+int open_live(struct live **out, const struct source_opts *o)
+{
+	struct xerr err = {0};
+	if (live_open(out, o, &err))
+		return cli_fail(&err);
+	char refused[256];
+	map_updates_describe(live_map_updates(*out), refused, sizeof(refused));
+	if (refused[0])
+		fprintf(stderr,
+		        "xiotop: BPF maps refused topology entries (%s): their I/O goes to no "
+		        "domain or the wrong one\n",
+		        refused);
+	return 0;
+}
+
 int cmd_topology(int argc, char **argv)
 {
 	struct cli_opts o;
@@ -114,9 +129,9 @@ int cmd_live(int argc, char **argv)
 		return rc;
 	}
 	struct live *live;
-	struct xerr err = {0};
-	if (live_open(&live, &o.src, &err))
-		return cli_fail(&err);
+	rc = open_live(&live, &o.src);
+	if (rc)
+		return rc;
 	rc = watch(&o, live_source(live));
 	live_close(live);
 	return rc;

@@ -313,8 +313,7 @@ static int open_session(struct session *s)
 		if (open_file(s, 0))
 			return 2;
 	}
-	struct xerr err = {0};
-	int rc = live_open(&s->live, &o->src, &err) ? cli_fail(&err) : 0;
+	int rc = open_live(&s->live, &o->src);
 	if (rc) {
 		/* Nothing recorded: leave no file behind that looks like a recording. */
 		if (s->rec) {

@@ -46,10 +46,10 @@ static int open_and_serve(const struct cli_opts *o, struct exporter *ex)
 		return rc;
 	}
 	struct live *live;
-	struct xerr err = {0};
-	if (live_open(&live, &o->src, &err))
-		return cli_fail(&err);
-	int rc = serve(o, ex, live_source(live));
+	int rc = open_live(&live, &o->src);
+	if (rc)
+		return rc;
+	rc = serve(o, ex, live_source(live));
 	live_close(live);
 	return rc;
 }

@@ -136,6 +136,11 @@ const char *live_tracer_mode(const struct live *l)
 	return tracer_mode(l->tracer);
 }
 
+const struct map_updates *live_map_updates(const struct live *l)
+{
+	return tracer_map_updates(l->tracer);
+}
+
 const char *live_tracer_hooks(const struct live *l)
 {
 	return tracer_hooks(l->tracer);

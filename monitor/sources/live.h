@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "core/source.h"
+#include "sources/map_updates.h"
 #include "sources/topology/topology.h"
 
 #define SOURCE_MAX_IMAGE_DIRS 16
@@ -37,6 +38,8 @@ struct sample_source live_source(struct live *l);
 /* Which programs and hooks the tracer runs: "tp_btf" / "raw_tp", and the hooks line. */
 const char *live_tracer_mode(const struct live *l);
 const char *live_tracer_hooks(const struct live *l);
+/* The topology entries the tracer's maps refused so far (in lost_events too). */
+const struct map_updates *live_map_updates(const struct live *l);
 void live_close(struct live *l); /* NULL: nothing */
 
 #endif
