@@ -1,5 +1,6 @@
 /* console_loop.h - what the live loop (console.c) and the replay loop (console_replay.c)
- * share: one run's terminal, state, and the interval on screen. Internal to ui/console*.c.
+ * share: one run's terminal, state, and the interval on screen, shown, keyed and drawn
+ * by console_frame.c, which calls neither loop. Internal to ui/console*.c.
  *
  * Contract: intervals live in two fixed slots, because the state points at the interval
  * shown: it may not move while shown. The slot not shown takes the next interval

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "cli/commands.h"
+#include "cli/fail.h"
 #include "core/sanitize.h"
 #include "core/loop.h"
 #include "record/rec_dir.h"
@@ -16,8 +17,11 @@ static int print_source(struct sample_source src, const struct cli_opts *o)
 	struct batch_sink printer = {.out = stdout,
 	                             .opts = {.format = o->format, .full_names = o->full_names}};
 	struct interval_sink sink = batch_sink(&printer);
-	struct loop l = {.src = &src, .sinks = &sink, .n_sinks = 1, .max_intervals = o->iterations};
+	struct xerr err = {0};
+	struct loop l = {
+	    .src = &src, .sinks = &sink, .n_sinks = 1, .max_intervals = o->iterations, .err = &err};
 	int rc = interval_loop(&l);
+	cli_say(&err);
 	batch_sink_free(&printer);
 	return rc;
 }

@@ -5,25 +5,26 @@
 #include <stdio.h>
 
 #include "cli/commands.h"
+#include "cli/fail.h"
+#include "cli/stop.h"
 #include "core/loop.h"
 #include "record/rec_registry.h"
 #include "sources/synthetic.h"
 #include "ui/console.h"
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
+int open_live(struct live **out, const struct source_opts *o)
 {
-	(void)sig;
-	stop_requested = 1;
-}
-
-static void catch_stop_signals(void)
-{
-	struct sigaction sa = {.sa_handler = on_signal};
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL); /* the terminal went away: stop like Ctrl-C */
+	struct xerr err = {0};
+	if (live_open(out, o, &err))
+		return cli_fail(&err);
+	char refused[256];
+	map_updates_describe(live_map_updates(*out), refused, sizeof(refused));
+	if (refused[0])
+		fprintf(stderr,
+		        "xiotop: BPF maps refused topology entries (%s): their I/O goes to no "
+		        "domain or the wrong one\n",
+		        refused);
+	return 0;
 }
 
 int cmd_topology(int argc, char **argv)
@@ -74,19 +75,22 @@ static int watch(const struct cli_opts *o, struct sample_source src)
 		                          .iterations = o->iterations,
 		                          .full_names = o->full_names,
 		                          .dom0_first = o->dom0_first,
-		                          .stop = &stop_requested};
+		                          .stop = &cli_stop_signal};
 		return console_run(&co, &feed);
 	}
 	struct batch_sink printer = {.out = stdout,
 	                             .opts = {.format = o->format, .full_names = o->full_names}};
 	struct interval_sink sink = batch_sink(&printer);
-	struct pace_every pace = {.delay_s = &o->delay_s, .stop = &stop_requested};
+	struct pace_every pace = {.delay_s = &o->delay_s, .stop = &cli_stop_signal};
+	struct xerr err = {0};
 	struct loop l = {.src = &src,
 	                 .sinks = &sink,
 	                 .n_sinks = 1,
 	                 .pacer = {.ctx = &pace, .wait = pace_every_wait},
-	                 .max_intervals = o->iterations};
+	                 .max_intervals = o->iterations,
+	                 .err = &err};
 	int rc = interval_loop(&l);
+	cli_say(&err);
 	batch_sink_free(&printer);
 	return rc;
 }
@@ -113,7 +117,7 @@ int cmd_live(int argc, char **argv)
 		}
 		return print_recording(o.from_file, &o);
 	}
-	catch_stop_signals();
+	cli_catch_stop();
 	if (o.synthetic) {
 		struct synthetic *syn = synthetic_open(o.synthetic);
 		if (!syn) {
@@ -125,7 +129,7 @@ int cmd_live(int argc, char **argv)
 		return rc;
 	}
 	struct live *live;
-	rc = live_open(&live, &o.src);
+	rc = open_live(&live, &o.src);
 	if (rc)
 		return rc;
 	rc = watch(&o, live_source(live));

@@ -24,6 +24,8 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/fail.h"
+#include "cli/stop.h"
 #include "core/clock.h"
 #include "core/loop.h"
 #include "sources/live.h"
@@ -31,13 +33,7 @@
 #include "record/rec_dir.h"
 #include "record/record.h"
 
-static volatile sig_atomic_t stop_signal;   /* the signal that asked us to stop */
 static volatile sig_atomic_t child_changed; /* SIGCHLD arrived */
-
-static void on_stop(int sig)
-{
-	stop_signal = sig;
-}
 
 static void on_child(int sig)
 {
@@ -112,7 +108,7 @@ static bool reap(struct wrapped *w, struct rec_writer *rec)
  * and the sleep. */
 static void wait_until(int64_t deadline, const sigset_t *wait_mask)
 {
-	while (!stop_signal && !child_changed) {
+	while (!cli_stop_signal && !child_changed) {
 		int64_t left = deadline - clock_mono_ns();
 		if (left <= 0)
 			return;
@@ -206,7 +202,7 @@ static enum pace record_wait(void *ctx)
 				s->command_end_ns = clock_mono_ns();
 		}
 		now = clock_mono_ns();
-		if (stop_signal)
+		if (cli_stop_signal)
 			return now - s->last_sample_ns > 10000000 ? PACE_LAST : PACE_STOP;
 		if (now >= s->next_ns)
 			return PACE_DUE;
@@ -266,10 +262,8 @@ static void catch_signals(sigset_t *wait_mask)
 	sigaddset(&blocked, SIGTERM);
 	sigaddset(&blocked, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &blocked, wait_mask);
-	struct sigaction stop_sa = {.sa_handler = on_stop}, child_sa = {.sa_handler = on_child};
-	sigaction(SIGINT, &stop_sa, NULL);
-	sigaction(SIGTERM, &stop_sa, NULL);
-	sigaction(SIGHUP, &stop_sa, NULL);
+	cli_catch_stop();
+	struct sigaction child_sa = {.sa_handler = on_child};
 	sigaction(SIGCHLD, &child_sa, NULL);
 	sigdelset(wait_mask, SIGINT);
 	sigdelset(wait_mask, SIGTERM);
@@ -319,7 +313,7 @@ static int open_session(struct session *s)
 		if (open_file(s, 0))
 			return 2;
 	}
-	int rc = live_open(&s->live, &o->src);
+	int rc = open_live(&s->live, &o->src);
 	if (rc) {
 		/* Nothing recorded: leave no file behind that looks like a recording. */
 		if (s->rec) {
@@ -341,11 +335,14 @@ static int run(struct session *s)
 	struct sample_source src = live_source(s->live);
 	s->start_ns = s->next_ns = clock_mono_ns();
 	s->command_end_ns = -1;
+	struct xerr err = {0};
 	struct loop l = {.src = &src,
 	                 .sinks = sinks,
 	                 .n_sinks = s->o->print ? 2 : 1,
-	                 .pacer = {.ctx = s, .wait = record_wait}};
+	                 .pacer = {.ctx = s, .wait = record_wait},
+	                 .err = &err};
 	int rc = interval_loop(&l);
+	cli_say(&err);
 	batch_sink_free(&printer);
 	return s->status ? s->status : rc;
 }
@@ -356,7 +353,7 @@ static void stop_command(struct wrapped *cmd, struct rec_writer *rec)
 {
 	if (!cmd->pid)
 		return;
-	if (stop_signal == SIGTERM)
+	if (cli_stop_signal == SIGTERM)
 		kill(cmd->pid, SIGTERM);
 	for (int i = 0; i < 40 && cmd->pid; i++) {
 		struct timespec ts = {0, 50000000};

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/fail.h"
+#include "cli/stop.h"
 #include "core/clock.h"
 #include "core/loop.h"
 #include "core/sanitize.h"
@@ -117,22 +119,17 @@ static int play(struct rec_reader *r, const struct replay_opts *o)
 	struct interval_sink sinks[2] = {{.ctx = &marks, .sample = print_marks_at},
 	                                 batch_sink(&printer)};
 	bool text = o->batch.format == BATCH_TEXT;
+	struct xerr err = {0};
 	struct loop l = {.src = &src,
 	                 .sinks = text ? sinks : sinks + 1,
 	                 .n_sinks = text ? 2 : 1,
-	                 .pacer = {.ctx = &pace, .wait = o->speed > 0 ? replay_pace_wait : NULL}};
+	                 .pacer = {.ctx = &pace, .wait = o->speed > 0 ? replay_pace_wait : NULL},
+	                 .err = &err};
 	int rc = interval_loop(&l);
+	cli_say(&err);
 	batch_sink_free(&printer);
 	free(mark_pos);
 	return rc;
-}
-
-static volatile sig_atomic_t stop_console;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	stop_console = 1;
 }
 
 /* The console over the window: Ctrl-C and a closed terminal end it with the terminal
@@ -156,11 +153,8 @@ static int browse(struct rec_reader *r, const struct replay_opts *o)
 	struct console_opts co = {.delay_s = 1,
 	                          .full_names = o->batch.full_names,
 	                          .dom0_first = o->dom0_first,
-	                          .stop = &stop_console};
-	struct sigaction sa = {.sa_handler = on_stop};
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	                          .stop = &cli_stop_signal};
+	cli_catch_stop();
 	int rc = console_run(&co, &feed);
 	if (rc == 1 && replay_feed_error(f)[0]) {
 		fprintf(stderr, "xiotop: %s\n", replay_feed_error(f));

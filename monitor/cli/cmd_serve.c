@@ -6,19 +6,13 @@
 #include <stdio.h>
 
 #include "cli/commands.h"
+#include "cli/fail.h"
 #include "cli/serve_http.h"
+#include "cli/stop.h"
 #include "core/loop.h"
 #include "export/exporter.h"
 #include "record/record.h"
 #include "sources/synthetic.h"
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
 
 /* The loop over src into ex, until a signal or a failure. */
 static int serve(const struct cli_opts *o, struct exporter *ex, struct sample_source src)
@@ -26,12 +20,16 @@ static int serve(const struct cli_opts *o, struct exporter *ex, struct sample_so
 	fprintf(stderr, "xiotop serve: http://%s/metrics, a sample every %g s\n", o->listen,
 	        o->delay_s);
 	struct interval_sink sink = exporter_sink(ex);
-	struct pace_every pace = {.delay_s = &o->delay_s, .stop = &stop_requested};
+	struct pace_every pace = {.delay_s = &o->delay_s, .stop = &cli_stop_signal};
+	struct xerr err = {0};
 	struct loop l = {.src = &src,
 	                 .sinks = &sink,
 	                 .n_sinks = 1,
-	                 .pacer = {.ctx = &pace, .wait = pace_every_wait}};
-	return interval_loop(&l);
+	                 .pacer = {.ctx = &pace, .wait = pace_every_wait},
+	                 .err = &err};
+	int rc = interval_loop(&l);
+	cli_say(&err);
+	return rc;
 }
 
 /* The source, synthetic or live, through serve(). */
@@ -48,7 +46,7 @@ static int open_and_serve(const struct cli_opts *o, struct exporter *ex)
 		return rc;
 	}
 	struct live *live;
-	int rc = live_open(&live, &o->src);
+	int rc = open_live(&live, &o->src);
 	if (rc)
 		return rc;
 	rc = serve(o, ex, live_source(live));
@@ -65,10 +63,7 @@ int cmd_serve(int argc, char **argv)
 		return rc == 1 ? 0 : rc;
 	if (o.n_args)
 		return cli_bad_usage(CMD_SERVE, "unexpected argument");
-	struct sigaction sa = {.sa_handler = on_signal};
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	cli_catch_stop();
 	struct exporter *ex = exporter_open(XIOTOP_VERSION);
 	if (!ex) {
 		fprintf(stderr, "xiotop serve: out of memory\n");

@@ -22,6 +22,11 @@ int cmd_import(int argc, char **argv); /* logs of xentop, vmstat, iostat -> a re
 int cmd_explain(int argc, char **argv);
 int cmd_serve(int argc, char **argv); /* Prometheus /metrics over HTTP (cmd_serve.c) */
 
+/* live_open() for a command: 0, or the exit status after its failure was said. Says too
+ * which topology entries the BPF maps refused at once: they fall in the first sample,
+ * which no interval's lost_events counts. */
+int open_live(struct live **out, const struct source_opts *o);
+
 /* Recorded intervals of FILE's window [o->from, o->to] as `xiotop -b` prints them (at
  * most o->iterations; 0: all): `xiotop export` and `xiotop -b --from-file`. */
 int print_recording(const char *path, const struct cli_opts *o);

@@ -1,7 +1,7 @@
 /* main.c - which command: the first argument names it, else the live console/batch.
  *
  *   xiotop [-b] [OPTIONS]                  the console, or batch lines (cmd_live.c)
- *   xiotop topology|record|mark|export|replay|explain|import|serve ...   (commands.h)
+ *   xiotop COMMAND ...                     a command named in options.c's cli_commands[]
  *   xiotop COMMAND --help                  each command's options (options.c)
  *   xiotop --version
  *
@@ -14,23 +14,30 @@
 
 #include "cli/commands.h"
 
+/* What runs each command cli_commands[] (options.c) names; the live console is the
+ * rest. Checked against CLI_N_COMMANDS when compiled. */
+static const struct {
+	enum cli_cmd cmd;
+	int (*run)(int argc, char **argv);
+} runs[] = {
+    {CMD_TOPOLOGY, cmd_topology}, {CMD_RECORD, cmd_record}, {CMD_MARK, cmd_mark},
+    {CMD_EXPORT, cmd_export},     {CMD_REPLAY, cmd_replay}, {CMD_EXPLAIN, cmd_explain},
+    {CMD_IMPORT, cmd_import},     {CMD_SERVE, cmd_serve},
+};
+_Static_assert(sizeof(runs) / sizeof(runs[0]) == CLI_N_COMMANDS - 1,
+               "a run for every command but the live console");
+
 int main(int argc, char **argv)
 {
-	static const struct {
-		const char *name;
-		int (*run)(int argc, char **argv);
-	} subcommands[] = {{"record", cmd_record},     {"replay", cmd_replay},
-	                   {"export", cmd_export},     {"mark", cmd_mark},
-	                   {"topology", cmd_topology}, {"import", cmd_import},
-	                   {"explain", cmd_explain},   {"serve", cmd_serve}};
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc > 1 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
 		printf("xiotop %s\n", XIOTOP_VERSION);
 		return 0;
 	}
-	for (size_t i = 0; argc > 1 && i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
-		if (!strcmp(argv[1], subcommands[i].name))
-			return subcommands[i].run(argc - 1, argv + 1);
+	enum cli_cmd cmd = cli_command_named(argc > 1 ? argv[1] : NULL);
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++)
+		if (runs[i].cmd == cmd)
+			return runs[i].run(argc - 1, argv + 1);
 	return cmd_live(argc, argv);
 }

@@ -9,214 +9,6 @@
 #include "record/replay.h"
 #include "ui/fields.h"
 
-enum opt_id {
-	O_BATCH = 'b',
-	O_DELAY = 'd',
-	O_ITER = 'i',
-	O_FULL = 'f',
-	O_DOM0 = 'z',
-	O_OUTPUT = 'o',
-	O_HELP = 'h',
-	O_FORMAT = 256,
-	O_FROM_FILE,
-	O_SYNTHETIC,
-	O_FROM,
-	O_TO,
-	O_SPEED,
-	O_DURATION,
-	O_TAIL,
-	O_PRINT,
-	O_DIR,
-	O_PERIOD,
-	O_RETAIN,
-	O_RETAIN_SIZE,
-	O_AGAINST,
-	O_DOMAIN,
-	O_CLAIM,
-	O_DUMP,
-	O_SYSFS,
-	O_PROC,
-	O_IMAGE_DIR,
-	O_LISTEN,
-	O_XENTOP,
-	O_VMSTAT,
-	O_IOSTAT,
-	O_INTERVAL,
-	O_START,
-	O_CPUS,
-	O_LATENCY,
-};
-
-#define SOURCE_CMDS (CMD_LIVE | CMD_TOPOLOGY | CMD_RECORD | CMD_SERVE)
-
-/* Where a plain option lands in struct cli_opts: a flag set true, or its argument kept
- * as given. Every other option is checked and converted in take(). */
-enum opt_target { T_CHECKED, T_FLAG, T_STRING };
-
-struct opt {
-	enum opt_id id;
-	const char *name;
-	const char *arg;  /* NULL: a flag */
-	unsigned cmds;    /* enum cli_cmd bits */
-	const char *help; /* NULL: hidden */
-	enum opt_target target;
-	size_t offset; /* T_FLAG, T_STRING: the field in struct cli_opts */
-};
-
-#define FLAG(field)   T_FLAG, offsetof(struct cli_opts, field)
-#define STRING(field) T_STRING, offsetof(struct cli_opts, field)
-
-static const struct opt table[] = {
-    {O_BATCH, "batch", NULL, CMD_LIVE | CMD_REPLAY, "batch lines instead of the console",
-     FLAG(batch)},
-    {O_DELAY, "delay", "SECONDS", CMD_LIVE | CMD_RECORD | CMD_SERVE,
-     "between samples, 0.1 to 3600 (default 3; record 1)", T_CHECKED, 0},
-    {O_ITER, "iterations", "COUNT", CMD_LIVE, "intervals to show, then exit", T_CHECKED, 0},
-    {O_FORMAT, "format", "F", CMD_LIVE | CMD_TOPOLOGY | CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
-     "text, csv or json (topology: text or json; explain: text, json or html)", T_CHECKED, 0},
-    {O_FULL, "full-name", NULL, CMD_LIVE | CMD_EXPORT | CMD_REPLAY,
-     "do not cut names (-b text: and show every column)", FLAG(full_names)},
-    {O_DOM0, "dom0-first", NULL, CMD_LIVE | CMD_REPLAY, "console: Domain-0 first",
-     FLAG(dom0_first)},
-    {O_FROM_FILE, "from-file", "FILE", CMD_LIVE, "with -b: a recording instead of the tracer",
-     STRING(from_file)},
-    {O_SYNTHETIC, "synthetic", "N", CMD_LIVE | CMD_SERVE, NULL, T_CHECKED, 0},
-    {O_OUTPUT, "output", "FILE", CMD_RECORD | CMD_MARK | CMD_EXPLAIN | CMD_IMPORT,
-     "the recording (record, mark, import) or the report (explain)", STRING(output)},
-    {O_FROM, "from", "MARK|TIME", CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
-     "window start: a mark's label, 2024-05-01T12:00:00Z (UTC) or +SECONDS", STRING(from)},
-    {O_TO, "to", "MARK|TIME", CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN, "window end, as --from",
-     STRING(to)},
-    {O_SPEED, "speed", "X", CMD_REPLAY, "play X times faster than recorded", T_CHECKED, 0},
-    {O_DURATION, "duration", "D", CMD_RECORD, "stop after D (90, 90s, 5m, 2h, 1d)", T_CHECKED, 0},
-    {O_TAIL, "tail", "SECONDS", CMD_RECORD,
-     "with -- COMMAND: keep recording after it ends (default 30)", T_CHECKED, 0},
-    {O_PRINT, "print", "F", CMD_RECORD, "also print each interval as -b --format F would",
-     T_CHECKED, 0},
-    {O_DIR, "dir", "DIR", CMD_RECORD | CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
-     "record: one file per --period in DIR; else: read DIR's files (--from/--to: TIMEs)",
-     STRING(dir)},
-    {O_PERIOD, "period", "D", CMD_RECORD, "with --dir: a new file every D (default 1d)", T_CHECKED,
-     0},
-    {O_RETAIN, "retain", "D", CMD_RECORD, "with --dir: remove files older than D (14d)", T_CHECKED,
-     0},
-    {O_RETAIN_SIZE, "retain-size", "SIZE", CMD_RECORD,
-     "with --dir: oldest files go while DIR holds more than SIZE (2G; 0: no limit)", T_CHECKED, 0},
-    {O_AGAINST, "against", "MARK..MARK", CMD_EXPLAIN, "compare with this window of FILE",
-     STRING(against)},
-    {O_DOMAIN, "domain", "ID|NAME", CMD_EXPLAIN, "only this domain (repeatable)", T_CHECKED, 0},
-    {O_CLAIM, "claim", "FILE[@DOMAIN]", CMD_EXPLAIN,
-     "a benchmark's own output to check (dd, fio JSON, bonnie++ CSV, iozone)", T_CHECKED, 0},
-    {O_DUMP, "xenstore-dump", "FILE", SOURCE_CMDS, "topology from xenstore-ls (-f) text",
-     STRING(src.xenstore_dump)},
-    {O_SYSFS, "sysfs-root", "DIR", SOURCE_CMDS, "fixture tree instead of /sys",
-     STRING(src.roots.sysfs)},
-    {O_PROC, "proc-root", "DIR", SOURCE_CMDS, "fixture tree instead of /proc",
-     STRING(src.roots.proc)},
-    {O_IMAGE_DIR, "image-dir", "DIR", SOURCE_CMDS,
-     "(repeatable) where files named in xenstore may be, besides /dev", T_CHECKED, 0},
-    {O_XENTOP, "xentop", "LOG", CMD_IMPORT, "xentop -b -d N output (Linux or NetBSD; -x -n -v)",
-     T_CHECKED, 0},
-    {O_VMSTAT, "vmstat", "LOG", CMD_IMPORT, "vmstat N output (procps, -t; or NetBSD)", T_CHECKED,
-     0},
-    {O_IOSTAT, "iostat", "LOG", CMD_IMPORT, "iostat -dx N output (sysstat, -t; or NetBSD -x)",
-     T_CHECKED, 0},
-    {O_INTERVAL, "interval", "S", CMD_IMPORT, "the logs' N, when no log has -t times", T_CHECKED,
-     0},
-    {O_START, "start", "TIME", CMD_IMPORT,
-     "when logs without times started: 2026-05-01T12:00:00Z, or 2026-05-01 14:00 (local)",
-     T_CHECKED, 0},
-    {O_CPUS, "cpus", "N", CMD_IMPORT, "dom0's CPU count, for vmstat's CPU percentages", T_CHECKED,
-     0},
-    {O_LATENCY, "latency", NULL, CMD_LIVE | CMD_RECORD | CMD_SERVE,
-     "also time each domain's I/O (p50/p99, histogram): costs BPF time per I/O", FLAG(src.latency)},
-    {O_LISTEN, "listen", "ADDR:PORT", CMD_SERVE,
-     "where /metrics is served (default 127.0.0.1:9717; [::1]:PORT for IPv6)", STRING(listen)},
-    {O_HELP, "help", NULL, ~0u, "this help", T_CHECKED, 0},
-};
-#define N_OPTS (sizeof(table) / sizeof(table[0]))
-
-static const struct {
-	enum cli_cmd cmd;
-	const char *name, *synopsis;
-	bool wraps; /* stops at the first non-option: what follows is a command */
-} commands[] = {
-    {CMD_LIVE, "", "[-b] [OPTIONS]   (the console; -b: batch lines)", false},
-    {CMD_TOPOLOGY, "topology", "[OPTIONS]", false},
-    {CMD_RECORD, "record", "-o FILE [OPTIONS] [-- COMMAND ARGS...]", true},
-    {CMD_MARK, "mark", "[-o FILE] LABEL", false},
-    {CMD_EXPORT, "export", "FILE [OPTIONS]", false},
-    {CMD_REPLAY, "replay", "FILE [OPTIONS]   (the console on a terminal, else batch lines)", false},
-    {CMD_EXPLAIN, "explain", "FILE [FILE2] [OPTIONS]", false},
-    {CMD_IMPORT, "import", "-o FILE [--xentop LOG] [--vmstat LOG] [--iostat LOG] [OPTIONS]", false},
-    {CMD_SERVE, "serve", "[--listen ADDR:PORT] [OPTIONS]   (Prometheus /metrics)", false},
-};
-
-static int command_index(enum cli_cmd cmd)
-{
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (commands[i].cmd == cmd)
-			return (int)i;
-	return 0;
-}
-
-void cli_defaults(struct cli_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->delay_s = 3.0;
-	o->tail_s = 30.0;
-	o->period_s = 86400;
-	o->retain_s = 14 * 86400;
-	o->retain_bytes = 2.0 * 1024 * 1024 * 1024;
-	o->listen = "127.0.0.1:9717";
-	o->format = BATCH_TEXT;
-	o->src.roots = (struct xt_roots){.sysfs = "/sys", .proc = "/proc", .dev = "/dev"};
-}
-
-void cli_usage(enum cli_cmd cmd, FILE *out)
-{
-	int c = command_index(cmd);
-	fprintf(out, "usage: xiotop%s%s %s\n", commands[c].name[0] ? " " : "", commands[c].name,
-	        commands[c].synopsis);
-	for (size_t i = 0; i < N_OPTS; i++) {
-		const struct opt *t = &table[i];
-		if (!(t->cmds & cmd) || !t->help)
-			continue;
-		char left[48];
-		if (t->id < 256)
-			snprintf(left, sizeof(left), "-%c, --%s%s%s", t->id, t->name,
-			         t->arg ? " " : "", t->arg ? t->arg : "");
-		else
-			snprintf(left, sizeof(left), "    --%s%s%s", t->name, t->arg ? " " : "",
-			         t->arg ? t->arg : "");
-		fprintf(out, "  %-30s %s\n", left, t->help);
-	}
-	if (!(cmd & (CMD_LIVE | CMD_REPLAY | CMD_EXPORT)))
-		return;
-	fprintf(out,
-	        "columns of the console and -b text, with their CSV/JSON key (a narrow screen\n"
-	        "and -b text's 80 columns drop the least important first; -b -f shows all):\n");
-	for (int i = 0; i < FIELD_COUNT; i++) {
-		char line[256];
-		fields_help_line(field_get((enum field_id)i), true, line, sizeof(line));
-		fprintf(out, "  %s\n", line);
-	}
-	if (cmd != CMD_LIVE)
-		return;
-	fprintf(out, "commands (each has --help):\n");
-	for (size_t i = 1; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  xiotop %s %s\n", commands[i].name, commands[i].synopsis);
-	fprintf(out, "  xiotop --version\n");
-}
-
-int cli_bad_usage(enum cli_cmd cmd, const char *what)
-{
-	int c = command_index(cmd);
-	fprintf(stderr, "xiotop%s%s: %s\n", commands[c].name[0] ? " " : "", commands[c].name, what);
-	cli_usage(cmd, stderr);
-	return 2;
-}
-
 /* A number with one of the suffixes (each with its factor), or none; -1 if malformed. */
 static double parse_scaled(const char *s, const char *const *suffixes, const double *factors)
 {
@@ -267,126 +59,297 @@ static int add_to_list(const char **list, size_t *n, const char *arg)
 	return 0;
 }
 
-/* The options of `xiotop import` (the last ones of enum opt_id). */
-static const char *take_import(struct cli_opts *o, enum opt_id id, const char *arg)
+/* --- the handlers: the options whose value no bounds can check ----------------- */
+
+/* explain's html is checked by cli_parse (batch output has none) */
+static const char *take_format(struct cli_opts *o, const char *arg)
 {
-	double v;
-	switch (id) {
-	case O_XENTOP:
-		o->import_xentop = arg;
+	o->format_given = true;
+	o->format_html = !strcmp(arg, "html");
+	if (o->format_html)
 		return NULL;
-	case O_VMSTAT:
-		o->import_vmstat = arg;
-		return NULL;
-	case O_IOSTAT:
-		o->import_iostat = arg;
-		return NULL;
-	case O_INTERVAL:
-		return parse_number(arg, 0.1, 86400, &o->import_interval_s)
-		           ? NULL
-		           : "--interval wants seconds between 0.1 and 86400";
-	case O_START:
-		o->import_start = arg;
-		return NULL;
-	case O_CPUS:
-		if (!parse_number(arg, 1, 65536, &v) || v != (double)(long)v)
-			return "--cpus wants a CPU count";
-		o->import_cpus = (long)v;
-		return NULL;
-	default:
-		break;
-	}
+	return batch_parse_format(arg, &o->format) ? "unknown --format" : NULL;
+}
+
+static const char *take_print(struct cli_opts *o, const char *arg)
+{
+	o->print = true;
+	return batch_parse_format(arg, &o->print_format) ? "unknown --print format" : NULL;
+}
+
+static const char *take_retain_size(struct cli_opts *o, const char *arg)
+{
+	o->retain_bytes = parse_size(arg);
+	return o->retain_bytes >= 0 ? NULL : "--retain-size wants bytes (500M, 2G; 0: any)";
+}
+
+static const char *take_domain(struct cli_opts *o, const char *arg)
+{
+	return add_to_list(o->domains, &o->n_domains, arg) ? "too many --domain" : NULL;
+}
+
+static const char *take_claim(struct cli_opts *o, const char *arg)
+{
+	return add_to_list(o->claims, &o->n_claims, arg) ? "too many --claim" : NULL;
+}
+
+static const char *take_image_dir(struct cli_opts *o, const char *arg)
+{
+	if (arg[0] != '/' || o->src.roots.n_image_dirs == SOURCE_MAX_IMAGE_DIRS)
+		return "--image-dir wants an absolute path (16 at most)";
+	o->src.image_dirs[o->src.roots.n_image_dirs++] = arg;
+	o->src.roots.image_dirs = o->src.image_dirs;
 	return NULL;
 }
 
-/* One option's value into o. NULL, or what is wrong with it. */
-static const char *take(struct cli_opts *o, enum opt_id id, const char *arg)
+/* --- the tables --------------------------------------------------------------- */
+
+#define SOURCE_CMDS (CMD_LIVE | CMD_TOPOLOGY | CMD_RECORD | CMD_SERVE)
+
+/* An entry's route: its field and the bounds of its value, or its handler. AT() does
+ * not compile when the field is not of the type the route stores. */
+#define AT(type, field)                                                                            \
+	_Generic(((struct cli_opts *)0)->field, type : offsetof(struct cli_opts, field))
+#define FLAG(field)                CLI_FLAG, AT(bool, field), NULL, 0, 0, NULL
+#define STRING(field)              CLI_STRING, AT(const char *, field), NULL, 0, 0, NULL
+#define NUMBER(field, lo, hi, bad) CLI_NUMBER, AT(double, field), NULL, lo, hi, bad
+#define COUNT(field, lo, hi, bad)  CLI_COUNT, AT(long, field), NULL, lo, hi, bad
+#define DURATION(field, lo, bad)   CLI_DURATION, AT(double, field), NULL, lo, 1e15, bad
+#define TAKE(handler)              CLI_TAKE, 0, handler, 0, 0, NULL
+
+const struct cli_option cli_options[] = {
+    {"batch", 'b', NULL, CMD_LIVE | CMD_REPLAY, "batch lines instead of the console", FLAG(batch)},
+    {"delay", 'd', "SECONDS", CMD_LIVE | CMD_RECORD | CMD_SERVE,
+     "between samples, 0.1 to 3600 (default 3; record 1)",
+     NUMBER(delay_s, 0.1, 3600, "-d wants seconds between 0.1 and 3600")},
+    {"iterations", 'i', "COUNT", CMD_LIVE, "intervals to show, then exit",
+     COUNT(iterations, 1, 1e15, "-i wants a positive count")},
+    {"format", 0, "F", CMD_LIVE | CMD_TOPOLOGY | CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
+     "text, csv or json (topology: text or json; explain: text, json or html)", TAKE(take_format)},
+    {"full-name", 'f', NULL, CMD_LIVE | CMD_EXPORT | CMD_REPLAY,
+     "do not cut names (-b text: and show every column)", FLAG(full_names)},
+    {"dom0-first", 'z', NULL, CMD_LIVE | CMD_REPLAY, "console: Domain-0 first", FLAG(dom0_first)},
+    {"from-file", 0, "FILE", CMD_LIVE, "with -b: a recording instead of the tracer",
+     STRING(from_file)},
+    {"synthetic", 0, "N", CMD_LIVE | CMD_SERVE, NULL,
+     COUNT(synthetic, 1, 100000, "--synthetic wants a count of domains")},
+    {"output", 'o', "FILE", CMD_RECORD | CMD_MARK | CMD_EXPLAIN | CMD_IMPORT,
+     "the recording (record, mark, import) or the report (explain)", STRING(output)},
+    {"from", 0, "MARK|TIME", CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
+     "window start: a mark's label, 2024-05-01T12:00:00Z (UTC) or +SECONDS", STRING(from)},
+    {"to", 0, "MARK|TIME", CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN, "window end, as --from",
+     STRING(to)},
+    {"speed", 0, "X", CMD_REPLAY, "play X times faster than recorded",
+     NUMBER(speed, REPLAY_SPEED_MIN, REPLAY_SPEED_MAX, "--speed wants a factor from 0.125 to 64")},
+    {"duration", 0, "D", CMD_RECORD, "stop after D (90, 90s, 5m, 2h, 1d)",
+     DURATION(duration_s, 1e-9, "--duration wants 90, 90s, 5m or 2h")},
+    {"tail", 0, "SECONDS", CMD_RECORD, "with -- COMMAND: keep recording after it ends (default 30)",
+     NUMBER(tail_s, 0, 1e9, "--tail wants seconds (0 or more)")},
+    {"print", 0, "F", CMD_RECORD, "also print each interval as -b --format F would",
+     TAKE(take_print)},
+    {"dir", 0, "DIR", CMD_RECORD | CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
+     "record: one file per --period in DIR; else: read DIR's files (--from/--to: TIMEs)",
+     STRING(dir)},
+    {"period", 0, "D", CMD_RECORD, "with --dir: a new file every D (default 1d)",
+     DURATION(period_s, 1, "--period wants 1s or more (90s, 5m, 1h, 1d)")},
+    {"retain", 0, "D", CMD_RECORD, "with --dir: remove files older than D (14d)",
+     DURATION(retain_s, 0, "--retain wants a duration (0: keep all, 7d)")},
+    {"retain-size", 0, "SIZE", CMD_RECORD,
+     "with --dir: oldest files go while DIR holds more than SIZE (2G; 0: no limit)",
+     TAKE(take_retain_size)},
+    {"against", 0, "MARK..MARK", CMD_EXPLAIN, "compare with this window of FILE", STRING(against)},
+    {"domain", 0, "ID|NAME", CMD_EXPLAIN, "only this domain (repeatable)", TAKE(take_domain)},
+    {"claim", 0, "FILE[@DOMAIN]", CMD_EXPLAIN,
+     "a benchmark's own output to check (dd, fio JSON, bonnie++ CSV, iozone)", TAKE(take_claim)},
+    {"xenstore-dump", 0, "FILE", SOURCE_CMDS, "topology from xenstore-ls (-f) text",
+     STRING(src.xenstore_dump)},
+    {"sysfs-root", 0, "DIR", SOURCE_CMDS, "fixture tree instead of /sys", STRING(src.roots.sysfs)},
+    {"proc-root", 0, "DIR", SOURCE_CMDS, "fixture tree instead of /proc", STRING(src.roots.proc)},
+    {"image-dir", 0, "DIR", SOURCE_CMDS,
+     "(repeatable) where files named in xenstore may be, besides /dev", TAKE(take_image_dir)},
+    {"xentop", 0, "LOG", CMD_IMPORT, "xentop -b -d N output (Linux or NetBSD; -x -n -v)",
+     STRING(import_xentop)},
+    {"vmstat", 0, "LOG", CMD_IMPORT, "vmstat N output (procps, -t; or NetBSD)",
+     STRING(import_vmstat)},
+    {"iostat", 0, "LOG", CMD_IMPORT, "iostat -dx N output (sysstat, -t; or NetBSD -x)",
+     STRING(import_iostat)},
+    {"interval", 0, "S", CMD_IMPORT, "the logs' N, when no log has -t times",
+     NUMBER(import_interval_s, 0.1, 86400, "--interval wants seconds between 0.1 and 86400")},
+    {"start", 0, "TIME", CMD_IMPORT,
+     "when logs without times started: 2026-05-01T12:00:00Z, or 2026-05-01 14:00 (local)",
+     STRING(import_start)},
+    {"cpus", 0, "N", CMD_IMPORT, "dom0's CPU count, for vmstat's CPU percentages",
+     COUNT(import_cpus, 1, 65536, "--cpus wants a CPU count")},
+    {"latency", 0, NULL, CMD_LIVE | CMD_RECORD | CMD_SERVE,
+     "also time each domain's I/O (p50/p99, histogram): costs BPF time per I/O", FLAG(src.latency)},
+    {"listen", 0, "ADDR:PORT", CMD_SERVE,
+     "where /metrics is served (default 127.0.0.1:9717; [::1]:PORT for IPv6)", STRING(listen)},
+    {"help", 'h', NULL, ~0u, "this help", CLI_HELP, 0, NULL, 0, 0, NULL},
+};
+#define N_OPTS (sizeof(cli_options) / sizeof(cli_options[0]))
+const size_t cli_n_options = N_OPTS;
+
+const struct cli_command cli_commands[] = {
+    {CMD_LIVE, "", "[-b] [OPTIONS]   (the console; -b: batch lines)", false},
+    {CMD_TOPOLOGY, "topology", "[OPTIONS]", false},
+    {CMD_RECORD, "record", "-o FILE [OPTIONS] [-- COMMAND ARGS...]", true},
+    {CMD_MARK, "mark", "[-o FILE] LABEL", false},
+    {CMD_EXPORT, "export", "FILE [OPTIONS]", false},
+    {CMD_REPLAY, "replay", "FILE [OPTIONS]   (the console on a terminal, else batch lines)", false},
+    {CMD_EXPLAIN, "explain", "FILE [FILE2] [OPTIONS]", false},
+    {CMD_IMPORT, "import", "-o FILE [--xentop LOG] [--vmstat LOG] [--iostat LOG] [OPTIONS]", false},
+    {CMD_SERVE, "serve", "[--listen ADDR:PORT] [OPTIONS]   (Prometheus /metrics)", false},
+};
+_Static_assert(sizeof(cli_commands) / sizeof(cli_commands[0]) == CLI_N_COMMANDS,
+               "one cli_commands[] entry per enum cli_cmd");
+const size_t cli_n_commands = CLI_N_COMMANDS;
+
+enum cli_cmd cli_command_named(const char *name)
 {
-	double v;
-	switch (id) {
-	case O_DELAY:
-		return parse_number(arg, 0.1, 3600, &o->delay_s)
-		           ? NULL
-		           : "-d wants seconds between 0.1 and 3600";
-	case O_ITER:
-		if (!parse_number(arg, 1, 1e15, &v) || v != (double)(long)v)
-			return "-i wants a positive count";
-		o->iterations = (long)v;
-		return NULL;
-	case O_FORMAT:
-		o->format_given = true;
-		return batch_parse_format(arg, &o->format) ? "unknown --format" : NULL;
-	case O_SYNTHETIC:
-		if (!parse_number(arg, 1, 100000, &v) || v != (double)(unsigned)v)
-			return "--synthetic wants a count of domains";
-		o->synthetic = (unsigned)v;
-		return NULL;
-	case O_SPEED:
-		return parse_number(arg, REPLAY_SPEED_MIN, REPLAY_SPEED_MAX, &o->speed)
-		           ? NULL
-		           : "--speed wants a factor from 0.125 to 64";
-	case O_DURATION:
-		o->duration_s = parse_duration(arg);
-		return o->duration_s > 0 ? NULL : "--duration wants 90, 90s, 5m or 2h";
-	case O_TAIL:
-		return parse_number(arg, 0, 1e9, &o->tail_s) ? NULL
-		                                             : "--tail wants seconds (0 or more)";
-	case O_PRINT:
-		o->print = true;
-		return batch_parse_format(arg, &o->print_format) ? "unknown --print format" : NULL;
-	case O_PERIOD:
-		o->period_s = parse_duration(arg);
-		return o->period_s >= 1 ? NULL : "--period wants 1s or more (90s, 5m, 1h, 1d)";
-	case O_RETAIN:
-		o->retain_s = parse_duration(arg);
-		return o->retain_s >= 0 ? NULL : "--retain wants a duration (0: keep all, 7d)";
-	case O_RETAIN_SIZE:
-		o->retain_bytes = parse_size(arg);
-		return o->retain_bytes >= 0 ? NULL : "--retain-size wants bytes (500M, 2G; 0: any)";
-	case O_DOMAIN:
-		return add_to_list(o->domains, &o->n_domains, arg) ? "too many --domain" : NULL;
-	case O_CLAIM:
-		return add_to_list(o->claims, &o->n_claims, arg) ? "too many --claim" : NULL;
-	case O_IMAGE_DIR:
-		if (arg[0] != '/' || o->src.roots.n_image_dirs == SOURCE_MAX_IMAGE_DIRS)
-			return "--image-dir wants an absolute path (16 at most)";
-		o->src.image_dirs[o->src.roots.n_image_dirs++] = arg;
-		o->src.roots.image_dirs = o->src.image_dirs;
-		return NULL;
-	default: /* flags and plain strings: the table's offsets; import's: take_import() */
-		break;
-	}
-	return NULL;
+	for (size_t i = 0; name && i < cli_n_commands; i++)
+		if (cli_commands[i].name[0] && !strcmp(name, cli_commands[i].name))
+			return cli_commands[i].cmd;
+	return CMD_LIVE;
 }
 
-static const struct opt *find_opt(enum opt_id id)
+static int command_index(enum cli_cmd cmd)
 {
-	for (size_t i = 0; i < N_OPTS; i++)
-		if (table[i].id == id)
-			return &table[i];
-	return &table[N_OPTS - 1]; /* not reached: getopt returns only the table's ids */
+	for (size_t i = 0; i < cli_n_commands; i++)
+		if (cli_commands[i].cmd == cmd)
+			return (int)i;
+	return 0;
+}
+
+void cli_defaults(struct cli_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->delay_s = 3.0;
+	o->tail_s = 30.0;
+	o->period_s = 86400;
+	o->retain_s = 14 * 86400;
+	o->retain_bytes = 2.0 * 1024 * 1024 * 1024;
+	o->listen = "127.0.0.1:9717";
+	o->format = BATCH_TEXT;
+	o->src.roots = (struct xt_roots){.sysfs = "/sys", .proc = "/proc", .dev = "/dev"};
+}
+
+void cli_usage(enum cli_cmd cmd, FILE *out)
+{
+	int c = command_index(cmd);
+	fprintf(out, "usage: xiotop%s%s %s\n", cli_commands[c].name[0] ? " " : "",
+	        cli_commands[c].name, cli_commands[c].synopsis);
+	for (size_t i = 0; i < cli_n_options; i++) {
+		const struct cli_option *t = &cli_options[i];
+		if (!(t->cmds & cmd) || !t->help)
+			continue;
+		char left[48];
+		if (t->short_name)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", t->short_name, t->name,
+			         t->arg ? " " : "", t->arg ? t->arg : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", t->name, t->arg ? " " : "",
+			         t->arg ? t->arg : "");
+		fprintf(out, "  %-30s %s\n", left, t->help);
+	}
+	if (!(cmd & (CMD_LIVE | CMD_REPLAY | CMD_EXPORT)))
+		return;
+	fprintf(out,
+	        "columns of the console and -b text, with their CSV/JSON key (a narrow screen\n"
+	        "and -b text's 80 columns drop the least important first; -b -f shows all):\n");
+	for (int i = 0; i < FIELD_COUNT; i++) {
+		char line[256];
+		fields_help_line(field_get((enum field_id)i), true, line, sizeof(line));
+		fprintf(out, "  %s\n", line);
+	}
+	if (cmd != CMD_LIVE)
+		return;
+	fprintf(out, "commands (each has --help):\n");
+	for (size_t i = 1; i < cli_n_commands; i++)
+		fprintf(out, "  xiotop %s %s\n", cli_commands[i].name, cli_commands[i].synopsis);
+	fprintf(out, "  xiotop --version\n");
+}
+
+int cli_bad_usage(enum cli_cmd cmd, const char *what)
+{
+	int c = command_index(cmd);
+	fprintf(stderr, "xiotop%s%s: %s\n", cli_commands[c].name[0] ? " " : "",
+	        cli_commands[c].name, what);
+	cli_usage(cmd, stderr);
+	return 2;
+}
+
+/* getopt's value for an option: its short letter, else LONG_ONLY + its index */
+enum { LONG_ONLY = 256 };
+
+static int getopt_value(size_t i)
+{
+	return cli_options[i].short_name ? cli_options[i].short_name : LONG_ONLY + (int)i;
+}
+
+/* The entry getopt_long returned c for; NULL for none (an unknown option). */
+static const struct cli_option *option_of(int c)
+{
+	if (c >= LONG_ONLY)
+		return (size_t)(c - LONG_ONLY) < cli_n_options ? &cli_options[c - LONG_ONLY] : NULL;
+	for (size_t i = 0; i < cli_n_options; i++)
+		if (cli_options[i].short_name && cli_options[i].short_name == c)
+			return &cli_options[i];
+	return NULL;
 }
 
 /* The getopt tables of one command: the long options and the short-option string. */
 static void build_tables(enum cli_cmd cmd, struct option *longopts, char *shortopts)
 {
 	size_t n = 0, s = 0;
-	if (commands[command_index(cmd)].wraps)
+	if (cli_commands[command_index(cmd)].wraps)
 		shortopts[s++] = '+';
-	for (size_t i = 0; i < N_OPTS; i++) {
-		const struct opt *t = &table[i];
+	for (size_t i = 0; i < cli_n_options; i++) {
+		const struct cli_option *t = &cli_options[i];
 		if (!(t->cmds & cmd))
 			continue;
 		longopts[n++] = (struct option){t->name, t->arg ? required_argument : no_argument,
-		                                NULL, (int)t->id};
-		if (t->id < 256) {
-			shortopts[s++] = (char)t->id;
+		                                NULL, getopt_value(i)};
+		if (t->short_name) {
+			shortopts[s++] = t->short_name;
 			if (t->arg)
 				shortopts[s++] = ':';
 		}
 	}
 	longopts[n] = (struct option){NULL, 0, NULL, 0};
 	shortopts[s] = '\0';
+}
+
+/* One option's value into o through its route. NULL, or what is wrong with it. */
+static const char *route(const struct cli_option *t, struct cli_opts *o, const char *arg)
+{
+	void *field = (char *)o + t->offset;
+	double v;
+	switch (t->route) {
+	case CLI_NUMBER:
+		return parse_number(arg, t->lo, t->hi, (double *)field) ? NULL : t->bad;
+	case CLI_COUNT:
+		if (!parse_number(arg, t->lo, t->hi, &v) || v != (double)(long)v)
+			return t->bad;
+		*(long *)field = (long)v;
+		return NULL;
+	case CLI_DURATION:
+		v = parse_duration(arg);
+		if (!(v >= t->lo))
+			return t->bad;
+		*(double *)field = v;
+		return NULL;
+	case CLI_FLAG:
+		*(bool *)field = true;
+		return NULL;
+	case CLI_STRING:
+		*(const char **)field = arg;
+		return NULL;
+	case CLI_TAKE:
+		return t->take(o, arg);
+	case CLI_HELP:
+		break;
+	}
+	return NULL;
 }
 
 int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
@@ -398,40 +361,28 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		if (c == O_HELP) {
-			cli_usage(cmd, stdout);
-			return 1;
-		}
-		if (c == '?' || c == ':') {
+		const struct cli_option *t = option_of(c);
+		if (!t) {
 			char what[160];
 			snprintf(what, sizeof(what), "unknown option or missing value: %.100s",
 			         argv[optind - 1]);
 			return cli_bad_usage(cmd, what);
 		}
-		/* explain's own format; batch output has no html */
-		o->format_html = c == O_FORMAT ? !strcmp(optarg, "html") : o->format_html;
-		if (o->format_html && c == O_FORMAT) {
-			if (cmd != CMD_EXPLAIN)
-				return cli_bad_usage(cmd, "unknown --format");
-			o->format_given = true;
-			continue;
+		if (t->route == CLI_HELP) {
+			cli_usage(cmd, stdout);
+			return 1;
 		}
-		const struct opt *t = find_opt((enum opt_id)c);
-		const char *bad = NULL;
-		if (t->target == T_FLAG)
-			*(bool *)((char *)o + t->offset) = true;
-		else if (t->target == T_STRING)
-			*(const char **)((char *)o + t->offset) = optarg;
-		else
-			bad = c >= O_XENTOP ? take_import(o, (enum opt_id)c, optarg)
-			                    : take(o, (enum opt_id)c, optarg);
+		const char *bad = route(t, o, optarg);
+		if (!bad && o->format_html && cmd != CMD_EXPLAIN)
+			bad =
+			    "unknown --format"; /* html is explain's alone: batch output has none */
 		if (bad)
 			return cli_bad_usage(cmd, bad);
 	}
 	o->args = argv + optind;
 	o->n_args = argc - optind;
 	/* record: a command goes after "--", never loose */
-	if (commands[command_index(cmd)].wraps && o->n_args && strcmp(argv[optind - 1], "--"))
+	if (cli_commands[command_index(cmd)].wraps && o->n_args && strcmp(argv[optind - 1], "--"))
 		return cli_bad_usage(cmd, "unexpected argument (a command goes after --)");
 	return 0;
 }

@@ -1,12 +1,23 @@
 /* options.h - the one option parser: every command's options from one table.
  *
- * Contract: an option is described once (names, argument, help line, and the commands
- * that take it); cli_parse() reads argv for one command into struct cli_opts, checking
- * each value (a bad value: one line naming the option, then the command's usage on
- * stderr, return 2), and gives the positional arguments. `-h`/`--help` prints the usage
- * generated from the table and returns 1 (the caller exits 0). Commands that wrap
- * another command (record -- CMD) stop at the first non-option. Nothing here runs a
- * command: cli/commands.h does.
+ * Contract: an option is described once, in cli_options[] (names, argument, help line,
+ * the commands that take it, and its route: a flag or a string stored at its field of
+ * struct cli_opts, or its own checking handler); cli_parse() reads argv for one command
+ * into struct cli_opts through each option's route, checking each value (a bad value:
+ * one line naming the option, then the command's usage on stderr, return 2), and gives
+ * the positional arguments. `-h`/`--help` prints the usage generated from the tables
+ * and returns 1 (the caller exits 0). Commands that wrap another command (record --
+ * CMD) stop at the first non-option. The commands are named once too (cli_commands[]):
+ * main.c dispatches by that name, --help lists them, and tests/check_docs.py holds the
+ * man page and the bash completion to both tables. Nothing here runs a command:
+ * cli/commands.h does.
+ *
+ * Adding an option is one entry of cli_options[] (options.c): FLAG(field) or
+ * STRING(field) when the value needs no check; NUMBER, COUNT or DURATION(field, bounds,
+ * message) for a bounded number; else TAKE(handler) with a handler that stores the
+ * checked value and returns NULL or what is wrong. Then its line in docs/xiotop.8
+ * (tests/check_docs.py fails until it is there); tests/unit/test_options.c proves the
+ * entry reaches its field for every command that takes it.
  */
 #ifndef XIOTOP_OPTIONS_H
 #define XIOTOP_OPTIONS_H
@@ -17,7 +28,8 @@
 #include "sources/live.h"
 #include "ui/batch.h"
 
-/* The commands, as bits: which command an option belongs to. */
+/* The commands, as bits: which command an option belongs to. CLI_N_COMMANDS of them:
+ * cli_commands[] and main.c's dispatch are checked against it when compiled. */
 enum cli_cmd {
 	CMD_LIVE = 1 << 0, /* xiotop [-b] ...: the console or batch output */
 	CMD_TOPOLOGY = 1 << 1,
@@ -29,6 +41,7 @@ enum cli_cmd {
 	CMD_IMPORT = 1 << 7,
 	CMD_SERVE = 1 << 8, /* xiotop serve: Prometheus metrics over HTTP */
 };
+#define CLI_N_COMMANDS 9
 
 #define CLI_MAX_LIST 16 /* repeatable options (--domain, --claim) */
 
@@ -41,7 +54,7 @@ struct cli_opts {
 	bool format_html;      /* --format html (explain only) */
 	bool full_names;       /* -f */
 	bool dom0_first;       /* -z */
-	unsigned synthetic;    /* --synthetic N (hidden: benchmarks) */
+	long synthetic;        /* --synthetic N (hidden: benchmarks) */
 	const char *from_file; /* -b --from-file FILE */
 	const char *output;    /* -o FILE */
 	const char *from, *to; /* --from / --to MARK|TIME */
@@ -68,6 +81,46 @@ struct cli_opts {
 	char **args; /* positional arguments (record: the wrapped command) */
 	int n_args;
 };
+
+/* How an option's value reaches struct cli_opts. */
+enum cli_route {
+	CLI_FLAG,     /* a bool at offset, set true */
+	CLI_STRING,   /* a const char * at offset, the argument as given */
+	CLI_NUMBER,   /* a double at offset, within [lo, hi] */
+	CLI_COUNT,    /* a long at offset: a whole number within [lo, hi] */
+	CLI_DURATION, /* a double at offset: seconds (90, 90s, 5m, 2h, 1d), at least lo */
+	CLI_TAKE,     /* take() checks and stores the argument */
+	CLI_HELP,     /* prints the usage (cli_parse returns 1) */
+};
+
+struct cli_opts;
+struct cli_option {
+	const char *name; /* --name */
+	char short_name;  /* -c, or 0: long only */
+	const char *arg;  /* the argument's placeholder; NULL: a flag */
+	unsigned cmds;    /* enum cli_cmd bits: the commands that take it */
+	const char *help; /* NULL: hidden (benchmarks' own options) */
+	enum cli_route route;
+	size_t offset; /* all but CLI_TAKE, CLI_HELP: the field in struct cli_opts */
+	/* CLI_TAKE: stores arg (NULL for a flag) in o; NULL, or what is wrong with it */
+	const char *(*take)(struct cli_opts *o, const char *arg);
+	double lo, hi;   /* CLI_NUMBER, CLI_COUNT, CLI_DURATION: the bounds */
+	const char *bad; /* and what is wrong with a value out of them */
+};
+extern const struct cli_option cli_options[];
+extern const size_t cli_n_options;
+
+struct cli_command {
+	enum cli_cmd cmd;
+	const char *name;     /* "" for the live console */
+	const char *synopsis; /* after "xiotop NAME" */
+	bool wraps;           /* stops at the first non-option: what follows is a command */
+};
+extern const struct cli_command cli_commands[];
+extern const size_t cli_n_commands;
+
+/* The command argv[1] names, or CMD_LIVE when it names none (options, or nothing). */
+enum cli_cmd cli_command_named(const char *name);
 
 /* The defaults every command starts from (-d 3, text, /sys /proc /dev). */
 void cli_defaults(struct cli_opts *o);

@@ -1,8 +1,6 @@
 /* loop.c - the interval loop; see loop.h. */
 #include "core/loop.h"
 
-#include <stdio.h>
-
 #include "core/clock.h"
 
 /* Every sink's sample hook; the first non-zero verdict (the others still run). */
@@ -41,12 +39,21 @@ static int step(const struct loop *l, struct xs_sample *prev, struct xs_sample *
 		return verdict;
 	struct model_interval m;
 	if (model_compute(prev, cur, &m)) {
-		fprintf(stderr, "xiotop: out of memory\n");
+		xerr_set(l->err, XERR_NOMEM, "out of memory");
 		return 1;
 	}
 	verdict = hand_interval(l, &m, index);
 	model_free(&m);
 	return verdict;
+}
+
+/* The source failed: its sentence into l->err; its exit status. */
+static int source_failed(const struct loop *l)
+{
+	const char *why = l->src->why ? l->src->why(l->src->ctx) : NULL;
+	if (why)
+		xerr_set(l->err, l->src->fail_status == 2 ? XERR_INPUT : XERR_RUNTIME, "%s", why);
+	return l->src->fail_status;
 }
 
 static int verdict_status(int verdict)
@@ -59,7 +66,7 @@ int interval_loop(const struct loop *l)
 	struct xs_sample prev, cur;
 	int rc = l->src->next(l->src->ctx, &prev);
 	if (rc)
-		return rc == SOURCE_END ? 0 : l->src->fail_status;
+		return rc == SOURCE_END ? 0 : source_failed(l);
 	int verdict = hand_sample(l, &prev, true);
 	for (unsigned long index = 0; verdict == LOOP_GO_ON; index++) {
 		if (l->max_intervals > 0 && (long)index >= l->max_intervals)
@@ -69,7 +76,7 @@ int interval_loop(const struct loop *l)
 			break;
 		rc = l->src->next(l->src->ctx, &cur);
 		if (rc) {
-			verdict = rc == SOURCE_END ? LOOP_DONE : l->src->fail_status;
+			verdict = rc == SOURCE_END ? LOOP_DONE : source_failed(l);
 			break;
 		}
 		verdict = step(l, &prev, &cur, index);

@@ -7,11 +7,12 @@
  * once) and then the interval; a sink may take the interval (model_move) to keep it, the
  * loop frees whatever is left and every sample once the next one has been handed out.
  * It ends and returns an exit status when:
- *   - the source ends (0) or fails (the source's fail_status; it said why);
+ *   - the source ends (0) or fails (the source's fail_status; its why() in *err);
  *   - a sink returns LOOP_DONE (0) or an exit status (> 0), after the other sinks of
  *     that step have seen it;
  *   - max_intervals intervals were handed out (0);
  *   - the pacer says PACE_STOP (0), or PACE_LAST (0, after one last sample).
+ * It prints nothing: a failure's sentence goes to *err (when given) for cli/ to say.
  * Live batch output, the console, record, export, replay and explain are all this loop
  * with another source, pacer and sinks (see cli/).
  */
@@ -23,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/error.h"
 #include "core/model.h"
 #include "core/source.h"
 
@@ -50,6 +52,7 @@ struct loop {
 	size_t n_sinks;
 	struct pacer pacer;
 	long max_intervals; /* 0: no limit */
+	struct xerr *err;   /* may be NULL: where a failure is said (core/error.h) */
 };
 
 int interval_loop(const struct loop *l);

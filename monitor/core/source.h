@@ -19,7 +19,8 @@
 #include "core/sample.h"
 
 /* The status next() returns besides 0 (a sample): no sample will come (a recording's
- * end). A failure is -1; the source has said why on stderr. */
+ * end). A failure is -1; why() then gives the sentence (core/error.h), or the source
+ * has none to give (it has no why, or returns NULL). */
 enum { SOURCE_END = 1, SOURCE_FAILED = -1 };
 
 struct sample_source {
@@ -30,6 +31,8 @@ struct sample_source {
 	 * 2 (a recording: bad input). */
 	int fail_status;
 	const char *title; /* "live", "synthetic", "FILE" */
+	/* Optional: after a failure, the sentence saying why (the source's own memory). */
+	const char *(*why)(void *ctx);
 };
 
 /* Moves through a recording, asked for by replay keys (and NAV_HERE / NAV_TICK by the

@@ -120,14 +120,18 @@ int explain_collect(struct rec_reader *r, const char *from, const char *to, stru
 	struct sample_source src = rec_stream_source(&stream);
 	struct ex_window_sink ws = {.ex = ex};
 	struct interval_sink sink = ex_window_sink(&ws);
-	struct loop l = {.src = &src, .sinks = &sink, .n_sinks = 1};
+	struct xerr loop_err = {0};
+	struct loop l = {.src = &src, .sinks = &sink, .n_sinks = 1, .err = &loop_err};
 	int rc = interval_loop(&l);
 	int failed = ws.failed;
 	ex_window_sink_done(&ws);
 	if (rc || failed) {
 		err->code = failed ? REC_ERR_NOMEM : REC_ERR_CORRUPT;
-		snprintf(err->msg, sizeof(err->msg), "%s: %s", rec_path(r),
-		         failed ? "out of memory" : "a sample could not be read (see above)");
+		if (!failed && loop_err.msg[0]) /* the reader's sentence names the file */
+			snprintf(err->msg, sizeof(err->msg), "%s", loop_err.msg);
+		else
+			snprintf(err->msg, sizeof(err->msg), "%s: %s", rec_path(r),
+			         failed ? "out of memory" : "a sample could not be read");
 		explain_free(ex);
 		return -1;
 	}

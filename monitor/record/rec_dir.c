@@ -199,12 +199,9 @@ static int open_next_file(struct rec_dir_stream *s)
 	s->reader = NULL;
 	if (s->next_path >= s->n_paths || path_time(s->paths[s->next_path]) > s->to_ns)
 		return SOURCE_END;
-	struct rec_error err;
-	s->reader = rec_open(s->paths[s->next_path++], &err);
-	if (!s->reader) {
-		fprintf(stderr, "xiotop: %s\n", err.msg);
+	s->reader = rec_open(s->paths[s->next_path++], &s->err);
+	if (!s->reader)
 		return SOURCE_FAILED;
-	}
 	s->count = rec_count(s->reader);
 	s->next = rec_find_at_or_after(s->reader, s->from_ns);
 	return 0;
@@ -227,20 +224,22 @@ static int dir_next(void *ctx, struct xs_sample *out)
 			s->next++;
 			continue;
 		}
-		struct rec_error err;
-		if (rec_read(s->reader, s->next, out, &err)) {
-			fprintf(stderr, "xiotop: %s\n", err.msg);
+		if (rec_read(s->reader, s->next, out, &s->err))
 			return SOURCE_FAILED;
-		}
 		s->next++;
 		s->last_ns = t;
 		return 0;
 	}
 }
 
+static const char *dir_why(void *ctx)
+{
+	return ((struct rec_dir_stream *)ctx)->err.msg;
+}
+
 struct sample_source rec_dir_stream_source(struct rec_dir_stream *s)
 {
-	return (struct sample_source){.ctx = s, .next = dir_next, .fail_status = 2};
+	return (struct sample_source){.ctx = s, .next = dir_next, .fail_status = 2, .why = dir_why};
 }
 
 void rec_dir_stream_close(struct rec_dir_stream *s)

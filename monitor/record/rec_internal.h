@@ -40,6 +40,10 @@ int rec_schema_create(sqlite3 *db);
 sqlite3 *rec_db_open_checked(const char *path, bool want_write, int *version,
                              struct rec_error *err);
 
+/* One meta row (INSERT OR REPLACE): the writer's facts and rec_write_sample's hook
+ * sets. SQLite result code. */
+int rec_db_put_meta(sqlite3 *db, const char *key, const char *value);
+
 /* Inserts a mark row (used by the writer and by rec_mark_file). SQLite result code. */
 int rec_db_insert_mark(sqlite3 *db, const char *label, int64_t realtime_ns, const char *origin,
                        int exit_status);

@@ -345,3 +345,16 @@ sqlite3 *rec_db_open_checked(const char *path, bool want_write, int *version, st
 	}
 	return db;
 }
+
+int rec_db_put_meta(sqlite3 *db, const char *key, const char *value)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO meta VALUES (?, ?)", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}

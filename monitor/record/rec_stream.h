@@ -1,8 +1,9 @@
 /* rec_stream.h - a window of a recording read in order, as a sample source.
  *
  * Contract: rec_stream_source() hands out samples first..last of the reader, one per
- * call, then SOURCE_END. A sample that cannot be read ends it with SOURCE_FAILED after
- * one line on stderr naming the file (fail_status 2: a bad recording is bad input).
+ * call, then SOURCE_END. A sample that cannot be read ends it with SOURCE_FAILED, the
+ * sentence naming the file kept for the source's why() (fail_status 2: a bad recording
+ * is bad input). It prints nothing.
  * The reader stays the caller's and must outlive the stream.
  */
 #ifndef XIOTOP_REC_STREAM_H
@@ -15,7 +16,8 @@
 
 struct rec_stream {
 	struct rec_reader *reader;
-	size_t next, last; /* the next sample to hand out; the last one */
+	size_t next, last;    /* the next sample to hand out; the last one */
+	struct rec_error err; /* why it failed */
 };
 
 struct sample_source rec_stream_source(struct rec_stream *s);

@@ -60,18 +60,6 @@ static int fail_sqlite(struct rec_writer *w, int rc, const char *doing, struct r
 		              w->path, w->count);
 	return fail(w, err);
 }
-int rec_db_put_meta(sqlite3 *db, const char *key, const char *value)
-{
-	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO meta VALUES (?, ?)", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return rc;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, value, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? SQLITE_OK : rc;
-}
 
 static int put_meta_u64(sqlite3 *db, const char *key, uint64_t v)
 {

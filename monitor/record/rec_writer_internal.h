@@ -80,8 +80,6 @@ struct rec_writer {
 	int64_t hooks_id; /* 0: no hook set stored yet */
 };
 
-/* One meta row (INSERT OR REPLACE). SQLite result code. */
-int rec_db_put_meta(sqlite3 *db, const char *key, const char *value);
 /* Prepares the statements of rec_store_sample into w->st. SQLite result code. */
 int rec_writer_prepare(struct rec_writer *w);
 /* One sample's rows, in the caller's transaction. SQLite result code. */

@@ -69,34 +69,36 @@ static int read_tracer(void *ctx, struct xs_sample *s)
 	return tracer_read(ctx, s);
 }
 
-int live_open(struct live **out, const struct source_opts *o)
+int live_open(struct live **out, const struct source_opts *o, struct xerr *err)
 {
 	struct live *l = calloc(1, sizeof(*l));
 	*out = l;
 	if (!l) {
-		fprintf(stderr, "xiotop: out of memory\n");
-		return 1;
+		xerr_set(err, XERR_NOMEM, "out of memory");
+		return -1;
 	}
 	l->roots = o->roots;
 	l->opts = *o;
 	int rc = topo_source_open(&l->src, o->xenstore_dump, &o->roots, xen_api_real(), stderr);
-	if (!rc)
-		rc = build_topology(&l->src, &l->topo);
+	if (rc) /* the source said why on its stream */
+		xerr_set(err, XERR_INPUT, "%s", "");
+	else if ((rc = topo_source_build(&l->src, &l->topo)))
+		xerr_set(err, XERR_NOMEM, "out of memory building the topology");
 	if (rc) {
 		topo_source_close(&l->src);
 		free(l);
 		*out = NULL;
-		return rc;
+		return -1;
 	}
 	l->fingerprint = live_rules_fingerprint(&l->topo);
-	char err[512];
-	if (tracer_open(&l->tracer, o->latency, err, sizeof(err))) {
-		fprintf(stderr, "xiotop: %s\n", err);
+	char why[512];
+	if (tracer_open(&l->tracer, o->latency, why, sizeof(why))) {
+		xerr_set(err, XERR_PREREQ, "%s", why);
 		topo_free(&l->topo);
 		topo_source_close(&l->src);
 		free(l);
 		*out = NULL;
-		return 2;
+		return -1;
 	}
 	tracer_set_topology(l->tracer, &l->topo, &l->roots);
 	fprintf(stderr, "xiotop: tracing with %s programs: %s\n", tracer_mode(l->tracer),
@@ -132,6 +134,11 @@ void live_close(struct live *l)
 const char *live_tracer_mode(const struct live *l)
 {
 	return tracer_mode(l->tracer);
+}
+
+const struct map_updates *live_map_updates(const struct live *l)
+{
+	return tracer_map_updates(l->tracer);
 }
 
 const char *live_tracer_hooks(const struct live *l)

@@ -3,14 +3,18 @@
  * Contract: live_open() picks the topology source (topo_source.h: one line says which
  * and why) and builds the topology, loads and attaches the tracer, and prints one line
  * saying which programs and hooks are active.
- * It returns 0, or an exit status (2: bad input or missing prerequisite) after printing
- * one clear message. live_sample() returns a fresh cumulative sample (0) or -1.
- * Every command that watches the live system (batch, console, record) goes through it.
+ * It returns 0, or -1 with *err filled (core/error.h): XERR_INPUT for a topology that
+ * cannot be read (the topology source said why on stderr as it opened: the sentence is
+ * then empty), XERR_PREREQ for a tracer that cannot load (root, BTF, BPF), XERR_NOMEM.
+ * live_sample() returns a fresh cumulative sample (0) or -1. Every command that watches the live
+ * system (batch, console, record) goes through it.
  */
 #ifndef XIOTOP_LIVE_H
 #define XIOTOP_LIVE_H
 
+#include "core/error.h"
 #include "core/source.h"
+#include "sources/map_updates.h"
 #include "sources/topology/topology.h"
 
 #define SOURCE_MAX_IMAGE_DIRS 16
@@ -26,14 +30,16 @@ struct live;
 
 /* Topology only (no BPF): for `xiotop topology` and tests. 0 or exit status 2. */
 int live_load_topology(const struct source_opts *o, struct xt_topology *topo);
-/* 0 with *out set, or an exit status after one clear message (*out NULL). */
-int live_open(struct live **out, const struct source_opts *o);
+/* 0 with *out set, or -1 with *err filled (*out NULL). */
+int live_open(struct live **out, const struct source_opts *o, struct xerr *err);
 int live_sample(struct live *l, struct xs_sample *s);
 /* The live source as the interval loop takes it (fail_status 1). */
 struct sample_source live_source(struct live *l);
 /* Which programs and hooks the tracer runs: "tp_btf" / "raw_tp", and the hooks line. */
 const char *live_tracer_mode(const struct live *l);
 const char *live_tracer_hooks(const struct live *l);
+/* The topology entries the tracer's maps refused so far (in lost_events too). */
+const struct map_updates *live_map_updates(const struct live *l);
 void live_close(struct live *l); /* NULL: nothing */
 
 #endif

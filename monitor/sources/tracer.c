@@ -1,4 +1,5 @@
-/* tracer.c - BPF load (tp_btf, else raw_tp), attach, lookup maps, counter reads. */
+/* tracer.c - BPF load (tp_btf, else raw_tp), attach, counter reads; the topology into
+ * the lookup maps is tracer_topology.c. */
 #include "sources/tracer.h"
 
 #include <errno.h>
@@ -12,55 +13,18 @@
 #include <bpf/libbpf.h>
 
 #include "core/latency.h"
-#include "sources/dev_table.h"
-#include "sources/tracer_hooks.h"
-#include "bpf/xiotop.h"
+#include "sources/kallsyms.h"
+#include "sources/tracer_internal.h"
 #include "xiotop.skel.h"
 
-struct tracer {
-	struct hook_set hooks;
-	struct xiotop_bpf *skel; /* hooks.skel */
-	const char *mode;
-	char hooks_line[512];
-	bool has_cpu;   /* the task iterator attached */
-	bool has_dirty; /* writeback_dirty_folio attached */
-	int ncpus;
-	bool has_latency;                      /* latency is timed: lat_hist is read */
-	struct xiotop_io *percpu_io;           /* ncpus values of one layer_io entry */
-	const struct xiotop_layer_slot *slots; /* layer_slots, mapped read-only */
-	size_t slots_len, n_slots;
-	struct xs_layer *layer_buf; /* one interval's layers before they are merged */
-	size_t layer_cap, n_layers_buf;
-	struct xiotop_lat *percpu_lat;
-	unsigned long long *percpu_u64;
-	uint64_t unattributed_ns; /* the last value given: never decreases */
-	bool pass_failed;         /* said once */
-	struct xiotop_dev_slot dev_staging[XIOTOP_DEV_SLOTS]; /* the next dev_table */
-};
-
-static unsigned long long kallsyms_addr(const char *sym)
-{
-	FILE *f = fopen("/proc/kallsyms", "re");
-	if (!f)
-		return 0;
-	char line[256], name[128], type;
-	unsigned long long addr, found = 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %127s", &addr, &type, name) == 3 && !strcmp(name, sym)) {
-			found = addr;
-			break;
-		}
-	}
-	fclose(f);
-	return found;
-}
+#define KALLSYMS "/proc/kallsyms"
 
 /* Work-function addresses and page size the programs need before load. */
 static void hook_config_init(struct hook_config *cfg)
 {
-	cfg->loop_rootcg_workfn = kallsyms_addr("loop_rootcg_workfn");
-	cfg->loop_workfn = kallsyms_addr("loop_workfn");
-	cfg->wb_workfn = kallsyms_addr("wb_workfn");
+	cfg->loop_rootcg_workfn = kallsyms_addr(KALLSYMS, "loop_rootcg_workfn");
+	cfg->loop_workfn = kallsyms_addr(KALLSYMS, "loop_workfn");
+	cfg->wb_workfn = kallsyms_addr(KALLSYMS, "wb_workfn");
 	cfg->page_size = (unsigned int)sysconf(_SC_PAGESIZE);
 	if (!cfg->loop_rootcg_workfn && !cfg->loop_workfn)
 		fprintf(stderr, "xiotop: loop work functions not in /proc/kallsyms: loop "
@@ -195,156 +159,6 @@ const char *tracer_mode(const struct tracer *t)
 const char *tracer_hooks(const struct tracer *t)
 {
 	return t->hooks_line;
-}
-
-static void clear_map(int fd, size_t key_size)
-{
-	unsigned char key[64], next[64];
-	/* deleting while iterating restarts from the first key each time */
-	while (key_size <= sizeof(key) && !bpf_map_get_next_key(fd, NULL, next)) {
-		memcpy(key, next, key_size);
-		if (bpf_map_delete_elem(fd, key))
-			break;
-	}
-}
-
-/* A device's owner and flags into the table being built, else the overflow hash. */
-static void set_dev_owner(struct tracer *t, uint32_t dev, uint32_t domid, unsigned int flags)
-{
-	unsigned int prev = XIOTOP_DOM_NONE;
-	enum dev_table_result r = dev_table_add(t->dev_staging, dev, domid, flags, &prev);
-	if (r == DEV_TABLE_OVERFLOW) {
-		int fd = bpf_map__fd(t->skel->maps.dev_dom);
-		struct xiotop_dev_owner o = {.domid = XIOTOP_DOM_NONE};
-		if (!bpf_map_lookup_elem(fd, &dev, &o))
-			prev = o.domid;
-		if (o.domid == XIOTOP_DOM_NONE)
-			o.domid = domid;
-		else if (domid != XIOTOP_DOM_NONE && domid != o.domid)
-			r = DEV_TABLE_CLAIMED;
-		o.flags |= flags;
-		bpf_map_update_elem(fd, &dev, &o, BPF_ANY);
-	}
-	if (r == DEV_TABLE_CLAIMED)
-		fprintf(stderr, "xiotop: device %u:%u is claimed by domains %u and %u (kept %u)\n",
-		        XT_KDEV_MAJOR(dev), XT_KDEV_MINOR(dev), prev, domid, prev);
-}
-
-static void map_backend(struct tracer *t, const struct xt_roots *roots, uint32_t domid,
-                        const struct xt_backend *b, bool *images_off_device)
-{
-	int inode_fd = bpf_map__fd(t->skel->maps.inode_dom);
-	bool above_file = true; /* only devices above the backing file are the domain's own */
-
-	for (size_t i = 0; i < b->n_layers; i++) {
-		const struct xt_layer *l = &b->layers[i];
-		if (l->role == XT_ROLE_FILE) {
-			above_file = false;
-			if (l->ino) {
-				struct xiotop_inode_key k = {.ino = l->ino, .fs_dev = l->fs_dev};
-				bpf_map_update_elem(inode_fd, &k, &domid, BPF_ANY);
-				/* bios carrying its pages are queued to the file system's device */
-				if (XT_KDEV_MAJOR(l->fs_dev))
-					set_dev_owner(t, l->fs_dev, XIOTOP_DOM_NONE,
-					              XIOTOP_DEV_HOLDS_IMAGE);
-				else
-					*images_off_device = true;
-			}
-			continue;
-		}
-		if (!above_file || !l->dev)
-			continue;
-		struct xt_devinfo info;
-		unsigned int flags = l->role == XT_ROLE_BACKEND ? XIOTOP_DEV_IS_BACKEND : 0;
-		if (!topo_devinfo(roots, l->dev, &info) && info.is_loop)
-			flags |= XIOTOP_DEV_IS_LOOP;
-		if (flags)
-			set_dev_owner(t, l->dev, domid, flags);
-	}
-}
-
-/* Field 22 of /proc/<pid>/stat: the start time that tells a reused pid apart. */
-static int proc_start_ticks(const struct xt_roots *roots, int pid, unsigned long long *ticks)
-{
-	char path[256], buf[1024];
-	snprintf(path, sizeof(path), "%s/%d/stat", roots->proc ? roots->proc : "/proc", pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -1;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	/* the command name may hold spaces and parentheses: fields resume after the last ')' */
-	char *p = strrchr(buf, ')');
-	if (!p)
-		return -1;
-	int field = 2;
-	for (p++; *p && field < 22; p++)
-		if (*p == ' ')
-			field++;
-	return sscanf(p, "%llu", ticks) == 1 ? 0 : -1;
-}
-
-int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
-                        const struct xt_roots *roots)
-{
-	int dev_fd = bpf_map__fd(t->skel->maps.dev_dom);
-	int inode_fd = bpf_map__fd(t->skel->maps.inode_dom);
-	int tgid_fd = bpf_map__fd(t->skel->maps.tgid_dom);
-	int bits_fd = bpf_map__fd(t->skel->maps.tgid_bits);
-	/* zero the bitmap words of the device models being forgotten */
-	uint32_t tgid, next_tgid;
-	const uint32_t *prev_tgid = NULL;
-	while (!bpf_map_get_next_key(tgid_fd, prev_tgid, &next_tgid)) {
-		tgid = next_tgid;
-		prev_tgid = &tgid;
-		uint32_t word = tgid >> 6;
-		uint64_t zero = 0;
-		bpf_map_update_elem(bits_fd, &word, &zero, BPF_ANY);
-	}
-	clear_map(dev_fd, sizeof(uint32_t));
-	clear_map(inode_fd, sizeof(struct xiotop_inode_key));
-	dev_table_clear(t->dev_staging);
-	bool images_off_device = false;
-	clear_map(tgid_fd, sizeof(uint32_t));
-	bool device_models = false;
-	unsigned int n_device_models = 0;
-	for (size_t i = 0; i < topo->n_domains; i++) {
-		const struct xt_domain *d = &topo->domains[i];
-		device_models |= d->device_model_pid > 0;
-		for (size_t j = 0; j < d->n_backends; j++)
-			if (!d->backends[j].missing)
-				map_backend(t, roots, d->domid, &d->backends[j],
-				            &images_off_device);
-		if (d->device_model_pid > 0 &&
-		    d->device_model_pid < XIOTOP_TGID_BITMAP_WORDS * 64) {
-			uint32_t dm_tgid = (uint32_t)d->device_model_pid, word = dm_tgid >> 6;
-			uint64_t bits = 0;
-			struct xiotop_dm_owner owner = {.domid = d->domid};
-			if (proc_start_ticks(roots, d->device_model_pid, &owner.start_ticks)) {
-				fprintf(stderr,
-				        "xiotop: device model pid %d of domain %u is not running\n",
-				        d->device_model_pid, d->domid);
-				continue;
-			}
-			bpf_map_update_elem(tgid_fd, &dm_tgid, &owner, BPF_ANY);
-			n_device_models++;
-			bpf_map_lookup_elem(bits_fd, &word, &bits);
-			bits |= 1ull << (dm_tgid & 63);
-			bpf_map_update_elem(bits_fd, &word, &bits, BPF_ANY);
-		}
-	}
-	hooks_want_syscalls(&t->hooks, device_models);
-	/* the table not in use gets the new topology, then programs switch to it whole; one
-	 * still reading the old copy finishes long before the next topology overwrites it */
-	unsigned int next = !t->skel->bss->dev_table_live;
-	memcpy(t->skel->bss->dev_table[next], t->dev_staging, sizeof(t->dev_staging));
-	__atomic_store_n(&t->skel->bss->dev_table_live, next, __ATOMIC_RELEASE);
-	t->skel->bss->images_off_device = images_off_device;
-	t->skel->bss->topology_gen++; /* cached loop-work owners are stale now */
-	/* after the maps: a program that sees the count finds the entries */
-	t->skel->bss->device_models = n_device_models;
-	return 0;
 }
 
 static uint64_t read_stat(struct tracer *t, uint32_t idx)
@@ -535,7 +349,8 @@ int tracer_read(struct tracer *t, struct xs_sample *s)
 	s->lost_events = read_stat(t, XIOTOP_STAT_LOST_LAYER) +
 	                 read_stat(t, XIOTOP_STAT_LOST_REMAP) + read_stat(t, XIOTOP_STAT_LOST_CPU) +
 	                 read_stat(t, XIOTOP_STAT_LOST_LATENCY) +
-	                 (t->has_latency ? hooks_latency_misses(&t->hooks) : 0);
+	                 (t->has_latency ? hooks_latency_misses(&t->hooks) : 0) +
+	                 map_updates_lost(&t->updates); /* topology entries the maps refused */
 	if (t->has_cpu)
 		read_unattributed(t, s, kworker_ns);
 	if (t->has_dirty && read_dirty(t, s))

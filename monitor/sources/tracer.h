@@ -4,9 +4,11 @@
  * to raw_tp, deciding by actually loading (feature probes lie on some kernels), and
  * says which it chose. Hooks that fail to attach are reported, never fatal, except
  * block_bio_queue, without which nothing can be attributed. tracer_set_topology()
- * replaces the device/inode/process -> domain maps. tracer_read() appends the
- * cumulative per-(domain, device, rule) counters to a sample, and with latency timed its
- * per-(domain, op) histograms (has_latency).
+ * replaces the device/inode/process -> domain maps (tracer_topology.c), counting every
+ * update a map refuses (sources/map_updates.h). tracer_read() appends the cumulative
+ * per-(domain, device, rule) counters to a sample, and with latency timed its
+ * per-(domain, op) histograms (has_latency); its lost_events include the refused map
+ * updates, so a full map is never silent.
  */
 #ifndef XIOTOP_TRACER_H
 #define XIOTOP_TRACER_H
@@ -15,6 +17,7 @@
 #include <stddef.h>
 
 #include "core/sample.h"
+#include "sources/map_updates.h"
 #include "sources/topology/topology.h"
 
 struct tracer;
@@ -25,6 +28,8 @@ int tracer_open(struct tracer **out, bool latency, char *err, size_t errlen);
 int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
                         const struct xt_roots *roots);
 int tracer_read(struct tracer *t, struct xs_sample *s);
+/* The map updates refused so far, per map (they are in lost_events too). */
+const struct map_updates *tracer_map_updates(const struct tracer *t);
 /* "tp_btf" or "raw_tp" */
 const char *tracer_mode(const struct tracer *t);
 /* Human summary of attached hooks and degradations, e.g. "block_bio_queue block_bio_remap

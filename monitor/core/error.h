@@ -1,0 +1,32 @@
+/* error.h - the one way the library layers say what went wrong.
+ *
+ * Contract: a library function that can fail returns -1 (or its own failure value) and
+ * fills a struct xerr the caller gave: a kind and one sentence (naming the file, the
+ * option or what is missing, without a "xiotop:" prefix or a newline). The kind says
+ * what the failure is, not what to do about it: only cli/ prints the sentence and picks
+ * the exit status from the kind (cli/commands.h cli_fail: input and prerequisites 2,
+ * runtime and memory 1). A library function never prints a failure; a NULL struct xerr
+ * means the caller does not want the sentence. record/ still has its own struct
+ * rec_error (code + sentence) and import/ struct imp_error, of the same shape.
+ */
+#ifndef XIOTOP_CORE_ERROR_H
+#define XIOTOP_CORE_ERROR_H
+
+enum xerr_kind {
+	XERR_NONE,    /* no failure */
+	XERR_INPUT,   /* bad input: a bad recording, dump, log or option value */
+	XERR_PREREQ,  /* a missing prerequisite: root, kernel BTF, BPF */
+	XERR_RUNTIME, /* the system failed us: a counter that cannot be read */
+	XERR_NOMEM,   /* out of memory */
+};
+
+struct xerr {
+	enum xerr_kind kind;
+	char msg[512]; /* one sentence; may be "" when the failure was said as it happened */
+};
+
+/* Fills e (when not NULL) with kind and the formatted sentence. */
+void xerr_set(struct xerr *e, enum xerr_kind kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

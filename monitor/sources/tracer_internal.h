@@ -1,0 +1,39 @@
+/* tracer_internal.h - the tracer's state, shared by its files: tracer.c (loading,
+ * attaching, reading the counters) and tracer_topology.c (the topology into the lookup
+ * maps). Nothing outside sources/tracer*.c includes it.
+ */
+#ifndef XIOTOP_SOURCES_TRACER_INTERNAL_H
+#define XIOTOP_SOURCES_TRACER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/sample.h"
+#include "sources/map_updates.h"
+#include "sources/tracer_hooks.h"
+#include "bpf/xiotop.h"
+
+struct tracer {
+	struct hook_set hooks;
+	struct xiotop_bpf *skel; /* hooks.skel */
+	const char *mode;
+	char hooks_line[512];
+	bool has_cpu;   /* the task iterator attached */
+	bool has_dirty; /* writeback_dirty_folio attached */
+	int ncpus;
+	bool has_latency;                      /* latency is timed: lat_hist is read */
+	struct xiotop_io *percpu_io;           /* ncpus values of one layer_io entry */
+	const struct xiotop_layer_slot *slots; /* layer_slots, mapped read-only */
+	size_t slots_len, n_slots;
+	struct xs_layer *layer_buf; /* one interval's layers before they are merged */
+	size_t layer_cap, n_layers_buf;
+	struct xiotop_lat *percpu_lat;
+	unsigned long long *percpu_u64;
+	uint64_t unattributed_ns; /* the last value given: never decreases */
+	bool pass_failed;         /* said once */
+	struct xiotop_dev_slot dev_staging[XIOTOP_DEV_SLOTS]; /* the next dev_table */
+	struct map_updates updates; /* topology writes the maps refused: lost_events */
+};
+
+#endif

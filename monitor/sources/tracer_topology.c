@@ -1,0 +1,167 @@
+/* tracer_topology.c - the topology into the BPF lookup maps: devices into the device
+ * table (else the dev_dom hash), image files into inode_dom, device models into tgid_dom
+ * and its bitmap; every update's result counted (sources/map_updates.h). See tracer.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "sources/dev_table.h"
+#include "sources/proc_stat.h"
+#include "sources/tracer.h"
+#include "sources/tracer_internal.h"
+#include "xiotop.skel.h"
+
+static void clear_map(int fd, size_t key_size)
+{
+	unsigned char key[64], next[64];
+	/* deleting while iterating restarts from the first key each time */
+	while (key_size <= sizeof(key) && !bpf_map_get_next_key(fd, NULL, next)) {
+		memcpy(key, next, key_size);
+		if (bpf_map_delete_elem(fd, key))
+			break;
+	}
+}
+
+/* A device's owner and flags into the table being built, else the overflow hash. */
+static void set_dev_owner(struct tracer *t, uint32_t dev, uint32_t domid, unsigned int flags)
+{
+	unsigned int prev = XIOTOP_DOM_NONE;
+	enum dev_table_result r = dev_table_add(t->dev_staging, dev, domid, flags, &prev);
+	if (r == DEV_TABLE_OVERFLOW) {
+		int fd = bpf_map__fd(t->skel->maps.dev_dom);
+		struct xiotop_dev_owner o = {.domid = XIOTOP_DOM_NONE};
+		if (!bpf_map_lookup_elem(fd, &dev, &o))
+			prev = o.domid;
+		if (o.domid == XIOTOP_DOM_NONE)
+			o.domid = domid;
+		else if (domid != XIOTOP_DOM_NONE && domid != o.domid)
+			r = DEV_TABLE_CLAIMED;
+		o.flags |= flags;
+		map_update_counted(&t->updates, TOPO_MAP_DEV_DOM,
+		                   bpf_map_update_elem(fd, &dev, &o, BPF_ANY));
+	}
+	if (r == DEV_TABLE_CLAIMED)
+		fprintf(stderr, "xiotop: device %u:%u is claimed by domains %u and %u (kept %u)\n",
+		        XT_KDEV_MAJOR(dev), XT_KDEV_MINOR(dev), prev, domid, prev);
+}
+
+static void map_backend(struct tracer *t, const struct xt_roots *roots, uint32_t domid,
+                        const struct xt_backend *b, bool *images_off_device)
+{
+	int inode_fd = bpf_map__fd(t->skel->maps.inode_dom);
+	bool above_file = true; /* only devices above the backing file are the domain's own */
+
+	for (size_t i = 0; i < b->n_layers; i++) {
+		const struct xt_layer *l = &b->layers[i];
+		if (l->role == XT_ROLE_FILE) {
+			above_file = false;
+			if (l->ino) {
+				struct xiotop_inode_key k = {.ino = l->ino, .fs_dev = l->fs_dev};
+				map_update_counted(
+				    &t->updates, TOPO_MAP_INODE_DOM,
+				    bpf_map_update_elem(inode_fd, &k, &domid, BPF_ANY));
+				/* bios carrying its pages are queued to the file system's device */
+				if (XT_KDEV_MAJOR(l->fs_dev))
+					set_dev_owner(t, l->fs_dev, XIOTOP_DOM_NONE,
+					              XIOTOP_DEV_HOLDS_IMAGE);
+				else
+					*images_off_device = true;
+			}
+			continue;
+		}
+		if (!above_file || !l->dev)
+			continue;
+		struct xt_devinfo info;
+		unsigned int flags = l->role == XT_ROLE_BACKEND ? XIOTOP_DEV_IS_BACKEND : 0;
+		if (!topo_devinfo(roots, l->dev, &info) && info.is_loop)
+			flags |= XIOTOP_DEV_IS_LOOP;
+		if (flags)
+			set_dev_owner(t, l->dev, domid, flags);
+	}
+}
+
+/* Zero the bitmap words of the device models being forgotten, then forget them. */
+static void forget_device_models(struct tracer *t, int tgid_fd, int bits_fd)
+{
+	uint32_t tgid, next_tgid;
+	const uint32_t *prev_tgid = NULL;
+	while (!bpf_map_get_next_key(tgid_fd, prev_tgid, &next_tgid)) {
+		tgid = next_tgid;
+		prev_tgid = &tgid;
+		uint32_t word = tgid >> 6;
+		uint64_t zero = 0;
+		map_update_counted(&t->updates, TOPO_MAP_TGID_BITS,
+		                   bpf_map_update_elem(bits_fd, &word, &zero, BPF_ANY));
+	}
+	clear_map(tgid_fd, sizeof(uint32_t));
+}
+
+/* Domain d's device model into tgid_dom and its bitmap word; true if the programs will
+ * find it. A pid past the bitmap has no word: counted as tgid_bits full. */
+static bool map_device_model(struct tracer *t, const struct xt_roots *roots,
+                             const struct xt_domain *d, int tgid_fd, int bits_fd)
+{
+	if (d->device_model_pid >= XIOTOP_TGID_BITMAP_WORDS * 64) {
+		map_update_counted(&t->updates, TOPO_MAP_TGID_BITS, -E2BIG);
+		return false;
+	}
+	uint32_t dm_tgid = (uint32_t)d->device_model_pid, word = dm_tgid >> 6;
+	uint64_t bits = 0;
+	struct xiotop_dm_owner owner = {.domid = d->domid};
+	if (proc_start_ticks(roots->proc, d->device_model_pid, &owner.start_ticks)) {
+		fprintf(stderr, "xiotop: device model pid %d of domain %u is not running\n",
+		        d->device_model_pid, d->domid);
+		return false;
+	}
+	if (map_update_counted(&t->updates, TOPO_MAP_TGID_DOM,
+	                       bpf_map_update_elem(tgid_fd, &dm_tgid, &owner, BPF_ANY)))
+		return false;
+	bpf_map_lookup_elem(bits_fd, &word, &bits);
+	bits |= 1ull << (dm_tgid & 63);
+	return !map_update_counted(&t->updates, TOPO_MAP_TGID_BITS,
+	                           bpf_map_update_elem(bits_fd, &word, &bits, BPF_ANY));
+}
+
+int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
+                        const struct xt_roots *roots)
+{
+	int tgid_fd = bpf_map__fd(t->skel->maps.tgid_dom);
+	int bits_fd = bpf_map__fd(t->skel->maps.tgid_bits);
+	forget_device_models(t, tgid_fd, bits_fd);
+	clear_map(bpf_map__fd(t->skel->maps.dev_dom), sizeof(uint32_t));
+	clear_map(bpf_map__fd(t->skel->maps.inode_dom), sizeof(struct xiotop_inode_key));
+	dev_table_clear(t->dev_staging);
+	bool images_off_device = false;
+	bool device_models = false;
+	unsigned int n_device_models = 0;
+	for (size_t i = 0; i < topo->n_domains; i++) {
+		const struct xt_domain *d = &topo->domains[i];
+		device_models |= d->device_model_pid > 0;
+		for (size_t j = 0; j < d->n_backends; j++)
+			if (!d->backends[j].missing)
+				map_backend(t, roots, d->domid, &d->backends[j],
+				            &images_off_device);
+		if (d->device_model_pid > 0 && map_device_model(t, roots, d, tgid_fd, bits_fd))
+			n_device_models++;
+	}
+	hooks_want_syscalls(&t->hooks, device_models);
+	/* the table not in use gets the new topology, then programs switch to it whole; one
+	 * still reading the old copy finishes long before the next topology overwrites it */
+	unsigned int next = !t->skel->bss->dev_table_live;
+	memcpy(t->skel->bss->dev_table[next], t->dev_staging, sizeof(t->dev_staging));
+	__atomic_store_n(&t->skel->bss->dev_table_live, next, __ATOMIC_RELEASE);
+	t->skel->bss->images_off_device = images_off_device;
+	t->skel->bss->topology_gen++; /* cached loop-work owners are stale now */
+	/* after the maps: a program that sees the count finds the entries */
+	t->skel->bss->device_models = n_device_models;
+	return 0;
+}
+
+const struct map_updates *tracer_map_updates(const struct tracer *t)
+{
+	return &t->updates;
+}

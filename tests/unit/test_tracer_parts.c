@@ -1,0 +1,102 @@
+/* test_tracer_parts.c - the tracer's jobs that need no BPF: the kallsyms parser, the
+ * /proc/PID/stat start time (a command name with spaces and parentheses), and the
+ * count of refused map updates that goes into lost_events (a full map is never
+ * silent: each refusal counts once, per map, whatever its errno). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sources/kallsyms.h"
+#include "sources/map_updates.h"
+#include "sources/proc_stat.h"
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void kallsyms_finds_the_symbol(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/xiotop-kallsymsXXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	write_file(path, "ffffffff81000000 T _stext\n"
+	                 "ffffffffc0a01230 t loop_workfn\t[loop]\n"
+	                 "ffffffff81234560 T wb_workfn\n"
+	                 "ffffffff81234560 T wb_workfn_other\n");
+	assert_true(kallsyms_addr(path, "wb_workfn") == 0xffffffff81234560ull);
+	assert_true(kallsyms_addr(path, "loop_workfn") == 0xffffffffc0a01230ull);
+	assert_true(kallsyms_addr(path, "loop_rootcg_workfn") == 0); /* absent */
+	assert_true(kallsyms_addr(path, "wb_work") == 0);            /* no prefix match */
+	unlink(path);
+	assert_true(kallsyms_addr(path, "wb_workfn") == 0); /* unreadable */
+}
+
+static void start_ticks_after_the_last_paren(void **state)
+{
+	(void)state;
+	char root[] = "/tmp/xiotop-procXXXXXX";
+	assert_non_null(mkdtemp(root));
+	char dir[300], path[320];
+	snprintf(dir, sizeof(dir), "%s/4242", root);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(path, sizeof(path), "%s/stat", dir);
+	/* a qemu named "qemu (dm) x" by its -name: fields 3.. follow the last ')' */
+	write_file(path, "4242 (qemu (dm) x) S 1 4242 4242 0 -1 4194560 100 0 0 0 5 6 0 0 20 0 "
+	                 "3 0 987654 123456789 500\n");
+	unsigned long long ticks = 0;
+	assert_int_equal(proc_start_ticks(root, 4242, &ticks), 0);
+	assert_true(ticks == 987654ull);
+	assert_int_equal(proc_start_ticks(root, 4243, &ticks), -1); /* gone */
+	write_file(path, "4242 no parenthesis\n");
+	assert_int_equal(proc_start_ticks(root, 4242, &ticks), -1);
+	unlink(path);
+	rmdir(dir);
+	rmdir(root);
+}
+
+static void refused_updates_are_counted_per_map(void **state)
+{
+	(void)state;
+	struct map_updates u;
+	memset(&u, 0, sizeof(u));
+	char line[200];
+	map_updates_describe(&u, line, sizeof(line));
+	assert_string_equal(line, "");
+	assert_int_equal(map_update_counted(&u, TOPO_MAP_DEV_DOM, 0), 0); /* stored */
+	assert_int_equal(map_update_counted(&u, TOPO_MAP_DEV_DOM, -E2BIG), -E2BIG);
+	map_update_counted(&u, TOPO_MAP_DEV_DOM, -E2BIG);
+	map_update_counted(&u, TOPO_MAP_INODE_DOM, -ENOMEM);
+	map_update_counted(&u, TOPO_MAP_TGID_DOM, -EINVAL);
+	assert_true(u.full[TOPO_MAP_DEV_DOM] == 2);
+	assert_true(u.full[TOPO_MAP_INODE_DOM] == 1);
+	assert_true(u.failed[TOPO_MAP_TGID_DOM] == 1);
+	assert_true(u.full[TOPO_MAP_TGID_BITS] == 0);
+	assert_true(map_updates_lost(&u) == 4); /* what lost_events gains */
+	map_updates_describe(&u, line, sizeof(line));
+	assert_string_equal(line, "dev_dom full 2, inode_dom full 1, tgid_dom failed 1");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(kallsyms_finds_the_symbol),
+	    cmocka_unit_test(start_ticks_after_the_last_paren),
+	    cmocka_unit_test(refused_updates_are_counted_per_map),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
