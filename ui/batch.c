@@ -52,7 +52,7 @@ static void json_figure(FILE *out, const char *sep, enum figure_id fig,
                         const struct model_interval *m)
 {
 	char key[64];
-	snprintf(key, sizeof(key), "%s\"%s\":", sep, figure_get(fig)->key);
+	snprintf(key, sizeof(key), "%s\"%s\":", sep, figure_json_name(figure_get(fig)));
 	batch_put_figure(out, key, fig, m);
 }
 
@@ -74,9 +74,9 @@ static void print_json(FILE *out, const struct model_interval *m)
 	if (disks)
 		fputc(']', out);
 	json_figure(out, ",", FIG_HOST_BUSY_NS, m);
-	/* the unattributed bytes nest as rd_bytes and wr_bytes (README "JSON output") */
-	batch_put_figure(out, "},\"unattributed\":{\"rd_bytes\":", FIG_UNATTRIBUTED_RD_BYTES, m);
-	batch_put_figure(out, ",\"wr_bytes\":", FIG_UNATTRIBUTED_WR_BYTES, m);
+	fputs("},\"unattributed\":{", out);
+	json_figure(out, "", FIG_UNATTRIBUTED_RD_BYTES, m);
+	json_figure(out, ",", FIG_UNATTRIBUTED_WR_BYTES, m);
 	fputc('}', out);
 	json_figure(out, ",", FIG_UNATTRIBUTED_CPU_NS, m);
 	json_figure(out, ",", FIG_DOM0_OWN_CPU_NS, m);
@@ -116,14 +116,26 @@ static void mb_text(char *buf, size_t len, enum figure_id fig, const struct mode
 		snprintf(buf, len, "-");
 }
 
-/* The two lines above the table: when, how many, and the host's own figures. */
+/* A host figure's screen header (core/figures.h). */
+static const char *head(enum figure_id fig)
+{
+	return figure_get(fig)->header;
+}
+
+/* The two lines above the table: when, how many, and the host's own figures, each
+ * named by its screen header. */
 static void print_text_head(FILE *out, const struct model_interval *m)
 {
-	char ts[40];
+	char ts[40], busy[24];
 	iso_time(ts, sizeof(ts), m->realtime_ns);
+	if (figure_known(FIG_HOST_BUSY_NS, m, NULL) && m->interval_s > 0)
+		snprintf(busy, sizeof(busy), "%.1f%%",
+		         fields_cpu_pct(m->host_busy_ns, m->interval_s));
+	else
+		snprintf(busy, sizeof(busy), "-");
 	/* which hooks are active is said once on stderr at start: this line stays < 80 */
-	fprintf(out, "xiotop %.19s  %zu domains  %.2fs  lost %" PRIu64 "\n", ts, m->n_domains,
-	        m->interval_s, m->lost_events);
+	fprintf(out, "xiotop %.19s  %zu domains  %.2fs  %s %" PRIu64 "  %s %s\n", ts, m->n_domains,
+	        m->interval_s, head(FIG_LOST_EVENTS), m->lost_events, head(FIG_HOST_BUSY_NS), busy);
 	/* a figure the recording does not hold (an import's) prints "-", never 0.0 */
 	char rd[24], wr[24], bo[24], dc[24], un[24];
 	mb_text(rd, sizeof(rd), FIG_DISKS_RD_BYTES, m);
@@ -131,8 +143,10 @@ static void print_text_head(FILE *out, const struct model_interval *m)
 	mb_text(bo, sizeof(bo), FIG_VMSTAT_PGPGOUT_BYTES, m);
 	mb_text(dc, sizeof(dc), FIG_DOUBLE_COUNTED_TOTAL, m);
 	mb_text(un, sizeof(un), FIG_UNATTRIBUTED_WR_BYTES, m);
-	fprintf(out, "disks rd %s wr %s MB/s  vmstat bo %s MB/s  double %s MB/s  unattr %s MB/s\n",
-	        rd, wr, bo, dc, un);
+	fprintf(out, "%s %s %s %s MB/s  %s %s MB/s  %s %s MB/s  %s %s MB/s\n",
+	        head(FIG_DISKS_RD_BYTES), rd, head(FIG_DISKS_WR_BYTES), wr,
+	        head(FIG_VMSTAT_PGPGOUT_BYTES), bo, head(FIG_DOUBLE_COUNTED_TOTAL), dc,
+	        head(FIG_UNATTRIBUTED_WR_BYTES), un);
 }
 
 /* Rows in domid order: Domain-0 first, (unattributed) last. */

@@ -61,6 +61,12 @@ static void clock_text(char *buf, size_t len, int64_t realtime_ns)
 
 /* --- header ------------------------------------------------------------------------ */
 
+/* A host figure's screen header (core/figures.h). */
+static const char *head(enum figure_id fig)
+{
+	return figure_get(fig)->header;
+}
+
 static size_t count_domains(const struct console_state *st)
 {
 	size_t n = 0;
@@ -160,18 +166,21 @@ static int render_header(const struct console_state *st, struct grid *g)
 	double disk_s = figure_known(FIG_DISKS_RD_BYTES, m, NULL) ? s : 0;
 	double vm_s = figure_known(FIG_VMSTAT_PGPGOUT_BYTES, m, NULL) ? s : 0;
 	double stack_s = figure_known(FIG_DOUBLE_COUNTED_TOTAL, m, NULL) ? s : 0;
-	snprintf(line, sizeof(line), "MB/s  disks rd %s wr %s  vmstat bo %s  double %s  unattr %s",
-	         rate(a, sizeof(a), t.disk_rd_bytes, disk_s),
-	         rate(b, sizeof(b), t.disk_wr_bytes, disk_s),
-	         rate(c, sizeof(c), m->pgpgout_bytes, vm_s),
-	         rate(d, sizeof(d), t.double_counted_bytes, stack_s), e);
+	snprintf(line, sizeof(line), "MB/s  %s %s %s %s  %s %s  %s %s  %s %s",
+	         head(FIG_DISKS_RD_BYTES), rate(a, sizeof(a), t.disk_rd_bytes, disk_s),
+	         head(FIG_DISKS_WR_BYTES), rate(b, sizeof(b), t.disk_wr_bytes, disk_s),
+	         head(FIG_VMSTAT_PGPGOUT_BYTES), rate(c, sizeof(c), m->pgpgout_bytes, vm_s),
+	         head(FIG_DOUBLE_COUNTED_TOTAL),
+	         rate(d, sizeof(d), t.double_counted_bytes, stack_s),
+	         head(FIG_UNATTRIBUTED_WR_BYTES), e);
 	grid_put(g, 1, line, GRID_PLAIN);
 
 	char hooks[512];
 	grid_text(m->hooks ? m->hooks : "", st->o.ascii_only, hooks, sizeof(hooks));
 	/* a replay's marks are the recording's, the live console's those added here */
-	snprintf(line, sizeof(line), "dom0 CPU %s  lost %" PRIu64 "  marks %zu  hooks: %s",
-	         pct(a, sizeof(a), m->host_busy_ns > 0, m->host_busy_ns, s), m->lost_events,
+	snprintf(line, sizeof(line), "%s %s  %s %" PRIu64 "  marks %zu  hooks: %s",
+	         head(FIG_HOST_BUSY_NS), pct(a, sizeof(a), m->host_busy_ns > 0, m->host_busy_ns, s),
+	         head(FIG_LOST_EVENTS), m->lost_events,
 	         st->o.replay ? st->replay.n_marks : st->n_marks, hooks[0] ? hooks : "-");
 	grid_put(g, 2, line, GRID_PLAIN);
 	return lines;

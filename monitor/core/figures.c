@@ -2,6 +2,7 @@
 #include "core/figures.h"
 
 #include <stddef.h>
+#include <string.h>
 
 /* A figure's value function: an expression of the interval m and the domain d. */
 #define VALUE(fn, expr)                                                                            \
@@ -224,6 +225,7 @@ static const struct figure table[] = {
                          .header = "P99_ms"},
     [FIG_VMSTAT_PGPGOUT_BYTES] = {.scope = FIGURE_HOST,
                                   .form = FORM_COUNT,
+                                  .json = "host.vmstat_pgpgout_bytes",
                                   .meaning = "/proc/vmstat pgpgout, in bytes (vmstat bo)",
                                   .unit = "bytes",
                                   .absent = XS_ABSENT_VMSTAT,
@@ -235,6 +237,7 @@ static const struct figure table[] = {
                                   .value = pgpgout_bytes},
     [FIG_VMSTAT_PGPGIN_BYTES] = {.scope = FIGURE_HOST,
                                  .form = FORM_COUNT,
+                                 .json = "host.vmstat_pgpgin_bytes",
                                  .meaning = "/proc/vmstat pgpgin, in bytes (vmstat bi)",
                                  .unit = "bytes",
                                  .absent = XS_ABSENT_VMSTAT,
@@ -244,12 +247,14 @@ static const struct figure table[] = {
                                  .value = pgpgin_bytes},
     [FIG_DISKS] = {.scope = FIGURE_HOST,
                    .form = FORM_RECORD,
+                   .json = "host.disks",
                    .meaning = "each leaf (physical) device's bytes, from /proc/diskstats",
                    .unit = "bytes",
                    .absent = XS_ABSENT_DISKS,
                    .key = "disks"},
     [FIG_DISKS_RD_BYTES] = {.scope = FIGURE_HOST,
                             .form = FORM_COUNT,
+                            .json = "host.disks[].rd_bytes",
                             .meaning = "bytes read from the leaf devices (per device in disks)",
                             .unit = "bytes",
                             .absent = XS_ABSENT_DISKS,
@@ -260,6 +265,7 @@ static const struct figure table[] = {
                             .value = disks_rd_bytes},
     [FIG_DISKS_WR_BYTES] = {.scope = FIGURE_HOST,
                             .form = FORM_COUNT,
+                            .json = "host.disks[].wr_bytes",
                             .meaning = "bytes written to the leaf devices (per device in disks)",
                             .unit = "bytes",
                             .absent = XS_ABSENT_DISKS,
@@ -277,6 +283,7 @@ static const struct figure table[] = {
                                   .value = double_counted_total},
     [FIG_HOST_BUSY_NS] = {.scope = FIGURE_HOST,
                           .form = FORM_COUNT,
+                          .json = "host.dom0_cpu_busy_ns",
                           .meaning = "dom0 non-idle CPU time, all CPUs (/proc/stat)",
                           .unit = "ns",
                           .needs = NEED_CPU,
@@ -287,15 +294,17 @@ static const struct figure table[] = {
                           .value = host_busy_ns},
     [FIG_UNATTRIBUTED_RD_BYTES] = {.scope = FIGURE_HOST,
                                    .form = FORM_COUNT,
+                                   .json = "unattributed.rd_bytes",
                                    .meaning = "bytes dom0 read for no domain",
                                    .unit = "bytes",
                                    .absent = STACK,
-                                   .key = "rd_bytes",
+                                   .key = "unattributed_rd_bytes",
                                    .metric = {"xiotop_unattributed_read_bytes",
                                               "Bytes read by dom0 for no domain."},
                                    .value = unattributed_rd_bytes},
     [FIG_UNATTRIBUTED_WR_BYTES] = {.scope = FIGURE_HOST,
                                    .form = FORM_COUNT,
+                                   .json = "unattributed.wr_bytes",
                                    .meaning = "bytes dom0 wrote for no domain (bios vmstat "
                                               "counts)",
                                    .unit = "bytes",
@@ -309,6 +318,7 @@ static const struct figure table[] = {
                                    .value = unattributed_wr_bytes},
     [FIG_UNATTRIBUTED_CPU_NS] = {.scope = FIGURE_HOST,
                                  .form = FORM_COUNT,
+                                 .json = "unattributed_cpu_ns",
                                  .meaning = "dom0 CPU charged to no domain",
                                  .unit = "ns",
                                  .needs = NEED_CPU,
@@ -318,6 +328,7 @@ static const struct figure table[] = {
                                  .value = unattributed_cpu_ns},
     [FIG_DOM0_OWN_CPU_NS] = {.scope = FIGURE_HOST,
                              .form = FORM_COUNT,
+                             .json = "dom0_own_cpu_ns",
                              .meaning = "dom0's own CPU: busy time beyond what is charged to a "
                                         "domain or left unattributed",
                              .unit = "ns",
@@ -329,6 +340,7 @@ static const struct figure table[] = {
                              .value = dom0_own_cpu_ns},
     [FIG_LOST_EVENTS] = {.scope = FIGURE_HOST,
                          .form = FORM_COUNT,
+                         .json = "lost_events",
                          .meaning = "events not counted because a tracer map was full",
                          .unit = "events",
                          .flags = FIGURE_CSV,
@@ -392,4 +404,10 @@ uint64_t figure_value(enum figure_id id, const struct model_interval *m,
 bool figure_is_scalar(const struct figure *f)
 {
 	return f->form == FORM_COUNT || f->form == FORM_GAUGE;
+}
+
+const char *figure_json_name(const struct figure *f)
+{
+	const char *dot = f->json ? strrchr(f->json, '.') : NULL;
+	return dot ? dot + 1 : f->json ? f->json : f->key;
 }

@@ -110,6 +110,10 @@ struct figure {
 	unsigned flags;      /* enum figure_flag */
 	const char *header;  /* screen header; NULL when no table column shows it */
 	const char *key;     /* CSV/JSON key; NULL when only the screen shows it */
+	/* a host figure's place in the JSON object ("host.dom0_cpu_busy_ns",
+	 * "unattributed.rd_bytes"), NULL when JSON does not hold it; a domain figure is at
+	 * its key in each of domains[] */
+	const char *json;
 	struct figure_metric metric;
 	/* its value in the interval (d NULL for a host figure); NULL for text and records */
 	uint64_t (*value)(const struct model_interval *m, const struct model_domain *d);
@@ -130,7 +134,9 @@ bool figure_present(enum figure_id id, const struct model_interval *m);
 /* Its value, 0 when it has no value function (check figure_known first). */
 uint64_t figure_value(enum figure_id id, const struct model_interval *m,
                       const struct model_domain *d);
-/* Is the figure shown by a sink of its own shape (not a plain count or gauge)? */
+/* The member name a JSON object holds it under: the json path's last part. */
+const char *figure_json_name(const struct figure *f);
+/* Is the figure a plain count or gauge (not text, a record or a screen-only figure)? */
 bool figure_is_scalar(const struct figure *f);
 
 #endif
