@@ -6,18 +6,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
+#include "core/clock.h"
+#include "core/figures.h"
 #include "core/sanitize.h"
 #include "ui/batch_keys.h"
 #include "ui/fields.h"
 #include "ui/grid.h"
 #include "ui/rows.h"
 
-/* Text: the console's table at 80 columns, or every column with -f. */
+/* Text: the console's table fitted to a terminal (80 columns when it does not say), or
+ * every column. */
 #define BATCH_COLUMNS    80
 #define BATCH_WIDE       100000
-#define BATCH_LINE_BYTES (4 * (4 * XS_NAME_MAX + 8 * FIELD_COUNT) + 1)
+#define BATCH_LINE_BYTES (4 * (4 * XS_NAME_MAX + 8 * FIELD_MAX) + 1)
 
 int batch_parse_format(const char *s, enum batch_format *out)
 {
@@ -34,11 +38,8 @@ int batch_parse_format(const char *s, enum batch_format *out)
 
 static void iso_time(char *buf, size_t len, int64_t realtime_ns)
 {
-	time_t sec = (time_t)(realtime_ns / 1000000000);
-	struct tm tm;
-	gmtime_r(&sec, &tm);
-	size_t n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + n, len - n, ".%03dZ", (int)(realtime_ns / 1000000 % 1000));
+	if (clock_iso8601(realtime_ns, true, buf, len))
+		snprintf(buf, len, "?");
 }
 
 static double mb_per_s(uint64_t bytes, double secs)
@@ -46,29 +47,41 @@ static double mb_per_s(uint64_t bytes, double secs)
 	return secs > 0 ? (double)bytes / 1e6 / secs : 0.0;
 }
 
+/* A host figure as a JSON member: sep, its key, its value or null. */
+static void json_figure(FILE *out, const char *sep, enum figure_id fig,
+                        const struct model_interval *m)
+{
+	char key[64];
+	snprintf(key, sizeof(key), "%s\"%s\":", sep, figure_json_name(figure_get(fig)));
+	batch_put_figure(out, key, fig, m);
+}
+
 static void print_json(FILE *out, const struct model_interval *m)
 {
 	char ts[40];
 	iso_time(ts, sizeof(ts), m->realtime_ns);
 	fprintf(out, "{\"time\":\"%s\",\"interval_s\":%.3f,\"host\":{", ts, m->interval_s);
-	bool vmstat = !(m->absent & XS_ABSENT_VMSTAT), stack = !(m->absent & XS_ABSENT_STACK);
-	batch_put_opt_u64(out, "\"vmstat_pgpgout_bytes\":", vmstat, m->pgpgout_bytes);
-	batch_put_opt_u64(out, ",\"vmstat_pgpgin_bytes\":", vmstat, m->pgpgin_bytes);
-	fputs(m->absent & XS_ABSENT_DISKS ? ",\"disks\":null" : ",\"disks\":[", out);
-	for (size_t i = 0; !(m->absent & XS_ABSENT_DISKS) && i < m->n_disks; i++) {
+	json_figure(out, "", FIG_VMSTAT_PGPGOUT_BYTES, m);
+	json_figure(out, ",", FIG_VMSTAT_PGPGIN_BYTES, m);
+	bool disks = figure_known(FIG_DISKS, m, NULL);
+	fputs(disks ? ",\"disks\":[" : ",\"disks\":null", out);
+	for (size_t i = 0; disks && i < m->n_disks; i++) {
 		fprintf(out, "%s{\"dev\":", i ? "," : "");
 		json_put_string(out, m->disks[i].disk->name);
 		fprintf(out, ",\"rd_bytes\":%" PRIu64 ",\"wr_bytes\":%" PRIu64 "}",
 		        m->disks[i].rd_bytes, m->disks[i].wr_bytes);
 	}
-	if (!(m->absent & XS_ABSENT_DISKS))
+	if (disks)
 		fputc(']', out);
-	batch_put_opt_u64(out, ",\"dom0_cpu_busy_ns\":", m->has_cpu, m->host_busy_ns);
-	batch_put_opt_u64(out, "},\"unattributed\":{\"rd_bytes\":", stack, m->unattr_rd_bytes);
-	batch_put_opt_u64(out, ",\"wr_bytes\":", stack, m->unattr_wr_bytes);
+	json_figure(out, ",", FIG_HOST_BUSY_NS, m);
+	fputs("},\"unattributed\":{", out);
+	json_figure(out, "", FIG_UNATTRIBUTED_RD_BYTES, m);
+	json_figure(out, ",", FIG_UNATTRIBUTED_WR_BYTES, m);
 	fputc('}', out);
-	batch_put_opt_u64(out, ",\"unattributed_cpu_ns\":", m->has_cpu, m->cpu_unattributed_ns);
-	fprintf(out, ",\"lost_events\":%" PRIu64 ",\"domains\":[", m->lost_events);
+	json_figure(out, ",", FIG_UNATTRIBUTED_CPU_NS, m);
+	json_figure(out, ",", FIG_DOM0_OWN_CPU_NS, m);
+	json_figure(out, ",", FIG_LOST_EVENTS, m);
+	fputs(",\"domains\":[", out);
 	for (size_t i = 0; i < m->n_domains; i++) {
 		if (i)
 			fputc(',', out);
@@ -83,51 +96,57 @@ static void print_csv(FILE *out, const struct model_interval *m, unsigned long i
 	if (iteration == 0) {
 		fputs("time,interval_s,", out);
 		batch_keys_csv_header(out);
-		fputs(",vmstat_pgpgout_bytes,unattributed_wr_bytes,lost_events\n", out);
+		batch_keys_csv_host_header(out);
+		fputc('\n', out);
 	}
 	iso_time(ts, sizeof(ts), m->realtime_ns);
 	for (size_t i = 0; i < m->n_domains; i++) {
 		fprintf(out, "%s,%.3f,", ts, m->interval_s);
 		batch_keys_csv_row(out, m, &m->domains[i]);
-		batch_put_opt_u64(out, ",", !(m->absent & XS_ABSENT_VMSTAT), m->pgpgout_bytes);
-		batch_put_opt_u64(out, ",", !(m->absent & XS_ABSENT_STACK), m->unattr_wr_bytes);
-		fprintf(out, ",%" PRIu64 "\n", m->lost_events);
+		batch_keys_csv_host_row(out, m);
+		fputc('\n', out);
 	}
 }
 
-static void mb_text(char *buf, size_t len, bool known, double mb_s)
+static void mb_text(char *buf, size_t len, enum figure_id fig, const struct model_interval *m)
 {
-	if (known)
-		snprintf(buf, len, "%.1f", mb_s);
+	if (figure_known(fig, m, NULL))
+		snprintf(buf, len, "%.1f", mb_per_s(figure_value(fig, m, NULL), m->interval_s));
 	else
 		snprintf(buf, len, "-");
 }
 
-/* The two lines above the table: when, how many, and the host's own figures. */
+/* A host figure's screen header (core/figures.h). */
+static const char *head(enum figure_id fig)
+{
+	return figure_get(fig)->header;
+}
+
+/* The two lines above the table: when, how many, and the host's own figures, each
+ * named by its screen header. */
 static void print_text_head(FILE *out, const struct model_interval *m)
 {
-	char ts[40];
-	double s = m->interval_s;
-	uint64_t phys_rd = 0, phys_wr = 0, dbl = 0;
-	for (size_t i = 0; i < m->n_disks; i++) {
-		phys_rd += m->disks[i].rd_bytes;
-		phys_wr += m->disks[i].wr_bytes;
-	}
-	for (size_t i = 0; i < m->n_domains; i++)
-		dbl += m->domains[i].double_counted_bytes;
+	char ts[40], busy[24];
 	iso_time(ts, sizeof(ts), m->realtime_ns);
+	if (figure_known(FIG_HOST_BUSY_NS, m, NULL) && m->interval_s > 0)
+		snprintf(busy, sizeof(busy), "%.1f%%",
+		         fields_cpu_pct(m->host_busy_ns, m->interval_s));
+	else
+		snprintf(busy, sizeof(busy), "-");
 	/* which hooks are active is said once on stderr at start: this line stays < 80 */
-	fprintf(out, "xiotop %.19s  %zu domains  %.2fs  lost %" PRIu64 "\n", ts, m->n_domains, s,
-	        m->lost_events);
+	fprintf(out, "xiotop %.19s  %zu domains  %.2fs  %s %" PRIu64 "  %s %s\n", ts, m->n_domains,
+	        m->interval_s, head(FIG_LOST_EVENTS), m->lost_events, head(FIG_HOST_BUSY_NS), busy);
 	/* a figure the recording does not hold (an import's) prints "-", never 0.0 */
 	char rd[24], wr[24], bo[24], dc[24], un[24];
-	mb_text(rd, sizeof(rd), !(m->absent & XS_ABSENT_DISKS), mb_per_s(phys_rd, s));
-	mb_text(wr, sizeof(wr), !(m->absent & XS_ABSENT_DISKS), mb_per_s(phys_wr, s));
-	mb_text(bo, sizeof(bo), !(m->absent & XS_ABSENT_VMSTAT), mb_per_s(m->pgpgout_bytes, s));
-	mb_text(dc, sizeof(dc), !(m->absent & XS_ABSENT_STACK), mb_per_s(dbl, s));
-	mb_text(un, sizeof(un), !(m->absent & XS_ABSENT_STACK), mb_per_s(m->unattr_wr_bytes, s));
-	fprintf(out, "disks rd %s wr %s MB/s  vmstat bo %s MB/s  double %s MB/s  unattr %s MB/s\n",
-	        rd, wr, bo, dc, un);
+	mb_text(rd, sizeof(rd), FIG_DISKS_RD_BYTES, m);
+	mb_text(wr, sizeof(wr), FIG_DISKS_WR_BYTES, m);
+	mb_text(bo, sizeof(bo), FIG_VMSTAT_PGPGOUT_BYTES, m);
+	mb_text(dc, sizeof(dc), FIG_DOUBLE_COUNTED_TOTAL, m);
+	mb_text(un, sizeof(un), FIG_UNATTRIBUTED_WR_BYTES, m);
+	fprintf(out, "%s %s %s %s MB/s  %s %s MB/s  %s %s MB/s  %s %s MB/s\n",
+	        head(FIG_DISKS_RD_BYTES), rd, head(FIG_DISKS_WR_BYTES), wr,
+	        head(FIG_VMSTAT_PGPGOUT_BYTES), bo, head(FIG_DOUBLE_COUNTED_TOTAL), dc,
+	        head(FIG_UNATTRIBUTED_WR_BYTES), un);
 }
 
 /* Rows in domid order: Domain-0 first, (unattributed) last. */
@@ -140,17 +159,21 @@ static int by_domid(const void *pa, const void *pb)
 	return (int)a->kind - (int)b->kind;
 }
 
-/* The name column: the console's width, or with -f the widest name (never cut). */
-static int name_width(const struct batch_opts *o, const struct field_row *const *rows, size_t n)
+/* How wide the text is: every column and whole names (0) with -f or into a file or a
+ * pipe, as `xentop -b` prints; fitted to a terminal's width only on one. */
+static int text_columns(FILE *out, const struct batch_opts *o)
 {
-	int w = FIELD_NAME_WIDTH;
-	char name[4 * XS_NAME_MAX + 1];
-	for (size_t i = 0; o->full_names && i < n; i++) {
-		int nw = text_width(grid_text(field_row_name(rows[i]), false, name, sizeof(name)));
-		if (nw > w)
-			w = nw;
-	}
-	return w;
+	if (o->full_names)
+		return 0;
+	if (o->columns > 0)
+		return o->columns;
+	int fd = fileno(out);
+	if (fd < 0 || !isatty(fd))
+		return 0;
+	struct winsize ws;
+	if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	return BATCH_COLUMNS;
 }
 
 static void put_line(FILE *out, char *line)
@@ -208,9 +231,10 @@ static void print_text(FILE *out, const struct model_interval *m, const struct b
 	}
 	const struct field_row *const *rows = mem->order;
 	struct field_layout l;
-	fields_layout_for(o->full_names ? BATCH_WIDE : BATCH_COLUMNS,
-	                  name_width(o, rows, (size_t)n), fields_domid_width(rows, (size_t)n),
-	                  false, m->has_latency, &l);
+	int columns = text_columns(out, o);
+	fields_layout_for(columns ? columns : BATCH_WIDE,
+	                  fields_name_width(rows, (size_t)n, !columns, false, 0),
+	                  fields_domid_width(rows, (size_t)n), false, m->has_latency, &l);
 	char line[BATCH_LINE_BYTES];
 	fields_header(&l, line, sizeof(line));
 	put_line(out, line);

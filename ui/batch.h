@@ -2,11 +2,12 @@
  *
  * Contract: one call prints one interval. JSON is one object per line whose field names
  * are a contract other tools parse (README "JSON output"); its per-domain keys and CSV's
- * columns come from one table (batch_keys.h) named by the console's columns. Text is the
- * console's table (fields.h: same rows, same columns dropped by rank) at 80 columns, or
- * every column and whole names with full_names; its CPU_s counts from the sink's first
- * interval. Every guest-controlled string is escaped (sanitize.h, grid.h). CSV prints
- * its header once.
+ * columns come from the figure table (core/figures.h, batch_keys.h). Text is the
+ * console's table (fields.h: same rows and columns): fitted as the console fits it (the
+ * columns dropped by rank, names cut) only on a terminal, to its width; into a file or a
+ * pipe, or with full_names, every column and whole names, as `xentop -b` prints. Its
+ * CPU_s counts from the sink's first interval. Every guest-controlled string is escaped
+ * (sanitize.h, grid.h). CSV prints its header once.
  */
 #ifndef XIOTOP_BATCH_H
 #define XIOTOP_BATCH_H
@@ -22,7 +23,9 @@ enum batch_format { BATCH_TEXT, BATCH_CSV, BATCH_JSON };
 
 struct batch_opts {
 	enum batch_format format;
-	bool full_names; /* text: do not cut names (xentop -f) */
+	bool full_names; /* text: do not cut names and show every column (xentop -f) */
+	/* text: fit into this many columns; 0: a terminal's width on one, else every column */
+	int columns;
 };
 
 /* "text", "csv", "json" -> format; -1 if unknown */

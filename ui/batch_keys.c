@@ -1,4 +1,4 @@
-/* batch_keys.c - the per-domain key table of CSV and JSON; see batch_keys.h. */
+/* batch_keys.c - a domain's keys of CSV and JSON, from the figure table; see batch_keys.h. */
 #include "ui/batch_keys.h"
 
 #include <inttypes.h>
@@ -7,7 +7,6 @@
 
 #include "core/latency.h"
 #include "core/sanitize.h"
-#include "ui/fields.h"
 
 static const char *domain_name(const struct model_domain *d)
 {
@@ -55,16 +54,14 @@ static void put_missing(FILE *out, const struct model_interval *m, const struct 
 static void put_cpu_by_role(FILE *out, const struct model_interval *m, const struct model_domain *d,
                             bool csv)
 {
-	static const char *const role_keys[XS_CPU_ROLES] = {"backend", "device_model", "loop",
-	                                                    "writeback"};
 	(void)csv;
 	if (!m->has_cpu) {
 		fputs("null", out);
 		return;
 	}
 	for (int r = 0; r < XS_CPU_ROLES; r++)
-		fprintf(out, "%s\"%s\":%" PRIu64, r ? "," : "{", role_keys[r],
-		        d->cpu_ns_by_role[r]);
+		fprintf(out, "%s\"%s\":%" PRIu64, r ? "," : "{",
+		        model_cpu_role_key((enum xs_cpu_role)r), d->cpu_ns_by_role[r]);
 	fputc('}', out);
 }
 
@@ -160,100 +157,59 @@ static void put_io_latency(FILE *out, const struct model_interval *m, const stru
 	fputc('}', out);
 }
 
-/* A counter of the domain: false when it was not collected (printed null). */
-typedef bool (*count_fn)(const struct model_interval *m, const struct model_domain *d, uint64_t *v);
-
-#define COUNT(fn, known_expr, value_expr)                                                          \
-	static bool fn(const struct model_interval *m, const struct model_domain *d, uint64_t *v)  \
-	{                                                                                          \
-		(void)m;                                                                           \
-		*v = (value_expr);                                                                 \
-		return (known_expr);                                                               \
-	}
-
-/* what an imported recording lacks (model_interval.absent) prints null too */
-#define GUEST_KNOWN (!(m->absent & XS_ABSENT_GUEST_IO))
-#define STACK_KNOWN (!(m->absent & XS_ABSENT_STACK))
-COUNT(guest_rd_bytes, GUEST_KNOWN, d->guest_rd_bytes)
-COUNT(guest_wr_bytes, GUEST_KNOWN, d->guest_wr_bytes)
-COUNT(guest_rd_ios, GUEST_KNOWN, d->guest_rd_ios)
-COUNT(guest_wr_ios, GUEST_KNOWN, d->guest_wr_ios)
-COUNT(phys_rd_bytes, STACK_KNOWN, d->phys_rd_bytes)
-COUNT(phys_wr_bytes, STACK_KNOWN, d->phys_wr_bytes)
-COUNT(double_counted_bytes, STACK_KNOWN, d->double_counted_bytes)
-COUNT(dom0_cpu_ns, m->has_cpu, d->cpu_ns)
-COUNT(guest_cpu_ns, d->guest_cpu_ns >= 0, (uint64_t)d->guest_cpu_ns)
-COUNT(dirty_backlog_bytes, m->has_dirty, d->dirty_backlog_bytes)
-COUNT(dirtied_bytes, m->has_dirty, d->dirtied_bytes)
-COUNT(written_back_bytes, m->has_dirty, d->written_back_bytes)
-
-/* When a key is present: always, only when the interval has blkback's vbd stats, only
- * when latency was timed (--latency). */
-enum key_when { KEY_ALWAYS, KEY_VBD_ONLY, KEY_LATENCY_ONLY };
-
 typedef void (*put_fn)(FILE *out, const struct model_interval *m, const struct model_domain *d,
                        bool csv);
 
-#define NO_COLUMN FIELD_COUNT
-
-struct domain_key {
-	enum field_id column; /* the console column showing it: its key names it */
-	const char *name;     /* NO_COLUMN: the key's own name */
-	bool csv;             /* also a CSV column */
-	count_fn count;       /* a counter, or: */
-	put_fn put;           /* a value of its own form */
-	enum key_when only;   /* present always, or only with what it shows */
+/* The keys a sink shapes itself (text, a flag, objects and lists); every other key of a
+ * domain is a count or gauge of the figure table, printed as a number or null. */
+static const struct {
+	enum figure_id figure;
+	put_fn put;
+} shaped[] = {
+    {FIG_DOMID, put_domid},
+    {FIG_NAME, put_name},
+    {FIG_KIND, put_kind},
+    {FIG_MISSING, put_missing},
+    {FIG_DOM0_CPU_NS_BY_ROLE, put_cpu_by_role},
+    {FIG_LAYERS, put_layers},
+    {FIG_VBD_STATS, put_vbd_stats},
+    {FIG_IO_LATENCY, put_io_latency},
 };
 
-/* In output order: the JSON contract's order, CSV's columns a subsequence of it. */
-static const struct domain_key keys[] = {
-    {FIELD_DOMID, NULL, true, NULL, put_domid, KEY_ALWAYS},
-    {FIELD_NAME, NULL, true, NULL, put_name, KEY_ALWAYS},
-    {FIELD_KIND, NULL, false, NULL, put_kind, KEY_ALWAYS},
-    {NO_COLUMN, "missing", false, NULL, put_missing, KEY_ALWAYS},
-    {FIELD_GUEST_RD, NULL, true, guest_rd_bytes, NULL, KEY_ALWAYS},
-    {FIELD_GUEST_WR, NULL, true, guest_wr_bytes, NULL, KEY_ALWAYS},
-    {FIELD_RD_IOPS, NULL, true, guest_rd_ios, NULL, KEY_ALWAYS},
-    {FIELD_WR_IOPS, NULL, true, guest_wr_ios, NULL, KEY_ALWAYS},
-    {NO_COLUMN, "phys_rd_bytes", true, phys_rd_bytes, NULL, KEY_ALWAYS},
-    {FIELD_PHYS_WR, NULL, true, phys_wr_bytes, NULL, KEY_ALWAYS},
-    {FIELD_DOUBLE, NULL, true, double_counted_bytes, NULL, KEY_ALWAYS},
-    {FIELD_CPU_PCT, NULL, false, dom0_cpu_ns, NULL, KEY_ALWAYS},
-    {NO_COLUMN, "dom0_cpu_ns_by_role", false, NULL, put_cpu_by_role, KEY_ALWAYS},
-    {FIELD_GUEST_CPU, NULL, false, guest_cpu_ns, NULL, KEY_ALWAYS},
-    {FIELD_DIRTY, NULL, false, dirty_backlog_bytes, NULL, KEY_ALWAYS},
-    {NO_COLUMN, "dirtied_bytes", false, dirtied_bytes, NULL, KEY_ALWAYS},
-    {NO_COLUMN, "written_back_bytes", false, written_back_bytes, NULL, KEY_ALWAYS},
-    {NO_COLUMN, "layers", false, NULL, put_layers, KEY_ALWAYS},
-    {NO_COLUMN, "vbd_stats", false, NULL, put_vbd_stats, KEY_VBD_ONLY},
-    {NO_COLUMN, "io_latency", false, NULL, put_io_latency, KEY_LATENCY_ONLY},
-};
-#define N_KEYS (sizeof(keys) / sizeof(keys[0]))
-
-static const char *key_name(const struct domain_key *k)
+static put_fn shaped_put(enum figure_id fig)
 {
-	return k->column == NO_COLUMN ? k->name : field_get(k->column)->key;
+	for (size_t i = 0; i < sizeof(shaped) / sizeof(shaped[0]); i++)
+		if (shaped[i].figure == fig)
+			return shaped[i].put;
+	return NULL;
 }
 
-static void put_value(FILE *out, const struct domain_key *k, const struct model_interval *m,
+/* A domain's key: in the JSON (and with FIGURE_CSV the CSV) of every interval. */
+static bool domain_key(const struct figure *f)
+{
+	return f->scope == FIGURE_DOMAIN && f->key && f->form != FORM_SCREEN;
+}
+
+static void put_value(FILE *out, enum figure_id fig, const struct model_interval *m,
                       const struct model_domain *d, bool csv)
 {
-	uint64_t v;
-	if (k->put)
-		k->put(out, m, d, csv);
-	else if (k->count(m, d, &v))
-		fprintf(out, "%" PRIu64, v);
+	put_fn put = shaped_put(fig);
+	if (put)
+		put(out, m, d, csv);
+	else if (figure_known(fig, m, d))
+		fprintf(out, "%" PRIu64, figure_value(fig, m, d));
 	else
-		fputs("null", out);
+		fputs("null", out); /* not collected, or what an import lacks: never 0 */
 }
 
 void batch_keys_csv_header(FILE *out)
 {
 	bool first = true;
-	for (size_t i = 0; i < N_KEYS; i++) {
-		if (!keys[i].csv)
+	for (int i = 0; i < figure_count(); i++) {
+		const struct figure *f = figure_get((enum figure_id)i);
+		if (!domain_key(f) || !(f->flags & FIGURE_CSV))
 			continue;
-		fprintf(out, "%s%s", first ? "" : ",", key_name(&keys[i]));
+		fprintf(out, "%s%s", first ? "" : ",", f->key);
 		first = false;
 	}
 }
@@ -261,24 +217,51 @@ void batch_keys_csv_header(FILE *out)
 void batch_keys_csv_row(FILE *out, const struct model_interval *m, const struct model_domain *d)
 {
 	bool first = true;
-	for (size_t i = 0; i < N_KEYS; i++) {
-		if (!keys[i].csv)
+	for (int i = 0; i < figure_count(); i++) {
+		const struct figure *f = figure_get((enum figure_id)i);
+		if (!domain_key(f) || !(f->flags & FIGURE_CSV))
 			continue;
 		if (!first)
 			fputc(',', out);
-		put_value(out, &keys[i], m, d, true);
+		put_value(out, (enum figure_id)i, m, d, true);
 		first = false;
 	}
 }
 
+void batch_keys_csv_host_header(FILE *out)
+{
+	for (int i = 0; i < figure_count(); i++) {
+		const struct figure *f = figure_get((enum figure_id)i);
+		if (f->scope == FIGURE_HOST && f->key && (f->flags & FIGURE_CSV))
+			fprintf(out, ",%s", f->key);
+	}
+}
+
+void batch_keys_csv_host_row(FILE *out, const struct model_interval *m)
+{
+	for (int i = 0; i < figure_count(); i++) {
+		const struct figure *f = figure_get((enum figure_id)i);
+		if (f->scope == FIGURE_HOST && f->key && (f->flags & FIGURE_CSV))
+			batch_put_figure(out, ",", (enum figure_id)i, m);
+	}
+}
+
+void batch_put_figure(FILE *out, const char *before, enum figure_id fig,
+                      const struct model_interval *m)
+{
+	batch_put_opt_u64(out, before, figure_known(fig, m, NULL), figure_value(fig, m, NULL));
+}
+
 void batch_keys_json(FILE *out, const struct model_interval *m, const struct model_domain *d)
 {
-	for (size_t i = 0; i < N_KEYS; i++) {
-		if ((keys[i].only == KEY_VBD_ONLY && !m->has_vbd_stats) ||
-		    (keys[i].only == KEY_LATENCY_ONLY && !m->has_latency))
+	bool first = true;
+	for (int i = 0; i < figure_count(); i++) {
+		const struct figure *f = figure_get((enum figure_id)i);
+		if (!domain_key(f) || !figure_present((enum figure_id)i, m))
 			continue;
-		fprintf(out, "%s\"%s\":", i ? "," : "{", key_name(&keys[i]));
-		put_value(out, &keys[i], m, d, false);
+		fprintf(out, "%s\"%s\":", first ? "{" : ",", f->key);
+		put_value(out, (enum figure_id)i, m, d, false);
+		first = false;
 	}
 	fputc('}', out);
 }

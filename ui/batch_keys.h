@@ -1,10 +1,11 @@
 /* batch_keys.h - a domain's keys in CSV and JSON, from one ordered table.
  *
  * Contract: every per-domain key of the JSON contract (README "JSON output") and of the
- * CSV columns is one entry of the table in batch_keys.c, in output order. A key whose
- * count a console column shows takes its name from that column (struct field's key in
- * fields.c); the others (missing, phys_rd_bytes, per-role CPU, page cache, layers,
- * vbd_stats) name themselves there. A counter that was not collected prints null.
+ * CSV columns is a figure of the figure table (core/figures.h), in its order; CSV's are
+ * those flagged FIGURE_CSV. A count or gauge prints its value, or null when the figure
+ * table says it is not known (not collected, or not in an imported recording); the keys
+ * of another shape (names, flags, per-role CPU, layers, vbd_stats, io_latency) are
+ * written here. The host's CSV columns come from the same table.
  */
 #ifndef XIOTOP_BATCH_KEYS_H
 #define XIOTOP_BATCH_KEYS_H
@@ -13,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/figures.h"
 #include "core/model.h"
 
 /* The CSV header's domain columns: "domid,name,...", no leading or trailing comma. */
@@ -21,6 +23,12 @@ void batch_keys_csv_header(FILE *out);
 void batch_put_opt_u64(FILE *out, const char *key, bool known, uint64_t v);
 /* One domain's CSV values, in the header's order. */
 void batch_keys_csv_row(FILE *out, const struct model_interval *m, const struct model_domain *d);
+/* The host's CSV columns (",vmstat_pgpgout_bytes,..."), and their values. */
+void batch_keys_csv_host_header(FILE *out);
+void batch_keys_csv_host_row(FILE *out, const struct model_interval *m);
+/* before, then a host figure's value, or null when it is not known. */
+void batch_put_figure(FILE *out, const char *before, enum figure_id fig,
+                      const struct model_interval *m);
 /* One domain as a JSON object. */
 void batch_keys_json(FILE *out, const struct model_interval *m, const struct model_domain *d);
 

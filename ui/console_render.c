@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/figures.h"
 #include "core/latency.h"
 
 #define LINE_MAX_BYTES 4096 /* one screen line before the grid cuts it */
@@ -59,6 +60,12 @@ static void clock_text(char *buf, size_t len, int64_t realtime_ns)
 }
 
 /* --- header ------------------------------------------------------------------------ */
+
+/* A host figure's screen header (core/figures.h). */
+static const char *head(enum figure_id fig)
+{
+	return figure_get(fig)->header;
+}
 
 static size_t count_domains(const struct console_state *st)
 {
@@ -147,35 +154,33 @@ static int render_header(const struct console_state *st, struct grid *g)
 	}
 
 	double s = m->interval_s;
-	uint64_t phys_rd = 0, phys_wr = 0, dbl = 0;
-	for (size_t i = 0; i < m->n_disks; i++) {
-		phys_rd += m->disks[i].rd_bytes;
-		phys_wr += m->disks[i].wr_bytes;
-	}
-	for (size_t i = 0; i < m->n_domains; i++)
-		dbl += m->domains[i].double_counted_bytes;
+	struct model_host_totals t;
+	model_host_totals(m, &t);
 	char a[32], b[32], c[32], d[32], e[32];
-	if (s > 0 && m->pgpgout_bytes)
+	/* a figure the recording does not hold (an import's) shows "-", as before a rate */
+	if (s > 0 && m->pgpgout_bytes && figure_known(FIG_UNATTRIBUTED_WR_BYTES, m, NULL))
 		snprintf(e, sizeof(e), "%.1f%%",
 		         100.0 * (double)m->unattr_wr_bytes / (double)m->pgpgout_bytes);
 	else
 		snprintf(e, sizeof(e), "-");
-	/* a figure the recording does not hold (an import's) shows "-", as before a rate */
-	double disk_s = m->absent & XS_ABSENT_DISKS ? 0 : s;
-	double vm_s = m->absent & XS_ABSENT_VMSTAT ? 0 : s;
-	double stack_s = m->absent & XS_ABSENT_STACK ? 0 : s;
-	if (m->absent & XS_ABSENT_STACK)
-		snprintf(e, sizeof(e), "-");
-	snprintf(line, sizeof(line), "MB/s  disks rd %s wr %s  vmstat bo %s  double %s  unattr %s",
-	         rate(a, sizeof(a), phys_rd, disk_s), rate(b, sizeof(b), phys_wr, disk_s),
-	         rate(c, sizeof(c), m->pgpgout_bytes, vm_s), rate(d, sizeof(d), dbl, stack_s), e);
+	double disk_s = figure_known(FIG_DISKS_RD_BYTES, m, NULL) ? s : 0;
+	double vm_s = figure_known(FIG_VMSTAT_PGPGOUT_BYTES, m, NULL) ? s : 0;
+	double stack_s = figure_known(FIG_DOUBLE_COUNTED_TOTAL, m, NULL) ? s : 0;
+	snprintf(line, sizeof(line), "MB/s  %s %s %s %s  %s %s  %s %s  %s %s",
+	         head(FIG_DISKS_RD_BYTES), rate(a, sizeof(a), t.disk_rd_bytes, disk_s),
+	         head(FIG_DISKS_WR_BYTES), rate(b, sizeof(b), t.disk_wr_bytes, disk_s),
+	         head(FIG_VMSTAT_PGPGOUT_BYTES), rate(c, sizeof(c), m->pgpgout_bytes, vm_s),
+	         head(FIG_DOUBLE_COUNTED_TOTAL),
+	         rate(d, sizeof(d), t.double_counted_bytes, stack_s),
+	         head(FIG_UNATTRIBUTED_WR_BYTES), e);
 	grid_put(g, 1, line, GRID_PLAIN);
 
 	char hooks[512];
 	grid_text(m->hooks ? m->hooks : "", st->o.ascii_only, hooks, sizeof(hooks));
 	/* a replay's marks are the recording's, the live console's those added here */
-	snprintf(line, sizeof(line), "dom0 CPU %s  lost %" PRIu64 "  marks %zu  hooks: %s",
-	         pct(a, sizeof(a), m->host_busy_ns > 0, m->host_busy_ns, s), m->lost_events,
+	snprintf(line, sizeof(line), "%s %s  %s %" PRIu64 "  marks %zu  hooks: %s",
+	         head(FIG_HOST_BUSY_NS), pct(a, sizeof(a), m->host_busy_ns > 0, m->host_busy_ns, s),
+	         head(FIG_LOST_EVENTS), m->lost_events,
 	         st->o.replay ? st->replay.n_marks : st->n_marks, hooks[0] ? hooks : "-");
 	grid_put(g, 2, line, GRID_PLAIN);
 	return lines;
@@ -183,21 +188,12 @@ static int render_header(const struct console_state *st, struct grid *g)
 
 /* --- the table --------------------------------------------------------------------- */
 
+/* The name column: whole names with -f, up to half the line so the columns after it
+ * still show. */
 static int name_width(const struct console_state *st, int columns)
 {
-	if (!st->o.full_names)
-		return FIELD_NAME_WIDTH;
-	int w = FIELD_NAME_WIDTH;
-	char name[512];
-	for (size_t i = 0; i < st->n_shown; i++) {
-		int nw = text_width(
-		    grid_text(field_row_name(st->shown[i]), st->o.ascii_only, name, sizeof(name)));
-		if (nw > w)
-			w = nw;
-	}
-	/* a full name may take half the line; the columns after it still show */
 	int cap = columns / 2 > FIELD_NAME_WIDTH ? columns / 2 : FIELD_NAME_WIDTH;
-	return w < cap ? w : cap;
+	return fields_name_width(st->shown, st->n_shown, st->o.full_names, st->o.ascii_only, cap);
 }
 
 static void render_table(struct console_state *st, struct grid *g, int top, int bottom)
@@ -233,9 +229,6 @@ static void render_table(struct console_state *st, struct grid *g, int top, int 
 }
 
 /* --- drill-down -------------------------------------------------------------------- */
-
-static const char *const cpu_role_names[XS_CPU_ROLES] = {"backend", "device model", "loop",
-                                                         "writeback"};
 
 /* Depth of a role in the tree: how many roles present in the stack come above it. */
 static int role_depth(const struct model_domain *d, enum model_role role)
@@ -393,7 +386,7 @@ static void render_domain_summary(const struct console_state *st, struct grid *g
 		size_t n = (size_t)snprintf(line, sizeof(line), "  by role");
 		for (int i = 0; i < XS_CPU_ROLES && n < sizeof(line); i++)
 			n += (size_t)snprintf(line + n, sizeof(line) - n, "  %s %s",
-			                      cpu_role_names[i],
+			                      model_cpu_role_text((enum xs_cpu_role)i),
 			                      pct(a, sizeof(a), true, dom->cpu_ns_by_role[i], s));
 		if (y < bottom)
 			grid_put(g, y++, line, GRID_PLAIN);
@@ -526,7 +519,7 @@ static void render_help(const struct console_state *st, struct grid *g, int bott
 	if (y < bottom)
 		grid_put(g, y++, "columns (low-priority ones drop first on narrow screens)",
 		         GRID_HEADER);
-	for (int i = 0; i < FIELD_COUNT && y < bottom; i++) {
+	for (int i = 0; i < fields_count() && y < bottom; i++) {
 		if (FIELD_IS_LATENCY(i) && !(st->m && st->m->has_latency))
 			continue; /* not laid out: not explained */
 		fields_help_line(field_get((enum field_id)i), false, line, sizeof(line));

@@ -156,40 +156,180 @@ FIGURE_COLUMN(lat_p99, 2, r->lat_p99_ns >= 0, r->lat_p99_ns / 1e6)
 FIGURE_COLUMN(guest_cpu, 1, has_interval(r) && r->guest_cpu_ns >= 0,
               fields_cpu_pct((uint64_t)(r->guest_cpu_ns > 0 ? r->guest_cpu_ns : 0), r->interval_s))
 
-/* In table (display) order. Ranks: what the issue puts first stays longest. */
-static const struct field table[FIELD_COUNT] = {
-    {FIELD_NAME, "NAME", FIELD_NAME_WIDTH, 0, true, false, cmp_name, print_name,
-     "domain name (escaped if it holds control characters)", "name"},
-    {FIELD_DOMID, "DOMID", 5, 1, false, false, cmp_domid, print_domid, "domain id", "domid"},
-    {FIELD_KIND, "KIND", 6, 9, true, false, cmp_kind, print_kind,
-     "backend kind (vbd, qdisk, mixed); ! a backend is missing", "kind"},
-    {FIELD_GUEST_RD, "GRD_MB/s", 8, 8, false, true, cmp_guest_rd, print_guest_rd,
-     "guest reads: bytes at the top of its stack", "guest_rd_bytes"},
-    {FIELD_GUEST_WR, "GWR_MB/s", 8, 2, false, true, cmp_guest_wr, print_guest_wr,
-     "guest writes: bytes at the top of its stack", "guest_wr_bytes"},
-    {FIELD_RD_IOPS, "R_IOPS", 6, 11, false, true, cmp_rd_iops, print_rd_iops,
-     "guest read requests per second", "guest_rd_ios"},
-    {FIELD_WR_IOPS, "W_IOPS", 6, 10, false, true, cmp_wr_iops, print_wr_iops,
-     "guest write requests per second", "guest_wr_ios"},
-    {FIELD_PHYS_WR, "PWR_MB/s", 8, 3, false, true, cmp_phys_wr, print_phys_wr,
-     "bytes written to physical (leaf) devices for it", "phys_wr_bytes"},
-    {FIELD_AMPL, "AMPL", 5, 5, false, true, cmp_ampl, print_ampl,
-     "amplification: physical / guest writes", NULL},
-    {FIELD_DOUBLE, "DBL_MB/s", 8, 4, false, true, cmp_dbl, print_dbl,
-     "what vmstat bo counts beyond the physical writes", "double_counted_bytes"},
-    {FIELD_DIRTY, "DIRTY_MiB", 9, 7, false, true, cmp_dirty, print_dirty,
-     "written into dom0 page cache, not yet written back", "dirty_backlog_bytes"},
-    {FIELD_CPU_PCT, "CPU%", 6, 6, false, true, cmp_cpu_pct, print_cpu_pct,
-     "dom0 CPU spent for it (100 = one core)", "dom0_cpu_ns"},
-    {FIELD_CPU_S, "CPU_s", 8, 13, false, true, cmp_cpu_s, print_cpu_s,
-     "dom0 CPU seconds for it since xiotop started", NULL},
-    {FIELD_GUEST_CPU, "GCPU%", 6, 12, false, true, cmp_guest_cpu, print_guest_cpu,
-     "the guest's own vCPU time (100 = one vCPU), where known", "guest_cpu_ns"},
-    {FIELD_LAT_P50, "P50_ms", 7, 8, false, true, cmp_lat_p50, print_lat_p50,
-     "median I/O latency, reads and writes (--latency)", NULL},
-    {FIELD_LAT_P99, "P99_ms", 7, 12, false, true, cmp_lat_p99, print_lat_p99,
-     "99th percentile I/O latency, reads and writes (--latency)", NULL},
+/* A column of a figure no named column shows: its value as its unit says (a rate of
+ * bytes, a CPU share of ns, MiB of a gauge of bytes, else per second or as it is). */
+static bool figure_column_known(enum figure_id fig, const struct field_row *r)
+{
+	const struct figure *f = figure_get(fig);
+	if (!r->dom || !r->m || (f->form == FORM_COUNT && !has_interval(r)))
+		return false;
+	return figure_known(fig, r->m, r->dom);
+}
+
+static double figure_column_value(enum figure_id fig, const struct field_row *r)
+{
+	const struct figure *f = figure_get(fig);
+	uint64_t v = figure_value(fig, r->m, r->dom);
+	bool bytes = f->unit && !strcmp(f->unit, "bytes"), ns = f->unit && !strcmp(f->unit, "ns");
+	if (f->form == FORM_GAUGE)
+		return bytes ? (double)v / (1024.0 * 1024.0) : (double)v;
+	if (bytes)
+		return fields_mb_per_s(v, r->interval_s);
+	return ns ? fields_cpu_pct(v, r->interval_s) : (double)v / r->interval_s;
+}
+
+/* The named columns, in table (display) order. Ranks are distinct: what the issue puts
+ * first stays longest, and among the latency columns and their neighbours the order the
+ * console has always dropped them in. */
+static const struct field named[FIELD_COUNT] = {
+    [FIELD_NAME] = {.figure = FIG_NAME,
+                    .flags = FIELD_LEFT,
+                    .width = FIELD_NAME_WIDTH,
+                    .rank = 0,
+                    .compare = cmp_name,
+                    .print = print_name},
+    [FIELD_DOMID] =
+        {.figure = FIG_DOMID, .width = 5, .rank = 1, .compare = cmp_domid, .print = print_domid},
+    [FIELD_KIND] = {.figure = FIG_KIND,
+                    .flags = FIELD_LEFT,
+                    .width = 6,
+                    .rank = 10,
+                    .compare = cmp_kind,
+                    .print = print_kind},
+    [FIELD_GUEST_RD] = {.figure = FIG_GUEST_RD_BYTES,
+                        .flags = FIELD_DESCENDING,
+                        .width = 8,
+                        .rank = 9,
+                        .compare = cmp_guest_rd,
+                        .print = print_guest_rd},
+    [FIELD_GUEST_WR] = {.figure = FIG_GUEST_WR_BYTES,
+                        .flags = FIELD_DESCENDING,
+                        .width = 8,
+                        .rank = 2,
+                        .compare = cmp_guest_wr,
+                        .print = print_guest_wr},
+    [FIELD_RD_IOPS] = {.figure = FIG_GUEST_RD_IOS,
+                       .flags = FIELD_DESCENDING,
+                       .width = 6,
+                       .rank = 12,
+                       .compare = cmp_rd_iops,
+                       .print = print_rd_iops},
+    [FIELD_WR_IOPS] = {.figure = FIG_GUEST_WR_IOS,
+                       .flags = FIELD_DESCENDING,
+                       .width = 6,
+                       .rank = 11,
+                       .compare = cmp_wr_iops,
+                       .print = print_wr_iops},
+    [FIELD_PHYS_WR] = {.figure = FIG_PHYS_WR_BYTES,
+                       .flags = FIELD_DESCENDING,
+                       .width = 8,
+                       .rank = 3,
+                       .compare = cmp_phys_wr,
+                       .print = print_phys_wr},
+    [FIELD_AMPL] = {.figure = FIG_AMPLIFICATION,
+                    .flags = FIELD_DESCENDING,
+                    .width = 5,
+                    .rank = 5,
+                    .compare = cmp_ampl,
+                    .print = print_ampl},
+    [FIELD_DOUBLE] = {.figure = FIG_DOUBLE_COUNTED_BYTES,
+                      .flags = FIELD_DESCENDING,
+                      .width = 8,
+                      .rank = 4,
+                      .compare = cmp_dbl,
+                      .print = print_dbl},
+    [FIELD_DIRTY] = {.figure = FIG_DIRTY_BACKLOG_BYTES,
+                     .flags = FIELD_DESCENDING,
+                     .width = 9,
+                     .rank = 7,
+                     .compare = cmp_dirty,
+                     .print = print_dirty},
+    [FIELD_CPU_PCT] = {.figure = FIG_DOM0_CPU_NS,
+                       .flags = FIELD_DESCENDING,
+                       .width = 6,
+                       .rank = 6,
+                       .compare = cmp_cpu_pct,
+                       .print = print_cpu_pct},
+    [FIELD_CPU_S] = {.figure = FIG_DOM0_CPU_SINCE_START,
+                     .flags = FIELD_DESCENDING,
+                     .width = 8,
+                     .rank = 15,
+                     .compare = cmp_cpu_s,
+                     .print = print_cpu_s},
+    [FIELD_GUEST_CPU] = {.figure = FIG_GUEST_CPU_NS,
+                         .flags = FIELD_DESCENDING,
+                         .width = 6,
+                         .rank = 14,
+                         .compare = cmp_guest_cpu,
+                         .print = print_guest_cpu},
+    [FIELD_LAT_P50] = {.figure = FIG_LATENCY_P50,
+                       .flags = FIELD_DESCENDING,
+                       .width = 7,
+                       .rank = 8,
+                       .compare = cmp_lat_p50,
+                       .print = print_lat_p50},
+    [FIELD_LAT_P99] = {.figure = FIG_LATENCY_P99,
+                       .flags = FIELD_DESCENDING,
+                       .width = 7,
+                       .rank = 13,
+                       .compare = cmp_lat_p99,
+                       .print = print_lat_p99},
 };
+
+/* Every column as the layout reads it: the named ones with their figure's header, help
+ * and key, then one for each per-domain count or gauge with a header no named one shows. */
+static struct field table[FIELD_MAX];
+static int n_columns;
+
+static bool shown_by_a_named_column(enum figure_id fig)
+{
+	for (int i = 0; i < FIELD_COUNT; i++)
+		if (named[i].figure == fig)
+			return true;
+	return false;
+}
+
+static void complete(struct field *c, int id)
+{
+	const struct figure *fig = figure_get(c->figure);
+	c->id = (enum field_id)id;
+	c->header = fig->header;
+	c->help = fig->meaning;
+	c->key = fig->form == FORM_SCREEN ? NULL : fig->key;
+	c->left = c->flags & FIELD_LEFT;
+	c->descending = c->flags & FIELD_DESCENDING;
+}
+
+static void build_table(void)
+{
+	if (n_columns)
+		return;
+	int n = 0;
+	for (; n < FIELD_COUNT; n++) {
+		table[n] = named[n];
+		complete(&table[n], n);
+	}
+	for (int fig = 0; fig < figure_count(); fig++) {
+		const struct figure *f = figure_get((enum figure_id)fig);
+		if (f->scope != FIGURE_DOMAIN || !f->header || !figure_is_scalar(f) ||
+		    shown_by_a_named_column((enum figure_id)fig))
+			continue;
+		int width = (int)strlen(f->header);
+		table[n] = (struct field){.figure = (enum figure_id)fig,
+		                          .flags = FIELD_DESCENDING,
+		                          .width = width > 8 ? width : 8,
+		                          .rank = FIELD_COUNT + n};
+		complete(&table[n], n);
+		n++;
+	}
+	n_columns = n;
+}
+
+int fields_count(void)
+{
+	build_table();
+	return n_columns;
+}
 
 void fields_help_line(const struct field *f, bool with_key, char *buf, size_t len)
 {
@@ -203,12 +343,29 @@ void fields_help_line(const struct field *f, bool with_key, char *buf, size_t le
 
 const struct field *field_get(enum field_id id)
 {
-	return (unsigned)id < FIELD_COUNT ? &table[id] : &table[0];
+	build_table();
+	return (unsigned)id < (unsigned)n_columns ? &table[id] : &table[0];
+}
+
+int fields_name_width(const struct field_row *const *rows, size_t n, bool full_names,
+                      bool ascii_only, int cap)
+{
+	int w = FIELD_NAME_WIDTH;
+	char name[4 * XS_NAME_MAX + 1];
+	for (size_t i = 0; full_names && i < n; i++) {
+		int nw =
+		    text_width(grid_text(field_row_name(rows[i]), ascii_only, name, sizeof(name)));
+		if (nw > w)
+			w = nw;
+	}
+	if (cap > 0 && w > cap)
+		w = cap > FIELD_NAME_WIDTH ? cap : FIELD_NAME_WIDTH;
+	return w;
 }
 
 int fields_domid_width(const struct field_row *const *rows, size_t n)
 {
-	int w = table[FIELD_DOMID].width;
+	int w = named[FIELD_DOMID].width;
 	for (size_t i = 0; i < n; i++) {
 		char id[16];
 		print_domid(rows[i], w, false, id, sizeof(id));
@@ -228,7 +385,7 @@ static int width_of(const struct field *f, int name_width, int domid_width)
 
 void fields_layout(int columns, int name_width, bool ascii_only, struct field_layout *out)
 {
-	fields_layout_sized(columns, name_width, table[FIELD_DOMID].width, ascii_only, out);
+	fields_layout_sized(columns, name_width, named[FIELD_DOMID].width, ascii_only, out);
 }
 
 void fields_layout_sized(int columns, int name_width, int domid_width, bool ascii_only,
@@ -240,16 +397,17 @@ void fields_layout_sized(int columns, int name_width, int domid_width, bool asci
 void fields_layout_for(int columns, int name_width, int domid_width, bool ascii_only, bool latency,
                        struct field_layout *out)
 {
-	bool shown[FIELD_COUNT];
+	bool shown[FIELD_MAX];
 	int total = -1; /* n columns need n - 1 separating blanks */
-	for (int i = 0; i < FIELD_COUNT; i++) {
+	int n = fields_count();
+	for (int i = 0; i < n; i++) {
 		shown[i] = latency || !FIELD_IS_LATENCY(table[i].id);
 		if (shown[i])
 			total += width_of(&table[i], name_width, domid_width) + 1;
 	}
 	while (total > columns) {
 		int drop = -1;
-		for (int i = 1; i < FIELD_COUNT; i++)
+		for (int i = 1; i < n; i++)
 			if (shown[i] && (drop < 0 || table[i].rank > table[drop].rank))
 				drop = i;
 		if (drop < 0)
@@ -259,7 +417,7 @@ void fields_layout_for(int columns, int name_width, int domid_width, bool ascii_
 	}
 	memset(out, 0, sizeof(*out));
 	out->ascii_only = ascii_only;
-	for (int i = 0; i < FIELD_COUNT; i++) {
+	for (int i = 0; i < n; i++) {
 		if (!shown[i])
 			continue;
 		out->ids[out->n] = table[i].id;
@@ -285,7 +443,13 @@ void fields_row(const struct field_layout *l, const struct field_row *r, char *b
 	for (size_t i = 0; i < l->n; i++) {
 		const struct field *f = field_get(l->ids[i]);
 		char cell[512];
-		f->print(r, l->widths[i], l->ascii_only, cell, sizeof(cell));
+		if (f->print)
+			f->print(r, l->widths[i], l->ascii_only, cell, sizeof(cell));
+		else if (figure_column_known(f->figure, r))
+			fields_number(cell, sizeof(cell), l->widths[i],
+			              figure_column_value(f->figure, r), 1);
+		else
+			snprintf(cell, sizeof(cell), "-");
 		if (i)
 			text_append_cell(buf, len, "", 1, true);
 		text_append_cell(buf, len, cell, l->widths[i], f->left);

@@ -1,13 +1,17 @@
 /* fields.h - the column table of the per-domain view, shared by the console and batch.
  *
- * Contract: one table describes every column: id, header, width, rank, alignment,
- * natural sort direction, a compare and a print function, and a line of help. Rank 0 is
+ * Contract: one table describes every column: id, the figure it shows (core/figures.h
+ * gives its header, help and CSV/JSON key), width, rank, alignment and natural sort
+ * direction as named flags, a compare and a print function. Ranks are distinct: rank 0 is
  * the most important column; on a narrow terminal the column with the highest rank drops
- * first (fields_layout), and the name column never drops. Columns read a struct
- * field_row, a flat view of one row filled by the caller from a model_interval, so one
- * table serves guest domains, dom0 and the unattributed row. A print function writes
- * only the cell's text; a figure that was not collected, or has no interval yet, prints
- * "-". Guest-controlled text goes through grid_text(): no control character comes out.
+ * first (fields_layout), and the name column never drops. A per-domain count or gauge of
+ * the figure table that no named column shows gets a column of its own after them
+ * (fields_count() counts both), shown as a rate, a CPU share or MiB by its unit, and
+ * dropped before any named one. Columns read a struct field_row, a flat view of one row
+ * filled by the caller from a model_interval, so one table serves guest domains, dom0 and
+ * the unattributed row. A print function writes only the cell's text; a figure that was
+ * not collected, or has no interval yet, prints "-". Guest-controlled text goes through
+ * grid_text(): no control character comes out.
  */
 #ifndef XIOTOP_FIELDS_H
 #define XIOTOP_FIELDS_H
@@ -16,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/figures.h"
 #include "core/model.h"
 
 enum field_id {
@@ -37,6 +42,9 @@ enum field_id {
 	FIELD_LAT_P99,
 	FIELD_COUNT
 };
+
+/* At most this many columns: the named ones and one per figure beyond them. */
+#define FIELD_MAX (FIELD_COUNT + FIGURE_MAX)
 
 /* A column of the latency figures, laid out only when latency was timed. */
 #define FIELD_IS_LATENCY(id) ((id) == FIELD_LAT_P50 || (id) == FIELD_LAT_P99)
@@ -66,34 +74,46 @@ struct field_row {
 	/* I/O latency of reads and writes together this interval (ns; -1: none timed) */
 	double lat_p50_ns, lat_p99_ns;
 	const struct model_domain *dom; /* the model's domain, NULL if none (drill-down) */
+	const struct model_interval *m; /* the interval of the row, NULL if none */
+};
+
+/* A column's flags. */
+enum field_flag {
+	FIELD_LEFT = 1u << 0,       /* left-aligned (text) */
+	FIELD_DESCENDING = 1u << 1, /* natural sort order: biggest first for figures */
 };
 
 struct field {
-	enum field_id id;
-	const char *header;
+	enum field_id id; /* FIELD_COUNT and above: a column of a figure no named one shows */
+	enum figure_id figure;
+	unsigned flags; /* enum field_flag */
 	int width;
-	int rank;        /* 0 most important; the highest rank drops first */
-	bool left;       /* left-aligned (text) */
-	bool descending; /* natural sort order: biggest first for figures */
+	int rank; /* 0 most important; the highest rank drops first; distinct */
 	/* <0, 0, >0 in ascending order; unknown figures ("-") sort below every known one */
 	int (*compare)(const struct field_row *a, const struct field_row *b);
 	/* The cell text into buf (no padding), at most `width` columns for figures. */
 	void (*print)(const struct field_row *r, int width, bool ascii_only, char *buf, size_t len);
+	/* from the figure table (core/figures.h) */
+	const char *header;
 	const char *help;
-	/* The CSV/JSON key of the count this column shows (batch_keys.c), NULL for a figure
-	 * only the screen shows (a ratio, a total since the start). */
+	/* The CSV/JSON key of the count this column shows, NULL for a figure only the screen
+	 * shows (a ratio, a total since the start). */
 	const char *key;
+	bool left, descending; /* the flags, as the console's sorting reads them */
 };
 
+/* Any column, named or not (an id below fields_count()). */
 const struct field *field_get(enum field_id id);
+/* How many columns there are: FIELD_COUNT and the figures' own. */
+int fields_count(void);
 /* The raw name a row shows: its domain's, "Domain-0", "(unattributed)" or "?". */
 const char *field_row_name(const struct field_row *r);
 
 /* Which columns are shown, in table order, and how wide each is. */
 struct field_layout {
 	size_t n;
-	enum field_id ids[FIELD_COUNT];
-	int widths[FIELD_COUNT];
+	enum field_id ids[FIELD_MAX];
+	int widths[FIELD_MAX];
 	bool ascii_only; /* escape non-ASCII in text cells (terminal is not UTF-8) */
 };
 
@@ -108,6 +128,10 @@ void fields_layout_sized(int columns, int name_width, int domid_width, bool asci
 /* The same, with the latency columns laid out too when `latency` (the interval has it). */
 void fields_layout_for(int columns, int name_width, int domid_width, bool ascii_only, bool latency,
                        struct field_layout *out);
+/* The name column's width: FIELD_NAME_WIDTH, or with full names the widest of these rows'
+ * (escaped as shown) up to `cap` columns (0: no cap). */
+int fields_name_width(const struct field_row *const *rows, size_t n, bool full_names,
+                      bool ascii_only, int cap);
 /* The DOMID column's width for these rows: its own (5, every Xen domid), or the widest id
  * among them (a KVM-style domain, 1000000 + its pid, takes 7), so no id is ever cut. */
 int fields_domid_width(const struct field_row *const *rows, size_t n);

@@ -5,15 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/figures.h"
 #include "core/latency.h"
 
-/* Figures an imported recording does not hold show "-" (model_interval.absent). */
+/* Figures an imported recording does not hold show "-": what the figure table says of
+ * the interval (core/figures.h). */
 static void apply_absent(struct field_row *r, const struct model_interval *m)
 {
-	bool stack = !(m->absent & XS_ABSENT_STACK), guest = !(m->absent & XS_ABSENT_GUEST_IO);
-	r->has_phys = r->has_phys && stack;
-	r->has_ios = r->has_ios && guest;
-	r->guest_unknown = r->kind == ROW_UNATTRIBUTED ? !stack : !guest;
+	r->has_phys = r->has_phys && figure_known(FIG_PHYS_WR_BYTES, m, NULL);
+	r->has_ios = r->has_ios && figure_known(FIG_GUEST_WR_IOS, m, NULL);
+	r->guest_unknown = r->kind == ROW_UNATTRIBUTED
+	                       ? !figure_known(FIG_UNATTRIBUTED_WR_BYTES, m, NULL)
+	                       : !figure_known(FIG_GUEST_WR_BYTES, m, NULL);
 }
 
 static void fill_domain_figures(struct field_row *r, const struct model_interval *m,
@@ -38,21 +41,6 @@ static void fill_domain_figures(struct field_row *r, const struct model_interval
 	latency_merge(&both, &d->lat[XIOTOP_LAT_WRITE]);
 	r->lat_p50_ns = m->has_latency ? latency_quantile_ns(&both, 0.5) : -1;
 	r->lat_p99_ns = m->has_latency ? latency_quantile_ns(&both, 0.99) : -1;
-}
-
-/* dom0's own CPU: what the host was busy with beyond the work charged to a domain or
- * left unattributed, so that the rows add up to the host's busy time. The first sample
- * has nothing before it: its "interval" (interval_s 0) holds the host's busy time since
- * boot but the charged time since the tracer started, so it tells nothing of dom0's own
- * work since xiotop started and counts none. */
-static uint64_t dom0_own_cpu_ns(const struct model_interval *m)
-{
-	if (m->interval_s <= 0)
-		return 0;
-	uint64_t charged = m->cpu_unattributed_ns;
-	for (size_t i = 0; i < m->n_domains; i++)
-		charged += m->domains[i].cpu_ns;
-	return m->host_busy_ns > charged ? m->host_busy_ns - charged : 0;
 }
 
 int field_rows_build(const struct model_interval *m, struct field_row **rows, size_t *cap,
@@ -93,7 +81,7 @@ int field_rows_build(const struct model_interval *m, struct field_row **rows, si
 	if (dom0)
 		fill_domain_figures(r, m, dom0);
 	r->has_cpu = m->has_cpu && m->host_busy_ns > 0;
-	r->cpu_ns = (dom0 ? dom0->cpu_ns : 0) + dom0_own_cpu_ns(m);
+	r->cpu_ns = (dom0 ? dom0->cpu_ns : 0) + model_dom0_own_cpu_ns(m);
 
 	r = &out[k++];
 	memset(r, 0, sizeof(*r));
@@ -108,6 +96,7 @@ int field_rows_build(const struct model_interval *m, struct field_row **rows, si
 
 	for (size_t i = 0; i < k; i++) {
 		out[i].interval_s = m->interval_s;
+		out[i].m = m;
 		apply_absent(&out[i], m);
 	}
 	*n = k;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <time.h>
 
 static int64_t read_ns(clockid_t id)
@@ -29,4 +30,17 @@ void clock_sleep_ns(int64_t ns, const volatile sig_atomic_t *stop)
 	struct timespec ts = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
 	while (nanosleep(&ts, &ts) && errno == EINTR && !(stop && *stop))
 		;
+}
+
+int clock_iso8601(int64_t realtime_ns, bool millis, char *buf, size_t len)
+{
+	time_t sec = (time_t)(realtime_ns / 1000000000);
+	struct tm tm;
+	size_t n = gmtime_r(&sec, &tm) ? strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm) : 0;
+	if (!n)
+		return -1;
+	int more = millis
+	               ? snprintf(buf + n, len - n, ".%03dZ", (int)(realtime_ns / 1000000 % 1000))
+	               : snprintf(buf + n, len - n, "Z");
+	return more > 0 && (size_t)more < len - n ? 0 : -1;
 }

@@ -4,6 +4,8 @@
 #define XIOTOP_CLOCK_H
 
 #include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 int64_t clock_mono_ns(void);
@@ -11,5 +13,9 @@ int64_t clock_real_ns(void);
 /* Sleeps ns (<= 0: not at all), resuming after signals unless *stop becomes non-zero
  * (stop may be NULL). */
 void clock_sleep_ns(int64_t ns, const volatile sig_atomic_t *stop);
+/* A wall-clock time as ISO 8601 in UTC: "2026-05-01T12:00:00Z", with millis
+ * "2026-05-01T12:00:00.123Z". The one formatter of the JSON, CSV and text outputs and the
+ * recording's messages. 0, or -1 when the time has no calendar date or buf is too short. */
+int clock_iso8601(int64_t realtime_ns, bool millis, char *buf, size_t len);
 
 #endif

@@ -332,3 +332,39 @@ void model_free(struct model_interval *m)
 	free(m->dom_index);
 	memset(m, 0, sizeof(*m));
 }
+
+void model_host_totals(const struct model_interval *m, struct model_host_totals *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < m->n_disks; i++) {
+		out->disk_rd_bytes += m->disks[i].rd_bytes;
+		out->disk_wr_bytes += m->disks[i].wr_bytes;
+	}
+	for (size_t i = 0; i < m->n_domains; i++)
+		out->double_counted_bytes += m->domains[i].double_counted_bytes;
+}
+
+uint64_t model_dom0_own_cpu_ns(const struct model_interval *m)
+{
+	if (m->interval_s <= 0)
+		return 0;
+	uint64_t charged = m->cpu_unattributed_ns;
+	for (size_t i = 0; i < m->n_domains; i++)
+		charged += m->domains[i].cpu_ns;
+	return m->host_busy_ns > charged ? m->host_busy_ns - charged : 0;
+}
+
+static const char *const cpu_role_keys[XS_CPU_ROLES] = {"backend", "device_model", "loop",
+                                                        "writeback"};
+static const char *const cpu_role_texts[XS_CPU_ROLES] = {"backend", "device model", "loop",
+                                                         "writeback"};
+
+const char *model_cpu_role_key(enum xs_cpu_role r)
+{
+	return (unsigned)r < XS_CPU_ROLES ? cpu_role_keys[r] : "?";
+}
+
+const char *model_cpu_role_text(enum xs_cpu_role r)
+{
+	return (unsigned)r < XS_CPU_ROLES ? cpu_role_texts[r] : "?";
+}

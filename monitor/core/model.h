@@ -106,4 +106,21 @@ int model_xen_compute(const struct xs_sample *prev, const struct xs_sample *cur,
                       struct model_interval *m);
 const char *model_role_name(enum model_role r);
 
+/* Derived figures of an interval, computed here once for every sink. */
+struct model_host_totals {
+	uint64_t disk_rd_bytes, disk_wr_bytes; /* all leaf devices (/proc/diskstats) */
+	uint64_t double_counted_bytes;         /* all domains' double_counted_bytes */
+};
+void model_host_totals(const struct model_interval *m, struct model_host_totals *out);
+/* dom0's own CPU: what the host was busy with beyond the work charged to a domain or left
+ * unattributed, so that these add up to the host's busy time. The first sample has nothing
+ * before it: its "interval" (interval_s 0) holds the host's busy time since boot but the
+ * charged time since the tracer started, so it tells nothing of dom0's own work since
+ * xiotop started and counts none. */
+uint64_t model_dom0_own_cpu_ns(const struct model_interval *m);
+/* A CPU role's name as a key (JSON, CSV, label: "device_model") and as text ("device
+ * model"). */
+const char *model_cpu_role_key(enum xs_cpu_role r);
+const char *model_cpu_role_text(enum xs_cpu_role r);
+
 #endif

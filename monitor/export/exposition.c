@@ -19,6 +19,7 @@ struct writer {
 	FILE *out;
 	enum expo_format format;
 	const struct family *family;
+	bool written[FIGURE_MAX]; /* the figures whose family is out */
 };
 
 static const char *suffix(enum family_type t)
@@ -87,82 +88,97 @@ static void scalar(struct writer *w, const struct family *f, uint64_t v, bool se
 		value_u64(w, false, v);
 }
 
-static void domain_bytes(struct writer *w, const struct metrics_state *st, bool written)
+/* A figure's family as the table gives it (core/figures.h): ns are exposed as seconds. */
+static struct family family_of(enum figure_id fig)
 {
-	static const struct family rd = {"xiotop_domain_read_bytes", FAMILY_COUNTER, "bytes",
-	                                 "Bytes read for the domain: at its backend (guest) or "
-	                                 "at physical devices (physical)."};
-	static const struct family wr = {"xiotop_domain_written_bytes", FAMILY_COUNTER, "bytes",
-	                                 "Bytes written for the domain: at its backend (guest) "
-	                                 "or at physical devices (physical)."};
-	/* a series the samples do not hold (an imported recording's) is left out, not 0 */
-	bool guest = !(st->absent & XS_ABSENT_GUEST_IO), phys = !(st->absent & XS_ABSENT_STACK);
-	if (!guest && !phys)
-		return;
-	begin(w, written ? &wr : &rd);
-	for (size_t i = 0; i < st->n_domains; i++) {
-		const struct metrics_domain *d = &st->domains[i];
-		if (guest) {
-			domain_labels(w, d);
-			label(w, false, "layer", "guest");
-			value_u64(w, true, written ? d->guest_wr_bytes : d->guest_rd_bytes);
-		}
-		if (phys) {
-			domain_labels(w, d);
-			label(w, false, "layer", "physical");
-			value_u64(w, true, written ? d->phys_wr_bytes : d->phys_rd_bytes);
-		}
-	}
+	const struct figure *f = figure_get(fig);
+	bool ns = f->unit && !strcmp(f->unit, "ns"), bytes = f->unit && !strcmp(f->unit, "bytes");
+	return (struct family){f->metric.family,
+	                       f->form == FORM_GAUGE ? FAMILY_GAUGE : FAMILY_COUNTER,
+	                       ns      ? "seconds"
+	                       : bytes ? "bytes"
+	                               : NULL,
+	                       f->metric.help};
 }
 
-static void domain_page_cache(struct writer *w, const struct metrics_state *st)
+static bool same_family(enum figure_id a, enum figure_id b)
 {
-	static const struct family dbl = {
-	    "xiotop_domain_double_counted_bytes", FAMILY_COUNTER, "bytes",
-	    "Bytes vmstat pgpgout counted for the domain beyond its physical writes (a "
-	    "file-backed loop device submits each write twice)."};
-	static const struct family backlog = {
-	    "xiotop_domain_dirty_backlog_bytes", FAMILY_GAUGE, "bytes",
-	    "dom0 page cache the domain dirtied that is not yet written back."};
-	if (!(st->absent & XS_ABSENT_STACK)) { /* an import: vmstat's share is not known */
-		begin(w, &dbl);
-		for (size_t i = 0; i < st->n_domains; i++) {
-			domain_labels(w, &st->domains[i]);
-			value_u64(w, true, st->domains[i].double_counted_bytes);
-		}
+	const char *fa = figure_get(a)->metric.family, *fb = figure_get(b)->metric.family;
+	return fa && fb && !strcmp(fa, fb);
+}
+
+static bool is_ns(enum figure_id fig)
+{
+	const char *unit = figure_get(fig)->unit;
+	return unit && !strcmp(unit, "ns");
+}
+
+static bool state_knows(const struct metrics_state *st, enum figure_id fig)
+{
+	unsigned collected = (st->has_cpu ? NEED_CPU : 0) | (st->has_dirty ? NEED_DIRTY : 0) |
+	                     (st->has_latency ? NEED_LATENCY : 0);
+	return figure_known_with(fig, st->absent, collected, NULL);
+}
+
+/* The family of a domain figure: per domain, each figure of that family the samples
+ * hold (told apart by its label: layer="guest"). A figure the samples do not hold (an
+ * imported recording's) is left out, not 0; a family with none of them too. */
+static void domain_family(struct writer *w, const struct metrics_state *st, enum figure_id first)
+{
+	enum figure_id members[FIGURE_MAX];
+	size_t n = 0;
+	for (int i = 0; i < figure_count(); i++) {
+		if (!same_family(first, (enum figure_id)i) || w->written[i])
+			continue;
+		w->written[i] = true;
+		if (state_knows(st, (enum figure_id)i))
+			members[n++] = (enum figure_id)i;
 	}
-	if (!st->has_dirty)
+	if (!n)
 		return;
-	begin(w, &backlog);
-	for (size_t i = 0; i < st->n_domains; i++) {
-		domain_labels(w, &st->domains[i]);
-		value_u64(w, true, st->domains[i].dirty_backlog_bytes);
-	}
+	struct family fam = family_of(first);
+	begin(w, &fam);
+	for (size_t i = 0; i < st->n_domains; i++)
+		for (size_t k = 0; k < n; k++) {
+			const struct figure_metric *mt = &figure_get(members[k])->metric;
+			domain_labels(w, &st->domains[i]);
+			if (mt->label && mt->label_value)
+				label(w, false, mt->label, mt->label_value);
+			uint64_t v = st->domains[i].value[members[k]];
+			if (is_ns(members[k]))
+				value_seconds(w, true, v);
+			else
+				value_u64(w, true, v);
+		}
+}
+
+/* A host figure's family: one value with no labels, when the samples hold it. */
+static void host_family(struct writer *w, const struct metrics_state *st, enum figure_id fig)
+{
+	w->written[fig] = true;
+	if (!state_knows(st, fig))
+		return;
+	struct family fam = family_of(fig);
+	scalar(w, &fam, st->host[fig], is_ns(fig));
 }
 
 static void cpu(struct writer *w, const struct metrics_state *st)
 {
-	static const char *const roles[XS_CPU_ROLES] = {"backend", "device_model", "loop",
-	                                                "writeback"};
-	static const struct family dom = {
-	    "xiotop_domain_dom0_cpu_seconds", FAMILY_COUNTER, "seconds",
-	    "dom0 CPU time spent for the domain, by role: backend threads, device model, loop "
-	    "workers, writeback (apportioned by bytes written back)."};
-	static const struct family unattr = {"xiotop_unattributed_dom0_cpu_seconds", FAMILY_COUNTER,
-	                                     "seconds", "dom0 CPU time charged to no domain."};
-	static const struct family busy = {"xiotop_host_dom0_cpu_busy_seconds", FAMILY_COUNTER,
-	                                   "seconds", "dom0 non-idle CPU time, all CPUs."};
+	w->written[FIG_DOM0_CPU_NS_BY_ROLE] = true;
 	if (!st->has_cpu)
 		return;
+	struct family dom = family_of(FIG_DOM0_CPU_NS_BY_ROLE);
 	begin(w, &dom);
 	for (size_t i = 0; i < st->n_domains; i++)
 		for (int r = 0; r < XS_CPU_ROLES; r++) {
 			domain_labels(w, &st->domains[i]);
-			label(w, false, "role", roles[r]);
+			label(w, false, figure_get(FIG_DOM0_CPU_NS_BY_ROLE)->metric.label,
+			      model_cpu_role_key((enum xs_cpu_role)r));
 			value_seconds(w, true, st->domains[i].cpu_ns_by_role[r]);
 		}
-	scalar(w, &unattr, st->cpu_unattributed_ns, true);
-	scalar(w, &busy, st->host_busy_ns, true);
+	host_family(w, st, FIG_UNATTRIBUTED_CPU_NS);
+	host_family(w, st, FIG_HOST_BUSY_NS);
+	host_family(w, st, FIG_DOM0_OWN_CPU_NS);
 }
 
 /* Nanoseconds as the shortest exact decimal seconds (a bucket bound: 0.000001024). */
@@ -191,7 +207,7 @@ static void latency_sample(struct writer *w, const struct metrics_domain *d, con
 	label(w, true, "domid", domid);
 	label(w, false, "domain", d->name);
 	label(w, false, "generation", gen);
-	label(w, false, "op", op);
+	label(w, false, figure_get(FIG_IO_LATENCY)->metric.label, op);
 }
 
 /* One domain's histogram of one op: cumulative _bucket{le} up to +Inf, _sum, _count. */
@@ -222,10 +238,9 @@ static void latency_series(struct writer *w, const struct metrics_domain *d, con
 static void latency(struct writer *w, const struct metrics_state *st)
 {
 	static const char *const ops[XIOTOP_LAT_OPS] = {"read", "write"};
-	static const struct family fam = {
-	    "xiotop_domain_io_latency_seconds", FAMILY_HISTOGRAM, "seconds",
-	    "I/O latency of the domain at its guest-visible layer (its backend device from "
-	    "queue to completion, or its device model's file syscalls), by op (--latency)."};
+	struct family fam = family_of(FIG_IO_LATENCY);
+	fam.type = FAMILY_HISTOGRAM;
+	w->written[FIG_IO_LATENCY] = true;
 	if (!st->has_latency)
 		return;
 	begin(w, &fam);
@@ -236,41 +251,44 @@ static void latency(struct writer *w, const struct metrics_state *st)
 
 static void host(struct writer *w, const struct metrics_state *st)
 {
-	static const struct family fams[] = {
-	    {"xiotop_unattributed_read_bytes", FAMILY_COUNTER, "bytes",
-	     "Bytes read by dom0 for no domain."},
-	    {"xiotop_unattributed_written_bytes", FAMILY_COUNTER, "bytes",
-	     "Bytes written by dom0 for no domain (bios vmstat counts)."},
-	    {"xiotop_host_vmstat_pgpgin_bytes", FAMILY_COUNTER, "bytes",
-	     "/proc/vmstat pgpgin, in bytes."},
-	    {"xiotop_host_vmstat_pgpgout_bytes", FAMILY_COUNTER, "bytes",
-	     "/proc/vmstat pgpgout, in bytes."},
-	    {"xiotop_lost_events", FAMILY_COUNTER, NULL,
-	     "Events not counted because a tracer map was full."},
-	    {"xiotop_intervals", FAMILY_COUNTER, NULL, "Sampling intervals since start."},
-	};
-	const uint64_t values[] = {st->unattr_rd_bytes, st->unattr_wr_bytes, st->pgpgin_bytes,
-	                           st->pgpgout_bytes,   st->lost_events,     st->intervals};
-	bool stack = !(st->absent & XS_ABSENT_STACK), vmstat = !(st->absent & XS_ABSENT_VMSTAT);
-	const bool known[] = {stack, stack, vmstat, vmstat, true, true};
-	for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]); i++)
-		if (known[i])
-			scalar(w, &fams[i], values[i], false);
+	static const struct family intervals = {"xiotop_intervals", FAMILY_COUNTER, NULL,
+	                                        "Sampling intervals since start."};
+	host_family(w, st, FIG_UNATTRIBUTED_RD_BYTES);
+	host_family(w, st, FIG_UNATTRIBUTED_WR_BYTES);
+	host_family(w, st, FIG_VMSTAT_PGPGIN_BYTES);
+	host_family(w, st, FIG_VMSTAT_PGPGOUT_BYTES);
+	host_family(w, st, FIG_LOST_EVENTS);
+	scalar(w, &intervals, st->intervals, false);
 }
 
+/* Per device: the family of the disks' read or written bytes. */
 static void disks(struct writer *w, const struct metrics_state *st, bool written)
 {
-	static const struct family rd = {"xiotop_host_disk_read_bytes", FAMILY_COUNTER, "bytes",
-	                                 "Bytes read from a physical device (/proc/diskstats)."};
-	static const struct family wr = {"xiotop_host_disk_written_bytes", FAMILY_COUNTER, "bytes",
-	                                 "Bytes written to a physical device (/proc/diskstats)."};
-	if (st->absent & XS_ABSENT_DISKS)
+	enum figure_id fig = written ? FIG_DISKS_WR_BYTES : FIG_DISKS_RD_BYTES;
+	w->written[fig] = true;
+	if (!state_knows(st, fig))
 		return;
-	begin(w, written ? &wr : &rd);
+	struct family fam = family_of(fig);
+	begin(w, &fam);
 	for (size_t i = 0; i < st->n_disks; i++) {
 		sample_name(w);
-		label(w, true, "device", st->disks[i].name);
+		label(w, true, figure_get(fig)->metric.label, st->disks[i].name);
 		value_u64(w, true, written ? st->disks[i].wr_bytes : st->disks[i].rd_bytes);
+	}
+}
+
+/* Every other figure of the table with a family: a figure added to the table is exposed
+ * without a line here. */
+static void other_families(struct writer *w, const struct metrics_state *st)
+{
+	for (int i = 0; i < figure_count(); i++) {
+		const struct figure *f = figure_get((enum figure_id)i);
+		if (w->written[i] || !f->metric.family || !figure_is_scalar(f))
+			continue;
+		if (f->scope == FIGURE_DOMAIN)
+			domain_family(w, st, (enum figure_id)i);
+		else
+			host_family(w, st, (enum figure_id)i);
 	}
 }
 
@@ -314,14 +332,16 @@ static void info(struct writer *w, const struct metrics_state *st, const char *v
 int expo_render(FILE *out, const struct metrics_state *st, enum expo_format f, const char *version)
 {
 	struct writer w = {.out = out, .format = f};
-	domain_bytes(&w, st, false);
-	domain_bytes(&w, st, true);
-	domain_page_cache(&w, st);
+	domain_family(&w, st, FIG_GUEST_RD_BYTES);
+	domain_family(&w, st, FIG_GUEST_WR_BYTES);
+	domain_family(&w, st, FIG_DOUBLE_COUNTED_BYTES);
+	domain_family(&w, st, FIG_DIRTY_BACKLOG_BYTES);
 	cpu(&w, st);
 	latency(&w, st);
 	host(&w, st);
 	disks(&w, st, false);
 	disks(&w, st, true);
+	other_families(&w, st);
 	info(&w, st, version);
 	if (f == EXPO_OPENMETRICS)
 		fputs("# EOF\n", out);

@@ -3,11 +3,16 @@
  *
  * Contract: expo_render() writes every family with HELP and TYPE (and UNIT, OpenMetrics),
  * in base units (bytes, seconds), counters named *_total, then "# EOF" (OpenMetrics).
- * The families (labels in braces; domain ones are domid, domain, generation):
+ * Family names, help, units and when a family is left out (its figure not known) come
+ * from the figure table (core/figures.h); a figure of the table with a family that no
+ * writer here names is exposed after the others (a counter or a gauge per domain, or one
+ * value for the host). The families (labels in braces; domain ones are domid, domain,
+ * generation):
  *   xiotop_domain_read_bytes_total / _written_bytes_total {..., layer="guest|physical"}
  *   xiotop_domain_double_counted_bytes_total, xiotop_domain_dirty_backlog_bytes (gauge),
  *   xiotop_domain_dom0_cpu_seconds_total {..., role}, xiotop_unattributed_*_bytes_total,
  *   xiotop_unattributed_dom0_cpu_seconds_total, xiotop_host_dom0_cpu_busy_seconds_total,
+ *   xiotop_host_dom0_own_cpu_seconds_total,
  *   xiotop_lost_events_total, xiotop_intervals_total,
  *   xiotop_domain_io_latency_seconds {..., op="read|write"} (a histogram: cumulative
  *   _bucket{le} from 1.024e-06 s doubling to 2.147483648 s and +Inf, _sum, _count; only

@@ -57,16 +57,25 @@ static uint32_t next_label(struct metrics_label_use *use, uint32_t xen_generatio
 	return g;
 }
 
-static void add_domain(struct metrics_domain *s, const struct model_domain *d)
+/* Adds the interval's counts of scope to values (by figure id); gauges take its value. */
+static void add_figures(uint64_t *values, enum figure_scope scope, const struct model_interval *m,
+                        const struct model_domain *d)
 {
-	s->guest_rd_bytes += d->guest_rd_bytes;
-	s->guest_wr_bytes += d->guest_wr_bytes;
-	s->phys_rd_bytes += d->phys_rd_bytes;
-	s->phys_wr_bytes += d->phys_wr_bytes;
-	s->double_counted_bytes += d->double_counted_bytes;
+	for (int i = 0; i < figure_count(); i++) {
+		const struct figure *f = figure_get((enum figure_id)i);
+		if (f->scope != scope || !figure_is_scalar(f))
+			continue;
+		uint64_t v = figure_value((enum figure_id)i, m, d);
+		values[i] = f->form == FORM_GAUGE ? v : values[i] + v;
+	}
+}
+
+static void add_domain(struct metrics_domain *s, const struct model_interval *m,
+                       const struct model_domain *d)
+{
+	add_figures(s->value, FIGURE_DOMAIN, m, d);
 	for (int r = 0; r < XS_CPU_ROLES; r++)
 		s->cpu_ns_by_role[r] += d->cpu_ns_by_role[r];
-	s->dirty_backlog_bytes = d->dirty_backlog_bytes;
 	for (int op = 0; op < XIOTOP_LAT_OPS; op++)
 		latency_merge(&s->lat[op], &d->lat[op]);
 	if (d->info) {
@@ -103,7 +112,7 @@ static void next_domains(const struct metrics_state *st, const struct model_inte
 			s->generation = next_label(label_use(labels, n_labels, d->domid),
 			                           d->info ? d->info->generation : 0);
 		}
-		add_domain(s, d);
+		add_domain(s, m, d);
 	}
 	qsort(doms, m->n_domains, sizeof(*doms), by_domid_generation);
 }
@@ -144,13 +153,7 @@ static void add_host(struct metrics_state *st, const struct model_interval *m)
 	st->has_dirty = m->has_dirty;
 	st->has_latency = m->has_latency;
 	st->absent = m->absent;
-	st->pgpgin_bytes += m->pgpgin_bytes;
-	st->pgpgout_bytes += m->pgpgout_bytes;
-	st->lost_events += m->lost_events;
-	st->unattr_rd_bytes += m->unattr_rd_bytes;
-	st->unattr_wr_bytes += m->unattr_wr_bytes;
-	st->host_busy_ns += m->host_busy_ns;
-	st->cpu_unattributed_ns += m->cpu_unattributed_ns;
+	add_figures(st->host, FIGURE_HOST, m, NULL);
 	snprintf(st->hooks, sizeof(st->hooks), "%s", m->hooks ? m->hooks : "");
 }
 

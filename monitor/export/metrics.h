@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/figures.h"
 #include "core/model.h"
 
 struct metrics_domain {
@@ -30,10 +31,10 @@ struct metrics_domain {
 	uint32_t xen_generation;
 	char uuid[40];
 	char name[XS_NAME_MAX]; /* raw, guest-controlled; "" unknown */
-	uint64_t guest_rd_bytes, guest_wr_bytes, phys_rd_bytes, phys_wr_bytes;
-	uint64_t double_counted_bytes;
+	/* each count of the domain in the figure table (core/figures.h) summed, each gauge the
+	 * latest interval's, by figure id */
+	uint64_t value[FIGURE_MAX];
 	uint64_t cpu_ns_by_role[XS_CPU_ROLES];
-	uint64_t dirty_backlog_bytes;          /* a gauge: the latest interval's */
 	struct xiotop_lat lat[XIOTOP_LAT_OPS]; /* I/O latency by op (with has_latency) */
 };
 
@@ -54,9 +55,8 @@ struct metrics_state {
 	bool has_cpu, has_dirty;
 	bool has_latency; /* the latest interval timed I/O (--latency) */
 	uint32_t absent;  /* enum xs_absent, the latest interval's: those series are left out */
-	uint64_t pgpgin_bytes, pgpgout_bytes, lost_events;
-	uint64_t unattr_rd_bytes, unattr_wr_bytes;
-	uint64_t host_busy_ns, cpu_unattributed_ns;
+	/* each count of the host in the figure table summed (gauges the latest), by figure id */
+	uint64_t host[FIGURE_MAX];
 	char hooks[256];                /* "MODE hook hook ...", the latest interval's */
 	struct metrics_domain *domains; /* sorted by domid, then generation */
 	size_t n_domains;

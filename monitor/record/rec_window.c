@@ -6,6 +6,8 @@
  */
 #include "record/rec_internal.h"
 
+#include "core/clock.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,9 +120,7 @@ static int spec_time(const struct rec_reader *r, const char *spec, int64_t not_b
 /* A sample time as the message shows it: UTC to the second, whatever its value. */
 static void iso_text(int64_t realtime_ns, char *buf, size_t len)
 {
-	time_t sec = (time_t)(realtime_ns / 1000000000);
-	struct tm tm;
-	if (!gmtime_r(&sec, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+	if (clock_iso8601(realtime_ns, false, buf, len))
 		snprintf(buf, len, "%lld ns", (long long)realtime_ns);
 }
 

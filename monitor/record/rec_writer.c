@@ -9,13 +9,14 @@
  */
 #include "record/rec_writer_internal.h"
 
+#include "core/clock.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 /* A tripwire, not a limit: these sizes change when sample.h gains a field, and a field
@@ -70,12 +71,10 @@ static int put_meta_u64(sqlite3 *db, const char *key, uint64_t v)
 
 static int store_facts(sqlite3 *db, const struct rec_host_facts *f)
 {
-	struct timespec now;
-	clock_gettime(CLOCK_REALTIME, &now);
+	int64_t now_ns = clock_real_ns();
 	char created[40];
-	struct tm tm;
-	gmtime_r(&now.tv_sec, &tm);
-	strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (clock_iso8601(now_ns, false, created, sizeof(created)))
+		snprintf(created, sizeof(created), "?");
 	char version[16];
 	snprintf(version, sizeof(version), "%d", REC_SCHEMA_VERSION);
 	int rc = rec_db_put_meta(db, "schema_version", version);
@@ -84,8 +83,7 @@ static int store_facts(sqlite3 *db, const struct rec_host_facts *f)
 	if (rc == SQLITE_OK)
 		rc = rec_db_put_meta(db, "created", created);
 	if (rc == SQLITE_OK)
-		rc = put_meta_u64(db, "created_ns",
-		                  (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
+		rc = put_meta_u64(db, "created_ns", (uint64_t)now_ns);
 	if (!f)
 		return rc;
 	if (rc == SQLITE_OK && f->hostname[0])

@@ -102,13 +102,15 @@ static void test_domid_width(void **state)
 	assert_non_null(strstr(buf, "   DOMID "));
 }
 
-/* The batch sink's text over `n` copies of the interval. */
+/* The batch sink's text over `n` copies of the interval: every column (full), or fitted
+ * as on an 80-column terminal. */
 static char *batch_text(const struct world *w, bool full, int n)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
-	struct batch_sink b = {.out = out, .opts = {.format = BATCH_TEXT, .full_names = full}};
+	struct batch_sink b = {.out = out,
+	                       .opts = {.format = BATCH_TEXT, .full_names = full, .columns = 80}};
 	struct interval_sink sink = batch_sink(&b);
 	struct model_interval m = w->m;
 	for (int i = 0; i < n; i++)

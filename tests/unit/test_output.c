@@ -127,7 +127,7 @@ static char *capture_batch(const struct model_interval *m, enum batch_format f)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
-	struct batch_opts o = {.format = f};
+	struct batch_opts o = {.format = f, .columns = 80}; /* text fitted as on a terminal */
 	batch_print(out, m, &o, 0);
 	fclose(out);
 	return buf;

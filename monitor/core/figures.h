@@ -1,0 +1,142 @@
+/* figures.h - every figure of an interval, defined once.
+ *
+ * Contract: one table (figures.c) gives each figure its meaning, unit, when it is known,
+ * its screen header, its CSV/JSON key and its OpenMetrics family. The console, batch
+ * text, CSV and JSON and the /metrics exposition take names and "known" from it, so a
+ * figure is named in one place and no sink tests XS_ABSENT_* bits of its own.
+ * A figure is unknown (figure_known) when the interval lacks what it is made of: a
+ * counter the samples do not hold (its `absent` bits, an imported recording), one not
+ * collected (CPU, dirty pages, blkback's counters, latency), a domain's vCPU time where
+ * the hypervisor gave none. Unknown prints null or "-", never 0.
+ * Per-domain figures are in the JSON contract's order (README "JSON output"); the
+ * screen-only ones follow, then the host's. Adding a per-domain counter or gauge is one
+ * entry at the table's end, with a value function and no name in enum figure_id: the
+ * console and `-b` text show it as a column after the named ones, JSON as a key after the
+ * others (CSV too with FIGURE_CSV), /metrics as a family (with a metric name).
+ * Pure: no I/O, no globals but the constant table.
+ */
+#ifndef XIOTOP_FIGURES_H
+#define XIOTOP_FIGURES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/model.h"
+
+enum figure_id {
+	/* per domain, in the JSON contract's order */
+	FIG_DOMID,
+	FIG_NAME,
+	FIG_KIND,
+	FIG_MISSING,
+	FIG_GUEST_RD_BYTES,
+	FIG_GUEST_WR_BYTES,
+	FIG_GUEST_RD_IOS,
+	FIG_GUEST_WR_IOS,
+	FIG_PHYS_RD_BYTES,
+	FIG_PHYS_WR_BYTES,
+	FIG_DOUBLE_COUNTED_BYTES,
+	FIG_DOM0_CPU_NS,
+	FIG_DOM0_CPU_NS_BY_ROLE,
+	FIG_GUEST_CPU_NS,
+	FIG_DIRTY_BACKLOG_BYTES,
+	FIG_DIRTIED_BYTES,
+	FIG_WRITTEN_BACK_BYTES,
+	FIG_LAYERS,
+	FIG_VBD_STATS,
+	FIG_IO_LATENCY,
+	/* per domain, on screen only */
+	FIG_AMPLIFICATION,
+	FIG_DOM0_CPU_SINCE_START,
+	FIG_LATENCY_P50,
+	FIG_LATENCY_P99,
+	/* the host */
+	FIG_VMSTAT_PGPGOUT_BYTES,
+	FIG_VMSTAT_PGPGIN_BYTES,
+	FIG_DISKS,
+	FIG_DISKS_RD_BYTES,
+	FIG_DISKS_WR_BYTES,
+	FIG_DOUBLE_COUNTED_TOTAL,
+	FIG_HOST_BUSY_NS,
+	FIG_UNATTRIBUTED_RD_BYTES,
+	FIG_UNATTRIBUTED_WR_BYTES,
+	FIG_UNATTRIBUTED_CPU_NS,
+	FIG_DOM0_OWN_CPU_NS,
+	FIG_LOST_EVENTS,
+	FIGURE_NAMED /* the figures code names; the table may hold more after them */
+};
+
+/* The most figures the table may hold (sinks size their arrays by it). */
+#define FIGURE_MAX 64
+
+enum figure_scope { FIGURE_DOMAIN, FIGURE_HOST };
+
+enum figure_form {
+	FORM_COUNT,  /* a count over the interval (bytes, ns, requests): a counter in /metrics */
+	FORM_GAUGE,  /* a level at the interval's end */
+	FORM_TEXT,   /* a name; the id and a flag are shaped by the sink too */
+	FORM_RECORD, /* an object or a list each sink writes in its own shape */
+	FORM_SCREEN, /* derived for the screen (a ratio, a total since the start, a quantile) */
+};
+
+/* What the interval must have collected for the figure to be known. */
+enum figure_need {
+	NEED_CPU = 1u << 0,       /* model_interval.has_cpu */
+	NEED_DIRTY = 1u << 1,     /* has_dirty */
+	NEED_VBD = 1u << 2,       /* has_vbd_stats: the key is absent without it */
+	NEED_LATENCY = 1u << 3,   /* has_latency: the key is absent without it */
+	NEED_GUEST_CPU = 1u << 4, /* the domain's guest_cpu_ns >= 0 */
+};
+
+enum figure_flag {
+	FIGURE_CSV = 1u << 0, /* also a CSV column */
+};
+
+/* An OpenMetrics family (without _total), its help, and the label telling figures of one
+ * family apart (layer="guest"); help is given by the family's first figure. */
+struct figure_metric {
+	const char *family;
+	const char *help;
+	const char *label, *label_value;
+};
+
+struct figure {
+	enum figure_scope scope;
+	enum figure_form form;
+	const char *meaning; /* one line: what it counts (the console's and --help's help) */
+	const char *unit;    /* "bytes", "ns", "requests", "events"; NULL for text */
+	uint32_t absent;     /* enum xs_absent: any of these bits absent makes it unknown */
+	unsigned needs;      /* enum figure_need */
+	unsigned flags;      /* enum figure_flag */
+	const char *header;  /* screen header; NULL when no table column shows it */
+	const char *key;     /* CSV/JSON key; NULL when only the screen shows it */
+	/* a host figure's place in the JSON object ("host.dom0_cpu_busy_ns",
+	 * "unattributed.rd_bytes"), NULL when JSON does not hold it; a domain figure is at
+	 * its key in each of domains[] */
+	const char *json;
+	struct figure_metric metric;
+	/* its value in the interval (d NULL for a host figure); NULL for text and records */
+	uint64_t (*value)(const struct model_interval *m, const struct model_domain *d);
+};
+
+/* How many figures the table holds (FIGURE_NAMED and those after them). */
+int figure_count(void);
+const struct figure *figure_get(enum figure_id id);
+/* Is the figure known in this interval (for this domain: d may be NULL for the host)? */
+bool figure_known(enum figure_id id, const struct model_interval *m, const struct model_domain *d);
+/* The same from what an interval lacks (its absent bits) and what it collected
+ * (figure_collected's NEED_* bits): for a sink that keeps no interval (the exporter). */
+bool figure_known_with(enum figure_id id, uint32_t absent, unsigned collected,
+                       const struct model_domain *d);
+unsigned figure_collected(const struct model_interval *m);
+/* Is its key present at all (vbd_stats only on a Xen dom0, io_latency only timed)? */
+bool figure_present(enum figure_id id, const struct model_interval *m);
+/* Its value, 0 when it has no value function (check figure_known first). */
+uint64_t figure_value(enum figure_id id, const struct model_interval *m,
+                      const struct model_domain *d);
+/* The member name a JSON object holds it under: the json path's last part. */
+const char *figure_json_name(const struct figure *f);
+/* Is the figure a plain count or gauge (not text, a record or a screen-only figure)? */
+bool figure_is_scalar(const struct figure *f);
+
+#endif
