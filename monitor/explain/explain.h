@@ -28,7 +28,7 @@
 #define EX_MAX_VERDICTS  96
 #define EX_MAX_FIGURES   20
 #define EX_MAX_EVIDENCE  8
-#define EX_MAX_NOT_GIVEN 8
+#define EX_MAX_NOT_GIVEN 12
 #define EX_NO_DOMAIN     0xffffffffu /* a verdict about the host, not one domain */
 #define EX_GIB           1073741824.0
 #define EX_MIB           1048576.0
@@ -131,6 +131,7 @@ struct ex_host {
 	char imported_counters[256]; /* meta imported_counters (record/SCHEMA.md) */
 	char stacked_devices[256];   /* meta iostat_stacked_devices (loop0,dm-0: not disks) */
 	char leaf_devices[256];      /* meta iostat_leaf_devices */
+	char dom0_os[16];            /* meta dom0_os of an import: "linux", "netbsd", "" */
 };
 
 struct ex_window {

@@ -39,6 +39,13 @@
 #include "explain/explain.h"
 
 #define EX_ACTIVE_BYTES (1024 * 1024) /* a domain with less guest I/O is not judged */
+/* A cache verdict needs the disks to have taken less than 4/5 of the guest's bytes: less
+ * than that gap is the last interval's writeback or readahead, not a cache. */
+#define EX_CACHED_PART_NUM 4
+#define EX_CACHED_PART_DEN 5
+/* bonnie++ sizes its file at twice RAM by default (and warns below it) so that no cache
+ * can hold it: a test file under twice the caches on its path measures them. */
+#define EX_TEST_TO_CACHE_RULE 2.0
 
 void explain_verdicts(struct explain *ex);
 /* The imported recording's verdicts and not_given list (called by explain_verdicts). */
