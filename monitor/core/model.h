@@ -66,6 +66,7 @@ struct model_domain {
 struct model_disk {
 	const struct xs_disk *disk;
 	uint64_t rd_bytes, wr_bytes;
+	uint64_t rd_ios, wr_ios; /* requests completed (diskstats), for their average size */
 };
 
 struct model_interval {

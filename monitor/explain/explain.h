@@ -54,6 +54,7 @@ struct ex_domain {
 	uint64_t mem_bytes;                                 /* guest memory; 0 unknown */
 	/* the window */
 	uint64_t guest_wr, guest_rd, phys_wr, phys_rd, vmstat_wr, double_counted;
+	uint64_t guest_wr_ios, guest_rd_ios; /* requests as the guest issued them (its layer) */
 	uint64_t cpu_ns_by_role[XS_CPU_ROLES], cpu_ns;
 	uint64_t dirtied, written_back, backlog_end, backlog_peak;
 	uint64_t via_wr[XIOTOP_VIA_MAX], via_rd[XIOTOP_VIA_MAX]; /* window and after it */
@@ -159,6 +160,7 @@ struct explain {
 	double series_end_s; /* last chart point's t */
 	/* the window's host totals (used on imported recordings, where no domain has them) */
 	uint64_t host_busy_ns, pgpgin_bytes, disk_wr, disk_rd;
+	uint64_t disk_wr_ios, disk_rd_ios; /* the leaf disks' requests (diskstats, iostat) */
 	/* verdicts the recording's counters do not allow (imports): each with what is
 	 * missing and which log would give it */
 	struct ex_not_given {

@@ -16,6 +16,10 @@
  *                         written that sat in dom0's cache at once (peak backlog / bytes
  *                         written; the dirty limit when unknown): the test's size is why
  *                         the cache could hide that much;
+ *   request_size          the part of the guest's requests the disks did not take (1 -
+ *                         guest's average request / the disks' average request) when
+ *                         they were merged on the way; 0 when taken as issued (then it
+ *                         is a cause to weigh in a comparison, not a discrepancy here);
  *   path                  0 on one window (what each layer adds; compare.h shares it);
  *   claim                 1 - what reached a disk / what the tool claims.
  * An imported recording (ex->host.absent != 0: logs, no tracer) gets the verdicts its
@@ -27,7 +31,8 @@
  *   double_counting       (host) vmstat bo against iostat's leaf devices; share as above;
  *   page_cache_inflation, read_cache  a domain's xentop VBD bytes against the host's
  *                         disks (iostat, else vmstat): share 1 - disks / guest;
- *   test_size_vs_memory   as above;
+ *   test_size_vs_memory   as above (share 0: what a cache hid is unknown here);
+ *   request_size          xentop's VBD requests against iostat's leaf devices' r/s, w/s;
  * and every verdict it cannot give is named in ex->not_given with what is missing and
  * which log (or xiotop record) would give it.
  */
@@ -61,6 +66,7 @@ void verdict_read_cache(struct explain *ex, const struct ex_domain *d);
 void verdict_dom0_cpu_cost(struct explain *ex, const struct ex_domain *d);
 void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d);
 void verdict_path(struct explain *ex, const struct ex_domain *d);
+void verdict_request_size(struct explain *ex, const struct ex_domain *d);
 void verdict_claim(struct explain *ex, const struct ex_claim *c);
 
 /* ---- helpers for verdicts (verdict_util.c) ---- */

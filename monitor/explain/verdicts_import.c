@@ -377,6 +377,8 @@ void explain_verdicts_imported(struct explain *ex)
 		host_cache_verdict(ex, d, true);
 		host_cache_verdict(ex, d, false);
 		verdict_test_size_vs_memory(ex, d);
+		if (leaf_disks(ex)) /* iostat's requests are the leaves' */
+			verdict_request_size(ex, d);
 	}
 	name_missing(ex);
 }
