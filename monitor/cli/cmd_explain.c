@@ -36,8 +36,8 @@ static void split_claim(const char *arg, char *file, size_t flen, char *dom, siz
 	snprintf(dom, dlen, "%s", at + 1);
 }
 
-/* The claim parsers' entry. Until they are merged (explain/claim_*.c:
- * claim_parse_file()), this says so: fill *out from the parsed figures here. */
+/* A claim file's figures: claim_parse_file() (explain/claim*.c) reads the tool's output
+ * (dd, fio, bonnie++, classic bonnie, iozone); a bad one is one line, exit 2. */
 static int read_claim(const char *arg, struct claim_figures *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
