@@ -223,7 +223,7 @@ static void host_double_counting(struct explain *ex)
 	}
 	double bo = (double)ex->pgpgout_bytes;
 	double base = leaves ? (double)ex->disk_wr : guests_wr(ex), dc = bo - base;
-	if (dc < EX_ACTIVE_BYTES || dc * 20 < bo)
+	if (dc < EX_ACTIVE_BYTES || dc * EX_DOUBLE_MIN_DEN < bo)
 		return;
 	struct ex_verdict *v = ex_verdict_new(ex, "double_counting", EX_NO_DOMAIN);
 	if (!v)
