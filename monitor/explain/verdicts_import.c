@@ -44,8 +44,8 @@ static bool netbsd(const struct explain *ex)
  * Linux's eBPF; a NetBSD dom0 has iostat -x of its disks and vmstat. */
 static const char *tracer_advice(const struct explain *ex)
 {
-	return netbsd(ex) ? "a tracer, which a NetBSD dom0 does not have (xiotop record needs "
-	                    "Linux); iostat -x of the disks and vmstat give what they can"
+	return netbsd(ex) ? "a tracer, which a NetBSD dom0 does not have (xiotop's needs Linux "
+	                    "eBPF); iostat -x of the disks and vmstat give what they can"
 	                  : "xiotop record";
 }
 
