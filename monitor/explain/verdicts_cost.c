@@ -174,8 +174,13 @@ void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d)
 		ex_fig(v, "dom0_mem_bytes", mem);
 	else
 		ex_fig_null(v, "dom0_mem_bytes");
-	ex_fig(v, "dom0_caches_path", dom0);
-	ex_fig(v, "dom0_cache_bytes", dom0_cache);
+	if (h->absent & XS_ABSENT_STACK) { /* an import: the path is not in the logs */
+		ex_fig_null(v, "dom0_caches_path");
+		ex_fig_null(v, "dom0_cache_bytes");
+	} else {
+		ex_fig(v, "dom0_caches_path", dom0);
+		ex_fig(v, "dom0_cache_bytes", dom0_cache);
+	}
 	ex_fig(v, "cache_bytes", cache);
 	ex_fig(v, "test_to_cache", test / cache);
 	ex_fig(v, "rule_times_cache", EX_TEST_TO_CACHE_RULE);

@@ -379,6 +379,10 @@ void explain_verdicts_imported(struct explain *ex)
 		verdict_test_size_vs_memory(ex, d);
 		if (leaf_disks(ex)) /* iostat's requests are the leaves' */
 			verdict_request_size(ex, d);
+		else
+			ex_not_given(ex, "request_size", "needs the disks' requests: %s",
+			             netbsd(ex) ? "iostat -x N of the disks"
+			                        : "iostat -dx N of the disks");
 	}
 	name_missing(ex);
 }

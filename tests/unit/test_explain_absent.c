@@ -194,12 +194,14 @@ static void test_stacked_only_iostat(void **state)
 	assert_lacks(dc->text, "a dm or md device's at both");
 	/* the disk figure is named as not given, with the log that would give it */
 	assert_contains(not_given(&ex, "disk_bytes"), "iostat -dx");
+	assert_contains(not_given(&ex, "request_size"), "iostat -dx N of the disks");
 	/* unknown sysctls: no limit figure, no "0 bytes" */
 	for (uint32_t id = 1; id <= 2; id++) {
 		const struct ex_verdict *ts = verdict(&ex, "test_size_vs_memory", id);
 		if (!ts)
 			continue;
 		assert_true(figure_of(ts, "dirty_limit_bytes")->null);
+		assert_true(figure_of(ts, "dom0_caches_path")->null); /* the path is not in logs */
 		assert_lacks(ts->text, "0 bytes");
 	}
 	/* path unknown: no verdict about a domain names a path for it */
