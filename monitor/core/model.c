@@ -102,6 +102,8 @@ static int add_layer_bytes(struct model_domain *d, enum model_role role, uint32_
 	}
 	l->rd_bytes += io->rd_bytes;
 	l->wr_bytes += io->wr_bytes;
+	l->rd_ios += io->rd_ios;
+	l->wr_ios += io->wr_ios;
 	return 0;
 }
 

@@ -46,6 +46,7 @@ struct ex_layer {
 	enum model_role role;
 	bool is_leaf, is_file;
 	uint64_t rd_bytes, wr_bytes;
+	uint64_t rd_ios, wr_ios; /* bios submitted at this layer (the tracer's count) */
 };
 
 struct ex_domain {

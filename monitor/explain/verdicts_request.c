@@ -1,6 +1,8 @@
 /* verdicts_request.c - request_size: the average request as the guest issued it (its
  * layer: blkback's or the device model's requests, xentop's VBD_RD/WR on an import)
- * against what the leaf disks took (diskstats' completed requests, iostat's r/s and w/s).
+ * against what its leaf disks took: on a recording, the bios dom0 submitted to the
+ * domain's leaf devices over the window and its drain (the writeback comes after the
+ * window); on an import, iostat's leaf devices' r/s and w/s in the window, host-wide.
  * A disk pays a command (and on a spinning disk a seek) per request: small requests
  * merged on the way (dom0's page cache writing back a file in large runs, the block
  * layer's plugging) go much faster than the same requests taken as issued, which is the
@@ -39,13 +41,28 @@ static void say_merged(struct ex_verdict *v, const struct explain *ex, const str
 		       kind);
 }
 
+/* What d's leaf devices took (window and drain): bytes and bios, in one direction. */
+static void leaf_requests(const struct ex_domain *d, bool wr, double *bytes, double *ios)
+{
+	*bytes = *ios = 0;
+	for (size_t i = 0; i < d->n_layers; i++) {
+		const struct ex_layer *l = &d->layers[i];
+		if (!l->is_leaf || l->is_file)
+			continue;
+		*bytes += (double)(wr ? l->wr_bytes : l->rd_bytes);
+		*ios += (double)(wr ? l->wr_ios : l->rd_ios);
+	}
+}
+
 void verdict_request_size(struct explain *ex, const struct ex_domain *d)
 {
-	bool wr = d->guest_wr >= d->guest_rd;
+	bool wr = d->guest_wr >= d->guest_rd, host = ex->host.absent != 0;
 	double g_bytes = (double)(wr ? d->guest_wr : d->guest_rd);
 	double g_ios = (double)(wr ? d->guest_wr_ios : d->guest_rd_ios);
 	double k_bytes = (double)(wr ? ex->disk_wr : ex->disk_rd);
 	double k_ios = (double)(wr ? ex->disk_wr_ios : ex->disk_rd_ios);
+	if (!host)
+		leaf_requests(d, wr, &k_bytes, &k_ios);
 	if (g_bytes < EX_ACTIVE_BYTES || g_ios <= 0 || k_bytes <= 0 || k_ios <= 0)
 		return; /* a count missing is no figure: nothing to set against */
 	double g_avg = g_bytes / g_ios, k_avg = k_bytes / k_ios, ratio = k_avg / g_avg;
@@ -65,14 +82,21 @@ void verdict_request_size(struct explain *ex, const struct ex_domain *d)
 	ex_fig(v, "disk_avg_request_bytes", k_avg);
 	ex_fig(v, "merge_ratio", ratio);
 	ex_fig_str(v, "direction", wr ? "write" : "read");
-	ex_evidence(v, ex->host.absent ? "xentop VBD_RD/VBD_WR" : "guest layer requests");
-	ex_evidence(v, ex->host.absent ? "iostat r/s w/s, leaf devices" : "diskstats requests");
+	ex_evidence(v, host ? "xentop VBD_RD/VBD_WR" : "guest layer requests");
+	ex_evidence(v, host ? "iostat r/s w/s, leaf devices" : "leaf layer bios, window and drain");
 	char who[160], b1[32], b2[32];
-	ex_say(v,
-	       "%s issued its %s as %s requests on average (%.0f of them), and the disks took "
-	       "%s per request (%.0f; every domain's and dom0's together). ",
+	ex_say(v, "%s issued its %s as %s requests on average (%.0f of them), and ",
 	       ex_dom_label(d, who, sizeof(who)), wr ? "writes" : "reads",
-	       ex_bytes(g_avg, b1, sizeof(b1)), g_ios, ex_bytes(k_avg, b2, sizeof(b2)), k_ios);
+	       ex_bytes(g_avg, b1, sizeof(b1)), g_ios);
+	if (host)
+		ex_say(v,
+		       "the disks took %s per request (%.0f; iostat, every domain's and dom0's "
+		       "together). ",
+		       ex_bytes(k_avg, b2, sizeof(b2)), k_ios);
+	else
+		ex_say(v,
+		       "dom0 submitted %s per request to its disk (%.0f, the drain's included). ",
+		       ex_bytes(k_avg, b2, sizeof(b2)), k_ios);
 	if (merged) {
 		ex_say(v, "%.1fx fewer, larger requests than the guest issued. ", ratio);
 		say_merged(v, ex, d);

@@ -62,6 +62,8 @@ static void add_layers(struct ex_domain *d, const struct model_domain *md)
 		if (l) {
 			l->rd_bytes += ml->rd_bytes;
 			l->wr_bytes += ml->wr_bytes;
+			l->rd_ios += ml->rd_ios;
+			l->wr_ios += ml->wr_ios;
 		}
 	}
 }

@@ -81,6 +81,17 @@ static void sc_dev(struct xs_sample *s, uint32_t dev, const char *name, bool lea
 	sample_add_dev(s, &d);
 }
 
+/* The domain's bytes at the host disk below its file, with the bios the test gave. */
+static void sc_leaf_layer(struct xs_sample *s, const struct sc_dom *d, uint32_t via)
+{
+	struct xs_layer l = {.domid = d->domid, .dev = LEAF, .via = via};
+	l.io.wr_bytes = d->phys_wr;
+	l.io.rd_bytes = d->phys_rd;
+	l.io.wr_ios = d->disk_wr_ios;
+	l.io.rd_ios = d->phys_rd / 65536;
+	sample_add_layer(s, &l);
+}
+
 /* The domain's layers as the tracer would charge them. */
 static void sc_dom_layers(struct xs_sample *s, const struct sc_dom *d)
 {
@@ -102,11 +113,11 @@ static void sc_dom_layers(struct xs_sample *s, const struct sc_dom *d)
 			sc_dev(s, be + 100, name, false);
 			sc_layer(s, d->domid, be + 100, XIOTOP_VIA_PART, d->guest_wr, d->guest_rd);
 		}
-		sc_layer(s, d->domid, LEAF, XIOTOP_VIA_INODE, d->phys_wr, d->phys_rd);
+		sc_leaf_layer(s, d, XIOTOP_VIA_INODE);
 		break;
 	case SC_QEMU: /* qemu's reads and writes of the image, then its bios below the file */
 		sc_guest_layer(s, d, 0, XIOTOP_VIA_FILEIO);
-		sc_layer(s, d->domid, LEAF, XIOTOP_VIA_DMTASK, d->phys_wr, d->phys_rd);
+		sc_leaf_layer(s, d, XIOTOP_VIA_DMTASK);
 		break;
 	}
 }
