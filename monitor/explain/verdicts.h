@@ -16,10 +16,9 @@
  *                         written that sat in dom0's cache at once (peak backlog / bytes
  *                         written; the dirty limit when unknown): the test's size is why
  *                         the cache could hide that much;
- *   request_size          the part of the guest's requests the disks did not take (1 -
- *                         guest's average request / the disks' average request) when
- *                         they were merged on the way; 0 when taken as issued (then it
- *                         is a cause to weigh in a comparison, not a discrepancy here);
+ *   request_size          0: how the disk took the guest's requests (merged or as
+ *                         issued) is a mechanism, not a discrepancy between two counts;
+ *                         like path, it is weighed in a comparison;
  *   path                  0 on one window (what each layer adds; compare.h shares it);
  *   claim                 1 - what reached a disk / what the tool claims.
  * An imported recording (ex->host.absent != 0: logs, no tracer) gets the verdicts its

@@ -72,8 +72,9 @@ void verdict_request_size(struct explain *ex, const struct ex_domain *d)
 	struct ex_verdict *v = ex_verdict_new(ex, "request_size", d->domid);
 	if (!v)
 		return;
-	/* merged: the part of the guest's requests the disks did not have to take */
-	v->share = merged ? 1 - 1 / ratio : 0;
+	/* a mechanism, not a discrepancy between two counts: like path, it is weighed in a
+	 * comparison (explain A B), not ranked against the window's discrepancies */
+	v->share = 0;
 	ex_fig(v, "guest_bytes", g_bytes);
 	ex_fig(v, "guest_requests", g_ios);
 	ex_fig(v, "guest_avg_request_bytes", g_avg);
