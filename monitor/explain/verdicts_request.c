@@ -41,8 +41,7 @@ static void say_merged(struct ex_verdict *v, const struct explain *ex, const str
 		       kind);
 }
 
-/* What d's leaf devices took (window and drain): bytes and bios, in one direction. */
-static void leaf_requests(const struct ex_domain *d, bool wr, double *bytes, double *ios)
+void ex_leaf_requests(const struct ex_domain *d, bool wr, double *bytes, double *ios)
 {
 	*bytes = *ios = 0;
 	for (size_t i = 0; i < d->n_layers; i++) {
@@ -62,7 +61,7 @@ void verdict_request_size(struct explain *ex, const struct ex_domain *d)
 	double k_bytes = (double)(wr ? ex->disk_wr : ex->disk_rd);
 	double k_ios = (double)(wr ? ex->disk_wr_ios : ex->disk_rd_ios);
 	if (!host)
-		leaf_requests(d, wr, &k_bytes, &k_ios);
+		ex_leaf_requests(d, wr, &k_bytes, &k_ios);
 	if (g_bytes < EX_ACTIVE_BYTES || g_ios <= 0 || k_bytes <= 0 || k_ios <= 0)
 		return; /* a count missing is no figure: nothing to set against */
 	double g_avg = g_bytes / g_ios, k_avg = k_bytes / k_ios, ratio = k_avg / g_avg;

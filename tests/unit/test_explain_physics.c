@@ -19,6 +19,7 @@
 #include <cmocka.h>
 #include <unistd.h>
 
+#include "explain/compare.h"
 #include "explain_scenario.h"
 #include "import/import_build.h"
 
@@ -126,6 +127,23 @@ static void seed001_request_size(void **state)
 	assert_true(sc_fig(v, "merge_ratio") == 1);
 	assert_true(v->share == 0);
 	assert_non_null(strstr(v->text, "about as issued"));
+	/* the comparison's path cause says how each side's disk took the requests */
+	static struct explain fa;
+	struct rec_reader *ra;
+	assert_int_equal(sc_explain(a, NULL, NULL, &fa, &ra, &err), 0);
+	struct ex_compare c;
+	char msg[256];
+	assert_int_equal(explain_compare(&fa, NULL, &ex, NULL, &c, msg, sizeof(msg)), 0);
+	bool said = false;
+	for (size_t i = 0; i < c.n_causes; i++)
+		said |=
+		    !strcmp(c.causes[i].id, "path") &&
+		    strstr(c.causes[i].text, "the guest's requests averaged 4 KiB on A and 4 KiB "
+		                             "on B, what dom0 submitted to the disk 512 KiB and "
+		                             "4 KiB") != NULL;
+	assert_true(said);
+	explain_free(&fa);
+	rec_reader_close(ra);
 	/* 600 MiB on phy: against the guest's 256 MiB only: not a cache test */
 	assert_int_equal(ex.doms[0].guest_wr, 600 * MiB);
 	assert_null(sc_verdict(&ex, "test_size_vs_memory", 2));
