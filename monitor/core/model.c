@@ -102,6 +102,8 @@ static int add_layer_bytes(struct model_domain *d, enum model_role role, uint32_
 	}
 	l->rd_bytes += io->rd_bytes;
 	l->wr_bytes += io->wr_bytes;
+	l->rd_ios += io->rd_ios;
+	l->wr_ios += io->wr_ios;
 	return 0;
 }
 
@@ -253,6 +255,8 @@ static void disk_deltas(const struct xs_sample *prev, const struct xs_sample *cu
 		md->disk = &out->own_disks[i];
 		md->rd_bytes = delta(c->rd_bytes, p ? p->rd_bytes : 0);
 		md->wr_bytes = delta(c->wr_bytes, p ? p->wr_bytes : 0);
+		md->rd_ios = delta(c->rd_ios, p ? p->rd_ios : 0);
+		md->wr_ios = delta(c->wr_ios, p ? p->wr_ios : 0);
 	}
 }
 

@@ -27,6 +27,7 @@ struct model_layer {
 	bool is_leaf;
 	bool is_file; /* a file, not a device: the domain's image/backing file */
 	uint64_t rd_bytes, wr_bytes;
+	uint64_t rd_ios, wr_ios; /* bios submitted at this layer, for their average size */
 };
 
 /* One vbd: blkback's own count beside xiotop's, this interval (see model_xen.c). */
@@ -66,6 +67,7 @@ struct model_domain {
 struct model_disk {
 	const struct xs_disk *disk;
 	uint64_t rd_bytes, wr_bytes;
+	uint64_t rd_ios, wr_ios; /* requests completed (diskstats), for their average size */
 };
 
 struct model_interval {

@@ -70,6 +70,7 @@ static void host_facts(struct rec_reader *r, struct ex_host *h)
 	copy_fact(h->stacked_devices, sizeof(h->stacked_devices),
 	          rec_meta(r, "iostat_stacked_devices"));
 	copy_fact(h->leaf_devices, sizeof(h->leaf_devices), rec_meta(r, "iostat_leaf_devices"));
+	copy_fact(h->dom0_os, sizeof(h->dom0_os), rec_meta(r, "dom0_os"));
 }
 
 static void take_marks(struct rec_reader *r, struct explain *ex)

@@ -11,8 +11,10 @@
  *             + (c_B - c_A)   dom0_cpu_cost: dom0 CPU seconds per GiB, when the true
  *                                 difference goes the same way (at most all of it)
  *             + the rest      path: what the layers below did (disk speed, stacking)
- * Each cause's share is its part over s_B - s_A (negative: it worked the other way;
- * shares can exceed 1 when causes cancel). Ranked by share, largest first.
+ * The signed seconds add up to s_B - s_A. One scale for all: each cause's share is its
+ * seconds per GiB over the sum of every cause's, taken as magnitudes (within 0..1, adding
+ * up to 1 even when causes pull opposite ways); `against` marks a cause whose seconds go
+ * the other way from the difference. Ranked by share, largest first.
  * Two imported recordings (xiotop import) whose logs hold no guest bytes (an old xentop
  * without VBD_RSECT/WSECT, NetBSD's) but dom0's CPU (xentop's Domain-0 row) are compared
  * by that alone (hosts_only: no domain, no causes): dom0 CPU seconds of A against B's and
@@ -33,8 +35,10 @@ struct ex_side {
 };
 
 struct ex_cause {
-	const char *id; /* page_cache_inflation, dom0_cpu_cost, path */
-	double s_per_gib, share;
+	const char *id;   /* page_cache_inflation, dom0_cpu_cost, path */
+	double s_per_gib; /* signed: its part of s_B - s_A */
+	double share;     /* |s_per_gib| / the causes' sum of |s_per_gib|: 0..1 */
+	bool against;     /* it worked the other way from the difference */
 	char text[512];
 };
 
@@ -43,9 +47,10 @@ struct ex_compare {
 	bool reads;                  /* the throughput compared is reads */
 	double ratio;                /* rate a / rate b */
 	double difference_s_per_gib; /* s_B - s_A */
+	double causes_s_per_gib;     /* the causes' seconds per GiB, as magnitudes, summed */
 	struct ex_cause causes[3];
 	size_t n_causes;
-	char text[768]; /* the summary sentence */
+	char text[1024]; /* the summary sentence */
 	/* hosts_only: a.dom, b.dom are NULL, n_causes 0; these instead (seconds) */
 	bool hosts_only;
 	double dom0_cpu_s_a, dom0_cpu_s_b, guests_vcpu_s_a, guests_vcpu_s_b;

@@ -28,7 +28,7 @@
 #define EX_MAX_VERDICTS  96
 #define EX_MAX_FIGURES   20
 #define EX_MAX_EVIDENCE  8
-#define EX_MAX_NOT_GIVEN 8
+#define EX_MAX_NOT_GIVEN 12
 #define EX_NO_DOMAIN     0xffffffffu /* a verdict about the host, not one domain */
 #define EX_GIB           1073741824.0
 #define EX_MIB           1048576.0
@@ -49,6 +49,7 @@ struct ex_layer {
 	enum model_role role;
 	bool is_leaf, is_file;
 	uint64_t rd_bytes, wr_bytes;
+	uint64_t rd_ios, wr_ios; /* bios submitted at this layer (the tracer's count) */
 };
 
 struct ex_domain {
@@ -57,6 +58,7 @@ struct ex_domain {
 	uint64_t mem_bytes;                                 /* guest memory; 0 unknown */
 	/* the window */
 	uint64_t guest_wr, guest_rd, phys_wr, phys_rd, vmstat_wr, double_counted;
+	uint64_t guest_wr_ios, guest_rd_ios; /* requests as the guest issued them (its layer) */
 	uint64_t cpu_ns_by_role[XS_CPU_ROLES], cpu_ns;
 	uint64_t dirtied, written_back, backlog_end, backlog_peak;
 	uint64_t via_wr[XIOTOP_VIA_MAX], via_rd[XIOTOP_VIA_MAX]; /* window and after it */
@@ -164,6 +166,7 @@ struct ex_host {
 	char imported_counters[256]; /* meta imported_counters (record/SCHEMA.md) */
 	char stacked_devices[256];   /* meta iostat_stacked_devices (loop0,dm-0: not disks) */
 	char leaf_devices[256];      /* meta iostat_leaf_devices */
+	char dom0_os[16];            /* meta dom0_os of an import: "linux", "netbsd", "" */
 };
 
 struct ex_window {
@@ -191,6 +194,7 @@ struct explain {
 	double series_end_s; /* last chart point's t */
 	/* the window's host totals (used on imported recordings, where no domain has them) */
 	uint64_t host_busy_ns, pgpgin_bytes, disk_wr, disk_rd;
+	uint64_t disk_wr_ios, disk_rd_ios; /* the leaf disks' requests (diskstats, iostat) */
 	/* verdicts the recording's counters do not allow (imports): each with what is
 	 * missing and which log would give it */
 	struct ex_not_given {

@@ -338,9 +338,10 @@ int report_compare_html(FILE *out, const struct ex_compare *c)
 		      out);
 	for (size_t i = 0; i < c->n_causes; i++) {
 		fprintf(out,
-		        "<tr><td>%zu</td><td class=\"l\">%s</td><td>%+.2f</td><td>%.0f %%</td>"
+		        "<tr><td>%zu</td><td class=\"l\">%s</td><td>%+.2f</td><td>%.0f %%%s</td>"
 		        "<td class=\"l\">",
-		        i + 1, c->causes[i].id, c->causes[i].s_per_gib, c->causes[i].share * 100);
+		        i + 1, c->causes[i].id, c->causes[i].s_per_gib, c->causes[i].share * 100,
+		        c->causes[i].against ? " (against)" : "");
 		html_put(out, c->causes[i].text);
 		fputs("</td></tr>\n", out);
 	}

@@ -275,9 +275,10 @@ int report_compare_json(FILE *out, const struct ex_compare *c)
 	        c->reads ? "read" : "write", c->ratio, c->difference_s_per_gib);
 	for (size_t i = 0; i < c->n_causes; i++) {
 		fprintf(out,
-		        "%s{\"rank\":%zu,\"id\":\"%s\",\"s_per_gib\":%.4f,\"share\":%.4f,\"text\":",
+		        "%s{\"rank\":%zu,\"id\":\"%s\",\"s_per_gib\":%.4f,\"share\":%.4f,"
+		        "\"against\":%s,\"text\":",
 		        i ? "," : "", i + 1, c->causes[i].id, c->causes[i].s_per_gib,
-		        c->causes[i].share);
+		        c->causes[i].share, c->causes[i].against ? "true" : "false");
 		json_put_string(out, c->causes[i].text);
 		fputs("}", out);
 	}

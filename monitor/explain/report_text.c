@@ -210,12 +210,13 @@ int report_compare_text(FILE *out, const struct ex_compare *c)
 	fputc('\n', out);
 	wrap(out, "", c->text);
 	if (!c->hosts_only)
-		fputs("\nCauses of the difference, ranked by the share of it each explains:\n",
+		fputs("\nCauses of the difference, ranked by their seconds per GiB (signed, they "
+		      "add up to the difference; shares of all the causes' seconds):\n",
 		      out);
 	for (size_t i = 0; i < c->n_causes; i++) {
 		const struct ex_cause *k = &c->causes[i];
-		fprintf(out, "%2zu. %s: %+.2f s per GiB, share %.0f %%\n", i + 1, k->id,
-		        k->s_per_gib, k->share * 100);
+		fprintf(out, "%2zu. %s: %+.2f s per GiB, share %.0f %%%s\n", i + 1, k->id,
+		        k->s_per_gib, k->share * 100, k->against ? ", against the difference" : "");
 		wrap(out, "     ", k->text);
 	}
 	fputs("\n==== A ====\n", out);

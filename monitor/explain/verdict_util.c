@@ -146,13 +146,9 @@ const char *ex_leaf_names(const struct ex_domain *d, char *buf, size_t len)
 	return buf;
 }
 
-static const char *const order[] = {"page_cache_inflation",
-                                    "double_counting",
-                                    "dom0_cpu_cost",
-                                    "read_cache",
-                                    "test_size_vs_memory",
-                                    "path",
-                                    "claim"};
+static const char *const order[] = {
+    "page_cache_inflation", "double_counting", "dom0_cpu_cost", "read_cache",
+    "test_size_vs_memory",  "request_size",    "path",          "claim"};
 
 static int order_of(const char *id)
 {
@@ -186,6 +182,7 @@ void explain_verdicts(struct explain *ex)
 		verdict_dom0_cpu_cost(ex, d);
 		verdict_read_cache(ex, d);
 		verdict_test_size_vs_memory(ex, d);
+		verdict_request_size(ex, d);
 		verdict_path(ex, d);
 	}
 	for (size_t i = 0; !ex->host.absent && i < ex->n_claims; i++)

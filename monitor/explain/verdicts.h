@@ -16,6 +16,9 @@
  *                         written that sat in dom0's cache at once (peak backlog / bytes
  *                         written; the dirty limit when unknown): the test's size is why
  *                         the cache could hide that much;
+ *   request_size          0: how the disk took the guest's requests (merged or as
+ *                         issued) is a mechanism, not a discrepancy between two counts;
+ *                         like path, it is weighed in a comparison;
  *   path                  0 on one window (what each layer adds; compare.h shares it);
  *   claim                 1 - what reached a disk / what the tool claims.
  * An imported recording (ex->host.absent != 0: logs, no tracer) gets the verdicts its
@@ -27,7 +30,8 @@
  *   double_counting       (host) vmstat bo against iostat's leaf devices; share as above;
  *   page_cache_inflation, read_cache  a domain's xentop VBD bytes against the host's
  *                         disks (iostat, else vmstat): share 1 - disks / guest;
- *   test_size_vs_memory   as above;
+ *   test_size_vs_memory   as above (share 0: what a cache hid is unknown here);
+ *   request_size          xentop's VBD requests against iostat's leaf devices' r/s, w/s;
  * and every verdict it cannot give is named in ex->not_given with what is missing and
  * which log (or xiotop record) would give it.
  */
@@ -39,6 +43,19 @@
 #include "explain/explain.h"
 
 #define EX_ACTIVE_BYTES (1024 * 1024) /* a domain with less guest I/O is not judged */
+/* A cache verdict needs the disks to have taken less than 4/5 of the guest's bytes: less
+ * than that gap is the last interval's writeback or readahead, not a cache. */
+#define EX_CACHED_PART_NUM 4
+#define EX_CACHED_PART_DEN 5
+/* Writes look inflated when the guest's rate is 10 % above the rate until on disk: less
+ * is the last interval's writeback still under way at the window's end. */
+#define EX_INFLATION_MIN 1.1
+/* Double counting is named when at least 1/20 of the bytes (5 %) were counted twice:
+ * below, it is dom0's own writes and metadata, not a layer's second count. */
+#define EX_DOUBLE_MIN_DEN 20
+/* bonnie++ sizes its file at twice RAM by default (and warns below it) so that no cache
+ * can hold it: a test file under twice the caches on its path measures them. */
+#define EX_TEST_TO_CACHE_RULE 2.0
 
 void explain_verdicts(struct explain *ex);
 /* The imported recording's verdicts and not_given list (called by explain_verdicts). */
@@ -54,6 +71,7 @@ void verdict_read_cache(struct explain *ex, const struct ex_domain *d);
 void verdict_dom0_cpu_cost(struct explain *ex, const struct ex_domain *d);
 void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d);
 void verdict_path(struct explain *ex, const struct ex_domain *d);
+void verdict_request_size(struct explain *ex, const struct ex_domain *d);
 void verdict_claim(struct explain *ex, const struct ex_claim *c);
 
 /* ---- helpers for verdicts (verdict_util.c) ---- */
@@ -72,6 +90,9 @@ const char *ex_bytes(double bytes, char *buf, size_t len);
 const char *ex_rate(double bytes_per_s, char *buf, size_t len);
 /* The domain's main path in a few words ("file via loop", "qemu", "phy"). */
 const char *ex_path_kind(const struct ex_domain *d);
+/* What d's leaf devices took over the window and its drain, in one direction: bytes and
+ * bios (verdicts_request.c). */
+void ex_leaf_requests(const struct ex_domain *d, bool wr, double *bytes, double *ios);
 /* The leaf devices of d, sanitized, comma-separated ("zram1"); "a disk" if none. */
 const char *ex_leaf_names(const struct ex_domain *d, char *buf, size_t len);
 

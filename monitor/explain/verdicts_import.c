@@ -35,11 +35,51 @@ static bool imported_log(const struct explain *ex, const char *kind)
 	return strstr(ex->host.imported_from, key) != NULL;
 }
 
+static bool netbsd(const struct explain *ex)
+{
+	return !strcmp(ex->host.dom0_os, "netbsd");
+}
+
+/* What gives a figure these logs lack, on the dom0 they came from: xiotop record needs
+ * Linux's eBPF; a NetBSD dom0 has iostat -x of its disks and vmstat. */
+static const char *tracer_advice(const struct explain *ex)
+{
+	return netbsd(ex) ? "a tracer, which a NetBSD dom0 does not have (xiotop's needs Linux "
+	                    "eBPF); iostat -x of the disks and vmstat give what they can"
+	                  : "xiotop record";
+}
+
+/* iostat was imported and lists a disk, not only stacked devices (loop, dm, md, ...):
+ * with only stacked ones what reached a disk is unknown, never 0. */
+static bool leaf_disks(const struct explain *ex)
+{
+	return holds(ex, XS_ABSENT_DISKS) && ex->host.leaf_devices[0];
+}
+
+/* An md device among iostat's stacked ones: its mirror members (RAID1/10) take each byte
+ * more than once and md submits to them without counting them in vmstat bo, so the
+ * leaves' sum cannot be set against bo. */
+static bool md_stacked(const struct explain *ex)
+{
+	const char *s = ex->host.stacked_devices;
+	return !strncmp(s, "md", 2) || strstr(s, ",md") != NULL;
+}
+
+/* The guests' own writes in the window (xentop VBD sectors), all domains but dom0. */
+static double guests_wr(const struct explain *ex)
+{
+	double sum = 0;
+	for (size_t i = 0; i < ex->n_doms; i++)
+		if (ex->doms[i].domid)
+			sum += (double)ex->doms[i].guest_wr;
+	return sum;
+}
+
 /* What reached the disks in the window, host-wide: iostat's leaf devices, else vmstat
- * (bo counts every submission, a stacked device's twice: an upper bound). */
+ * (bo counts every submission, a loop device's twice: an upper bound). */
 static bool disk_bytes(const struct explain *ex, bool write, double *bytes, const char **from)
 {
-	if (holds(ex, XS_ABSENT_DISKS)) {
+	if (leaf_disks(ex)) {
 		*bytes = (double)(write ? ex->disk_wr : ex->disk_rd);
 		*from = "iostat, leaf devices";
 		return true;
@@ -50,6 +90,22 @@ static bool disk_bytes(const struct explain *ex, bool write, double *bytes, cons
 		return true;
 	}
 	return false;
+}
+
+/* iostat given, but only stacked devices in it: the disk figure is named as not given. */
+static void name_no_leaf(struct explain *ex)
+{
+	if (!holds(ex, XS_ABSENT_DISKS) || leaf_disks(ex))
+		return;
+	char stacked[512];
+	sanitize_text(ex->host.stacked_devices, stacked, sizeof(stacked));
+	ex_not_given(ex, "disk_bytes",
+	             "iostat lists no disk, only stacked devices (%s): what reached the disks is "
+	             "unknown, not 0; %s",
+	             stacked[0] ? stacked : "none",
+	             netbsd(ex) ? "pass iostat -x N with the disks under them (wd0, sd0, ...)"
+	                        : "pass iostat -dx N without a device list (it shows every disk, "
+	                          "the ones under loop and dm included)");
 }
 
 static size_t active_domains(const struct explain *ex)
@@ -67,7 +123,7 @@ static void host_cache_verdict(struct explain *ex, const struct ex_domain *d, bo
 	double guest = (double)(write ? d->guest_wr : d->guest_rd), disk;
 	const char *from;
 	if (guest < EX_ACTIVE_BYTES || !disk_bytes(ex, write, &disk, &from) ||
-	    disk * 5 >= guest * 4)
+	    disk * EX_CACHED_PART_DEN >= guest * EX_CACHED_PART_NUM)
 		return;
 	struct ex_verdict *v =
 	    ex_verdict_new(ex, write ? "page_cache_inflation" : "read_cache", d->domid);
@@ -97,26 +153,63 @@ static void host_cache_verdict(struct explain *ex, const struct ex_domain *d, bo
 	       write ? "took" : "delivered", ex_bytes(disk, b2, sizeof(b2)),
 	       ex_rate(disk / s, r2, sizeof(r2)), from,
 	       active_domains(ex) > 1 ? ": another domain was busy too, so this is generous" : "");
-	if (write)
+	/* the logs do not show this domain's path: no words about it. The disks' bytes hold
+	 * every domain's (and bo counts a loop's twice), so this domain's part is at most
+	 * them: its inflation at least guest / disk */
+	if (write && disk > 0)
 		ex_say(v,
-		       "The rest went into dom0's page cache (a file: disk on loop without direct "
-		       "I/O), to be written back after the window: the benchmark's rate is "
-		       "inflated up to %.1fx. Time the run until dom0 has written it (sync in "
-		       "dom0), or use phy: / loop direct-io. How long the writeback took needs "
-		       "dom0's dirty pages: xiotop record has them.",
-		       disk > 0 ? guest / disk : 0);
+		       "The rest was held on the way, to be written after the window: the "
+		       "benchmark's rate is inflated at least %.1fx. ",
+		       guest / disk);
+	else if (write)
+		ex_say(v, "None of it reached a disk in the window: it was held on the way. ");
 	else
-		ex_say(v,
-		       "%.0f %% of its reads came from dom0's page cache, not from a disk: drop "
-		       "dom0's caches (echo 3 > /proc/sys/vm/drop_caches) or use a test larger "
-		       "than dom0's memory.",
+		ex_say(v, "%.0f %% of its reads came from a cache, not from a disk. ",
 		       v->share * 100);
+	ex_say(v,
+	       "dom0 holds a guest's bytes in its page cache when the disk is a file without "
+	       "direct I/O or a device model with a writeback cache, never on phy: (an LV or a "
+	       "partition); these logs do not show which path this domain has (%s does). ",
+	       tracer_advice(ex));
+	if (write)
+		ex_say(v, "Time the run until dom0 has written the bytes (sync in dom0).");
+	else
+		ex_say(v, "Use a test larger than the memory of every cache on its way%s.",
+		       netbsd(ex) ? ""
+		                  : ", or drop dom0's caches (echo 3 > /proc/sys/vm/drop_caches)");
 }
 
+static void say_double_count(struct ex_verdict *v, const struct explain *ex, bool leaves)
+{
+	char stacked[512];
+	sanitize_text(ex->host.stacked_devices, stacked, sizeof(stacked));
+	ex_say(v, "vmstat counts a write each time it is submitted: a file-backed guest's write "
+	          "goes in at its loop device and again at the disk under the file; a dm (LV) or "
+	          "partition remap, and md's writes to its members, are not submitted again "
+	          "and count once. ");
+	if (!leaves && md_stacked(ex))
+		ex_say(v,
+		       "iostat's disks here sit under md (%s): a mirror writes each byte to "
+		       "several of them, so their sum is not set against bo. ",
+		       stacked);
+	else if (!leaves)
+		ex_say(v, "iostat lists only stacked devices here (%s), not the disks under them. ",
+		       stacked);
+	else if (stacked[0])
+		ex_say(v, "iostat's stacked devices here: %s. ", stacked);
+	ex_say(v, "Which domain's bytes were counted twice is not in these logs (%s gives it).",
+	       tracer_advice(ex));
+}
+
+/* vmstat bo against what reached the disks (iostat's leaves), else against the guests'
+ * own writes (each counted once by blkback's submission) when iostat lists no usable
+ * leaf: what bo holds beyond them is loop's second count and dom0's own writes. */
 static void host_double_counting(struct explain *ex)
 {
 	bool vmstat = holds(ex, XS_ABSENT_VMSTAT), iostat = holds(ex, XS_ABSENT_DISKS);
-	if (!vmstat || !iostat) {
+	bool leaves = leaf_disks(ex) && !md_stacked(ex);
+	bool by_guests = !leaves && iostat && holds(ex, XS_ABSENT_GUEST_IO);
+	if (!vmstat || !iostat || (!leaves && !by_guests)) {
 		bool no_bo = !vmstat && imported_log(ex, "vmstat");
 		ex_not_given(ex, "double_counting",
 		             "needs vmstat bo and iostat per-device sectors: pass %s%s%s%s",
@@ -124,39 +217,52 @@ static void host_double_counting(struct explain *ex)
 		             iostat ? "" : "--iostat",
 		             no_bo ? " (the vmstat given has no bi/bo, as NetBSD's: Linux vmstat N "
 		                     "has them)"
-		                   : "");
+		             : iostat && vmstat
+		                 ? "the disks under the stacked devices, or --xentop "
+		                   "with VBD sectors"
+		                 : "");
 		return;
 	}
-	double bo = (double)ex->pgpgout_bytes, disk = (double)ex->disk_wr, dc = bo - disk;
-	if (dc < EX_ACTIVE_BYTES || dc * 20 < bo)
+	double bo = (double)ex->pgpgout_bytes;
+	double base = leaves ? (double)ex->disk_wr : guests_wr(ex), dc = bo - base;
+	if (dc < EX_ACTIVE_BYTES || dc * EX_DOUBLE_MIN_DEN < bo)
 		return;
 	struct ex_verdict *v = ex_verdict_new(ex, "double_counting", EX_NO_DOMAIN);
 	if (!v)
 		return;
 	v->share = dc / bo;
 	ex_fig(v, "vmstat_wr_bytes", bo);
-	ex_fig(v, "host_disk_wr_bytes", disk);
+	if (leaves)
+		ex_fig(v, "host_disk_wr_bytes", base);
+	else
+		ex_fig_null(v, "host_disk_wr_bytes");
+	if (by_guests)
+		ex_fig(v, "guests_wr_bytes", base);
+	else
+		ex_fig_null(v, "guests_wr_bytes");
 	ex_fig(v, "double_counted_bytes", dc);
-	if (disk > 0)
-		ex_fig(v, "vmstat_times", bo / disk);
+	if (base > 0)
+		ex_fig(v, "vmstat_times", bo / base);
 	else
 		ex_fig_null(v, "vmstat_times");
 	ex_evidence(v, "vmstat bo");
-	ex_evidence(v, "iostat, leaf devices");
-	char b1[32], b2[32], b3[32], leaves[768], stacked[768];
-	sanitize_text(ex->host.leaf_devices, leaves, sizeof(leaves));
-	sanitize_text(ex->host.stacked_devices, stacked, sizeof(stacked));
-	ex_say(v,
-	       "vmstat bo counted %s in the window; the disks (iostat's leaf devices: %s) wrote "
-	       "%s: %s (%.0f %% of bo) were counted twice. vmstat counts every submission: a "
-	       "file-backed guest's write goes in at its loop device and again at the disk under "
-	       "the file, a dm or md device's at both. ",
-	       ex_bytes(bo, b1, sizeof(b1)), leaves[0] ? leaves : "?",
-	       ex_bytes(disk, b2, sizeof(b2)), ex_bytes(dc, b3, sizeof(b3)), v->share * 100);
-	if (stacked[0])
-		ex_say(v, "iostat's stacked devices here: %s. ", stacked);
-	ex_say(v, "Read the leaf devices in iostat, not vmstat bo. Which domain's bytes were "
-	          "counted twice is not in these logs: xiotop record charges each layer.");
+	ex_evidence(v, leaves ? "iostat, leaf devices" : "xentop VBD_WSECT");
+	char b1[32], b2[32], b3[32], leaf_names[512];
+	sanitize_text(ex->host.leaf_devices, leaf_names, sizeof(leaf_names));
+	if (leaves)
+		ex_say(v,
+		       "vmstat bo counted %s in the window; the disks (iostat's leaf devices: %s) "
+		       "wrote %s: %s (%.0f %% of bo) were counted twice. ",
+		       ex_bytes(bo, b1, sizeof(b1)), leaf_names, ex_bytes(base, b2, sizeof(b2)),
+		       ex_bytes(dc, b3, sizeof(b3)), v->share * 100);
+	else
+		ex_say(v,
+		       "vmstat bo counted %s in the window; the guests wrote %s (xentop's VBD "
+		       "sectors): %s (%.0f %% of bo) more than their own writes, which is the "
+		       "second count of file-backed guests' writes plus dom0's own writes. ",
+		       ex_bytes(bo, b1, sizeof(b1)), ex_bytes(base, b2, sizeof(b2)),
+		       ex_bytes(dc, b3, sizeof(b3)), v->share * 100);
+	say_double_count(v, ex, leaves);
 }
 
 static void guests_cpu(struct ex_verdict *v, const struct explain *ex, double *total)
@@ -247,15 +353,18 @@ static void name_missing(struct explain *ex)
 		             "needs the disks' reads: pass --iostat (iostat -dx N)");
 	}
 	ex_not_given(ex, "dom0_cpu_by_role",
-	             "dom0 CPU by domain and role (blkback, loop, writeback, qemu) needs the "
-	             "tracer: xiotop record");
+	             "dom0 CPU by domain and role (blkback, loop, writeback, qemu) needs %s",
+	             tracer_advice(ex));
 	ex_not_given(ex, "path",
 	             "needs the layers below each guest (its backend device, loop, dm, "
-	             "partitions): xiotop record (xiotop topology --xenstore-dump shows the "
-	             "stack)");
+	             "partitions): %s",
+	             netbsd(ex)
+	                 ? "the domain's disk line in its xl config"
+	                 : "xiotop record (xiotop topology --xenstore-dump shows the stack)");
 	if (ex->n_claims)
-		ex_not_given(ex, "claim",
-		             "needs the bytes that reached a disk for that domain: xiotop record");
+		ex_not_given(ex, "claim", "needs the bytes that reached a disk for that domain: %s",
+		             tracer_advice(ex));
+	name_no_leaf(ex);
 }
 
 void explain_verdicts_imported(struct explain *ex)
@@ -270,6 +379,12 @@ void explain_verdicts_imported(struct explain *ex)
 		host_cache_verdict(ex, d, true);
 		host_cache_verdict(ex, d, false);
 		verdict_test_size_vs_memory(ex, d);
+		if (leaf_disks(ex)) /* iostat's requests are the leaves' */
+			verdict_request_size(ex, d);
+		else
+			ex_not_given(ex, "request_size", "needs the disks' requests: %s",
+			             netbsd(ex) ? "iostat -x N of the disks"
+			                        : "iostat -dx N of the disks");
 	}
 	name_missing(ex);
 }

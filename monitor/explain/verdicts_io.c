@@ -31,8 +31,9 @@ void verdict_page_cache_inflation(struct explain *ex, const struct ex_domain *d)
 	double rate = ex_guest_wr_rate(ex, d), e2e = ex_end_to_end_wr_rate(ex, d);
 	double phys_rate = (double)d->phys_wr / ex->win.seconds;
 	double factor = e2e > 0 ? rate / e2e : 0;
-	/* 10 % faster than the disk took it: less is the last interval's writeback */
-	bool cached = ex->host.has_dirty ? factor >= 1.1 : d->phys_wr * 5 < d->guest_wr * 4;
+	bool cached = ex->host.has_dirty
+	                  ? factor >= EX_INFLATION_MIN
+	                  : d->phys_wr * EX_CACHED_PART_DEN < d->guest_wr * EX_CACHED_PART_NUM;
 	if (!cached)
 		return;
 	struct ex_verdict *v = ex_verdict_new(ex, "page_cache_inflation", d->domid);
@@ -118,7 +119,7 @@ void verdict_double_counting(struct explain *ex, const struct ex_domain *d)
 	uint64_t dc = d->double_counted + d->after_double_counted;
 	uint64_t vm = d->vmstat_wr + d->after_vmstat_wr;
 	uint64_t phys = d->phys_wr + d->after_phys_wr;
-	if (dc < EX_ACTIVE_BYTES || dc * 20 < d->guest_wr)
+	if (dc < EX_ACTIVE_BYTES || dc * EX_DOUBLE_MIN_DEN < d->guest_wr)
 		return;
 	struct ex_verdict *v = ex_verdict_new(ex, "double_counting", d->domid);
 	if (!v)
@@ -158,7 +159,8 @@ void verdict_double_counting(struct explain *ex, const struct ex_domain *d)
 
 void verdict_read_cache(struct explain *ex, const struct ex_domain *d)
 {
-	if (d->guest_rd < EX_ACTIVE_BYTES || d->phys_rd * 5 >= d->guest_rd * 4)
+	if (d->guest_rd < EX_ACTIVE_BYTES ||
+	    d->phys_rd * EX_CACHED_PART_DEN >= d->guest_rd * EX_CACHED_PART_NUM)
 		return;
 	struct ex_verdict *v = ex_verdict_new(ex, "read_cache", d->domid);
 	if (!v)

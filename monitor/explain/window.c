@@ -62,6 +62,8 @@ static void add_layers(struct ex_domain *d, const struct model_domain *md)
 		if (l) {
 			l->rd_bytes += ml->rd_bytes;
 			l->wr_bytes += ml->wr_bytes;
+			l->rd_ios += ml->rd_ios;
+			l->wr_ios += ml->wr_ios;
 		}
 	}
 }
@@ -70,6 +72,8 @@ static void add_window(struct ex_domain *d, const struct model_domain *md)
 {
 	d->guest_wr += md->guest_wr_bytes;
 	d->guest_rd += md->guest_rd_bytes;
+	d->guest_wr_ios += md->guest_wr_ios;
+	d->guest_rd_ios += md->guest_rd_ios;
 	d->phys_wr += md->phys_wr_bytes;
 	d->phys_rd += md->phys_rd_bytes;
 	d->vmstat_wr += md->vmstat_wr_bytes;
@@ -211,6 +215,8 @@ static int interval_hook(void *ctx, struct model_interval *m, unsigned long inde
 		for (size_t i = 0; i < m->n_disks; i++) {
 			ex->disk_wr += m->disks[i].wr_bytes;
 			ex->disk_rd += m->disks[i].rd_bytes;
+			ex->disk_wr_ios += m->disks[i].wr_ios;
+			ex->disk_rd_ios += m->disks[i].rd_ios;
 		}
 	}
 	for (size_t i = 0; i < m->n_domains; i++) {

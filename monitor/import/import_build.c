@@ -79,8 +79,9 @@ static int integrate_vmstat(struct build *b)
 		const struct imp_vm_row *r = &v->rows[j];
 		b->vm_in_kb[j] = b->vm_in_kb[j - 1] + r->bi_kbs * dt;
 		b->vm_out_kb[j] = b->vm_out_kb[j - 1] + r->bo_kbs * dt;
-		b->vm_busy_ns[j] = b->vm_busy_ns[j - 1] +
-		                   (r->us + r->sy + r->st) / 100.0 * dt * 1e9 * (double)b->cpus;
+		/* not st: steal is time the hypervisor gave other domains, not dom0's work */
+		b->vm_busy_ns[j] =
+		    b->vm_busy_ns[j - 1] + (r->us + r->sy) / 100.0 * dt * 1e9 * (double)b->cpus;
 	}
 	return 0;
 }

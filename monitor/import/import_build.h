@@ -14,7 +14,8 @@
  *     layer (via dev) at the domain's pseudo backend device IMP_VBD_DEV(domid):
  *     rd/wr_bytes = sectors x 512, rd/wr_ios = VBD_RD/WR; with -x its vbd_stats
  *     (libxenstat's, backend unknown); mem_bytes from MEM(k);
- *   - host_busy_ns: Domain-0's CPU(sec) x 1e9, else vmstat (us+sy+st)% x interval x CPUs
+ *   - host_busy_ns: Domain-0's CPU(sec) x 1e9, else vmstat (us+sy)% x interval x CPUs (not
+ *     st: steal is other domains' time)
  *     when the CPU count is known (--cpus or iostat's banner);
  *   - vmstat_pgpgin_kb/pgpgout_kb: bi/bo x interval, summed from the first interval on;
  *   - disks: iostat's leaf devices, rates (bytes, r/s, w/s) x interval summed, at pseudo devices

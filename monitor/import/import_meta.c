@@ -112,12 +112,15 @@ void imp_build_meta(const struct imp_logs *in, const struct imp_timeline *tl, lo
 	put(out, "missing_counters", "%s", missing);
 	put(out, "interval_s", "%g", tl->interval_s);
 	put(out, "time_source", "%s", base_name(tl->time_from));
+	/* which dom0 the logs came from: the advice explain gives must run there */
+	bool netbsd = (in->vmstat && in->vmstat->netbsd) || (in->iostat && in->iostat->netbsd);
+	put(out, "dom0_os", "%s", netbsd ? "netbsd" : in->vmstat || in->iostat ? "linux" : "");
 	bool dom0 = false; /* a dom0less host's xentop has no Domain-0 row */
 	for (size_t i = 0; in->xentop && i < in->xentop->n_rows && !dom0; i++)
 		dom0 = !strcmp(in->xentop->rows[i].name, "Domain-0");
 	put(out, "host_busy_source", "%s",
 	    dom0                     ? "xentop Domain-0 CPU(sec)"
-	    : in->vmstat && cpus > 0 ? "vmstat us+sy+st x cpu_count"
+	    : in->vmstat && cpus > 0 ? "vmstat us+sy x cpu_count"
 	                             : "");
 	if (in->xentop) {
 		put(out, "domid_rule",

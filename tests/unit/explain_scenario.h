@@ -28,12 +28,15 @@ struct sc_dom {
 	/* cumulative */
 	uint64_t guest_wr, guest_rd, phys_wr, phys_rd, dirtied, written_back;
 	uint64_t cpu_ns[XS_CPU_ROLES];
+	uint64_t guest_wr_ios, disk_wr_ios; /* 0: bytes / 64 KiB */
 };
 
-/* What one domain did in one second. */
+/* What one domain did in one second. guest_wr_ios: the requests it issued, disk_wr_ios:
+ * the ones its disk took (0: one per 64 KiB). */
 struct sc_step {
 	uint64_t guest_wr, guest_rd, phys_wr, phys_rd, dirtied, written_back;
 	uint64_t cpu_ns[XS_CPU_ROLES];
+	uint64_t guest_wr_ios, disk_wr_ios;
 };
 
 struct scenario {
@@ -60,11 +63,33 @@ static void sc_layer(struct xs_sample *s, uint32_t domid, uint32_t dev, uint32_t
 	sample_add_layer(s, &l);
 }
 
+/* The guest's own layer, with its requests when the test gave them. */
+static void sc_guest_layer(struct xs_sample *s, const struct sc_dom *d, uint32_t dev, uint32_t via)
+{
+	struct xs_layer l = {.domid = d->domid, .dev = dev, .via = via};
+	l.io.wr_bytes = d->guest_wr;
+	l.io.rd_bytes = d->guest_rd;
+	l.io.wr_ios = d->guest_wr_ios ? d->guest_wr_ios : d->guest_wr / 65536;
+	l.io.rd_ios = d->guest_rd / 65536;
+	sample_add_layer(s, &l);
+}
+
 static void sc_dev(struct xs_sample *s, uint32_t dev, const char *name, bool leaf)
 {
 	struct xs_dev d = {.dev = dev, .is_leaf = leaf};
 	snprintf(d.name, sizeof(d.name), "%s", name);
 	sample_add_dev(s, &d);
+}
+
+/* The domain's bytes at the host disk below its file, with the bios the test gave. */
+static void sc_leaf_layer(struct xs_sample *s, const struct sc_dom *d, uint32_t via)
+{
+	struct xs_layer l = {.domid = d->domid, .dev = LEAF, .via = via};
+	l.io.wr_bytes = d->phys_wr;
+	l.io.rd_bytes = d->phys_rd;
+	l.io.wr_ios = d->disk_wr_ios;
+	l.io.rd_ios = d->phys_rd / 65536;
+	sample_add_layer(s, &l);
 }
 
 /* The domain's layers as the tracer would charge them. */
@@ -76,23 +101,23 @@ static void sc_dom_layers(struct xs_sample *s, const struct sc_dom *d)
 	case SC_PHY: /* the backend device is the leaf: guest bytes are physical bytes */
 		snprintf(name, sizeof(name), "zram%u", d->domid);
 		sc_dev(s, be, name, true);
-		sc_layer(s, d->domid, be, XIOTOP_VIA_DEV, d->guest_wr, d->guest_rd);
+		sc_guest_layer(s, d, be, XIOTOP_VIA_DEV);
 		break;
 	case SC_FILE:
 	case SC_PART:
 		snprintf(name, sizeof(name), d->path == SC_PART ? "loop%up1" : "loop%u", d->domid);
 		sc_dev(s, be, name, false);
-		sc_layer(s, d->domid, be, XIOTOP_VIA_DEV, d->guest_wr, d->guest_rd);
+		sc_guest_layer(s, d, be, XIOTOP_VIA_DEV);
 		if (d->path == SC_PART) {
 			snprintf(name, sizeof(name), "loop%u", d->domid);
 			sc_dev(s, be + 100, name, false);
 			sc_layer(s, d->domid, be + 100, XIOTOP_VIA_PART, d->guest_wr, d->guest_rd);
 		}
-		sc_layer(s, d->domid, LEAF, XIOTOP_VIA_INODE, d->phys_wr, d->phys_rd);
+		sc_leaf_layer(s, d, XIOTOP_VIA_INODE);
 		break;
 	case SC_QEMU: /* qemu's reads and writes of the image, then its bios below the file */
-		sc_layer(s, d->domid, 0, XIOTOP_VIA_FILEIO, d->guest_wr, d->guest_rd);
-		sc_layer(s, d->domid, LEAF, XIOTOP_VIA_DMTASK, d->phys_wr, d->phys_rd);
+		sc_guest_layer(s, d, 0, XIOTOP_VIA_FILEIO);
+		sc_leaf_layer(s, d, XIOTOP_VIA_DMTASK);
 		break;
 	}
 }
@@ -106,7 +131,7 @@ static void sc_append(struct scenario *sc)
 	s.has_cpu = s.has_dirty = true;
 	snprintf(s.hooks, sizeof(s.hooks), "block_bio_queue writeback_dirty_folio sched_switch");
 	sc_dev(&s, LEAF, "sda", true);
-	uint64_t leaf_wr = sc->unattr_wr, leaf_rd = 0;
+	uint64_t leaf_wr = sc->unattr_wr, leaf_rd = 0, leaf_wr_ios = sc->unattr_wr / 65536;
 	for (size_t i = 0; i < sc->n_doms; i++) {
 		const struct sc_dom *d = &sc->doms[i];
 		struct xs_domain info = {
@@ -124,11 +149,24 @@ static void sc_append(struct scenario *sc)
 		if (d->path != SC_PHY) {
 			leaf_wr += d->phys_wr;
 			leaf_rd += d->phys_rd;
+			leaf_wr_ios += d->disk_wr_ios;
+		} else { /* its backend device is its disk (diskstats lists it) */
+			struct xs_disk own = {.dev = sc_backend_dev(d),
+			                      .wr_bytes = d->guest_wr,
+			                      .rd_bytes = d->guest_rd,
+			                      .wr_ios = d->disk_wr_ios,
+			                      .rd_ios = d->guest_rd / 65536};
+			snprintf(own.name, sizeof(own.name), "zram%u", d->domid);
+			sample_add_disk(&s, &own);
 		}
 	}
 	sc_layer(&s, XIOTOP_DOM_NONE, LEAF, XIOTOP_VIA_NONE, sc->unattr_wr, 0);
 	s.vmstat_pgpgout_kb = sc->pgpgout_kb;
-	struct xs_disk disk = {.dev = LEAF, .rd_bytes = leaf_rd, .wr_bytes = leaf_wr};
+	struct xs_disk disk = {.dev = LEAF,
+	                       .rd_bytes = leaf_rd,
+	                       .wr_bytes = leaf_wr,
+	                       .wr_ios = leaf_wr_ios,
+	                       .rd_ios = leaf_rd / 65536};
 	snprintf(disk.name, sizeof(disk.name), "sda");
 	sample_add_disk(&s, &disk);
 	struct rec_error err;
@@ -190,6 +228,10 @@ static void sc_step(struct scenario *sc, struct sc_dom *d, const struct sc_step 
 	d->phys_rd += d->path == SC_PHY ? st->guest_rd : st->phys_rd;
 	d->dirtied += st->dirtied;
 	d->written_back += st->written_back;
+	d->guest_wr_ios += st->guest_wr_ios ? st->guest_wr_ios : st->guest_wr / 65536;
+	d->disk_wr_ios += st->disk_wr_ios     ? st->disk_wr_ios
+	                  : d->path == SC_PHY ? st->guest_wr / 65536
+	                                      : st->phys_wr / 65536;
 	for (int r = 0; r < XS_CPU_ROLES; r++)
 		d->cpu_ns[r] += st->cpu_ns[r];
 	uint64_t vm = d->path == SC_PHY    ? st->guest_wr

@@ -128,7 +128,7 @@ static void test_real_vmstat_iostat_with_times(void **state)
 	assert_string_equal(meta(&l.r, "source"), "import");
 	assert_non_null(strstr(meta(&l.r, "imported_counters"), "vmstat_bo"));
 	assert_non_null(strstr(meta(&l.r, "imported_counters"), "vmstat_cpu"));
-	/* host busy: (us+sy+st)% x 1 s x 2 CPUs, summed */
+	/* host busy: (us+sy)% x 1 s x 2 CPUs, summed (st is 0 in this capture) */
 	assert_int_equal(last->host_busy_ns, (99 + 90 + 99 + 100) * 20000000ull);
 	assert_int_equal(l.r.samples[1].realtime_ns - l.r.samples[0].realtime_ns, 1000000000ll);
 	unload(&l);
