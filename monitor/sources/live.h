@@ -4,7 +4,9 @@
  * and why) and builds the topology, loads and attaches the tracer, and prints one line
  * saying which programs and hooks are active.
  * It returns 0, or an exit status (2: bad input or missing prerequisite) after printing
- * one clear message. live_sample() returns a fresh cumulative sample (0) or -1.
+ * one clear message. It takes the baseline sample at once, when the programs are attached
+ * and the maps filled: live_sample() hands it out first (so every command's first interval
+ * runs from attach), then a fresh cumulative sample each call (0), or -1.
  * Every command that watches the live system (batch, console, record) goes through it.
  */
 #ifndef XIOTOP_LIVE_H
