@@ -100,6 +100,11 @@ static enum MHD_Result metrics(struct http_server *h, struct MHD_Connection *c)
 	const char *accept =
 	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	enum expo_format f = expo_negotiate(accept);
+	static const char not_ready[] = "xiotop serve: the tracer is not attached yet; its "
+	                                "counters count from its attach\n";
+	if (!exporter_started(h->ex))
+		return reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8",
+		             not_ready, sizeof(not_ready) - 1, MHD_RESPMEM_PERSISTENT);
 	struct MHD_Response *r = NULL;
 	if (exporter_latest(h->ex, f, copy_exposition, &r))
 		return MHD_NO;

@@ -9,6 +9,10 @@
  *   interval (skew_*_bytes), plus two of that interval's mean requests (blkback counts a
  *   request after submitting its bios, the tracer each bio as it is queued). Those bytes
  *   fall in one side's interval and the other's next: timing, not a miss.
+ * - A vbd's counters not read for a sample (libxenstat did not answer for a qdisk vbd)
+ *   are carried in it (xs_vbd_stat.read): that interval has no counts for the vbd, and
+ *   the next read is a delta from the counts last read, never from zero (which counted a
+ *   qdisk's bytes twice); a vbd listed and never read has no counts until read twice.
  * - A domid reused by a new domain (another generation, or another uuid) restarts the
  *   hypervisor's counters: its vCPU time and vbd counters are not subtracted from the
  *   old domain's. (The tracer's counters are per domid and keep counting: their deltas
@@ -71,10 +75,18 @@ static void xiotop_bytes(const struct model_domain *d, uint32_t dev, struct mode
 static int add_vbd(const struct xs_sample *prev, const struct xs_sample *cur,
                    const struct xs_vbd_stat *v, struct model_domain *d)
 {
+	if (v->read != XS_VBD_READ)
+		return 0; /* not read this time: this interval's counts are unknown */
 	const struct xs_vbd_stat *p = prev ? sample_vbd_stat(prev, v->domid, v->devid) : NULL;
-	if (p && (p->instance != v->instance || p->source != v->source ||
-	          new_incarnation(sample_domain(prev, v->domid), sample_domain(cur, v->domid))))
-		p = NULL; /* another vbd (or domain) than the one counted before */
+	if (p && new_incarnation(sample_domain(prev, v->domid), sample_domain(cur, v->domid)))
+		p = NULL; /* another domain than the one counted before */
+	if (p && p->read == XS_VBD_UNREAD)
+		return 0; /* listed before and never read: not a delta from zero, unknown */
+	if (p && (p->instance != v->instance || p->source != v->source))
+		p = NULL; /* another vbd than the one counted before */
+	/* read again after a gap: since the counts last read, more than this interval, so
+	 * xiotop's bytes of this interval are no measure of them */
+	bool since_gap = p && p->read == XS_VBD_CARRIED;
 	struct model_vbd *nv = realloc(d->vbds, (d->n_vbds + 1) * sizeof(*nv));
 	if (!nv)
 		return -1;
@@ -90,9 +102,9 @@ static int add_vbd(const struct xs_sample *prev, const struct xs_sample *cur,
 	xiotop_bytes(d, v->backend_dev, mv);
 	uint64_t skew_rd = v->skew_rd_bytes + (p ? p->skew_rd_bytes : 0);
 	uint64_t skew_wr = v->skew_wr_bytes + (p ? p->skew_wr_bytes : 0);
-	mv->disagree =
-	    mv->xiotop_known && (differ(mv->rd_bytes, mv->rd_req, mv->xiotop_rd_bytes, skew_rd) ||
-	                         differ(mv->wr_bytes, mv->wr_req, mv->xiotop_wr_bytes, skew_wr));
+	mv->disagree = mv->xiotop_known && !since_gap &&
+	               (differ(mv->rd_bytes, mv->rd_req, mv->xiotop_rd_bytes, skew_rd) ||
+	                differ(mv->wr_bytes, mv->wr_req, mv->xiotop_wr_bytes, skew_wr));
 	return 0;
 }
 

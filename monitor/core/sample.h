@@ -82,11 +82,21 @@ enum xs_vbd_source {
 	XS_VBD_BLKBACK, /* <sysfs>/bus/xen-backend/devices/vbd-<domid>-<devid>/statistics */
 	XS_VBD_XENSTAT, /* libxenstat, for a vbd blkback's sysfs does not show (qdisk) */
 };
+/* Whether a vbd's counters were read for this sample. A vbd that is listed but was not
+ * read is not a new vbd: its next counters are not a delta from zero. */
+enum xs_vbd_read {
+	XS_VBD_READ,    /* read now */
+	XS_VBD_CARRIED, /* not read now (libxenstat did not answer for it): the counters are
+	                 * the ones last read, in an earlier sample */
+	XS_VBD_UNREAD,  /* not read now nor since xiotop started, and older than that: its
+	                 * counters are unknown (0 here) */
+};
 struct xs_vbd_stat {
 	uint32_t domid;
 	uint32_t devid;       /* xenstore <devid>: 51712 is xvda */
 	uint32_t backend_dev; /* kernel dev_t blkback serves it from; 0 unknown */
 	uint32_t source;      /* enum xs_vbd_source */
+	uint32_t read;        /* enum xs_vbd_read */
 	uint64_t instance;    /* changes when the vbd is torn down and made again; 0 unknown */
 	uint64_t rd_bytes, wr_bytes; /* rd_sect, wr_sect x 512 */
 	uint64_t rd_req, wr_req, oo_req, f_req, ds_req;

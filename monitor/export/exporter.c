@@ -16,9 +16,10 @@ struct rendered {
 struct exporter {
 	struct metrics_state state; /* the loop's thread only */
 	const char *version;
-	pthread_mutex_t lock; /* guards published[] and intervals */
+	pthread_mutex_t lock; /* guards published[], intervals and started */
 	struct rendered published[N_FORMATS];
 	unsigned long intervals;
+	bool started; /* the first sample (the source's baseline) was seen */
 };
 
 static int render(const struct exporter *ex, enum expo_format f, struct rendered *out)
@@ -83,6 +84,9 @@ static int on_sample(void *ctx, const struct xs_sample *s, bool first)
 		return LOOP_GO_ON;
 	snprintf(ex->state.hooks, sizeof(ex->state.hooks), "%s", s->hooks);
 	publish(ex); /* failing, the empty exposition stays: the next interval retries */
+	pthread_mutex_lock(&ex->lock);
+	ex->started = true;
+	pthread_mutex_unlock(&ex->lock);
 	return LOOP_GO_ON;
 }
 
@@ -118,6 +122,14 @@ unsigned long exporter_intervals(struct exporter *ex)
 	unsigned long n = ex->intervals;
 	pthread_mutex_unlock(&ex->lock);
 	return n;
+}
+
+bool exporter_started(struct exporter *ex)
+{
+	pthread_mutex_lock(&ex->lock);
+	bool started = ex->started;
+	pthread_mutex_unlock(&ex->lock);
+	return started;
 }
 
 void exporter_close(struct exporter *ex)

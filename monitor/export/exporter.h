@@ -6,11 +6,14 @@
  * exposition to a callback while holding that mutex (the callback copies it; it must not
  * block): a scrape never renders, samples or touches BPF, and any number of threads may
  * call it while the loop runs. Before the first interval the exposition holds the info
- * metrics and zero counters.
+ * metrics and zero counters. exporter_started() says whether the source's first sample
+ * (the live tracer's baseline, taken at attach) was seen: before it the counters count
+ * nothing yet, and serve answers that it is not ready rather than zeros.
  */
 #ifndef XIOTOP_EXPORT_EXPORTER_H
 #define XIOTOP_EXPORT_EXPORTER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/loop.h"
@@ -26,6 +29,8 @@ int exporter_latest(struct exporter *ex, enum expo_format f,
                     int (*fn)(void *ctx, const char *text, size_t len), void *ctx);
 /* How many intervals the published exposition holds. */
 unsigned long exporter_intervals(struct exporter *ex);
+/* Whether the first sample was seen: the counters count from it. */
+bool exporter_started(struct exporter *ex);
 void exporter_close(struct exporter *ex); /* NULL: nothing */
 
 #endif

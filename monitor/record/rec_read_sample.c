@@ -19,15 +19,14 @@ static const char *const reader_sql[RS_COUNT] = {
                     " FROM dom_counters WHERE slot BETWEEN ? AND ? ORDER BY slot",
     [RS_DISKS] = "SELECT disk, rd_bytes, wr_bytes, rd_ios, wr_ios FROM disk_counts"
                  " WHERE slot BETWEEN ? AND ? ORDER BY slot",
-    [RS_VBDS] = "SELECT vbd, rd_bytes, wr_bytes, rd_req, wr_req, oo_req, f_req, ds_req,"
-                " skew_rd_bytes, skew_wr_bytes"
-                " FROM vbd_counts WHERE slot BETWEEN ? AND ? ORDER BY slot",
+    [RS_VBDS] = NULL, /* vbds_sql: its columns depend on the file's age */
     [RS_LATENCY] = REC_LATENCY_SELECT_SQL,
 };
-/* A file written before vbd_counts had its skew columns: unknown, read as 0. */
-static const char vbds_without_skew_sql[] =
-    "SELECT vbd, rd_bytes, wr_bytes, rd_req, wr_req, oo_req, f_req, ds_req, NULL, NULL"
-    " FROM vbd_counts WHERE slot BETWEEN ? AND ? ORDER BY slot";
+/* A file written before vbd_counts had its skew columns: unknown, read as 0; before its
+ * read_state column: every vbd counted was read (NULL, XS_VBD_READ). */
+static const char vbds_sql[] = "SELECT vbd, rd_bytes, wr_bytes, rd_req, wr_req, oo_req, f_req,"
+                               " ds_req, %s, %s FROM vbd_counts"
+                               " WHERE slot BETWEEN ? AND ? ORDER BY slot";
 
 static bool has_column(sqlite3 *db, const char *table, const char *column)
 {
@@ -53,10 +52,12 @@ int rec_reader_prepare(struct rec_reader *r)
 	         has_column(r->db, "samples", "absent") ? "absent" : "NULL",
 	         has_column(r->db, "samples", "has_latency") ? "has_latency" : "NULL");
 	bool latency_table = has_column(r->db, "latency_counts", "slot");
+	char vbds[sizeof(vbds_sql) + 64];
+	snprintf(vbds, sizeof(vbds), vbds_sql,
+	         skew_known ? "skew_rd_bytes, skew_wr_bytes" : "NULL, NULL",
+	         has_column(r->db, "vbd_counts", "read_state") ? "read_state" : "NULL");
 	for (int i = 0; rc == SQLITE_OK && i < RS_COUNT; i++) {
-		const char *sql = i == RS_SAMPLE ? sample : reader_sql[i];
-		if (i == RS_VBDS && !skew_known)
-			sql = vbds_without_skew_sql;
+		const char *sql = i == RS_SAMPLE ? sample : i == RS_VBDS ? vbds : reader_sql[i];
 		if (i == RS_LATENCY && !latency_table)
 			continue;
 		rc = sqlite3_prepare_v3(r->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &r->st[i], NULL);
@@ -223,6 +224,9 @@ static int read_vbds(struct rec_reader *r, size_t i, struct xs_sample *s)
 		v.ds_req = col_u64(st, 7);
 		v.skew_rd_bytes = col_u64(st, 8);
 		v.skew_wr_bytes = col_u64(st, 9);
+		v.read = (uint32_t)sqlite3_column_int(st, 10);
+		if (v.read > XS_VBD_UNREAD)
+			return SQLITE_CORRUPT;
 		if (sample_add_vbd_stat(s, &v))
 			return SQLITE_NOMEM;
 	}

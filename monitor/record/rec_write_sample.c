@@ -24,7 +24,7 @@ static const char *const writer_sql[ST_COUNT] = {
     [ST_DOM_CLOSE] = "UPDATE domains SET last_sample = ? WHERE id = ?",
     [ST_VBD_KEY] = "INSERT INTO vbd_keys (domid, devid, backend_dev, source, instance) "
                    "VALUES (?,?,?,?,?)",
-    [ST_VBD] = "INSERT INTO vbd_counts VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_VBD] = "INSERT INTO vbd_counts VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_LATENCY] = REC_LATENCY_INSERT_SQL,
 };
 
@@ -288,6 +288,7 @@ static int store_vbds(struct rec_writer *w, const struct xs_sample *s)
 		bind_u64(st, 9, v->ds_req);
 		bind_u64(st, 10, v->skew_rd_bytes);
 		bind_u64(st, 11, v->skew_wr_bytes);
+		sqlite3_bind_int64(st, 12, v->read);
 		rc = step_done(st);
 		if (rc != SQLITE_OK)
 			return rc;

@@ -26,7 +26,7 @@
 _Static_assert(sizeof(struct xs_sample) == 448 && sizeof(struct xs_layer) == 48 &&
                    sizeof(struct xs_dev) == 40 && sizeof(struct xs_disk) == 72 &&
                    sizeof(struct xs_domain) == 392 && sizeof(struct xs_dom_counters) == 64 &&
-                   sizeof(struct xs_vbd_stat) == 96 && sizeof(struct xs_latency) == 280,
+                   sizeof(struct xs_vbd_stat) == 104 && sizeof(struct xs_latency) == 280,
                "sample.h changed: store the new field in recordings (record/)");
 #endif
 static void finalize_all(struct rec_writer *w)

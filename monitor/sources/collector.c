@@ -35,6 +35,7 @@ void collector_set_xen(struct collector *c, struct xenlive *xen)
 void collector_free(struct collector *c)
 {
 	free(c->devcache);
+	vbd_gaps_free(&c->gaps);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -158,6 +159,8 @@ int collector_sample(struct collector *c, struct xs_sample *s)
 	}
 	/* after the domains: libxenstat's figures are only kept for listed domains */
 	if (c->xen && xenlive_fill_sample(c->xen, s))
+		goto fail;
+	if (vbd_gaps_fill(&c->gaps, c->topo, s))
 		goto fail;
 	return 0;
 fail:

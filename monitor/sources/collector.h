@@ -4,7 +4,8 @@
  * per-(domain, device, rule) counters (through the read_layers callback, so tests can
  * feed synthetic counters), /proc/vmstat, /proc/diskstats of leaf devices, the names
  * and leaf flags of every device it mentions, the domains of the topology, and on a Xen
- * dom0 blkback's per-vbd counters (and libxenstat's figures, see collector_set_xen).
+ * dom0 blkback's per-vbd counters (and libxenstat's figures, see collector_set_xen),
+ * with an entry for each listed vbd that neither answered for (vbd_gaps.h).
  * Device facts are cached until collector_set_topology().
  */
 #ifndef XIOTOP_COLLECTOR_H
@@ -12,6 +13,7 @@
 
 #include "core/sample.h"
 #include "sources/topology/topology.h"
+#include "sources/xen/vbd_gaps.h"
 
 struct xenlive;
 
@@ -29,7 +31,8 @@ struct collector {
 	struct xt_roots roots;
 	struct collector_devfact *devcache;
 	size_t n_devcache;
-	struct xenlive *xen; /* libxenstat figures (vCPU, memory, qdisk VBDs); NULL: none */
+	struct xenlive *xen;  /* libxenstat figures (vCPU, memory, qdisk VBDs); NULL: none */
+	struct vbd_gaps gaps; /* vbds listed but not read: not new ones (vbd_gaps.h) */
 };
 
 void collector_init(struct collector *c, collector_read_fn fn, void *ctx,

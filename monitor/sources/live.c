@@ -21,6 +21,7 @@ struct live {
 	struct source_opts opts;
 	uint64_t fingerprint; /* of the topology the tracer maps were filled from */
 	struct live_rules rules;
+	struct live_baseline baseline; /* taken at attach, handed out first */
 };
 
 /* The source is picked once (one line says which and why); each call builds afresh. */
@@ -69,6 +70,17 @@ static int read_tracer(void *ctx, struct xs_sample *s)
 	return tracer_read(ctx, s);
 }
 
+/* One sample of the tracer, the host and the topology's domains. */
+static int collect(struct live *l, struct xs_sample *s)
+{
+	if (collector_sample(&l->col, s))
+		return -1;
+	live_rules_learn(&l->rules, &l->topo, s);
+	snprintf(s->hooks, sizeof(s->hooks), "%s %s", tracer_mode(l->tracer),
+	         tracer_hooks(l->tracer));
+	return 0;
+}
+
 int live_open(struct live **out, const struct source_opts *o, struct xerr *err)
 {
 	struct live *l = calloc(1, sizeof(*l));
@@ -106,24 +118,33 @@ int live_open(struct live **out, const struct source_opts *o, struct xerr *err)
 	collector_init(&l->col, read_tracer, l->tracer, &l->roots);
 	collector_set_topology(&l->col, &l->topo);
 	collector_set_xen(&l->col, l->src.xen);
+	/* the baseline, now that the programs are attached and the maps filled: whatever a
+	 * command does before it asks for its first sample (a console starting, a recorder
+	 * storing its header, serve's first pace) is in the first interval, not before it */
+	struct xs_sample first;
+	if (collect(l, &first)) {
+		xerr_set(err, XERR_RUNTIME, "cannot read counters");
+		live_close(l);
+		*out = NULL;
+		return -1;
+	}
+	live_baseline_keep(&l->baseline, &first);
 	return 0;
 }
 
 int live_sample(struct live *l, struct xs_sample *s)
 {
+	if (live_baseline_hand(&l->baseline, s))
+		return 0;
 	live_refresh(l);
-	if (collector_sample(&l->col, s))
-		return -1;
-	live_rules_learn(&l->rules, &l->topo, s);
-	snprintf(s->hooks, sizeof(s->hooks), "%s %s", tracer_mode(l->tracer),
-	         tracer_hooks(l->tracer));
-	return 0;
+	return collect(l, s);
 }
 
 void live_close(struct live *l)
 {
 	if (!l)
 		return;
+	live_baseline_free(&l->baseline);
 	collector_free(&l->col);
 	tracer_close(l->tracer);
 	topo_free(&l->topo);

@@ -5,9 +5,12 @@
  * saying which programs and hooks are active.
  * It returns 0, or -1 with *err filled (core/error.h): XERR_INPUT for a topology that
  * cannot be read (the topology source said why on stderr as it opened: the sentence is
- * then empty), XERR_PREREQ for a tracer that cannot load (root, BTF, BPF), XERR_NOMEM.
- * live_sample() returns a fresh cumulative sample (0) or -1. Every command that watches the live
- * system (batch, console, record) goes through it.
+ * then empty), XERR_PREREQ for a tracer that cannot load (root, BTF, BPF), XERR_RUNTIME
+ * for counters that cannot be read, XERR_NOMEM. It takes the baseline sample at once,
+ * when the programs are attached and the maps filled: live_sample() hands it out first
+ * (so every command's first interval runs from attach), then a fresh cumulative sample
+ * each call (0), or -1. Every command that watches the live system (batch, console,
+ * record, serve) goes through it.
  */
 #ifndef XIOTOP_LIVE_H
 #define XIOTOP_LIVE_H

@@ -210,3 +210,28 @@ void live_rules_add_learned(struct live_rules *l, const struct xt_roots *roots,
 		topo_resolve_dev(roots, l->learned[k].dev, b);
 	}
 }
+
+void live_baseline_keep(struct live_baseline *b, struct xs_sample *s)
+{
+	live_baseline_free(b);
+	b->sample = *s;
+	b->held = true;
+	memset(s, 0, sizeof(*s));
+}
+
+bool live_baseline_hand(struct live_baseline *b, struct xs_sample *out)
+{
+	if (!b->held)
+		return false;
+	*out = b->sample;
+	b->held = false;
+	memset(&b->sample, 0, sizeof(b->sample));
+	return true;
+}
+
+void live_baseline_free(struct live_baseline *b)
+{
+	if (b->held)
+		sample_free(&b->sample);
+	memset(b, 0, sizeof(*b));
+}

@@ -24,10 +24,15 @@
  *     another generation); one learned for a domain no source lists (generation 0)
  *     brings its domain. A learned device that another domain of the fresh topology has
  *     as its backend is not added (the listed claim wins).
+ *   - live_baseline: the sample taken at the tracer's attach (its counters start at 0
+ *     there; the host's /proc counters and blkback's are read then) is the first sample
+ *     the live source hands out, so every command's first interval runs from attach and
+ *     nothing written between attach and the first paced sample is lost.
  */
 #ifndef XIOTOP_LIVE_RULES_H
 #define XIOTOP_LIVE_RULES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/sample.h"
@@ -63,5 +68,16 @@ void live_rules_learn(struct live_rules *l, const struct xt_topology *topo,
                       const struct xs_sample *s);
 void live_rules_add_learned(struct live_rules *l, const struct xt_roots *roots,
                             struct xt_topology *t);
+
+/* The attach-time sample, held until the source's first next(). */
+struct live_baseline {
+	struct xs_sample sample;
+	bool held;
+};
+/* Keep *s (taken over: *s is emptied) as the baseline. */
+void live_baseline_keep(struct live_baseline *b, struct xs_sample *s);
+/* Moves the baseline into *out and returns true once; false when none is held. */
+bool live_baseline_hand(struct live_baseline *b, struct xs_sample *out);
+void live_baseline_free(struct live_baseline *b);
 
 #endif

@@ -140,6 +140,8 @@ static void synthetic(struct xs_sample *s, unsigned i)
 	struct xs_vbd_stat v3 = {.domid = 3,
 	                         .devid = 51712,
 	                         .source = XS_VBD_XENSTAT,
+	                         /* libxenstat did not answer for it at sample 2 */
+	                         .read = i == 2 ? XS_VBD_CARRIED : XS_VBD_READ,
 	                         .rd_bytes = MiB * k,
 	                         .oo_req = 1,
 	                         .ds_req = 2};
@@ -326,7 +328,8 @@ static void test_round_trip(void **state)
 	rec_reader_close(r);
 }
 
-/* A file written before vbd_counts had its skew columns still reads: skew unknown (0). */
+/* A file written before vbd_counts had its skew columns still reads: skew unknown (0);
+ * before its read_state column, every vbd counted was read. */
 static void test_vbds_without_skew_columns(void **state)
 {
 	(void)state;
@@ -337,7 +340,8 @@ static void test_vbds_without_skew_columns(void **state)
 	assert_int_equal(sqlite3_exec(db,
 	                              "DROP VIEW vbds_v;"
 	                              "ALTER TABLE vbd_counts DROP COLUMN skew_rd_bytes;"
-	                              "ALTER TABLE vbd_counts DROP COLUMN skew_wr_bytes;",
+	                              "ALTER TABLE vbd_counts DROP COLUMN skew_wr_bytes;"
+	                              "ALTER TABLE vbd_counts DROP COLUMN read_state;",
 	                              NULL, NULL, NULL),
 	                 SQLITE_OK);
 	sqlite3_close(db);
@@ -351,6 +355,7 @@ static void test_vbds_without_skew_columns(void **state)
 	assert_non_null(v);
 	assert_int_equal(v->wr_bytes, 256 * MiB * 3);
 	assert_int_equal(v->skew_wr_bytes, 0);
+	assert_int_equal(sample_vbd_stat(&got, 3, 51712)->read, XS_VBD_READ);
 	sample_free(&got);
 	rec_reader_close(r);
 }
