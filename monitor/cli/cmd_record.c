@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/privdrop.h"
 #include "core/clock.h"
 #include "core/loop.h"
 #include "sources/live.h"
@@ -372,6 +373,24 @@ static void stop_command(struct wrapped *cmd, struct rec_writer *rec)
 	}
 }
 
+/* --user: once attached, the recorder goes on as that user, owning what it writes: the
+ * directory (or the file, with its WAL and shared-memory files) and the registry's. */
+static int drop_privileges(const struct session *s, const struct priv_user *user)
+{
+	if (!user->name)
+		return 0;
+	char wal[sizeof(s->path) + 8], shm[sizeof(s->path) + 8];
+	snprintf(wal, sizeof(wal), "%s-wal", s->path);
+	snprintf(shm, sizeof(shm), "%s-shm", s->path);
+	if (mkdir(rec_registry_dir(), 0755) && errno != EEXIST)
+		fprintf(stderr, "xiotop: cannot create %s: %s\n", rec_registry_dir(),
+		        strerror(errno));
+	const char *dir_paths[] = {s->o->dir, rec_registry_dir()};
+	const char *file_paths[] = {s->path, wal, shm, rec_registry_dir()};
+	return s->o->dir ? priv_drop("record", user, dir_paths, 2)
+	                 : priv_drop("record", user, file_paths, 4);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct cli_opts o;
@@ -384,10 +403,23 @@ int cmd_record(int argc, char **argv)
 		return cli_bad_usage(CMD_RECORD, "where to? give -o FILE or --dir DIR");
 	if (o.dir && o.n_args)
 		return cli_bad_usage(CMD_RECORD, "--dir records continuously: no -- COMMAND");
+	if (o.user && o.n_args)
+		return cli_bad_usage(CMD_RECORD,
+		                     "--user would run the -- COMMAND as that user too");
+	struct priv_user user;
+	rc = priv_lookup("record", o.user, &user);
+	if (rc)
+		return rc;
 	struct session s = {.o = &o, .cmd = {.status = -1}};
 	rc = open_session(&s);
 	if (rc)
 		return rc;
+	if (drop_privileges(&s, &user)) {
+		rec_close(s.rec, NULL);
+		rec_registry_withdraw();
+		live_close(s.live);
+		return 1;
+	}
 	catch_signals(&s.wait_mask);
 	fprintf(stderr,
 	        "xiotop: recording to %s every %g s; Ctrl-C stops; `xiotop mark LABEL` adds a "

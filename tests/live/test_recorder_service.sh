@@ -8,10 +8,16 @@
 #    recording of the same run (and as the emulated writers wrote);
 #  - a SIGKILL mid-file loses at most the interval in flight; the supervisor restarts
 #    the recorder into a new file.
+# Every run is the unit's ExecStart in the unit's sandbox as far as it can be emulated
+# without systemd (unit_sandbox.sh: its capabilities only, no new privileges, a read-only
+# file system but the recording and runtime directories), dropping to user nobody once
+# attached (--user): the counts above are made after the drop.
 set -euo pipefail
 : "${XIOTOP_BIN:?}" "${XIOTOP_EMU:?}" "${XIOTOP_SRC:?}"
 # shellcheck source=livelib.sh
 . "$XIOTOP_SRC/tests/live/livelib.sh"
+# shellcheck source=unit_sandbox.sh
+. "$XIOTOP_SRC/tests/live/unit_sandbox.sh"
 live_require_root "recording live domains needs root (BPF, loop devices, zram)"
 live_require_zram "the emulated domains need zram"
 live_workdir svc
@@ -21,15 +27,17 @@ before_cleanup() { # the supervisors, the recorders they started, the writers
 	pkill -9 -f "record --dir $work" 2>/dev/null || true
 }
 export XIOTOP_RUNTIME_DIR="$work/run"
+chmod 755 "$work" # the recorder goes on as nobody: it must reach its directories
+unit=$XIOTOP_SRC/dist/xiotop-record.service
 X=$XIOTOP_BIN
 live_world_up off
 
 # The unit's ExecStart, with this test's settings in its environment variables.
 unit_cmd() { # DIR PERIOD RETAIN
 	local line
-	line=$(sed -n 's/^ExecStart=//p' "$XIOTOP_SRC/dist/xiotop-record.service")
+	line=$(sed -n 's/^ExecStart=//p' "$unit")
 	XIOTOP_DIR=$1 XIOTOP_INTERVAL=0.5 XIOTOP_PERIOD=$2 XIOTOP_RETAIN=$3 XIOTOP_RETAIN_SIZE=0 \
-		XIOTOP_OPTS="--xenstore-dump $XENSTORE_DUMP" \
+		XIOTOP_USER=nobody XIOTOP_OPTS="--xenstore-dump $XENSTORE_DUMP" \
 		bash -c "echo \"$line\"" | sed "s|^/usr/sbin/xiotop|$X|"
 }
 # A supervisor as the unit asks for: restart 1 s after a failure, stop on SIGTERM.
@@ -38,7 +46,8 @@ supervise() { # DIR PERIOD RETAIN
 	cmd=$(unit_cmd "$@")
 	trap 'kill -TERM $child 2>/dev/null; wait $child; exit 0' TERM
 	while :; do
-		$cmd 2>>"$1.err" &
+		# shellcheck disable=SC2086 # the unit's command line, split as systemd does
+		(unit_sandboxed "$unit" "$1" "$XIOTOP_RUNTIME_DIR" -- $cmd) 2>>"$1.err" &
 		child=$!
 		wait $child && exit 0
 		echo "restart" >>"$1.restarts"
@@ -92,6 +101,11 @@ first_seen=$(sort -u "$seen" | head -1)
 check "$([ ! -e "$first_seen" ] && [ "$n_left" -lt "$n_seen" ] && echo 0 || echo 1)" \
 	"retention: the oldest went ($n_left of $n_seen left)"
 check "$([ ! -s "$rot.restarts" ] && echo 0 || echo 1)" "no restart while running normally"
+drops=$(grep -c "attached; now user nobody (uid [0-9]*, gid [0-9]*), no capabilities" "$rot.err")
+check "$([ "$drops" -ge 1 ] && ! grep -q "sandbox:" "$rot.err" && echo 0 || echo 1)" \
+	"in the unit's sandbox, dropped to nobody once attached: $(grep -m1 "now user" "$rot.err")"
+owners=$(stat -c %U "$rot" "$rot"/xiotop-*.xrec | sort -u | paste -sd, -)
+check "$([ "$owners" = nobody ] && echo 0 || echo 1)" "the directory and its files are nobody's ($owners)"
 "$X" export --dir "$rot" --format json >"$work/dir.json"
 check $? "export --dir exits 0 ($(wc -l <"$work/dir.json") intervals)"
 "$X" export "$work/single.xrec" --format json >"$work/single.json"
