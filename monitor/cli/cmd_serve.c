@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cli/commands.h"
+#include "cli/privdrop.h"
 #include "cli/serve_http.h"
 #include "core/loop.h"
 #include "export/exporter.h"
@@ -13,6 +14,7 @@
 #include "sources/synthetic.h"
 
 static volatile sig_atomic_t stop_requested;
+static const char *scheme = "http"; /* https with a web configuration's TLS */
 
 static void on_signal(int sig)
 {
@@ -23,7 +25,7 @@ static void on_signal(int sig)
 /* The loop over src into ex, until a signal or a failure. */
 static int serve(const struct cli_opts *o, struct exporter *ex, struct sample_source src)
 {
-	fprintf(stderr, "xiotop serve: http://%s/metrics, a sample every %g s\n", o->listen,
+	fprintf(stderr, "xiotop serve: %s://%s/metrics, a sample every %g s\n", scheme, o->listen,
 	        o->delay_s);
 	struct interval_sink sink = exporter_sink(ex);
 	struct pace_every pace = {.delay_s = &o->delay_s, .stop = &stop_requested};
@@ -34,8 +36,9 @@ static int serve(const struct cli_opts *o, struct exporter *ex, struct sample_so
 	return interval_loop(&l);
 }
 
-/* The source, synthetic or live, through serve(). */
-static int open_and_serve(const struct cli_opts *o, struct exporter *ex)
+/* The source, synthetic or live, through serve(); --user: the drop once it is open. */
+static int open_and_serve(const struct cli_opts *o, const struct priv_user *user,
+                          struct exporter *ex)
 {
 	if (o->synthetic) {
 		struct synthetic *syn = synthetic_open(o->synthetic);
@@ -43,7 +46,8 @@ static int open_and_serve(const struct cli_opts *o, struct exporter *ex)
 			fprintf(stderr, "xiotop serve: out of memory\n");
 			return 1;
 		}
-		int rc = serve(o, ex, synthetic_source(syn));
+		int rc = priv_drop("serve", user, NULL, 0);
+		rc = rc ? rc : serve(o, ex, synthetic_source(syn));
 		synthetic_close(syn);
 		return rc;
 	}
@@ -51,7 +55,8 @@ static int open_and_serve(const struct cli_opts *o, struct exporter *ex)
 	int rc = live_open(&live, &o->src);
 	if (rc)
 		return rc;
-	rc = serve(o, ex, live_source(live));
+	rc = priv_drop("serve", user, NULL, 0);
+	rc = rc ? rc : serve(o, ex, live_source(live));
 	live_close(live);
 	return rc;
 }
@@ -65,22 +70,37 @@ int cmd_serve(int argc, char **argv)
 		return rc == 1 ? 0 : rc;
 	if (o.n_args)
 		return cli_bad_usage(CMD_SERVE, "unexpected argument");
+	struct priv_user user;
+	rc = priv_lookup("serve", o.user, &user);
+	if (rc)
+		return rc;
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	struct web_config web;
+	char err[8600];
+	if (o.web_config && web_config_load(o.web_config, &web, err, sizeof(err))) {
+		fprintf(stderr, "xiotop serve: --web-config %s\n", err);
+		return 2;
+	}
+	scheme = o.web_config && web.tls ? "https" : "http";
 	struct exporter *ex = exporter_open(XIOTOP_VERSION);
 	if (!ex) {
 		fprintf(stderr, "xiotop serve: out of memory\n");
+		if (o.web_config)
+			web_config_free(&web);
 		return 1;
 	}
 	/* bound before the tracer loads: a bad or busy address fails fast, without root */
 	struct http_server *http;
-	rc = http_serve_start(o.listen, ex, &http);
+	rc = http_serve_start(o.listen, ex, o.web_config ? &web : NULL, &http);
 	if (!rc) {
-		rc = open_and_serve(&o, ex);
+		rc = open_and_serve(&o, &user, ex);
 		http_serve_stop(http);
 	}
 	exporter_close(ex);
+	if (o.web_config)
+		web_config_free(&web);
 	return rc;
 }

@@ -45,6 +45,8 @@ enum opt_id {
 	O_START,
 	O_CPUS,
 	O_LATENCY,
+	O_USER,
+	O_WEB_CONFIG,
 };
 
 #define SOURCE_CMDS (CMD_LIVE | CMD_TOPOLOGY | CMD_RECORD | CMD_SERVE)
@@ -132,6 +134,10 @@ static const struct opt table[] = {
      "also time each domain's I/O (p50/p99, histogram): costs BPF time per I/O", FLAG(src.latency)},
     {O_LISTEN, "listen", "ADDR:PORT", CMD_SERVE,
      "where /metrics is served (default 127.0.0.1:9717; [::1]:PORT for IPv6)", STRING(listen)},
+    {O_USER, "user", "NAME", CMD_RECORD | CMD_SERVE,
+     "once attached, run on as NAME with no capability", STRING(user)},
+    {O_WEB_CONFIG, "web-config", "FILE", CMD_SERVE,
+     "TLS and basic auth, as Prometheus exporters' web configuration (YAML)", STRING(web_config)},
     {O_HELP, "help", NULL, ~0u, "this help", T_CHECKED, 0},
 };
 #define N_OPTS (sizeof(table) / sizeof(table[0]))
