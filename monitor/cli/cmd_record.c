@@ -311,7 +311,10 @@ static int open_session(struct session *s)
 	const struct cli_opts *o = s->o;
 	rec_host_facts_read(o->src.roots.proc, &s->facts);
 	if (o->dir) {
-		if ((mkdir(o->dir, 0750) && errno != EEXIST) || access(o->dir, W_OK | X_OK)) {
+		/* with --user that user writes it (root may hold no CAP_DAC_OVERRIDE for a
+		 * directory given to it by an earlier run): checked after the drop */
+		if ((mkdir(o->dir, 0750) && errno != EEXIST) ||
+		    (!o->user && access(o->dir, W_OK | X_OK))) {
 			fprintf(stderr, "xiotop: --dir %s: %s\n", o->dir, strerror(errno));
 			return 2;
 		}
@@ -387,8 +390,18 @@ static int drop_privileges(const struct session *s, const struct priv_user *user
 		        strerror(errno));
 	const char *dir_paths[] = {s->o->dir, rec_registry_dir()};
 	const char *file_paths[] = {s->path, wal, shm, rec_registry_dir()};
-	return s->o->dir ? priv_drop("record", user, dir_paths, 2)
-	                 : priv_drop("record", user, file_paths, 4);
+	if (s->o->dir ? priv_drop("record", user, dir_paths, 2)
+	              : priv_drop("record", user, file_paths, 4))
+		return -1;
+	if (s->o->dir && access(s->o->dir, W_OK | X_OK)) {
+		fprintf(stderr, "xiotop: --dir %s: %s (as %s)\n", s->o->dir, strerror(errno),
+		        user->name);
+		return -1;
+	}
+	char why[512]; /* -o: published as root, maybe refused; again as the user */
+	if (!s->o->dir && rec_registry_publish(s->path, why, sizeof(why)))
+		fprintf(stderr, "xiotop: `xiotop mark` will need -o %s (%s)\n", s->path, why);
+	return 0;
 }
 
 int cmd_record(int argc, char **argv)
