@@ -7,6 +7,7 @@
 # client certificate and the password; clients without the certificate, with a wrong
 # password, or over plain HTTP get no metrics.
 
+set +e # each step is a check; test_serve.sh's set -e again at the end
 tls=$work/tls
 mkdir -p "$tls"
 ec=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes)
@@ -44,11 +45,12 @@ spid=$!
 pids+=("$spid")
 client=(--cacert "$tls/ca.crt" --cert "$tls/client.crt" --key "$tls/client.key")
 for _ in $(seq 100); do
-	curl -sf "${client[@]}" -u "prometheus:$password" "https://127.0.0.1:$sport/metrics" \
-		>"$work/tls.metrics" 2>/dev/null && break
+	curl -sf "${client[@]}" -u "prometheus:$password" -H 'Accept: text/plain;version=0.0.4' \
+		"https://127.0.0.1:$sport/metrics" >"$work/tls.metrics" 2>/dev/null &&
+		grep -q '^xiotop_domain_written_bytes_total{' "$work/tls.metrics" && break
 	sleep 0.3
 done
-check "$(grep -q '^xiotop_domain_write_bytes' "$work/tls.metrics" && echo 0 || echo 1)" \
+check "$(grep -q '^xiotop_domain_written_bytes_total{' "$work/tls.metrics" && echo 0 || echo 1)" \
 	"https://127.0.0.1:$sport/metrics with the client certificate and the password: $(grep -c '^xiotop_' "$work/tls.metrics") samples"
 promtool check metrics <"$work/tls.metrics" >"$work/tls.promtool" 2>&1
 check $? "promtool check metrics on the TLS scrape ($(wc -l <"$work/tls.promtool") lines of remarks)"
@@ -99,14 +101,15 @@ pids+=($!)
 answer=
 for _ in $(seq 60); do
 	answer=$(curl -s "http://127.0.0.1:$tport/api/v1/query" \
-		--data-urlencode 'query=count(xiotop_domain_write_bytes{job="xiotop-tls"}) and on() up{job="xiotop-tls"} == 1' |
+		--data-urlencode 'query=count(xiotop_domain_written_bytes_total{job="xiotop-tls"}) and on() up{job="xiotop-tls"} == 1' |
 		python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")' 2>/dev/null)
 	[ -n "$answer" ] && break
 	sleep 0.5
 done
 check "$([ -n "$answer" ] && [ "$answer" -gt 0 ] && echo 0 || echo 1)" \
-	"Prometheus scrapes serve over TLS with basic auth: up, ${answer:-no} xiotop_domain_write_bytes series"
+	"Prometheus scrapes serve over TLS with basic auth: up, ${answer:-no} xiotop_domain_written_bytes_total series"
 kill -TERM "$spid" 2>/dev/null
 wait "$spid" 2>/dev/null
 check "$(grep -q "attached; now user nobody" "$work/serve-tls.err" && echo 0 || echo 1)" \
 	"the TLS serve dropped to nobody too; it said: $(grep -v 'now user' "$work/serve-tls.err" | head -3 | tr '\n' ' ')"
+set -e
