@@ -7,7 +7,10 @@
 #  - export --dir across the files gives the same per-domain totals as a single-file
 #    recording of the same run (and as the emulated writers wrote);
 #  - a SIGKILL mid-file loses at most the interval in flight; the supervisor restarts
-#    the recorder into a new file.
+#    the recorder into a new file;
+#  - on a full 1 MiB file system the recorder goes on: it says once that samples are lost,
+#    resumes when space returns, the files' times lack exactly the samples it said, every
+#    file passes integrity_check, and the bytes across the gap are those written.
 # Every run is the unit's ExecStart in the unit's sandbox as far as it can be emulated
 # without systemd (unit_sandbox.sh: its capabilities only, no new privileges, a read-only
 # file system but the recording and runtime directories), dropping to user nobody once
@@ -25,6 +28,7 @@ pids=()
 before_cleanup() { # the supervisors, the recorders they started, the writers
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
 	pkill -9 -f "record --dir $work" 2>/dev/null || true
+	if mountpoint -q "$work/fullrec"; then umount -l "$work/fullrec"; fi
 }
 export XIOTOP_RUNTIME_DIR="$work/run"
 chmod 755 "$work" # the recorder goes on as nobody: it must reach its directories
@@ -151,4 +155,55 @@ check "$([ "$lost_ms" -le 1000 ] && echo 0 || echo 1)" \
 check $? "export of the killed file exits 0"
 kill -TERM "$sup"
 wait "$sup"
+
+# --- 3. a full file system (1 MiB tmpfs): samples lost only as said, resumed, readable ---
+full=$work/fullrec
+mkdir -p "$full"
+mount -t tmpfs -o size=1m,mode=755 tmpfs "$full"
+"$XIOTOP_EMU" blkback --domid 1 --target "$DOM1_DEV" --write-mib 12 --rate-mib-s 0.4 \
+	>"$work/full-writer.json" &
+writer=$!
+pids+=("$writer")
+supervise "$full" 3s 6s & # retention keeps its own files small
+sup=$!
+pids+=("$sup")
+wait_for 30 bash -c "ls $full/xiotop-*.xrec >/dev/null 2>&1"
+dd if=/dev/zero of="$full/filler" bs=4k 2>/dev/null # the rest of the space
+wait_for 40 grep -q "is full: [0-9]* samples lost" "$full.err"
+check $? "disk full: $(grep -m1 'is full' "$full.err")"
+sleep 8
+rm -f "$full/filler"
+wait_for 20 grep -q "recording again in" "$full.err"
+check $? "space back: $(grep -m1 'recording again' "$full.err")"
+wait "$writer"
+sleep 3
+kill -TERM "$sup"
+wait "$sup"
+said=$(grep -c "is full: " "$full.err")
+check "$([ "$said" -eq 1 ] && echo 0 || echo 1)" "the loss said once in a run under a minute ($said times)"
+check "$([ ! -s "$full.restarts" ] && echo 0 || echo 1)" "no restart on the full disk"
+bad=0
+for f in "$full"/xiotop-*.xrec; do
+	[ "$(sqlite3 "$f" 'PRAGMA integrity_check')" = ok ] || bad=$((bad + 1))
+done
+check $bad "every file passes integrity_check ($(files_in "$full" | wc -l) files)"
+lost_said=$(sed -n 's/.*recording again in .* after \([0-9]*\) samples lost.*/\1/p' "$full.err" |
+	awk '{ n += $1 } END { print n + 0 }')
+# the samples missing from the files, from their times: each gap of k intervals lacks k - 1
+missing=$(for f in "$full"/xiotop-*.xrec; do sqlite3 "$f" 'SELECT realtime_ns FROM samples'; done |
+	sort -un | awk 'NR > 1 { n += int(($1 - prev) / 500000000 + 0.5) - 1 } { prev = $1 } END { print n + 0 }')
+check "$([ "$lost_said" -gt 0 ] && [ "$lost_said" = "$missing" ] && echo 0 || echo 1)" \
+	"samples lost as said: $lost_said said, $missing missing from the files' times"
+"$X" export --dir "$full" --format json >"$work/full.json"
+python3 - "$work" <<'PY'
+import json, sys
+work = sys.argv[1]
+got = sum(d["guest_wr_bytes"] or 0 for line in open(f"{work}/full.json")
+          for d in json.loads(line)["domains"] if d["domid"] == 1)
+w = json.loads(open(f"{work}/full-writer.json").read().strip().splitlines()[-1])["wr_bytes"]
+print(f"     dom1 across the files, through the loss: {got/2**20:.2f} MiB, written {w/2**20:.2f} MiB")
+sys.exit(0 if got == w else 1)
+PY
+check $? "guest bytes across the full-disk gap == written"
+umount "$full"
 live_finish "recorder service"
