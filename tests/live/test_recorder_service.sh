@@ -37,15 +37,15 @@ X=$XIOTOP_BIN
 live_world_up off
 
 # The unit's ExecStart, with this test's settings in its environment variables.
-unit_cmd() { # DIR PERIOD RETAIN
+unit_cmd() { # DIR PERIOD RETAIN [RETAIN_SIZE]
 	local line
 	line=$(sed -n 's/^ExecStart=//p' "$unit")
-	XIOTOP_DIR=$1 XIOTOP_INTERVAL=0.5 XIOTOP_PERIOD=$2 XIOTOP_RETAIN=$3 XIOTOP_RETAIN_SIZE=0 \
+	XIOTOP_DIR=$1 XIOTOP_INTERVAL=0.5 XIOTOP_PERIOD=$2 XIOTOP_RETAIN=$3 XIOTOP_RETAIN_SIZE=${4:-0} \
 		XIOTOP_USER=nobody XIOTOP_OPTS="--xenstore-dump $XENSTORE_DUMP" \
 		bash -c "echo \"$line\"" | sed "s|^/usr/sbin/xiotop|$X|"
 }
 # A supervisor as the unit asks for: restart 1 s after a failure, stop on SIGTERM.
-supervise() { # DIR PERIOD RETAIN
+supervise() { # DIR PERIOD RETAIN [RETAIN_SIZE]
 	local cmd child
 	cmd=$(unit_cmd "$@")
 	trap 'kill -TERM $child 2>/dev/null; wait $child; exit 0' TERM
@@ -157,26 +157,31 @@ kill -TERM "$sup"
 wait "$sup"
 
 # --- 3. a full file system (1 MiB tmpfs): samples lost only as said, resumed, readable ---
+# Retention by size keeps the recorder's own files (90 KiB each, and the WAL of the one
+# being written) well under the 1 MiB; a filler takes the rest. A writer runs from the
+# loss to a few seconds after the space came back, so its bytes cross the gap.
 full=$work/fullrec
 mkdir -p "$full"
 mount -t tmpfs -o size=1m,mode=755 tmpfs "$full"
-"$XIOTOP_EMU" blkback --domid 1 --target "$DOM1_DEV" --write-mib 12 --rate-mib-s 0.4 \
-	>"$work/full-writer.json" &
-writer=$!
-pids+=("$writer")
-supervise "$full" 3s 6s & # retention keeps its own files small
+supervise "$full" 3s 0 500K &
 sup=$!
 pids+=("$sup")
 wait_for 30 bash -c "ls $full/xiotop-*.xrec >/dev/null 2>&1"
+sleep 1
 dd if=/dev/zero of="$full/filler" bs=4k 2>/dev/null # the rest of the space
 wait_for 40 grep -q "is full: [0-9]* samples lost" "$full.err"
 check $? "disk full: $(grep -m1 'is full' "$full.err")"
-sleep 8
+"$XIOTOP_EMU" blkback --domid 1 --target "$DOM1_DEV" --write-mib 6 --rate-mib-s 1 \
+	>"$work/full-writer.json" &
+writer=$!
+pids+=("$writer")
+sleep 3
 rm -f "$full/filler"
 wait_for 20 grep -q "recording again in" "$full.err"
 check $? "space back: $(grep -m1 'recording again' "$full.err")"
 wait "$writer"
-sleep 3
+sync
+sleep 2
 kill -TERM "$sup"
 wait "$sup"
 said=$(grep -c "is full: " "$full.err")
