@@ -56,6 +56,13 @@ for bad in unknown.yml:keyfile plain.yml:prom missing.yml:cert_file none.yml:non
 		grep -qF "${bad#*:}" <<<"$out" && echo 0 || echo 1)" "--web-config ${bad%%:*}: exit $rc, $out"
 done
 rm -rf "$webdir"
+for cmd in "serve --listen 127.0.0.1:1" "record -o /nonexistent/x.xrec"; do
+	rc=0
+	# shellcheck disable=SC2086 # the command and its options
+	out=$(timeout 20 "$X" $cmd --user no-such-user-xiotop 2>&1 >/dev/null) || rc=$?
+	check "$([ $rc -eq 2 ] && [ "$out" = "xiotop ${cmd%% *}: --user no-such-user-xiotop: no such user" ] &&
+		echo 0 || echo 1)" "${cmd%% *} --user with an unknown user: exit $rc, $out"
+done
 
 live_require_root "serving live domains needs root (BPF, loop devices, zram, mounts)"
 live_require_zram "the emulated domains need zram"
