@@ -60,6 +60,7 @@ check $? "promtool check metrics on the TLS scrape ($(wc -l <"$work/tls.promtool
 nothing() { # WHAT CURL-ARGS...: no metric in what curl gets
 	local what=$1 code
 	shift
+	: >"$work/tls.denied" # curl writes nothing when the connection is closed
 	code=$(curl -s -o "$work/tls.denied" -w '%{http_code}' "$@")
 	check "$(! grep -q 'xiotop_' "$work/tls.denied" && echo 0 || echo 1)" \
 		"$what: no metrics (HTTP status ${code:-none}, $(wc -c <"$work/tls.denied") bytes)"
