@@ -140,6 +140,7 @@ struct session {
 	int open_error;        /* REC_ERR_* of the last file that could not be created */
 	long lost, lost_run;   /* --dir, disk full: samples lost in all, and since the last file */
 	int64_t lost_said_ns;  /* when the loss was last said (monotonic); 0: not yet */
+	bool stored_at_rotation; /* the sample crossing the period went into the old file */
 };
 
 static int start_command(struct session *s);
@@ -152,9 +153,10 @@ static int open_file(struct session *s, int64_t realtime_ns);
 static int rotate(struct session *s, const struct xs_sample *cur)
 {
 	struct rec_error err;
-	if (s->rec) { /* full: not lost, the next file starts with it */
-		if ((rec_append(s->rec, cur, &err) || rec_close(s->rec, &err)) &&
-		    err.code != REC_ERR_FULL)
+	s->stored_at_rotation = false;
+	if (s->rec) { /* full: said by disk_full() */
+		s->stored_at_rotation = !rec_append(s->rec, cur, &err);
+		if ((!s->stored_at_rotation || rec_close(s->rec, &err)) && err.code != REC_ERR_FULL)
 			fprintf(stderr, "xiotop: %s\n", err.msg);
 		s->rec = NULL;
 	}
@@ -169,9 +171,10 @@ static int rotate(struct session *s, const struct xs_sample *cur)
 
 /* --dir on a full disk: the file in hand keeps what it committed (closed; removed when
  * it holds no sample), the retention rule runs now rather than at the next file, and the
- * sample is lost: counted, and said once, then at most once a minute. Every later sample
- * tries a new file; the first stored ends the loss, said too. */
-static int disk_full(struct session *s, const struct xs_sample *cur)
+ * sample is lost (unless it ended the previous file: stored): counted, and said once,
+ * then at most once a minute. Every later sample tries a new file; the first stored ends
+ * the loss, said too. */
+static int disk_full(struct session *s, const struct xs_sample *cur, bool stored)
 {
 	const struct cli_opts *o = s->o;
 	if (s->rec) {
@@ -183,6 +186,8 @@ static int disk_full(struct session *s, const struct xs_sample *cur)
 	}
 	rec_dir_prune(o->dir, cur->realtime_ns, (int64_t)(o->retain_s * 1e9),
 	              (uint64_t)o->retain_bytes, s->path);
+	if (stored)
+		return LOOP_GO_ON;
 	s->lost++;
 	s->lost_run++;
 	int64_t now = clock_mono_ns();
@@ -205,13 +210,13 @@ static int store_sample(void *ctx, const struct xs_sample *cur, bool first)
 		/* EXISTS: a file named by the same second, cut short by the full disk */
 		if (s->open_error == REC_ERR_FULL ||
 		    (s->lost_run && s->open_error == REC_ERR_EXISTS))
-			return disk_full(s, cur);
+			return disk_full(s, cur, s->stored_at_rotation);
 		s->status = 2;
 		return 2;
 	}
 	if (rec_append(s->rec, cur, &err)) {
 		if (err.code == REC_ERR_FULL && s->o->dir)
-			return disk_full(s, cur);
+			return disk_full(s, cur, false);
 		fprintf(stderr, "xiotop: %s\n", err.msg);
 		if (err.code == REC_ERR_BUSY)
 			return LOOP_GO_ON;
