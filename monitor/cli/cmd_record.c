@@ -7,8 +7,11 @@
  * kill -9 loses at most the interval in flight. Wrap mode runs COMMAND, marks its start
  * and its end (with its exit status) and records --tail seconds more so the writeback
  * that follows a benchmark is in the file; it returns COMMAND's exit status. SIGINT and
- * SIGTERM stop after one last sample. A full disk ends the recording cleanly (exit 2) but
- * never the wrapped command: it is waited for. --print F also prints each recorded
+ * SIGTERM stop after one last sample. With -o a full disk ends the recording cleanly
+ * (exit 2) but never the wrapped command: it is waited for. With --dir the recorder goes
+ * on: samples that find no room are lost, counted and said (once, then at most once a
+ * minute), and the first sample that fits a new file ends the loss. --user NAME drops to
+ * NAME once the tracer is attached (cli/privdrop.h). --print F also prints each recorded
  * interval as `xiotop -b --format F` would, from the samples as recorded (tests compare
  * it with `xiotop export`).
  */
@@ -26,6 +29,7 @@
 #include "cli/commands.h"
 #include "cli/fail.h"
 #include "cli/stop.h"
+#include "cli/privdrop.h"
 #include "core/clock.h"
 #include "core/loop.h"
 #include "sources/live.h"
@@ -129,6 +133,10 @@ struct session {
 	struct rec_host_facts facts;
 	char path[4096];       /* the file being written */
 	int64_t period_end_ns; /* --dir: the wall-clock time the next file starts */
+	int open_error;        /* REC_ERR_* of the last file that could not be created */
+	long lost, lost_run;   /* --dir, disk full: samples lost in all, and since the last file */
+	int64_t lost_said_ns;  /* when the loss was last said (monotonic); 0: not yet */
+	bool stored_at_rotation; /* the sample crossing the period went into the old file */
 };
 
 static int start_command(struct session *s);
@@ -141,8 +149,10 @@ static int open_file(struct session *s, int64_t realtime_ns);
 static int rotate(struct session *s, const struct xs_sample *cur)
 {
 	struct rec_error err;
-	if (s->rec) {
-		if (rec_append(s->rec, cur, &err) || rec_close(s->rec, &err))
+	s->stored_at_rotation = false;
+	if (s->rec) { /* full: said by disk_full() */
+		s->stored_at_rotation = !rec_append(s->rec, cur, &err);
+		if ((!s->stored_at_rotation || rec_close(s->rec, &err)) && err.code != REC_ERR_FULL)
 			fprintf(stderr, "xiotop: %s\n", err.msg);
 		s->rec = NULL;
 	}
@@ -155,21 +165,66 @@ static int rotate(struct session *s, const struct xs_sample *cur)
 	return 0;
 }
 
+/* --dir on a full disk: the file in hand keeps what it committed (closed; removed when
+ * it holds no sample), the retention rule runs now rather than at the next file, and the
+ * sample is lost (unless it ended the previous file: stored): counted, and said once,
+ * then at most once a minute. Every later sample tries a new file; the first stored ends
+ * the loss, said too. */
+static int disk_full(struct session *s, const struct xs_sample *cur, bool stored)
+{
+	const struct cli_opts *o = s->o;
+	if (s->rec) {
+		size_t stored = rec_writer_count(s->rec);
+		rec_close(s->rec, NULL);
+		s->rec = NULL;
+		if (!stored)
+			rec_remove(s->path);
+	}
+	rec_dir_prune(o->dir, cur->realtime_ns, (int64_t)(o->retain_s * 1e9),
+	              (uint64_t)o->retain_bytes, s->path);
+	if (stored)
+		return LOOP_GO_ON;
+	s->lost++;
+	s->lost_run++;
+	int64_t now = clock_mono_ns();
+	if (!s->lost_said_ns || now - s->lost_said_ns >= 60 * (int64_t)1000000000) {
+		fprintf(stderr,
+		        "xiotop: %s is full: %ld samples lost (%ld in all); trying a new file at "
+		        "every sample\n",
+		        o->dir, s->lost_run, s->lost);
+		s->lost_said_ns = now;
+	}
+	return LOOP_GO_ON;
+}
+
 static int store_sample(void *ctx, const struct xs_sample *cur, bool first)
 {
 	struct session *s = ctx;
 	struct rec_error err;
 	s->last_sample_ns = clock_mono_ns();
 	if (s->o->dir && (!s->rec || cur->realtime_ns >= s->period_end_ns) && rotate(s, cur)) {
+		/* EXISTS: a file named by the same second, cut short by the full disk */
+		if (s->open_error == REC_ERR_FULL ||
+		    (s->lost_run && s->open_error == REC_ERR_EXISTS))
+			return disk_full(s, cur, s->stored_at_rotation);
 		s->status = 2;
 		return 2;
 	}
 	if (rec_append(s->rec, cur, &err)) {
+		if (err.code == REC_ERR_FULL && s->o->dir)
+			return disk_full(s, cur, false);
 		fprintf(stderr, "xiotop: %s\n", err.msg);
 		if (err.code == REC_ERR_BUSY)
 			return LOOP_GO_ON;
 		s->status = 2;
 		return 2;
+	}
+	if (s->lost_run) {
+		fprintf(stderr,
+		        "xiotop: recording again in %s after %ld samples lost (%ld in all)\n",
+		        s->path, s->lost_run, s->lost);
+		s->lost_run = 0;
+		s->lost_said_ns = 0;
 	}
 	if (first && s->o->n_args && start_command(s)) {
 		s->status = 2;
@@ -286,7 +341,9 @@ static int open_file(struct session *s, int64_t realtime_ns)
 	struct rec_error err;
 	s->rec = rec_create(s->path, &s->facts, &err);
 	if (!s->rec) {
-		fprintf(stderr, "xiotop: %s\n", err.msg);
+		s->open_error = err.code;
+		if (!o->dir || (err.code != REC_ERR_FULL && !s->lost_run)) /* else disk_full() */
+			fprintf(stderr, "xiotop: %s\n", err.msg);
 		return -1;
 	}
 	if (s->live)
@@ -304,7 +361,10 @@ static int open_session(struct session *s)
 	const struct cli_opts *o = s->o;
 	rec_host_facts_read(o->src.roots.proc, &s->facts);
 	if (o->dir) {
-		if ((mkdir(o->dir, 0750) && errno != EEXIST) || access(o->dir, W_OK | X_OK)) {
+		/* with --user that user writes it (root may hold no CAP_DAC_OVERRIDE for a
+		 * directory given to it by an earlier run): checked after the drop */
+		if ((mkdir(o->dir, 0750) && errno != EEXIST) ||
+		    (!o->user && access(o->dir, W_OK | X_OK))) {
 			fprintf(stderr, "xiotop: --dir %s: %s\n", o->dir, strerror(errno));
 			return 2;
 		}
@@ -369,6 +429,34 @@ static void stop_command(struct wrapped *cmd, struct rec_writer *rec)
 	}
 }
 
+/* --user: once attached, the recorder goes on as that user, owning what it writes: the
+ * directory (or the file, with its WAL and shared-memory files) and the registry's. */
+static int drop_privileges(const struct session *s, const struct priv_user *user)
+{
+	if (!user->name)
+		return 0;
+	char wal[sizeof(s->path) + 8], shm[sizeof(s->path) + 8];
+	snprintf(wal, sizeof(wal), "%s-wal", s->path);
+	snprintf(shm, sizeof(shm), "%s-shm", s->path);
+	if (mkdir(rec_registry_dir(), 0755) && errno != EEXIST)
+		fprintf(stderr, "xiotop: cannot create %s: %s\n", rec_registry_dir(),
+		        strerror(errno));
+	const char *dir_paths[] = {s->o->dir, rec_registry_dir()};
+	const char *file_paths[] = {s->path, wal, shm, rec_registry_dir()};
+	if (s->o->dir ? priv_drop("record", user, dir_paths, 2)
+	              : priv_drop("record", user, file_paths, 4))
+		return -1;
+	if (s->o->dir && access(s->o->dir, W_OK | X_OK)) {
+		fprintf(stderr, "xiotop: --dir %s: %s (as %s)\n", s->o->dir, strerror(errno),
+		        user->name);
+		return -1;
+	}
+	char why[512]; /* -o: published as root, maybe refused; again as the user */
+	if (!s->o->dir && rec_registry_publish(s->path, why, sizeof(why)))
+		fprintf(stderr, "xiotop: `xiotop mark` will need -o %s (%s)\n", s->path, why);
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct cli_opts o;
@@ -381,10 +469,23 @@ int cmd_record(int argc, char **argv)
 		return cli_bad_usage(CMD_RECORD, "where to? give -o FILE or --dir DIR");
 	if (o.dir && o.n_args)
 		return cli_bad_usage(CMD_RECORD, "--dir records continuously: no -- COMMAND");
+	if (o.user && o.n_args)
+		return cli_bad_usage(CMD_RECORD,
+		                     "--user would run the -- COMMAND as that user too");
+	struct priv_user user;
+	rc = priv_lookup("record", o.user, &user);
+	if (rc)
+		return rc;
 	struct session s = {.o = &o, .cmd = {.status = -1}};
 	rc = open_session(&s);
 	if (rc)
 		return rc;
+	if (drop_privileges(&s, &user)) {
+		rec_close(s.rec, NULL);
+		rec_registry_withdraw();
+		live_close(s.live);
+		return 1;
+	}
 	catch_signals(&s.wait_mask);
 	fprintf(stderr,
 	        "xiotop: recording to %s every %g s; Ctrl-C stops; `xiotop mark LABEL` adds a "
@@ -404,6 +505,8 @@ int cmd_record(int argc, char **argv)
 	}
 	rec_registry_withdraw();
 	live_close(s.live);
+	if (s.lost)
+		fprintf(stderr, "xiotop: %ld samples lost to a full %s\n", s.lost, o.dir);
 	fprintf(stderr, "xiotop: %s: %zu samples (%zu intervals)\n", s.path, n, n ? n - 1 : 0);
 	if (!rc && o.n_args && s.cmd.status >= 0)
 		return s.cmd.status;

@@ -184,6 +184,10 @@ const struct cli_option cli_options[] = {
      "also time each domain's I/O (p50/p99, histogram): costs BPF time per I/O", FLAG(src.latency)},
     {"listen", 0, "ADDR:PORT", CMD_SERVE,
      "where /metrics is served (default 127.0.0.1:9717; [::1]:PORT for IPv6)", STRING(listen)},
+    {"user", 0, "NAME", CMD_RECORD | CMD_SERVE, "once attached, run on as NAME with no capability",
+     STRING(user)},
+    {"web-config", 0, "FILE", CMD_SERVE,
+     "TLS and basic auth, as Prometheus exporters' web configuration (YAML)", STRING(web_config)},
     {"help", 'h', NULL, ~0u, "this help", CLI_HELP, 0, NULL, 0, 0, NULL},
 };
 #define N_OPTS (sizeof(cli_options) / sizeof(cli_options[0]))

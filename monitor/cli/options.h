@@ -77,6 +77,8 @@ struct cli_opts {
 	const char *import_start;                                  /* import --start TIME */
 	long import_cpus;                                          /* import --cpus; 0 */
 	const char *listen;                                        /* serve --listen ADDR:PORT */
+	const char *user;       /* record, serve --user NAME: the drop after attaching */
+	const char *web_config; /* serve --web-config FILE: TLS, basic auth */
 	struct source_opts src;
 	char **args; /* positional arguments (record: the wrapped command) */
 	int n_args;

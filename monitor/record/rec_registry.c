@@ -19,6 +19,11 @@ static const char *run_dir(void)
 	return d && d[0] ? d : "/run/xiotop";
 }
 
+const char *rec_registry_dir(void)
+{
+	return run_dir();
+}
+
 static void registry_path(char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/recorder", run_dir());

@@ -14,6 +14,9 @@
 
 #include "record/record.h"
 
+/* RUNDIR (the recorder gives it to the user it drops to: it publishes there again at
+ * every new file). */
+const char *rec_registry_dir(void);
 /* 0, or -1 with a reason in why (the recording goes on). */
 int rec_registry_publish(const char *recording, char *why, size_t whylen);
 void rec_registry_withdraw(void);

@@ -39,6 +39,7 @@ static const char *sample_for(const char *placeholder)
 	    {"S", "2"},
 	    {"TIME", "2026-05-01T12:00:00Z"},
 	    {"ADDR:PORT", "127.0.0.1:1"},
+	    {"NAME", "nobody"},
 	};
 	for (size_t i = 0; i < sizeof(samples) / sizeof(samples[0]); i++)
 		if (!strcmp(placeholder, samples[i].placeholder))

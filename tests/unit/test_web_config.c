@@ -1,0 +1,183 @@
+/* test_web_config.c - serve --web-config: the exporters' web configuration read
+ * strictly (each bad file is one message naming the file, the line and the key), paths
+ * relative to the file, and bcrypt users checked with crypt(3). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "export/web_config.h"
+
+/* bcrypt (cost 10) of "s3cret", made with crypt(3) */
+#define HASH "$2y$10$jfs/d/sT9IX4L6uUQ3DRMuyQTRM7uoEFWW7lu.5MjPQjW2CSECRKi"
+#define PEM  "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+
+static char dir[256], cfg_path[320];
+
+static void write_file(const char *name, const char *text)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	const char *tmp = getenv("TMPDIR");
+	snprintf(dir, sizeof(dir), "%s/xiotop-web-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(cfg_path, sizeof(cfg_path), "%s/web.yml", dir);
+	write_file("server.crt", PEM);
+	write_file("server.key", "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n");
+	write_file("ca.crt", PEM);
+	write_file("notpem.crt", "hello\n");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	const char *names[] = {"server.crt", "server.key", "ca.crt", "notpem.crt", "web.yml"};
+	char p[512];
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+		unlink(p);
+	}
+	return rmdir(dir);
+}
+
+/* text as the config; 0 or -1 with err */
+static int load(const char *text, struct web_config *cfg, char *err, size_t len)
+{
+	write_file("web.yml", text);
+	err[0] = '\0';
+	return web_config_load(cfg_path, cfg, err, len);
+}
+
+static void test_full_config(void **state)
+{
+	(void)state;
+	struct web_config cfg;
+	char err[1024];
+	int rc = load("---\n# the exporter's\ntls_server_config:\n"
+	              "  cert_file: server.crt   # relative to this file\n"
+	              "  key_file: \"server.key\"\n"
+	              "  client_auth_type: 'RequireAndVerifyClientCert'\n"
+	              "  client_ca_file: ca.crt\n  min_version: TLS13\n\n"
+	              "basic_auth_users:\n    prom: " HASH "\n    'other user': '" HASH "'\n",
+	              &cfg, err, sizeof(err));
+	assert_int_equal(rc, 0);
+	assert_true(cfg.tls);
+	assert_string_equal(cfg.cert_pem, PEM);
+	assert_non_null(strstr(cfg.key_pem, "PRIVATE KEY"));
+	assert_non_null(cfg.client_ca_pem);
+	assert_int_equal(cfg.client_auth, WEB_REQUIRE_AND_VERIFY_CLIENT_CERT);
+	assert_int_equal(cfg.min_version, 13);
+	assert_int_equal(cfg.n_users, 2);
+	assert_string_equal(cfg.users[1].name, "other user");
+	assert_true(web_config_check_user(&cfg, "prom", "s3cret"));
+	assert_true(web_config_check_user(&cfg, "other user", "s3cret"));
+	assert_false(web_config_check_user(&cfg, "prom", "s3cret "));
+	assert_false(web_config_check_user(&cfg, "prom", ""));
+	assert_false(web_config_check_user(&cfg, "prom", NULL));
+	assert_false(web_config_check_user(&cfg, "nobody", "s3cret"));
+	assert_false(web_config_check_user(&cfg, NULL, "s3cret"));
+	web_config_free(&cfg);
+}
+
+static void test_empty_and_auth_only(void **state)
+{
+	(void)state;
+	struct web_config cfg;
+	char err[1024];
+	assert_int_equal(load("# nothing: plain HTTP, no auth\n", &cfg, err, sizeof(err)), 0);
+	assert_false(cfg.tls);
+	assert_true(web_config_open_access(&cfg));
+	web_config_free(&cfg);
+	assert_int_equal(load("basic_auth_users:\n  prom: " HASH "\n", &cfg, err, sizeof(err)), 0);
+	assert_false(cfg.tls);
+	assert_false(web_config_open_access(&cfg));
+	assert_int_equal(cfg.min_version, 12);
+	web_config_free(&cfg);
+}
+
+/* Each bad file: -1, and the message names the file, the line and the key. */
+static void test_bad_files(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text, *where; /* where: "LINE: KEY" expected in the message */
+	} bad[] = {
+	    {"tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+	     "  keyfile: x\n",
+	     ":4: keyfile: unknown key"},
+	    {"tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+	     "  cipher_suites: x\n",
+	     ":4: cipher_suites: not implemented"},
+	    {"http_server_config:\n  http2: false\n", ":1: http_server_config: not implemented"},
+	    {"tls_config:\n  cert_file: a\n", ":1: tls_config: unknown key"},
+	    {"tls_server_config:\n  cert_file: missing.crt\n", ":2: cert_file: cannot read"},
+	    {"tls_server_config:\n  cert_file: notpem.crt\n", ":2: cert_file: "},
+	    {"tls_server_config:\n  cert_file: server.crt\n",
+	     ":1: key_file: tls_server_config needs"},
+	    {"tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+	     "  min_version: TLS14\n",
+	     ":4: min_version: wants"},
+	    {"tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+	     "  client_auth_type: Require\n",
+	     ":4: client_auth_type: wants"},
+	    {"tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+	     "  client_auth_type: RequireAndVerifyClientCert\n",
+	     ":1: client_ca_file: client_auth_type other"},
+	    {"tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+	     "  client_ca_file: ca.crt\n",
+	     ":1: client_ca_file: given with"},
+	    {"tls_server_config:\n  cert_file: server.crt\n  cert_file: server.crt\n",
+	     ":3: cert_file: given twice"},
+	    {"basic_auth_users:\n  prom: plaintext\n", ":2: prom: wants a bcrypt hash"},
+	    {"basic_auth_users:\n  prom: $1$abc$def\n", ":2: prom: wants a bcrypt hash"},
+	    {"basic_auth_users:\n  prom:\n", ":2: prom: wants a bcrypt hash"},
+	    {"basic_auth_users:\n  prom: " HASH "\n  prom: " HASH "\n", ":3: prom: given twice"},
+	    {"basic_auth_users:\n  a: " HASH "\n    b: " HASH "\n", ":3: b: indented unlike"},
+	    {"basic_auth_users: {}\n", ":1: basic_auth_users: "},
+	    {"basic_auth_users:\n\tprom: x\n", ":2: (indentation): tabs"},
+	    {"  prom: x\n", ":1: prom: indented, under no section"},
+	    {"basic_auth_users:\n  prom: 'unclosed\n", ":2: prom: a quoted value"},
+	    {"basic_auth_users:\n  just a line\n", ":2: (key): not a"},
+	    {"tls_server_config:\n  cert_file: [a, b]\n", ":2: cert_file: only plain"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct web_config cfg;
+		char err[1024];
+		int rc = load(bad[i].text, &cfg, err, sizeof(err));
+		if (rc != -1 || strncmp(err, cfg_path, strlen(cfg_path)) ||
+		    !strstr(err, bad[i].where) || strchr(err, '\n'))
+			fail_msg("case %zu: rc %d, message \"%s\", wanted the file and \"%s\"", i,
+			         rc, err, bad[i].where);
+	}
+	struct web_config cfg;
+	char err[1024];
+	assert_int_equal(web_config_load("/nonexistent/web.yml", &cfg, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "/nonexistent/web.yml: No such file"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_full_config),
+	    cmocka_unit_test(test_empty_and_auth_only),
+	    cmocka_unit_test(test_bad_files),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
