@@ -7,7 +7,7 @@ set -uo pipefail
 : "${XIOTOP_SRC:?}"
 limit=3.0
 if ! command -v systemd-analyze >/dev/null; then
-	echo "SKIP: no systemd-analyze"
+	echo "SKIPPED: no systemd-analyze (scripts/install-deps.sh installs systemd)"
 	exit 77
 fi
 bad=0
