@@ -168,11 +168,7 @@ int claim_parse_bonnie(const struct claim_src *src, struct claim *out)
 		struct claim_bonnie row = {0};
 		if (parse_row(src, &l, &f, &row) != 0)
 			return -1;
-		claim_add_bonnie_runs(out, &row, row.machine, false);
-		row.runs = out->u.bonnie.runs + 1;
-		if (row.runs == 1)
-			out->u.bonnie = row;
-		out->u.bonnie.runs = row.runs;
+		claim_take_bonnie_row(out, &row, false);
 	}
 	if (out->u.bonnie.runs == 0)
 		return claim_fail(

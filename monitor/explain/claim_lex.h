@@ -88,6 +88,9 @@ void claim_add_run(struct claim *out, const struct claim_run *run);
  * (classic bonnie; bonnie++'s own size for them is not in its output). */
 void claim_add_bonnie_runs(struct claim *out, const struct claim_bonnie *b, const char *row,
                            bool per_char_sized);
+/* A table row read: its phases added as runs (claim_add_bonnie_runs), the first row kept
+ * as out->u.bonnie, and the rows counted in out->u.bonnie.runs. */
+void claim_take_bonnie_row(struct claim *out, const struct claim_bonnie *row, bool per_char_sized);
 void claim_add_iozone_runs(struct claim *out);
 /* One run per direction of out->u.fio's jobs, labelled prefix + "read"/"write". */
 void claim_add_fio_runs(struct claim *out, const char *prefix);

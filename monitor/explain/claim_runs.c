@@ -62,6 +62,15 @@ void claim_add_bonnie_runs(struct claim *out, const struct claim_bonnie *b, cons
 	}
 }
 
+void claim_take_bonnie_row(struct claim *out, const struct claim_bonnie *row, bool per_char_sized)
+{
+	claim_add_bonnie_runs(out, row, row->machine, per_char_sized);
+	unsigned rows = out->u.bonnie.runs + 1;
+	if (rows == 1)
+		out->u.bonnie = *row;
+	out->u.bonnie.runs = rows;
+}
+
 void claim_add_iozone_runs(struct claim *out)
 {
 	static const char *const names[CLAIM_IOZONE_NTESTS] = {
