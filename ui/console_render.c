@@ -467,13 +467,18 @@ struct help_key {
 	const char *keys, *what;
 };
 
-static const struct help_key live_help[] = {
+/* The keys both consoles take, then each one's own; the help lists them in that order. */
+static const struct help_key common_help[] = {
     {"< > s S", "previous / next sort column"},
     {"r", "reverse the sort order"},
     {"Up Down", "select (PgUp PgDn Home End)"},
     {"Enter d", "drill into the selected row"},
     {"Esc q BS", "back from the layer stack"},
     {"f", "filter by name (empty: all)"},
+    {NULL, NULL},
+};
+
+static const struct help_key live_help[] = {
     {"m", "add a labelled mark"},
     {"p", "pause / resume the display"},
     {"+ -", "longer / shorter delay"},
@@ -482,12 +487,6 @@ static const struct help_key live_help[] = {
 };
 
 static const struct help_key replay_help[] = {
-    {"< > s S", "previous / next sort column"},
-    {"r", "reverse the sort order"},
-    {"Up Down", "select (PgUp PgDn Home End)"},
-    {"Enter d", "drill into the selected row"},
-    {"Esc q BS", "back from the layer stack"},
-    {"f", "filter by name (empty: all)"},
     {"Left Right", "step one interval"},
     {"[ ]", "previous / next mark"},
     {"g G", "first / last interval"},
@@ -497,10 +496,24 @@ static const struct help_key replay_help[] = {
     {NULL, NULL},
 };
 
+#define HELP_KEYS_MAX 16
+
+/* common_help then own, into keys (NULL-terminated). */
+static void help_keys(const struct help_key *own, struct help_key *keys)
+{
+	size_t n = 0;
+	for (const struct help_key *k = common_help; k->keys && n + 1 < HELP_KEYS_MAX; k++)
+		keys[n++] = *k;
+	for (const struct help_key *k = own; k->keys && n + 1 < HELP_KEYS_MAX; k++)
+		keys[n++] = *k;
+	keys[n] = (struct help_key){NULL, NULL};
+}
+
 static void render_help(const struct console_state *st, struct grid *g, int bottom)
 {
 	char line[LINE_MAX_BYTES];
-	const struct help_key *keys = st->o.replay ? replay_help : live_help;
+	struct help_key keys[HELP_KEYS_MAX];
+	help_keys(st->o.replay ? replay_help : live_help, keys);
 	/* "Left Right" needs a wider key column; two entries still fit in 80 */
 	int key_w = st->o.replay ? 11 : 10, what_w = st->o.replay ? 29 : 30;
 	int y = 0;

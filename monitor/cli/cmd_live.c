@@ -30,12 +30,9 @@ int open_live(struct live **out, const struct source_opts *o)
 int cmd_topology(int argc, char **argv)
 {
 	struct cli_opts o;
-	cli_defaults(&o);
-	int rc = cli_parse(CMD_TOPOLOGY, argc, argv, &o);
-	if (rc)
-		return rc == 1 ? 0 : rc;
-	if (o.n_args)
-		return cli_bad_usage(CMD_TOPOLOGY, "unexpected argument");
+	int rc = cli_begin_no_args(CMD_TOPOLOGY, argc, argv, &o);
+	if (rc >= 0)
+		return rc;
 	struct xt_topology topo;
 	rc = live_load_topology(&o.src, &topo);
 	if (rc)
@@ -98,12 +95,9 @@ static int watch(const struct cli_opts *o, struct sample_source src)
 int cmd_live(int argc, char **argv)
 {
 	struct cli_opts o;
-	cli_defaults(&o);
-	int rc = cli_parse(CMD_LIVE, argc, argv, &o);
-	if (rc)
-		return rc == 1 ? 0 : rc;
-	if (o.n_args)
-		return cli_bad_usage(CMD_LIVE, "unexpected argument");
+	int rc = cli_begin_no_args(CMD_LIVE, argc, argv, &o);
+	if (rc >= 0)
+		return rc;
 	if (o.from_file) {
 		if (!o.batch) {
 			fprintf(stderr,

@@ -63,12 +63,9 @@ static int open_and_serve(const struct cli_opts *o, const struct priv_user *user
 int cmd_serve(int argc, char **argv)
 {
 	struct cli_opts o;
-	cli_defaults(&o);
-	int rc = cli_parse(CMD_SERVE, argc, argv, &o);
-	if (rc)
-		return rc == 1 ? 0 : rc;
-	if (o.n_args)
-		return cli_bad_usage(CMD_SERVE, "unexpected argument");
+	int rc = cli_begin_no_args(CMD_SERVE, argc, argv, &o);
+	if (rc >= 0)
+		return rc;
 	struct priv_user user;
 	rc = priv_lookup("serve", o.user, &user);
 	if (rc)

@@ -273,6 +273,17 @@ void cli_usage(enum cli_cmd cmd, FILE *out)
 	fprintf(out, "  xiotop --version\n");
 }
 
+int cli_begin_no_args(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
+{
+	cli_defaults(o);
+	int rc = cli_parse(cmd, argc, argv, o);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	if (o->n_args)
+		return cli_bad_usage(cmd, "unexpected argument");
+	return -1;
+}
+
 int cli_bad_usage(enum cli_cmd cmd, const char *what)
 {
 	int c = command_index(cmd);

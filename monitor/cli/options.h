@@ -129,6 +129,9 @@ void cli_defaults(struct cli_opts *o);
 /* argv[0] is the command's name. 0 parsed; 1 help was printed (exit 0); 2 bad usage
  * (said on stderr, with the usage). */
 int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o);
+/* A command that takes options and no argument starts here: the defaults, then
+ * cli_parse(). -1: go on; else the exit status (0 after --help, 2 bad usage, said). */
+int cli_begin_no_args(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o);
 /* The usage of one command, generated from the table. */
 void cli_usage(enum cli_cmd cmd, FILE *out);
 /* Says "xiotop CMD: what" and the usage on stderr; returns 2. */

@@ -7,6 +7,7 @@
  * lower devices in slaves/. A file's own device comes from stat(); filesystems on an
  * anonymous device (btrfs, overlay) are mapped to their source through mountinfo.
  */
+#include "sources/attr.h"
 #include "sources/topology/topology.h"
 
 #include <ctype.h>
@@ -66,20 +67,6 @@ static void note(struct xt_backend *b, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	b->error = strdup(buf);
-}
-
-/* Read a one-line sysfs attribute, without its newline. */
-static bool read_attr(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return false;
-	size_t n = fread(buf, 1, len - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
-		buf[--n] = '\0';
-	return true;
 }
 
 /* "MAJ:MIN" in decimal, as sysfs `dev` files and mountinfo write it. */
@@ -155,7 +142,7 @@ static void fill_devinfo(const char *dir, struct xt_devinfo *out)
 	if (out->is_partition && slash) {
 		char p[PATH_MAX], val[64];
 		if (snprintf(p, sizeof(p), "%.*s/dev", (int)(slash - dir), dir) < (int)sizeof(p) &&
-		    read_attr(p, val, sizeof(val)))
+		    attr_read_line(p, val, sizeof(val)))
 			out->parent = parse_dec_majmin(val);
 	}
 	out->is_loop = !out->is_partition && (path_exists(dir, "loop") || name_is_loop(out->name));
@@ -186,7 +173,7 @@ uint32_t topo_dev_by_name(const struct xt_roots *roots, const char *name)
 		return 0;
 	const char *sys = sysfs_root(roots);
 	if (snprintf(p, sizeof(p), "%s/class/block/%s/dev", sys, name) < (int)sizeof(p) &&
-	    read_attr(p, val, sizeof(val))) {
+	    attr_read_line(p, val, sizeof(val))) {
 		uint32_t dev = parse_dec_majmin(val);
 		if (dev)
 			return dev;
@@ -361,7 +348,7 @@ static void walk_loop(struct walk *w, const char *dir, const char *name, int dep
 {
 	char p[PATH_MAX], backing[PATH_MAX];
 	if (snprintf(p, sizeof(p), "%s/loop/backing_file", dir) >= (int)sizeof(p) ||
-	    !read_attr(p, backing, sizeof(backing)) || !backing[0]) {
+	    !attr_read_line(p, backing, sizeof(backing)) || !backing[0]) {
 		note(w->b, "%s has no backing file", name);
 		return;
 	}
@@ -407,7 +394,7 @@ static void walk_slaves(struct walk *w, const char *dir, const char *name, int d
 		char attr[PATH_MAX], val[64];
 		uint32_t dev = 0;
 		if (snprintf(attr, sizeof(attr), "%s/%s/dev", p, names[i]) < (int)sizeof(attr) &&
-		    read_attr(attr, val, sizeof(val)))
+		    attr_read_line(attr, val, sizeof(val)))
 			dev = parse_dec_majmin(val);
 		if (!dev)
 			dev = topo_dev_by_name(w->roots, names[i]);

@@ -1,5 +1,6 @@
 /* blkback_stats.c - read blkback's per-vbd statistics from sysfs; see blkback_stats.h. */
 #include "sources/xen/blkback_stats.h"
+#include "sources/attr.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -51,14 +52,7 @@ static bool read_line(const char *dir, const char *name, char *buf, size_t len)
 	char p[PATH_MAX];
 	if (snprintf(p, sizeof(p), "%s/%s", dir, name) >= (int)sizeof(p))
 		return false;
-	FILE *f = fopen(p, "r");
-	if (!f)
-		return false;
-	size_t n = fread(buf, 1, len - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return true;
+	return attr_read_line(p, buf, len);
 }
 
 static bool read_u64(const char *dir, const char *name, uint64_t *out)
