@@ -97,6 +97,7 @@ struct xs_vbd_stat {
 	uint32_t backend_dev; /* kernel dev_t blkback serves it from; 0 unknown */
 	uint32_t source;      /* enum xs_vbd_source */
 	uint32_t read;        /* enum xs_vbd_read */
+	uint32_t zero_pad;    /* named, so an initializer zeroes it: copies compare byte for byte */
 	uint64_t instance;    /* changes when the vbd is torn down and made again; 0 unknown */
 	uint64_t rd_bytes, wr_bytes; /* rd_sect, wr_sect x 512 */
 	uint64_t rd_req, wr_req, oo_req, f_req, ds_req;
