@@ -54,7 +54,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "record_size: %s\n", err.msg);
 		return 2;
 	}
-	struct xs_sample s;
+	struct xio_sample s;
 	memset(&s, 0, sizeof(s));
 	snprintf(s.hooks, sizeof(s.hooks), "block_bio_queue block_bio_remap sched_switch");
 	s.has_cpu = s.has_dirty = s.domains_live = s.has_vbd_stats = true;
@@ -62,7 +62,7 @@ int main(int argc, char **argv)
 	for (unsigned d = 0; d < n_dom; d++) {
 		rate[d] = between(1000000, 40000000);
 		uint32_t domid = d + 1, loop = (7u << 20) | d;
-		struct xs_domain dom = {.domid = domid};
+		struct xio_domain dom = {.domid = domid};
 		snprintf(dom.name, sizeof(dom.name), "guest-%03u", domid);
 		snprintf(dom.kind, sizeof(dom.kind), "vbd");
 		snprintf(dom.file, sizeof(dom.file), "/var/lib/xen/images/guest-%03u.img", domid);
@@ -70,26 +70,26 @@ int main(int argc, char **argv)
 		dom.generation = 1;
 		dom.mem_bytes = 2048ull << 20;
 		sample_add_domain(&s, &dom);
-		struct xs_dev dev = {.dev = loop};
+		struct xio_dev dev = {.dev = loop};
 		snprintf(dev.name, sizeof(dev.name), "loop%u", d);
 		sample_add_dev(&s, &dev);
 		uint32_t via[LAYERS_PER_DOMAIN] = {XIOTOP_VIA_DEV, XIOTOP_VIA_INODE,
 		                                   XIOTOP_VIA_LOOPWORK};
 		for (int l = 0; l < LAYERS_PER_DOMAIN; l++) {
-			struct xs_layer layer = {
+			struct xio_layer layer = {
 			    .domid = domid, .dev = l ? HOST_DISK : loop, .via = via[l]};
 			sample_add_layer(&s, &layer);
 		}
-		struct xs_dom_counters c = {.domid = domid};
+		struct xio_dom_counters c = {.domid = domid};
 		sample_add_counters(&s, &c);
-		struct xs_vbd_stat v = {
+		struct xio_vbd_stat v = {
 		    .domid = domid, .devid = 51712, .backend_dev = loop, .instance = 1000 + d};
 		sample_add_vbd_stat(&s, &v);
 	}
-	struct xs_dev sda = {.dev = HOST_DISK, .is_leaf = true};
+	struct xio_dev sda = {.dev = HOST_DISK, .is_leaf = true};
 	snprintf(sda.name, sizeof(sda.name), "sda");
 	sample_add_dev(&s, &sda);
-	struct xs_disk disk = {.dev = HOST_DISK};
+	struct xio_disk disk = {.dev = HOST_DISK};
 	snprintf(disk.name, sizeof(disk.name), "sda");
 	sample_add_disk(&s, &disk);
 
@@ -111,13 +111,13 @@ int main(int argc, char **argv)
 				io->wr_ios += wr / 65536 + 1;
 				io->rd_ios += rd / 65536 + 1;
 			}
-			struct xs_dom_counters *c = &s.counters[d];
-			c->cpu_ns[XS_CPU_BACKEND] += between(1000000, 100000000);
-			c->cpu_ns[XS_CPU_LOOP] += between(1000000, 50000000);
+			struct xio_dom_counters *c = &s.counters[d];
+			c->cpu_ns[XIO_CPU_BACKEND] += between(1000000, 100000000);
+			c->cpu_ns[XIO_CPU_LOOP] += between(1000000, 50000000);
 			c->dirtied_bytes += wr;
 			c->written_back_bytes += wr - wr % 65536;
 			c->guest_cpu_ns += (int64_t)between(100000000, 1000000000);
-			struct xs_vbd_stat *v = &s.vbd_stats[d];
+			struct xio_vbd_stat *v = &s.vbd_stats[d];
 			v->wr_bytes += wr;
 			v->rd_bytes += rd;
 			v->wr_req += wr / 65536 + 1;

@@ -127,7 +127,7 @@ struct xiotop_inode_key {
 	unsigned int pad;
 };
 
-/* dom0 CPU roles; the sample's enum xs_cpu_role uses the same order (tracer.c asserts it at
+/* dom0 CPU roles; the sample's enum xio_cpu_role uses the same order (tracer.c asserts it at
  * compile time, so the two cannot drift apart). */
 enum xiotop_cpu_role {
 	XIOTOP_CPU_BACKEND = 0,  /* blkback threads */

@@ -21,7 +21,7 @@
  * every column. */
 #define BATCH_COLUMNS    80
 #define BATCH_WIDE       100000
-#define BATCH_LINE_BYTES (4 * (4 * XS_NAME_MAX + 8 * FIELD_MAX) + 1)
+#define BATCH_LINE_BYTES (4 * (4 * XIO_NAME_MAX + 8 * FIELD_MAX) + 1)
 
 int batch_parse_format(const char *s, enum batch_format *out)
 {

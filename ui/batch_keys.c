@@ -59,9 +59,9 @@ static void put_cpu_by_role(FILE *out, const struct model_interval *m, const str
 		fputs("null", out);
 		return;
 	}
-	for (int r = 0; r < XS_CPU_ROLES; r++)
+	for (int r = 0; r < XIO_CPU_ROLES; r++)
 		fprintf(out, "%s\"%s\":%" PRIu64, r ? "," : "{",
-		        model_cpu_role_key((enum xs_cpu_role)r), d->cpu_ns_by_role[r]);
+		        model_cpu_role_key((enum xio_cpu_role)r), d->cpu_ns_by_role[r]);
 	fputc('}', out);
 }
 

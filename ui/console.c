@@ -89,7 +89,7 @@ static enum pace live_wait(void *ctx)
 }
 
 /* The first sample is shown at once (names, rates "-"), then every interval. */
-static int live_sample_shown(void *ctx, const struct xs_sample *s, bool first)
+static int live_sample_shown(void *ctx, const struct xio_sample *s, bool first)
 {
 	struct console_run *r = ctx;
 	if (!first)

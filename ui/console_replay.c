@@ -14,7 +14,7 @@
 #define IDLE_WAIT_MS 500 /* not playing: wake this often to notice the stop flag */
 
 /* Shows the interval (prev, cur] and frees both samples. */
-static void show_pair(struct console_run *r, struct xs_sample *prev, struct xs_sample *cur,
+static void show_pair(struct console_run *r, struct xio_sample *prev, struct xio_sample *cur,
                       const struct seek_view *v)
 {
 	struct model_interval m, since;
@@ -34,7 +34,7 @@ static void show_pair(struct console_run *r, struct xs_sample *prev, struct xs_s
 /* One move of the feed, shown. 0, or -1 (r->error says why). */
 static int feed_move(struct console_run *r, enum seek_move nav, struct seek_view *v)
 {
-	struct xs_sample prev, cur;
+	struct xio_sample prev, cur;
 	int rc = r->feed->navigate(r->feed->navigate_ctx, nav, clock_mono_ns(), &prev, &cur, v);
 	if (rc > 0)
 		show_pair(r, &prev, &cur, v);

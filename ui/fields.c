@@ -351,7 +351,7 @@ int fields_name_width(const struct field_row *const *rows, size_t n, bool full_n
                       bool ascii_only, int cap)
 {
 	int w = FIELD_NAME_WIDTH;
-	char name[4 * XS_NAME_MAX + 1];
+	char name[4 * XIO_NAME_MAX + 1];
 	for (size_t i = 0; full_names && i < n; i++) {
 		int nw =
 		    text_width(grid_text(field_row_name(rows[i]), ascii_only, name, sizeof(name)));

@@ -146,7 +146,7 @@ static int open_file(struct session *s, int64_t realtime_ns);
 
 /* --dir: the sample that crosses a period's end is the last of its file and the first of
  * the next (readers hand it out once), so each file holds its whole period. */
-static int rotate(struct session *s, const struct xs_sample *cur)
+static int rotate(struct session *s, const struct xio_sample *cur)
 {
 	struct rec_error err;
 	s->stored_at_rotation = false;
@@ -170,7 +170,7 @@ static int rotate(struct session *s, const struct xs_sample *cur)
  * sample is lost (unless it ended the previous file: stored): counted, and said once,
  * then at most once a minute. Every later sample tries a new file; the first stored ends
  * the loss, said too. */
-static int disk_full(struct session *s, const struct xs_sample *cur, bool stored)
+static int disk_full(struct session *s, const struct xio_sample *cur, bool stored)
 {
 	const struct cli_opts *o = s->o;
 	if (s->rec) {
@@ -197,7 +197,7 @@ static int disk_full(struct session *s, const struct xs_sample *cur, bool stored
 	return LOOP_GO_ON;
 }
 
-static int store_sample(void *ctx, const struct xs_sample *cur, bool first)
+static int store_sample(void *ctx, const struct xio_sample *cur, bool first)
 {
 	struct session *s = ctx;
 	struct rec_error err;

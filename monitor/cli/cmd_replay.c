@@ -29,7 +29,7 @@ struct mark_printer {
 	size_t pos; /* the index of the next sample handed out */
 };
 
-static int print_marks_at(void *ctx, const struct xs_sample *s, bool first)
+static int print_marks_at(void *ctx, const struct xio_sample *s, bool first)
 {
 	(void)s;
 	struct mark_printer *p = ctx;

@@ -46,8 +46,8 @@ VALUE(dom0_own_cpu_ns, model_dom0_own_cpu_ns(m))
 VALUE(lost_events, m->lost_events)
 
 /* what only the tracer attributes: the layers below each guest, the unattributed bytes */
-#define STACK XS_ABSENT_STACK
-#define GUEST XS_ABSENT_GUEST_IO
+#define STACK XIO_ABSENT_STACK
+#define GUEST XIO_ABSENT_GUEST_IO
 
 static const char read_help[] = "Bytes read for the domain: at its backend (guest) or at physical "
                                 "devices (physical).";
@@ -228,7 +228,7 @@ static const struct figure table[] = {
                                   .json = "host.vmstat_pgpgout_bytes",
                                   .meaning = "/proc/vmstat pgpgout, in bytes (vmstat bo)",
                                   .unit = "bytes",
-                                  .absent = XS_ABSENT_VMSTAT,
+                                  .absent = XIO_ABSENT_VMSTAT,
                                   .flags = FIGURE_CSV,
                                   .header = "vmstat bo",
                                   .key = "vmstat_pgpgout_bytes",
@@ -240,7 +240,7 @@ static const struct figure table[] = {
                                  .json = "host.vmstat_pgpgin_bytes",
                                  .meaning = "/proc/vmstat pgpgin, in bytes (vmstat bi)",
                                  .unit = "bytes",
-                                 .absent = XS_ABSENT_VMSTAT,
+                                 .absent = XIO_ABSENT_VMSTAT,
                                  .key = "vmstat_pgpgin_bytes",
                                  .metric = {"xiotop_host_vmstat_pgpgin_bytes",
                                             "/proc/vmstat pgpgin, in bytes."},
@@ -250,14 +250,14 @@ static const struct figure table[] = {
                    .json = "host.disks",
                    .meaning = "each leaf (physical) device's bytes, from /proc/diskstats",
                    .unit = "bytes",
-                   .absent = XS_ABSENT_DISKS,
+                   .absent = XIO_ABSENT_DISKS,
                    .key = "disks"},
     [FIG_DISKS_RD_BYTES] = {.scope = FIGURE_HOST,
                             .form = FORM_COUNT,
                             .json = "host.disks[].rd_bytes",
                             .meaning = "bytes read from the leaf devices (per device in disks)",
                             .unit = "bytes",
-                            .absent = XS_ABSENT_DISKS,
+                            .absent = XIO_ABSENT_DISKS,
                             .header = "disks rd",
                             .metric = {"xiotop_host_disk_read_bytes",
                                        "Bytes read from a physical device (/proc/diskstats).",
@@ -268,7 +268,7 @@ static const struct figure table[] = {
                             .json = "host.disks[].wr_bytes",
                             .meaning = "bytes written to the leaf devices (per device in disks)",
                             .unit = "bytes",
-                            .absent = XS_ABSENT_DISKS,
+                            .absent = XIO_ABSENT_DISKS,
                             .header = "wr",
                             .metric = {"xiotop_host_disk_written_bytes",
                                        "Bytes written to a physical device (/proc/diskstats).",

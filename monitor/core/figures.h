@@ -105,7 +105,7 @@ struct figure {
 	enum figure_form form;
 	const char *meaning; /* one line: what it counts (the console's and --help's help) */
 	const char *unit;    /* "bytes", "ns", "requests", "events"; NULL for text */
-	uint32_t absent;     /* enum xs_absent: any of these bits absent makes it unknown */
+	uint32_t absent;     /* enum xio_absent: any of these bits absent makes it unknown */
 	unsigned needs;      /* enum figure_need */
 	unsigned flags;      /* enum figure_flag */
 	const char *header;  /* screen header; NULL when no table column shows it */

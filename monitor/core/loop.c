@@ -4,7 +4,7 @@
 #include "core/clock.h"
 
 /* Every sink's sample hook; the first non-zero verdict (the others still run). */
-static int hand_sample(const struct loop *l, const struct xs_sample *s, bool first)
+static int hand_sample(const struct loop *l, const struct xio_sample *s, bool first)
 {
 	int verdict = LOOP_GO_ON;
 	for (size_t i = 0; i < l->n_sinks; i++) {
@@ -31,7 +31,7 @@ static int hand_interval(const struct loop *l, struct model_interval *m, unsigne
 }
 
 /* One sample after prev: handed out, then its interval. LOOP_GO_ON or how to end. */
-static int step(const struct loop *l, struct xs_sample *prev, struct xs_sample *cur,
+static int step(const struct loop *l, struct xio_sample *prev, struct xio_sample *cur,
                 unsigned long index)
 {
 	int verdict = hand_sample(l, cur, false);
@@ -63,7 +63,7 @@ static int verdict_status(int verdict)
 
 int interval_loop(const struct loop *l)
 {
-	struct xs_sample prev, cur;
+	struct xio_sample prev, cur;
 	int rc = l->src->next(l->src->ctx, &prev);
 	if (rc)
 		return rc == SOURCE_END ? 0 : source_failed(l);

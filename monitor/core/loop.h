@@ -33,7 +33,7 @@ enum { LOOP_GO_ON = 0, LOOP_DONE = -1 }; /* what sinks return, besides an exit s
 struct interval_sink {
 	void *ctx;
 	/* Optional: every sample, before the interval it ends. */
-	int (*sample)(void *ctx, const struct xs_sample *s, bool first);
+	int (*sample)(void *ctx, const struct xio_sample *s, bool first);
 	/* Optional: one interval; index counts from 0. m may be taken (model_move). */
 	int (*interval)(void *ctx, struct model_interval *m, unsigned long index);
 };

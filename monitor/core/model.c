@@ -80,7 +80,7 @@ static bool carries_file_data(uint32_t via)
 
 /* Add bytes to the domain's layer (dev, role), creating it on first use. */
 static int add_layer_bytes(struct model_domain *d, enum model_role role, uint32_t dev,
-                           const struct xs_dev *info, const struct xiotop_io *io)
+                           const struct xio_dev *info, const struct xiotop_io *io)
 {
 	struct model_layer *l = NULL;
 	for (size_t i = 0; i < d->n_layers; i++)
@@ -115,11 +115,11 @@ static int layer_order(const void *a, const void *b)
 	return x->dev < y->dev ? -1 : x->dev > y->dev;
 }
 
-static int charge_layer(struct model_interval *m, const struct xs_sample *cur,
-                        const struct xs_layer *l, const struct xiotop_io *io, size_t cap)
+static int charge_layer(struct model_interval *m, const struct xio_sample *cur,
+                        const struct xio_layer *l, const struct xiotop_io *io, size_t cap)
 {
 	/* without the stack below the guests nothing says what vmstat counted for a domain */
-	bool in_vmstat = XIOTOP_VIA_IN_VMSTAT(l->via) && !(cur->absent & XS_ABSENT_STACK);
+	bool in_vmstat = XIOTOP_VIA_IN_VMSTAT(l->via) && !(cur->absent & XIO_ABSENT_STACK);
 	if (l->domid == XIOTOP_DOM_NONE) {
 		if (in_vmstat) {
 			m->unattr_rd_bytes += io->rd_bytes;
@@ -131,7 +131,7 @@ static int charge_layer(struct model_interval *m, const struct xs_sample *cur,
 	if (!d)
 		return -1;
 	bool file_io = l->via == XIOTOP_VIA_FILEIO; /* no device: the image file itself */
-	const struct xs_dev *info = file_io ? NULL : sample_dev(cur, l->dev);
+	const struct xio_dev *info = file_io ? NULL : sample_dev(cur, l->dev);
 	bool is_leaf = info && info->is_leaf;
 	enum model_role role = role_of(l->via, is_leaf);
 	if (role == ROLE_BACKEND) {
@@ -164,15 +164,15 @@ static void *copy_array(const void *items, size_t n, size_t size)
 }
 
 /* Each domain's latency histograms this interval (a domain only seen in them is added). */
-static int latency_of_interval(const struct xs_sample *prev, const struct xs_sample *cur,
+static int latency_of_interval(const struct xio_sample *prev, const struct xio_sample *cur,
                                struct model_interval *m, size_t cap)
 {
 	m->has_latency = cur->has_latency;
 	for (size_t i = 0; cur->has_latency && i < cur->n_latency; i++) {
-		const struct xs_latency *l = &cur->latency[i];
+		const struct xio_latency *l = &cur->latency[i];
 		if (l->op >= XIOTOP_LAT_OPS || l->domid == XIOTOP_DOM_NONE)
 			continue;
-		const struct xs_latency *p =
+		const struct xio_latency *p =
 		    prev && prev->has_latency ? sample_latency(prev, l->domid, l->op) : NULL;
 		struct model_domain *d = domain_slot(m, l->domid, cap);
 		if (!d)
@@ -190,24 +190,24 @@ void model_move(struct model_interval *dst, struct model_interval *src)
 
 /* Each layer's bytes this interval, charged to its domain; prev's layers are looked up
  * by key in a sorted copy (a host has thousands). */
-static int layer_deltas(const struct xs_sample *prev, const struct xs_sample *cur,
+static int layer_deltas(const struct xio_sample *prev, const struct xio_sample *cur,
                         struct model_interval *out, size_t cap)
 {
-	struct xs_layer *sorted_prev = NULL;
+	struct xio_layer *sorted_prev = NULL;
 	if (prev && prev->n_layers) {
 		sorted_prev = malloc(prev->n_layers * sizeof(*sorted_prev));
 		if (!sorted_prev)
 			return -1;
 		memcpy(sorted_prev, prev->layers, prev->n_layers * sizeof(*sorted_prev));
-		qsort(sorted_prev, prev->n_layers, sizeof(*sorted_prev), xs_layer_key_cmp);
+		qsort(sorted_prev, prev->n_layers, sizeof(*sorted_prev), xio_layer_key_cmp);
 	}
 	int rc = 0;
 	for (size_t i = 0; i < cur->n_layers && !rc; i++) {
-		const struct xs_layer *l = &cur->layers[i];
-		const struct xs_layer *p = sorted_prev
-		                               ? bsearch(l, sorted_prev, prev->n_layers,
-		                                         sizeof(*sorted_prev), xs_layer_key_cmp)
-		                               : NULL;
+		const struct xio_layer *l = &cur->layers[i];
+		const struct xio_layer *p = sorted_prev
+		                                ? bsearch(l, sorted_prev, prev->n_layers,
+		                                          sizeof(*sorted_prev), xio_layer_key_cmp)
+		                                : NULL;
 		struct xiotop_io io = io_delta(&l->io, p ? &p->io : NULL);
 		rc = charge_layer(out, cur, l, &io, cap);
 	}
@@ -216,16 +216,16 @@ static int layer_deltas(const struct xs_sample *prev, const struct xs_sample *cu
 }
 
 /* Each domain's dom0 CPU by role, its page-cache traffic and its vCPU time. */
-static int counter_deltas(const struct xs_sample *prev, const struct xs_sample *cur,
+static int counter_deltas(const struct xio_sample *prev, const struct xio_sample *cur,
                           struct model_interval *out, size_t cap)
 {
 	for (size_t i = 0; i < cur->n_counters; i++) {
-		const struct xs_dom_counters *c = &cur->counters[i];
-		const struct xs_dom_counters *p = prev ? sample_counters(prev, c->domid) : NULL;
+		const struct xio_dom_counters *c = &cur->counters[i];
+		const struct xio_dom_counters *p = prev ? sample_counters(prev, c->domid) : NULL;
 		struct model_domain *d = domain_slot(out, c->domid, cap);
 		if (!d)
 			return -1;
-		for (int r = 0; r < XS_CPU_ROLES; r++) {
+		for (int r = 0; r < XIO_CPU_ROLES; r++) {
 			d->cpu_ns_by_role[r] = delta(c->cpu_ns[r], p ? p->cpu_ns[r] : 0);
 			d->cpu_ns += d->cpu_ns_by_role[r];
 		}
@@ -242,12 +242,12 @@ static int counter_deltas(const struct xs_sample *prev, const struct xs_sample *
 }
 
 /* Each leaf disk's bytes this interval (/proc/diskstats). */
-static void disk_deltas(const struct xs_sample *prev, const struct xs_sample *cur,
+static void disk_deltas(const struct xio_sample *prev, const struct xio_sample *cur,
                         struct model_interval *out)
 {
 	for (size_t i = 0; i < cur->n_disks; i++) {
-		const struct xs_disk *c = &cur->disks[i];
-		const struct xs_disk *p = NULL;
+		const struct xio_disk *c = &cur->disks[i];
+		const struct xio_disk *p = NULL;
 		for (size_t j = 0; prev && j < prev->n_disks; j++)
 			if (prev->disks[j].dev == c->dev)
 				p = &prev->disks[j];
@@ -260,7 +260,7 @@ static void disk_deltas(const struct xs_sample *prev, const struct xs_sample *cu
 	}
 }
 
-int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
+int model_compute(const struct xio_sample *prev, const struct xio_sample *cur,
                   struct model_interval *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -358,17 +358,17 @@ uint64_t model_dom0_own_cpu_ns(const struct model_interval *m)
 	return m->host_busy_ns > charged ? m->host_busy_ns - charged : 0;
 }
 
-static const char *const cpu_role_keys[XS_CPU_ROLES] = {"backend", "device_model", "loop",
-                                                        "writeback"};
-static const char *const cpu_role_texts[XS_CPU_ROLES] = {"backend", "device model", "loop",
+static const char *const cpu_role_keys[XIO_CPU_ROLES] = {"backend", "device_model", "loop",
                                                          "writeback"};
+static const char *const cpu_role_texts[XIO_CPU_ROLES] = {"backend", "device model", "loop",
+                                                          "writeback"};
 
-const char *model_cpu_role_key(enum xs_cpu_role r)
+const char *model_cpu_role_key(enum xio_cpu_role r)
 {
-	return (unsigned)r < XS_CPU_ROLES ? cpu_role_keys[r] : "?";
+	return (unsigned)r < XIO_CPU_ROLES ? cpu_role_keys[r] : "?";
 }
 
-const char *model_cpu_role_text(enum xs_cpu_role r)
+const char *model_cpu_role_text(enum xio_cpu_role r)
 {
-	return (unsigned)r < XS_CPU_ROLES ? cpu_role_texts[r] : "?";
+	return (unsigned)r < XIO_CPU_ROLES ? cpu_role_texts[r] : "?";
 }

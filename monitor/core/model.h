@@ -6,7 +6,7 @@
  * bytes (leaf devices), bytes vmstat counts beyond the physical ones (double_counted),
  * and its layers with roles. The identity it keeps:
  *   vmstat pgpgout ~= sum(phys_wr + double_counted) + unattributed.wr_bytes
- * Counters a sample marks absent (xs_sample.absent: an imported recording) are unknown in
+ * Counters a sample marks absent (xio_sample.absent: an imported recording) are unknown in
  * the interval too (model_interval.absent): without the stack below the guests no layer is
  * counted in a domain's vmstat bytes, so its double_counted stays 0 and means nothing.
  * Pure: no I/O, no globals; safe on replayed or synthetic samples. An interval is
@@ -33,7 +33,7 @@ struct model_layer {
 /* One vbd: blkback's own count beside xiotop's, this interval (see model_xen.c). */
 struct model_vbd {
 	uint32_t devid;
-	uint32_t source;                             /* enum xs_vbd_source */
+	uint32_t source;                             /* enum xio_vbd_source */
 	uint64_t rd_bytes, wr_bytes, rd_req, wr_req; /* blkback's (or libxenstat's) count */
 	bool xiotop_known; /* its backend device is known, so xiotop's figures mean something */
 	uint64_t xiotop_rd_bytes, xiotop_wr_bytes; /* xiotop's bytes at that backend device */
@@ -45,12 +45,12 @@ struct model_vbd {
 
 struct model_domain {
 	uint32_t domid;
-	const struct xs_domain *info; /* names (cur's, copied); NULL if only seen in counters */
+	const struct xio_domain *info; /* names (cur's, copied); NULL if only seen in counters */
 	uint64_t guest_rd_bytes, guest_wr_bytes, guest_rd_ios, guest_wr_ios;
 	uint64_t phys_rd_bytes, phys_wr_bytes;
-	uint64_t vmstat_wr_bytes;              /* what pgpgout counted for this domain */
-	uint64_t double_counted_bytes;         /* vmstat_wr_bytes - phys_wr_bytes, >= 0 */
-	uint64_t cpu_ns_by_role[XS_CPU_ROLES]; /* dom0 CPU spent for it this interval */
+	uint64_t vmstat_wr_bytes;               /* what pgpgout counted for this domain */
+	uint64_t double_counted_bytes;          /* vmstat_wr_bytes - phys_wr_bytes, >= 0 */
+	uint64_t cpu_ns_by_role[XIO_CPU_ROLES]; /* dom0 CPU spent for it this interval */
 	uint64_t cpu_ns;
 	uint64_t dirtied_bytes, written_back_bytes; /* this interval */
 	uint64_t dirty_backlog_bytes;               /* dirtied, not yet written back (cumulative) */
@@ -65,7 +65,7 @@ struct model_domain {
 };
 
 struct model_disk {
-	const struct xs_disk *disk;
+	const struct xio_disk *disk;
 	uint64_t rd_bytes, wr_bytes;
 	uint64_t rd_ios, wr_ios; /* requests completed (diskstats), for their average size */
 };
@@ -77,7 +77,7 @@ struct model_interval {
 	uint64_t lost_events;
 	uint64_t unattr_rd_bytes, unattr_wr_bytes;
 	bool has_cpu, has_dirty;
-	uint32_t absent;              /* enum xs_absent: counters either sample lacks (unknown) */
+	uint32_t absent;              /* enum xio_absent: counters either sample lacks (unknown) */
 	uint64_t host_busy_ns;        /* this interval, all CPUs */
 	uint64_t cpu_unattributed_ns; /* this interval */
 	const char *hooks;            /* from cur */
@@ -92,19 +92,19 @@ struct model_interval {
 	uint32_t *dom_index;
 	size_t dom_index_mask;
 	/* what info, disk and hooks point into (owned) */
-	struct xs_domain *own_infos;
-	struct xs_disk *own_disks;
+	struct xio_domain *own_infos;
+	struct xio_disk *own_disks;
 	char *own_hooks;
 };
 
-int model_compute(const struct xs_sample *prev, const struct xs_sample *cur,
+int model_compute(const struct xio_sample *prev, const struct xio_sample *cur,
                   struct model_interval *out);
 void model_free(struct model_interval *m);
 /* Hands src's contents to dst (src is left empty; freeing it is a no-op). */
 void model_move(struct model_interval *dst, struct model_interval *src);
 /* The Xen part of model_compute(), run at its end: per-vbd cross-check, counters that
  * restart with a new domain on a reused domid, and domains that left. 0 or -1 (ENOMEM). */
-int model_xen_compute(const struct xs_sample *prev, const struct xs_sample *cur,
+int model_xen_compute(const struct xio_sample *prev, const struct xio_sample *cur,
                       struct model_interval *m);
 const char *model_role_name(enum model_role r);
 
@@ -122,7 +122,7 @@ void model_host_totals(const struct model_interval *m, struct model_host_totals 
 uint64_t model_dom0_own_cpu_ns(const struct model_interval *m);
 /* A CPU role's name as a key (JSON, CSV, label: "device_model") and as text ("device
  * model"). */
-const char *model_cpu_role_key(enum xs_cpu_role r);
-const char *model_cpu_role_text(enum xs_cpu_role r);
+const char *model_cpu_role_key(enum xio_cpu_role r);
+const char *model_cpu_role_text(enum xio_cpu_role r);
 
 #endif

@@ -10,7 +10,7 @@
  *   request after submitting its bios, the tracer each bio as it is queued). Those bytes
  *   fall in one side's interval and the other's next: timing, not a miss.
  * - A vbd's counters not read for a sample (libxenstat did not answer for a qdisk vbd)
- *   are carried in it (xs_vbd_stat.read): that interval has no counts for the vbd, and
+ *   are carried in it (xio_vbd_stat.read): that interval has no counts for the vbd, and
  *   the next read is a delta from the counts last read, never from zero (which counted a
  *   qdisk's bytes twice); a vbd listed and never read has no counts until read twice.
  * - A domid reused by a new domain (another generation, or another uuid) restarts the
@@ -34,7 +34,7 @@ static uint64_t delta(uint64_t cur, uint64_t prev)
 }
 
 /* Is cur's domain another one than prev's under the same domid? */
-static bool new_incarnation(const struct xs_domain *prev, const struct xs_domain *cur)
+static bool new_incarnation(const struct xio_domain *prev, const struct xio_domain *cur)
 {
 	if (!prev || !cur)
 		return false;
@@ -72,21 +72,21 @@ static void xiotop_bytes(const struct model_domain *d, uint32_t dev, struct mode
 	}
 }
 
-static int add_vbd(const struct xs_sample *prev, const struct xs_sample *cur,
-                   const struct xs_vbd_stat *v, struct model_domain *d)
+static int add_vbd(const struct xio_sample *prev, const struct xio_sample *cur,
+                   const struct xio_vbd_stat *v, struct model_domain *d)
 {
-	if (v->read != XS_VBD_READ)
+	if (v->read != XIO_VBD_READ)
 		return 0; /* not read this time: this interval's counts are unknown */
-	const struct xs_vbd_stat *p = prev ? sample_vbd_stat(prev, v->domid, v->devid) : NULL;
+	const struct xio_vbd_stat *p = prev ? sample_vbd_stat(prev, v->domid, v->devid) : NULL;
 	if (p && new_incarnation(sample_domain(prev, v->domid), sample_domain(cur, v->domid)))
 		p = NULL; /* another domain than the one counted before */
-	if (p && p->read == XS_VBD_UNREAD)
+	if (p && p->read == XIO_VBD_UNREAD)
 		return 0; /* listed before and never read: not a delta from zero, unknown */
 	if (p && (p->instance != v->instance || p->source != v->source))
 		p = NULL; /* another vbd than the one counted before */
 	/* read again after a gap: since the counts last read, more than this interval, so
 	 * xiotop's bytes of this interval are no measure of them */
-	bool since_gap = p && p->read == XS_VBD_CARRIED;
+	bool since_gap = p && p->read == XIO_VBD_CARRIED;
 	struct model_vbd *nv = realloc(d->vbds, (d->n_vbds + 1) * sizeof(*nv));
 	if (!nv)
 		return -1;
@@ -115,12 +115,12 @@ static int cmp_vbd(const void *a, const void *b)
 }
 
 /* The vCPU time of a new domain on a reused domid: all of it is since it started. */
-static void restart_guest_cpu(const struct xs_sample *prev, const struct xs_sample *cur,
+static void restart_guest_cpu(const struct xio_sample *prev, const struct xio_sample *cur,
                               struct model_domain *d)
 {
 	if (!prev || !d->info || !new_incarnation(sample_domain(prev, d->domid), d->info))
 		return;
-	const struct xs_dom_counters *c = sample_counters(cur, d->domid);
+	const struct xio_dom_counters *c = sample_counters(cur, d->domid);
 	d->guest_cpu_ns = c && c->guest_cpu_ns >= 0 ? c->guest_cpu_ns : -1;
 }
 
@@ -150,7 +150,7 @@ static void drop_departed(struct model_interval *m)
 	m->n_domains = kept;
 }
 
-int model_xen_compute(const struct xs_sample *prev, const struct xs_sample *cur,
+int model_xen_compute(const struct xio_sample *prev, const struct xio_sample *cur,
                       struct model_interval *m)
 {
 	m->has_vbd_stats = cur->has_vbd_stats;

@@ -1,10 +1,10 @@
-/* sample.c - ownership and lookup for struct xs_sample; see sample.h. */
+/* sample.c - ownership and lookup for struct xio_sample; see sample.h. */
 #include "core/sample.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-void sample_free(struct xs_sample *s)
+void sample_free(struct xio_sample *s)
 {
 	free(s->layers);
 	free(s->devs);
@@ -16,7 +16,7 @@ void sample_free(struct xs_sample *s)
 	memset(s, 0, sizeof(*s));
 }
 
-const struct xs_dom_counters *sample_counters(const struct xs_sample *s, uint32_t domid)
+const struct xio_dom_counters *sample_counters(const struct xio_sample *s, uint32_t domid)
 {
 	for (size_t i = 0; i < s->n_counters; i++)
 		if (s->counters[i].domid == domid)
@@ -33,7 +33,7 @@ static size_t capacity_for(size_t n)
 	return cap;
 }
 
-const struct xs_dev *sample_dev(const struct xs_sample *s, uint32_t dev)
+const struct xio_dev *sample_dev(const struct xio_sample *s, uint32_t dev)
 {
 	for (size_t i = 0; i < s->n_devs; i++)
 		if (s->devs[i].dev == dev)
@@ -41,7 +41,7 @@ const struct xs_dev *sample_dev(const struct xs_sample *s, uint32_t dev)
 	return NULL;
 }
 
-const struct xs_domain *sample_domain(const struct xs_sample *s, uint32_t domid)
+const struct xio_domain *sample_domain(const struct xio_sample *s, uint32_t domid)
 {
 	for (size_t i = 0; i < s->n_domains; i++)
 		if (s->domains[i].domid == domid)
@@ -63,8 +63,8 @@ static int append(void **arr, size_t *n, const void *item, size_t size)
 	return 0;
 }
 
-int xs_layer_key_order(uint32_t a_domid, uint32_t a_dev, uint32_t a_via, uint32_t b_domid,
-                       uint32_t b_dev, uint32_t b_via)
+int xio_layer_key_order(uint32_t a_domid, uint32_t a_dev, uint32_t a_via, uint32_t b_domid,
+                        uint32_t b_dev, uint32_t b_via)
 {
 	if (a_domid != b_domid)
 		return a_domid < b_domid ? -1 : 1;
@@ -75,43 +75,44 @@ int xs_layer_key_order(uint32_t a_domid, uint32_t a_dev, uint32_t a_via, uint32_
 	return 0;
 }
 
-int xs_layer_key_cmp(const void *a, const void *b)
+int xio_layer_key_cmp(const void *a, const void *b)
 {
-	const struct xs_layer *x = a, *y = b;
-	return xs_layer_key_order(x->domid, x->dev, x->via, y->domid, y->dev, y->via);
+	const struct xio_layer *x = a, *y = b;
+	return xio_layer_key_order(x->domid, x->dev, x->via, y->domid, y->dev, y->via);
 }
 
-int sample_add_layer(struct xs_sample *s, const struct xs_layer *l)
+int sample_add_layer(struct xio_sample *s, const struct xio_layer *l)
 {
 	return append((void **)&s->layers, &s->n_layers, l, sizeof(*l));
 }
 
-int sample_add_dev(struct xs_sample *s, const struct xs_dev *d)
+int sample_add_dev(struct xio_sample *s, const struct xio_dev *d)
 {
 	return append((void **)&s->devs, &s->n_devs, d, sizeof(*d));
 }
 
-int sample_add_disk(struct xs_sample *s, const struct xs_disk *d)
+int sample_add_disk(struct xio_sample *s, const struct xio_disk *d)
 {
 	return append((void **)&s->disks, &s->n_disks, d, sizeof(*d));
 }
 
-int sample_add_domain(struct xs_sample *s, const struct xs_domain *d)
+int sample_add_domain(struct xio_sample *s, const struct xio_domain *d)
 {
 	return append((void **)&s->domains, &s->n_domains, d, sizeof(*d));
 }
 
-int sample_add_counters(struct xs_sample *s, const struct xs_dom_counters *c)
+int sample_add_counters(struct xio_sample *s, const struct xio_dom_counters *c)
 {
 	return append((void **)&s->counters, &s->n_counters, c, sizeof(*c));
 }
 
-int sample_add_vbd_stat(struct xs_sample *s, const struct xs_vbd_stat *v)
+int sample_add_vbd_stat(struct xio_sample *s, const struct xio_vbd_stat *v)
 {
 	return append((void **)&s->vbd_stats, &s->n_vbd_stats, v, sizeof(*v));
 }
 
-const struct xs_vbd_stat *sample_vbd_stat(const struct xs_sample *s, uint32_t domid, uint32_t devid)
+const struct xio_vbd_stat *sample_vbd_stat(const struct xio_sample *s, uint32_t domid,
+                                           uint32_t devid)
 {
 	for (size_t i = 0; i < s->n_vbd_stats; i++)
 		if (s->vbd_stats[i].domid == domid && s->vbd_stats[i].devid == devid)
@@ -119,12 +120,12 @@ const struct xs_vbd_stat *sample_vbd_stat(const struct xs_sample *s, uint32_t do
 	return NULL;
 }
 
-int sample_add_latency(struct xs_sample *s, const struct xs_latency *l)
+int sample_add_latency(struct xio_sample *s, const struct xio_latency *l)
 {
 	return append((void **)&s->latency, &s->n_latency, l, sizeof(*l));
 }
 
-const struct xs_latency *sample_latency(const struct xs_sample *s, uint32_t domid, uint32_t op)
+const struct xio_latency *sample_latency(const struct xio_sample *s, uint32_t domid, uint32_t op)
 {
 	for (size_t i = 0; i < s->n_latency; i++)
 		if (s->latency[i].domid == domid && s->latency[i].op == op)

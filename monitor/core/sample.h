@@ -5,6 +5,8 @@
  * which devices are leaves. Live collection, replay and tests all produce samples; the
  * console, batch output, recorder and explain only consume them. Rates and per-interval
  * figures come from two samples through model.h. All arrays are owned by the sample.
+ * Its names start with xio_ (XIO_): xs_ is xenstore's, for Xen people and in this tree
+ * (sources/topology/xsdump.c, libxenstore).
  */
 #ifndef XIOTOP_SAMPLE_H
 #define XIOTOP_SAMPLE_H
@@ -15,11 +17,11 @@
 
 #include "bpf/xiotop.h"
 
-#define XS_NAME_MAX 64
-#define XS_PATH_MAX 256
+#define XIO_NAME_MAX 64
+#define XIO_PATH_MAX 256
 
 /* Bytes charged to one (domain, device, rule). */
-struct xs_layer {
+struct xio_layer {
 	uint32_t domid; /* XIOTOP_DOM_NONE: unattributed */
 	uint32_t dev;   /* kernel dev_t */
 	uint32_t via;   /* enum xiotop_via */
@@ -27,43 +29,43 @@ struct xs_layer {
 };
 
 /* A block device named in the sample. */
-struct xs_dev {
+struct xio_dev {
 	uint32_t dev;
 	char name[32];
 	bool is_leaf; /* physical: counted in phys_* and host disks */
 };
 
 /* Host ground truth for one leaf device, from /proc/diskstats. */
-struct xs_disk {
+struct xio_disk {
 	uint32_t dev;
 	char name[32];
 	uint64_t rd_bytes, wr_bytes, rd_ios, wr_ios;
 };
 
 /* dom0 CPU spent for a domain, by role (cumulative ns). */
-enum xs_cpu_role {
-	XS_CPU_BACKEND,
-	XS_CPU_DEVICE_MODEL,
-	XS_CPU_LOOP,
-	XS_CPU_WRITEBACK,
-	XS_CPU_ROLES
+enum xio_cpu_role {
+	XIO_CPU_BACKEND,
+	XIO_CPU_DEVICE_MODEL,
+	XIO_CPU_LOOP,
+	XIO_CPU_WRITEBACK,
+	XIO_CPU_ROLES
 };
 
 /* Per-domain counters that are not per device (cumulative). */
-struct xs_dom_counters {
+struct xio_dom_counters {
 	uint32_t domid;
-	uint64_t cpu_ns[XS_CPU_ROLES];
+	uint64_t cpu_ns[XIO_CPU_ROLES];
 	uint64_t dirtied_bytes;      /* written into dom0 page cache for it */
 	uint64_t written_back_bytes; /* of those, written back since */
 	int64_t guest_cpu_ns;        /* vCPU time from the hypervisor; -1 unknown */
 };
 
-struct xs_domain {
+struct xio_domain {
 	uint32_t domid;
-	char name[XS_NAME_MAX]; /* raw (guest-controlled): sanitize on output */
-	char kind[8];           /* "vbd", "qdisk", "mixed", "" */
-	char file[XS_PATH_MAX]; /* backing/image file of its first file-backed backend */
-	bool missing;           /* a backend could not be resolved */
+	char name[XIO_NAME_MAX]; /* raw (guest-controlled): sanitize on output */
+	char kind[8];            /* "vbd", "qdisk", "mixed", "" */
+	char file[XIO_PATH_MAX]; /* backing/image file of its first file-backed backend */
+	bool missing;            /* a backend could not be resolved */
 	/* which domain this is, beyond its id: ids are reused after a domain is destroyed */
 	char uuid[40];       /* from /local/domain/<domid>/vm; "" unknown */
 	uint32_t generation; /* 1, 2, ...: the how-manieth domain with this id; 0 unknown */
@@ -71,32 +73,32 @@ struct xs_domain {
 };
 
 /* I/O latency of one (domain, op) at its guest-visible layer (--latency; cumulative). */
-struct xs_latency {
+struct xio_latency {
 	uint32_t domid;
 	uint32_t op; /* XIOTOP_LAT_READ, XIOTOP_LAT_WRITE */
 	struct xiotop_lat hist;
 };
 
 /* blkback's own per-vbd counters (cumulative), for cross-checking xiotop's figures. */
-enum xs_vbd_source {
-	XS_VBD_BLKBACK, /* <sysfs>/bus/xen-backend/devices/vbd-<domid>-<devid>/statistics */
-	XS_VBD_XENSTAT, /* libxenstat, for a vbd blkback's sysfs does not show (qdisk) */
+enum xio_vbd_source {
+	XIO_VBD_BLKBACK, /* <sysfs>/bus/xen-backend/devices/vbd-<domid>-<devid>/statistics */
+	XIO_VBD_XENSTAT, /* libxenstat, for a vbd blkback's sysfs does not show (qdisk) */
 };
 /* Whether a vbd's counters were read for this sample. A vbd that is listed but was not
  * read is not a new vbd: its next counters are not a delta from zero. */
-enum xs_vbd_read {
-	XS_VBD_READ,    /* read now */
-	XS_VBD_CARRIED, /* not read now (libxenstat did not answer for it): the counters are
-	                 * the ones last read, in an earlier sample */
-	XS_VBD_UNREAD,  /* not read now nor since xiotop started, and older than that: its
-	                 * counters are unknown (0 here) */
+enum xio_vbd_read {
+	XIO_VBD_READ,    /* read now */
+	XIO_VBD_CARRIED, /* not read now (libxenstat did not answer for it): the counters are
+	                  * the ones last read, in an earlier sample */
+	XIO_VBD_UNREAD,  /* not read now nor since xiotop started, and older than that: its
+	                  * counters are unknown (0 here) */
 };
-struct xs_vbd_stat {
+struct xio_vbd_stat {
 	uint32_t domid;
 	uint32_t devid;       /* xenstore <devid>: 51712 is xvda */
 	uint32_t backend_dev; /* kernel dev_t blkback serves it from; 0 unknown */
-	uint32_t source;      /* enum xs_vbd_source */
-	uint32_t read;        /* enum xs_vbd_read */
+	uint32_t source;      /* enum xio_vbd_source */
+	uint32_t read;        /* enum xio_vbd_read */
 	uint32_t zero_pad;    /* named, so an initializer zeroes it: copies compare byte for byte */
 	uint64_t instance;    /* changes when the vbd is torn down and made again; 0 unknown */
 	uint64_t rd_bytes, wr_bytes; /* rd_sect, wr_sect x 512 */
@@ -107,19 +109,19 @@ struct xs_vbd_stat {
 	uint64_t skew_rd_bytes, skew_wr_bytes;
 };
 
-/* Counters a sample does not hold (xs_sample.absent, a set of these bits). A live sample
+/* Counters a sample does not hold (xio_sample.absent, a set of these bits). A live sample
  * holds every one (0); an imported one (import/) only those its logs gave. Whoever shows
  * or judges an absent counter shows it unknown (null, "-") or says it is missing, never 0. */
-enum xs_absent {
-	XS_ABSENT_GUEST_IO = 1u << 0, /* per-domain guest bytes and requests (the top layers) */
-	XS_ABSENT_STACK = 1u << 1,    /* what only the tracer attributes: the layers below each
-	                               * guest (its physical bytes, its share of vmstat bo and so
-	                               * its double counting) and the unattributed bytes */
-	XS_ABSENT_VMSTAT = 1u << 2,   /* vmstat_pgpgin_kb, vmstat_pgpgout_kb */
-	XS_ABSENT_DISKS = 1u << 3,    /* disks[]: the leaf devices' bytes */
+enum xio_absent {
+	XIO_ABSENT_GUEST_IO = 1u << 0, /* per-domain guest bytes and requests (the top layers) */
+	XIO_ABSENT_STACK = 1u << 1,    /* what only the tracer attributes: the layers below each
+	                                * guest (its physical bytes, its share of vmstat bo and so
+	                                * its double counting) and the unattributed bytes */
+	XIO_ABSENT_VMSTAT = 1u << 2,   /* vmstat_pgpgin_kb, vmstat_pgpgout_kb */
+	XIO_ABSENT_DISKS = 1u << 3,    /* disks[]: the leaf devices' bytes */
 };
 
-struct xs_sample {
+struct xio_sample {
 	int64_t realtime_ns;   /* wall clock, for output */
 	uint64_t monotonic_ns; /* for intervals */
 	uint64_t vmstat_pgpgin_kb, vmstat_pgpgout_kb;
@@ -129,48 +131,48 @@ struct xs_sample {
 	bool has_cpu;                 /* CPU counters were collected */
 	bool has_dirty;               /* dirty page counters were collected */
 	char hooks[256];              /* which hooks are active, for headers */
-	uint32_t absent;              /* enum xs_absent bits; 0: every counter is there */
+	uint32_t absent;              /* enum xio_absent bits; 0: every counter is there */
 
-	struct xs_layer *layers;
+	struct xio_layer *layers;
 	size_t n_layers;
-	struct xs_dev *devs;
+	struct xio_dev *devs;
 	size_t n_devs;
-	struct xs_disk *disks;
+	struct xio_disk *disks;
 	size_t n_disks;
-	struct xs_domain *domains;
+	struct xio_domain *domains;
 	size_t n_domains; /* sorted by domid */
-	struct xs_dom_counters *counters;
+	struct xio_dom_counters *counters;
 	size_t n_counters;
 	bool domains_live;  /* domains[] is the hypervisor's list: one not in it has left */
 	bool has_vbd_stats; /* vbd_stats were read (a Xen dom0); else none exist here */
-	struct xs_vbd_stat *vbd_stats;
+	struct xio_vbd_stat *vbd_stats;
 	size_t n_vbd_stats;
 	bool has_latency; /* latency was timed (--latency): latency[] holds every histogram */
-	struct xs_latency *latency;
+	struct xio_latency *latency;
 	size_t n_latency;
 };
 
-void sample_free(struct xs_sample *s);
-const struct xs_dev *sample_dev(const struct xs_sample *s, uint32_t dev);
-const struct xs_domain *sample_domain(const struct xs_sample *s, uint32_t domid);
+void sample_free(struct xio_sample *s);
+const struct xio_dev *sample_dev(const struct xio_sample *s, uint32_t dev);
+const struct xio_domain *sample_domain(const struct xio_sample *s, uint32_t domid);
 /* The order of layer keys (domid, dev, via): <0, 0 or >0 as key a sorts before, with or
  * after key b. One order for the tracer, which merges equal keys, the model, which finds a
  * layer's previous value, and the recorder's key ids. */
-int xs_layer_key_order(uint32_t a_domid, uint32_t a_dev, uint32_t a_via, uint32_t b_domid,
-                       uint32_t b_dev, uint32_t b_via);
-/* qsort/bsearch comparator of struct xs_layer by that order. */
-int xs_layer_key_cmp(const void *a, const void *b);
+int xio_layer_key_order(uint32_t a_domid, uint32_t a_dev, uint32_t a_via, uint32_t b_domid,
+                        uint32_t b_dev, uint32_t b_via);
+/* qsort/bsearch comparator of struct xio_layer by that order. */
+int xio_layer_key_cmp(const void *a, const void *b);
 /* Append helpers used by producers (collector, replay, tests). -1 on ENOMEM. */
-int sample_add_layer(struct xs_sample *s, const struct xs_layer *l);
-int sample_add_dev(struct xs_sample *s, const struct xs_dev *d);
-int sample_add_disk(struct xs_sample *s, const struct xs_disk *d);
-int sample_add_domain(struct xs_sample *s, const struct xs_domain *d);
-int sample_add_counters(struct xs_sample *s, const struct xs_dom_counters *c);
-int sample_add_vbd_stat(struct xs_sample *s, const struct xs_vbd_stat *v);
-int sample_add_latency(struct xs_sample *s, const struct xs_latency *l);
-const struct xs_latency *sample_latency(const struct xs_sample *s, uint32_t domid, uint32_t op);
-const struct xs_vbd_stat *sample_vbd_stat(const struct xs_sample *s, uint32_t domid,
-                                          uint32_t devid);
-const struct xs_dom_counters *sample_counters(const struct xs_sample *s, uint32_t domid);
+int sample_add_layer(struct xio_sample *s, const struct xio_layer *l);
+int sample_add_dev(struct xio_sample *s, const struct xio_dev *d);
+int sample_add_disk(struct xio_sample *s, const struct xio_disk *d);
+int sample_add_domain(struct xio_sample *s, const struct xio_domain *d);
+int sample_add_counters(struct xio_sample *s, const struct xio_dom_counters *c);
+int sample_add_vbd_stat(struct xio_sample *s, const struct xio_vbd_stat *v);
+int sample_add_latency(struct xio_sample *s, const struct xio_latency *l);
+const struct xio_latency *sample_latency(const struct xio_sample *s, uint32_t domid, uint32_t op);
+const struct xio_vbd_stat *sample_vbd_stat(const struct xio_sample *s, uint32_t domid,
+                                           uint32_t devid);
+const struct xio_dom_counters *sample_counters(const struct xio_sample *s, uint32_t domid);
 
 #endif

@@ -26,7 +26,7 @@ enum { SOURCE_END = 1, SOURCE_FAILED = -1 };
 struct sample_source {
 	void *ctx;
 	/* A fresh cumulative sample into *out: 0, SOURCE_END or SOURCE_FAILED. */
-	int (*next)(void *ctx, struct xs_sample *out);
+	int (*next)(void *ctx, struct xio_sample *out);
 	/* The exit status a failure of this source means: 1 (live: a runtime failure) or
 	 * 2 (a recording: bad input). */
 	int fail_status;
@@ -68,7 +68,7 @@ struct seek_pos {
 struct seek_view {
 	/* The replay's first sample: CPU_s counts from it. The feed owns it; it lives as long
 	 * as the feed. */
-	const struct xs_sample *origin;
+	const struct xio_sample *origin;
 	struct seek_pos pos; /* for the header */
 	int64_t wait_ns;     /* playing: monotonic ns until the next NAV_TICK is due; -1 paused */
 };
@@ -77,7 +77,7 @@ struct seek_view {
  * filled (fresh samples the caller frees) when the shown interval changed, and always for
  * NAV_HERE; 0 when it did not (a pause, the end reached); -1 on failure. *view is filled
  * in both cases. */
-typedef int (*seek_fn)(void *ctx, enum seek_move move, int64_t now_ns, struct xs_sample *prev,
-                       struct xs_sample *cur, struct seek_view *view);
+typedef int (*seek_fn)(void *ctx, enum seek_move move, int64_t now_ns, struct xio_sample *prev,
+                       struct xio_sample *cur, struct seek_view *view);
 
 #endif

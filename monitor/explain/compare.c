@@ -140,8 +140,8 @@ static double guests_vcpu_s(const struct explain *ex)
 static int compare_hosts(struct ex_compare *out)
 {
 	const struct explain *a = out->a.ex, *b = out->b.ex;
-	if (!a->host.absent || !b->host.absent || !(a->host.absent & XS_ABSENT_GUEST_IO) ||
-	    !(b->host.absent & XS_ABSENT_GUEST_IO) || !a->host.busy_source[0] ||
+	if (!a->host.absent || !b->host.absent || !(a->host.absent & XIO_ABSENT_GUEST_IO) ||
+	    !(b->host.absent & XIO_ABSENT_GUEST_IO) || !a->host.busy_source[0] ||
 	    !b->host.busy_source[0] || !b->host_busy_ns)
 		return -1;
 	out->hosts_only = true;

@@ -54,19 +54,19 @@ struct ex_layer {
 
 struct ex_domain {
 	uint32_t domid;
-	char name[XS_NAME_MAX], kind[8], file[XS_PATH_MAX]; /* raw */
-	uint64_t mem_bytes;                                 /* guest memory; 0 unknown */
+	char name[XIO_NAME_MAX], kind[8], file[XIO_PATH_MAX]; /* raw */
+	uint64_t mem_bytes;                                   /* guest memory; 0 unknown */
 	/* the window */
 	uint64_t guest_wr, guest_rd, phys_wr, phys_rd, vmstat_wr, double_counted;
 	uint64_t guest_wr_ios, guest_rd_ios; /* requests as the guest issued them (its layer) */
-	uint64_t cpu_ns_by_role[XS_CPU_ROLES], cpu_ns;
+	uint64_t cpu_ns_by_role[XIO_CPU_ROLES], cpu_ns;
 	uint64_t dirtied, written_back, backlog_end, backlog_peak;
 	uint64_t via_wr[XIOTOP_VIA_MAX], via_rd[XIOTOP_VIA_MAX]; /* window and after it */
 	struct ex_layer layers[EX_MAX_LAYERS];                   /* the window and its drain */
 	size_t n_layers;
 	/* after the window's end, until drained (or the recording's end) */
 	uint64_t after_phys_wr, after_vmstat_wr, after_double_counted, after_cpu_ns;
-	uint64_t after_cpu_ns_by_role[XS_CPU_ROLES];
+	uint64_t after_cpu_ns_by_role[XIO_CPU_ROLES];
 	uint64_t guest_cpu_ns; /* the window's vCPU time (xentop, libxenstat), when known: */
 	bool guest_cpu_known;
 	bool drained;
@@ -159,7 +159,7 @@ struct ex_host {
 	bool has_dirty, has_cpu;
 	uint64_t lost_events;
 	/* an imported recording (xiotop import): which counters its samples lack (enum
-	 * xs_absent, any sample of the window); 0 for every live recording */
+	 * xio_absent, any sample of the window); 0 for every live recording */
 	uint32_t absent;
 	char imported_from[256];     /* meta imported_from ("xentop=NAME vmstat=NAME ...") */
 	char busy_source[64];        /* meta host_busy_source (sanitized): host_busy_ns from */

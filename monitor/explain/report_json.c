@@ -70,9 +70,9 @@ static void put_window(FILE *out, const struct explain *ex)
 	fprintf(out, ",\"has_dirty\":%s,\"has_cpu\":%s,\"lost_events\":%llu",
 	        h->has_dirty ? "true" : "false", h->has_cpu ? "true" : "false",
 	        (unsigned long long)h->lost_events);
-	put_count(out, ",\"vmstat_pgpgout_bytes\":", !(h->absent & XS_ABSENT_VMSTAT),
+	put_count(out, ",\"vmstat_pgpgout_bytes\":", !(h->absent & XIO_ABSENT_VMSTAT),
 	          ex->pgpgout_bytes);
-	put_count(out, ",\"unattributed_wr_bytes\":", !(h->absent & XS_ABSENT_STACK),
+	put_count(out, ",\"unattributed_wr_bytes\":", !(h->absent & XIO_ABSENT_STACK),
 	          ex->unattr_wr);
 	fputc('}', out);
 }
@@ -84,8 +84,8 @@ static void put_domain(FILE *out, const struct explain *ex, const struct ex_doma
 	fputs(",\"file\":", out);
 	json_put_string(out, d->file);
 	/* an imported recording's figures its logs do not hold print null */
-	bool guest = !(ex->host.absent & XS_ABSENT_GUEST_IO);
-	bool stack = !(ex->host.absent & XS_ABSENT_STACK);
+	bool guest = !(ex->host.absent & XIO_ABSENT_GUEST_IO);
+	bool stack = !(ex->host.absent & XIO_ABSENT_STACK);
 	bool dirty = ex->host.has_dirty || !ex->host.absent;
 	put_count(out, ",\"guest_wr_bytes\":", guest, d->guest_wr);
 	put_count(out, ",\"guest_rd_bytes\":", guest, d->guest_rd);
@@ -183,7 +183,7 @@ static void put_imported(FILE *out, const struct explain *ex)
 		}
 	fprintf(out, "],\"host_busy_ns\":%llu,\"host_disk_wr_bytes\":",
 	        (unsigned long long)ex->host_busy_ns);
-	bool disks = !(ex->host.absent & XS_ABSENT_DISKS);
+	bool disks = !(ex->host.absent & XIO_ABSENT_DISKS);
 	put_num(out, disks ? (double)ex->disk_wr : NAN);
 	fputs(",\"host_disk_rd_bytes\":", out);
 	put_num(out, disks ? (double)ex->disk_rd : NAN);

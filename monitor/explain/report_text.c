@@ -99,12 +99,12 @@ static void domain_table(FILE *out, const struct explain *ex)
 		if (!(d->guest_wr + d->guest_rd + d->phys_wr + d->phys_rd + d->cpu_ns) &&
 		    !(ex->host.absent && d->guest_cpu_ns))
 			continue; /* idle in the window: in the JSON only */
-		char name[XS_NAME_MAX * 4], label[300];
+		char name[XIO_NAME_MAX * 4], label[300];
 		sanitize_text(d->name, name, sizeof(name));
 		snprintf(label, sizeof(label), "%u %s", d->domid, name);
 		fprintf(out, "%-14.14s", label);
-		bool guest = !(ex->host.absent & XS_ABSENT_GUEST_IO);
-		bool stack = !(ex->host.absent & XS_ABSENT_STACK);
+		bool guest = !(ex->host.absent & XIO_ABSENT_GUEST_IO);
+		bool stack = !(ex->host.absent & XIO_ABSENT_STACK);
 		mib_or_dash(out, guest, d->guest_wr);
 		mib_or_dash(out, guest, d->guest_rd);
 		mib_or_dash(out, stack, d->phys_wr);

@@ -66,7 +66,7 @@ void ex_say(struct ex_verdict *v, const char *fmt, ...)
 
 const char *ex_dom_label(const struct ex_domain *d, char *buf, size_t len)
 {
-	char name[XS_NAME_MAX * 4];
+	char name[XIO_NAME_MAX * 4];
 	sanitize_text(d->name, name, sizeof(name));
 	if (name[0])
 		snprintf(buf, len, "%s (domain %u)", name, d->domid);
@@ -108,7 +108,7 @@ static bool has_loop_layer(const struct ex_domain *d)
 const char *ex_path_kind(const struct ex_domain *d)
 {
 	if (d->via_wr[XIOTOP_VIA_FILEIO] + d->via_rd[XIOTOP_VIA_FILEIO] ||
-	    d->cpu_ns_by_role[XS_CPU_DEVICE_MODEL] || !strcmp(d->kind, "qdisk"))
+	    d->cpu_ns_by_role[XIO_CPU_DEVICE_MODEL] || !strcmp(d->kind, "qdisk"))
 		return "qemu";
 	bool file = d->via_wr[XIOTOP_VIA_INODE] + d->via_wr[XIOTOP_VIA_LOOPWORK] +
 	                d->via_rd[XIOTOP_VIA_LOOPWORK] ||

@@ -8,8 +8,8 @@
 #include "core/sanitize.h"
 #include "explain/verdicts.h"
 
-static const char *const role_names[XS_CPU_ROLES] = {"backend", "device_model", "loop",
-                                                     "writeback"};
+static const char *const role_names[XIO_CPU_ROLES] = {"backend", "device_model", "loop",
+                                                      "writeback"};
 
 /* The smallest dom0 CPU per GiB among the judged domains (0 if none has CPU). */
 static const struct ex_domain *cheapest(const struct explain *ex)
@@ -45,7 +45,7 @@ void verdict_dom0_cpu_cost(struct explain *ex, const struct ex_domain *d)
 	ex_dom_label(d, who, sizeof(who));
 	ex_say(v, "dom0 spent %.2f s of CPU for %s (%.2f s per GiB it moved:", ex_dom0_cpu_s(d),
 	       who, per_gib);
-	for (int r = 0; r < XS_CPU_ROLES; r++) {
+	for (int r = 0; r < XIO_CPU_ROLES; r++) {
 		char key[48];
 		double s = (double)(d->cpu_ns_by_role[r] + d->after_cpu_ns_by_role[r]) / 1e9;
 		snprintf(key, sizeof(key), "%s_s_per_gib", role_names[r]);
@@ -61,10 +61,10 @@ void verdict_dom0_cpu_cost(struct explain *ex, const struct ex_domain *d)
 		ex_say(v, "That is %.1fx what %s cost per GiB (%.2f s). ", per_gib / low_per_gib,
 		       ex_dom_label(low, other, sizeof(other)), low_per_gib);
 	}
-	if (d->cpu_ns_by_role[XS_CPU_LOOP] + d->cpu_ns_by_role[XS_CPU_WRITEBACK])
+	if (d->cpu_ns_by_role[XIO_CPU_LOOP] + d->cpu_ns_by_role[XIO_CPU_WRITEBACK])
 		ex_say(v, "The loop device's kworkers and the flusher copy and write back every "
 		          "byte a second time; a phy: backend has only blkback's share. ");
-	if (d->cpu_ns_by_role[XS_CPU_DEVICE_MODEL])
+	if (d->cpu_ns_by_role[XIO_CPU_DEVICE_MODEL])
 		ex_say(v, "qemu emulates the disk in dom0: each request is a trap, a copy and a "
 		          "syscall; PV drivers (blkfront/blkback) avoid most of it. ");
 	ex_say(v, "xentop's dom0 CPU shows this cost, not the guest's.");
@@ -174,7 +174,7 @@ void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d)
 		ex_fig(v, "dom0_mem_bytes", mem);
 	else
 		ex_fig_null(v, "dom0_mem_bytes");
-	if (h->absent & XS_ABSENT_STACK) { /* an import: the path is not in the logs */
+	if (h->absent & XIO_ABSENT_STACK) { /* an import: the path is not in the logs */
 		ex_fig_null(v, "dom0_caches_path");
 		ex_fig_null(v, "dom0_cache_bytes");
 	} else {
@@ -207,7 +207,7 @@ void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d)
 
 static void say_path(struct ex_verdict *v, const struct ex_domain *d, const char *kind)
 {
-	char file[XS_PATH_MAX * 4], leaves[256];
+	char file[XIO_PATH_MAX * 4], leaves[256];
 	sanitize_text(d->file, file, sizeof(file));
 	ex_leaf_names(d, leaves, sizeof(leaves));
 	if (!strcmp(kind, "qemu"))

@@ -53,7 +53,7 @@ static const char *tracer_advice(const struct explain *ex)
  * with only stacked ones what reached a disk is unknown, never 0. */
 static bool leaf_disks(const struct explain *ex)
 {
-	return holds(ex, XS_ABSENT_DISKS) && ex->host.leaf_devices[0];
+	return holds(ex, XIO_ABSENT_DISKS) && ex->host.leaf_devices[0];
 }
 
 /* An md device among iostat's stacked ones: its mirror members (RAID1/10) take each byte
@@ -84,7 +84,7 @@ static bool disk_bytes(const struct explain *ex, bool write, double *bytes, cons
 		*from = "iostat, leaf devices";
 		return true;
 	}
-	if (holds(ex, XS_ABSENT_VMSTAT)) {
+	if (holds(ex, XIO_ABSENT_VMSTAT)) {
 		*bytes = (double)(write ? ex->pgpgout_bytes : ex->pgpgin_bytes);
 		*from = write ? "vmstat bo, an upper bound" : "vmstat bi, an upper bound";
 		return true;
@@ -95,7 +95,7 @@ static bool disk_bytes(const struct explain *ex, bool write, double *bytes, cons
 /* iostat given, but only stacked devices in it: the disk figure is named as not given. */
 static void name_no_leaf(struct explain *ex)
 {
-	if (!holds(ex, XS_ABSENT_DISKS) || leaf_disks(ex))
+	if (!holds(ex, XIO_ABSENT_DISKS) || leaf_disks(ex))
 		return;
 	char stacked[512];
 	sanitize_text(ex->host.stacked_devices, stacked, sizeof(stacked));
@@ -206,9 +206,9 @@ static void say_double_count(struct ex_verdict *v, const struct explain *ex, boo
  * leaf: what bo holds beyond them is loop's second count and dom0's own writes. */
 static void host_double_counting(struct explain *ex)
 {
-	bool vmstat = holds(ex, XS_ABSENT_VMSTAT), iostat = holds(ex, XS_ABSENT_DISKS);
+	bool vmstat = holds(ex, XIO_ABSENT_VMSTAT), iostat = holds(ex, XIO_ABSENT_DISKS);
 	bool leaves = leaf_disks(ex) && !md_stacked(ex);
-	bool by_guests = !leaves && iostat && holds(ex, XS_ABSENT_GUEST_IO);
+	bool by_guests = !leaves && iostat && holds(ex, XIO_ABSENT_GUEST_IO);
 	if (!vmstat || !iostat || (!leaves && !by_guests)) {
 		bool no_bo = !vmstat && imported_log(ex, "vmstat");
 		ex_not_given(ex, "double_counting",
@@ -310,7 +310,7 @@ static void host_dom0_cpu(struct explain *ex)
 	ex_fig(v, "dom0_cpus_busy", s > 0 ? busy / s : 0);
 	ex_fig(v, "guests_vcpu_s", guests);
 	ex_fig(v, "dom0_share_of_cpu", v->share);
-	if (holds(ex, XS_ABSENT_GUEST_IO) && gib > 0) {
+	if (holds(ex, XIO_ABSENT_GUEST_IO) && gib > 0) {
 		ex_fig(v, "guest_gib", gib);
 		ex_fig(v, "dom0_cpu_s_per_gib", busy / gib);
 		ex_say(v, "That is %.2f s per GiB the guests moved. ", busy / gib);
@@ -330,7 +330,7 @@ static void host_dom0_cpu(struct explain *ex)
 
 static void name_missing(struct explain *ex)
 {
-	if (!holds(ex, XS_ABSENT_GUEST_IO)) {
+	if (!holds(ex, XIO_ABSENT_GUEST_IO)) {
 		const char *why =
 		    !imported_log(ex, "xentop") ? "pass --xentop"
 		    : strstr(ex->host.imported_counters, "xentop_vbd_reqs")
@@ -345,7 +345,7 @@ static void name_missing(struct explain *ex)
 		             "needs each domain's VBD read bytes (%s) and the "
 		             "disks' reads (--iostat)",
 		             why);
-	} else if (!holds(ex, XS_ABSENT_DISKS) && !holds(ex, XS_ABSENT_VMSTAT)) {
+	} else if (!holds(ex, XIO_ABSENT_DISKS) && !holds(ex, XIO_ABSENT_VMSTAT)) {
 		ex_not_given(ex, "page_cache_inflation",
 		             "needs what reached the disks: pass --iostat (iostat -dx N), or "
 		             "--vmstat (Linux vmstat N)");
@@ -372,7 +372,7 @@ void explain_verdicts_imported(struct explain *ex)
 	ex->n_not_given = 0;
 	host_dom0_cpu(ex);
 	host_double_counting(ex);
-	for (size_t i = 0; holds(ex, XS_ABSENT_GUEST_IO) && i < ex->n_doms; i++) {
+	for (size_t i = 0; holds(ex, XIO_ABSENT_GUEST_IO) && i < ex->n_doms; i++) {
 		const struct ex_domain *d = &ex->doms[i];
 		if (d->guest_wr + d->guest_rd < EX_ACTIVE_BYTES)
 			continue;

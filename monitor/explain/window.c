@@ -32,7 +32,7 @@ static struct ex_domain *add_domain(struct ex_window_sink *w, uint32_t domid)
 	return d;
 }
 
-static void take_names(struct ex_domain *d, const struct xs_domain *info)
+static void take_names(struct ex_domain *d, const struct xio_domain *info)
 {
 	if (!info)
 		return;
@@ -78,7 +78,7 @@ static void add_window(struct ex_domain *d, const struct model_domain *md)
 	d->phys_rd += md->phys_rd_bytes;
 	d->vmstat_wr += md->vmstat_wr_bytes;
 	d->double_counted += md->double_counted_bytes;
-	for (int r = 0; r < XS_CPU_ROLES; r++)
+	for (int r = 0; r < XIO_CPU_ROLES; r++)
 		d->cpu_ns_by_role[r] += md->cpu_ns_by_role[r];
 	d->cpu_ns += md->cpu_ns;
 	if (md->guest_cpu_ns >= 0) {
@@ -102,7 +102,7 @@ static void add_after(struct ex_domain *d, const struct model_domain *md, const 
 	d->after_vmstat_wr += md->vmstat_wr_bytes;
 	d->after_double_counted += md->double_counted_bytes;
 	d->after_cpu_ns += md->cpu_ns;
-	for (int r = 0; r < XS_CPU_ROLES; r++)
+	for (int r = 0; r < XIO_CPU_ROLES; r++)
 		d->after_cpu_ns_by_role[r] += md->cpu_ns_by_role[r];
 	add_layers(d, md); /* the writeback's leaf appears here */
 	if (ex->host.has_dirty && md->dirty_backlog_bytes <= threshold) {
@@ -138,13 +138,13 @@ static int add_point(struct ex_domain *d, const struct explain *ex, const struct
 }
 
 /* Bytes by attribution rule (which path the bytes took), from the raw layers. */
-static int sample_hook(void *ctx, const struct xs_sample *s, bool first)
+static int sample_hook(void *ctx, const struct xio_sample *s, bool first)
 {
 	struct ex_window_sink *w = ctx;
 	/* the tail too: a file's bytes reach the disk by writeback after the window */
 	bool in_window = !first && w->next_sample <= w->ex->win.last;
 	for (size_t i = 0; !first && i < s->n_layers; i++) {
-		const struct xs_layer *l = &s->layers[i];
+		const struct xio_layer *l = &s->layers[i];
 		struct ex_domain *d = find_domain(w->ex, l->domid);
 		if (l->via >= XIOTOP_VIA_MAX || l->domid == XIOTOP_DOM_NONE || (!d && !in_window))
 			continue;
@@ -165,7 +165,7 @@ static int sample_hook(void *ctx, const struct xs_sample *s, bool first)
 		d->via_wr[l->via] += wr;
 		d->via_rd[l->via] += rd;
 	}
-	struct xs_layer *copy = malloc((s->n_layers ? s->n_layers : 1) * sizeof(*copy));
+	struct xio_layer *copy = malloc((s->n_layers ? s->n_layers : 1) * sizeof(*copy));
 	if (!copy) {
 		w->failed = 1;
 		return 1;

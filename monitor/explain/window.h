@@ -16,8 +16,8 @@
 
 struct ex_window_sink {
 	struct explain *ex;
-	size_t next_sample;    /* index of the sample the next interval ends at */
-	struct xs_layer *prev; /* the previous sample's layers, for per-rule deltas */
+	size_t next_sample;     /* index of the sample the next interval ends at */
+	struct xio_layer *prev; /* the previous sample's layers, for per-rule deltas */
 	size_t n_prev;
 	int failed;                /* ENOMEM seen */
 	uint64_t *drain_threshold; /* per domain, set at the window's end */

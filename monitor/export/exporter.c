@@ -77,7 +77,7 @@ struct exporter *exporter_open(const char *version)
 }
 
 /* The first sample says which hooks run: shown before the first interval ends. */
-static int on_sample(void *ctx, const struct xs_sample *s, bool first)
+static int on_sample(void *ctx, const struct xio_sample *s, bool first)
 {
 	struct exporter *ex = ctx;
 	if (!first)

@@ -170,10 +170,10 @@ static void cpu(struct writer *w, const struct metrics_state *st)
 	struct family dom = family_of(FIG_DOM0_CPU_NS_BY_ROLE);
 	begin(w, &dom);
 	for (size_t i = 0; i < st->n_domains; i++)
-		for (int r = 0; r < XS_CPU_ROLES; r++) {
+		for (int r = 0; r < XIO_CPU_ROLES; r++) {
 			domain_labels(w, &st->domains[i]);
 			label(w, false, figure_get(FIG_DOM0_CPU_NS_BY_ROLE)->metric.label,
-			      model_cpu_role_key((enum xs_cpu_role)r));
+			      model_cpu_role_key((enum xio_cpu_role)r));
 			value_seconds(w, true, st->domains[i].cpu_ns_by_role[r]);
 		}
 	host_family(w, st, FIG_UNATTRIBUTED_CPU_NS);

@@ -29,7 +29,7 @@ static const struct metrics_domain *find_series(const struct metrics_state *st, 
 }
 
 /* Does info describe another domain than the series under the same domid? */
-static bool other_incarnation(const struct metrics_domain *old, const struct xs_domain *info)
+static bool other_incarnation(const struct metrics_domain *old, const struct xio_domain *info)
 {
 	if (!info)
 		return false;
@@ -74,7 +74,7 @@ static void add_domain(struct metrics_domain *s, const struct model_interval *m,
                        const struct model_domain *d)
 {
 	add_figures(s->value, FIGURE_DOMAIN, m, d);
-	for (int r = 0; r < XS_CPU_ROLES; r++)
+	for (int r = 0; r < XIO_CPU_ROLES; r++)
 		s->cpu_ns_by_role[r] += d->cpu_ns_by_role[r];
 	for (int op = 0; op < XIOTOP_LAT_OPS; op++)
 		latency_merge(&s->lat[op], &d->lat[op]);
@@ -130,7 +130,7 @@ static void next_disks(const struct metrics_state *st, const struct model_interv
                        struct metrics_disk *disks)
 {
 	for (size_t i = 0; i < m->n_disks; i++) {
-		const struct xs_disk *x = m->disks[i].disk;
+		const struct xio_disk *x = m->disks[i].disk;
 		const struct metrics_disk *old = find_disk(st, x->dev, x->name);
 		struct metrics_disk *d = &disks[i];
 		if (old) {

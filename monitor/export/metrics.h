@@ -30,11 +30,11 @@ struct metrics_domain {
 	uint32_t generation; /* the series' label, see above */
 	uint32_t xen_generation;
 	char uuid[40];
-	char name[XS_NAME_MAX]; /* raw, guest-controlled; "" unknown */
+	char name[XIO_NAME_MAX]; /* raw, guest-controlled; "" unknown */
 	/* each count of the domain in the figure table (core/figures.h) summed, each gauge the
 	 * latest interval's, by figure id */
 	uint64_t value[FIGURE_MAX];
-	uint64_t cpu_ns_by_role[XS_CPU_ROLES];
+	uint64_t cpu_ns_by_role[XIO_CPU_ROLES];
 	struct xiotop_lat lat[XIOTOP_LAT_OPS]; /* I/O latency by op (with has_latency) */
 };
 
@@ -54,7 +54,7 @@ struct metrics_state {
 	int64_t realtime_ns; /* end of the latest interval; 0 none yet */
 	bool has_cpu, has_dirty;
 	bool has_latency; /* the latest interval timed I/O (--latency) */
-	uint32_t absent;  /* enum xs_absent, the latest interval's: those series are left out */
+	uint32_t absent;  /* enum xio_absent, the latest interval's: those series are left out */
 	/* each count of the host in the figure table summed (gauges the latest), by figure id */
 	uint64_t host[FIGURE_MAX];
 	char hooks[256];                /* "MODE hook hook ...", the latest interval's */

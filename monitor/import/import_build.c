@@ -18,7 +18,7 @@ struct vbd_last { /* the last readable VBD figures of a domain ("-" keeps them) 
 struct build {
 	const struct imp_logs *in;
 	struct imp_timeline tl;
-	char (*doms)[XS_NAME_MAX]; /* domid i - (Domain-0 first): see domid_of */
+	char (*doms)[XIO_NAME_MAX]; /* domid i - (Domain-0 first): see domid_of */
 	size_t n_doms;
 	bool dom0_seen;
 	struct vbd_last *vbd;                      /* per domid */
@@ -45,14 +45,14 @@ static int name_domains(struct build *b)
 	b->vbd = calloc(x->n_rows + 1, sizeof(*b->vbd));
 	if (!b->doms || !b->vbd)
 		return -1;
-	snprintf(b->doms[0], XS_NAME_MAX, "Domain-0");
+	snprintf(b->doms[0], XIO_NAME_MAX, "Domain-0");
 	b->n_doms = 1;
 	for (size_t i = 0; i < x->n_rows; i++) {
 		bool known = is_dom0(x->rows[i].name);
 		for (size_t j = 1; j < b->n_doms && !known; j++)
 			known = !strcmp(b->doms[j], x->rows[i].name);
 		if (!known)
-			memcpy(b->doms[b->n_doms++], x->rows[i].name, XS_NAME_MAX);
+			memcpy(b->doms[b->n_doms++], x->rows[i].name, XIO_NAME_MAX);
 	}
 	return 0;
 }
@@ -139,18 +139,18 @@ static int integrate_iostat(struct build *b)
 	return 0;
 }
 
-static int add_vbd_stats(struct xs_sample *s, uint32_t domid, const struct imp_xt_dom *d)
+static int add_vbd_stats(struct xio_sample *s, uint32_t domid, const struct imp_xt_dom *d)
 {
 	for (size_t i = 0; i < d->n_vbd_lines; i++) {
 		const struct imp_xt_vbd *v = &d->vbds[i];
-		struct xs_vbd_stat st = {.domid = domid,
-		                         .devid = v->devid,
-		                         .source = XS_VBD_XENSTAT,
-		                         .rd_bytes = v->has_sect ? v->rsect * 512 : 0,
-		                         .wr_bytes = v->has_sect ? v->wsect * 512 : 0,
-		                         .rd_req = v->rd,
-		                         .wr_req = v->wr,
-		                         .oo_req = v->oo};
+		struct xio_vbd_stat st = {.domid = domid,
+		                          .devid = v->devid,
+		                          .source = XIO_VBD_XENSTAT,
+		                          .rd_bytes = v->has_sect ? v->rsect * 512 : 0,
+		                          .wr_bytes = v->has_sect ? v->wsect * 512 : 0,
+		                          .rd_req = v->rd,
+		                          .wr_req = v->wr,
+		                          .oo_req = v->oo};
 		if (sample_add_vbd_stat(s, &st))
 			return -1;
 	}
@@ -158,7 +158,7 @@ static int add_vbd_stats(struct xs_sample *s, uint32_t domid, const struct imp_x
 }
 
 /* The domain's guest bytes: a layer at its pseudo backend device. */
-static int add_vbd_layer(struct build *b, struct xs_sample *s, uint32_t domid,
+static int add_vbd_layer(struct build *b, struct xio_sample *s, uint32_t domid,
                          const struct imp_xt_dom *d)
 {
 	struct vbd_last *last = &b->vbd[domid];
@@ -171,25 +171,25 @@ static int add_vbd_layer(struct build *b, struct xs_sample *s, uint32_t domid,
 	}
 	if (!last->known)
 		return 0;
-	struct xs_layer l = {
+	struct xio_layer l = {
 	    .domid = domid, .dev = IMP_VBD_DEV(domid), .via = XIOTOP_VIA_DEV, .io = last->io};
-	struct xs_dev dev = {.dev = l.dev, .is_leaf = false};
+	struct xio_dev dev = {.dev = l.dev, .is_leaf = false};
 	snprintf(dev.name, sizeof(dev.name), "xentop-vbds-%u", domid);
 	return sample_add_layer(s, &l) || sample_add_dev(s, &dev) ? -1 : 0;
 }
 
-static int fill_xentop(struct build *b, struct xs_sample *s, const struct imp_xt_block *blk)
+static int fill_xentop(struct build *b, struct xio_sample *s, const struct imp_xt_block *blk)
 {
 	s->domains_live = true;
 	s->has_vbd_stats = b->in->xentop->has_vbd_lines;
 	for (size_t i = 0; i < blk->n; i++) {
 		const struct imp_xt_dom *d = &blk->doms[i];
 		uint32_t domid = domid_of(b, d->name);
-		struct xs_domain dom = {.domid = domid, .mem_bytes = d->mem_kb * 1024};
+		struct xio_domain dom = {.domid = domid, .mem_bytes = d->mem_kb * 1024};
 		snprintf(dom.name, sizeof(dom.name), "%s", d->name);
 		snprintf(dom.kind, sizeof(dom.kind), "%s", d->n_vbds ? "vbd" : "");
-		struct xs_dom_counters c = {.domid = domid,
-		                            .guest_cpu_ns = (int64_t)(d->cpu_s * 1000000000ull)};
+		struct xio_dom_counters c = {.domid = domid,
+		                             .guest_cpu_ns = (int64_t)(d->cpu_s * 1000000000ull)};
 		if (domid == 0) {
 			s->host_busy_ns = d->cpu_s * 1000000000ull;
 			b->dom0_mem_kb = d->mem_kb;
@@ -201,18 +201,18 @@ static int fill_xentop(struct build *b, struct xs_sample *s, const struct imp_xt
 	return 0;
 }
 
-static int fill_iostat(struct build *b, struct xs_sample *s, size_t j)
+static int fill_iostat(struct build *b, struct xio_sample *s, size_t j)
 {
 	for (size_t i = 0; i < b->n_devs; i++) {
 		if (!b->leaf[i])
 			continue;
 		size_t at = j * b->n_devs + i;
-		struct xs_disk d = {.dev = IMP_DISK_DEV(i),
-		                    .rd_bytes = (uint64_t)llround(b->io_rd[at]),
-		                    .wr_bytes = (uint64_t)llround(b->io_wr[at]),
-		                    .rd_ios = (uint64_t)llround(b->io_rdio[at]),
-		                    .wr_ios = (uint64_t)llround(b->io_wrio[at])};
-		struct xs_dev dev = {.dev = d.dev, .is_leaf = true};
+		struct xio_disk d = {.dev = IMP_DISK_DEV(i),
+		                     .rd_bytes = (uint64_t)llround(b->io_rd[at]),
+		                     .wr_bytes = (uint64_t)llround(b->io_wr[at]),
+		                     .rd_ios = (uint64_t)llround(b->io_rdio[at]),
+		                     .wr_ios = (uint64_t)llround(b->io_wrio[at])};
+		struct xio_dev dev = {.dev = d.dev, .is_leaf = true};
 		/* device names are shown as trusted kernel names: escape the log's text here */
 		sanitize_text(b->devs[i], d.name, sizeof(d.name));
 		memcpy(dev.name, d.name, sizeof(dev.name));
@@ -236,17 +236,17 @@ static long block_at(const struct build *b, int k, long step, size_t *cursor)
 uint32_t imp_absent(const struct imp_logs *in)
 {
 	const struct imp_xentop *x = in->xentop;
-	uint32_t absent = XS_ABSENT_STACK; /* no tracer ran */
+	uint32_t absent = XIO_ABSENT_STACK; /* no tracer ran */
 	if (!x || !x->any_vbds || !x->has_sect_columns)
-		absent |= XS_ABSENT_GUEST_IO;
+		absent |= XIO_ABSENT_GUEST_IO;
 	if (!in->vmstat || !in->vmstat->has_io)
-		absent |= XS_ABSENT_VMSTAT;
+		absent |= XIO_ABSENT_VMSTAT;
 	if (!in->iostat)
-		absent |= XS_ABSENT_DISKS;
+		absent |= XIO_ABSENT_DISKS;
 	return absent;
 }
 
-static int fill_sample(struct build *b, struct xs_sample *s, long step, const long at[3])
+static int fill_sample(struct build *b, struct xio_sample *s, long step, const long at[3])
 {
 	const struct imp_logs *in = b->in;
 	memset(s, 0, sizeof(*s));

@@ -23,7 +23,7 @@
  *     as they are); domain names stay raw, as in every recording (escaped on output);
  *   - has_cpu and has_dirty false (no tracer: no dom0 CPU by domain, no dirty pages),
  *     domains_live true with xentop (its rows are the hypervisor's domain list);
- *   - absent (enum xs_absent, imp_absent()): always the stack below the guests (no
+ *   - absent (enum xio_absent, imp_absent()): always the stack below the guests (no
  *     tracer: the pseudo VBD layer is the guest's bytes only, no physical or vmstat bytes
  *     by domain); guest bytes without xentop VBD_RSECT/WSECT; vmstat without bi/bo;
  *     disks without iostat.
@@ -66,7 +66,7 @@ struct imp_meta {
 };
 
 struct imp_result {
-	struct xs_sample *samples;
+	struct xio_sample *samples;
 	size_t n;
 	struct imp_meta meta[IMP_META_MAX];
 	size_t n_meta;
@@ -74,7 +74,7 @@ struct imp_result {
 	uint64_t dom0_mem_kb; /* Domain-0's MEM(k); 0 unknown */
 };
 
-/* The counters every sample of these logs lacks (enum xs_absent bits). */
+/* The counters every sample of these logs lacks (enum xio_absent bits). */
 uint32_t imp_absent(const struct imp_logs *in);
 int imp_build(const struct imp_logs *in, struct imp_result *out, struct imp_error *err);
 void imp_result_free(struct imp_result *r);

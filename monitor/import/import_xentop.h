@@ -36,7 +36,7 @@ struct imp_xt_vbd {
 };
 
 struct imp_xt_dom {
-	char name[XS_NAME_MAX]; /* raw: escape before showing */
+	char name[XIO_NAME_MAX]; /* raw: escape before showing */
 	unsigned line;
 	uint64_t cpu_s; /* CPU(sec): whole seconds, cumulative */
 	uint64_t mem_kb;

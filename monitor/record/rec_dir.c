@@ -207,7 +207,7 @@ static int open_next_file(struct rec_dir_stream *s)
 	return 0;
 }
 
-static int dir_next(void *ctx, struct xs_sample *out)
+static int dir_next(void *ctx, struct xio_sample *out)
 {
 	struct rec_dir_stream *s = ctx;
 	for (;;) {

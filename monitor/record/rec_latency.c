@@ -11,10 +11,10 @@ static int step_done(sqlite3_stmt *st)
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-int rec_store_latency(sqlite3_stmt *st, size_t sample, const struct xs_sample *s)
+int rec_store_latency(sqlite3_stmt *st, size_t sample, const struct xio_sample *s)
 {
 	for (size_t i = 0; i < s->n_latency; i++) {
-		const struct xs_latency *l = &s->latency[i];
+		const struct xio_latency *l = &s->latency[i];
 		int low = 0, high = XIOTOP_LAT_BUCKETS - 1;
 		while (low < XIOTOP_LAT_BUCKETS && !l->hist.buckets[low])
 			low++;
@@ -60,11 +60,11 @@ static bool decode_buckets(sqlite3_stmt *st, struct xiotop_lat *h)
 	return true;
 }
 
-int rec_read_latency(sqlite3_stmt *st, struct xs_sample *s)
+int rec_read_latency(sqlite3_stmt *st, struct xio_sample *s)
 {
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct xs_latency l;
+		struct xio_latency l;
 		memset(&l, 0, sizeof(l));
 		l.domid = (uint32_t)sqlite3_column_int64(st, 0);
 		int64_t op = sqlite3_column_int64(st, 1);

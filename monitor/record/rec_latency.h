@@ -18,9 +18,9 @@
 	" WHERE slot BETWEEN ? AND ? ORDER BY slot"
 
 /* Sample `sample`'s histograms through the prepared insert st. SQLite result code. */
-int rec_store_latency(sqlite3_stmt *st, size_t sample, const struct xs_sample *s);
+int rec_store_latency(sqlite3_stmt *st, size_t sample, const struct xio_sample *s);
 /* The rows of the select st (bound to one sample's slots) into s. SQLite result code
  * (SQLITE_CORRUPT for a bad span). */
-int rec_read_latency(sqlite3_stmt *st, struct xs_sample *s);
+int rec_read_latency(sqlite3_stmt *st, struct xio_sample *s);
 
 #endif

@@ -23,7 +23,7 @@ static const char *const reader_sql[RS_COUNT] = {
     [RS_LATENCY] = REC_LATENCY_SELECT_SQL,
 };
 /* A file written before vbd_counts had its skew columns: unknown, read as 0; before its
- * read_state column: every vbd counted was read (NULL, XS_VBD_READ). */
+ * read_state column: every vbd counted was read (NULL, XIO_VBD_READ). */
 static const char vbds_sql[] = "SELECT vbd, rd_bytes, wr_bytes, rd_req, wr_req, oo_req, f_req,"
                                " ds_req, %s, %s FROM vbd_counts"
                                " WHERE slot BETWEEN ? AND ? ORDER BY slot";
@@ -112,7 +112,7 @@ static sqlite3_stmt *range_stmt(struct rec_reader *r, enum reader_stmt which, si
 	return st;
 }
 
-static int read_scalars(struct rec_reader *r, size_t i, struct xs_sample *s)
+static int read_scalars(struct rec_reader *r, size_t i, struct xio_sample *s)
 {
 	sqlite3_stmt *st = r->st[RS_SAMPLE];
 	sqlite3_reset(st);
@@ -144,7 +144,7 @@ static int read_scalars(struct rec_reader *r, size_t i, struct xs_sample *s)
 }
 
 /* SQLITE_CORRUPT when a row names a key the snapshot does not have. */
-static int read_layers(struct rec_reader *r, size_t i, struct xs_sample *s)
+static int read_layers(struct rec_reader *r, size_t i, struct xio_sample *s)
 {
 	sqlite3_stmt *st = range_stmt(r, RS_LAYERS, i);
 	int rc;
@@ -152,7 +152,7 @@ static int read_layers(struct rec_reader *r, size_t i, struct xs_sample *s)
 		const struct key_row *k = find_key(r, sqlite3_column_int64(st, 0));
 		if (!k)
 			return SQLITE_CORRUPT;
-		struct xs_layer l = {.domid = k->domid, .dev = k->dev, .via = k->via};
+		struct xio_layer l = {.domid = k->domid, .dev = k->dev, .via = k->via};
 		l.io.rd_bytes = col_u64(st, 1);
 		l.io.wr_bytes = col_u64(st, 2);
 		l.io.rd_ios = col_u64(st, 3);
@@ -163,26 +163,26 @@ static int read_layers(struct rec_reader *r, size_t i, struct xs_sample *s)
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-static int read_counters(struct rec_reader *r, size_t i, struct xs_sample *s)
+static int read_counters(struct rec_reader *r, size_t i, struct xio_sample *s)
 {
 	sqlite3_stmt *st = range_stmt(r, RS_COUNTERS, i);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct xs_dom_counters c = {.domid = (uint32_t)sqlite3_column_int64(st, 0)};
-		for (int role = 0; role < XS_CPU_ROLES; role++)
+		struct xio_dom_counters c = {.domid = (uint32_t)sqlite3_column_int64(st, 0)};
+		for (int role = 0; role < XIO_CPU_ROLES; role++)
 			c.cpu_ns[role] = col_u64(st, 1 + role);
-		c.dirtied_bytes = col_u64(st, 1 + XS_CPU_ROLES);
-		c.written_back_bytes = col_u64(st, 2 + XS_CPU_ROLES);
-		c.guest_cpu_ns = sqlite3_column_type(st, 3 + XS_CPU_ROLES) == SQLITE_NULL
+		c.dirtied_bytes = col_u64(st, 1 + XIO_CPU_ROLES);
+		c.written_back_bytes = col_u64(st, 2 + XIO_CPU_ROLES);
+		c.guest_cpu_ns = sqlite3_column_type(st, 3 + XIO_CPU_ROLES) == SQLITE_NULL
 		                     ? -1
-		                     : sqlite3_column_int64(st, 3 + XS_CPU_ROLES);
+		                     : sqlite3_column_int64(st, 3 + XIO_CPU_ROLES);
 		if (sample_add_counters(s, &c))
 			return SQLITE_NOMEM;
 	}
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-static int read_disks(struct rec_reader *r, size_t i, struct xs_sample *s)
+static int read_disks(struct rec_reader *r, size_t i, struct xio_sample *s)
 {
 	sqlite3_stmt *st = range_stmt(r, RS_DISKS, i);
 	int rc;
@@ -190,7 +190,7 @@ static int read_disks(struct rec_reader *r, size_t i, struct xs_sample *s)
 		const struct disk_row *k = find_disk(r, sqlite3_column_int64(st, 0));
 		if (!k)
 			return SQLITE_CORRUPT;
-		struct xs_disk d = {.dev = k->dev};
+		struct xio_disk d = {.dev = k->dev};
 		memcpy(d.name, k->name, sizeof(d.name));
 		d.rd_bytes = col_u64(st, 1);
 		d.wr_bytes = col_u64(st, 2);
@@ -202,7 +202,7 @@ static int read_disks(struct rec_reader *r, size_t i, struct xs_sample *s)
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-static int read_vbds(struct rec_reader *r, size_t i, struct xs_sample *s)
+static int read_vbds(struct rec_reader *r, size_t i, struct xio_sample *s)
 {
 	sqlite3_stmt *st = range_stmt(r, RS_VBDS, i);
 	int rc;
@@ -210,11 +210,11 @@ static int read_vbds(struct rec_reader *r, size_t i, struct xs_sample *s)
 		const struct vbd_row *k = find_vbd(r, sqlite3_column_int64(st, 0));
 		if (!k)
 			return SQLITE_CORRUPT;
-		struct xs_vbd_stat v = {.domid = k->domid,
-		                        .devid = k->devid,
-		                        .backend_dev = k->backend_dev,
-		                        .source = k->source,
-		                        .instance = k->instance};
+		struct xio_vbd_stat v = {.domid = k->domid,
+		                         .devid = k->devid,
+		                         .backend_dev = k->backend_dev,
+		                         .source = k->source,
+		                         .instance = k->instance};
 		v.rd_bytes = col_u64(st, 1);
 		v.wr_bytes = col_u64(st, 2);
 		v.rd_req = col_u64(st, 3);
@@ -225,7 +225,7 @@ static int read_vbds(struct rec_reader *r, size_t i, struct xs_sample *s)
 		v.skew_rd_bytes = col_u64(st, 8);
 		v.skew_wr_bytes = col_u64(st, 9);
 		v.read = (uint32_t)sqlite3_column_int(st, 10);
-		if (v.read > XS_VBD_UNREAD)
+		if (v.read > XIO_VBD_UNREAD)
 			return SQLITE_CORRUPT;
 		if (sample_add_vbd_stat(s, &v))
 			return SQLITE_NOMEM;
@@ -234,7 +234,7 @@ static int read_vbds(struct rec_reader *r, size_t i, struct xs_sample *s)
 }
 
 /* Devices and domains present in sample i; the rows are loaded ordered by dev / domid. */
-static int read_names(struct rec_reader *r, size_t i, struct xs_sample *s)
+static int read_names(struct rec_reader *r, size_t i, struct xio_sample *s)
 {
 	int64_t at = (int64_t)i;
 	for (size_t j = 0; j < r->n_devs; j++)
@@ -248,7 +248,7 @@ static int read_names(struct rec_reader *r, size_t i, struct xs_sample *s)
 	return SQLITE_OK;
 }
 
-int rec_read(struct rec_reader *r, size_t i, struct xs_sample *out, struct rec_error *err)
+int rec_read(struct rec_reader *r, size_t i, struct xio_sample *out, struct rec_error *err)
 {
 	memset(out, 0, sizeof(*out));
 	if (i >= r->count) {

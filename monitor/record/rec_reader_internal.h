@@ -34,17 +34,17 @@ struct vbd_row {
 
 struct hooks_row {
 	int64_t id;
-	char hooks[sizeof(((struct xs_sample *)0)->hooks)];
+	char hooks[sizeof(((struct xio_sample *)0)->hooks)];
 };
 
 /* A device or domain as stored: present in samples first..last. */
 struct dev_row {
-	struct xs_dev dev;
+	struct xio_dev dev;
 	int64_t first, last;
 };
 
 struct dom_row {
-	struct xs_domain dom;
+	struct xio_domain dom;
 	int64_t first, last;
 };
 

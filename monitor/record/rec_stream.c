@@ -1,7 +1,7 @@
 /* rec_stream.c - see rec_stream.h. */
 #include "record/rec_stream.h"
 
-static int stream_next(void *ctx, struct xs_sample *out)
+static int stream_next(void *ctx, struct xio_sample *out)
 {
 	struct rec_stream *s = ctx;
 	if (s->next > s->last)

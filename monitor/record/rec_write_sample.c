@@ -46,13 +46,13 @@ static int step_done(sqlite3_stmt *st)
 	sqlite3_clear_bindings(st);
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
-static int key_cmp(const struct layer_key_id *k, const struct xs_layer *l)
+static int key_cmp(const struct layer_key_id *k, const struct xio_layer *l)
 {
-	return xs_layer_key_order(k->domid, k->dev, k->via, l->domid, l->dev, l->via);
+	return xio_layer_key_order(k->domid, k->dev, k->via, l->domid, l->dev, l->via);
 }
 
 /* The id of a layer key, stored on first use. 0 on an SQLite error (rc in *rc). */
-static int64_t layer_key(struct rec_writer *w, const struct xs_layer *l, int *rc)
+static int64_t layer_key(struct rec_writer *w, const struct xio_layer *l, int *rc)
 {
 	size_t lo = 0, hi = w->n_keys;
 	while (lo < hi) {
@@ -89,7 +89,7 @@ static int64_t layer_key(struct rec_writer *w, const struct xs_layer *l, int *rc
 	return w->keys[lo].id;
 }
 
-static int64_t disk_key(struct rec_writer *w, const struct xs_disk *d, int *rc)
+static int64_t disk_key(struct rec_writer *w, const struct xio_disk *d, int *rc)
 {
 	for (size_t i = 0; i < w->n_disk_keys; i++)
 		if (w->disk_keys[i].dev == d->dev &&
@@ -145,7 +145,7 @@ static void bind_u64(sqlite3_stmt *st, int col, uint64_t v)
 	sqlite3_bind_int64(st, col, (sqlite3_int64)v);
 }
 
-static int store_sample_row(struct rec_writer *w, const struct xs_sample *s)
+static int store_sample_row(struct rec_writer *w, const struct xio_sample *s)
 {
 	if (s->hooks[0]) {
 		int rc = store_hooks(w, s->hooks);
@@ -174,11 +174,11 @@ static int store_sample_row(struct rec_writer *w, const struct xs_sample *s)
 	return step_done(st);
 }
 
-static int store_layers(struct rec_writer *w, const struct xs_sample *s)
+static int store_layers(struct rec_writer *w, const struct xio_sample *s)
 {
 	sqlite3_stmt *st = w->st[ST_LAYER];
 	for (size_t i = 0; i < s->n_layers; i++) {
-		const struct xs_layer *l = &s->layers[i];
+		const struct xio_layer *l = &s->layers[i];
 		int rc = SQLITE_OK;
 		int64_t id = layer_key(w, l, &rc);
 		if (!id)
@@ -196,19 +196,19 @@ static int store_layers(struct rec_writer *w, const struct xs_sample *s)
 	return SQLITE_OK;
 }
 
-static int store_counters(struct rec_writer *w, const struct xs_sample *s)
+static int store_counters(struct rec_writer *w, const struct xio_sample *s)
 {
 	sqlite3_stmt *st = w->st[ST_COUNTERS];
 	for (size_t i = 0; i < s->n_counters; i++) {
-		const struct xs_dom_counters *c = &s->counters[i];
+		const struct xio_dom_counters *c = &s->counters[i];
 		sqlite3_bind_int64(st, 1, REC_SLOT(w->count, i));
 		sqlite3_bind_int64(st, 2, c->domid);
-		for (int r = 0; r < XS_CPU_ROLES; r++)
+		for (int r = 0; r < XIO_CPU_ROLES; r++)
 			bind_u64(st, 3 + r, c->cpu_ns[r]);
-		bind_u64(st, 3 + XS_CPU_ROLES, c->dirtied_bytes);
-		bind_u64(st, 4 + XS_CPU_ROLES, c->written_back_bytes);
+		bind_u64(st, 3 + XIO_CPU_ROLES, c->dirtied_bytes);
+		bind_u64(st, 4 + XIO_CPU_ROLES, c->written_back_bytes);
 		if (c->guest_cpu_ns >= 0) /* unknown: NULL */
-			sqlite3_bind_int64(st, 5 + XS_CPU_ROLES, c->guest_cpu_ns);
+			sqlite3_bind_int64(st, 5 + XIO_CPU_ROLES, c->guest_cpu_ns);
 		int rc = step_done(st);
 		if (rc != SQLITE_OK)
 			return rc;
@@ -216,11 +216,11 @@ static int store_counters(struct rec_writer *w, const struct xs_sample *s)
 	return SQLITE_OK;
 }
 
-static int store_disks(struct rec_writer *w, const struct xs_sample *s)
+static int store_disks(struct rec_writer *w, const struct xio_sample *s)
 {
 	sqlite3_stmt *st = w->st[ST_DISK];
 	for (size_t i = 0; i < s->n_disks; i++) {
-		const struct xs_disk *d = &s->disks[i];
+		const struct xio_disk *d = &s->disks[i];
 		int rc = SQLITE_OK;
 		int64_t id = disk_key(w, d, &rc);
 		if (!id)
@@ -238,7 +238,7 @@ static int store_disks(struct rec_writer *w, const struct xs_sample *s)
 	return SQLITE_OK;
 }
 
-static int64_t vbd_key(struct rec_writer *w, const struct xs_vbd_stat *v, int *rc)
+static int64_t vbd_key(struct rec_writer *w, const struct xio_vbd_stat *v, int *rc)
 {
 	for (size_t i = 0; i < w->n_vbd_keys; i++) {
 		const struct vbd_key_id *k = &w->vbd_keys[i];
@@ -268,11 +268,11 @@ static int64_t vbd_key(struct rec_writer *w, const struct xs_vbd_stat *v, int *r
 	return p[w->n_vbd_keys++].id;
 }
 
-static int store_vbds(struct rec_writer *w, const struct xs_sample *s)
+static int store_vbds(struct rec_writer *w, const struct xio_sample *s)
 {
 	sqlite3_stmt *st = w->st[ST_VBD];
 	for (size_t i = 0; i < s->n_vbd_stats; i++) {
-		const struct xs_vbd_stat *v = &s->vbd_stats[i];
+		const struct xio_vbd_stat *v = &s->vbd_stats[i];
 		int rc = SQLITE_OK;
 		int64_t id = vbd_key(w, v, &rc);
 		if (!id)
@@ -296,13 +296,13 @@ static int store_vbds(struct rec_writer *w, const struct xs_sample *s)
 	return SQLITE_OK;
 }
 
-static bool same_dev(const struct xs_dev *a, const struct xs_dev *b)
+static bool same_dev(const struct xio_dev *a, const struct xio_dev *b)
 {
 	return a->dev == b->dev && a->is_leaf == b->is_leaf &&
 	       !strncmp(a->name, b->name, sizeof(a->name));
 }
 
-static bool same_domain(const struct xs_domain *a, const struct xs_domain *b)
+static bool same_domain(const struct xio_domain *a, const struct xio_domain *b)
 {
 	return a->domid == b->domid && a->missing == b->missing && a->generation == b->generation &&
 	       a->mem_bytes == b->mem_bytes && !strncmp(a->uuid, b->uuid, sizeof(a->uuid)) &&
@@ -324,12 +324,12 @@ static void bind_name(sqlite3_stmt *st, int col, const char *s, size_t max)
 	sqlite3_bind_text(st, col, s, (int)strnlen(s, max), SQLITE_STATIC);
 }
 
-static int store_devices(struct rec_writer *w, const struct xs_sample *s)
+static int store_devices(struct rec_writer *w, const struct xio_sample *s)
 {
 	for (size_t j = 0; j < w->n_devs; j++)
 		w->devs[j].seen = false;
 	for (size_t i = 0; i < s->n_devs; i++) {
-		const struct xs_dev *d = &s->devs[i];
+		const struct xio_dev *d = &s->devs[i];
 		size_t j = 0;
 		while (j < w->n_devs && (w->devs[j].seen || !same_dev(&w->devs[j].dev, d)))
 			j++;
@@ -366,12 +366,12 @@ static int store_devices(struct rec_writer *w, const struct xs_sample *s)
 	return SQLITE_OK;
 }
 
-static int store_domains(struct rec_writer *w, const struct xs_sample *s)
+static int store_domains(struct rec_writer *w, const struct xio_sample *s)
 {
 	for (size_t j = 0; j < w->n_doms; j++)
 		w->doms[j].seen = false;
 	for (size_t i = 0; i < s->n_domains; i++) {
-		const struct xs_domain *d = &s->domains[i];
+		const struct xio_domain *d = &s->domains[i];
 		size_t j = 0;
 		while (j < w->n_doms && (w->doms[j].seen || !same_domain(&w->doms[j].dom, d)))
 			j++;
@@ -415,7 +415,7 @@ static int store_domains(struct rec_writer *w, const struct xs_sample *s)
 	return SQLITE_OK;
 }
 
-int rec_store_sample(struct rec_writer *w, const struct xs_sample *s)
+int rec_store_sample(struct rec_writer *w, const struct xio_sample *s)
 {
 	int rc = store_sample_row(w, s);
 	if (rc == SQLITE_OK)

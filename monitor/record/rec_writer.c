@@ -23,10 +23,10 @@
  * the recorder does not store is lost from every recording. Store it (a new nullable
  * column, SCHEMA.md, the reader), then update the sizes. */
 #if defined(__x86_64__) || defined(__aarch64__)
-_Static_assert(sizeof(struct xs_sample) == 448 && sizeof(struct xs_layer) == 48 &&
-                   sizeof(struct xs_dev) == 40 && sizeof(struct xs_disk) == 72 &&
-                   sizeof(struct xs_domain) == 392 && sizeof(struct xs_dom_counters) == 64 &&
-                   sizeof(struct xs_vbd_stat) == 104 && sizeof(struct xs_latency) == 280,
+_Static_assert(sizeof(struct xio_sample) == 448 && sizeof(struct xio_layer) == 48 &&
+                   sizeof(struct xio_dev) == 40 && sizeof(struct xio_disk) == 72 &&
+                   sizeof(struct xio_domain) == 392 && sizeof(struct xio_dom_counters) == 64 &&
+                   sizeof(struct xio_vbd_stat) == 104 && sizeof(struct xio_latency) == 280,
                "sample.h changed: store the new field in recordings (record/)");
 #endif
 static void finalize_all(struct rec_writer *w)
@@ -202,7 +202,7 @@ int rec_set_size_limit(struct rec_writer *w, uint64_t max_bytes, struct rec_erro
 	int rc = sqlite3_exec(w->db, sql, NULL, NULL, NULL);
 	return rc == SQLITE_OK ? 0 : fail_sqlite(w, rc, "setting a size limit", err);
 }
-int rec_append(struct rec_writer *w, const struct xs_sample *s, struct rec_error *err)
+int rec_append(struct rec_writer *w, const struct xio_sample *s, struct rec_error *err)
 {
 	if (!w->db)
 		return fail(w, err);

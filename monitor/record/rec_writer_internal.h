@@ -29,13 +29,13 @@ struct vbd_key_id {
 };
 
 struct open_dev {
-	struct xs_dev dev;
+	struct xio_dev dev;
 	int64_t id;
 	bool seen; /* present in the sample being appended */
 };
 
 struct open_domain {
-	struct xs_domain dom;
+	struct xio_domain dom;
 	int64_t id;
 	bool seen;
 };
@@ -76,13 +76,13 @@ struct rec_writer {
 	size_t n_devs;
 	struct open_domain *doms;
 	size_t n_doms;
-	char hooks[sizeof(((struct xs_sample *)0)->hooks)];
+	char hooks[sizeof(((struct xio_sample *)0)->hooks)];
 	int64_t hooks_id; /* 0: no hook set stored yet */
 };
 
 /* Prepares the statements of rec_store_sample into w->st. SQLite result code. */
 int rec_writer_prepare(struct rec_writer *w);
 /* One sample's rows, in the caller's transaction. SQLite result code. */
-int rec_store_sample(struct rec_writer *w, const struct xs_sample *s);
+int rec_store_sample(struct rec_writer *w, const struct xio_sample *s);
 
 #endif

@@ -93,7 +93,7 @@ int rec_set_meta(struct rec_writer *w, const char *key, const char *value, struc
  * full disk (tests; a quota). */
 int rec_set_size_limit(struct rec_writer *w, uint64_t max_bytes, struct rec_error *err);
 /* One sample, one transaction. 0, or -1 (the writer is then closed; see above). */
-int rec_append(struct rec_writer *w, const struct xs_sample *s, struct rec_error *err);
+int rec_append(struct rec_writer *w, const struct xio_sample *s, struct rec_error *err);
 /* A mark at realtime_ns (wall clock) with its origin ("wrap", "console", ...) and, for
  * the end of a wrapped command, its exit status (< 0: none). */
 int rec_add_mark_from(struct rec_writer *w, const char *label, int64_t realtime_ns,
@@ -135,7 +135,7 @@ const struct rec_mark *rec_marks(const struct rec_reader *r); /* ordered by time
 const char *rec_meta(const struct rec_reader *r, const char *key);
 int rec_schema_version(const struct rec_reader *r);
 /* Reconstructs sample i into out (a fresh sample; sample_free() it). 0 or -1. */
-int rec_read(struct rec_reader *r, size_t i, struct xs_sample *out, struct rec_error *err);
+int rec_read(struct rec_reader *r, size_t i, struct xio_sample *out, struct rec_error *err);
 
 /* First sample whose time is >= t (count if none), and last sample whose time is <= t
  * (-1 if none: returned as SIZE_MAX). */

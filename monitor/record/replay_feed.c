@@ -15,7 +15,7 @@ struct replay_feed {
 	size_t *mark_pos;              /* per window mark: the window sample at or after it */
 	const struct rec_mark **marks; /* the recording's marks in the window, by time */
 	size_t n_marks;
-	struct xs_sample origin;
+	struct xio_sample origin;
 	struct rec_error err;
 };
 
@@ -136,8 +136,8 @@ static void describe(const struct replay_feed *f, int64_t now_ns, struct seek_vi
 	view->wait_ns = replay_wait_ns(c, now_ns);
 }
 
-int replay_feed_navigate(void *ctx, enum seek_move nav, int64_t now_ns, struct xs_sample *prev,
-                         struct xs_sample *cur, struct seek_view *view)
+int replay_feed_navigate(void *ctx, enum seek_move nav, int64_t now_ns, struct xio_sample *prev,
+                         struct xio_sample *cur, struct seek_view *view)
 {
 	struct replay_feed *f = ctx;
 	struct replay_cursor *c = &f->cur;

@@ -59,17 +59,17 @@ static const struct xt_devinfo *devinfo(struct collector *c, uint32_t dev)
 	return &f->info;
 }
 
-static int add_dev(struct collector *c, struct xs_sample *s, uint32_t dev)
+static int add_dev(struct collector *c, struct xio_sample *s, uint32_t dev)
 {
 	if (sample_dev(s, dev))
 		return 0;
 	const struct xt_devinfo *info = devinfo(c, dev);
-	struct xs_dev d = {.dev = dev, .is_leaf = info && info->is_leaf};
+	struct xio_dev d = {.dev = dev, .is_leaf = info && info->is_leaf};
 	snprintf(d.name, sizeof(d.name), "%s", info ? info->name : "?");
 	return sample_add_dev(s, &d);
 }
 
-static void fill_domain(struct xs_domain *out, const struct xt_domain *d)
+static void fill_domain(struct xio_domain *out, const struct xt_domain *d)
 {
 	memset(out, 0, sizeof(*out));
 	out->domid = d->domid;
@@ -90,11 +90,11 @@ static void fill_domain(struct xs_domain *out, const struct xt_domain *d)
 	}
 }
 
-static void note_vbd_skew(const struct xs_sample *before, struct xs_sample *s)
+static void note_vbd_skew(const struct xio_sample *before, struct xio_sample *s)
 {
 	for (size_t i = 0; i < s->n_vbd_stats; i++) {
-		struct xs_vbd_stat *v = &s->vbd_stats[i];
-		const struct xs_vbd_stat *b = sample_vbd_stat(before, v->domid, v->devid);
+		struct xio_vbd_stat *v = &s->vbd_stats[i];
+		const struct xio_vbd_stat *b = sample_vbd_stat(before, v->domid, v->devid);
 		if (!b || b->instance != v->instance || b->rd_bytes > v->rd_bytes ||
 		    b->wr_bytes > v->wr_bytes)
 			continue; /* made again meanwhile: unknown */
@@ -103,7 +103,7 @@ static void note_vbd_skew(const struct xs_sample *before, struct xs_sample *s)
 	}
 }
 
-int collector_sample(struct collector *c, struct xs_sample *s)
+int collector_sample(struct collector *c, struct xio_sample *s)
 {
 	struct timespec rt, mono;
 	memset(s, 0, sizeof(*s));
@@ -115,7 +115,7 @@ int collector_sample(struct collector *c, struct xs_sample *s)
 	/* blkback's counters just before and just after the tracer's: what a request
 	 * submitted meanwhile counts in one side's interval and the other's next is known,
 	 * so the cross-check does not cry wolf under load */
-	struct xs_sample before = {0};
+	struct xio_sample before = {0};
 	if (blkback_read_stats(&c->roots, &before))
 		goto fail;
 	if ((c->read_layers && c->read_layers(c->read_ctx, s)) ||
@@ -135,11 +135,11 @@ int collector_sample(struct collector *c, struct xs_sample *s)
 			const struct xt_devinfo *info = devinfo(c, ds[i].dev);
 			if (!info || !info->is_leaf)
 				continue;
-			struct xs_disk d = {.dev = ds[i].dev,
-			                    .rd_bytes = ds[i].rd_bytes,
-			                    .wr_bytes = ds[i].wr_bytes,
-			                    .rd_ios = ds[i].rd_ios,
-			                    .wr_ios = ds[i].wr_ios};
+			struct xio_disk d = {.dev = ds[i].dev,
+			                     .rd_bytes = ds[i].rd_bytes,
+			                     .wr_bytes = ds[i].wr_bytes,
+			                     .rd_ios = ds[i].rd_ios,
+			                     .wr_ios = ds[i].wr_ios};
 			snprintf(d.name, sizeof(d.name), "%s", ds[i].name);
 			if (sample_add_disk(s, &d) || add_dev(c, s, d.dev)) {
 				free(ds);
@@ -152,7 +152,7 @@ int collector_sample(struct collector *c, struct xs_sample *s)
 		if (add_dev(c, s, s->layers[i].dev))
 			goto fail;
 	for (size_t i = 0; c->topo && i < c->topo->n_domains; i++) {
-		struct xs_domain d;
+		struct xio_domain d;
 		fill_domain(&d, &c->topo->domains[i]);
 		if (sample_add_domain(s, &d))
 			goto fail;

@@ -17,7 +17,7 @@
 
 struct xenlive;
 
-typedef int (*collector_read_fn)(void *ctx, struct xs_sample *s);
+typedef int (*collector_read_fn)(void *ctx, struct xio_sample *s);
 
 struct collector_devfact {
 	uint32_t dev;
@@ -41,7 +41,7 @@ void collector_set_topology(struct collector *c, const struct xt_topology *topo)
 /* Add libxenstat's per-domain figures to every sample (the Xen live source). */
 void collector_set_xen(struct collector *c, struct xenlive *xen);
 /* 0, or -1 when the counters cannot be read (host files missing only warn once). */
-int collector_sample(struct collector *c, struct xs_sample *s);
+int collector_sample(struct collector *c, struct xio_sample *s);
 void collector_free(struct collector *c);
 
 #endif

@@ -65,13 +65,13 @@ static void live_refresh(struct live *l)
 	l->fingerprint = fp;
 }
 
-static int read_tracer(void *ctx, struct xs_sample *s)
+static int read_tracer(void *ctx, struct xio_sample *s)
 {
 	return tracer_read(ctx, s);
 }
 
 /* One sample of the tracer, the host and the topology's domains. */
-static int collect(struct live *l, struct xs_sample *s)
+static int collect(struct live *l, struct xio_sample *s)
 {
 	if (collector_sample(&l->col, s))
 		return -1;
@@ -121,7 +121,7 @@ int live_open(struct live **out, const struct source_opts *o, struct xerr *err)
 	/* the baseline, now that the programs are attached and the maps filled: whatever a
 	 * command does before it asks for its first sample (a console starting, a recorder
 	 * storing its header, serve's first pace) is in the first interval, not before it */
-	struct xs_sample first;
+	struct xio_sample first;
 	if (collect(l, &first)) {
 		xerr_set(err, XERR_RUNTIME, "cannot read counters");
 		live_close(l);
@@ -132,7 +132,7 @@ int live_open(struct live **out, const struct source_opts *o, struct xerr *err)
 	return 0;
 }
 
-int live_sample(struct live *l, struct xs_sample *s)
+int live_sample(struct live *l, struct xio_sample *s)
 {
 	if (live_baseline_hand(&l->baseline, s))
 		return 0;
@@ -167,7 +167,7 @@ const char *live_tracer_hooks(const struct live *l)
 	return tracer_hooks(l->tracer);
 }
 
-static int live_next(void *ctx, struct xs_sample *out)
+static int live_next(void *ctx, struct xio_sample *out)
 {
 	if (live_sample(ctx, out) == 0)
 		return 0;

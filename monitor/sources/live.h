@@ -35,7 +35,7 @@ struct live;
 int live_load_topology(const struct source_opts *o, struct xt_topology *topo);
 /* 0 with *out set, or -1 with *err filled (*out NULL). */
 int live_open(struct live **out, const struct source_opts *o, struct xerr *err);
-int live_sample(struct live *l, struct xs_sample *s);
+int live_sample(struct live *l, struct xio_sample *s);
 /* The live source as the interval loop takes it (fail_status 1). */
 struct sample_source live_source(struct live *l);
 /* Which programs and hooks the tracer runs: "tp_btf" / "raw_tp", and the hooks line. */

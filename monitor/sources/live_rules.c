@@ -157,10 +157,10 @@ static bool has_backend_dev(const struct xt_domain *d, uint32_t dev)
  * dump does: the devices it submits to become that domain's backends, so that a loop
  * device's work and its backing file's writeback are followed too. */
 void live_rules_learn(struct live_rules *l, const struct xt_topology *topo,
-                      const struct xs_sample *s)
+                      const struct xio_sample *s)
 {
 	for (size_t i = 0; i < s->n_layers && l->n_learned < LIVE_MAX_LEARNED; i++) {
-		const struct xs_layer *x = &s->layers[i];
+		const struct xio_layer *x = &s->layers[i];
 		if (x->via != XIOTOP_VIA_TASK || x->domid == XIOTOP_DOM_NONE ||
 		    has_backend_dev(topo_find_domain(topo, x->domid), x->dev))
 			continue;
@@ -211,7 +211,7 @@ void live_rules_add_learned(struct live_rules *l, const struct xt_roots *roots,
 	}
 }
 
-void live_baseline_keep(struct live_baseline *b, struct xs_sample *s)
+void live_baseline_keep(struct live_baseline *b, struct xio_sample *s)
 {
 	live_baseline_free(b);
 	b->sample = *s;
@@ -219,7 +219,7 @@ void live_baseline_keep(struct live_baseline *b, struct xs_sample *s)
 	memset(s, 0, sizeof(*s));
 }
 
-bool live_baseline_hand(struct live_baseline *b, struct xs_sample *out)
+bool live_baseline_hand(struct live_baseline *b, struct xio_sample *out)
 {
 	if (!b->held)
 		return false;

@@ -65,19 +65,19 @@ uint64_t live_rules_fingerprint(const struct xt_topology *t);
 void live_rules_keep_departed(struct live_rules *l, const struct xt_topology *old,
                               struct xt_topology *fresh, uint64_t now_ns);
 void live_rules_learn(struct live_rules *l, const struct xt_topology *topo,
-                      const struct xs_sample *s);
+                      const struct xio_sample *s);
 void live_rules_add_learned(struct live_rules *l, const struct xt_roots *roots,
                             struct xt_topology *t);
 
 /* The attach-time sample, held until the source's first next(). */
 struct live_baseline {
-	struct xs_sample sample;
+	struct xio_sample sample;
 	bool held;
 };
 /* Keep *s (taken over: *s is emptied) as the baseline. */
-void live_baseline_keep(struct live_baseline *b, struct xs_sample *s);
+void live_baseline_keep(struct live_baseline *b, struct xio_sample *s);
 /* Moves the baseline into *out and returns true once; false when none is held. */
-bool live_baseline_hand(struct live_baseline *b, struct xs_sample *out);
+bool live_baseline_hand(struct live_baseline *b, struct xio_sample *out);
 void live_baseline_free(struct live_baseline *b);
 
 #endif

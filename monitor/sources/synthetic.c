@@ -73,10 +73,10 @@ static double read_rate(unsigned domid)
 	return domid % 7 == 0 ? 0 : (double)(domid * 13 % 20) * MB;
 }
 
-static int add_layer(struct xs_sample *out, uint32_t domid, uint32_t dev, uint32_t via, double rd,
+static int add_layer(struct xio_sample *out, uint32_t domid, uint32_t dev, uint32_t via, double rd,
                      double wr, double bs)
 {
-	struct xs_layer l = {.domid = domid, .dev = dev, .via = via};
+	struct xio_layer l = {.domid = domid, .dev = dev, .via = via};
 	l.io.rd_bytes = (uint64_t)rd;
 	l.io.wr_bytes = (uint64_t)wr;
 	l.io.rd_ios = (uint64_t)(rd / bs);
@@ -84,9 +84,9 @@ static int add_layer(struct xs_sample *out, uint32_t domid, uint32_t dev, uint32
 	return sample_add_layer(out, &l);
 }
 
-static int add_dev(struct xs_sample *out, uint32_t dev, const char *name, bool leaf)
+static int add_dev(struct xio_sample *out, uint32_t dev, const char *name, bool leaf)
 {
-	struct xs_dev d = {.dev = dev, .is_leaf = leaf};
+	struct xio_dev d = {.dev = dev, .is_leaf = leaf};
 	snprintf(d.name, sizeof(d.name), "%s", name);
 	return sample_add_dev(out, &d);
 }
@@ -98,9 +98,9 @@ struct totals {
 	uint64_t cpu_ns;
 };
 
-static int add_domain(struct xs_sample *out, unsigned domid, double t, struct totals *tot)
+static int add_domain(struct xio_sample *out, unsigned domid, double t, struct totals *tot)
 {
-	struct xs_domain dom = {.domid = domid};
+	struct xio_domain dom = {.domid = domid};
 	enum stack st = stack_of(domid);
 	snprintf(dom.name, sizeof(dom.name), "synth%03u", domid);
 	snprintf(dom.kind, sizeof(dom.kind), "%s", st == STACK_QDISK ? "qdisk" : "vbd");
@@ -112,8 +112,8 @@ static int add_domain(struct xs_sample *out, unsigned domid, double t, struct to
 	double rd = moved(domid, read_rate(domid), t), wr = moved(domid, write_rate(domid), t);
 	double bs = domid % 2 ? 65536 : 1048576;
 	char name[32];
-	struct xs_dom_counters c = {.domid = domid};
-	c.cpu_ns[XS_CPU_BACKEND] = (uint64_t)(rd + wr); /* 1 ns a byte */
+	struct xio_dom_counters c = {.domid = domid};
+	c.cpu_ns[XIO_CPU_BACKEND] = (uint64_t)(rd + wr); /* 1 ns a byte */
 	c.guest_cpu_ns = (int64_t)(t * 1e9 * (0.05 + (domid % 10) / 10.0));
 	int rc = 0;
 	switch (st) {
@@ -129,8 +129,8 @@ static int add_domain(struct xs_sample *out, unsigned domid, double t, struct to
 		tot->vmstat_wr += wr + written_back;
 		c.dirtied_bytes = (uint64_t)wr;
 		c.written_back_bytes = (uint64_t)written_back;
-		c.cpu_ns[XS_CPU_LOOP] = (uint64_t)(1.5 * wr);
-		c.cpu_ns[XS_CPU_WRITEBACK] = (uint64_t)(0.5 * written_back);
+		c.cpu_ns[XIO_CPU_LOOP] = (uint64_t)(1.5 * wr);
+		c.cpu_ns[XIO_CPU_WRITEBACK] = (uint64_t)(0.5 * written_back);
 		break;
 	}
 	case STACK_DM:
@@ -151,17 +151,17 @@ static int add_domain(struct xs_sample *out, unsigned domid, double t, struct to
 		tot->disk_wr[2] += wr;
 		tot->vmstat_rd += rd;
 		tot->vmstat_wr += wr;
-		c.cpu_ns[XS_CPU_BACKEND] = 0;
-		c.cpu_ns[XS_CPU_DEVICE_MODEL] = (uint64_t)(3 * (rd + wr));
+		c.cpu_ns[XIO_CPU_BACKEND] = 0;
+		c.cpu_ns[XIO_CPU_DEVICE_MODEL] = (uint64_t)(3 * (rd + wr));
 		break;
 	}
-	for (int r = 0; r < XS_CPU_ROLES; r++)
+	for (int r = 0; r < XIO_CPU_ROLES; r++)
 		tot->cpu_ns += c.cpu_ns[r];
 	return rc || sample_add_counters(out, &c) ? -1 : 0;
 }
 
 int synthetic_sample_at(const struct synthetic *s, uint64_t elapsed_ns, int64_t realtime_ns,
-                        struct xs_sample *out)
+                        struct xio_sample *out)
 {
 	memset(out, 0, sizeof(*out));
 	double t = (double)elapsed_ns / 1e9;
@@ -173,7 +173,7 @@ int synthetic_sample_at(const struct synthetic *s, uint64_t elapsed_ns, int64_t 
 	struct totals tot = {0};
 	static const char *const leaf_names[3] = {"sda", "sdb", "sdc"};
 	static const uint32_t leaves[3] = {SDA, SDB, SDC};
-	struct xs_domain dom0 = {.domid = 0};
+	struct xio_domain dom0 = {.domid = 0};
 	snprintf(dom0.name, sizeof(dom0.name), "Domain-0");
 	int rc = sample_add_domain(out, &dom0);
 	for (int i = 0; i < 3; i++)
@@ -187,7 +187,7 @@ int synthetic_sample_at(const struct synthetic *s, uint64_t elapsed_ns, int64_t 
 	tot.disk_wr[0] += unattr;
 	tot.vmstat_wr += unattr;
 	for (int i = 0; i < 3 && !rc; i++) {
-		struct xs_disk k = {.dev = leaves[i]};
+		struct xio_disk k = {.dev = leaves[i]};
 		snprintf(k.name, sizeof(k.name), "%s", leaf_names[i]);
 		k.rd_bytes = (uint64_t)tot.disk_rd[i];
 		k.wr_bytes = (uint64_t)tot.disk_wr[i];
@@ -207,7 +207,7 @@ int synthetic_sample_at(const struct synthetic *s, uint64_t elapsed_ns, int64_t 
 	return 0;
 }
 
-int synthetic_sample(void *ctx, struct xs_sample *out)
+int synthetic_sample(void *ctx, struct xio_sample *out)
 {
 	const struct synthetic *s = ctx;
 	struct timespec real;
@@ -216,7 +216,7 @@ int synthetic_sample(void *ctx, struct xs_sample *out)
 	                           (int64_t)real.tv_sec * 1000000000 + real.tv_nsec, out);
 }
 
-static int synthetic_next(void *ctx, struct xs_sample *out)
+static int synthetic_next(void *ctx, struct xio_sample *out)
 {
 	if (synthetic_sample(ctx, out) == 0)
 		return 0;

@@ -26,9 +26,9 @@ struct synthetic *synthetic_open(unsigned n_domains);
 void synthetic_close(struct synthetic *s);
 /* The sample `elapsed_ns` after open, stamped `realtime_ns`. 0, or -1 (ENOMEM). */
 int synthetic_sample_at(const struct synthetic *s, uint64_t elapsed_ns, int64_t realtime_ns,
-                        struct xs_sample *out);
+                        struct xio_sample *out);
 /* The sample now (ctx: a struct synthetic). 0, or -1 (ENOMEM). */
-int synthetic_sample(void *ctx, struct xs_sample *out);
+int synthetic_sample(void *ctx, struct xio_sample *out);
 /* The same as a source for the interval loop (fail_status 1). */
 struct sample_source synthetic_source(struct synthetic *s);
 

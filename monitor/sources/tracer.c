@@ -171,28 +171,28 @@ static uint64_t read_stat(struct tracer *t, uint32_t idx)
 	return sum;
 }
 
-static struct xs_dom_counters *counters_for(struct xs_sample *s, uint32_t domid)
+static struct xio_dom_counters *counters_for(struct xio_sample *s, uint32_t domid)
 {
-	struct xs_dom_counters *c = (struct xs_dom_counters *)sample_counters(s, domid);
+	struct xio_dom_counters *c = (struct xio_dom_counters *)sample_counters(s, domid);
 	if (c)
 		return c;
-	struct xs_dom_counters fresh = {.domid = domid, .guest_cpu_ns = -1};
+	struct xio_dom_counters fresh = {.domid = domid, .guest_cpu_ns = -1};
 	if (sample_add_counters(s, &fresh))
 		return NULL;
 	return &s->counters[s->n_counters - 1];
 }
 
 #define SAME_ROLE(a, b) ((int)(a) == (int)(b))
-_Static_assert(SAME_ROLE(XIOTOP_CPU_BACKEND, XS_CPU_BACKEND) &&
-                   SAME_ROLE(XIOTOP_CPU_DEVICE_MODEL, XS_CPU_DEVICE_MODEL) &&
-                   SAME_ROLE(XIOTOP_CPU_LOOP, XS_CPU_LOOP) &&
-                   SAME_ROLE(XIOTOP_CPU_WRITEBACK, XS_CPU_WRITEBACK) &&
-                   SAME_ROLE(XIOTOP_CPU_ROLES, XS_CPU_ROLES),
+_Static_assert(SAME_ROLE(XIOTOP_CPU_BACKEND, XIO_CPU_BACKEND) &&
+                   SAME_ROLE(XIOTOP_CPU_DEVICE_MODEL, XIO_CPU_DEVICE_MODEL) &&
+                   SAME_ROLE(XIOTOP_CPU_LOOP, XIO_CPU_LOOP) &&
+                   SAME_ROLE(XIOTOP_CPU_WRITEBACK, XIO_CPU_WRITEBACK) &&
+                   SAME_ROLE(XIOTOP_CPU_ROLES, XIO_CPU_ROLES),
                "BPF CPU roles index the sample's cpu_ns[] directly");
 
 /* Per-domain on-CPU time by role into the sample's domain counters; *kworker_ns gets
  * what kworkers gave domains (loop and writeback), which the shared runtime holds too. */
-static int read_cpu(struct tracer *t, struct xs_sample *s, uint64_t *kworker_ns)
+static int read_cpu(struct tracer *t, struct xio_sample *s, uint64_t *kworker_ns)
 {
 	int fd = bpf_map__fd(t->skel->maps.cpu_ns);
 	struct xiotop_cpu_key key, next;
@@ -206,7 +206,7 @@ static int read_cpu(struct tracer *t, struct xs_sample *s, uint64_t *kworker_ns)
 		uint64_t ns = 0;
 		for (int c = 0; c < t->ncpus; c++)
 			ns += t->percpu_u64[c];
-		struct xs_dom_counters *c = counters_for(s, key.domid);
+		struct xio_dom_counters *c = counters_for(s, key.domid);
 		if (!c)
 			return -1;
 		c->cpu_ns[key.role] += ns;
@@ -220,7 +220,7 @@ static int read_cpu(struct tracer *t, struct xs_sample *s, uint64_t *kworker_ns)
  * them gave domains. A kworker's item can be charged before its runtime reaches the pass
  * (a running task's runtime lags by up to a tick), so the difference may dip: the value
  * given never decreases, the dip is absorbed by the next growth. */
-static void read_unattributed(struct tracer *t, struct xs_sample *s, uint64_t kworker_ns)
+static void read_unattributed(struct tracer *t, struct xio_sample *s, uint64_t kworker_ns)
 {
 	uint64_t shared = read_stat(t, XIOTOP_STAT_SHARED_RUNTIME_NS);
 	uint64_t unattributed = shared > kworker_ns ? shared - kworker_ns : 0;
@@ -230,7 +230,7 @@ static void read_unattributed(struct tracer *t, struct xs_sample *s, uint64_t kw
 }
 
 /* Page-cache bytes dirtied and written back per domain. */
-static int read_dirty(struct tracer *t, struct xs_sample *s)
+static int read_dirty(struct tracer *t, struct xio_sample *s)
 {
 	int fd = bpf_map__fd(t->skel->maps.dirty);
 	uint32_t key, next;
@@ -242,7 +242,7 @@ static int read_dirty(struct tracer *t, struct xs_sample *s)
 		struct xiotop_dirty d;
 		if (bpf_map_lookup_elem(fd, &key, &d))
 			continue;
-		struct xs_dom_counters *c = counters_for(s, key);
+		struct xio_dom_counters *c = counters_for(s, key);
 		if (!c)
 			return -1;
 		c->dirtied_bytes = d.dirtied_bytes;
@@ -252,7 +252,7 @@ static int read_dirty(struct tracer *t, struct xs_sample *s)
 }
 
 /* The latency histograms per (domain, op), summed over CPUs. */
-static int read_latency(struct tracer *t, struct xs_sample *s)
+static int read_latency(struct tracer *t, struct xio_sample *s)
 {
 	int fd = bpf_map__fd(t->skel->maps.lat_hist);
 	struct xiotop_lat_key key, next;
@@ -263,7 +263,7 @@ static int read_latency(struct tracer *t, struct xs_sample *s)
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, t->percpu_lat))
 			continue;
-		struct xs_latency l = {.domid = key.domid, .op = key.op};
+		struct xio_latency l = {.domid = key.domid, .op = key.op};
 		for (int c = 0; c < t->ncpus; c++)
 			latency_merge(&l.hist, &t->percpu_lat[c]);
 		if (sample_add_latency(s, &l))
@@ -272,11 +272,11 @@ static int read_latency(struct tracer *t, struct xs_sample *s)
 	return 0;
 }
 
-static int push_layer(struct tracer *t, const struct xs_layer *l)
+static int push_layer(struct tracer *t, const struct xio_layer *l)
 {
 	if (t->n_layers_buf == t->layer_cap) {
 		size_t cap = t->layer_cap ? 2 * t->layer_cap : 64;
-		struct xs_layer *b = realloc(t->layer_buf, cap * sizeof(*b));
+		struct xio_layer *b = realloc(t->layer_buf, cap * sizeof(*b));
 		if (!b)
 			return -1;
 		t->layer_buf = b;
@@ -295,7 +295,7 @@ static void io_add(struct xiotop_io *sum, const struct xiotop_io *io)
 }
 
 /* Layer counters from the slots and the hash, one entry per key in the sample. */
-static int read_layers(struct tracer *t, struct xs_sample *s)
+static int read_layers(struct tracer *t, struct xio_sample *s)
 {
 	t->n_layers_buf = 0;
 	for (size_t i = 0; i < t->n_slots; i++) {
@@ -303,7 +303,7 @@ static int read_layers(struct tracer *t, struct xs_sample *s)
 		unsigned long long via = __atomic_load_n(&slot->via, __ATOMIC_ACQUIRE);
 		if (!via || via == XIOTOP_LAYER_CLAIMING)
 			continue; /* free, or being claimed: nothing counted in it yet */
-		struct xs_layer l = {.domid = slot->domid, .dev = slot->dev, .via = (uint32_t)via};
+		struct xio_layer l = {.domid = slot->domid, .dev = slot->dev, .via = (uint32_t)via};
 		l.io.rd_bytes = slot->io.rd_bytes;
 		l.io.wr_bytes = slot->io.wr_bytes;
 		l.io.rd_ios = slot->io.rd_ios;
@@ -319,16 +319,16 @@ static int read_layers(struct tracer *t, struct xs_sample *s)
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, t->percpu_io))
 			continue; /* deleted meanwhile */
-		struct xs_layer l = {.domid = key.domid, .dev = key.dev, .via = key.via};
+		struct xio_layer l = {.domid = key.domid, .dev = key.dev, .via = key.via};
 		for (int c = 0; c < t->ncpus; c++)
 			io_add(&l.io, &t->percpu_io[c]);
 		if (push_layer(t, &l))
 			return -1;
 	}
-	qsort(t->layer_buf, t->n_layers_buf, sizeof(*t->layer_buf), xs_layer_key_cmp);
+	qsort(t->layer_buf, t->n_layers_buf, sizeof(*t->layer_buf), xio_layer_key_cmp);
 	for (size_t i = 0; i < t->n_layers_buf;) {
-		struct xs_layer l = t->layer_buf[i++];
-		for (; i < t->n_layers_buf && !xs_layer_key_cmp(&l, &t->layer_buf[i]); i++)
+		struct xio_layer l = t->layer_buf[i++];
+		for (; i < t->n_layers_buf && !xio_layer_key_cmp(&l, &t->layer_buf[i]); i++)
 			io_add(&l.io, &t->layer_buf[i].io);
 		if (sample_add_layer(s, &l))
 			return -1;
@@ -336,7 +336,7 @@ static int read_layers(struct tracer *t, struct xs_sample *s)
 	return 0;
 }
 
-int tracer_read(struct tracer *t, struct xs_sample *s)
+int tracer_read(struct tracer *t, struct xio_sample *s)
 {
 	if (read_layers(t, s))
 		return -1;

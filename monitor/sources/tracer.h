@@ -27,7 +27,7 @@ struct tracer;
 int tracer_open(struct tracer **out, bool latency, char *err, size_t errlen);
 int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
                         const struct xt_roots *roots);
-int tracer_read(struct tracer *t, struct xs_sample *s);
+int tracer_read(struct tracer *t, struct xio_sample *s);
 /* The map updates refused so far, per map (they are in lost_events too). */
 const struct map_updates *tracer_map_updates(const struct tracer *t);
 /* "tp_btf" or "raw_tp" */

@@ -26,7 +26,7 @@ struct tracer {
 	struct xiotop_io *percpu_io;           /* ncpus values of one layer_io entry */
 	const struct xiotop_layer_slot *slots; /* layer_slots, mapped read-only */
 	size_t slots_len, n_slots;
-	struct xs_layer *layer_buf; /* one interval's layers before they are merged */
+	struct xio_layer *layer_buf; /* one interval's layers before they are merged */
 	size_t layer_cap, n_layers_buf;
 	struct xiotop_lat *percpu_lat;
 	unsigned long long *percpu_u64;

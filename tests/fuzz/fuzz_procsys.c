@@ -138,7 +138,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint32_t devid;
 	blkback_parse_vbd_name(vbd_name, &domid, &devid);
 	free(vbd_name);
-	struct xs_sample sample;
+	struct xio_sample sample;
 	memset(&sample, 0, sizeof(sample));
 	blkback_read_stats(&roots, &sample);
 	sample_free(&sample);

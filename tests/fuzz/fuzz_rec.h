@@ -31,27 +31,27 @@ static inline void fuzz_make_recording(const char *path)
 	struct rec_writer *w = rec_create(path, &facts, &err);
 	if (!w)
 		abort();
-	struct xs_sample s;
+	struct xio_sample s;
 	memset(&s, 0, sizeof(s));
 	snprintf(s.hooks, sizeof(s.hooks), "block_bio_queue sched_switch");
 	s.has_cpu = s.has_dirty = s.domains_live = s.has_vbd_stats = true;
 	for (uint32_t d = 1; d <= 3; d++) {
-		struct xs_domain dom = {.domid = d, .generation = 1};
+		struct xio_domain dom = {.domid = d, .generation = 1};
 		snprintf(dom.name, sizeof(dom.name), d == 2 ? "ev\x1b[2Jil\\x1b" : "guest-%u", d);
 		snprintf(dom.kind, sizeof(dom.kind), "vbd");
 		snprintf(dom.file, sizeof(dom.file), "/img/g%u\xe2\x80\xae.img", d);
 		sample_add_domain(&s, &dom);
-		struct xs_dev dev = {.dev = (7u << 20) | d};
+		struct xio_dev dev = {.dev = (7u << 20) | d};
 		snprintf(dev.name, sizeof(dev.name), "loop%u", d);
 		sample_add_dev(&s, &dev);
-		struct xs_layer layer = {.domid = d, .dev = (7u << 20) | d, .via = 1};
+		struct xio_layer layer = {.domid = d, .dev = (7u << 20) | d, .via = 1};
 		sample_add_layer(&s, &layer);
-		struct xs_dom_counters c = {.domid = d};
+		struct xio_dom_counters c = {.domid = d};
 		sample_add_counters(&s, &c);
-		struct xs_vbd_stat v = {.domid = d, .devid = 51712, .backend_dev = (7u << 20) | d};
+		struct xio_vbd_stat v = {.domid = d, .devid = 51712, .backend_dev = (7u << 20) | d};
 		sample_add_vbd_stat(&s, &v);
 	}
-	struct xs_disk disk = {.dev = 8u << 20};
+	struct xio_disk disk = {.dev = 8u << 20};
 	snprintf(disk.name, sizeof(disk.name), "sda");
 	sample_add_disk(&s, &disk);
 	for (int i = 0; i < 4; i++) {
@@ -141,7 +141,7 @@ static inline void fuzz_rec_check(const char *path)
 	if (count > FUZZ_REC_MAX_SAMPLES)
 		count = FUZZ_REC_MAX_SAMPLES;
 	for (size_t i = 0; i < count; i++) {
-		struct xs_sample s;
+		struct xio_sample s;
 		if (rec_read(r, i, &s, &err))
 			fuzz_rec_message(&err);
 		else

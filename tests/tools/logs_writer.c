@@ -55,13 +55,13 @@ static void put_vbd_line(FILE *f, uint32_t devid, uint32_t dev, uint64_t oo, uin
 
 /* The -x lines of a domain: blkback's own vbd counters when the recording has them,
  * else one xvda line holding xiotop's guest totals. Writes them when f; the count. */
-static size_t vbd_lines(FILE *f, const struct xs_sample *cur, uint32_t domid,
+static size_t vbd_lines(FILE *f, const struct xio_sample *cur, uint32_t domid,
                         const struct model_domain *d)
 {
 	size_t n = 0;
 	if (cur->has_vbd_stats) {
 		for (size_t i = 0; i < cur->n_vbd_stats; i++) {
-			const struct xs_vbd_stat *v = &cur->vbd_stats[i];
+			const struct xio_vbd_stat *v = &cur->vbd_stats[i];
 			if (v->domid != domid)
 				continue;
 			if (f)
@@ -71,7 +71,7 @@ static size_t vbd_lines(FILE *f, const struct xs_sample *cur, uint32_t domid,
 		}
 		return n;
 	}
-	const struct xs_domain *info = sample_domain(cur, domid);
+	const struct xio_domain *info = sample_domain(cur, domid);
 	bool has_vbd = (info && info->kind[0]) || (d && d->n_layers);
 	if (!has_vbd || domid == 0)
 		return 0;
@@ -82,11 +82,11 @@ static size_t vbd_lines(FILE *f, const struct xs_sample *cur, uint32_t domid,
 	return 1;
 }
 
-static void put_domain(FILE *f, const struct xs_sample *cur, const struct xs_domain *info,
+static void put_domain(FILE *f, const struct xio_sample *cur, const struct xio_domain *info,
                        const struct model_domain *d)
 {
 	uint32_t domid = info->domid;
-	const struct xs_dom_counters *c = sample_counters(cur, domid); /* cumulative vCPU time */
+	const struct xio_dom_counters *c = sample_counters(cur, domid); /* cumulative vCPU time */
 	uint64_t cpu_ns =
 	    domid ? (c && c->guest_cpu_ns > 0 ? (uint64_t)c->guest_cpu_ns : 0) : cur->host_busy_ns;
 	fprintf(f,
@@ -99,7 +99,7 @@ static void put_domain(FILE *f, const struct xs_sample *cur, const struct xs_dom
 	vbd_lines(f, cur, domid, d);
 }
 
-int logs_xentop_block(FILE *f, const struct xs_sample *cur)
+int logs_xentop_block(FILE *f, const struct xio_sample *cur)
 {
 	struct model_interval m; /* since the counters started: the cumulative figures */
 	if (model_compute(NULL, cur, &m))
@@ -108,9 +108,9 @@ int logs_xentop_block(FILE *f, const struct xs_sample *cur)
 	      "VBD_RSECT  VBD_WSECT\n",
 	      f);
 	/* xentop lists Domain-0 first, always */
-	struct xs_domain dom0 = {.domid = 0};
+	struct xio_domain dom0 = {.domid = 0};
 	snprintf(dom0.name, sizeof(dom0.name), "Domain-0");
-	const struct xs_domain *first = sample_domain(cur, 0);
+	const struct xio_domain *first = sample_domain(cur, 0);
 	put_domain(f, cur, first ? first : &dom0, domain_of(&m, 0));
 	for (size_t i = 0; i < cur->n_domains; i++)
 		if (cur->domains[i].domid != 0)
@@ -131,7 +131,7 @@ void logs_vmstat_header(FILE *f)
 
 /* Over what the line is an average: the interval, or (first line) since the counters
  * started, as vmstat's first line is since boot. */
-static double line_seconds(const struct xs_sample *prev, const struct xs_sample *cur,
+static double line_seconds(const struct xio_sample *prev, const struct xio_sample *cur,
                            const struct logs_shape *shape)
 {
 	if (prev)
@@ -139,7 +139,7 @@ static double line_seconds(const struct xs_sample *prev, const struct xs_sample 
 	return cur->monotonic_ns ? (double)cur->monotonic_ns / 1e9 : 1.0;
 }
 
-void logs_vmstat_row(FILE *f, const struct xs_sample *prev, const struct xs_sample *cur,
+void logs_vmstat_row(FILE *f, const struct xio_sample *prev, const struct xio_sample *cur,
                      const struct logs_shape *shape)
 {
 	double secs = line_seconds(prev, cur, shape);
@@ -166,7 +166,7 @@ void logs_iostat_banner(FILE *f, const struct logs_shape *shape)
 	fputs("\n\n", f);
 }
 
-static const struct xs_disk *disk_of(const struct xs_sample *s, uint32_t dev)
+static const struct xio_disk *disk_of(const struct xio_sample *s, uint32_t dev)
 {
 	for (size_t i = 0; s && i < s->n_disks; i++)
 		if (s->disks[i].dev == dev)
@@ -174,14 +174,14 @@ static const struct xs_disk *disk_of(const struct xs_sample *s, uint32_t dev)
 	return NULL;
 }
 
-void logs_iostat_report(FILE *f, const struct xs_sample *prev, const struct xs_sample *cur,
+void logs_iostat_report(FILE *f, const struct xio_sample *prev, const struct xio_sample *cur,
                         const struct logs_shape *shape)
 {
-	static const struct xs_disk none;
+	static const struct xio_disk none;
 	double secs = line_seconds(prev, cur, shape);
 	fputs("Device            r/s     rkB/s     w/s     wkB/s  %util\n", f);
 	for (size_t i = 0; i < cur->n_disks; i++) {
-		const struct xs_disk *d = &cur->disks[i], *p = disk_of(prev, d->dev);
+		const struct xio_disk *d = &cur->disks[i], *p = disk_of(prev, d->dev);
 		if (!p)
 			p = &none; /* new in cur (or the first report): counts from 0 */
 		fprintf(f, "%-12s %8.2f %9.2f %7.2f %9.2f %6.2f\n", d->name,

@@ -33,12 +33,12 @@ struct logs_shape {
 };
 
 /* 0, or -1 out of memory (the model could not be computed). */
-int logs_xentop_block(FILE *f, const struct xs_sample *cur);
+int logs_xentop_block(FILE *f, const struct xio_sample *cur);
 void logs_vmstat_header(FILE *f);
-void logs_vmstat_row(FILE *f, const struct xs_sample *prev, const struct xs_sample *cur,
+void logs_vmstat_row(FILE *f, const struct xio_sample *prev, const struct xio_sample *cur,
                      const struct logs_shape *shape);
 void logs_iostat_banner(FILE *f, const struct logs_shape *shape);
-void logs_iostat_report(FILE *f, const struct xs_sample *prev, const struct xs_sample *cur,
+void logs_iostat_report(FILE *f, const struct xio_sample *prev, const struct xio_sample *cur,
                         const struct logs_shape *shape);
 
 #endif

@@ -55,12 +55,12 @@ static int close_logs(FILE *out[N_LOGS])
 /* Every sample, one block of each log, holding only the one before. */
 static int write_logs(struct rec_reader *r, FILE *out[N_LOGS], const struct logs_shape *shape)
 {
-	struct xs_sample s[2];
+	struct xio_sample s[2];
 	memset(s, 0, sizeof(s));
 	logs_vmstat_header(out[VM]);
 	logs_iostat_banner(out[IO], shape);
 	for (size_t i = 0; i < rec_count(r); i++) {
-		struct xs_sample *cur = &s[i % 2], *prev = i ? &s[(i + 1) % 2] : NULL;
+		struct xio_sample *cur = &s[i % 2], *prev = i ? &s[(i + 1) % 2] : NULL;
 		struct rec_error err;
 		sample_free(cur);
 		if (rec_read(r, i, cur, &err)) {

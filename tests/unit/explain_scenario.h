@@ -27,7 +27,7 @@ struct sc_dom {
 	uint64_t mem_bytes;
 	/* cumulative */
 	uint64_t guest_wr, guest_rd, phys_wr, phys_rd, dirtied, written_back;
-	uint64_t cpu_ns[XS_CPU_ROLES];
+	uint64_t cpu_ns[XIO_CPU_ROLES];
 	uint64_t guest_wr_ios, disk_wr_ios; /* 0: bytes / 64 KiB */
 };
 
@@ -35,7 +35,7 @@ struct sc_dom {
  * the ones its disk took (0: one per 64 KiB). */
 struct sc_step {
 	uint64_t guest_wr, guest_rd, phys_wr, phys_rd, dirtied, written_back;
-	uint64_t cpu_ns[XS_CPU_ROLES];
+	uint64_t cpu_ns[XIO_CPU_ROLES];
 	uint64_t guest_wr_ios, disk_wr_ios;
 };
 
@@ -52,10 +52,10 @@ static uint32_t sc_backend_dev(const struct sc_dom *d)
 	return d->path == SC_PHY ? ((252u << 20) | d->domid) : ((7u << 20) | d->domid);
 }
 
-static void sc_layer(struct xs_sample *s, uint32_t domid, uint32_t dev, uint32_t via, uint64_t wr,
+static void sc_layer(struct xio_sample *s, uint32_t domid, uint32_t dev, uint32_t via, uint64_t wr,
                      uint64_t rd)
 {
-	struct xs_layer l = {.domid = domid, .dev = dev, .via = via};
+	struct xio_layer l = {.domid = domid, .dev = dev, .via = via};
 	l.io.wr_bytes = wr;
 	l.io.rd_bytes = rd;
 	l.io.wr_ios = wr / 65536;
@@ -64,9 +64,9 @@ static void sc_layer(struct xs_sample *s, uint32_t domid, uint32_t dev, uint32_t
 }
 
 /* The guest's own layer, with its requests when the test gave them. */
-static void sc_guest_layer(struct xs_sample *s, const struct sc_dom *d, uint32_t dev, uint32_t via)
+static void sc_guest_layer(struct xio_sample *s, const struct sc_dom *d, uint32_t dev, uint32_t via)
 {
-	struct xs_layer l = {.domid = d->domid, .dev = dev, .via = via};
+	struct xio_layer l = {.domid = d->domid, .dev = dev, .via = via};
 	l.io.wr_bytes = d->guest_wr;
 	l.io.rd_bytes = d->guest_rd;
 	l.io.wr_ios = d->guest_wr_ios ? d->guest_wr_ios : d->guest_wr / 65536;
@@ -74,17 +74,17 @@ static void sc_guest_layer(struct xs_sample *s, const struct sc_dom *d, uint32_t
 	sample_add_layer(s, &l);
 }
 
-static void sc_dev(struct xs_sample *s, uint32_t dev, const char *name, bool leaf)
+static void sc_dev(struct xio_sample *s, uint32_t dev, const char *name, bool leaf)
 {
-	struct xs_dev d = {.dev = dev, .is_leaf = leaf};
+	struct xio_dev d = {.dev = dev, .is_leaf = leaf};
 	snprintf(d.name, sizeof(d.name), "%s", name);
 	sample_add_dev(s, &d);
 }
 
 /* The domain's bytes at the host disk below its file, with the bios the test gave. */
-static void sc_leaf_layer(struct xs_sample *s, const struct sc_dom *d, uint32_t via)
+static void sc_leaf_layer(struct xio_sample *s, const struct sc_dom *d, uint32_t via)
 {
-	struct xs_layer l = {.domid = d->domid, .dev = LEAF, .via = via};
+	struct xio_layer l = {.domid = d->domid, .dev = LEAF, .via = via};
 	l.io.wr_bytes = d->phys_wr;
 	l.io.rd_bytes = d->phys_rd;
 	l.io.wr_ios = d->disk_wr_ios;
@@ -93,7 +93,7 @@ static void sc_leaf_layer(struct xs_sample *s, const struct sc_dom *d, uint32_t 
 }
 
 /* The domain's layers as the tracer would charge them. */
-static void sc_dom_layers(struct xs_sample *s, const struct sc_dom *d)
+static void sc_dom_layers(struct xio_sample *s, const struct sc_dom *d)
 {
 	uint32_t be = sc_backend_dev(d);
 	char name[32];
@@ -124,7 +124,7 @@ static void sc_dom_layers(struct xs_sample *s, const struct sc_dom *d)
 
 static void sc_append(struct scenario *sc)
 {
-	struct xs_sample s;
+	struct xio_sample s;
 	memset(&s, 0, sizeof(s));
 	s.realtime_ns = T0 + (int64_t)sc->n * 1000000000;
 	s.monotonic_ns = 9000000000ull + sc->n * 1000000000ull;
@@ -134,14 +134,14 @@ static void sc_append(struct scenario *sc)
 	uint64_t leaf_wr = sc->unattr_wr, leaf_rd = 0, leaf_wr_ios = sc->unattr_wr / 65536;
 	for (size_t i = 0; i < sc->n_doms; i++) {
 		const struct sc_dom *d = &sc->doms[i];
-		struct xs_domain info = {
+		struct xio_domain info = {
 		    .domid = d->domid, .generation = 1, .mem_bytes = d->mem_bytes};
 		snprintf(info.name, sizeof(info.name), "%s", d->name);
 		snprintf(info.kind, sizeof(info.kind), d->path == SC_QEMU ? "qdisk" : "vbd");
 		snprintf(info.file, sizeof(info.file), "%s", d->file ? d->file : "");
 		sample_add_domain(&s, &info);
 		sc_dom_layers(&s, d);
-		struct xs_dom_counters c = {.domid = d->domid, .guest_cpu_ns = -1};
+		struct xio_dom_counters c = {.domid = d->domid, .guest_cpu_ns = -1};
 		memcpy(c.cpu_ns, d->cpu_ns, sizeof(c.cpu_ns));
 		c.dirtied_bytes = d->dirtied;
 		c.written_back_bytes = d->written_back;
@@ -151,22 +151,22 @@ static void sc_append(struct scenario *sc)
 			leaf_rd += d->phys_rd;
 			leaf_wr_ios += d->disk_wr_ios;
 		} else { /* its backend device is its disk (diskstats lists it) */
-			struct xs_disk own = {.dev = sc_backend_dev(d),
-			                      .wr_bytes = d->guest_wr,
-			                      .rd_bytes = d->guest_rd,
-			                      .wr_ios = d->disk_wr_ios,
-			                      .rd_ios = d->guest_rd / 65536};
+			struct xio_disk own = {.dev = sc_backend_dev(d),
+			                       .wr_bytes = d->guest_wr,
+			                       .rd_bytes = d->guest_rd,
+			                       .wr_ios = d->disk_wr_ios,
+			                       .rd_ios = d->guest_rd / 65536};
 			snprintf(own.name, sizeof(own.name), "zram%u", d->domid);
 			sample_add_disk(&s, &own);
 		}
 	}
 	sc_layer(&s, XIOTOP_DOM_NONE, LEAF, XIOTOP_VIA_NONE, sc->unattr_wr, 0);
 	s.vmstat_pgpgout_kb = sc->pgpgout_kb;
-	struct xs_disk disk = {.dev = LEAF,
-	                       .rd_bytes = leaf_rd,
-	                       .wr_bytes = leaf_wr,
-	                       .wr_ios = leaf_wr_ios,
-	                       .rd_ios = leaf_rd / 65536};
+	struct xio_disk disk = {.dev = LEAF,
+	                        .rd_bytes = leaf_rd,
+	                        .wr_bytes = leaf_wr,
+	                        .wr_ios = leaf_wr_ios,
+	                        .rd_ios = leaf_rd / 65536};
 	snprintf(disk.name, sizeof(disk.name), "sda");
 	sample_add_disk(&s, &disk);
 	struct rec_error err;
@@ -232,7 +232,7 @@ static void sc_step(struct scenario *sc, struct sc_dom *d, const struct sc_step 
 	d->disk_wr_ios += st->disk_wr_ios     ? st->disk_wr_ios
 	                  : d->path == SC_PHY ? st->guest_wr / 65536
 	                                      : st->phys_wr / 65536;
-	for (int r = 0; r < XS_CPU_ROLES; r++)
+	for (int r = 0; r < XIO_CPU_ROLES; r++)
 		d->cpu_ns[r] += st->cpu_ns[r];
 	uint64_t vm = d->path == SC_PHY    ? st->guest_wr
 	              : d->path == SC_QEMU ? st->phys_wr

@@ -35,7 +35,7 @@ static void write_bytes(struct fake_host *h, uint64_t bytes)
 }
 
 /* One sample as the collector makes it: the tracer's counters and the host's. */
-static int read_fake(struct fake_host *h, struct xs_sample *s)
+static int read_fake(struct fake_host *h, struct xio_sample *s)
 {
 	memset(s, 0, sizeof(*s));
 	h->monotonic_ns += 1000000000ull;
@@ -43,7 +43,7 @@ static int read_fake(struct fake_host *h, struct xs_sample *s)
 	s->vmstat_pgpgout_kb = h->pgpgout_kb;
 	if (!h->written_since_attach)
 		return 0; /* nothing counted yet: the tracer's hash has no entry */
-	struct xs_layer l = {.domid = DOMID, .dev = BACKEND, .via = XIOTOP_VIA_DEV};
+	struct xio_layer l = {.domid = DOMID, .dev = BACKEND, .via = XIOTOP_VIA_DEV};
 	l.io.wr_bytes = h->written_since_attach;
 	l.io.wr_ios = h->written_since_attach / (64 * 1024);
 	return sample_add_layer(s, &l);
@@ -56,7 +56,7 @@ struct fake_source {
 	uint64_t write_each_pace; /* the writer keeps going between samples */
 };
 
-static int fake_next(void *ctx, struct xs_sample *out)
+static int fake_next(void *ctx, struct xio_sample *out)
 {
 	struct fake_source *f = ctx;
 	if (live_baseline_hand(&f->baseline, out))
@@ -94,7 +94,7 @@ static struct totals run(bool keep_baseline, uint64_t before_loop, uint64_t each
 	struct fake_host host = {.pgpgout_kb = 5000}; /* bytes written before the attach */
 	struct fake_source f = {.host = &host, .write_each_pace = each};
 	if (keep_baseline) {
-		struct xs_sample at_attach;
+		struct xio_sample at_attach;
 		assert_int_equal(read_fake(&host, &at_attach), 0);
 		live_baseline_keep(&f.baseline, &at_attach);
 	}
@@ -137,9 +137,9 @@ static void test_baseline_handed_once(void **state)
 {
 	(void)state;
 	struct live_baseline b = {0};
-	struct xs_sample s = {0}, out;
+	struct xio_sample s = {0}, out;
 	assert_false(live_baseline_hand(&b, &out));
-	struct xs_layer l = {.domid = 1, .dev = BACKEND, .via = XIOTOP_VIA_DEV};
+	struct xio_layer l = {.domid = 1, .dev = BACKEND, .via = XIOTOP_VIA_DEV};
 	assert_int_equal(sample_add_layer(&s, &l), 0);
 	s.host_busy_ns = 123;
 	live_baseline_keep(&b, &s);
@@ -165,7 +165,7 @@ static void test_exporter_started_at_first_sample(void **state)
 	assert_non_null(ex);
 	assert_false(exporter_started(ex));
 	struct interval_sink sink = exporter_sink(ex);
-	struct xs_sample s = {0};
+	struct xio_sample s = {0};
 	snprintf(s.hooks, sizeof(s.hooks), "tp_btf block_bio_queue");
 	assert_int_equal(sink.sample(sink.ctx, &s, true), LOOP_GO_ON);
 	assert_true(exporter_started(ex));

@@ -38,7 +38,7 @@ static void phase(struct scenario *sc, struct sc_dom *d, uint64_t total, double 
 		struct sc_step st = {0};
 		st.guest_wr = wr ? now : 0;
 		st.guest_rd = rd ? now : 0;
-		st.cpu_ns[XS_CPU_BACKEND] = now / 128;
+		st.cpu_ns[XIO_CPU_BACKEND] = now / 128;
 		sc_step(sc, d, &st);
 		sc_append(sc);
 		left -= now;

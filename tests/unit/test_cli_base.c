@@ -51,7 +51,7 @@ struct failing {
 	bool has_why;
 };
 
-static int failing_next(void *ctx, struct xs_sample *out)
+static int failing_next(void *ctx, struct xio_sample *out)
 {
 	struct failing *f = ctx;
 	if (f->handed++ == 1)

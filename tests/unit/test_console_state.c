@@ -25,9 +25,9 @@
 /* --- a known interval: 2 s, four guests, Domain-0, unattributed writes --------------- */
 
 struct world {
-	struct xs_domain info[5];
+	struct xio_domain info[5];
 	struct model_layer layers[8];
-	struct xs_disk disks[3];
+	struct xio_disk disks[3];
 	struct model_disk mdisks[3];
 	struct model_domain doms[5];
 	struct model_interval m;
@@ -41,7 +41,7 @@ static struct model_layer layer(enum model_role role, const char *name, bool lea
 	return l;
 }
 
-static void set_info(struct xs_domain *d, uint32_t domid, const char *name, const char *kind)
+static void set_info(struct xio_domain *d, uint32_t domid, const char *name, const char *kind)
 {
 	memset(d, 0, sizeof(*d));
 	d->domid = domid;
@@ -81,9 +81,9 @@ static void make_world(struct world *w)
 	d->guest_rd_ios = 40, d->guest_wr_ios = 80;
 	d->phys_wr_bytes = 40000000, d->double_counted_bytes = 80000000;
 	d->vmstat_wr_bytes = 120000000;
-	d->cpu_ns_by_role[XS_CPU_BACKEND] = 100000000;
-	d->cpu_ns_by_role[XS_CPU_LOOP] = 150000000;
-	d->cpu_ns_by_role[XS_CPU_WRITEBACK] = 50000000;
+	d->cpu_ns_by_role[XIO_CPU_BACKEND] = 100000000;
+	d->cpu_ns_by_role[XIO_CPU_LOOP] = 150000000;
+	d->cpu_ns_by_role[XIO_CPU_WRITEBACK] = 50000000;
 	d->cpu_ns = 300000000;
 	d->dirtied_bytes = 80000000, d->written_back_bytes = 40000000;
 	d->dirty_backlog_bytes = 40 * 1048576ull;
@@ -95,7 +95,7 @@ static void make_world(struct world *w)
 	d->guest_rd_ios = 100, d->guest_wr_ios = 200;
 	d->phys_rd_bytes = 100000000, d->phys_wr_bytes = 200000000;
 	d->vmstat_wr_bytes = 200000000;
-	d->cpu_ns_by_role[XS_CPU_BACKEND] = 100000000;
+	d->cpu_ns_by_role[XIO_CPU_BACKEND] = 100000000;
 	d->cpu_ns = 100000000;
 	d->guest_cpu_ns = 1500000000;
 	d->layers = &w->layers[3], d->n_layers = 2;
@@ -103,7 +103,7 @@ static void make_world(struct world *w)
 	d = &w->doms[3];
 	d->guest_wr_bytes = 10000000, d->guest_wr_ios = 10;
 	d->phys_wr_bytes = 10000000, d->vmstat_wr_bytes = 10000000;
-	d->cpu_ns_by_role[XS_CPU_DEVICE_MODEL] = 200000000;
+	d->cpu_ns_by_role[XIO_CPU_DEVICE_MODEL] = 200000000;
 	d->cpu_ns = 200000000;
 	d->layers = &w->layers[5], d->n_layers = 1;
 
@@ -1004,7 +1004,7 @@ static void test_synthetic(void **state)
 	struct synthetic *syn = synthetic_open(30);
 	assert_non_null(syn);
 	assert_null(synthetic_open(0));
-	struct xs_sample a, b;
+	struct xio_sample a, b;
 	assert_int_equal(synthetic_sample_at(syn, 10 * SEC, 1, &a), 0);
 	assert_int_equal(synthetic_sample_at(syn, 11 * SEC, 2, &b), 0);
 	assert_int_equal(b.n_domains, 31);

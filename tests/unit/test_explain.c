@@ -55,14 +55,14 @@ static void seed001_file(const char *path)
 		struct sc_step st = {0};
 		if (i >= 2 && i <= 5) {
 			st.guest_wr = st.dirtied = 256 * MiB;
-			st.cpu_ns[XS_CPU_BACKEND] = 50000000;
-			st.cpu_ns[XS_CPU_LOOP] = 100000000;
+			st.cpu_ns[XIO_CPU_BACKEND] = 50000000;
+			st.cpu_ns[XIO_CPU_LOOP] = 100000000;
 			backlog += 256 * MiB;
 		}
 		if (i >= 8 && backlog) {
 			uint64_t wb = backlog < 100 * MiB ? backlog : 100 * MiB;
 			st.phys_wr = st.written_back = wb;
-			st.cpu_ns[XS_CPU_WRITEBACK] = 20000000;
+			st.cpu_ns[XIO_CPU_WRITEBACK] = 20000000;
 			backlog -= wb;
 		}
 		if (i)
@@ -84,7 +84,7 @@ static void seed001_phy(const char *path)
 		struct sc_step st = {0};
 		if (i >= 2 && i <= 14) {
 			st.guest_wr = 80 * MiB;
-			st.cpu_ns[XS_CPU_BACKEND] = 30000000;
+			st.cpu_ns[XIO_CPU_BACKEND] = 30000000;
 		}
 		if (i)
 			sc_step(&sc, d, &st);
@@ -197,13 +197,13 @@ static void seed002_cpu_per_gib(void **state)
 		struct sc_step f = {0}, l = {0};
 		if (i >= 2 && i <= 4) {
 			f.guest_wr = f.dirtied = f.phys_wr = f.written_back = 300 * MiB;
-			f.cpu_ns[XS_CPU_BACKEND] = 2000000000;
-			f.cpu_ns[XS_CPU_LOOP] = 9000000000;
-			f.cpu_ns[XS_CPU_WRITEBACK] = 6000000000ull + (i == 4 ? 1000000000ull : 0);
+			f.cpu_ns[XIO_CPU_BACKEND] = 2000000000;
+			f.cpu_ns[XIO_CPU_LOOP] = 9000000000;
+			f.cpu_ns[XIO_CPU_WRITEBACK] = 6000000000ull + (i == 4 ? 1000000000ull : 0);
 		}
 		if (i >= 8 && i <= 10) {
 			l.guest_wr = 300 * MiB;
-			l.cpu_ns[XS_CPU_BACKEND] = 16000000000ull / 3 + (i == 10 ? 1 : 0);
+			l.cpu_ns[XIO_CPU_BACKEND] = 16000000000ull / 3 + (i == 10 ? 1 : 0);
 		}
 		if (i) {
 			sc_step(&sc, file, &f);

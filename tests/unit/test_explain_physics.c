@@ -61,7 +61,7 @@ static void seed001_file(const char *path)
 		if (i >= 2 && i <= 9) {
 			st.guest_wr = st.dirtied = 50 * MiB;
 			st.guest_wr_ios = 50 * MiB / 4096;
-			st.cpu_ns[XS_CPU_LOOP] = 50000000;
+			st.cpu_ns[XIO_CPU_LOOP] = 50000000;
 		}
 		if (i >= 10 && i <= 13) { /* written back after dd returned */
 			st.phys_wr = st.written_back = 100 * MiB;
@@ -87,7 +87,7 @@ static void seed001_phy(const char *path)
 		if (i >= 2 && i <= 9) {
 			st.guest_wr = 75 * MiB;
 			st.guest_wr_ios = st.disk_wr_ios = 75 * MiB / 4096;
-			st.cpu_ns[XS_CPU_BACKEND] = 20000000;
+			st.cpu_ns[XIO_CPU_BACKEND] = 20000000;
 		}
 		if (i)
 			sc_step(&sc, d, &st);
@@ -165,13 +165,13 @@ static void cheapest_with_drain_cpu(void **state)
 		struct sc_step fs = {0}, ls = {0};
 		if (i >= 1 && i <= 4) {
 			fs.guest_wr = fs.dirtied = 256 * MiB;
-			fs.cpu_ns[XS_CPU_LOOP] = 250000000;
+			fs.cpu_ns[XIO_CPU_LOOP] = 250000000;
 			ls.guest_wr = 256 * MiB;
-			ls.cpu_ns[XS_CPU_BACKEND] = 2000000000;
+			ls.cpu_ns[XIO_CPU_BACKEND] = 2000000000;
 		}
 		if (i >= 5 && i <= 8) { /* after the window: the drain */
 			fs.phys_wr = fs.written_back = 256 * MiB;
-			fs.cpu_ns[XS_CPU_WRITEBACK] = 250000000;
+			fs.cpu_ns[XIO_CPU_WRITEBACK] = 250000000;
 		}
 		if (i) {
 			sc_step(&sc, f, &fs);

@@ -58,8 +58,8 @@ static void seed000(const char *path)
 		if (i >= 2 && i <= 193) {
 			st.guest_wr = st.dirtied = per_s;
 			backlog += per_s;
-			st.cpu_ns[XS_CPU_BACKEND] = 40000000;
-			st.cpu_ns[XS_CPU_LOOP] = 80000000;
+			st.cpu_ns[XIO_CPU_BACKEND] = 40000000;
+			st.cpu_ns[XIO_CPU_LOOP] = 80000000;
 		}
 		uint64_t wb = i < 6                 ? 0
 		              : i <= 193            ? per_s
@@ -69,7 +69,7 @@ static void seed000(const char *path)
 			wb = backlog;
 		st.phys_wr = st.written_back = wb;
 		backlog -= wb;
-		st.cpu_ns[XS_CPU_WRITEBACK] = wb / 64;
+		st.cpu_ns[XIO_CPU_WRITEBACK] = wb / 64;
 		if (i)
 			sc_step(&sc, d, &st);
 		sc_append(&sc);
@@ -78,12 +78,12 @@ static void seed000(const char *path)
 		struct sc_step st = {0};
 		if (i >= 202 && i <= 221) {
 			st.guest_wr = st.dirtied = st.phys_wr = st.written_back = 2 * GiB / 20;
-			st.cpu_ns[XS_CPU_LOOP] = 90000000;
+			st.cpu_ns[XIO_CPU_LOOP] = 90000000;
 		}
 		if (i >= 222 && i <= 233) {
 			st.guest_rd = 2 * GiB / 12;
 			st.phys_rd = st.guest_rd * 6 / 10;
-			st.cpu_ns[XS_CPU_LOOP] = 50000000;
+			st.cpu_ns[XIO_CPU_LOOP] = 50000000;
 		}
 		sc_step(&sc, d, &st);
 		sc_append(&sc);
@@ -174,7 +174,7 @@ static void seed003_guest_cache_seen_through_the_claim(void **state)
 			st.guest_wr = 2560 * MiB / 15;
 		if (i >= 17 && i <= 22)
 			st.guest_wr = 1536 * MiB / 6; /* the guest's flush, after dd returned */
-		st.cpu_ns[XS_CPU_BACKEND] = st.guest_wr / 128;
+		st.cpu_ns[XIO_CPU_BACKEND] = st.guest_wr / 128;
 		if (i)
 			sc_step(&sc, d, &st);
 		sc_append(&sc);
@@ -231,7 +231,7 @@ static void seed004_qemu_path(void **state)
 		struct sc_step st = {0};
 		if (i >= 2 && i <= 50) {
 			st.guest_wr = st.phys_wr = 2 * GiB / 49;
-			st.cpu_ns[XS_CPU_DEVICE_MODEL] = 850000000;
+			st.cpu_ns[XIO_CPU_DEVICE_MODEL] = 850000000;
 		}
 		if (i)
 			sc_step(&sc, d, &st);

@@ -24,16 +24,16 @@ static char *render(const struct metrics_state *st, enum expo_format f)
 	return buf;
 }
 
-static struct xs_domain info(uint32_t domid, const char *name, uint32_t generation,
-                             const char *uuid)
+static struct xio_domain info(uint32_t domid, const char *name, uint32_t generation,
+                              const char *uuid)
 {
-	struct xs_domain d = {.domid = domid, .generation = generation};
+	struct xio_domain d = {.domid = domid, .generation = generation};
 	snprintf(d.name, sizeof(d.name), "%s", name);
 	snprintf(d.uuid, sizeof(d.uuid), "%s", uuid);
 	return d;
 }
 
-static struct model_domain dom(const struct xs_domain *i, uint32_t domid, uint64_t wr)
+static struct model_domain dom(const struct xio_domain *i, uint32_t domid, uint64_t wr)
 {
 	return (struct model_domain){.domid = domid,
 	                             .info = i,
@@ -161,9 +161,9 @@ static const char om_two_intervals[] =
 /* Two intervals of one domain and one disk, with CPU and dirty pages. */
 static void two_intervals(struct metrics_state *st)
 {
-	static struct xs_domain web;
+	static struct xio_domain web;
 	web = info(1, "web", 0, "");
-	struct xs_disk sda = {.dev = 8 << 20, .name = "sda"};
+	struct xio_disk sda = {.dev = 8 << 20, .name = "sda"};
 	for (int i = 0; i < 2; i++) {
 		struct model_domain d = dom(&web, 1, 1000 * (uint64_t)(i + 1));
 		struct model_disk disk = {.disk = &sda, .rd_bytes = 10, .wr_bytes = 3000};
@@ -255,7 +255,7 @@ static void test_hostile_name_exposition(void **state)
 {
 	(void)state;
 	static const char hostile[] = "x\"} 1\nxiotop_lost_events_total 99\n# EOF\n\x1b]0;\\";
-	struct xs_domain i = info(7, hostile, 0, "");
+	struct xio_domain i = info(7, hostile, 0, "");
 	struct model_domain d = dom(&i, 7, 100);
 	struct model_interval m = interval(&d, 1);
 	struct metrics_state st;
@@ -300,8 +300,8 @@ static void test_churn(void **state)
 	(void)state;
 	struct metrics_state st;
 	metrics_init(&st);
-	struct xs_domain a = info(5, "web", 0, "aaaa"), b = info(5, "web", 0, "bbbb");
-	struct xs_domain g4 = info(6, "web", 4, ""), g5 = info(6, "web", 5, "");
+	struct xio_domain a = info(5, "web", 0, "aaaa"), b = info(5, "web", 0, "bbbb");
+	struct xio_domain g4 = info(6, "web", 4, ""), g5 = info(6, "web", 5, "");
 	struct model_domain ds[2] = {dom(&a, 5, 100), dom(&g4, 6, 10)};
 	add(&st, ds, 2);
 	add(&st, ds, 2);
@@ -371,7 +371,7 @@ static void test_negotiation(void **state)
 static void test_latency_histogram(void **state)
 {
 	(void)state;
-	static struct xs_domain web;
+	static struct xio_domain web;
 	web = info(1, "web", 0, "");
 	struct metrics_state st;
 	metrics_init(&st);

@@ -21,7 +21,7 @@
 #define KVM_DOMID 1005732u /* XT_KVM_DOMID_BASE + pid 5732 */
 
 struct world {
-	struct xs_domain info[2];
+	struct xio_domain info[2];
 	struct model_domain doms[2];
 	struct model_interval m;
 };

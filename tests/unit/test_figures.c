@@ -22,9 +22,9 @@
 
 /* One guest domain and the host, every counter a distinct value, everything collected. */
 struct world {
-	struct xs_domain info;
+	struct xio_domain info;
 	struct model_layer layer;
-	struct xs_disk disk;
+	struct xio_disk disk;
 	struct model_disk mdisk;
 	struct model_vbd vbd;
 	struct model_domain dom;
@@ -34,9 +34,9 @@ struct world {
 static void make_world(struct world *w)
 {
 	memset(w, 0, sizeof(*w));
-	w->info = (struct xs_domain){.domid = 3, .name = "web", .kind = "vbd", .generation = 1};
+	w->info = (struct xio_domain){.domid = 3, .name = "web", .kind = "vbd", .generation = 1};
 	w->layer = (struct model_layer){.role = ROLE_BACKEND, .name = "loop0", .wr_bytes = 1};
-	w->disk = (struct xs_disk){.dev = 8 << 20, .name = "sda"};
+	w->disk = (struct xio_disk){.dev = 8 << 20, .name = "sda"};
 	w->mdisk = (struct model_disk){.disk = &w->disk, .rd_bytes = 3000013, .wr_bytes = 3000014};
 	w->vbd = (struct model_vbd){.devid = 51712, .xiotop_known = true};
 	struct model_domain *d = &w->dom;
@@ -47,7 +47,7 @@ static void make_world(struct world *w)
 	d->phys_rd_bytes = 1000005, d->phys_wr_bytes = 1000006;
 	d->double_counted_bytes = 1000007;
 	d->cpu_ns = 100000008;
-	d->cpu_ns_by_role[XS_CPU_BACKEND] = 100000008;
+	d->cpu_ns_by_role[XIO_CPU_BACKEND] = 100000008;
 	d->guest_cpu_ns = 100000009;
 	d->dirty_backlog_bytes = 1000010, d->dirtied_bytes = 1000011;
 	d->written_back_bytes = 1000012;
@@ -191,8 +191,8 @@ static void test_every_figure_in_every_sink(void **state)
 static void test_unknown_is_never_zero(void **state)
 {
 	(void)state;
-	static const uint32_t bits[] = {XS_ABSENT_GUEST_IO, XS_ABSENT_STACK, XS_ABSENT_VMSTAT,
-	                                XS_ABSENT_DISKS};
+	static const uint32_t bits[] = {XIO_ABSENT_GUEST_IO, XIO_ABSENT_STACK, XIO_ABSENT_VMSTAT,
+	                                XIO_ABSENT_DISKS};
 	for (size_t b = 0; b < sizeof(bits) / sizeof(bits[0]); b++) {
 		struct world w;
 		make_world(&w);

@@ -90,7 +90,7 @@ static const char *meta(const struct imp_result *r, const char *key)
 	return NULL;
 }
 
-static const struct xs_layer *layer_of(const struct xs_sample *s, uint32_t domid)
+static const struct xio_layer *layer_of(const struct xio_sample *s, uint32_t domid)
 {
 	for (size_t i = 0; i < s->n_layers; i++)
 		if (s->layers[i].domid == domid)
@@ -98,7 +98,7 @@ static const struct xs_layer *layer_of(const struct xs_sample *s, uint32_t domid
 	return NULL;
 }
 
-static const struct xs_disk *disk_named(const struct xs_sample *s, const char *name)
+static const struct xio_disk *disk_named(const struct xio_sample *s, const char *name)
 {
 	for (size_t i = 0; i < s->n_disks; i++)
 		if (!strcmp(s->disks[i].name, name))
@@ -116,10 +116,10 @@ static void test_real_vmstat_iostat_with_times(void **state)
 	assert_int_equal(l.io.cpu_count, 2);
 	build_ok(&l);
 	assert_int_equal(l.r.n, 5);
-	const struct xs_sample *last = &l.r.samples[4];
+	const struct xio_sample *last = &l.r.samples[4];
 	assert_int_equal(last->vmstat_pgpgout_kb, 5136 + 9512 + 4184 + 4164);
 	assert_int_equal(last->vmstat_pgpgin_kb, 16 + 12 + 12 + 0);
-	const struct xs_disk *vda = disk_named(last, "vda");
+	const struct xio_disk *vda = disk_named(last, "vda");
 	assert_non_null(vda);
 	assert_int_equal(vda->wr_bytes, (5024ull + 9240 + 4644 + 4156) * 1024);
 	assert_int_equal(vda->wr_ios, 433 + 634 + 333 + 319); /* w/s x 1 s */
@@ -163,12 +163,12 @@ static void test_xentop_linux(void **state)
 	l.in.interval_s = 2, l.in.has_start = true, l.in.start_ns = START_NS;
 	build_ok(&l);
 	assert_int_equal(l.r.n, 4);
-	const struct xs_sample *s = &l.r.samples[3];
+	const struct xio_sample *s = &l.r.samples[3];
 	assert_int_equal(s->n_domains, 3);
 	assert_string_equal(sample_domain(s, 1)->name, "guest-file");
 	assert_string_equal(sample_domain(s, 2)->name, "guest-lvm");
 	assert_int_equal(s->host_busy_ns, 1203 * 1000000000ull);
-	const struct xs_layer *g1 = layer_of(s, 1);
+	const struct xio_layer *g1 = layer_of(s, 1);
 	assert_non_null(g1);
 	assert_int_equal(g1->dev, IMP_VBD_DEV(1));
 	assert_int_equal(g1->via, XIOTOP_VIA_DEV);
@@ -203,10 +203,10 @@ static void test_xentop_vbd_lines_and_cut_end(void **state)
 	assert_true(l.r.samples[0].has_vbd_stats);
 	assert_int_equal(l.r.samples[0].n_vbd_stats, 3);
 	assert_int_equal(l.r.samples[3].n_vbd_stats, 2); /* the cut line is gone */
-	const struct xs_vbd_stat *v = sample_vbd_stat(&l.r.samples[0], 1, 51728);
+	const struct xio_vbd_stat *v = sample_vbd_stat(&l.r.samples[0], 1, 51728);
 	assert_non_null(v);
 	assert_int_equal(v->wr_bytes, 1000 * 512);
-	assert_int_equal(v->source, XS_VBD_XENSTAT);
+	assert_int_equal(v->source, XIO_VBD_XENSTAT);
 	assert_non_null(strstr(meta(&l.r, "import_notes"), "cut short"));
 	unload(&l);
 }
@@ -229,7 +229,7 @@ static void seed002(const char *name, uint64_t dom0_s, int64_t domu_s)
 	load(&l, name, NULL, NULL);
 	l.in.interval_s = 60, l.in.has_start = true, l.in.start_ns = START_NS;
 	build_ok(&l);
-	const struct xs_sample *a = &l.r.samples[0], *b = &l.r.samples[l.r.n - 1];
+	const struct xio_sample *a = &l.r.samples[0], *b = &l.r.samples[l.r.n - 1];
 	assert_int_equal(b->host_busy_ns - a->host_busy_ns, dom0_s * 1000000000ull);
 	assert_int_equal(sample_counters(b, 1)->guest_cpu_ns - sample_counters(a, 1)->guest_cpu_ns,
 	                 domu_s * 1000000000ll);
@@ -260,7 +260,7 @@ static void test_seed003_netbsd(void **state)
 	l.in.interval_s = 2, l.in.has_start = true, l.in.start_ns = START_NS;
 	build_ok(&l);
 	assert_int_equal(l.r.n, 10);
-	const struct xs_sample *a = &l.r.samples[0], *b = &l.r.samples[9];
+	const struct xio_sample *a = &l.r.samples[0], *b = &l.r.samples[9];
 	assert_int_equal(disk_named(b, "wd0")->wr_bytes, 4ull << 30);
 	assert_int_equal(b->vmstat_pgpgout_kb, 0);
 	assert_int_equal(b->host_busy_ns - a->host_busy_ns, 16 * 1000000000ull);

@@ -183,15 +183,15 @@ static void test_absent_round_trip(void **state)
 	struct rec_error err;
 	struct rec_reader *r = rec_open(m.path, &err);
 	assert_non_null(r);
-	struct xs_sample s;
+	struct xio_sample s;
 	assert_int_equal(rec_read(r, 1, &s, &err), 0);
-	assert_int_equal(s.absent, XS_ABSENT_STACK | XS_ABSENT_VMSTAT);
+	assert_int_equal(s.absent, XIO_ABSENT_STACK | XIO_ABSENT_VMSTAT);
 	/* the model: the pseudo VBD layer is the guest's bytes only, never vmstat's */
-	struct xs_sample p;
+	struct xio_sample p;
 	assert_int_equal(rec_read(r, 0, &p, &err), 0);
 	struct model_interval mi;
 	assert_int_equal(model_compute(&p, &s, &mi), 0);
-	assert_int_equal(mi.absent, XS_ABSENT_STACK | XS_ABSENT_VMSTAT);
+	assert_int_equal(mi.absent, XIO_ABSENT_STACK | XIO_ABSENT_VMSTAT);
 	for (size_t i = 0; i < mi.n_domains; i++)
 		if (mi.domains[i].domid == 1) {
 			assert_true(mi.domains[i].guest_wr_bytes > 0);

@@ -26,34 +26,34 @@
 #define DM0       ((253u << 20) | 0)
 #define SDA       ((8u << 20) | 0)
 
-static void add_layer(struct xs_sample *s, uint32_t domid, uint32_t dev, uint32_t via, uint64_t rd,
+static void add_layer(struct xio_sample *s, uint32_t domid, uint32_t dev, uint32_t via, uint64_t rd,
                       uint64_t wr)
 {
-	struct xs_layer l = {.domid = domid, .dev = dev, .via = via};
+	struct xio_layer l = {.domid = domid, .dev = dev, .via = via};
 	l.io = (struct xiotop_io){
 	    .rd_bytes = rd, .wr_bytes = wr, .rd_ios = rd / 4096, .wr_ios = wr / 65536};
 	assert_int_equal(sample_add_layer(s, &l), 0);
 }
 
-static void add_domain(struct xs_sample *s, uint32_t domid, const char *name, int64_t cpu_ns)
+static void add_domain(struct xio_sample *s, uint32_t domid, const char *name, int64_t cpu_ns)
 {
-	struct xs_domain d = {.domid = domid, .mem_bytes = 512 * MiB};
+	struct xio_domain d = {.domid = domid, .mem_bytes = 512 * MiB};
 	snprintf(d.name, sizeof(d.name), "%s", name);
 	assert_int_equal(sample_add_domain(s, &d), 0);
-	struct xs_dom_counters c = {.domid = domid, .guest_cpu_ns = cpu_ns};
+	struct xio_dom_counters c = {.domid = domid, .guest_cpu_ns = cpu_ns};
 	assert_int_equal(sample_add_counters(s, &c), 0);
 }
 
-static void add_disk(struct xs_sample *s, uint32_t dev, const char *name, uint64_t rd, uint64_t wr)
+static void add_disk(struct xio_sample *s, uint32_t dev, const char *name, uint64_t rd, uint64_t wr)
 {
-	struct xs_disk d = {.dev = dev, .rd_bytes = rd, .wr_bytes = wr};
+	struct xio_disk d = {.dev = dev, .rd_bytes = rd, .wr_bytes = wr};
 	snprintf(d.name, sizeof(d.name), "%s", name);
 	assert_int_equal(sample_add_disk(s, &d), 0);
 }
 
 /* Sample k of a host: guest-a file-backed (loop0), guest-b on an LV (dm-0, its blkback
  * thread's bios), both writing; sda the only leaf disk; Domain-0 busy 1 s per second. */
-static void synthetic(struct xs_sample *s, unsigned k)
+static void synthetic(struct xio_sample *s, unsigned k)
 {
 	memset(s, 0, sizeof(*s));
 	s->realtime_ns = 1780000000000000000ll + (int64_t)k * STEP_S * 1000000000ll;
@@ -77,20 +77,20 @@ static void synthetic(struct xs_sample *s, unsigned k)
 
 static const struct logs_shape shape = {.interval_s = STEP_S, .cpus = 4};
 
-static void export_xentop(FILE *f, const struct xs_sample *s, size_t n)
+static void export_xentop(FILE *f, const struct xio_sample *s, size_t n)
 {
 	for (size_t k = 0; k < n; k++)
 		assert_int_equal(logs_xentop_block(f, &s[k]), 0);
 }
 
-static void export_vmstat(FILE *f, const struct xs_sample *s, size_t n)
+static void export_vmstat(FILE *f, const struct xio_sample *s, size_t n)
 {
 	logs_vmstat_header(f);
 	for (size_t k = 0; k < n; k++)
 		logs_vmstat_row(f, k ? &s[k - 1] : NULL, &s[k], &shape);
 }
 
-static void export_iostat(FILE *f, const struct xs_sample *s, size_t n)
+static void export_iostat(FILE *f, const struct xio_sample *s, size_t n)
 {
 	logs_iostat_banner(f, &shape);
 	for (size_t k = 0; k < n; k++)
@@ -99,8 +99,8 @@ static void export_iostat(FILE *f, const struct xs_sample *s, size_t n)
 
 /* ---- the test ---- */
 
-static char *text_of(void (*put)(FILE *, const struct xs_sample *, size_t),
-                     const struct xs_sample *s, size_t n, size_t *len)
+static char *text_of(void (*put)(FILE *, const struct xio_sample *, size_t),
+                     const struct xio_sample *s, size_t n, size_t *len)
 {
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
@@ -110,7 +110,7 @@ static char *text_of(void (*put)(FILE *, const struct xs_sample *, size_t),
 	return buf;
 }
 
-static void read_all(const char *path, struct xs_sample *out, size_t n)
+static void read_all(const char *path, struct xio_sample *out, size_t n)
 {
 	struct rec_error err;
 	struct rec_reader *r = rec_open(path, &err);
@@ -130,7 +130,7 @@ static const struct model_domain *domain_in(const struct model_interval *m, uint
 	return NULL;
 }
 
-static void same_totals(const struct xs_sample *want, const struct xs_sample *got, size_t n)
+static void same_totals(const struct xio_sample *want, const struct xio_sample *got, size_t n)
 {
 	struct model_interval a, b;
 	assert_int_equal(model_compute(&want[0], &want[n - 1], &a), 0);
@@ -173,7 +173,7 @@ static void test_round_trip(void **state)
 	struct rec_error rerr;
 	struct rec_writer *w = rec_create(orig, &facts, &rerr);
 	assert_non_null(w);
-	struct xs_sample s[N_SAMPLES], rec[N_SAMPLES], imp[N_SAMPLES];
+	struct xio_sample s[N_SAMPLES], rec[N_SAMPLES], imp[N_SAMPLES];
 	for (unsigned k = 0; k < N_SAMPLES; k++) {
 		synthetic(&s[k], k);
 		assert_int_equal(rec_append(w, &s[k], &rerr), 0);

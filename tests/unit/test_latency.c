@@ -94,17 +94,17 @@ static void test_delta_and_merge(void **state)
 static void test_model_interval(void **state)
 {
 	(void)state;
-	struct xs_sample a, b;
+	struct xio_sample a, b;
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
 	a.has_latency = b.has_latency = true;
 	b.monotonic_ns = 1000000000;
-	struct xs_latency l = {.domid = 4, .op = XIOTOP_LAT_WRITE};
+	struct xio_latency l = {.domid = 4, .op = XIOTOP_LAT_WRITE};
 	l.hist.buckets[14] = 10, l.hist.count = 10, l.hist.sum_ns = 200000;
 	assert_int_equal(sample_add_latency(&a, &l), 0);
 	l.hist.buckets[14] = 25, l.hist.count = 25, l.hist.sum_ns = 500000;
 	assert_int_equal(sample_add_latency(&b, &l), 0);
-	struct xs_latency none = {.domid = XIOTOP_DOM_NONE, .op = XIOTOP_LAT_READ};
+	struct xio_latency none = {.domid = XIOTOP_DOM_NONE, .op = XIOTOP_LAT_READ};
 	none.hist.count = 99;
 	assert_int_equal(sample_add_latency(&b, &none), 0);
 	struct model_interval m;

@@ -309,9 +309,9 @@ static int teardown_sysfs(void **state)
 	return nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-static void add_layer(struct xs_sample *s, uint32_t domid, uint32_t dev, uint32_t via)
+static void add_layer(struct xio_sample *s, uint32_t domid, uint32_t dev, uint32_t via)
 {
-	struct xs_layer x = {.domid = domid, .dev = dev, .via = via};
+	struct xio_layer x = {.domid = domid, .dev = dev, .via = via};
 	x.io.wr_bytes = 4096;
 	assert_int_equal(sample_add_layer(s, &x), 0);
 }
@@ -323,7 +323,7 @@ static void test_learn(void **state)
 	memset(&l, 0, sizeof(l));
 	struct xt_topology topo = {0};
 	add_backend(add_domain(&topo, 3, "guest3", 0), SDA, 0, "/dev/sda");
-	struct xs_sample s;
+	struct xio_sample s;
 	memset(&s, 0, sizeof(s));
 	add_layer(&s, 3, LOOP5, XIOTOP_VIA_TASK);               /* learned */
 	add_layer(&s, 3, LOOP5, XIOTOP_VIA_TASK);               /* once */
@@ -373,7 +373,7 @@ static void test_learned_cap(void **state)
 	struct live_rules l;
 	memset(&l, 0, sizeof(l));
 	struct xt_topology topo = {0};
-	struct xs_sample s;
+	struct xio_sample s;
 	memset(&s, 0, sizeof(s));
 	for (uint32_t i = 0; i < LIVE_MAX_LEARNED + 10; i++)
 		add_layer(&s, 3, XT_KDEV(126, i), XIOTOP_VIA_TASK);
@@ -444,7 +444,7 @@ static void test_churn_same_loop(void **state)
 	uint64_t ino = d5->backends[0].layers[1].ino;
 	assert_true(ino != 0);
 
-	struct xs_sample s; /* 5's blkback thread submitted to zram0: learned for 5 */
+	struct xio_sample s; /* 5's blkback thread submitted to zram0: learned for 5 */
 	memset(&s, 0, sizeof(s));
 	add_layer(&s, 5, ZRAM0, XIOTOP_VIA_TASK);
 	live_rules_learn(&l, &before, &s);
@@ -546,7 +546,7 @@ static void test_learned_churn(void **state)
 	memset(&l, 0, sizeof(l));
 	struct xt_topology topo = {0};
 	add_domain(&topo, 5, "first", 0)->generation = 1;
-	struct xs_sample s;
+	struct xio_sample s;
 	memset(&s, 0, sizeof(s));
 	add_layer(&s, 5, ZRAM0, XIOTOP_VIA_TASK);
 	add_layer(&s, 4, LOOP5, XIOTOP_VIA_TASK); /* 4: no source lists it */

@@ -17,10 +17,10 @@
 #define DM3     ((253u << 20) | 3)
 #define SDA     ((8u << 20) | 0)
 
-static void add_layer(struct xs_sample *s, uint32_t domid, uint32_t dev, uint32_t via, uint64_t wr,
+static void add_layer(struct xio_sample *s, uint32_t domid, uint32_t dev, uint32_t via, uint64_t wr,
                       uint64_t rd)
 {
-	struct xs_layer l = {.domid = domid, .dev = dev, .via = via};
+	struct xio_layer l = {.domid = domid, .dev = dev, .via = via};
 	l.io.wr_bytes = wr;
 	l.io.rd_bytes = rd;
 	l.io.wr_ios = wr / MiB;
@@ -28,23 +28,23 @@ static void add_layer(struct xs_sample *s, uint32_t domid, uint32_t dev, uint32_
 	assert_int_equal(sample_add_layer(s, &l), 0);
 }
 
-static void add_dev(struct xs_sample *s, uint32_t dev, const char *name, bool leaf)
+static void add_dev(struct xio_sample *s, uint32_t dev, const char *name, bool leaf)
 {
-	struct xs_dev d = {.dev = dev, .is_leaf = leaf};
+	struct xio_dev d = {.dev = dev, .is_leaf = leaf};
 	strcpy(d.name, name);
 	assert_int_equal(sample_add_dev(s, &d), 0);
 }
 
-static void add_domain(struct xs_sample *s, uint32_t domid, const char *name)
+static void add_domain(struct xio_sample *s, uint32_t domid, const char *name)
 {
-	struct xs_domain d = {.domid = domid};
+	struct xio_domain d = {.domid = domid};
 	strcpy(d.name, name);
 	strcpy(d.kind, "vbd");
 	assert_int_equal(sample_add_domain(s, &d), 0);
 }
 
 /* The three domains of the live test, after 256 MiB written each. */
-static void three_domains(struct xs_sample *s, uint64_t scale)
+static void three_domains(struct xio_sample *s, uint64_t scale)
 {
 	memset(s, 0, sizeof(*s));
 	add_dev(s, LOOP0, "loop0", false);
@@ -78,7 +78,7 @@ static const struct model_domain *dom(const struct model_interval *m, uint32_t d
 static void test_figures_and_identity(void **state)
 {
 	(void)state;
-	struct xs_sample prev, cur;
+	struct xio_sample prev, cur;
 	three_domains(&prev, 1);
 	three_domains(&cur, 2);
 	struct model_interval m;
@@ -121,7 +121,7 @@ static void test_figures_and_identity(void **state)
 static void test_dm_not_double_counted(void **state)
 {
 	(void)state;
-	struct xs_sample cur = {0};
+	struct xio_sample cur = {0};
 	add_dev(&cur, DM3, "dm-3", false);
 	add_dev(&cur, SDA, "sda", true);
 	add_domain(&cur, 6, "lvm-guest");
@@ -140,7 +140,7 @@ static void test_dm_not_double_counted(void **state)
 static void test_counter_reset(void **state)
 {
 	(void)state;
-	struct xs_sample prev, cur;
+	struct xio_sample prev, cur;
 	three_domains(&prev, 3);
 	three_domains(&cur, 1);
 	struct model_interval m;
@@ -155,7 +155,7 @@ static void test_counter_reset(void **state)
 static void test_unknown_domain_listed(void **state)
 {
 	(void)state;
-	struct xs_sample cur = {0};
+	struct xio_sample cur = {0};
 	add_dev(&cur, ZRAM3, "zram3", true);
 	add_layer(&cur, 9, ZRAM3, XIOTOP_VIA_TASK, 5 * MiB, 0);
 	struct model_interval m;

@@ -86,8 +86,8 @@ static void test_json_string(void **state)
 	free(j);
 }
 
-static struct model_interval one_domain(struct xs_domain *info, struct model_layer *layer,
-                                        struct xs_disk *disk, struct model_disk *mdisk,
+static struct model_interval one_domain(struct xio_domain *info, struct model_layer *layer,
+                                        struct xio_disk *disk, struct model_disk *mdisk,
                                         struct model_domain *d)
 {
 	memset(info, 0, sizeof(*info));
@@ -136,9 +136,9 @@ static char *capture_batch(const struct model_interval *m, enum batch_format f)
 static void test_batch_formats_escape_names(void **state)
 {
 	(void)state;
-	struct xs_domain info;
+	struct xio_domain info;
 	struct model_layer layer;
-	struct xs_disk disk;
+	struct xio_disk disk;
 	struct model_disk mdisk;
 	struct model_domain d;
 	struct model_interval m = one_domain(&info, &layer, &disk, &mdisk, &d);

@@ -50,10 +50,10 @@ static const char *path_of(const char *name)
 	return p;
 }
 
-static void add_layer(struct xs_sample *s, uint32_t domid, uint32_t dev, uint32_t via, uint64_t wr,
+static void add_layer(struct xio_sample *s, uint32_t domid, uint32_t dev, uint32_t via, uint64_t wr,
                       uint64_t rd)
 {
-	struct xs_layer l = {.domid = domid, .dev = dev, .via = via};
+	struct xio_layer l = {.domid = domid, .dev = dev, .via = via};
 	l.io.wr_bytes = wr;
 	l.io.rd_bytes = rd;
 	l.io.wr_ios = wr / 65536;
@@ -61,16 +61,16 @@ static void add_layer(struct xs_sample *s, uint32_t domid, uint32_t dev, uint32_
 	assert_int_equal(sample_add_layer(s, &l), 0);
 }
 
-static void add_dev(struct xs_sample *s, uint32_t dev, const char *name, bool leaf)
+static void add_dev(struct xio_sample *s, uint32_t dev, const char *name, bool leaf)
 {
-	struct xs_dev d = {.dev = dev, .is_leaf = leaf};
+	struct xio_dev d = {.dev = dev, .is_leaf = leaf};
 	snprintf(d.name, sizeof(d.name), "%s", name);
 	assert_int_equal(sample_add_dev(s, &d), 0);
 }
 
-static void add_domain(struct xs_sample *s, uint32_t domid, const char *name, const char *file)
+static void add_domain(struct xio_sample *s, uint32_t domid, const char *name, const char *file)
 {
-	struct xs_domain d = {.domid = domid, .generation = domid == 2 ? 0 : 1};
+	struct xio_domain d = {.domid = domid, .generation = domid == 2 ? 0 : 1};
 	snprintf(d.uuid, sizeof(d.uuid), "%08x-1111-2222-3333-444455556666", domid);
 	d.mem_bytes = domid == 3 ? 0 : 1024 * MiB;
 	snprintf(d.name, sizeof(d.name), "%s", name);
@@ -82,7 +82,7 @@ static void add_domain(struct xs_sample *s, uint32_t domid, const char *name, co
 /* Sample i of a session whose topology changes: domain 2 is renamed at sample 3 (a guest
  * may rename itself), loop1 appears at 2, domain 3 disappears after 4, domain 9 is only
  * known from its counters, and the hooks change at 5. Counters grow; one is >= 2^63. */
-static void synthetic(struct xs_sample *s, unsigned i)
+static void synthetic(struct xio_sample *s, unsigned i)
 {
 	memset(s, 0, sizeof(*s));
 	uint64_t k = i + 1;
@@ -116,51 +116,51 @@ static void synthetic(struct xs_sample *s, unsigned i)
 	if (i >= 2)
 		add_layer(s, 2, LOOP1, XIOTOP_VIA_DEV, 3 * MiB * (k - 2), 0);
 	add_layer(s, 7, SDA, XIOTOP_VIA_TASK, 4096 * k, 0); /* domain 7: only in layers */
-	struct xs_dom_counters c1 = {.domid = 9, .guest_cpu_ns = -1};
-	c1.cpu_ns[XS_CPU_BACKEND] = 5000000 * k;
-	struct xs_dom_counters c2 = {.domid = 1, .guest_cpu_ns = (int64_t)(2000000000 * k)};
-	c2.cpu_ns[XS_CPU_LOOP] = 1000000 * k;
-	c2.cpu_ns[XS_CPU_WRITEBACK] = UINT64_MAX - 1000 + k; /* >= 2^63: same bits back */
+	struct xio_dom_counters c1 = {.domid = 9, .guest_cpu_ns = -1};
+	c1.cpu_ns[XIO_CPU_BACKEND] = 5000000 * k;
+	struct xio_dom_counters c2 = {.domid = 1, .guest_cpu_ns = (int64_t)(2000000000 * k)};
+	c2.cpu_ns[XIO_CPU_LOOP] = 1000000 * k;
+	c2.cpu_ns[XIO_CPU_WRITEBACK] = UINT64_MAX - 1000 + k; /* >= 2^63: same bits back */
 	c2.dirtied_bytes = 300 * MiB * k;
 	c2.written_back_bytes = 250 * MiB * k;
 	assert_int_equal(sample_add_counters(s, &c1), 0);
 	assert_int_equal(sample_add_counters(s, &c2), 0);
-	struct xs_disk d = {.dev = SDA, .rd_bytes = MiB * k, .wr_bytes = 500 * MiB * k};
+	struct xio_disk d = {.dev = SDA, .rd_bytes = MiB * k, .wr_bytes = 500 * MiB * k};
 	snprintf(d.name, sizeof(d.name), "sda");
 	assert_int_equal(sample_add_disk(s, &d), 0);
 	/* blkback's own counters; guest1's vbd is made again (new instance) at sample 4 */
-	struct xs_vbd_stat v1 = {.domid = 1,
-	                         .devid = 51712,
-	                         .backend_dev = LOOP0,
-	                         .instance = i < 4 ? 11 : 12,
-	                         .wr_bytes = 256 * MiB * k,
-	                         .wr_req = 2048 * k,
-	                         .f_req = k,
-	                         .skew_wr_bytes = MiB * (i % 3)};
-	struct xs_vbd_stat v3 = {.domid = 3,
-	                         .devid = 51712,
-	                         .source = XS_VBD_XENSTAT,
-	                         /* libxenstat did not answer for it at sample 2 */
-	                         .read = i == 2 ? XS_VBD_CARRIED : XS_VBD_READ,
-	                         .rd_bytes = MiB * k,
-	                         .oo_req = 1,
-	                         .ds_req = 2};
+	struct xio_vbd_stat v1 = {.domid = 1,
+	                          .devid = 51712,
+	                          .backend_dev = LOOP0,
+	                          .instance = i < 4 ? 11 : 12,
+	                          .wr_bytes = 256 * MiB * k,
+	                          .wr_req = 2048 * k,
+	                          .f_req = k,
+	                          .skew_wr_bytes = MiB * (i % 3)};
+	struct xio_vbd_stat v3 = {.domid = 3,
+	                          .devid = 51712,
+	                          .source = XIO_VBD_XENSTAT,
+	                          /* libxenstat did not answer for it at sample 2 */
+	                          .read = i == 2 ? XIO_VBD_CARRIED : XIO_VBD_READ,
+	                          .rd_bytes = MiB * k,
+	                          .oo_req = 1,
+	                          .ds_req = 2};
 	assert_int_equal(sample_add_vbd_stat(s, &v3), 0);
 	assert_int_equal(sample_add_vbd_stat(s, &v1), 0);
-	struct xs_disk z = {.dev = ZRAM3, .wr_bytes = 7 * MiB * k, .wr_ios = 3 * k};
+	struct xio_disk z = {.dev = ZRAM3, .wr_bytes = 7 * MiB * k, .wr_ios = 3 * k};
 	snprintf(z.name, sizeof(z.name), "zram3");
 	assert_int_equal(sample_add_disk(s, &z), 0);
 	/* latency timed from sample 1 on: a spread, a bucket >= 2^63, an idle histogram */
 	s->has_latency = i >= 1;
 	if (!s->has_latency)
 		return;
-	struct xs_latency w1 = {.domid = 1, .op = XIOTOP_LAT_WRITE};
+	struct xio_latency w1 = {.domid = 1, .op = XIOTOP_LAT_WRITE};
 	w1.hist.buckets[14] = 100 * k, w1.hist.buckets[15] = 7 * k, w1.hist.buckets[20] = k;
 	w1.hist.buckets[XIOTOP_LAT_BUCKETS - 1] = UINT64_MAX - 10 + k;
 	w1.hist.count = 108 * k, w1.hist.sum_ns = 3000000 * k;
-	struct xs_latency r3 = {.domid = 3, .op = XIOTOP_LAT_READ};
+	struct xio_latency r3 = {.domid = 3, .op = XIOTOP_LAT_READ};
 	r3.hist.buckets[0] = k, r3.hist.count = k;
-	struct xs_latency idle = {.domid = 2, .op = XIOTOP_LAT_READ};
+	struct xio_latency idle = {.domid = 2, .op = XIOTOP_LAT_READ};
 	assert_int_equal(sample_add_latency(s, &w1), 0);
 	assert_int_equal(sample_add_latency(s, &idle), 0);
 	assert_int_equal(sample_add_latency(s, &r3), 0);
@@ -186,7 +186,7 @@ static void write_recording(const char *path, unsigned n)
 	struct rec_writer *w = rec_create(path, &f, &err);
 	assert_non_null(w);
 	for (unsigned i = 0; i < n; i++) {
-		struct xs_sample s;
+		struct xio_sample s;
 		synthetic(&s, i);
 		assert_int_equal(rec_append(w, &s, &err), 0);
 		sample_free(&s);
@@ -195,7 +195,7 @@ static void write_recording(const char *path, unsigned n)
 }
 
 /* What batch mode prints for an interval, in one format. Caller frees. */
-static char *printed(const struct xs_sample *prev, const struct xs_sample *cur,
+static char *printed(const struct xio_sample *prev, const struct xio_sample *cur,
                      enum batch_format format)
 {
 	char *buf = NULL;
@@ -213,11 +213,11 @@ static char *printed(const struct xs_sample *prev, const struct xs_sample *cur,
 
 static int dev_order(const void *a, const void *b)
 {
-	const struct xs_dev *x = a, *y = b;
+	const struct xio_dev *x = a, *y = b;
 	return x->dev < y->dev ? -1 : x->dev > y->dev;
 }
 
-static void assert_same_sample(const struct xs_sample *want, const struct xs_sample *got)
+static void assert_same_sample(const struct xio_sample *want, const struct xio_sample *got)
 {
 	assert_int_equal(got->realtime_ns, want->realtime_ns);
 	assert_int_equal(got->monotonic_ns, want->monotonic_ns);
@@ -254,7 +254,7 @@ static void assert_same_sample(const struct xs_sample *want, const struct xs_sam
 	}
 	/* devices by dev_t, domains by domid (record.h) */
 	assert_int_equal(got->n_devs, want->n_devs);
-	struct xs_dev *devs = malloc(want->n_devs * sizeof(*devs));
+	struct xio_dev *devs = malloc(want->n_devs * sizeof(*devs));
 	memcpy(devs, want->devs, want->n_devs * sizeof(*devs));
 	qsort(devs, want->n_devs, sizeof(*devs), dev_order);
 	for (size_t i = 0; i < want->n_devs; i++) {
@@ -298,9 +298,9 @@ static void test_round_trip(void **state)
 	assert_string_equal(rec_meta(r, "hooks"), "block_bio_queue block_bio_remap");
 	assert_string_equal(rec_meta(r, "xiotop_version"), XIOTOP_VERSION);
 
-	struct xs_sample want_prev, got_prev;
+	struct xio_sample want_prev, got_prev;
 	for (unsigned i = 0; i < N; i++) {
-		struct xs_sample want, got;
+		struct xio_sample want, got;
 		synthetic(&want, i);
 		assert_int_equal(rec_read(r, i, &got, &err), 0);
 		assert_int_equal(rec_time(r, i), want.realtime_ns);
@@ -322,7 +322,7 @@ static void test_round_trip(void **state)
 	}
 	sample_free(&want_prev);
 	sample_free(&got_prev);
-	struct xs_sample none;
+	struct xio_sample none;
 	assert_int_equal(rec_read(r, N, &none, &err), -1);
 	assert_int_equal(err.code, REC_ERR_RANGE);
 	rec_reader_close(r);
@@ -348,14 +348,14 @@ static void test_vbds_without_skew_columns(void **state)
 	struct rec_error err;
 	struct rec_reader *r = rec_open(path, &err);
 	assert_non_null(r);
-	struct xs_sample got;
+	struct xio_sample got;
 	assert_int_equal(rec_read(r, 2, &got, &err), 0);
 	assert_int_equal(got.n_vbd_stats, 2);
-	const struct xs_vbd_stat *v = sample_vbd_stat(&got, 1, 51712);
+	const struct xio_vbd_stat *v = sample_vbd_stat(&got, 1, 51712);
 	assert_non_null(v);
 	assert_int_equal(v->wr_bytes, 256 * MiB * 3);
 	assert_int_equal(v->skew_wr_bytes, 0);
-	assert_int_equal(sample_vbd_stat(&got, 3, 51712)->read, XS_VBD_READ);
+	assert_int_equal(sample_vbd_stat(&got, 3, 51712)->read, XIO_VBD_READ);
 	sample_free(&got);
 	rec_reader_close(r);
 }
@@ -378,7 +378,7 @@ static void test_latency_old_and_bad(void **state)
 	struct rec_error err;
 	struct rec_reader *r = rec_open(path, &err);
 	assert_non_null(r);
-	struct xs_sample got;
+	struct xio_sample got;
 	assert_int_equal(rec_read(r, 2, &got, &err), 0);
 	assert_false(got.has_latency);
 	assert_int_equal(got.n_latency, 0);
@@ -442,7 +442,7 @@ static void test_marks_and_windows(void **state)
 	assert_non_null(w);
 	int64_t t0 = 0;
 	for (unsigned i = 0; i < 10; i++) {
-		struct xs_sample s;
+		struct xio_sample s;
 		synthetic(&s, i);
 		if (!i)
 			t0 = s.realtime_ns;
@@ -669,7 +669,7 @@ static void test_disk_full(void **state)
 	assert_int_equal(rec_set_size_limit(w, 64 * 1024, &err), 0);
 	unsigned stored = 0;
 	for (unsigned i = 0; i < 10000; i++) {
-		struct xs_sample s;
+		struct xio_sample s;
 		synthetic(&s, i);
 		int rc = rec_append(w, &s, &err);
 		sample_free(&s);
@@ -682,7 +682,7 @@ static void test_disk_full(void **state)
 	assert_non_null(strstr(err.msg, path));
 	assert_true(stored > 2 && stored < 10000);
 	assert_int_equal(rec_writer_count(w), stored);
-	struct xs_sample s;
+	struct xio_sample s;
 	synthetic(&s, 0);
 	assert_int_equal(rec_append(w, &s, &err), -1); /* stays closed */
 	assert_int_equal(err.code, REC_ERR_FULL);
@@ -693,7 +693,7 @@ static void test_disk_full(void **state)
 	struct rec_reader *r = rec_open(path, &err);
 	assert_non_null(r);
 	assert_int_equal(rec_count(r), stored);
-	struct xs_sample got;
+	struct xio_sample got;
 	assert_int_equal(rec_read(r, stored - 1, &got, &err), 0);
 	synthetic(&s, stored - 1);
 	assert_same_sample(&s, &got);
@@ -715,7 +715,7 @@ static void test_killed_writer(void **state)
 		struct rec_error err;
 		struct rec_writer *w = rec_create(path, NULL, &err);
 		for (unsigned i = 0; w && i < 5; i++) {
-			struct xs_sample s;
+			struct xio_sample s;
 			synthetic(&s, i);
 			if (rec_append(w, &s, &err))
 				_exit(1);
@@ -738,7 +738,7 @@ static void test_killed_writer(void **state)
 	if (!r)
 		fail_msg("%s", err.msg);
 	assert_int_equal(rec_count(r), 5);
-	struct xs_sample want, got;
+	struct xio_sample want, got;
 	synthetic(&want, 4);
 	assert_int_equal(rec_read(r, 4, &got, &err), 0);
 	assert_same_sample(&want, &got);

@@ -41,9 +41,9 @@ static const char *recording(const char *name, const char *sql)
 	struct rec_error err;
 	struct rec_writer *w = rec_create(path, &facts, &err);
 	assert_non_null(w);
-	struct xs_sample s;
+	struct xio_sample s;
 	memset(&s, 0, sizeof(s));
-	struct xs_domain dom = {.domid = 1};
+	struct xio_domain dom = {.domid = 1};
 	snprintf(dom.name, sizeof(dom.name), "guest");
 	assert_int_equal(sample_add_domain(&s, &dom), 0);
 	for (int i = 0; i < 4; i++) {

@@ -35,7 +35,7 @@ static int make_recording(void **state)
 	if (!w || !syn)
 		return -1;
 	for (int i = 0; i < 9; i++) {
-		struct xs_sample s;
+		struct xio_sample s;
 		if (synthetic_sample_at(syn, (uint64_t)i * SEC, T0 + i * SEC, &s) ||
 		    rec_append(w, &s, &err))
 			return -1;
@@ -60,7 +60,7 @@ static int remove_recording(void **state)
 /* One move at now_ns; checks the return, and that samples come exactly when it moved. */
 static struct seek_view go(struct replay_feed *f, enum seek_move nav, int64_t now_ns, int want_rc)
 {
-	struct xs_sample prev, cur;
+	struct xio_sample prev, cur;
 	memset(&prev, 0, sizeof(prev));
 	memset(&cur, 0, sizeof(cur));
 	struct seek_view v;

@@ -116,7 +116,7 @@ static void test_read_fixture_tree(void **state)
 {
 	(void)state;
 	struct xt_roots roots = {.sysfs = "/nonexistent"};
-	struct xs_sample s = {0};
+	struct xio_sample s = {0};
 	assert_int_equal(blkback_read_stats(&roots, &s), 0);
 	assert_false(s.has_vbd_stats); /* no xen-backend bus: not a Xen dom0 */
 
@@ -139,10 +139,10 @@ static void test_read_fixture_tree(void **state)
 	put_vbd("vbd-01-768", "7:5\n", 1, 1);
 	assert_int_equal(blkback_read_stats(&roots, &s), 0);
 	assert_int_equal(s.n_vbd_stats, 3);
-	const struct xs_vbd_stat *v = sample_vbd_stat(&s, 1, 51712);
+	const struct xio_vbd_stat *v = sample_vbd_stat(&s, 1, 51712);
 	assert_non_null(v);
 	assert_int_equal(v->backend_dev, XT_KDEV(0xfc, 3));
-	assert_int_equal(v->source, XS_VBD_BLKBACK);
+	assert_int_equal(v->source, XIO_VBD_BLKBACK);
 	assert_int_equal(v->rd_bytes, 2048ull * 512);
 	assert_int_equal(v->wr_bytes, 4096ull * 512);
 	assert_int_equal(v->rd_req, 3);
@@ -162,33 +162,33 @@ static void test_read_fixture_tree(void **state)
 
 /* --- interval figures --- */
 
-static void add_domain(struct xs_sample *s, uint32_t domid, uint32_t generation)
+static void add_domain(struct xio_sample *s, uint32_t domid, uint32_t generation)
 {
-	struct xs_domain d = {.domid = domid, .generation = generation};
+	struct xio_domain d = {.domid = domid, .generation = generation};
 	snprintf(d.name, sizeof(d.name), "dom%u", domid);
 	assert_int_equal(sample_add_domain(s, &d), 0);
 }
 
-static void add_backend_bytes(struct xs_sample *s, uint32_t domid, uint32_t dev, uint64_t rd,
+static void add_backend_bytes(struct xio_sample *s, uint32_t domid, uint32_t dev, uint64_t rd,
                               uint64_t wr)
 {
-	struct xs_layer l = {.domid = domid, .dev = dev, .via = XIOTOP_VIA_TASK};
+	struct xio_layer l = {.domid = domid, .dev = dev, .via = XIOTOP_VIA_TASK};
 	l.io.rd_bytes = rd;
 	l.io.wr_bytes = wr;
 	assert_int_equal(sample_add_layer(s, &l), 0);
 }
 
-static void add_vbd(struct xs_sample *s, uint32_t domid, uint32_t devid, uint32_t dev,
+static void add_vbd(struct xio_sample *s, uint32_t domid, uint32_t devid, uint32_t dev,
                     uint64_t instance, uint64_t rd, uint64_t wr)
 {
-	struct xs_vbd_stat v = {.domid = domid,
-	                        .devid = devid,
-	                        .backend_dev = dev,
-	                        .instance = instance,
-	                        .rd_bytes = rd,
-	                        .wr_bytes = wr,
-	                        .rd_req = rd / 4096,
-	                        .wr_req = wr / 4096};
+	struct xio_vbd_stat v = {.domid = domid,
+	                         .devid = devid,
+	                         .backend_dev = dev,
+	                         .instance = instance,
+	                         .rd_bytes = rd,
+	                         .wr_bytes = wr,
+	                         .rd_req = rd / 4096,
+	                         .wr_req = wr / 4096};
 	assert_int_equal(sample_add_vbd_stat(s, &v), 0);
 	s->has_vbd_stats = true;
 }
@@ -205,18 +205,18 @@ static const struct model_vbd *vbd_of(const struct model_interval *m, uint32_t d
 }
 
 /* prev: everything at 100 MiB written. cur: per domain, what each side saw since. */
-static void two_samples(struct xs_sample *prev, struct xs_sample *cur)
+static void two_samples(struct xio_sample *prev, struct xio_sample *cur)
 {
 	memset(prev, 0, sizeof(*prev));
 	memset(cur, 0, sizeof(*cur));
-	struct xs_sample *both[] = {prev, cur};
+	struct xio_sample *both[] = {prev, cur};
 	for (int k = 0; k < 2; k++) {
-		struct xs_sample *s = both[k];
+		struct xio_sample *s = both[k];
 		s->monotonic_ns = k ? 2000000000ull : 1000000000ull;
 		for (uint32_t d = 1; d <= 5; d++)
 			add_domain(s, d, 1);
-		struct xs_dev z = {.dev = ZRAM, .name = "zram3", .is_leaf = true};
-		struct xs_dev lo = {.dev = LOOP, .name = "loop1"};
+		struct xio_dev z = {.dev = ZRAM, .name = "zram3", .is_leaf = true};
+		struct xio_dev lo = {.dev = LOOP, .name = "loop1"};
 		assert_int_equal(sample_add_dev(s, &z), 0);
 		assert_int_equal(sample_add_dev(s, &lo), 0);
 	}
@@ -250,7 +250,7 @@ static void two_samples(struct xs_sample *prev, struct xs_sample *cur)
 static void test_cross_check(void **state)
 {
 	(void)state;
-	struct xs_sample prev, cur;
+	struct xio_sample prev, cur;
 	two_samples(&prev, &cur);
 	struct model_interval m;
 	assert_int_equal(model_compute(&prev, &cur, &m), 0);
@@ -307,17 +307,17 @@ static void test_cross_check(void **state)
 static bool disagree_skewed(uint64_t bb_prev, uint64_t bb_cur, uint64_t reqs, uint64_t xi_prev,
                             uint64_t xi_cur, uint64_t skew)
 {
-	struct xs_sample prev = {.monotonic_ns = 1000000000ull};
-	struct xs_sample cur = {.monotonic_ns = 2000000000ull};
-	struct xs_sample *both[] = {&prev, &cur};
+	struct xio_sample prev = {.monotonic_ns = 1000000000ull};
+	struct xio_sample cur = {.monotonic_ns = 2000000000ull};
+	struct xio_sample *both[] = {&prev, &cur};
 	for (int k = 0; k < 2; k++) {
 		add_domain(both[k], 1, 1);
-		struct xs_dev z = {.dev = ZRAM, .name = "zram3", .is_leaf = true};
+		struct xio_dev z = {.dev = ZRAM, .name = "zram3", .is_leaf = true};
 		assert_int_equal(sample_add_dev(both[k], &z), 0);
 	}
 	add_backend_bytes(&prev, 1, ZRAM, 0, xi_prev);
 	add_backend_bytes(&cur, 1, ZRAM, 0, xi_cur);
-	struct xs_vbd_stat v = {.domid = 1, .devid = 51712, .backend_dev = ZRAM, .instance = 9};
+	struct xio_vbd_stat v = {.domid = 1, .devid = 51712, .backend_dev = ZRAM, .instance = 9};
 	v.wr_bytes = bb_prev;
 	assert_int_equal(sample_add_vbd_stat(&prev, &v), 0);
 	v.wr_bytes = bb_cur;
@@ -371,7 +371,7 @@ static void test_skew_measured_by_the_collector(void **state)
 }
 
 /* The tracer's read, during which blkback counts 1 MiB more. */
-static int read_layers_while_blkback_moves(void *ctx, struct xs_sample *s)
+static int read_layers_while_blkback_moves(void *ctx, struct xio_sample *s)
 {
 	(void)s;
 	const char *wr_sect = ctx;
@@ -389,9 +389,9 @@ static void test_collector_brackets_the_tracer(void **state)
 	struct xt_roots roots = {.sysfs = sys, .proc = "/nonexistent", .dev = "/nonexistent"};
 	struct collector c;
 	collector_init(&c, read_layers_while_blkback_moves, "4096\n", &roots);
-	struct xs_sample s;
+	struct xio_sample s;
 	assert_int_equal(collector_sample(&c, &s), 0);
-	const struct xs_vbd_stat *v = sample_vbd_stat(&s, 1, 51712);
+	const struct xio_vbd_stat *v = sample_vbd_stat(&s, 1, 51712);
 	assert_non_null(v);
 	assert_int_equal(v->wr_bytes, 4096ull * 512);
 	assert_int_equal(v->skew_wr_bytes, 1 * MiB);
@@ -418,7 +418,7 @@ static char *json_of(const struct model_interval *m)
 static void test_json_field(void **state)
 {
 	(void)state;
-	struct xs_sample prev, cur;
+	struct xio_sample prev, cur;
 	two_samples(&prev, &cur);
 	struct model_interval m;
 	assert_int_equal(model_compute(&prev, &cur, &m), 0);

@@ -181,29 +181,29 @@ static void test_live_sequence(void **state)
 
 /* --- the model across generations --- */
 
-static void add_domain(struct xs_sample *s, uint32_t domid, uint32_t generation, const char *uuid)
+static void add_domain(struct xio_sample *s, uint32_t domid, uint32_t generation, const char *uuid)
 {
-	struct xs_domain d = {.domid = domid, .generation = generation};
+	struct xio_domain d = {.domid = domid, .generation = generation};
 	snprintf(d.uuid, sizeof(d.uuid), "%s", uuid);
 	assert_int_equal(sample_add_domain(s, &d), 0);
 }
 
-static void add_guest_cpu(struct xs_sample *s, uint32_t domid, int64_t ns)
+static void add_guest_cpu(struct xio_sample *s, uint32_t domid, int64_t ns)
 {
-	struct xs_dom_counters c = {.domid = domid, .guest_cpu_ns = ns};
+	struct xio_dom_counters c = {.domid = domid, .guest_cpu_ns = ns};
 	assert_int_equal(sample_add_counters(s, &c), 0);
 }
 
-static void add_vbd(struct xs_sample *s, uint32_t domid, uint64_t wr)
+static void add_vbd(struct xio_sample *s, uint32_t domid, uint64_t wr)
 {
-	struct xs_vbd_stat v = {.domid = domid, .devid = 51712, .instance = 9, .wr_bytes = wr};
+	struct xio_vbd_stat v = {.domid = domid, .devid = 51712, .instance = 9, .wr_bytes = wr};
 	assert_int_equal(sample_add_vbd_stat(s, &v), 0);
 	s->has_vbd_stats = true;
 }
 
-static void add_layer(struct xs_sample *s, uint32_t domid, uint64_t wr)
+static void add_layer(struct xio_sample *s, uint32_t domid, uint64_t wr)
 {
-	struct xs_layer l = {.domid = domid, .dev = XT_KDEV(7, 0), .via = XIOTOP_VIA_TASK};
+	struct xio_layer l = {.domid = domid, .dev = XT_KDEV(7, 0), .via = XIOTOP_VIA_TASK};
 	l.io.wr_bytes = wr;
 	assert_int_equal(sample_add_layer(s, &l), 0);
 }
@@ -219,7 +219,7 @@ static const struct model_domain *find(const struct model_interval *m, uint32_t 
 static void test_model_never_merges_generations(void **state)
 {
 	(void)state;
-	struct xs_sample prev = {0}, cur = {0};
+	struct xio_sample prev = {0}, cur = {0};
 	prev.monotonic_ns = 1000000000;
 	cur.monotonic_ns = 2000000000;
 	/* domain 2: the old one ran 50 s, the new one 1 s; same vbd instance stamp even */
@@ -259,7 +259,7 @@ static void test_model_never_merges_generations(void **state)
 static void test_departed_domains_leave(void **state)
 {
 	(void)state;
-	struct xs_sample prev = {0}, cur = {0};
+	struct xio_sample prev = {0}, cur = {0};
 	add_domain(&prev, 1, 1, UUID1);
 	add_domain(&prev, 2, 1, UUID2);
 	add_domain(&prev, 3, 1, UUID3);

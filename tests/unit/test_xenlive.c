@@ -388,9 +388,9 @@ static void test_watch_with_fd(void **state)
 
 /* --- libxenstat figures in a sample --- */
 
-static void add_sample_domain(struct xs_sample *s, uint32_t domid)
+static void add_sample_domain(struct xio_sample *s, uint32_t domid)
 {
-	struct xs_domain d = {.domid = domid};
+	struct xio_domain d = {.domid = domid};
 	assert_int_equal(sample_add_domain(s, &d), 0);
 }
 
@@ -409,13 +409,13 @@ static void test_fill_sample(void **state)
 	    .dev = 768, .rd_sects = 10, .wr_sects = 20, .rd_reqs = 1, .wr_reqs = 2};
 	xd.doms[2] = (struct xenstat_domain){.domid = 9, .cpu_ns = 1}; /* not in xenstore */
 
-	struct xs_sample s = {0};
+	struct xio_sample s = {0};
 	add_sample_domain(&s, 1);
 	add_sample_domain(&s, 2);
-	struct xs_dom_counters c = {.domid = 1, .cpu_ns = {7}, .guest_cpu_ns = -1};
+	struct xio_dom_counters c = {.domid = 1, .cpu_ns = {7}, .guest_cpu_ns = -1};
 	assert_int_equal(sample_add_counters(&s, &c), 0);
-	struct xs_vbd_stat blk = {
-	    .domid = 1, .devid = 51712, .source = XS_VBD_BLKBACK, .rd_bytes = 7};
+	struct xio_vbd_stat blk = {
+	    .domid = 1, .devid = 51712, .source = XIO_VBD_BLKBACK, .rd_bytes = 7};
 	assert_int_equal(sample_add_vbd_stat(&s, &blk), 0);
 
 	assert_int_equal(xenlive_fill_sample(x, &s), 0);
@@ -431,8 +431,8 @@ static void test_fill_sample(void **state)
 	assert_int_equal(s.n_vbd_stats, 2);
 	assert_int_equal(sample_vbd_stat(&s, 1, 51712)->rd_bytes, 7);
 	assert_null(sample_vbd_stat(&s, 1, 51728));
-	const struct xs_vbd_stat *q = sample_vbd_stat(&s, 2, 768);
-	assert_int_equal(q->source, XS_VBD_XENSTAT);
+	const struct xio_vbd_stat *q = sample_vbd_stat(&s, 2, 768);
+	assert_int_equal(q->source, XIO_VBD_XENSTAT);
 	assert_int_equal(q->rd_bytes, 10 * 512);
 	assert_int_equal(q->wr_bytes, 20 * 512);
 	assert_int_equal(q->wr_req, 2);
@@ -469,16 +469,16 @@ static void test_collector_adds_xen_figures(void **state)
 	collector_init(&col, NULL, NULL, &roots);
 	collector_set_topology(&col, &t);
 	collector_set_xen(&col, x);
-	struct xs_sample s;
+	struct xio_sample s;
 	assert_int_equal(collector_sample(&col, &s), 0);
 	assert_true(s.has_vbd_stats);
 	assert_true(s.domains_live);
-	const struct xs_vbd_stat *v = sample_vbd_stat(&s, 1, 51712);
+	const struct xio_vbd_stat *v = sample_vbd_stat(&s, 1, 51712);
 	assert_non_null(v);
 	assert_int_equal(v->backend_dev, XT_KDEV(124, 0));
 	assert_int_equal(v->wr_bytes, 4096 * 512);
 	assert_int_equal(sample_counters(&s, 1)->guest_cpu_ns, 42);
-	const struct xs_domain *d = sample_domain(&s, 1);
+	const struct xio_domain *d = sample_domain(&s, 1);
 	assert_string_equal(d->uuid, "3f6e5b1c-0e43-4a4e-9b55-4b0d2c1f7a10");
 	assert_int_equal(d->generation, 1);
 	sample_free(&s);
@@ -504,7 +504,7 @@ static void test_collector_adds_xen_figures(void **state)
 static uint64_t vbd_wr_over(struct collector *col, const uint64_t *mib, const bool *answers,
                             size_t n, size_t *present)
 {
-	struct xs_sample prev, cur;
+	struct xio_sample prev, cur;
 	uint64_t sum = 0;
 	*present = 0;
 	for (size_t i = 0; i < n; i++) {

@@ -80,7 +80,7 @@ static uint32_t read_physical_device(const char *dir)
 }
 
 /* The counters of one vbd directory; false if any is missing or not a number. */
-static bool read_vbd(const char *dir, struct xs_vbd_stat *v)
+static bool read_vbd(const char *dir, struct xio_vbd_stat *v)
 {
 	char stats[PATH_MAX];
 	struct stat st;
@@ -99,11 +99,11 @@ static bool read_vbd(const char *dir, struct xs_vbd_stat *v)
 	v->wr_bytes = wr_sect * SECTOR_SIZE;
 	v->instance = (uint64_t)st.st_ino;
 	v->backend_dev = read_physical_device(dir);
-	v->source = XS_VBD_BLKBACK;
+	v->source = XIO_VBD_BLKBACK;
 	return true;
 }
 
-int blkback_read_stats(const struct xt_roots *roots, struct xs_sample *s)
+int blkback_read_stats(const struct xt_roots *roots, struct xio_sample *s)
 {
 	char bus[PATH_MAX];
 	const char *sys = roots && roots->sysfs ? roots->sysfs : "/sys";
@@ -116,7 +116,7 @@ int blkback_read_stats(const struct xt_roots *roots, struct xs_sample *s)
 	int rc = 0;
 	const struct dirent *e;
 	while (!rc && (e = readdir(d))) {
-		struct xs_vbd_stat v = {0};
+		struct xio_vbd_stat v = {0};
 		char dir[PATH_MAX];
 		if (!blkback_parse_vbd_name(e->d_name, &v.domid, &v.devid) ||
 		    snprintf(dir, sizeof(dir), "%s/%s", bus, e->d_name) >= (int)sizeof(dir) ||

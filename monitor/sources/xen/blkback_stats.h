@@ -1,6 +1,6 @@
 /* blkback_stats.h - blkback's own per-vbd counters, the ones xentop shows.
  *
- * Contract: blkback_read_stats() appends one xs_vbd_stat per
+ * Contract: blkback_read_stats() appends one xio_vbd_stat per
  * <sysfs>/bus/xen-backend/devices/vbd-<domid>-<devid>/ whose statistics/ it can read
  * whole (rd_sect, wr_sect, rd_req, wr_req, oo_req, f_req, ds_req, as Linux
  * drivers/block/xen-blkback/xenbus.c names them; sectors of 512 bytes), with the
@@ -16,7 +16,7 @@
 #include "core/sample.h"
 #include "sources/topology/topology.h"
 
-int blkback_read_stats(const struct xt_roots *roots, struct xs_sample *s);
+int blkback_read_stats(const struct xt_roots *roots, struct xio_sample *s);
 
 /* "vbd-<domid>-<devid>" (plain decimal, domid below 32768); false for anything else. */
 bool blkback_parse_vbd_name(const char *name, uint32_t *domid, uint32_t *devid);

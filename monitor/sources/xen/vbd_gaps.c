@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t generation_in(const struct xs_sample *s, uint32_t domid)
+static uint32_t generation_in(const struct xio_sample *s, uint32_t domid)
 {
-	const struct xs_domain *d = sample_domain(s, domid);
+	const struct xio_domain *d = sample_domain(s, domid);
 	return d ? d->generation : 0;
 }
 
@@ -19,11 +19,11 @@ static struct vbd_gaps_last *find_last(struct vbd_gaps *g, uint32_t domid, uint3
 }
 
 /* Every counter read now becomes the one last read. */
-static int remember_read(struct vbd_gaps *g, const struct xs_sample *s)
+static int remember_read(struct vbd_gaps *g, const struct xio_sample *s)
 {
 	for (size_t i = 0; i < s->n_vbd_stats; i++) {
-		const struct xs_vbd_stat *v = &s->vbd_stats[i];
-		if (v->read != XS_VBD_READ)
+		const struct xio_vbd_stat *v = &s->vbd_stats[i];
+		if (v->read != XIO_VBD_READ)
 			continue;
 		struct vbd_gaps_last *l = find_last(g, v->domid, v->devid);
 		if (!l) {
@@ -40,11 +40,11 @@ static int remember_read(struct vbd_gaps *g, const struct xs_sample *s)
 }
 
 /* A domain that left, or whose domid is another domain now: its counts are no more. */
-static void forget_departed(struct vbd_gaps *g, const struct xs_sample *s)
+static void forget_departed(struct vbd_gaps *g, const struct xio_sample *s)
 {
 	size_t kept = 0;
 	for (size_t i = 0; i < g->n_last; i++) {
-		const struct xs_domain *d = sample_domain(s, g->last[i].v.domid);
+		const struct xio_domain *d = sample_domain(s, g->last[i].v.domid);
 		if (d && d->generation == g->last[i].generation)
 			g->last[kept++] = g->last[i];
 	}
@@ -73,28 +73,28 @@ static bool in_first(const struct vbd_gaps *g, const struct xt_domain *d)
 
 /* The entry for a listed vbd the sample has no counters for. */
 static int add_gap(struct vbd_gaps *g, const struct xt_domain *d, const struct xt_backend *b,
-                   struct xs_sample *s)
+                   struct xio_sample *s)
 {
 	const struct vbd_gaps_last *l = find_last(g, d->domid, b->devid);
-	struct xs_vbd_stat v;
+	struct xio_vbd_stat v;
 	if (l && l->generation == d->generation) {
 		v = l->v;
-		v.read = XS_VBD_CARRIED;
+		v.read = XIO_VBD_CARRIED;
 		v.skew_rd_bytes = v.skew_wr_bytes = 0; /* measured when read, not now */
 	} else if (in_first(g, d)) {
-		v = (struct xs_vbd_stat){.domid = d->domid,
-		                         .devid = b->devid,
-		                         .backend_dev = b->kind == XT_BK_VBD ? b->backend_dev : 0,
-		                         .source = b->kind == XT_BK_QDISK ? XS_VBD_XENSTAT
-		                                                          : XS_VBD_BLKBACK,
-		                         .read = XS_VBD_UNREAD};
+		v = (struct xio_vbd_stat){.domid = d->domid,
+		                          .devid = b->devid,
+		                          .backend_dev = b->kind == XT_BK_VBD ? b->backend_dev : 0,
+		                          .source = b->kind == XT_BK_QDISK ? XIO_VBD_XENSTAT
+		                                                           : XIO_VBD_BLKBACK,
+		                          .read = XIO_VBD_UNREAD};
 	} else {
 		return 0;
 	}
 	return sample_add_vbd_stat(s, &v);
 }
 
-int vbd_gaps_fill(struct vbd_gaps *g, const struct xt_topology *topo, struct xs_sample *s)
+int vbd_gaps_fill(struct vbd_gaps *g, const struct xt_topology *topo, struct xio_sample *s)
 {
 	if (!s->has_vbd_stats || !topo)
 		return 0;

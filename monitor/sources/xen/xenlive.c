@@ -187,7 +187,7 @@ bool xenlive_changed(struct xenlive *x)
 	return true;
 }
 
-static int set_guest_cpu(struct xs_sample *s, uint32_t domid, unsigned long long ns)
+static int set_guest_cpu(struct xio_sample *s, uint32_t domid, unsigned long long ns)
 {
 	int64_t v = ns > (unsigned long long)INT64_MAX ? INT64_MAX : (int64_t)ns;
 	for (size_t i = 0; i < s->n_counters; i++) {
@@ -196,7 +196,7 @@ static int set_guest_cpu(struct xs_sample *s, uint32_t domid, unsigned long long
 			return 0;
 		}
 	}
-	struct xs_dom_counters c = {.domid = domid, .guest_cpu_ns = v};
+	struct xio_dom_counters c = {.domid = domid, .guest_cpu_ns = v};
 	return sample_add_counters(s, &c);
 }
 
@@ -206,7 +206,7 @@ static uint64_t sectors_to_bytes(unsigned long long sect)
 }
 
 /* libxenstat's VBD counters, for vbds blkback's sysfs did not list (qdisk). */
-static int add_vbds(struct xenlive *x, struct xs_sample *s, struct xenstat_domain *d,
+static int add_vbds(struct xenlive *x, struct xio_sample *s, struct xenstat_domain *d,
                     uint32_t domid)
 {
 	const struct xen_api *api = x->api;
@@ -218,13 +218,14 @@ static int add_vbds(struct xenlive *x, struct xs_sample *s, struct xenstat_domai
 		uint32_t devid = api->xenstat_vbd_dev(v);
 		if (sample_vbd_stat(s, domid, devid))
 			continue;
-		struct xs_vbd_stat st = {.domid = domid,
-		                         .devid = devid,
-		                         .source = XS_VBD_XENSTAT,
-		                         .rd_bytes = sectors_to_bytes(api->xenstat_vbd_rd_sects(v)),
-		                         .wr_bytes = sectors_to_bytes(api->xenstat_vbd_wr_sects(v)),
-		                         .rd_req = api->xenstat_vbd_rd_reqs(v),
-		                         .wr_req = api->xenstat_vbd_wr_reqs(v)};
+		struct xio_vbd_stat st = {
+		    .domid = domid,
+		    .devid = devid,
+		    .source = XIO_VBD_XENSTAT,
+		    .rd_bytes = sectors_to_bytes(api->xenstat_vbd_rd_sects(v)),
+		    .wr_bytes = sectors_to_bytes(api->xenstat_vbd_wr_sects(v)),
+		    .rd_req = api->xenstat_vbd_rd_reqs(v),
+		    .wr_req = api->xenstat_vbd_wr_reqs(v)};
 		if (sample_add_vbd_stat(s, &st))
 			return -1;
 		s->has_vbd_stats = true;
@@ -232,7 +233,7 @@ static int add_vbds(struct xenlive *x, struct xs_sample *s, struct xenstat_domai
 	return 0;
 }
 
-int xenlive_fill_sample(struct xenlive *x, struct xs_sample *s)
+int xenlive_fill_sample(struct xenlive *x, struct xio_sample *s)
 {
 	const struct xen_api *api = x->api;
 	struct xenstat_node *node = api->xenstat_get_node(x->stat, XEN_API_STAT_VBD);
@@ -245,7 +246,7 @@ int xenlive_fill_sample(struct xenlive *x, struct xs_sample *s)
 		if (!d)
 			continue;
 		uint32_t domid = api->xenstat_domain_id(d);
-		struct xs_domain *sd = NULL;
+		struct xio_domain *sd = NULL;
 		for (size_t k = 0; k < s->n_domains && !sd; k++)
 			if (s->domains[k].domid == domid)
 				sd = &s->domains[k];

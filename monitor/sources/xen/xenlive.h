@@ -36,7 +36,7 @@ int xenlive_open(struct xenlive **out, const struct xen_api *api, char *why, siz
 int xenlive_read_store(struct xenlive *x, struct xs_store *out, char *why, size_t whylen);
 bool xenlive_changed(struct xenlive *x);
 /* 0, or -1 when out of memory. A libxenstat that stops answering leaves s unchanged. */
-int xenlive_fill_sample(struct xenlive *x, struct xs_sample *s);
+int xenlive_fill_sample(struct xenlive *x, struct xio_sample *s);
 const char *xenlive_xen_version(const struct xenlive *x); /* "4.17.3", or "" */
 bool xenlive_watching(const struct xenlive *x);           /* the watch is set */
 void xenlive_close(struct xenlive *x);
