@@ -11,36 +11,11 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include "test_files.h"
 #include "explain/compare.h"
 #include "explain_scenario.h"
 
-static char dir[64];
-
-static int make_dir(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof(dir), "xiotop-test-explain-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-	(void)state;
-	if (getenv("XIOTOP_TEST_KEEP")) /* to look at the recordings with xiotop explain */
-		return 0;
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-static const char *path_of(const char *name)
-{
-	static char buf[4][128];
-	static int next;
-	char *p = buf[next++ % 4];
-	snprintf(p, 128, "%s/%s", dir, name);
-	return p;
-}
+TEST_SCRATCH_DIR("explain")
 
 /* Seed 001, A: a file-backed guest writes 1 GiB in 4 s into dom0's page cache (wrapped
  * command from 1.5 s to 5.5 s); dom0 writes it back at 100 MiB/s from 8 s on. */

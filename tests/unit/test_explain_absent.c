@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "test_files.h"
 #include "explain/report.h"
 #include "explain/verdicts.h"
 #include "import/import_build.h"
@@ -29,37 +30,7 @@
 
 #define START_NS (1780000000ll * 1000000000ll)
 
-static char dir[64];
-
-static int make_dir(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof(dir), "xiotop-test-explain-absent-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-	(void)state;
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-static char *fixture(const char *name, size_t *len)
-{
-	const char *fx = getenv("XIOTOP_FIXTURES");
-	char path[512];
-	snprintf(path, sizeof(path), "%s/import/%s", fx ? fx : "tests/fixtures", name);
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	char *buf = malloc(1 << 20);
-	assert_non_null(buf);
-	*len = fread(buf, 1, 1 << 20, f);
-	buf[*len] = '\0';
-	fclose(f);
-	return buf;
-}
+TEST_SCRATCH_DIR("explain-absent")
 
 /* The stacked-only logs (those named; NULL: not given) -> dir/name, as `xiotop import`. */
 static void import_stacked(const char *name, const char *xentop, const char *vmstat,
@@ -74,17 +45,17 @@ static void import_stacked(const char *name, const char *xentop, const char *vms
 	char *bufs[3] = {NULL, NULL, NULL};
 	size_t len;
 	if (xentop) {
-		bufs[0] = fixture(xentop, &len);
+		bufs[0] = test_import_fixture(xentop, &len);
 		assert_int_equal(imp_xentop_parse(xentop, bufs[0], len, &x, &err), 0);
 		in.xentop = &x, in.xentop_file = xentop;
 	}
 	if (vmstat) {
-		bufs[1] = fixture(vmstat, &len);
+		bufs[1] = test_import_fixture(vmstat, &len);
 		assert_int_equal(imp_vmstat_parse(vmstat, bufs[1], len, &v, &err), 0);
 		in.vmstat = &v, in.vmstat_file = vmstat;
 	}
 	if (iostat) {
-		bufs[2] = fixture(iostat, &len);
+		bufs[2] = test_import_fixture(iostat, &len);
 		assert_int_equal(imp_iostat_parse(iostat, bufs[2], len, &io, &err), 0);
 		in.iostat = &io, in.iostat_file = iostat;
 	}

@@ -19,35 +19,12 @@
 #include <cmocka.h>
 #include <unistd.h>
 
+#include "test_files.h"
 #include "explain/compare.h"
 #include "explain_scenario.h"
 #include "import/import_build.h"
 
-static char dir[64];
-
-static int make_dir(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof(dir), "xiotop-test-explain-physics-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-	(void)state;
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-static const char *path_of(const char *name)
-{
-	static char buf[4][128];
-	static int next;
-	char *p = buf[next++ % 4];
-	snprintf(p, 128, "%s/%s", dir, name);
-	return p;
-}
+TEST_SCRATCH_DIR("explain-physics")
 
 /* 8 s of dd bs=4096 at 50 MiB/s into a file-backed guest; dom0 writes the 400 MiB back
  * in 512 KiB bios after dd returned (in the drain, not the window). */
@@ -195,21 +172,6 @@ static void cheapest_with_drain_cpu(void **state)
 	rec_reader_close(r);
 }
 
-static char *fixture(const char *name, size_t *len)
-{
-	const char *fx = getenv("XIOTOP_FIXTURES");
-	char path[512];
-	snprintf(path, sizeof(path), "%s/import/%s", fx ? fx : "tests/fixtures", name);
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	char *buf = malloc(1 << 20);
-	assert_non_null(buf);
-	*len = fread(buf, 1, 1 << 20, f);
-	buf[*len] = '\0';
-	fclose(f);
-	return buf;
-}
-
 static void md_mirror_does_not_hide_loop(void **state)
 {
 	(void)state;
@@ -218,11 +180,11 @@ static void md_mirror_does_not_hide_loop(void **state)
 	struct imp_iostat io;
 	struct imp_error ierr;
 	size_t len;
-	char *bx = fixture("xentop-stacked-linux.txt", &len);
+	char *bx = test_import_fixture("xentop-stacked-linux.txt", &len);
 	assert_int_equal(imp_xentop_parse("xt", bx, len, &x, &ierr), 0);
-	char *bv = fixture("vmstat-stacked-linux.txt", &len);
+	char *bv = test_import_fixture("vmstat-stacked-linux.txt", &len);
 	assert_int_equal(imp_vmstat_parse("vm", bv, len, &v, &ierr), 0);
-	char *bi = fixture("iostat-dx-md-linux.txt", &len);
+	char *bi = test_import_fixture("iostat-dx-md-linux.txt", &len);
 	assert_int_equal(imp_iostat_parse("io", bi, len, &io, &ierr), 0);
 	struct imp_logs in = {.xentop = &x,
 	                      .vmstat = &v,

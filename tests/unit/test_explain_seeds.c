@@ -11,37 +11,12 @@
 #include <cmocka.h>
 #include <unistd.h>
 
+#include "test_files.h"
 #include "explain/report.h"
 #include "explain/tool_claims.h"
 #include "explain_scenario.h"
 
-static char dir[64];
-
-static int make_dir(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof(dir), "xiotop-test-explain-seeds-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-	(void)state;
-	if (getenv("XIOTOP_TEST_KEEP"))
-		return 0;
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-static const char *path_of(const char *name)
-{
-	static char buf[4][128];
-	static int next;
-	char *p = buf[next++ % 4];
-	snprintf(p, 128, "%s/%s", dir, name);
-	return p;
-}
+TEST_SCRATCH_DIR("explain-seeds")
 
 /* Seed 000: a domU (1 GiB) on a file image, dom0 1 GiB. dd 10 GiB in 192 s with dom0
  * writing back behind it (about 213 MiB dirty), then bonnie++ 2 GiB: writes, and reads of

@@ -10,26 +10,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "test_files.h"
 #include "core/model.h"
 #include "import/import_build.h"
 #include "record/record.h"
 
 #define START_NS (1780000000ll * 1000000000ll)
-
-static char *fixture(const char *name, size_t *len)
-{
-	const char *dir = getenv("XIOTOP_FIXTURES");
-	char path[512];
-	snprintf(path, sizeof(path), "%s/import/%s", dir ? dir : "tests/fixtures", name);
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	char *buf = malloc(1 << 20);
-	assert_non_null(buf);
-	*len = fread(buf, 1, 1 << 20, f);
-	buf[*len] = '\0';
-	fclose(f);
-	return buf;
-}
 
 struct logs {
 	struct imp_xentop x;
@@ -46,19 +32,19 @@ static void load(struct logs *l, const char *xt, const char *vm, const char *io)
 	size_t len;
 	char *buf;
 	if (xt) {
-		buf = fixture(xt, &len);
+		buf = test_import_fixture(xt, &len);
 		assert_int_equal(imp_xentop_parse(xt, buf, len, &l->x, &err), 0);
 		free(buf);
 		l->in.xentop = &l->x, l->in.xentop_file = xt;
 	}
 	if (vm) {
-		buf = fixture(vm, &len);
+		buf = test_import_fixture(vm, &len);
 		assert_int_equal(imp_vmstat_parse(vm, buf, len, &l->v, &err), 0);
 		free(buf);
 		l->in.vmstat = &l->v, l->in.vmstat_file = vm;
 	}
 	if (io) {
-		buf = fixture(io, &len);
+		buf = test_import_fixture(io, &len);
 		assert_int_equal(imp_iostat_parse(io, buf, len, &l->io, &err), 0);
 		free(buf);
 		l->in.iostat = &l->io, l->in.iostat_file = io;

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "test_files.h"
 #include "core/model.h"
 #include "explain/compare.h"
 #include "explain/report.h"
@@ -28,37 +29,7 @@
 
 #define START_NS (1780000000ll * 1000000000ll)
 
-static char dir[64];
-
-static int make_dir(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof(dir), "xiotop-test-import-explain-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-	(void)state;
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-static char *fixture(const char *name, size_t *len)
-{
-	const char *fx = getenv("XIOTOP_FIXTURES");
-	char path[512];
-	snprintf(path, sizeof(path), "%s/import/%s", fx ? fx : "tests/fixtures", name);
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	char *buf = malloc(1 << 20);
-	assert_non_null(buf);
-	*len = fread(buf, 1, 1 << 20, f);
-	buf[*len] = '\0';
-	fclose(f);
-	return buf;
-}
+TEST_SCRATCH_DIR("import-explain")
 
 /* vmstat 2 (no times): 4 rows, the first since boot; bo 20 MiB/s, bi 0. */
 static const char vmstat_text[] =
@@ -92,7 +63,7 @@ static void import_to(struct imported *m, const char *name, const char *xentop, 
 	struct imp_error err;
 	if (xentop) {
 		size_t len;
-		char *buf = fixture(xentop, &len);
+		char *buf = test_import_fixture(xentop, &len);
 		assert_int_equal(imp_xentop_parse(xentop, buf, len, &m->x, &err), 0);
 		free(buf);
 		in.xentop = &m->x, in.xentop_file = xentop;
@@ -370,11 +341,11 @@ static void test_seed003_netbsd_named(void **state)
 	struct imp_iostat io;
 	struct imp_error err;
 	size_t len;
-	char *bx = fixture("xentop-seed003-netbsd.txt", &len);
+	char *bx = test_import_fixture("xentop-seed003-netbsd.txt", &len);
 	assert_int_equal(imp_xentop_parse("xt", bx, len, &x, &err), 0);
-	char *bv = fixture("vmstat-seed003-netbsd.txt", &len);
+	char *bv = test_import_fixture("vmstat-seed003-netbsd.txt", &len);
 	assert_int_equal(imp_vmstat_parse("vm", bv, len, &v, &err), 0);
-	char *bi = fixture("iostat-seed003-netbsd.txt", &len);
+	char *bi = test_import_fixture("iostat-seed003-netbsd.txt", &len);
 	assert_int_equal(imp_iostat_parse("io", bi, len, &io, &err), 0);
 	struct imp_logs in = {.xentop = &x,
 	                      .vmstat = &v,

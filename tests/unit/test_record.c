@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "test_files.h"
 #include "ui/batch.h"
 #include "core/model.h"
 #include "record/record.h"
@@ -24,31 +25,7 @@
 #define SDA   ((8u << 20) | 0)
 #define ZRAM3 ((252u << 20) | 3)
 
-static char dir[64];
-
-static int make_dir(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof(dir), "xiotop-test-record-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-	(void)state;
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-static const char *path_of(const char *name)
-{
-	static char buf[4][128];
-	static int next;
-	char *p = buf[next++ % 4];
-	snprintf(p, 128, "%s/%s", dir, name);
-	return p;
-}
+TEST_SCRATCH_DIR("record")
 
 static void add_layer(struct xio_sample *s, uint32_t domid, uint32_t dev, uint32_t via, uint64_t wr,
                       uint64_t rd)
