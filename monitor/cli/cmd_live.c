@@ -52,7 +52,7 @@ static int live_feed_mark(void *ctx, const char *label, int64_t realtime_ns, cha
 {
 	(void)ctx;
 	char path[PATH_MAX];
-	struct rec_error err;
+	struct xerr err;
 	int rc = rec_registry_mark(label, realtime_ns, "console", path, sizeof(path), &err);
 	if (rc > 0)
 		snprintf(where, where_len, "%s", path);

@@ -17,7 +17,7 @@
 struct rec_stream {
 	struct rec_reader *reader;
 	size_t next, last;    /* the next sample to hand out; the last one */
-	struct rec_error err; /* why it failed */
+	struct xerr err; /* why it failed */
 };
 
 struct sample_source rec_stream_source(struct rec_stream *s);
