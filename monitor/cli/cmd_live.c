@@ -34,9 +34,9 @@ int cmd_topology(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	struct xt_topology topo;
-	rc = live_load_topology(&o.src, &topo);
-	if (rc)
-		return rc;
+	struct xerr err = {0};
+	if (live_load_topology(&o.src, &topo, &err))
+		return cli_fail(&err);
 	if (o.format == BATCH_JSON)
 		topo_print_json(stdout, &topo);
 	else
@@ -73,7 +73,10 @@ static int watch(const struct cli_opts *o, struct sample_source src)
 		                          .full_names = o->full_names,
 		                          .dom0_first = o->dom0_first,
 		                          .stop = &cli_stop_signal};
-		return console_run(&co, &feed);
+		struct xerr err = {0};
+		int rc = console_run(&co, &feed, &err);
+		cli_say(&err);
+		return rc;
 	}
 	struct batch_sink printer = {.out = stdout,
 	                             .opts = {.format = o->format, .full_names = o->full_names}};

@@ -154,7 +154,9 @@ static int browse(struct rec_reader *r, const struct replay_opts *o)
 	                          .dom0_first = o->dom0_first,
 	                          .stop = &cli_stop_signal};
 	cli_catch_stop();
-	int rc = console_run(&co, &feed);
+	struct xerr shown_err = {0};
+	int rc = console_run(&co, &feed, &shown_err);
+	cli_say(&shown_err);
 	if (rc == 1 && replay_feed_error(f)[0]) {
 		fprintf(stderr, "xiotop: %s\n", replay_feed_error(f));
 		rc = 2; /* a bad file, as everywhere else */

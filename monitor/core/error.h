@@ -27,8 +27,16 @@ struct xerr {
 	char msg[600]; /* one sentence; may be "" when the failure was said as it happened */
 };
 
-/* Fills e (when not NULL) with kind and the formatted sentence. */
+/* Fills e (when not NULL) with kind and the formatted sentence (code 0). */
 void xerr_set(struct xerr *e, enum xerr_kind kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Notes: what a layer has to tell a person while it goes on (a hook it had to drop, a
+ * device two domains claim). One sentence each, as a failure's, handed to the one sink
+ * cli/ installs at start (it prints them as its failures); a library layer never prints
+ * them itself. Without a sink (unit tests, tools) a note goes nowhere. */
+typedef void (*xnote_sink)(const char *sentence);
+void xnote_set_sink(xnote_sink sink);
+void xnote(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif
