@@ -160,8 +160,7 @@ const struct ex_domain *explain_find_domain(const struct explain *ex, const char
 	return NULL;
 }
 
-int explain_keep_domains(struct explain *ex, const char *const *names, size_t n,
-                         struct xerr *err)
+int explain_keep_domains(struct explain *ex, const char *const *names, size_t n, struct xerr *err)
 {
 	if (!n)
 		return 0;

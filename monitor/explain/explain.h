@@ -211,8 +211,7 @@ int explain_collect(struct rec_reader *r, const char *from, const char *to, stru
 void explain_free(struct explain *ex);
 
 /* Keeps only the domains named (ids or names); unknown one: -1 with err naming it. */
-int explain_keep_domains(struct explain *ex, const char *const *names, size_t n,
-                         struct xerr *err);
+int explain_keep_domains(struct explain *ex, const char *const *names, size_t n, struct xerr *err);
 
 /* The domain a name (decimal id or name) means; NULL if none. */
 const struct ex_domain *explain_find_domain(const struct explain *ex, const char *name);

@@ -43,7 +43,7 @@ struct rec_dir_stream {
 	struct rec_reader *reader; /* the file being read */
 	size_t next, count;        /* in it */
 	int64_t from_ns, to_ns;
-	int64_t last_ns;      /* realtime of the last sample handed out */
+	int64_t last_ns; /* realtime of the last sample handed out */
 	struct xerr err; /* why it failed (the source's why()) */
 };
 

@@ -33,8 +33,7 @@ int rec_schema_create(sqlite3 *db);
 /* Opens an existing recording (read-write if possible, else read-only) after checking its
  * bytes, then checks application_id, user_version and the meta table. *version gets the
  * file's schema version. NULL on error. */
-sqlite3 *rec_db_open_checked(const char *path, bool want_write, int *version,
-                             struct xerr *err);
+sqlite3 *rec_db_open_checked(const char *path, bool want_write, int *version, struct xerr *err);
 
 /* One meta row (INSERT OR REPLACE): the writer's facts and rec_write_sample's hook
  * sets. SQLite result code. */

@@ -62,7 +62,7 @@ enum writer_stmt {
 struct rec_writer {
 	sqlite3 *db;
 	char *path;
-	size_t count;            /* samples committed */
+	size_t count;       /* samples committed */
 	struct xerr failed; /* sticky: set once the writer is closed by an error */
 	sqlite3_stmt *st[ST_COUNT];
 
