@@ -66,7 +66,7 @@ static enum pace live_wait(void *ctx)
 {
 	struct console_run *r = ctx;
 	const struct console_opts *o = r->o;
-	int64_t next_tick = r->last_tick_ns + (int64_t)(r->st.delay_s * 1e9);
+	int64_t next_tick = r->last_tick_ns + (int64_t)(r->st.delay_s * (double)NS_PER_S);
 	bool dirty = false;
 	while (!stop_requested(o)) {
 		int64_t now = clock_mono_ns();
@@ -84,7 +84,7 @@ static enum pace live_wait(void *ctx)
 		if (act == CA_QUIT)
 			return PACE_STOP;
 		if (act == CA_DELAY)
-			next_tick = r->last_tick_ns + (int64_t)(r->st.delay_s * 1e9);
+			next_tick = r->last_tick_ns + (int64_t)(r->st.delay_s * (double)NS_PER_S);
 	}
 	return PACE_STOP;
 }

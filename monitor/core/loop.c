@@ -103,7 +103,7 @@ int interval_loop(const struct loop *l)
 enum pace pace_every_wait(void *ctx)
 {
 	struct pace_every *p = ctx;
-	int64_t now = clock_mono_ns(), delay = (int64_t)(*p->delay_s * 1e9);
+	int64_t now = clock_mono_ns(), delay = (int64_t)(*p->delay_s * (double)NS_PER_S);
 	if (!p->next_ns || p->next_ns + delay <= now) /* started, or fell behind: no burst */
 		p->next_ns = now;
 	p->next_ns += delay;
