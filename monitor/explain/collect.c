@@ -227,6 +227,7 @@ double ex_guest_wr_rate(const struct explain *ex, const struct ex_domain *d)
 
 double ex_end_to_end_wr_rate(const struct explain *ex, const struct ex_domain *d)
 {
-	double s = ex->win.seconds + (d->drained ? d->drain_s : ex->win.recorded_after_s);
+	double s = ex->win.seconds +
+	           (d->drained || d->dom0_subject ? d->drain_s : ex->win.recorded_after_s);
 	return s > 0 ? (double)d->guest_wr / s : 0;
 }

@@ -13,7 +13,9 @@
  * and the drain ends at the last interval dom0 wrote >= 1 MiB to a disk before a quiet
  * stretch as long as vm.dirty_expire_centisecs + vm.dirty_writeback_centisecs (by then
  * the flusher has written every page dirtied before it; the kernel's defaults, 35 s,
- * when the recording lacks them); without such a stretch it is not drained (unknown).
+ * when the recording lacks them); without such a stretch it is not drained (unknown),
+ * and its rate until on disk is over the bytes seen by the recording's end and the last
+ * write seen (drain_s), not the whole tail (no page_cache_inflation verdict then).
  * Its name is "dom0 (CMD)" with CMD the wrapped command's program when the window is a
  * wrapped command's (`record -- CMD`), else "dom0": the recording does not say which
  * of dom0's processes submitted a bio, so the subject is all of dom0's own I/O then.
