@@ -7,6 +7,7 @@
 
 #include "core/loop.h"
 #include "core/sanitize.h"
+#include "explain/dom0_subject.h"
 #include "explain/window.h"
 #include "record/rec_stream.h"
 
@@ -61,6 +62,8 @@ static void host_facts(struct rec_reader *r, struct ex_host *h)
 	          rec_meta(r, "vm.dirty_background_bytes"));
 	copy_fact(h->dirty_expire_cs, sizeof(h->dirty_expire_cs),
 	          rec_meta(r, "vm.dirty_expire_centisecs"));
+	copy_fact(h->dirty_writeback_cs, sizeof(h->dirty_writeback_cs),
+	          rec_meta(r, "vm.dirty_writeback_centisecs"));
 	copy_fact(h->imported_from, sizeof(h->imported_from), rec_meta(r, "imported_from"));
 	/* shown as it is in figures, evidence and texts (a file's meta may hold anything) */
 	const char *busy = rec_meta(r, "host_busy_source");
@@ -136,6 +139,7 @@ int explain_collect(struct rec_reader *r, const char *from, const char *to, stru
 		explain_free(ex);
 		return -1;
 	}
+	ex_dom0_name(ex);
 	return 0;
 }
 
@@ -154,7 +158,8 @@ const struct ex_domain *explain_find_domain(const struct explain *ex, const char
 	unsigned long id = strtoul(name, &end, 10);
 	for (size_t i = 0; i < ex->n_doms; i++) {
 		const struct ex_domain *d = &ex->doms[i];
-		if ((*name && !*end && d->domid == id) || !strcmp(d->name, name))
+		if ((*name && !*end && d->domid == id) || !strcmp(d->name, name) ||
+		    (d->dom0_subject && !strcmp(name, "dom0")))
 			return d;
 	}
 	return NULL;
@@ -220,6 +225,7 @@ double ex_guest_wr_rate(const struct explain *ex, const struct ex_domain *d)
 
 double ex_end_to_end_wr_rate(const struct explain *ex, const struct ex_domain *d)
 {
-	double s = ex->win.seconds + (d->drained ? d->drain_s : ex->win.recorded_after_s);
+	double s = ex->win.seconds +
+	           (d->drained || d->dom0_subject ? d->drain_s : ex->win.recorded_after_s);
 	return s > 0 ? (double)d->guest_wr / s : 0;
 }

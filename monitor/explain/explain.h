@@ -55,7 +55,10 @@ struct ex_layer {
 struct ex_domain {
 	uint32_t domid;
 	char name[XIO_NAME_MAX], kind[8], file[XIO_PATH_MAX]; /* raw */
-	uint64_t mem_bytes;                                   /* guest memory; 0 unknown */
+	/* dom0's own I/O (explain/dom0_subject.h): guest bytes are the bios dom0 submitted
+	 * itself, its writes the window's and the drain's; no dirty counter, no CPU role */
+	bool dom0_subject;
+	uint64_t mem_bytes; /* guest memory; 0 unknown */
 	/* the window */
 	uint64_t guest_wr, guest_rd, phys_wr, phys_rd, vmstat_wr, double_counted;
 	uint64_t guest_wr_ios, guest_rd_ios; /* requests as the guest issued them (its layer) */
@@ -155,7 +158,7 @@ struct ex_host {
 	long cpu_count;
 	uint64_t mem_total_kb;
 	char dirty_ratio[32], dirty_background_ratio[32], dirty_bytes[32],
-	    dirty_background_bytes[32], dirty_expire_cs[32];
+	    dirty_background_bytes[32], dirty_expire_cs[32], dirty_writeback_cs[32];
 	bool has_dirty, has_cpu;
 	uint64_t lost_events;
 	/* an imported recording (xiotop import): which counters its samples lack (enum

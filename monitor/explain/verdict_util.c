@@ -69,7 +69,9 @@ const char *ex_dom_label(const struct ex_domain *d, char *buf, size_t len)
 {
 	char name[XIO_NAME_MAX * 4];
 	sanitize_text(d->name, name, sizeof(name));
-	if (name[0])
+	if (d->dom0_subject) /* "dom0 (dd)": domain 0 is dom0 itself */
+		snprintf(buf, len, "%s", name);
+	else if (name[0])
 		snprintf(buf, len, "%s (domain %u)", name, d->domid);
 	else
 		snprintf(buf, len, "domain %u", d->domid);
@@ -108,6 +110,8 @@ static bool has_loop_layer(const struct ex_domain *d)
 
 const char *ex_path_kind(const struct ex_domain *d)
 {
+	if (d->dom0_subject)
+		return "dom0";
 	if (d->via_wr[XIOTOP_VIA_FILEIO] + d->via_rd[XIOTOP_VIA_FILEIO] ||
 	    d->cpu_ns_by_role[XIO_CPU_DEVICE_MODEL] || !strcmp(d->kind, "qdisk"))
 		return "qemu";

@@ -103,7 +103,9 @@ static void say_size(struct ex_verdict *v, const struct explain *ex, const struc
 	char who[160], b1[32], b2[32], b3[32];
 	ex_say(v, "%s's test file was about %s (the larger of what it wrote and read); ",
 	       ex_dom_label(d, who, sizeof(who)), ex_bytes(test, b1, sizeof(b1)));
-	if (d->mem_bytes)
+	if (d->dom0_subject)
+		ex_say(v, "it ran in dom0");
+	else if (d->mem_bytes)
 		ex_say(v, "the guest's own page cache can hold up to its memory, %s",
 		       ex_bytes((double)d->mem_bytes, b2, sizeof(b2)));
 	else
@@ -147,7 +149,8 @@ void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d)
 	double test = (double)(d->guest_wr > d->guest_rd ? d->guest_wr : d->guest_rd);
 	double mem = (double)h->mem_total_kb * 1024;
 	double limit = dirty_limit(h, h->dirty_bytes, h->dirty_ratio);
-	bool dom0 = dom0_caches(d) && mem > 0;
+	/* dom0's own file system is in dom0's page cache (its direct I/O does not show here) */
+	bool dom0 = (d->dom0_subject || dom0_caches(d)) && mem > 0;
 	/* a test that only writes is held by dom0 up to its dirty limit (then throttled); one
 	 * that reads can be served from all of dom0's memory */
 	bool writes_only = d->guest_rd < EX_ACTIVE_BYTES;
@@ -193,7 +196,7 @@ void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d)
 		ex_fig(v, "dirty_background_bytes", bg);
 	else
 		ex_fig_null(v, "dirty_background_bytes");
-	if (h->has_dirty)
+	if (h->has_dirty && !d->dom0_subject)
 		ex_fig(v, "dirty_backlog_peak_bytes", (double)d->backlog_peak);
 	else
 		ex_fig_null(v, "dirty_backlog_peak_bytes");

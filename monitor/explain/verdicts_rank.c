@@ -39,9 +39,12 @@ void explain_verdicts(struct explain *ex)
 			continue;
 		verdict_page_cache_inflation(ex, d);
 		verdict_double_counting(ex, d);
+		verdict_test_size_vs_memory(ex, d);
+		if (d->dom0_subject)
+			continue; /* no backend: no serving CPU, its requests merged above its bios
+			           */
 		verdict_dom0_cpu_cost(ex, d);
 		verdict_read_cache(ex, d);
-		verdict_test_size_vs_memory(ex, d);
 		verdict_request_size(ex, d);
 		verdict_path(ex, d);
 	}
