@@ -295,6 +295,8 @@ int model_compute(const struct xio_sample *prev, const struct xio_sample *cur,
 	out->has_dirty = cur->has_dirty;
 	out->hooks = out->own_hooks;
 	out->host_busy_ns = delta(cur->host_busy_ns, prev ? prev->host_busy_ns : 0);
+	out->host_irq_ns = delta(cur->host_irq_ns, prev ? prev->host_irq_ns : 0);
+	out->host_steal_ns = delta(cur->host_steal_ns, prev ? prev->host_steal_ns : 0);
 	out->cpu_unattributed_ns =
 	    delta(cur->cpu_unattributed_ns, prev ? prev->cpu_unattributed_ns : 0);
 	if (counter_deltas(prev, cur, out, cap))
@@ -352,7 +354,8 @@ uint64_t model_dom0_own_cpu_ns(const struct model_interval *m)
 {
 	if (m->interval_s <= 0)
 		return 0;
-	uint64_t charged = m->cpu_unattributed_ns;
+	/* interrupt time is known apart unless the recording predates it (then 0 here) */
+	uint64_t charged = m->cpu_unattributed_ns + m->host_irq_ns;
 	for (size_t i = 0; i < m->n_domains; i++)
 		charged += m->domains[i].cpu_ns;
 	return m->host_busy_ns > charged ? m->host_busy_ns - charged : 0;
