@@ -332,13 +332,13 @@ static const struct figure table[] = {
                              .form = FORM_COUNT,
                              .json = "dom0_own_cpu_ns",
                              .meaning = "dom0's own CPU: busy time beyond what is charged to a "
-                                        "domain, left unattributed or spent in interrupts",
+                                        "domain or left unattributed",
                              .unit = "ns",
                              .needs = NEED_CPU,
                              .key = "dom0_own_cpu_ns",
                              .metric = {"xiotop_host_dom0_own_cpu_seconds",
                                         "dom0 CPU time for its own work: busy time not charged "
-                                        "to a domain, unattributed nor in interrupts."},
+                                        "to a domain nor unattributed."},
                              .value = dom0_own_cpu_ns},
     [FIG_LOST_EVENTS] = {.scope = FIGURE_HOST,
                          .form = FORM_COUNT,
@@ -356,7 +356,8 @@ static const struct figure table[] = {
                          .form = FORM_COUNT,
                          .json = "host.dom0_irq_ns",
                          .meaning = "of dom0's busy time, hard and soft interrupts, all CPUs "
-                                    "(/proc/stat irq + softirq)",
+                                    "(/proc/stat irq + softirq ticks; without "
+                                    "IRQ_TIME_ACCOUNTING also in the interrupted tasks' CPU)",
                          .unit = "ns",
                          .absent = XIO_ABSENT_HOST_CPU,
                          .flags = FIGURE_CSV,

@@ -354,8 +354,11 @@ uint64_t model_dom0_own_cpu_ns(const struct model_interval *m)
 {
 	if (m->interval_s <= 0)
 		return 0;
-	/* interrupt time is known apart unless the recording predates it (then 0 here) */
-	uint64_t charged = m->cpu_unattributed_ns + m->host_irq_ns;
+	/* Not less the interrupt time: without CONFIG_IRQ_TIME_ACCOUNTING (common) an interrupt
+	 * is in the runtime of the task it interrupted, so the ticks /proc/stat gives it are
+	 * mostly charged already (measured: 98 % of softirq time ran inside a task under
+	 * 16 KiB writes to loop); what no task holds is the idle loop's own time. */
+	uint64_t charged = m->cpu_unattributed_ns;
 	for (size_t i = 0; i < m->n_domains; i++)
 		charged += m->domains[i].cpu_ns;
 	return m->host_busy_ns > charged ? m->host_busy_ns - charged : 0;

@@ -116,8 +116,8 @@ struct model_host_totals {
 	uint64_t double_counted_bytes;         /* all domains' double_counted_bytes */
 };
 void model_host_totals(const struct model_interval *m, struct model_host_totals *out);
-/* dom0's own CPU: what the host was busy with beyond the work charged to a domain, left
- * unattributed or spent in interrupts, so that these add up to the host's busy time. The first sample has nothing
+/* dom0's own CPU: what the host was busy with beyond the work charged to a domain or left
+ * unattributed, so that these add up to the host's busy time (steal not in it). The first sample has nothing
  * before it: its "interval" (interval_s 0) holds the host's busy time since boot but the
  * charged time since the tracer started, so it tells nothing of dom0's own work since
  * xiotop started and counts none. */
