@@ -128,7 +128,8 @@ static const char *head(enum figure_id fig)
 static void cpu_text(char *buf, size_t len, enum figure_id fig, const struct model_interval *m)
 {
 	if (figure_known(fig, m, NULL) && m->interval_s > 0)
-		snprintf(buf, len, "%.1f%%", fields_cpu_pct(figure_value(fig, m, NULL), m->interval_s));
+		snprintf(buf, len, "%.1f%%",
+		         fields_cpu_pct(figure_value(fig, m, NULL), m->interval_s));
 	else
 		snprintf(buf, len, "-");
 }
@@ -157,8 +158,8 @@ static void print_text_head(FILE *out, const struct model_interval *m)
 	        head(FIG_VMSTAT_PGPGOUT_BYTES), bo, head(FIG_DOUBLE_COUNTED_TOTAL), dc,
 	        head(FIG_UNATTRIBUTED_WR_BYTES), un);
 	/* interrupts are part of the busy time; steal is apart: the hypervisor's, not dom0's */
-	fprintf(out, "%s %s  %s %s  %s %s\n", head(FIG_HOST_BUSY_NS), busy, head(FIG_HOST_IRQ_NS), irq,
-	        head(FIG_HOST_STEAL_NS), steal);
+	fprintf(out, "%s %s  %s %s  %s %s\n", head(FIG_HOST_BUSY_NS), busy, head(FIG_HOST_IRQ_NS),
+	        irq, head(FIG_HOST_STEAL_NS), steal);
 }
 
 /* Rows in domid order: Domain-0 first, (unattributed) last. */

@@ -117,10 +117,10 @@ struct model_host_totals {
 };
 void model_host_totals(const struct model_interval *m, struct model_host_totals *out);
 /* dom0's own CPU: what the host was busy with beyond the work charged to a domain or left
- * unattributed, so that these add up to the host's busy time (steal not in it). The first sample has nothing
- * before it: its "interval" (interval_s 0) holds the host's busy time since boot but the
- * charged time since the tracer started, so it tells nothing of dom0's own work since
- * xiotop started and counts none. */
+ * unattributed, so that these add up to the host's busy time (steal not in it). The first sample
+ * has nothing before it: its "interval" (interval_s 0) holds the host's busy time since boot but
+ * the charged time since the tracer started, so it tells nothing of dom0's own work since xiotop
+ * started and counts none. */
 uint64_t model_dom0_own_cpu_ns(const struct model_interval *m);
 /* A CPU role's name as a key (JSON, CSV, label: "device_model") and as text ("device
  * model"). */
