@@ -179,8 +179,12 @@ static int render_header(const struct console_state *st, struct grid *g)
 	char hooks[512];
 	grid_text(m->hooks ? m->hooks : "", st->o.ascii_only, hooks, sizeof(hooks));
 	/* a replay's marks are the recording's, the live console's those added here */
-	snprintf(line, sizeof(line), "%s %s  %s %" PRIu64 "  marks %zu  hooks: %s",
+	snprintf(line, sizeof(line), "%s %s  %s %s  %s %s  %s %" PRIu64 "  marks %zu  hooks: %s",
 	         head(FIG_HOST_BUSY_NS), pct(a, sizeof(a), m->host_busy_ns > 0, m->host_busy_ns, s),
+	         head(FIG_HOST_IRQ_NS),
+	         pct(b, sizeof(b), figure_known(FIG_HOST_IRQ_NS, m, NULL), m->host_irq_ns, s),
+	         head(FIG_HOST_STEAL_NS),
+	         pct(c, sizeof(c), figure_known(FIG_HOST_STEAL_NS, m, NULL), m->host_steal_ns, s),
 	         head(FIG_LOST_EVENTS), m->lost_events,
 	         st->o.replay ? st->replay.n_marks : st->n_marks, hooks[0] ? hooks : "-");
 	grid_put(g, 2, line, GRID_PLAIN);

@@ -78,7 +78,9 @@ struct model_interval {
 	uint64_t unattr_rd_bytes, unattr_wr_bytes;
 	bool has_cpu, has_dirty;
 	uint32_t absent;              /* enum xio_absent: counters either sample lacks (unknown) */
-	uint64_t host_busy_ns;        /* this interval, all CPUs */
+	uint64_t host_busy_ns;        /* this interval, all CPUs, steal not included */
+	uint64_t host_irq_ns;         /* of it, interrupt time (hard and soft irq) */
+	uint64_t host_steal_ns;       /* steal: the hypervisor's time, apart from busy */
 	uint64_t cpu_unattributed_ns; /* this interval */
 	const char *hooks;            /* from cur */
 	struct model_disk *disks;
@@ -115,10 +117,10 @@ struct model_host_totals {
 };
 void model_host_totals(const struct model_interval *m, struct model_host_totals *out);
 /* dom0's own CPU: what the host was busy with beyond the work charged to a domain or left
- * unattributed, so that these add up to the host's busy time. The first sample has nothing
- * before it: its "interval" (interval_s 0) holds the host's busy time since boot but the
- * charged time since the tracer started, so it tells nothing of dom0's own work since
- * xiotop started and counts none. */
+ * unattributed, so that these add up to the host's busy time (steal not in it). The first sample
+ * has nothing before it: its "interval" (interval_s 0) holds the host's busy time since boot but
+ * the charged time since the tracer started, so it tells nothing of dom0's own work since xiotop
+ * started and counts none. */
 uint64_t model_dom0_own_cpu_ns(const struct model_interval *m);
 /* A CPU role's name as a key (JSON, CSV, label: "device_model") and as text ("device
  * model"). */

@@ -120,6 +120,8 @@ enum xio_absent {
 	                                * its double counting) and the unattributed bytes */
 	XIO_ABSENT_VMSTAT = 1u << 2,   /* vmstat_pgpgin_kb, vmstat_pgpgout_kb */
 	XIO_ABSENT_DISKS = 1u << 3,    /* disks[]: the leaf devices' bytes */
+	XIO_ABSENT_HOST_CPU = 1u << 4, /* host_irq_ns and host_steal_ns (a recording made before
+	                                * them, where host_busy_ns held the steal; an import) */
 };
 
 struct xio_sample {
@@ -127,7 +129,9 @@ struct xio_sample {
 	uint64_t monotonic_ns; /* for intervals */
 	uint64_t vmstat_pgpgin_kb, vmstat_pgpgout_kb;
 	uint64_t lost_events;
-	uint64_t host_busy_ns;        /* /proc/stat non-idle time, all CPUs; 0 unknown */
+	uint64_t host_busy_ns;        /* /proc/stat non-idle time but steal, all CPUs; 0 unknown */
+	uint64_t host_irq_ns;         /* of it, /proc/stat irq + softirq (interrupt time) */
+	uint64_t host_steal_ns;       /* /proc/stat steal: the hypervisor ran others, not dom0 */
 	uint64_t cpu_unattributed_ns; /* on-CPU time charged to no domain */
 	bool has_cpu;                 /* CPU counters were collected */
 	bool has_dirty;               /* dirty page counters were collected */

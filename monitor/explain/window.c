@@ -200,8 +200,10 @@ static int sample_hook(void *ctx, const struct xio_sample *s, bool first)
 		w->ex->host.has_dirty = true;
 	if (s->has_cpu)
 		w->ex->host.has_cpu = true;
-	if (w->next_sample <= w->ex->win.last) /* the window's samples, its first too */
-		w->ex->host.absent |= s->absent;
+	/* the window's samples, its first too; no verdict reads interrupt or steal time, and a
+	 * live recording made before they were kept is no import */
+	if (w->next_sample <= w->ex->win.last)
+		w->ex->host.absent |= s->absent & ~(uint32_t)XIO_ABSENT_HOST_CPU;
 	return 0;
 }
 

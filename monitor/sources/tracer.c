@@ -340,14 +340,15 @@ static int read_layers(struct tracer *t, struct xio_sample *s)
 
 int tracer_read(struct tracer *t, struct xio_sample *s)
 {
+	/* the pass first: the collector stamps the sample and reads /proc/stat just around
+	 * this call, and the CPU figures are the ones held to that instant */
+	if (t->has_cpu)
+		run_task_pass(t); /* failing, it says so once; CPU then lags, it is not lost */
 	if (read_layers(t, s))
 		return -1;
 	uint64_t kworker_ns = 0;
-	if (t->has_cpu) {
-		run_task_pass(t); /* failing, it says so once; CPU then lags, it is not lost */
-		if (read_cpu(t, s, &kworker_ns))
-			return -1;
-	}
+	if (t->has_cpu && read_cpu(t, s, &kworker_ns))
+		return -1;
 	s->lost_events = read_stat(t, XIOTOP_STAT_LOST_LAYER) +
 	                 read_stat(t, XIOTOP_STAT_LOST_REMAP) + read_stat(t, XIOTOP_STAT_LOST_CPU) +
 	                 read_stat(t, XIOTOP_STAT_LOST_LATENCY) +

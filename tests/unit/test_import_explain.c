@@ -156,13 +156,13 @@ static void test_absent_round_trip(void **state)
 	assert_non_null(r);
 	struct xio_sample s;
 	assert_int_equal(rec_read(r, 1, &s, &err), 0);
-	assert_int_equal(s.absent, XIO_ABSENT_STACK | XIO_ABSENT_VMSTAT);
+	assert_int_equal(s.absent, XIO_ABSENT_STACK | XIO_ABSENT_VMSTAT | XIO_ABSENT_HOST_CPU);
 	/* the model: the pseudo VBD layer is the guest's bytes only, never vmstat's */
 	struct xio_sample p;
 	assert_int_equal(rec_read(r, 0, &p, &err), 0);
 	struct model_interval mi;
 	assert_int_equal(model_compute(&p, &s, &mi), 0);
-	assert_int_equal(mi.absent, XIO_ABSENT_STACK | XIO_ABSENT_VMSTAT);
+	assert_int_equal(mi.absent, XIO_ABSENT_STACK | XIO_ABSENT_VMSTAT | XIO_ABSENT_HOST_CPU);
 	for (size_t i = 0; i < mi.n_domains; i++)
 		if (mi.domains[i].domid == 1) {
 			assert_true(mi.domains[i].guest_wr_bytes > 0);
