@@ -77,6 +77,8 @@ struct claim_fio_dir {
 
 struct claim_fio_job {
 	char name[CLAIM_NAME_MAX];
+	uint64_t size_bytes; /* its size= option (fio's default 1024-based units); 0 not given */
+	bool named_file;     /* its filename= option is set: jobs may share one file */
 	struct claim_fio_dir read, write;
 };
 
@@ -142,6 +144,12 @@ struct claim_run {
 	/* seconds is bytes / rate (bonnie, iozone print only a rate), not a measured time */
 	bool seconds_from_rate;
 	bool seconds_from_time; /* seconds is `time`'s real line (dd; sync), not dd's own */
+	/* The test file's size as the tool gives it, for the benchmark's own size rule (the
+	 * file against the caches' memory): bonnie's -s (its "Size" column), iozone's file
+	 * size, dd's bytes copied (bs x count), fio's size= from its JSON job options (the
+	 * jobs' own files added up; the largest when they name a shared filename=). 0: the
+	 * output does not give it (fio's text output, a size fio states in % or IEC units). */
+	uint64_t file_bytes;
 };
 
 struct claim {

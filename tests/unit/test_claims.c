@@ -421,6 +421,72 @@ static void test_fio(void **state)
 	assert_true(cl.u.fio.jobs[0].write.has_clat);
 }
 
+/* --- the test file's size, for the benchmark's own size rule --------------------------- */
+
+/* Every run carries the file the tool names: bonnie's "Size" (-s), iozone's -s (its KB
+ * column), dd's bytes copied (bs x count), fio's size= (each job's own file, added up);
+ * fio's text output names no size: 0, not a guess. */
+static void test_file_bytes(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name;
+		uint64_t file_bytes;
+	} cases[] = {
+	    {"bonnie-2.00a-64M.txt", 64ull << 20},             /* "guest-64M 64M" */
+	    {"seed004-dom0-bonnie-classic.txt", 256ull << 20}, /* classic bonnie's MB column */
+	    {"seed002-dom0-iozone.txt", 921600ull << 10},      /* iozone -s900m */
+	    {"gnu-dd-64MiB.txt", 67108864},                    /* 64 x 1 MiB copied */
+	    {"fio-write.json", 64ull << 20},                   /* size=64M */
+	    {"fio-randrw-2jobs.json", 32ull << 20},            /* 2 jobs, size=16M each */
+	    {"fio-text-write.txt", 0},                         /* not in fio's text output */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		parse_ok(cases[i].name);
+		assert_true(cl.nruns > 0);
+		for (unsigned r = 0; r < cl.nruns; r++) {
+			if (cl.runs[r].file_bytes != cases[i].file_bytes)
+				print_error("%s run %u: file %llu want %llu\n", cases[i].name, r,
+				            (unsigned long long)cl.runs[r].file_bytes,
+				            (unsigned long long)cases[i].file_bytes);
+			assert_true(cl.runs[r].file_bytes == cases[i].file_bytes);
+		}
+	}
+	/* fio's options in % or in IEC units (fio's default kb_base takes KiB as 1000) or
+	 * with kb_base=1000: not taken */
+	static const char *const unsure[] = {"50%", "1GiB", "10G-20G"};
+	for (size_t i = 0; i < sizeof(unsure) / sizeof(unsure[0]); i++) {
+		char json[512];
+		int n = snprintf(json, sizeof(json),
+		                 "{\"fio version\" : \"fio-3.33\", \"jobs\" : [{\"jobname\" : "
+		                 "\"j\", \"job options\" : {\"size\" : \"%s\"}, \"read\" : "
+		                 "{\"io_bytes\" : 0, \"bw_bytes\" : 0, \"runtime\" : 0}, "
+		                 "\"write\" : {\"io_bytes\" : 1048576, \"bw_bytes\" : "
+		                 "1048576, \"runtime\" : 1000}}]}\n",
+		                 unsure[i]);
+		assert_int_equal(claim_parse_buffer("x", json, (size_t)n, &cl, err, sizeof(err)),
+		                 0);
+		assert_int_equal(cl.nruns, 1);
+		assert_true(cl.runs[0].file_bytes == 0);
+	}
+	const char *kb1000 = "{\"fio version\" : \"fio-3.33\", \"global options\" : "
+	                     "{\"kb_base\" : \"1000\", \"size\" : \"1G\"}, \"jobs\" : "
+	                     "[{\"jobname\" : \"j\", \"read\" : {\"io_bytes\" : 0, "
+	                     "\"bw_bytes\" : 0, \"runtime\" : 0}, \"write\" : "
+	                     "{\"io_bytes\" : 1048576, \"bw_bytes\" : 1048576, \"runtime\" "
+	                     ": 1000}}]}\n";
+	assert_int_equal(claim_parse_buffer("x", kb1000, strlen(kb1000), &cl, err, sizeof(err)), 0);
+	assert_true(cl.runs[0].file_bytes == 0);
+	/* a global size=1g applies to a job that sets none */
+	const char *global = "{\"fio version\" : \"fio-3.33\", \"global options\" : "
+	                     "{\"size\" : \"1g\"}, \"jobs\" : [{\"jobname\" : \"j\", "
+	                     "\"read\" : {\"io_bytes\" : 0, \"bw_bytes\" : 0, \"runtime\" "
+	                     ": 0}, \"write\" : {\"io_bytes\" : 1048576, \"bw_bytes\" : "
+	                     "1048576, \"runtime\" : 1000}}]}\n";
+	assert_int_equal(claim_parse_buffer("x", global, strlen(global), &cl, err, sizeof(err)), 0);
+	assert_true(cl.runs[0].file_bytes == 1ull << 30);
+}
+
 /* --- bad input ------------------------------------------------------------------------------ */
 
 static void test_truncated(void **state)
@@ -614,6 +680,7 @@ int main(void)
 	    cmocka_unit_test(test_escape_bytes),
 	    cmocka_unit_test(test_every_prefix),
 	    cmocka_unit_test(test_missing_file),
+	    cmocka_unit_test(test_file_bytes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
