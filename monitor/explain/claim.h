@@ -22,10 +22,14 @@
  * On success: 0, *out filled. On unknown, truncated or garbled input: -1, *out zeroed
  * and `err` holds ONE line "NAME[:LINE]: what was expected" in which every control byte,
  * DEL and non-ASCII byte is escaped (\xNN), so it can be printed as is; the caller exits
- * 2. Nothing is allocated; a struct claim is self-contained (large: keep it off small
- * stacks). Figures that a tool does not report are -1 (doubles) or have a false flag.
- * Strings kept in a claim (machine and job names, versions) are copied as found in the
- * file, control bytes included: escape them when printing (ui/sanitize.h).
+ * 2. A text output whose last non-blank line has no newline is refused so: a cut inside a
+ * figure ("0.0500984 s" as "0.05") looks whole otherwise (fio's JSON ends with its
+ * object). A file cut at a line's end may still parse, with its later runs missing: each
+ * run it gives is one of the whole file's, figure for figure. Nothing is allocated; a
+ * struct claim is self-contained (large: keep it off small stacks). Figures that a tool
+ * does not report are -1 (doubles) or have a false flag. Strings kept in a claim (machine
+ * and job names, versions) are copied as found in the file, control bytes included:
+ * escape them when printing (ui/sanitize.h).
  *
  * Units: bytes, seconds, bytes per second. Tools that print K/sec (bonnie++, iozone)
  * mean KiB (1024); GNU dd's kB/MB/GB are 1000-based, its KiB/MiB/GiB and busybox's

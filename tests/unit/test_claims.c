@@ -508,6 +508,18 @@ static void test_truncated(void **state)
 	}
 	parse_bad("64+0 records in\n64+0 records out\n", "summary");
 	parse_bad("64+0 records in\n", "truncated dd output");
+	/* a whole-looking last line without its newline may be cut inside a figure */
+	parse_bad("64+0 records in\n64+0 records out\n67108864 bytes (67 MB, 64 MiB) copied",
+	          "bad.txt:3: the last line \"67108864 bytes (67 MB, 64 MiB) copied\" has no "
+	          "newline, as in a file cut short");
+	parse_bad("# sync; time (dd if=/dev/zero of=t bs=4096 count=16384; sync)\n16384+0 records "
+	          "in\n16384+0 records out\n67108864 bytes (67 MB, 64 MiB) copied, 0.223773 s, 300 "
+	          "MB/s\n\nreal\t0m0.25",
+	          "bad.txt:6: the last line");
+	/* a blank last line without a newline is no figure */
+	static const char blank[] = "64+0 records in\n64+0 records out\n"
+	                            "67108864 bytes (67 MB, 64 MiB) copied, 1 s, 67.1 MB/s\n  ";
+	assert_int_equal(claim_parse_buffer("x", blank, strlen(blank), &cl, err, sizeof(err)), 0);
 	parse_bad("{\"fio version\" : \"fio-3.33\", \"jobs\" : [", "truncated fio JSON");
 	parse_bad("    KB  reclen   write rewrite\n921600     256   11854   182",
 	          "bad.txt:2: truncated iozone row");
@@ -648,6 +660,85 @@ static void test_every_prefix(void **state)
 	}
 }
 
+/* A run of a prefix that parses is one of the whole file's runs, figure for figure: a
+ * number cut short ("0.0500984 s" read as "0.05"), a table row missing its last columns,
+ * a `time` line cut mid-figure is an error, never a claim with other figures. Only whole
+ * runs may be missing (the file ends before them), and a `time` real line that is not
+ * there yet leaves dd's own seconds and rate. */
+static struct claim whole;
+
+static void same_run(const char *name, size_t cut, unsigned i, const struct claim_run *got,
+                     const struct claim_run *want)
+{
+	bool time_missing = want->seconds_from_time && !got->seconds_from_time;
+	/* iozone labels a run with its row ("65536K/256K write") only when several rows are
+	 * there: the prefix's label ends the whole file's */
+	size_t gl = strlen(got->label), wl = strlen(want->label);
+	bool label = gl <= wl && !strcmp(want->label + wl - gl, got->label);
+	bool same = label && !strcmp(got->row, want->row) && got->direction == want->direction &&
+	            got->bytes == want->bytes && (time_missing || got->seconds == want->seconds) &&
+	            (time_missing || got->rate_bytes_per_s == want->rate_bytes_per_s) &&
+	            got->file_bytes == want->file_bytes;
+	if (!same)
+		print_error("%s cut at %zu: run %u \"%s\" %llu B %.9g s %.9g B/s dir %u; the whole "
+		            "file's \"%s\" %llu B %.9g s %.9g B/s dir %u\n",
+		            name, cut, i, got->label, (unsigned long long)got->bytes, got->seconds,
+		            got->rate_bytes_per_s, got->direction, want->label,
+		            (unsigned long long)want->bytes, want->seconds, want->rate_bytes_per_s,
+		            want->direction);
+	assert_true(same);
+}
+
+static void test_truncated_every_byte(void **state)
+{
+	(void)state;
+	/* one real sample per format */
+	static const char *files[] = {"gnu-dd-write-then-read.txt", /* GNU dd, two runs */
+	                              "gnu-dd-time-sync.txt",       /* dd; sync under `time` */
+	                              "busybox-dd-summary-constructed.txt",
+	                              "seed003-dom0-bsd-dd-write.txt", /* BSD dd */
+	                              "fio-write.json",
+	                              "fio-text-randrw-2jobs.txt",
+	                              "bonnie-2.00a-default.txt",        /* bonnie++ CSV */
+	                              "seed004-domu-bonnie-classic.txt", /* classic table */
+	                              "seed002-dom0-iozone.txt",         /* iozone table */
+	                              "iozone-R-i012.txt"};              /* table and -R */
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		size_t len;
+		char *buf = slurp(files[f], &len);
+		int rc = claim_parse_buffer("whole.txt", buf, len, &whole, err, sizeof(err));
+		if (rc)
+			print_error("%s: %s\n", files[f], err);
+		assert_int_equal(rc, 0);
+		for (size_t cut = 0; cut < len; cut++) {
+			/* the cut is the whole input: a copy of exactly cut bytes, so a read past
+			 * it is caught under ASan (the sanitized unit run) */
+			char *part = malloc(cut ? cut : 1);
+			assert_non_null(part);
+			memcpy(part, buf, cut);
+			rc = claim_parse_buffer("cut.txt", part, cut, &cl, err, sizeof(err));
+			free(part);
+			assert_true(rc == 0 || rc == -1);
+			if (rc == -1) {
+				assert_one_clean_line("cut.txt");
+				assert_int_equal(cl.nruns,
+				                 0); /* *out zeroed: nothing partial kept */
+				continue;
+			}
+			if (cl.tool != whole.tool || cl.nruns == 0 || cl.nruns > whole.nruns)
+				print_error(
+				    "%s cut at %zu: %u runs of %s; the whole file %u of %s\n",
+				    files[f], cut, cl.nruns, claim_tool_name(cl.tool), whole.nruns,
+				    claim_tool_name(whole.tool));
+			assert_true(cl.tool == whole.tool);
+			assert_true(cl.nruns > 0 && cl.nruns <= whole.nruns);
+			for (unsigned i = 0; i < cl.nruns; i++)
+				same_run(files[f], cut, i, &cl.runs[i], &whole.runs[i]);
+		}
+		free(buf);
+	}
+}
+
 static void test_missing_file(void **state)
 {
 	(void)state;
@@ -681,6 +772,7 @@ int main(void)
 	    cmocka_unit_test(test_every_prefix),
 	    cmocka_unit_test(test_missing_file),
 	    cmocka_unit_test(test_file_bytes),
+	    cmocka_unit_test(test_truncated_every_byte),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
