@@ -508,6 +508,13 @@ static void test_truncated(void **state)
 	}
 	parse_bad("64+0 records in\n64+0 records out\n", "summary");
 	parse_bad("64+0 records in\n", "truncated dd output");
+	/* an -R section pasted twice: which figure holds is unknown (found by fuzz_claims) */
+	parse_bad("\"Writer report\"\n        \"256\"\n\"65536\"   5258 \n\n\"Writer report\"\n"
+	          "        \"256\"\n\"65536\"   5258928 \n",
+	          "bad.txt:7: iozone report gives file 65536 KiB, record 256 KiB twice");
+	parse_bad("    KB  reclen   write rewrite\n921600     256   11854   18220\n"
+	          "921600     256   11854   18221\n",
+	          "bad.txt:3: iozone row of file 921600 KiB, record 256 KiB twice");
 	/* a whole-looking last line without its newline may be cut inside a figure */
 	parse_bad("64+0 records in\n64+0 records out\n67108864 bytes (67 MB, 64 MiB) copied",
 	          "bad.txt:3: the last line \"67108864 bytes (67 MB, 64 MiB) copied\" has no "
