@@ -117,6 +117,12 @@ int claim_parse_buffer(const char *name, const char *buf, size_t len, struct cla
 		                "line or fio JSON");
 	if (rc == 0 && !json)
 		rc = check_last_line(&src);
+	/* parsed, but nothing to set against a recording: never an empty claim */
+	if (rc == 0 && out->nruns == 0 && !out->runs_dropped)
+		rc = claim_fail(&src, 0,
+		                "the %s output holds no run with figures (every test skipped, "
+		                "or its rows cut short)",
+		                claim_tool_name(out->tool));
 	if (rc != 0)
 		memset(out, 0, sizeof(*out));
 	return rc;

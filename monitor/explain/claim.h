@@ -88,6 +88,10 @@ struct claim_fio_job {
 
 struct claim_fio {
 	char version[CLAIM_NAME_MAX]; /* "fio-3.33" */
+	/* fio's text output: "Starting N processes" and the jobs' "Laying out IO file (1 file
+	 * / 64MiB)" lines (printed only for a file fio had to create) */
+	unsigned started_jobs, laid_out_jobs;
+	uint64_t laid_out_bytes;
 	unsigned njobs;
 	struct claim_fio_job jobs[CLAIM_FIO_MAX_JOBS];
 };
@@ -151,8 +155,9 @@ struct claim_run {
 	/* The test file's size as the tool gives it, for the benchmark's own size rule (the
 	 * file against the caches' memory): bonnie's -s (its "Size" column), iozone's file
 	 * size, dd's bytes copied (bs x count), fio's size= from its JSON job options (the
-	 * jobs' own files added up; the largest when they name a shared filename=). 0: the
-	 * output does not give it (fio's text output, a size fio states in % or IEC units). */
+	 * jobs' own files added up; the largest when they name a shared filename=), or in
+	 * fio's text output the files it laid out when it laid out one for every job started.
+	 * 0: the output does not give it (files that existed, a size in % or IEC units). */
 	uint64_t file_bytes;
 };
 

@@ -424,8 +424,9 @@ static void test_fio(void **state)
 /* --- the test file's size, for the benchmark's own size rule --------------------------- */
 
 /* Every run carries the file the tool names: bonnie's "Size" (-s), iozone's -s (its KB
- * column), dd's bytes copied (bs x count), fio's size= (each job's own file, added up);
- * fio's text output names no size: 0, not a guess. */
+ * column), dd's bytes copied (bs x count), fio's size= (each job's own file, added up) or
+ * in its text output the files it laid out, one per job started; a file fio did not lay
+ * out (it existed) leaves the size not given: 0, not a guess. */
 static void test_file_bytes(void **state)
 {
 	(void)state;
@@ -439,7 +440,9 @@ static void test_file_bytes(void **state)
 	    {"gnu-dd-64MiB.txt", 67108864},                    /* 64 x 1 MiB copied */
 	    {"fio-write.json", 64ull << 20},                   /* size=64M */
 	    {"fio-randrw-2jobs.json", 32ull << 20},            /* 2 jobs, size=16M each */
-	    {"fio-text-write.txt", 0},                         /* not in fio's text output */
+	    {"fio-text-write.txt", 64ull << 20},        /* "Laying out IO file (1 file / 64MiB)" */
+	    {"fio-text-randrw-2jobs.txt", 32ull << 20}, /* two jobs laid out 16MiB each */
+	    {"fio-text-read.txt", 0},                   /* its file existed: no layout line */
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		parse_ok(cases[i].name);
@@ -515,6 +518,10 @@ static void test_truncated(void **state)
 	parse_bad("    KB  reclen   write rewrite\n921600     256   11854   18220\n"
 	          "921600     256   11854   18221\n",
 	          "bad.txt:3: iozone row of file 921600 KiB, record 256 KiB twice");
+	/* a table whose rows give no figure: no claim at all, not an empty one (found by
+	 * fuzz_claims: it parsed with no run) */
+	parse_bad("    KB  reclen   write rewrite\n921600     256\n",
+	          "bad.txt: the iozone output holds no run with figures");
 	/* a whole-looking last line without its newline may be cut inside a figure */
 	parse_bad("64+0 records in\n64+0 records out\n67108864 bytes (67 MB, 64 MiB) copied",
 	          "bad.txt:3: the last line \"67108864 bytes (67 MB, 64 MiB) copied\" has no "
