@@ -97,6 +97,9 @@ struct claim_figures {
 	 * are in both directions' fields and explain_add_claim() decides from the timeline */
 	bool direction_unknown;
 	bool seconds_from_rate; /* seconds are bytes / the tool's rate, not a measured time */
+	/* the test file's size as the tool gives it (claim.h's claim_run.file_bytes), for
+	 * test_size_vs_memory; 0 not given */
+	uint64_t file_bytes;
 };
 
 /* Where a claim's run is in a domain's timeline (ex_locate_claim). */
