@@ -82,13 +82,14 @@ struct xio_latency {
 /* blkback's own per-vbd counters (cumulative), for cross-checking xiotop's figures. */
 enum xio_vbd_source {
 	XIO_VBD_BLKBACK, /* <sysfs>/bus/xen-backend/devices/vbd-<domid>-<devid>/statistics */
-	XIO_VBD_XENSTAT, /* libxenstat, for a vbd blkback's sysfs does not show (qdisk) */
+	XIO_VBD_XENSTAT, /* libxenstat (xentop's counts), in an imported xentop log */
+	XIO_VBD_QMP,     /* QEMU's query-blockstats, for a qdisk vbd (sources/xen/qdisk_stats.h) */
 };
 /* Whether a vbd's counters were read for this sample. A vbd that is listed but was not
  * read is not a new vbd: its next counters are not a delta from zero. */
 enum xio_vbd_read {
 	XIO_VBD_READ,    /* read now */
-	XIO_VBD_CARRIED, /* not read now (libxenstat did not answer for it): the counters are
+	XIO_VBD_CARRIED, /* not read now (its QEMU did not answer in time): the counters are
 	                  * the ones last read, in an earlier sample */
 	XIO_VBD_UNREAD,  /* not read now nor since xiotop started, and older than that: its
 	                  * counters are unknown (0 here) */

@@ -158,7 +158,7 @@ int collector_sample(struct collector *c, struct xio_sample *s)
 			goto fail;
 	}
 	/* after the domains: libxenstat's figures are only kept for listed domains */
-	if (c->xen && xenlive_fill_sample(c->xen, s))
+	if (c->xen && xenlive_fill_sample(c->xen, c->topo, s))
 		goto fail;
 	if (vbd_gaps_fill(&c->gaps, c->topo, s))
 		goto fail;

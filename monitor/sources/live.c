@@ -11,6 +11,7 @@
 #include "sources/topo_source.h"
 #include "sources/tracer.h"
 #include "sources/xen/xen_api.h"
+#include "sources/xen/xenlive.h"
 
 struct live {
 	struct xt_topology topo;
@@ -22,6 +23,7 @@ struct live {
 	uint64_t fingerprint; /* of the topology the tracer maps were filled from */
 	struct live_rules rules;
 	struct live_baseline baseline; /* taken at attach, handed out first */
+	bool said_qdisk;               /* a qdisk's counters went unread once: said */
 };
 
 /* The source is picked once (one line says which and why); each call builds afresh. */
@@ -75,6 +77,12 @@ static int collect(struct live *l, struct xio_sample *s)
 {
 	if (collector_sample(&l->col, s))
 		return -1;
+	const char *qdisk = l->col.xen ? xenlive_qdisk_problem(l->col.xen) : "";
+	if (*qdisk && !l->said_qdisk) {
+		fprintf(stderr, "xiotop: %s (said once; a vbd not read keeps its last counts)\n",
+		        qdisk);
+		l->said_qdisk = true;
+	}
 	live_rules_learn(&l->rules, &l->topo, s);
 	snprintf(s->hooks, sizeof(s->hooks), "%s %s", tracer_mode(l->tracer),
 	         tracer_hooks(l->tracer));

@@ -241,20 +241,17 @@ def check_domain(phase, domid, name, vbds, threads, intervals, xentop, window=(N
           f"{tag}: guest_wr_bytes {mib(t['guest_wr'])} vs {truth} {mib(bb_wr)}")
     check(within(t["guest_rd"], bb_rd, 2),
           f"{tag}: guest_rd_bytes {mib(t['guest_rd'])} vs {truth.replace('W', 'R').replace('wr', 'rd')} {mib(bb_rd)}")
-    # libxenstat reads a qdisk's counters from QEMU's QMP socket, waiting 10 ms for each
-    # reply (xenstat_qmp.c, qmp_read's poll): under TCG it often gets none, so xentop may
-    # list the vbd in one iteration while no xiotop interval got it (or the reverse)
-    # A NOTE, not a check: libxenstat gave xiotop no answer in any interval, so xiotop has
-    # no vbd_stats figure to compare (its guest bytes are checked above all the same)
-    qmp_missed = qdisk and xt and t["vbd_intervals"] == 0
-    if qmp_missed:
-        report(False, f"{tag}: libxenstat's QMP query answered xentop ({mib(bb_wr)} written) but"
-               f" none of xiotop's {t['n']} intervals (its 10 ms wait for QEMU's reply, under TCG):"
-               " vbd_stats and xentop cannot be compared in this run; guest bytes are checked")
-    elif not (qdisk and not xt):
-        check(t["vbd_intervals"] > 0 and t["vbd_wr"] == bb_wr and t["vbd_rd"] == bb_rd,
+    # a qdisk's counters: xiotop asks its QEMU (query-blockstats) itself, with a deadline
+    # QEMU meets even under TCG (sources/xen/qdisk_stats.h), so they are judged as
+    # blkback's are: exactly against xentop's, within 2 % against the guest's stat line
+    # (read in the guest, a moment apart from QEMU's count)
+    exact = not (qdisk and not xt)
+    same = (t["vbd_wr"] == bb_wr and t["vbd_rd"] == bb_rd) if exact else \
+        (within(t["vbd_wr"], bb_wr, 2) and within(t["vbd_rd"], bb_rd, 2))
+    check(t["vbd_intervals"] > 0 and same,
           f"{tag}: vbd_stats present in {t['vbd_intervals']} intervals, sum wr {mib(t['vbd_wr'])}"
-              f" rd {mib(t['vbd_rd'])} = blkback's")
+          f" rd {mib(t['vbd_rd'])} = {'blkback' if not qdisk else truth}'s"
+          f" {mib(bb_wr)} / {mib(bb_rd)}{'' if exact else ' (within 2 %)'}")
     check(t["disagree"] == 0, f"{tag}: vbd_stats disagree true in {t['disagree']} intervals")
     gc = [g for g in t["guest_cpu"] if g is not None]
     check(len(gc) > 0 and all(isinstance(g, int) for g in gc),
@@ -267,7 +264,7 @@ def check_domain(phase, domid, name, vbds, threads, intervals, xentop, window=(N
     if not qdisk:
         check_backend_runtime(tag, t["backend_series"], runtimes.get((phase, domid), []),
                               [x["comm"] for x in threads])
-    if (xt is None and qdisk) or qmp_missed:
+    if xt is None and qdisk:
         pass
     elif xt is None:
         check(False, f"{tag}: xentop shows no VBD line for it")
