@@ -7,9 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "sources/xen/qmp.h"
+
+#define NS_PER_MS 1000000
 
 static size_t qdisk_backends(const struct xt_domain *d)
 {
@@ -91,23 +93,16 @@ int qdisk_stats_take(const char *blockstats, const struct xt_domain *d, struct x
 	return matched < 0 ? -1 : 0;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int qdisk_stats_fill(const char *qmp_dir, const struct xt_topology *topo, struct xio_sample *s,
                      char *why, size_t whylen)
 {
-	int64_t end = now_ms() + QDISK_BUDGET_MS;
+	int64_t end = (clock_mono_ns() / NS_PER_MS) + QDISK_BUDGET_MS;
 	for (size_t i = 0; topo && i < topo->n_domains; i++) {
 		const struct xt_domain *d = &topo->domains[i];
 		if (!qdisk_backends(d) || !sample_domain(s, d->domid))
 			continue;
 		s->has_vbd_stats = true;
-		int64_t left = end - now_ms();
+		int64_t left = end - (clock_mono_ns() / NS_PER_MS);
 		if (left <= 0) {
 			snprintf(why, whylen,
 			         "qdisk counters: no time left this interval for domain %u",

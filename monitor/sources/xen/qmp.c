@@ -12,12 +12,14 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "core/clock.h"
 
 #define ID_CAPABILITIES "xiotop-capabilities"
 #define ID_COMMAND      "xiotop-command"
 #define READ_CHUNK      4096
+#define NS_PER_MS       1000000
 
 enum qmp_state { WAIT_GREETING, WAIT_CAPABILITIES, WAIT_REPLY, DONE };
 
@@ -31,13 +33,6 @@ struct conversation {
 	char *why;
 	size_t whylen;
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int fail(struct conversation *c, const char *what)
 {
@@ -184,14 +179,14 @@ int qmp_ask(const char *path, const char *command, int deadline_ms, char **reply
             size_t whylen)
 {
 	*reply = NULL;
-	int64_t end = now_ms() + (deadline_ms > 0 ? deadline_ms : 0);
+	int64_t end = (clock_mono_ns() / NS_PER_MS) + (deadline_ms > 0 ? deadline_ms : 0);
 	struct conversation c = {.command = command, .why = why, .whylen = whylen};
 	c.fd = connect_to(path, why, whylen);
 	if (c.fd < 0)
 		return -1;
 	int rc = 0;
 	while (!rc && c.state != DONE) {
-		int64_t left = end - now_ms();
+		int64_t left = end - (clock_mono_ns() / NS_PER_MS);
 		if (left <= 0) {
 			snprintf(why, whylen, "QEMU did not answer %s within %d ms",
 			         c.state == WAIT_REPLY ? command : "the QMP greeting", deadline_ms);
