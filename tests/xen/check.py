@@ -101,6 +101,9 @@ def load_guest_stats(res):
                     guest_reqs.setdefault(m.group(1), []).append(stat_reqs(v))
 
 
+xlcpu = {}  # (phase, domid): {"start": s, "end": s}, xl list's Time(s)
+
+
 def load_snapshots(path):
     vbds, threads, domains, other = {}, {}, {}, []
     for line in open(path):
@@ -119,6 +122,8 @@ def load_snapshots(path):
             domains[(p[1], int(p[3]))] = p[2]
         elif p[0] == "RUNTIME":
             runtimes.setdefault((p[1], int(p[2])), []).append((float(p[3]), float(p[4]), int(p[5])))
+        elif p[0] == "XLCPU" and len(p) == 6:
+            xlcpu.setdefault((p[1], int(p[3])), {})[p[4]] = float(p[5])
         elif p[0] == "EXPECT":
             expect[(p[1], int(p[3]))] = (int(p[5]) * MiB, int(p[4]) * MiB)
         else:
@@ -257,6 +262,17 @@ def check_domain(phase, domid, name, vbds, threads, intervals, xentop, window=(N
     check(len(gc) > 0 and all(isinstance(g, int) for g in gc),
           f"{tag}: guest_cpu_ns a number in {len(gc)} of {len(t['guest_cpu'])} intervals"
           f" (sum {sum(gc) / 1e6:.1f} ms)")
+    # the hypervisor's own count: a domain is made paused (0 s) and xiotop counts its first
+    # interval whole, so the sum over its intervals lies between xl list's Time(s) at the
+    # snapshot and 2.5 s later (each rounded to 0.1 s), plus what the idle guest spends
+    # until destroy (the last interval); a wrong unit, a lost interval or one counted
+    # twice falls outside
+    xc = xlcpu.get((phase, domid), {})
+    gsum = sum(gc) / 1e9
+    lo, hi = xc.get("start"), xc.get("end")
+    check(lo is not None and hi is not None and lo - 0.05 <= gsum <= hi + 0.25,
+          f"{tag}: guest vCPU summed over xiotop's intervals {gsum:.2f} s within xl list's"
+          f" Time(s) {lo} s at the snapshot - 0.05 .. {hi} s 2.5 s later + 0.25 (idle until destroy)")
     if qdisk:
         check(t.get("dm_cpu", 0) > 0, f"{tag}: device-model CPU {t.get('dm_cpu', 0) / 1e6:.2f} ms > 0")
     else:

@@ -112,12 +112,23 @@ snapshot() {
 		echo "DOMAIN $phase $n $d" >>$R/snapshots.txt
 		ids+=("$d")
 	done
+	# each guest's vCPU time as the hypervisor gives it (xl list, 0.1 s), now and after
+	# xiotop's last intervals: its summed guest_cpu_ns lies between (check.py)
+	for n in "$@"; do
+		echo "XLCPU $phase $n $(xl domid "$n" 2>/dev/null) start $(xl_time "$n")" >>$R/snapshots.txt
+	done
 	# the runtime series spans >= 3 of xiotop's 1 s intervals, read while xentop runs
 	runtime_series "$phase" 4 "${ids[@]}" &
 	xentop -b -i 2 -d 1 -x >"$R/xentop-$phase.txt" 2>&1
 	sleep 2.5 # two more xiotop intervals: its last ones hold the final counts
 	wait $!
+	for n in "$@"; do
+		echo "XLCPU $phase $n $(xl domid "$n" 2>/dev/null) end $(xl_time "$n")" >>$R/snapshots.txt
+	done
 }
+
+# xl_time NAME: the domain's vCPU seconds, xl list's Time(s) column
+xl_time() { xl list "$1" 2>/dev/null | awk 'NR == 2 {print $NF}'; }
 
 destroy() { for n in "$@"; do xl destroy "$n"; done; }
 
