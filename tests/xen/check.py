@@ -101,6 +101,7 @@ def load_guest_stats(res):
                     guest_reqs.setdefault(m.group(1), []).append(stat_reqs(v))
 
 
+dmcpu = {}  # (phase, domid): {"start": ticks, "end": ticks}, the QEMU's utime+stime
 xlcpu = {}  # (phase, domid): {"start": s, "end": s}, xl list's Time(s)
 
 
@@ -122,6 +123,8 @@ def load_snapshots(path):
             domains[(p[1], int(p[3]))] = p[2]
         elif p[0] == "RUNTIME":
             runtimes.setdefault((p[1], int(p[2])), []).append((float(p[3]), float(p[4]), int(p[5])))
+        elif p[0] == "DMCPU" and len(p) == 6:
+            dmcpu.setdefault((p[1], int(p[3])), {})[p[4]] = int(p[5])
         elif p[0] == "XLCPU" and len(p) == 6:
             xlcpu.setdefault((p[1], int(p[3])), {})[p[4]] = float(p[5])
         elif p[0] == "EXPECT":
@@ -274,7 +277,15 @@ def check_domain(phase, domid, name, vbds, threads, intervals, xentop, window=(N
           f"{tag}: guest vCPU summed over xiotop's intervals {gsum:.2f} s within xl list's"
           f" Time(s) {lo} s at the snapshot - 0.05 .. {hi} s 2.5 s later + 0.25 (idle until destroy)")
     if qdisk:
-        check(t.get("dm_cpu", 0) > 0, f"{tag}: device-model CPU {t.get('dm_cpu', 0) / 1e6:.2f} ms > 0")
+        # the QEMU serves this domain alone: its utime+stime (10 ms ticks) is the truth
+        # for xiotop's device-model CPU, read at the snapshot and 2.5 s later (5 %, and a
+        # tick a side for the rounding)
+        dc = dmcpu.get((phase, domid), {})
+        dm_ms = t.get("dm_cpu", 0) / 1e6
+        lo, hi = (dc["start"] * 10, dc["end"] * 10) if "start" in dc and "end" in dc else (None, None)
+        check(lo is not None and lo * 0.95 - 10 <= dm_ms <= hi * 1.05 + 10,
+              f"{tag}: device-model CPU {dm_ms:.2f} ms vs its QEMU's utime+stime"
+              f" {lo} ms at the snapshot .. {hi} ms 2.5 s later (within 5 %)")
     else:
         check(t["backend_cpu"] > 0, f"{tag}: backend CPU {t['backend_cpu'] / 1e6:.2f} ms > 0")
     if not qdisk:

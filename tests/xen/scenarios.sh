@@ -115,7 +115,9 @@ snapshot() {
 	# each guest's vCPU time as the hypervisor gives it (xl list, 0.1 s), now and after
 	# xiotop's last intervals: its summed guest_cpu_ns lies between (check.py)
 	for n in "$@"; do
-		echo "XLCPU $phase $n $(xl domid "$n" 2>/dev/null) start $(xl_time "$n")" >>$R/snapshots.txt
+		d=$(xl domid "$n" 2>/dev/null) || continue
+		echo "XLCPU $phase $n $d start $(xl_time "$n")" >>$R/snapshots.txt
+		echo "DMCPU $phase $n $d start $(dm_ticks "$d")" >>$R/snapshots.txt
 	done
 	# the runtime series spans >= 3 of xiotop's 1 s intervals, read while xentop runs
 	runtime_series "$phase" 4 "${ids[@]}" &
@@ -123,8 +125,19 @@ snapshot() {
 	sleep 2.5 # two more xiotop intervals: its last ones hold the final counts
 	wait $!
 	for n in "$@"; do
-		echo "XLCPU $phase $n $(xl domid "$n" 2>/dev/null) end $(xl_time "$n")" >>$R/snapshots.txt
+		d=$(xl domid "$n" 2>/dev/null) || continue
+		echo "XLCPU $phase $n $d end $(xl_time "$n")" >>$R/snapshots.txt
+		echo "DMCPU $phase $n $d end $(dm_ticks "$d")" >>$R/snapshots.txt
 	done
+}
+
+# dm_ticks DOMID: utime+stime of the domain's QEMU in clock ticks (USER_HZ, 100 on x86),
+# all its threads, live and exited (/proc/PID/stat); nothing when it has none
+dm_ticks() {
+	local p
+	p=$(xenstore-read /local/domain/0/libxl/"$1"/qdisk-backend-pid 2>/dev/null ||
+		xenstore-read /local/domain/"$1"/image/device-model-pid 2>/dev/null) || return 0
+	[ -r "/proc/$p/stat" ] && sed 's/^.*) //' "/proc/$p/stat" | awk '{print $12 + $13}'
 }
 
 # xl_time NAME: the domain's vCPU seconds, xl list's Time(s) column
