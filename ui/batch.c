@@ -287,13 +287,19 @@ static int batch_sink_interval(void *ctx, struct model_interval *m, unsigned lon
 		return LOOP_GO_ON;
 	if (errno == EPIPE)
 		return LOOP_DONE;
-	fprintf(stderr, "xiotop: cannot write the output: %s\n", strerror(errno));
+	xerr_set(&b->err, XERR_RUNTIME, "cannot write the output: %s", strerror(errno));
 	return 1;
+}
+
+static const struct xerr *batch_sink_failure(void *ctx)
+{
+	return &((struct batch_sink *)ctx)->err;
 }
 
 struct interval_sink batch_sink(struct batch_sink *b)
 {
-	return (struct interval_sink){.ctx = b, .interval = batch_sink_interval};
+	return (struct interval_sink){
+	    .ctx = b, .interval = batch_sink_interval, .failure = batch_sink_failure};
 }
 
 void batch_sink_free(struct batch_sink *b)

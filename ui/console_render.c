@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/figures.h"
 #include "core/latency.h"
 
@@ -53,7 +54,7 @@ static const char *bytes_text(char *buf, size_t len, uint64_t bytes)
 
 static void clock_text(char *buf, size_t len, int64_t realtime_ns)
 {
-	time_t sec = (time_t)(realtime_ns / 1000000000);
+	time_t sec = (time_t)(realtime_ns / NS_PER_S);
 	struct tm tm;
 	if (!realtime_ns || !localtime_r(&sec, &tm) || !strftime(buf, len, "%H:%M:%S", &tm))
 		snprintf(buf, len, "--:--:--");
@@ -86,7 +87,7 @@ static void render_replay_line(const struct console_state *st, struct grid *g, i
 {
 	const struct seek_pos *p = &st->replay;
 	char line[LINE_MAX_BYTES], when[32] = "", state[48], mark[4 * SEEK_MARK_LABEL_MAX + 64];
-	time_t sec = (time_t)(p->recorded_ns / 1000000000);
+	time_t sec = (time_t)(p->recorded_ns / NS_PER_S);
 	struct tm tm;
 	if (!localtime_r(&sec, &tm) || !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
 		snprintf(when, sizeof(when), "?");
@@ -318,8 +319,8 @@ static void latency_text(char *buf, size_t len, const char *op, const struct xio
 		return;
 	}
 	char a[16], b[16];
-	fields_number(a, sizeof(a), 7, p50 / 1e6, 3);
-	fields_number(b, sizeof(b), 7, p99 / 1e6, 3);
+	fields_number(a, sizeof(a), 7, p50 / (double)NS_PER_MS, 3);
+	fields_number(b, sizeof(b), 7, p99 / (double)NS_PER_MS, 3);
 	snprintf(buf, len, "%s p50 %s p99 %s ms (%llu ios)", op, a, b, h->count);
 }
 
@@ -375,7 +376,7 @@ static void render_domain_summary(const struct console_state *st, struct grid *g
 		grid_put(g, y++, line, GRID_PLAIN);
 
 	if (r->has_cpu)
-		snprintf(c, sizeof(c), "%.1f", (double)r->cpu_total_ns / 1e9);
+		snprintf(c, sizeof(c), "%.1f", (double)r->cpu_total_ns / (double)NS_PER_S);
 	else
 		snprintf(c, sizeof(c), "-");
 	snprintf(line, sizeof(line), "dom0 CPU   %s   %s s since start",

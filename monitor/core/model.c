@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/latency.h"
 
 const char *model_role_name(enum model_role r)
@@ -266,7 +267,8 @@ int model_compute(const struct xio_sample *prev, const struct xio_sample *cur,
 	memset(out, 0, sizeof(*out));
 	out->realtime_ns = cur->realtime_ns;
 	if (prev && cur->monotonic_ns > prev->monotonic_ns)
-		out->interval_s = (double)(cur->monotonic_ns - prev->monotonic_ns) / 1e9;
+		out->interval_s =
+		    (double)(cur->monotonic_ns - prev->monotonic_ns) / (double)NS_PER_S;
 	out->pgpgin_bytes = delta(cur->vmstat_pgpgin_kb, prev ? prev->vmstat_pgpgin_kb : 0) * 1024;
 	out->pgpgout_bytes =
 	    delta(cur->vmstat_pgpgout_kb, prev ? prev->vmstat_pgpgout_kb : 0) * 1024;

@@ -85,7 +85,7 @@ static void take_marks(struct rec_reader *r, struct explain *ex)
 }
 
 static int resolve(struct rec_reader *r, const char *from, const char *to, struct explain *ex,
-                   struct rec_error *err)
+                   struct xerr *err)
 {
 	if (!from && !to)
 		wrap_marks(r, &from, &to);
@@ -95,9 +95,8 @@ static int resolve(struct rec_reader *r, const char *from, const char *to, struc
 	w->from_ns = bound_time(r, from, w->first, w->from_label, sizeof(w->from_label));
 	w->to_ns = bound_time(r, to, w->last, w->to_label, sizeof(w->to_label));
 	if (w->to_ns <= w->from_ns) {
-		err->code = REC_ERR_RANGE;
-		snprintf(err->msg, sizeof(err->msg), "the window from %s to %s is empty",
-		         from ? from : "the start", to ? to : "the end");
+		rec_set_error(err, REC_ERR_RANGE, "the window from %s to %s is empty",
+		              from ? from : "the start", to ? to : "the end");
 		return -1;
 	}
 	w->seconds = (double)(w->to_ns - w->from_ns) / 1e9;
@@ -108,7 +107,7 @@ static int resolve(struct rec_reader *r, const char *from, const char *to, struc
 }
 
 int explain_collect(struct rec_reader *r, const char *from, const char *to, struct explain *ex,
-                    struct rec_error *err)
+                    struct xerr *err)
 {
 	memset(ex, 0, sizeof(*ex));
 	snprintf(ex->file, sizeof(ex->file), "%s", rec_path(r));
@@ -128,6 +127,7 @@ int explain_collect(struct rec_reader *r, const char *from, const char *to, stru
 	ex_window_sink_done(&ws);
 	if (rc || failed) {
 		err->code = failed ? REC_ERR_NOMEM : REC_ERR_CORRUPT;
+		err->kind = rec_errcode_kind(err->code);
 		if (!failed && loop_err.msg[0]) /* the reader's sentence names the file */
 			snprintf(err->msg, sizeof(err->msg), "%s", loop_err.msg);
 		else
@@ -160,8 +160,7 @@ const struct ex_domain *explain_find_domain(const struct explain *ex, const char
 	return NULL;
 }
 
-int explain_keep_domains(struct explain *ex, const char *const *names, size_t n,
-                         struct rec_error *err)
+int explain_keep_domains(struct explain *ex, const char *const *names, size_t n, struct xerr *err)
 {
 	if (!n)
 		return 0;
@@ -171,10 +170,9 @@ int explain_keep_domains(struct explain *ex, const char *const *names, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		const struct ex_domain *d = explain_find_domain(ex, names[i]);
 		if (!d) {
-			err->code = REC_ERR_RANGE;
-			snprintf(err->msg, sizeof(err->msg),
-			         "no domain '%s' in the window (give a domain id or name)",
-			         names[i]);
+			rec_set_error(err, REC_ERR_RANGE,
+			              "no domain '%s' in the window (give a domain id or name)",
+			              names[i]);
 			free(keep);
 			return -1;
 		}

@@ -10,7 +10,7 @@
  * (tool_claims.h) before explain_verdicts(). Nothing here prints: report_*.c do. Every
  * string taken from the recording (names, files, labels) is kept raw and must be
  * escaped on output (core/sanitize.h, report_html.c). Errors: one sentence in
- * struct rec_error (REC_ERR_RANGE for an empty window or unknown mark), exit 2.
+ * struct xerr (REC_ERR_RANGE for an empty window or unknown mark), exit 2.
  */
 #ifndef XIOTOP_EXPLAIN_H
 #define XIOTOP_EXPLAIN_H
@@ -207,12 +207,11 @@ struct explain {
 /* The window [from, to] (marks or times, NULL: default: the wrapped command's start and
  * end marks when the recording has them, else the whole file) of reader r. 0 or -1. */
 int explain_collect(struct rec_reader *r, const char *from, const char *to, struct explain *ex,
-                    struct rec_error *err);
+                    struct xerr *err);
 void explain_free(struct explain *ex);
 
 /* Keeps only the domains named (ids or names); unknown one: -1 with err naming it. */
-int explain_keep_domains(struct explain *ex, const char *const *names, size_t n,
-                         struct rec_error *err);
+int explain_keep_domains(struct explain *ex, const char *const *names, size_t n, struct xerr *err);
 
 /* The domain a name (decimal id or name) means; NULL if none. */
 const struct ex_domain *explain_find_domain(const struct explain *ex, const char *name);

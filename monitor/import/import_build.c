@@ -312,7 +312,7 @@ static void free_build(struct build *b)
 	free(b->io_wrio);
 }
 
-int imp_build(const struct imp_logs *in, struct imp_result *out, struct imp_error *err)
+int imp_build(const struct imp_logs *in, struct imp_result *out, struct xerr *err)
 {
 	memset(out, 0, sizeof(*out));
 	if (!in->xentop && !in->vmstat && !in->iostat)

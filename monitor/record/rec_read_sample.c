@@ -248,7 +248,7 @@ static int read_names(struct rec_reader *r, size_t i, struct xio_sample *s)
 	return SQLITE_OK;
 }
 
-int rec_read(struct rec_reader *r, size_t i, struct xio_sample *out, struct rec_error *err)
+int rec_read(struct rec_reader *r, size_t i, struct xio_sample *out, struct xerr *err)
 {
 	memset(out, 0, sizeof(*out));
 	if (i >= r->count) {

@@ -38,7 +38,7 @@ static void finalize_all(struct rec_writer *w)
 }
 
 /* Closes the database after a fatal error; keeps the error for later calls. */
-static int fail(struct rec_writer *w, struct rec_error *err)
+static int fail(struct rec_writer *w, struct xerr *err)
 {
 	if (w->db) {
 		sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
@@ -51,7 +51,7 @@ static int fail(struct rec_writer *w, struct rec_error *err)
 	return -1;
 }
 
-static int fail_sqlite(struct rec_writer *w, int rc, const char *doing, struct rec_error *err)
+static int fail_sqlite(struct rec_writer *w, int rc, const char *doing, struct xerr *err)
 {
 	rec_set_sqlite_error(&w->failed, w->db, rc, w->path, doing);
 	if (w->failed.code == REC_ERR_FULL)
@@ -111,7 +111,7 @@ void rec_remove(const char *path)
 }
 
 static struct rec_writer *create_failed(struct rec_writer *w, int rc, const char *doing,
-                                        struct rec_error *err)
+                                        struct xerr *err)
 {
 	rec_set_sqlite_error(err, w->db, rc, w->path, doing);
 	finalize_all(w);
@@ -123,7 +123,7 @@ static struct rec_writer *create_failed(struct rec_writer *w, int rc, const char
 }
 
 struct rec_writer *rec_create(const char *path, const struct rec_host_facts *facts,
-                              struct rec_error *err)
+                              struct xerr *err)
 {
 	/* Created here, not by SQLite, so that it is new (never someone's file overwritten)
 	 * and 0640 whatever the umask lets SQLite use; its -wal and -shm files take the
@@ -177,7 +177,7 @@ struct rec_writer *rec_create(const char *path, const struct rec_host_facts *fac
 	return w;
 }
 
-int rec_set_meta(struct rec_writer *w, const char *key, const char *value, struct rec_error *err)
+int rec_set_meta(struct rec_writer *w, const char *key, const char *value, struct xerr *err)
 {
 	if (!w->db)
 		return fail(w, err);
@@ -185,7 +185,7 @@ int rec_set_meta(struct rec_writer *w, const char *key, const char *value, struc
 	return rc == SQLITE_OK ? 0 : fail_sqlite(w, rc, "storing a fact", err);
 }
 
-int rec_set_size_limit(struct rec_writer *w, uint64_t max_bytes, struct rec_error *err)
+int rec_set_size_limit(struct rec_writer *w, uint64_t max_bytes, struct xerr *err)
 {
 	if (!w->db)
 		return fail(w, err);
@@ -202,7 +202,7 @@ int rec_set_size_limit(struct rec_writer *w, uint64_t max_bytes, struct rec_erro
 	int rc = sqlite3_exec(w->db, sql, NULL, NULL, NULL);
 	return rc == SQLITE_OK ? 0 : fail_sqlite(w, rc, "setting a size limit", err);
 }
-int rec_append(struct rec_writer *w, const struct xio_sample *s, struct rec_error *err)
+int rec_append(struct rec_writer *w, const struct xio_sample *s, struct xerr *err)
 {
 	if (!w->db)
 		return fail(w, err);
@@ -232,7 +232,7 @@ int rec_append(struct rec_writer *w, const struct xio_sample *s, struct rec_erro
 }
 
 int rec_add_mark_from(struct rec_writer *w, const char *label, int64_t realtime_ns,
-                      const char *origin, int exit_status, struct rec_error *err)
+                      const char *origin, int exit_status, struct xerr *err)
 {
 	if (!w->db)
 		return fail(w, err);
@@ -245,7 +245,7 @@ size_t rec_writer_count(const struct rec_writer *w)
 	return w->count;
 }
 
-int rec_close(struct rec_writer *w, struct rec_error *err)
+int rec_close(struct rec_writer *w, struct xerr *err)
 {
 	if (!w)
 		return 0;
@@ -274,7 +274,7 @@ int rec_close(struct rec_writer *w, struct rec_error *err)
 }
 
 int rec_mark_file(const char *path, const char *label, int64_t realtime_ns, const char *origin,
-                  struct rec_error *err)
+                  struct xerr *err)
 {
 	int version = 0;
 	sqlite3 *db = rec_db_open_checked(path, true, &version, err);

@@ -62,8 +62,8 @@ enum writer_stmt {
 struct rec_writer {
 	sqlite3 *db;
 	char *path;
-	size_t count;            /* samples committed */
-	struct rec_error failed; /* sticky: set once the writer is closed by an error */
+	size_t count;       /* samples committed */
+	struct xerr failed; /* sticky: set once the writer is closed by an error */
 	sqlite3_stmt *st[ST_COUNT];
 
 	struct layer_key_id *keys; /* sorted by (domid, dev, via) */

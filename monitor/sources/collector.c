@@ -9,6 +9,7 @@
 #include "sources/xen/blkback_stats.h"
 #include "sources/hostinfo.h"
 #include "sources/xen/xenlive.h"
+#include "core/clock.h"
 
 void collector_init(struct collector *c, collector_read_fn fn, void *ctx,
                     const struct xt_roots *roots)
@@ -105,12 +106,9 @@ static void note_vbd_skew(const struct xio_sample *before, struct xio_sample *s)
 
 int collector_sample(struct collector *c, struct xio_sample *s)
 {
-	struct timespec rt, mono;
 	memset(s, 0, sizeof(*s));
-	clock_gettime(CLOCK_REALTIME, &rt);
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	s->realtime_ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
-	s->monotonic_ns = (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec;
+	s->realtime_ns = clock_real_ns();
+	s->monotonic_ns = (uint64_t)clock_mono_ns();
 
 	/* blkback's counters just before and just after the tracer's: what a request
 	 * submitted meanwhile counts in one side's interval and the other's next is known,

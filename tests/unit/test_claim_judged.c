@@ -92,7 +92,7 @@ static void test_bonnie_lv_phases(void **state)
 	sc_close(&sc);
 	static struct explain ex;
 	struct rec_reader *r;
-	struct rec_error err;
+	struct xerr err;
 	assert_int_equal(sc_explain(path, NULL, NULL, &ex, &r, &err), 0);
 	char arg[1100];
 	snprintf(arg, sizeof(arg), "%s@3", fixture("seed000-domu-lvm-bonnie.txt"));
@@ -149,7 +149,7 @@ static void test_dd_undirected(void **state)
 	sc_close(&sc);
 	static struct explain ex;
 	struct rec_reader *r;
-	struct rec_error err;
+	struct xerr err;
 	assert_int_equal(sc_explain(path, NULL, NULL, &ex, &r, &err), 0);
 	add_file(&ex, fixture("gnu-dd-two-runs-no-command.txt"));
 	assert_int_equal(ex.n_claims, 2);
@@ -188,7 +188,7 @@ static void test_bonnie_small_file(void **state)
 	sc_close(&sc);
 	static struct explain ex;
 	struct rec_reader *r;
-	struct rec_error err;
+	struct xerr err;
 	assert_int_equal(sc_explain(path, NULL, NULL, &ex, &r, &err), 0);
 	add_file(&ex, fixture("bonnie-2.00a-64M.txt"));
 	const struct ex_claim *bw = claim_of(&ex, "guest-64M block write", true);

@@ -159,7 +159,7 @@ static struct rec_host_facts some_facts(void)
 static void write_recording(const char *path, unsigned n)
 {
 	struct rec_host_facts f = some_facts();
-	struct rec_error err;
+	struct xerr err;
 	struct rec_writer *w = rec_create(path, &f, &err);
 	assert_non_null(w);
 	for (unsigned i = 0; i < n; i++) {
@@ -263,7 +263,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0640);
 
-	struct rec_error err;
+	struct xerr err;
 	struct rec_reader *r = rec_open(path, &err);
 	assert_non_null(r);
 	assert_int_equal(rec_count(r), N);
@@ -322,7 +322,7 @@ static void test_vbds_without_skew_columns(void **state)
 	                              NULL, NULL, NULL),
 	                 SQLITE_OK);
 	sqlite3_close(db);
-	struct rec_error err;
+	struct xerr err;
 	struct rec_reader *r = rec_open(path, &err);
 	assert_non_null(r);
 	struct xio_sample got;
@@ -352,7 +352,7 @@ static void test_latency_old_and_bad(void **state)
 	                              NULL, NULL, NULL),
 	                 SQLITE_OK);
 	sqlite3_close(db);
-	struct rec_error err;
+	struct xerr err;
 	struct rec_reader *r = rec_open(path, &err);
 	assert_non_null(r);
 	struct xio_sample got;
@@ -414,7 +414,7 @@ static void test_marks_and_windows(void **state)
 	(void)state;
 	const char *path = path_of("marks.xiotop");
 	struct rec_host_facts f = some_facts();
-	struct rec_error err;
+	struct xerr err;
 	struct rec_writer *w = rec_create(path, &f, &err);
 	assert_non_null(w);
 	int64_t t0 = 0;
@@ -473,7 +473,7 @@ static void test_marks_and_windows(void **state)
 
 static void expect_open_error(const char *path, enum rec_errcode code, const char *text)
 {
-	struct rec_error err = {0};
+	struct xerr err = {0};
 	struct rec_reader *r = rec_open(path, &err);
 	assert_null(r);
 	if (err.code != code || !strstr(err.msg, text))
@@ -563,7 +563,7 @@ static void test_newer_schema(void **state)
 	exec_sql(path, "PRAGMA user_version=7; UPDATE meta SET value='9.9.9' "
 	               "WHERE key='xiotop_version'");
 	expect_open_error(path, REC_ERR_NEWER, "schema version 7 (by xiotop 9.9.9)");
-	struct rec_error err;
+	struct xerr err;
 	assert_null(rec_open(path, &err));
 	char want[64];
 	snprintf(want, sizeof(want), "reads schema versions up to %d", REC_SCHEMA_VERSION);
@@ -581,7 +581,7 @@ static void test_foreign_sqlite(void **state)
 	               "INSERT INTO invoices VALUES (1, 9.5)");
 	expect_open_error(path, REC_ERR_FOREIGN, "an SQLite database but not an xiotop recording");
 	expect_open_error(path, REC_ERR_FOREIGN, "tables: invoices");
-	struct rec_error err;
+	struct xerr err;
 	assert_int_equal(rec_mark_file(path, "x", 1, "cli", &err), -1);
 	assert_int_equal(err.code, REC_ERR_FOREIGN);
 }
@@ -602,7 +602,7 @@ static void test_read_only_directory(void **state)
 	if (pid == 0) {
 		if (geteuid() == 0 && (setgid(65534) || setuid(65534)))
 			_exit(3);
-		struct rec_error err;
+		struct xerr err;
 		struct rec_writer *w = rec_create(file, NULL, &err);
 		if (w)
 			_exit(4);
@@ -626,7 +626,7 @@ static void test_never_overwrites(void **state)
 	(void)state;
 	const char *path = path_of("precious.txt");
 	write_bytes(path, "keep me\n", 8);
-	struct rec_error err;
+	struct xerr err;
 	assert_null(rec_create(path, NULL, &err));
 	assert_int_equal(err.code, REC_ERR_EXISTS);
 	struct stat st;
@@ -640,7 +640,7 @@ static void test_disk_full(void **state)
 {
 	(void)state;
 	const char *path = path_of("full.xiotop");
-	struct rec_error err;
+	struct xerr err;
 	struct rec_writer *w = rec_create(path, NULL, &err);
 	assert_non_null(w);
 	assert_int_equal(rec_set_size_limit(w, 64 * 1024, &err), 0);
@@ -689,7 +689,7 @@ static void test_killed_writer(void **state)
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		struct rec_error err;
+		struct xerr err;
 		struct rec_writer *w = rec_create(path, NULL, &err);
 		for (unsigned i = 0; w && i < 5; i++) {
 			struct xio_sample s;
@@ -710,7 +710,7 @@ static void test_killed_writer(void **state)
 	waitpid(pid, &status, 0);
 	close(pipefd[0]);
 	close(pipefd[1]);
-	struct rec_error err;
+	struct xerr err;
 	struct rec_reader *r = rec_open(path, &err);
 	if (!r)
 		fail_msg("%s", err.msg);
