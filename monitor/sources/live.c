@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/error.h"
 #include "sources/collector.h"
 #include "sources/live_rules.h"
 #include "sources/topo_source.h"
@@ -74,8 +75,7 @@ static int collect(struct live *l, struct xio_sample *s)
 		return -1;
 	const char *qdisk = l->col.xen ? xenlive_qdisk_problem(l->col.xen) : "";
 	if (*qdisk && !l->said_qdisk) {
-		fprintf(stderr, "xiotop: %s (said once; a vbd not read keeps its last counts)\n",
-		        qdisk);
+		xnote("%s (said once; a vbd not read keeps its last counts)", qdisk);
 		l->said_qdisk = true;
 	}
 	live_rules_learn(&l->rules, &l->topo, s);

@@ -11,7 +11,6 @@
 #include "core/clock.h"
 #include "sources/xen/qmp.h"
 
-#define NS_PER_MS 1000000
 
 static size_t qdisk_backends(const struct xt_domain *d)
 {

@@ -19,7 +19,6 @@
 #define ID_CAPABILITIES "xiotop-capabilities"
 #define ID_COMMAND      "xiotop-command"
 #define READ_CHUNK      4096
-#define NS_PER_MS       1000000
 
 enum qmp_state { WAIT_GREETING, WAIT_CAPABILITIES, WAIT_REPLY, DONE };
 
