@@ -150,7 +150,7 @@ end=$(($(date +%s) + 60))
 while [ ! -s $R/xiotop.json ] && [ "$(date +%s)" -lt $end ]; do sleep 0.5; done
 mark "xiotop up: $(head -3 $R/xiotop.err | tr '\n' ' ')"
 
-# shellcheck source=stacks.sh
+# shellcheck disable=SC1091 # tests/xen/stacks.sh, put in /root by run.sh
 . /root/stacks.sh
 # xiotop_phases=stacks on the dom0 command line (run.sh passes $XIOTOP_XEN_DOM0_ARGS):
 # only the storage-stack phases, to work on them (check.py then fails the others)
