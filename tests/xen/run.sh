@@ -65,12 +65,13 @@ xen_cmdline="console=com1 com1=115200 dom0_mem=1536M,max:1536M loglvl=all guest_
 console=${XIOTOP_XEN_CONSOLE:-$work/console.log}
 tq=$(date +%s.%N)
 # TCG loads both CPUs: one boot at a time, and no other live test or bench beside it.
-# +npt: TCG emulates AMD's nested paging, so Xen finds HAP, which HVM guests need here:
-# Debian's Xen is built without shadow paging ("neither hap nor shadow paging available")
+# XIOTOP_XEN_CPU: another qemu CPU model. Under qemu64,+svm Xen finds no HAP, and
+# Debian's Xen has no shadow paging, so xl refuses HVM guests ("neither hap nor shadow
+# paging available"); qemu64,+svm,+npt (TCG emulates nested paging) should give HAP
 tmo=${XIOTOP_XEN_TIMEOUT:-600}
 # shellcheck disable=SC2016 # $0 and $@ are the inner sh's, not expanded here
 flock /tmp/xiotop-live.lock sh -c 'date +%s.%N >"$0"; exec "$@"' "$work/qemu.start" timeout -k 5 "$tmo" \
-	qemu-system-x86_64 -accel tcg -cpu "${XIOTOP_XEN_CPU:-qemu64,+svm,+npt}" -m 3072 -smp 2 -nographic -no-reboot \
+	qemu-system-x86_64 -accel tcg -cpu "${XIOTOP_XEN_CPU:-qemu64,+svm}" -m 3072 -smp 2 -nographic -no-reboot \
 	-monitor none -serial stdio -kernel "$work/xen" -append "$xen_cmdline" \
 	-initrd "$work/vmlinuz console=hvc0 earlyprintk=xen xiotop_deadline=$((tmo - 30)) ${XIOTOP_XEN_DOM0_ARGS:-},$work/dom0.cpio.gz" \
 	-drive "file=$work/results.img,format=raw,if=virtio" </dev/null >"$console" 2>&1 || rc=$?
