@@ -252,7 +252,8 @@ EOC
 	local t0 t1 pid
 	t0=$EPOCHREALTIME
 	if ! timeout 60 xl create /root/hvm.cfg >"$R"/xl-create-hvm.log 2>&1; then
-		echo "HVM-FAILED xl create: $(grep -v '^$' "$R"/xl-create-hvm.log | tail -1)" >>"$R"/snapshots.txt
+		# libxl's first error says why (the last only that the defaults failed)
+		echo "HVM-FAILED xl create: $(grep -m1 error "$R"/xl-create-hvm.log || tail -1 "$R"/xl-create-hvm.log)" >>"$R"/snapshots.txt
 		tail -20 /var/log/xen/qemu-dm-hvm.log >"$R"/hvm-qemu.log 2>/dev/null
 		xl dmesg | tail -30 >"$R"/hvm-xl-dmesg.txt
 		return 0
