@@ -164,7 +164,8 @@ static int render_header(const struct console_state *st, struct grid *g)
 		         100.0 * (double)m->unattr_wr_bytes / (double)m->pgpgout_bytes);
 	else
 		snprintf(e, sizeof(e), "-");
-	double disk_s = figure_known(FIG_DISKS_RD_BYTES, m, NULL) ? s : 0;
+	/* a leaf that keeps no diskstats (a ram disk) makes the disks' totals unknown */
+	double disk_s = figure_known(FIG_DISKS_RD_BYTES, m, NULL) && t.disks_complete ? s : 0;
 	double vm_s = figure_known(FIG_VMSTAT_PGPGOUT_BYTES, m, NULL) ? s : 0;
 	double stack_s = figure_known(FIG_DOUBLE_COUNTED_TOTAL, m, NULL) ? s : 0;
 	snprintf(line, sizeof(line), "MB/s  %s %s %s %s  %s %s  %s %s  %s %s",
@@ -174,6 +175,9 @@ static int render_header(const struct console_state *st, struct grid *g)
 	         head(FIG_DOUBLE_COUNTED_TOTAL),
 	         rate(d, sizeof(d), t.double_counted_bytes, stack_s),
 	         head(FIG_UNATTRIBUTED_WR_BYTES), e);
+	if (!t.disks_complete) /* a kernel device name: nothing to escape */
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+		         "  (disks: %s keeps no diskstats)", m->unaccounted_leaf);
 	grid_put(g, 1, line, GRID_PLAIN);
 
 	char hooks[512];

@@ -37,6 +37,19 @@ cp "$R/bin/busybox" "$U/bin/busybox"
 for a in $("$U/bin/busybox" --list); do [ "$a" = busybox ] || ln -sf busybox "$U/bin/$a"; done
 cp "$R/lib/modules/$kv/kernel/drivers/block/xen-blkfront.ko" "$U/lib/modules/"
 install -m 755 "$src/tests/xen/domu_init.sh" "$U/init"
+# an HVM guest's IDE disk (stacks.sh, phase H): the ata modules, dependencies first, in
+# the order its init loads them
+domu_ata() {
+	local f dep
+	f=$(find "$R/lib/modules/$kv/kernel" -name "$1.ko" | head -1)
+	[ -n "$f" ] || return 0 # built in
+	grep -qx "$1" "$U/lib/modules/ata.order" 2>/dev/null && return 0
+	for dep in $(modinfo -F depends "$f" | tr ',' ' '); do domu_ata "$dep"; done
+	cp "$f" "$U/lib/modules/ata/"
+	echo "$1" >>"$U/lib/modules/ata.order"
+}
+mkdir -p "$U/lib/modules/ata"
+for m in ata_piix sd_mod; do domu_ata $m; done
 (cd "$U" && find . | cpio -H newc -o --quiet | gzip -1 >"$work/domU.cpio.gz")
 
 ### dom0
@@ -53,6 +66,9 @@ for t in bash flock losetup mkfs.ext4 dmsetup tmux; do
 	host_tools+=("$p")
 done
 ln -sf ../usr/bin/bash "$D/bin/bash"
+# mdadm, Debian's (the arrays of stacks.sh)
+cp "$R/sbin/mdadm" "$D/sbin/mdadm"
+host_tools+=("$R/sbin/mdadm")
 XB=$R/usr/lib/xen-4.17/bin
 xen_bins=()
 for b in xl xenstored xenconsoled xen-init-dom0 libxl-save-helper xenconsole xentop; do
@@ -95,10 +111,21 @@ else
 		echo "qemu-system-xen needs /usr/share/qemu/keymaps/en-us (qemu-system-data) on this host" >"$out/qdisk.status"
 	fi
 fi
+# an HVM guest (stacks.sh, phase H): hvmloader, and from this host's qemu the BIOS and the
+# option ROM qemu's direct kernel boot loads; without them its scenario says why not
+if [ -f "$R/usr/lib/xen-4.17/boot/hvmloader" ] && [ -f /usr/share/seabios/bios-256k.bin ] &&
+	[ -f /usr/share/qemu/linuxboot_dma.bin ]; then
+	mkdir -p "$D/usr/lib/xen-4.17/boot" "$D/usr/share/seabios" "$D/usr/share/qemu"
+	cp "$R/usr/lib/xen-4.17/boot/hvmloader" "$D/usr/lib/xen-4.17/boot/"
+	cp -L /usr/share/seabios/bios-256k.bin "$D/usr/share/seabios/"
+	for f in linuxboot_dma.bin linuxboot.bin kvmvapic.bin; do
+		if [ -f /usr/share/qemu/$f ]; then cp -L /usr/share/qemu/$f "$D/usr/share/qemu/"; fi
+	done
+fi
 # kernel modules with their dependencies, then depmod
 MS=$R/lib/modules/$kv MD=$D/lib/modules/$kv
 want=(xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xenfs xen-blkback loop dm-mod brd ext4
-	crc32c_generic virtio_blk virtio_pci)
+	crc32c_generic virtio_blk virtio_pci zram md-mod raid1 raid10)
 declare -A seen=()
 add_module() {
 	[ -n "${seen[$1]:-}" ] && return
@@ -126,6 +153,8 @@ if elf[:4] != b"\x7fELF":
 open(sys.argv[2], "wb").write(elf)
 PY
 cp "$work/domU.cpio.gz" "$D/root/domU.cpio.gz"
+# an HVM guest boots the bzImage itself (qemu's direct kernel boot)
+cp "$R/boot/vmlinuz-$kv" "$D/root/vmlinuz"
 (cd "$D" && find . | cpio -H newc -o --quiet | gzip -1 >"$out/base.cpio.gz")
 cp "$R/boot/vmlinuz-$kv" "$out/vmlinuz"
 gunzip -c "$R"/boot/xen-4.17-amd64.gz >"$out/xen"

@@ -15,6 +15,7 @@ import re
 import sys
 
 from check_latency import check_latency
+from check_stacks import check_stacks
 
 MiB = 1 << 20
 failures = []
@@ -379,6 +380,7 @@ def main():
         print("     latency per domain not checked: no completion hook is timing (the FAIL above)")
     check_reuse(got, vbds, domains, other)
     check_console(res)
+    check_stacks(res, intervals, check, report, skip)  # md RAID, the console's keys, HVM
     # qdisk
     status = open(qdisk_status).read().strip() if os.path.exists(qdisk_status) else "unknown"
     qfail = [l for l in other if l.startswith("QDISK-FAILED")]

@@ -10,11 +10,13 @@ mkdir -p "$cache"
 kimg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-6/{print $2; exit}')
 [ -n "$kimg" ] || { echo "SKIPPED: no 6.x linux-image-amd64 in the package lists (apt-get update?)"; exit 77; }
 # the dom0 kernel, Xen, the toolstack (xl, xenstored, xenconsoled, xentop) and its libs;
-# qemu-system-xen is the qdisk backend (optional: its scenario skips without it)
+# qemu-system-xen is the qdisk backend and an HVM guest's device model (optional: their
+# scenarios skip without it)
 pkgs=(xen-hypervisor-4.17-amd64 xen-hypervisor-common xen-utils-4.17 xen-utils-common
 	libxenmisc4.17 libxencall1 libxendevicemodel1 libxenevtchn1 libxenforeignmemory1
 	libxengnttab1 libxenhypfs1 libxenstore4 libxentoolcore1 libxentoollog1 libyajl2
-	xenstore-utils "$kimg" busybox-static)
+	xenstore-utils "$kimg" busybox-static
+	mdadm) # the md RAID arrays of the storage-stack scenarios (stacks.sh)
 optional=(qemu-system-xen)
 # one apt-cache call (each costs ~1 s on a loaded machine): "pkg: candidate" per package
 stamp=$(apt-cache policy "${pkgs[@]}" "${optional[@]}" 2>/dev/null |

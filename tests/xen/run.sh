@@ -54,6 +54,7 @@ ldd "$XIOTOP_BIN" | awk '/=> \//{print $3} /^\t\/lib64/{print $1}' | while read 
 done
 install -m 755 "$here/dom0_init.sh" "$O/init"
 install -m 755 "$here/scenarios.sh" "$O/root/scenarios.sh"
+install -m 644 "$here/stacks.sh" "$O/root/stacks.sh"
 (cd "$O" && find . | cpio -H newc -o --quiet | gzip -1 >"$work/overlay.cpio.gz")
 cat "$cache/img/base.cpio.gz" "$work/overlay.cpio.gz" >"$work/dom0.cpio.gz"
 cp "$cache/img/xen" "$cache/img/vmlinuz" "$cache/img/qdisk.status" "$work/"
@@ -63,13 +64,16 @@ truncate -s 64M "$work/results.img"
 xen_cmdline="console=com1 com1=115200 dom0_mem=1536M,max:1536M loglvl=all guest_loglvl=all console_timestamps=boot"
 console=${XIOTOP_XEN_CONSOLE:-$work/console.log}
 tq=$(date +%s.%N)
-# TCG loads both CPUs: one boot at a time, and no other live test or bench beside it
+# TCG loads both CPUs: one boot at a time, and no other live test or bench beside it.
+# XIOTOP_XEN_CPU: another qemu CPU model. Under qemu64,+svm Xen finds no HAP, and
+# Debian's Xen has no shadow paging, so xl refuses HVM guests ("neither hap nor shadow
+# paging available"); qemu64,+svm,+npt (TCG emulates nested paging) should give HAP
 tmo=${XIOTOP_XEN_TIMEOUT:-600}
 # shellcheck disable=SC2016 # $0 and $@ are the inner sh's, not expanded here
 flock /tmp/xiotop-live.lock sh -c 'date +%s.%N >"$0"; exec "$@"' "$work/qemu.start" timeout -k 5 "$tmo" \
-	qemu-system-x86_64 -accel tcg -cpu qemu64,+svm -m 3072 -smp 2 -nographic -no-reboot \
+	qemu-system-x86_64 -accel tcg -cpu "${XIOTOP_XEN_CPU:-qemu64,+svm}" -m 3072 -smp 2 -nographic -no-reboot \
 	-monitor none -serial stdio -kernel "$work/xen" -append "$xen_cmdline" \
-	-initrd "$work/vmlinuz console=hvc0 earlyprintk=xen xiotop_deadline=$((tmo - 30)),$work/dom0.cpio.gz" \
+	-initrd "$work/vmlinuz console=hvc0 earlyprintk=xen xiotop_deadline=$((tmo - 30)) ${XIOTOP_XEN_DOM0_ARGS:-},$work/dom0.cpio.gz" \
 	-drive "file=$work/results.img,format=raw,if=virtio" </dev/null >"$console" 2>&1 || rc=$?
 tl=$(cat "$work/qemu.start" 2>/dev/null || echo "$tq")
 echo "xen test: qemu ran $(echo "$(date +%s.%N) $tl" | awk '{printf "%.1f", $1 - $2}') s (exit $rc)" \
