@@ -227,7 +227,7 @@ console_drive() {
 # boot under this TCG Xen (shadow paging), how long does it take, and what its device
 # model cost. The guest's kernel is booted directly (kernel= in the config).
 hvm_phase() {
-	if [ ! -x /usr/libexec/xen-qemu-system-i386 ] || [ ! -f /usr/lib/xen-4.17/boot/hvmloader ]; then
+	if [ ! -x /usr/libexec/xen-qemu-system-i386 ] || ! ls /usr/lib/xen-4.*/boot/hvmloader >/dev/null 2>&1; then
 		echo "HVM-FAILED qemu-system-xen or hvmloader is not in this dom0" >>"$R"/snapshots.txt
 		return 0
 	fi
