@@ -232,7 +232,7 @@ def check_domain(phase, domid, name, vbds, threads, intervals, xentop, window=(N
         truth = "libxenstat (xentop) WSECT*512"
     elif qdisk and guest_stat.get(name):
         bb_rd, bb_wr = guest_stat[name][-1]
-        truth = "the guest's own /sys/block/xvda/stat (libxenstat 4.17 lists no qdisk vbd) wr_sect*512"
+        truth = "the guest's own /sys/block/xvda/stat (libxenstat lists no qdisk vbd) wr_sect*512"
         print(f"     [{phase}] {name}: libxenstat lists no vbd for a qdisk domain (xentop VBDS 0;"
               " its vbd counters come from blkback's sysfs only): judged against the guest's own"
               " /sys/block/xvda/stat instead; vbd_stats and xentop cannot be compared")
