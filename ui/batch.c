@@ -150,6 +150,12 @@ static void print_text_head(FILE *out, const struct model_interval *m)
 	char rd[24], wr[24], bo[24], dc[24], un[24];
 	mb_text(rd, sizeof(rd), FIG_DISKS_RD_BYTES, m);
 	mb_text(wr, sizeof(wr), FIG_DISKS_WR_BYTES, m);
+	struct model_host_totals t;
+	model_host_totals(m, &t);
+	if (!t.disks_complete) { /* a leaf that keeps no diskstats (a ram disk): not known */
+		snprintf(rd, sizeof(rd), "-");
+		snprintf(wr, sizeof(wr), "-");
+	}
 	mb_text(bo, sizeof(bo), FIG_VMSTAT_PGPGOUT_BYTES, m);
 	mb_text(dc, sizeof(dc), FIG_DOUBLE_COUNTED_TOTAL, m);
 	mb_text(un, sizeof(un), FIG_UNATTRIBUTED_WR_BYTES, m);
@@ -160,6 +166,8 @@ static void print_text_head(FILE *out, const struct model_interval *m)
 	/* interrupts are part of the busy time; steal is apart: the hypervisor's, not dom0's */
 	fprintf(out, "%s %s  %s %s  %s %s\n", head(FIG_HOST_BUSY_NS), busy, head(FIG_HOST_IRQ_NS),
 	        irq, head(FIG_HOST_STEAL_NS), steal);
+	if (!t.disks_complete)
+		fprintf(out, "disks: %s keeps no diskstats\n", m->unaccounted_leaf);
 }
 
 /* Rows in domid order: Domain-0 first, (unattributed) last. */

@@ -1,6 +1,7 @@
 /* model.c - per-interval, per-domain figures from two cumulative samples; see model.h. */
 #include "core/model.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -261,6 +262,40 @@ static void disk_deltas(const struct xio_sample *prev, const struct xio_sample *
 	}
 }
 
+/* The tracer's bytes a leaf needs this interval before an idle diskstats line means the
+ * device does no accounting: far more than one request queued just before the interval's
+ * end and completed (counted by diskstats) just after it. */
+#define UNACCOUNTED_MIN_BYTES (1u << 20)
+
+static const struct model_disk *disk_of(const struct model_interval *m, uint32_t dev)
+{
+	for (size_t i = 0; i < m->n_disks; i++)
+		if (m->disks[i].disk->dev == dev)
+			return &m->disks[i];
+	return NULL;
+}
+
+/* Leaves the tracer saw busy while /proc/diskstats saw nothing of them (brd keeps no
+ * diskstats): the disks' totals would read 0 for bytes that reached them. */
+static void find_unaccounted_leaves(struct model_interval *m)
+{
+	for (size_t i = 0; i < m->n_domains; i++) {
+		const struct model_domain *d = &m->domains[i];
+		for (size_t j = 0; j < d->n_layers; j++) {
+			const struct model_layer *l = &d->layers[j];
+			if (!l->is_leaf || l->is_file ||
+			    l->rd_bytes + l->wr_bytes < UNACCOUNTED_MIN_BYTES)
+				continue;
+			const struct model_disk *k = disk_of(m, l->dev);
+			if (k && (k->rd_bytes || k->wr_bytes))
+				continue;
+			if (!m->n_unaccounted_leaves++)
+				snprintf(m->unaccounted_leaf, sizeof(m->unaccounted_leaf), "%s",
+				         l->name);
+		}
+	}
+}
+
 int model_compute(const struct xio_sample *prev, const struct xio_sample *cur,
                   struct model_interval *out)
 {
@@ -315,6 +350,7 @@ int model_compute(const struct xio_sample *prev, const struct xio_sample *cur,
 	}
 
 	disk_deltas(prev, cur, out);
+	find_unaccounted_leaves(out);
 	/* the domains are all in (model_xen_compute may drop and compact them) */
 	free(out->dom_index);
 	out->dom_index = NULL;
@@ -344,6 +380,7 @@ void model_free(struct model_interval *m)
 void model_host_totals(const struct model_interval *m, struct model_host_totals *out)
 {
 	memset(out, 0, sizeof(*out));
+	out->disks_complete = m->n_unaccounted_leaves == 0;
 	for (size_t i = 0; i < m->n_disks; i++) {
 		out->disk_rd_bytes += m->disks[i].rd_bytes;
 		out->disk_wr_bytes += m->disks[i].wr_bytes;

@@ -87,6 +87,11 @@ struct model_interval {
 	size_t n_disks;
 	struct model_domain *domains; /* every domain of cur, then ones only seen in counters */
 	size_t n_domains;
+	/* leaf devices that moved >= 1 MiB of the tracer's bytes this interval while
+	 * /proc/diskstats shows them idle (a ram disk, brd, does no I/O accounting): the
+	 * disks' totals are then unknown; the first one's name, to say so */
+	size_t n_unaccounted_leaves;
+	char unaccounted_leaf[32];
 	bool has_vbd_stats; /* blkback's per-vbd counters were read (a Xen dom0) */
 	bool has_latency;   /* I/O latency was timed (cur's histograms, --latency) */
 	/* domains[] by domid while model_compute() fills it: open addressing, slot + 1 (0 is
@@ -113,7 +118,8 @@ const char *model_role_name(enum model_role r);
 /* Derived figures of an interval, computed here once for every sink. */
 struct model_host_totals {
 	uint64_t disk_rd_bytes, disk_wr_bytes; /* all leaf devices (/proc/diskstats) */
-	uint64_t double_counted_bytes;         /* all domains' double_counted_bytes */
+	bool disks_complete; /* no leaf in use lacks diskstats (n_unaccounted_leaves == 0) */
+	uint64_t double_counted_bytes; /* all domains' double_counted_bytes */
 };
 void model_host_totals(const struct model_interval *m, struct model_host_totals *out);
 /* dom0's own CPU: what the host was busy with beyond the work charged to a domain or left
