@@ -17,47 +17,23 @@
 
 static const char *scheme = "http"; /* https with a web configuration's TLS */
 
-/* The loop over src into ex, until a signal or a failure. */
-static int serve(const struct cli_opts *o, struct exporter *ex, struct sample_source src)
-{
-	fprintf(stderr, "xiotop serve: %s://%s/metrics, a sample every %g s\n", scheme, o->listen,
-	        o->delay_s);
-	struct interval_sink sink = exporter_sink(ex);
-	struct pace_every pace = {.delay_s = &o->delay_s, .stop = &cli_stop_signal};
-	struct xerr err = {0};
-	struct loop l = {.src = &src,
-	                 .sinks = &sink,
-	                 .n_sinks = 1,
-	                 .pacer = {.ctx = &pace, .wait = pace_every_wait},
-	                 .err = &err};
-	int rc = interval_loop(&l);
-	cli_say(&err);
-	return rc;
-}
+struct serving {
+	const struct cli_opts *o;
+	const struct priv_user *user;
+	struct exporter *ex;
+};
 
-/* The source, synthetic or live, through serve(); --user: the drop once it is open. */
-static int open_and_serve(const struct cli_opts *o, const struct priv_user *user,
-                          struct exporter *ex)
+/* The loop over src into the exporter, until a signal or a failure; --user: the drop
+ * once the source is open. */
+static int serve(void *ctx, struct sample_source src)
 {
-	if (o->synthetic) {
-		struct synthetic *syn = synthetic_open(o->synthetic);
-		if (!syn) {
-			fprintf(stderr, "xiotop serve: out of memory\n");
-			return 1;
-		}
-		int rc = priv_drop("serve", user, NULL, 0);
-		rc = rc ? rc : serve(o, ex, synthetic_source(syn));
-		synthetic_close(syn);
-		return rc;
-	}
-	struct live *live;
-	int rc = open_live(&live, &o->src);
+	const struct serving *s = ctx;
+	int rc = priv_drop("serve", s->user, NULL, 0);
 	if (rc)
 		return rc;
-	rc = priv_drop("serve", user, NULL, 0);
-	rc = rc ? rc : serve(o, ex, live_source(live));
-	live_close(live);
-	return rc;
+	fprintf(stderr, "xiotop serve: %s://%s/metrics, a sample every %g s\n", scheme,
+	        s->o->listen, s->o->delay_s);
+	return cli_run_paced(s->o, src, exporter_sink(s->ex), 0);
 }
 
 int cmd_serve(int argc, char **argv)
@@ -89,7 +65,8 @@ int cmd_serve(int argc, char **argv)
 	struct http_server *http;
 	rc = http_serve_start(o.listen, ex, o.web_config ? &web : NULL, &http);
 	if (!rc) {
-		rc = open_and_serve(&o, &user, ex);
+		struct serving serving = {.o = &o, .user = &user, .ex = ex};
+		rc = cli_with_source(&o, "xiotop serve", serve, &serving);
 		http_serve_stop(http);
 	}
 	exporter_close(ex);

@@ -26,6 +26,15 @@ int cmd_serve(int argc, char **argv); /* Prometheus /metrics over HTTP (cmd_serv
  * which topology entries the BPF maps refused at once: they fall in the first sample,
  * which no interval's lost_events counts. */
 int open_live(struct live **out, const struct source_opts *o);
+/* Opens the source o names (--synthetic N, else the live tracer), runs run(ctx, source)
+ * over it and closes it: run's status, or the exit status after an open failed (`who`
+ * prefixes the message). */
+typedef int (*cli_source_run)(void *ctx, struct sample_source src);
+int cli_with_source(const struct cli_opts *o, const char *who, cli_source_run run, void *ctx);
+/* The interval loop over src into one sink, a sample every o->delay_s until a stop signal
+ * or max_intervals (0: no limit); a failure said on stderr. Returns the loop's status. */
+int cli_run_paced(const struct cli_opts *o, struct sample_source src, struct interval_sink sink,
+                  long max_intervals);
 
 /* Recorded intervals of FILE's window [o->from, o->to] as `xiotop -b` prints them (at
  * most o->iterations; 0: all): `xiotop export` and `xiotop -b --from-file`. */
