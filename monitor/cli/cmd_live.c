@@ -12,17 +12,13 @@
 #include "sources/synthetic.h"
 #include "ui/console.h"
 
-int cmd_topology(int argc, char **argv)
+int cmd_topology(struct cli_opts *o)
 {
-	struct cli_opts o;
-	int rc = cli_begin_no_args(CMD_TOPOLOGY, argc, argv, &o);
-	if (rc >= 0)
-		return rc;
 	struct xt_topology topo;
 	struct xerr err = {0};
-	if (live_load_topology(&o.src, &topo, &err))
+	if (live_load_topology(&o->src, &topo, &err))
 		return cli_fail(&err);
-	if (o.format == BATCH_JSON)
+	if (o->format == BATCH_JSON)
 		topo_print_json(stdout, &topo);
 	else
 		topo_print_text(stdout, &topo);
@@ -75,25 +71,21 @@ static int watch_source(void *o, struct sample_source src)
 	return watch(o, src);
 }
 
-int cmd_live(int argc, char **argv)
+int cmd_live(struct cli_opts *o)
 {
-	struct cli_opts o;
-	int rc = cli_begin_no_args(CMD_LIVE, argc, argv, &o);
-	if (rc >= 0)
-		return rc;
-	if (o.from_file) {
-		if (!o.batch) {
+	if (o->from_file) {
+		if (!o->batch) {
 			fprintf(stderr,
 			        "xiotop: --from-file goes with -b (or use xiotop replay FILE)\n");
 			return 2;
 		}
-		if (o.src.latency) {
+		if (o->src.latency) {
 			fprintf(stderr, "xiotop: --latency times the live tracer; a recording "
 			                "holds the latency it was recorded with\n");
 			return 2;
 		}
-		return print_recording(o.from_file, &o);
+		return print_recording(o->from_file, o);
 	}
 	cli_catch_stop();
-	return cli_with_source(&o, "xiotop", watch_source, &o);
+	return cli_with_source(o, "xiotop", watch_source, o);
 }

@@ -36,41 +36,38 @@ static int serve(void *ctx, struct sample_source src)
 	return cli_run_paced(s->o, src, exporter_sink(s->ex), 0);
 }
 
-int cmd_serve(int argc, char **argv)
+int cmd_serve(struct cli_opts *o)
 {
-	struct cli_opts o;
-	int rc = cli_begin_no_args(CMD_SERVE, argc, argv, &o);
-	if (rc >= 0)
-		return rc;
+	int rc;
 	struct priv_user user;
-	rc = priv_lookup("serve", o.user, &user);
+	rc = priv_lookup("serve", o->user, &user);
 	if (rc)
 		return rc;
 	cli_catch_stop();
 	struct web_config web;
 	char err[8600];
-	if (o.web_config && web_config_load(o.web_config, &web, err, sizeof(err))) {
+	if (o->web_config && web_config_load(o->web_config, &web, err, sizeof(err))) {
 		fprintf(stderr, "xiotop serve: --web-config %s\n", err);
 		return 2;
 	}
-	scheme = o.web_config && web.tls ? "https" : "http";
+	scheme = o->web_config && web.tls ? "https" : "http";
 	struct exporter *ex = exporter_open(XIOTOP_VERSION);
 	if (!ex) {
 		fprintf(stderr, "xiotop serve: out of memory\n");
-		if (o.web_config)
+		if (o->web_config)
 			web_config_free(&web);
 		return 1;
 	}
 	/* bound before the tracer loads: a bad or busy address fails fast, without root */
 	struct http_server *http;
-	rc = http_serve_start(o.listen, ex, o.web_config ? &web : NULL, &http);
+	rc = http_serve_start(o->listen, ex, o->web_config ? &web : NULL, &http);
 	if (!rc) {
-		struct serving serving = {.o = &o, .user = &user, .ex = ex};
-		rc = cli_with_source(&o, "xiotop serve", serve, &serving);
+		struct serving serving = {.o = o, .user = &user, .ex = ex};
+		rc = cli_with_source(o, "xiotop serve", serve, &serving);
 		http_serve_stop(http);
 	}
 	exporter_close(ex);
-	if (o.web_config)
+	if (o->web_config)
 		web_config_free(&web);
 	return rc;
 }
