@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-bool text_next_line(const char *buf, size_t len, size_t *pos, bool split_cr,
-                    struct text_span *line, bool *newline)
+bool text_next_line(const char *buf, size_t len, size_t *pos, bool split_cr, struct text_span *line,
+                    bool *newline)
 {
 	if (*pos >= len)
 		return false;

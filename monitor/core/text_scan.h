@@ -24,8 +24,8 @@ struct text_span {
 /* The line of buf[0, len) starting at *pos, without its terminator: it ends at '\n' (or,
  * with split_cr, also at '\r'). *newline: it ended at a '\n'. *pos moves past the
  * terminator. false when *pos is at the end. */
-bool text_next_line(const char *buf, size_t len, size_t *pos, bool split_cr,
-                    struct text_span *line, bool *newline);
+bool text_next_line(const char *buf, size_t len, size_t *pos, bool split_cr, struct text_span *line,
+                    bool *newline);
 
 /* The next word of s[0, len) from *pos, words separated by any byte of `blanks`: true
  * with *start at its first byte and *pos just past it; false when only blanks are left. */
@@ -39,7 +39,7 @@ struct text_cur {
 	const char *p, *end;
 };
 
-void text_skip_blanks(struct text_cur *c); /* spaces and tabs */
+void text_skip_blanks(struct text_cur *c);          /* spaces and tabs */
 bool text_lit(struct text_cur *c, const char *lit); /* consumes lit if it is next */
 bool text_at_end(const struct text_cur *c);
 /* Unsigned decimal integer; false if absent or > UINT64_MAX. */
