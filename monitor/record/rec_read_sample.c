@@ -3,8 +3,8 @@
 #include "record/rec_latency.h"
 #include "record/rec_reader_internal.h"
 
-#include <stdio.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 /* The samples row: columns a file written before them lacks read as NULL (%s). */
