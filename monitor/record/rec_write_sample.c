@@ -356,49 +356,51 @@ static int64_t row_id(const struct row_kind *k, void *rows, size_t j)
 	return id;
 }
 
-/* The sample's items against the open rows *rows (*n of them): an item already open stays
- * so, a new one opens a row, a row no item matches is closed at the previous sample. */
-static int store_open_rows(struct rec_writer *w, const struct row_kind *k, const void *items,
-                           size_t n_items, void **rows, size_t *n)
+/* The sample's items against the open rows (n of them; the array may move: returned):
+ * an item already open stays so, a new one opens a row, a row no item matches is closed
+ * at the previous sample. *rc: SQLite's status. */
+static void *store_rows(struct rec_writer *w, const struct row_kind *k, const void *items,
+                        size_t n_items, void *rows, size_t *n, int *rc)
 {
+	*rc = SQLITE_OK;
 	for (size_t j = 0; j < *n; j++)
-		*row_seen(k, *rows, j) = false;
+		*row_seen(k, rows, j) = false;
 	for (size_t i = 0; i < n_items; i++) {
 		const char *item = (const char *)items + i * k->item_size;
 		size_t j = 0;
-		while (j < *n && (*row_seen(k, *rows, j) || !k->same(row_at(k, *rows, j), item)))
+		while (j < *n && (*row_seen(k, rows, j) || !k->same(row_at(k, rows, j), item)))
 			j++;
 		if (j < *n) {
-			*row_seen(k, *rows, j) = true;
+			*row_seen(k, rows, j) = true;
 			continue;
 		}
-		void *p = realloc(*rows, (*n + 1) * k->row_size);
-		if (!p)
-			return SQLITE_NOMEM;
-		*rows = p;
-		int rc = k->insert(w, item);
-		if (rc != SQLITE_OK)
-			return rc;
-		char *row = row_at(k, p, *n);
+		void *p = realloc(rows, (*n + 1) * k->row_size);
+		if (!p) {
+			*rc = SQLITE_NOMEM;
+			return rows;
+		}
+		rows = p;
+		if ((*rc = k->insert(w, item)) != SQLITE_OK)
+			return rows;
+		char *row = row_at(k, rows, *n);
 		int64_t id = sqlite3_last_insert_rowid(w->db);
 		memset(row, 0, k->row_size);
 		memcpy(row, item, k->item_size);
 		memcpy(row + k->id_off, &id, sizeof(id));
-		*row_seen(k, p, *n) = true;
+		*row_seen(k, rows, *n) = true;
 		(*n)++;
 	}
 	size_t kept = 0;
 	for (size_t j = 0; j < *n; j++) {
-		if (!*row_seen(k, *rows, j)) {
-			int rc = close_row(w, k->close, row_id(k, *rows, j));
-			if (rc != SQLITE_OK)
-				return rc;
+		if (!*row_seen(k, rows, j)) {
+			if ((*rc = close_row(w, k->close, row_id(k, rows, j))) != SQLITE_OK)
+				return rows;
 			continue;
 		}
-		memmove(row_at(k, *rows, kept++), row_at(k, *rows, j), k->row_size);
+		memmove(row_at(k, rows, kept++), row_at(k, rows, j), k->row_size);
 	}
 	*n = kept;
-	return SQLITE_OK;
+	return rows;
 }
 
 static bool same_dev_row(const void *open_item, const void *item)
@@ -415,22 +417,6 @@ static int insert_dev(struct rec_writer *w, const void *item)
 	sqlite3_bind_int(st, 3, d->is_leaf);
 	sqlite3_bind_int64(st, 4, (sqlite3_int64)w->count);
 	return step_done(st);
-}
-
-static int store_devices(struct rec_writer *w, const struct xio_sample *s)
-{
-	_Static_assert(offsetof(struct open_dev, dev) == 0, "an open row starts with its item");
-	static const struct row_kind devices = {sizeof(struct open_dev),
-	                                        sizeof(struct xio_dev),
-	                                        offsetof(struct open_dev, id),
-	                                        offsetof(struct open_dev, seen),
-	                                        ST_DEV_CLOSE,
-	                                        same_dev_row,
-	                                        insert_dev};
-	void *rows = w->devs;
-	int rc = store_open_rows(w, &devices, s->devs, s->n_devs, &rows, &w->n_devs);
-	w->devs = rows;
-	return rc;
 }
 
 static bool same_domain_row(const void *open_item, const void *item)
@@ -456,21 +442,18 @@ static int insert_domain(struct rec_writer *w, const void *item)
 	return step_done(st);
 }
 
-static int store_domains(struct rec_writer *w, const struct xio_sample *s)
-{
-	_Static_assert(offsetof(struct open_domain, dom) == 0, "an open row starts with its item");
-	static const struct row_kind domains = {sizeof(struct open_domain),
-	                                        sizeof(struct xio_domain),
-	                                        offsetof(struct open_domain, id),
-	                                        offsetof(struct open_domain, seen),
-	                                        ST_DOM_CLOSE,
-	                                        same_domain_row,
-	                                        insert_domain};
-	void *rows = w->doms;
-	int rc = store_open_rows(w, &domains, s->domains, s->n_domains, &rows, &w->n_doms);
-	w->doms = rows;
-	return rc;
-}
+/* An open row is its item (at offset 0), its row id and a seen flag. */
+#define ROW_KIND(open_type, item_type, close_stmt, same_fn, insert_fn)                             \
+	{                                                                                          \
+		sizeof(open_type), sizeof(item_type), offsetof(open_type, id),                     \
+		    offsetof(open_type, seen), close_stmt, same_fn, insert_fn                      \
+	}
+_Static_assert(offsetof(struct open_dev, dev) == 0, "an open row starts with its item");
+_Static_assert(offsetof(struct open_domain, dom) == 0, "an open row starts with its item");
+static const struct row_kind device_rows =
+    ROW_KIND(struct open_dev, struct xio_dev, ST_DEV_CLOSE, same_dev_row, insert_dev);
+static const struct row_kind domain_rows =
+    ROW_KIND(struct open_domain, struct xio_domain, ST_DOM_CLOSE, same_domain_row, insert_domain);
 
 int rec_store_sample(struct rec_writer *w, const struct xio_sample *s)
 {
@@ -486,8 +469,9 @@ int rec_store_sample(struct rec_writer *w, const struct xio_sample *s)
 	if (rc == SQLITE_OK)
 		rc = rec_store_latency(w->st[ST_LATENCY], w->count, s);
 	if (rc == SQLITE_OK)
-		rc = store_devices(w, s);
+		w->devs = store_rows(w, &device_rows, s->devs, s->n_devs, w->devs, &w->n_devs, &rc);
 	if (rc == SQLITE_OK)
-		rc = store_domains(w, s);
+		w->doms =
+		    store_rows(w, &domain_rows, s->domains, s->n_domains, w->doms, &w->n_doms, &rc);
 	return rc;
 }
