@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/figures.h"
 #include "core/latency.h"
 #include "core/sanitize.h"
 
@@ -61,7 +62,7 @@ static void put_cpu_by_role(FILE *out, const struct model_interval *m, const str
 	}
 	for (int r = 0; r < XIO_CPU_ROLES; r++)
 		fprintf(out, "%s\"%s\":%" PRIu64, r ? "," : "{",
-		        model_cpu_role_key((enum xio_cpu_role)r), d->cpu_ns_by_role[r]);
+		        figure_cpu_role_key((enum xio_cpu_role)r), d->cpu_ns_by_role[r]);
 	fputc('}', out);
 }
 

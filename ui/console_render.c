@@ -392,7 +392,7 @@ static void render_domain_summary(const struct console_state *st, struct grid *g
 		size_t n = (size_t)snprintf(line, sizeof(line), "  by role");
 		for (int i = 0; i < XIO_CPU_ROLES && n < sizeof(line); i++)
 			n += (size_t)snprintf(line + n, sizeof(line) - n, "  %s %s",
-			                      model_cpu_role_text((enum xio_cpu_role)i),
+			                      figure_cpu_role_text((enum xio_cpu_role)i),
 			                      pct(a, sizeof(a), true, dom->cpu_ns_by_role[i], s));
 		if (y < bottom)
 			grid_put(g, y++, line, GRID_PLAIN);

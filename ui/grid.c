@@ -144,33 +144,9 @@ void grid_put(struct grid *g, int y, const char *text, enum grid_attr attr)
 
 char *grid_text(const char *raw, bool ascii_only, char *out, size_t outlen)
 {
-	char clean[1024];
-	sanitize_text(raw ? raw : "", clean, sizeof(clean));
-	size_t o = 0;
-	const unsigned char *p = (const unsigned char *)clean;
-	if (!outlen)
-		return out;
-	while (*p) {
-		uint32_t cp;
-		size_t n = utf8_next(p, &cp);
-		char esc[32];
-		size_t elen;
-		/* sanitize_text() escaped controls and bidi/format characters already */
-		if (cp < 0x80 || !ascii_only) {
-			memcpy(esc, p, n);
-			elen = n;
-		} else {
-			elen = 0;
-			for (size_t i = 0; i < n; i++)
-				elen += (size_t)snprintf(esc + elen, sizeof(esc) - elen, "\\x%02x",
-				                         p[i]);
-		}
-		if (o + elen + 1 > outlen)
-			break;
-		memcpy(out + o, esc, elen);
-		o += elen;
-		p += n;
-	}
-	out[o] = '\0';
+	if (ascii_only)
+		sanitize_ascii(raw, out, outlen);
+	else
+		sanitize_text(raw, out, outlen);
 	return out;
 }

@@ -163,25 +163,22 @@ static bool output_is_input(const struct cli_opts *o)
 	return false;
 }
 
-int cmd_explain(int argc, char **argv)
+int cmd_explain(struct cli_opts *o)
 {
-	struct cli_opts o;
-	cli_defaults(&o);
-	int rc = cli_parse(CMD_EXPLAIN, argc, argv, &o);
-	if (rc)
-		return rc == 1 ? 0 : rc;
-	if (o.n_args < 1 || o.n_args > 2)
-		return cli_bad_usage(CMD_EXPLAIN, o.n_args ? "one FILE, or two to compare"
-		                                           : "which recording? give FILE");
-	if (o.format_given && !o.format_html && o.format == BATCH_CSV)
+	if (o->n_args < 1 || o->n_args > 2)
+		return cli_bad_usage(CMD_EXPLAIN, o->n_args ? "one FILE, or two to compare"
+		                                            : "which recording? give FILE");
+	if (o->format_given && !o->format_html && o->format == BATCH_CSV)
 		return cli_bad_usage(CMD_EXPLAIN, "--format wants text, json or html");
-	enum ex_format f = o.format_html ? EXF_HTML : o.format == BATCH_JSON ? EXF_JSON : EXF_TEXT;
-	if (o.against && o.n_args == 2)
+	enum ex_format f = o->format_html            ? EXF_HTML
+	                   : o->format == BATCH_JSON ? EXF_JSON
+	                                             : EXF_TEXT;
+	if (o->against && o->n_args == 2)
 		return cli_bad_usage(CMD_EXPLAIN, "--against compares windows of one FILE");
-	if (output_is_input(&o))
+	if (output_is_input(o))
 		return cli_bad_usage(CMD_EXPLAIN,
 		                     "-o names a recording: the report would overwrite it");
-	if (o.n_claims && (o.against || o.n_args == 2))
+	if (o->n_claims && (o->against || o->n_args == 2))
 		return cli_bad_usage(CMD_EXPLAIN, "--claim goes with one window, not a comparison");
-	return o.against || o.n_args == 2 ? run_compare(&o, f) : run_one(&o, f);
+	return o->against || o->n_args == 2 ? run_compare(o, f) : run_one(o, f);
 }

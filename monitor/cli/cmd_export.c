@@ -79,19 +79,13 @@ int print_recording(const char *path, const struct cli_opts *o)
 	return rc;
 }
 
-int cmd_export(int argc, char **argv)
+int cmd_export(struct cli_opts *o)
 {
-	struct cli_opts o;
-	cli_defaults(&o);
-	o.format = BATCH_JSON;
-	int rc = cli_parse(CMD_EXPORT, argc, argv, &o);
-	if (rc)
-		return rc == 1 ? 0 : rc;
-	if (o.dir && !o.n_args)
-		return print_directory(&o);
-	if (o.n_args != 1 || o.dir)
-		return cli_bad_usage(CMD_EXPORT, o.n_args
+	if (o->dir && !o->n_args)
+		return print_directory(o);
+	if (o->n_args != 1 || o->dir)
+		return cli_bad_usage(CMD_EXPORT, o->n_args
 		                                     ? "one FILE only (or --dir DIR)"
 		                                     : "which recording? give FILE or --dir DIR");
-	return print_recording(o.args[0], &o);
+	return print_recording(o->args[0], o);
 }

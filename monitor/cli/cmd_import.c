@@ -107,23 +107,19 @@ static void free_parsed(struct parsed *p)
 		free(p->text[k]);
 }
 
-int cmd_import(int argc, char **argv)
+int cmd_import(struct cli_opts *o)
 {
-	struct cli_opts o;
-	cli_defaults(&o);
-	int rc = cli_parse(CMD_IMPORT, argc, argv, &o);
-	if (rc)
-		return rc == 1 ? 0 : rc;
-	if (!o.output)
+	int rc;
+	if (!o->output)
 		return cli_bad_usage(CMD_IMPORT, "where to? give -o FILE");
-	if (o.n_args)
+	if (o->n_args)
 		return cli_bad_usage(CMD_IMPORT, "unexpected argument (logs go after --xentop, "
 		                                 "--vmstat, --iostat)");
-	if (!o.import_xentop && !o.import_vmstat && !o.import_iostat)
+	if (!o->import_xentop && !o->import_vmstat && !o->import_iostat)
 		return cli_bad_usage(CMD_IMPORT, "which logs? give --xentop, --vmstat or --iostat");
-	struct imp_logs in = {.interval_s = o.import_interval_s, .cpus = o.import_cpus};
-	if (o.import_start) {
-		if (rec_dir_parse_time(o.import_start, &in.start_ns))
+	struct imp_logs in = {.interval_s = o->import_interval_s, .cpus = o->import_cpus};
+	if (o->import_start) {
+		if (rec_dir_parse_time(o->import_start, &in.start_ns))
 			return cli_bad_usage(CMD_IMPORT,
 			                     "--start wants 2026-05-01T12:00:00Z (UTC) or "
 			                     "2026-05-01 14:00 (local)");
@@ -134,19 +130,19 @@ int cmd_import(int argc, char **argv)
 	struct imp_result r;
 	memset(&r, 0, sizeof(r));
 	struct xerr err;
-	rc = parse_logs(&o, &p, &in);
+	rc = parse_logs(o, &p, &in);
 	if (!rc && imp_build(&in, &r, &err)) {
 		fprintf(stderr, "xiotop import: %s\n", err.msg);
 		rc = 2;
 	}
 	struct xerr rerr;
-	if (!rc && imp_write(o.output, &r, &rerr)) {
+	if (!rc && imp_write(o->output, &r, &rerr)) {
 		fprintf(stderr, "xiotop import: %s\n", rerr.msg);
 		rc = 2;
 	}
 	if (!rc) {
 		char safe[300];
-		sanitize_text(o.output, safe, sizeof(safe));
+		sanitize_text(o->output, safe, sizeof(safe));
 		fprintf(stderr, "xiotop import: %zu samples into %s\n", r.n, safe);
 	}
 	imp_result_free(&r);

@@ -12,32 +12,13 @@
 #include "sources/synthetic.h"
 #include "ui/console.h"
 
-int open_live(struct live **out, const struct source_opts *o)
+int cmd_topology(struct cli_opts *o)
 {
-	struct xerr err = {0};
-	if (live_open(out, o, &err))
-		return cli_fail(&err);
-	char refused[256];
-	map_updates_describe(live_map_updates(*out), refused, sizeof(refused));
-	if (refused[0])
-		fprintf(stderr,
-		        "xiotop: BPF maps refused topology entries (%s): their I/O goes to no "
-		        "domain or the wrong one\n",
-		        refused);
-	return 0;
-}
-
-int cmd_topology(int argc, char **argv)
-{
-	struct cli_opts o;
-	int rc = cli_begin_no_args(CMD_TOPOLOGY, argc, argv, &o);
-	if (rc >= 0)
-		return rc;
 	struct xt_topology topo;
 	struct xerr err = {0};
-	if (live_load_topology(&o.src, &topo, &err))
+	if (live_load_topology(&o->src, &topo, &err))
 		return cli_fail(&err);
-	if (o.format == BATCH_JSON)
+	if (o->format == BATCH_JSON)
 		topo_print_json(stdout, &topo);
 	else
 		topo_print_text(stdout, &topo);
@@ -80,56 +61,31 @@ static int watch(const struct cli_opts *o, struct sample_source src)
 	}
 	struct batch_sink printer = {.out = stdout,
 	                             .opts = {.format = o->format, .full_names = o->full_names}};
-	struct interval_sink sink = batch_sink(&printer);
-	struct pace_every pace = {.delay_s = &o->delay_s, .stop = &cli_stop_signal};
-	struct xerr err = {0};
-	struct loop l = {.src = &src,
-	                 .sinks = &sink,
-	                 .n_sinks = 1,
-	                 .pacer = {.ctx = &pace, .wait = pace_every_wait},
-	                 .max_intervals = o->iterations,
-	                 .err = &err};
-	int rc = interval_loop(&l);
-	cli_say(&err);
+	int rc = cli_run_paced(o, src, batch_sink(&printer), o->iterations);
 	batch_sink_free(&printer);
 	return rc;
 }
 
-int cmd_live(int argc, char **argv)
+static int watch_source(void *o, struct sample_source src)
 {
-	struct cli_opts o;
-	int rc = cli_begin_no_args(CMD_LIVE, argc, argv, &o);
-	if (rc >= 0)
-		return rc;
-	if (o.from_file) {
-		if (!o.batch) {
+	return watch(o, src);
+}
+
+int cmd_live(struct cli_opts *o)
+{
+	if (o->from_file) {
+		if (!o->batch) {
 			fprintf(stderr,
 			        "xiotop: --from-file goes with -b (or use xiotop replay FILE)\n");
 			return 2;
 		}
-		if (o.src.latency) {
+		if (o->src.latency) {
 			fprintf(stderr, "xiotop: --latency times the live tracer; a recording "
 			                "holds the latency it was recorded with\n");
 			return 2;
 		}
-		return print_recording(o.from_file, &o);
+		return print_recording(o->from_file, o);
 	}
 	cli_catch_stop();
-	if (o.synthetic) {
-		struct synthetic *syn = synthetic_open(o.synthetic);
-		if (!syn) {
-			fprintf(stderr, "xiotop: out of memory\n");
-			return 1;
-		}
-		rc = watch(&o, synthetic_source(syn));
-		synthetic_close(syn);
-		return rc;
-	}
-	struct live *live;
-	rc = open_live(&live, &o.src);
-	if (rc)
-		return rc;
-	rc = watch(&o, live_source(live));
-	live_close(live);
-	return rc;
+	return cli_with_source(o, "xiotop", watch_source, o);
 }

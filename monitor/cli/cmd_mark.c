@@ -12,17 +12,12 @@
 #include "cli/commands.h"
 #include "core/sanitize.h"
 
-int cmd_mark(int argc, char **argv)
+int cmd_mark(struct cli_opts *o)
 {
-	struct cli_opts o;
-	cli_defaults(&o);
-	int rc = cli_parse(CMD_MARK, argc, argv, &o);
-	if (rc)
-		return rc == 1 ? 0 : rc;
-	if (o.n_args != 1 || !o.args[0][0])
+	if (o->n_args != 1 || !o->args[0][0])
 		return cli_bad_usage(CMD_MARK, "give one non-empty LABEL (quote it)");
-	const char *file = o.output;
-	const char *label = o.args[0];
+	const char *file = o->output;
+	const char *label = o->args[0];
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
 	int64_t t = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;

@@ -457,26 +457,21 @@ static int drop_privileges(const struct session *s, const struct priv_user *user
 	return 0;
 }
 
-int cmd_record(int argc, char **argv)
+int cmd_record(struct cli_opts *o)
 {
-	struct cli_opts o;
-	cli_defaults(&o);
-	o.delay_s = 1.0;
-	int rc = cli_parse(CMD_RECORD, argc, argv, &o);
-	if (rc)
-		return rc == 1 ? 0 : rc;
-	if (!o.output == !o.dir)
+	int rc;
+	if (!o->output == !o->dir)
 		return cli_bad_usage(CMD_RECORD, "where to? give -o FILE or --dir DIR");
-	if (o.dir && o.n_args)
+	if (o->dir && o->n_args)
 		return cli_bad_usage(CMD_RECORD, "--dir records continuously: no -- COMMAND");
-	if (o.user && o.n_args)
+	if (o->user && o->n_args)
 		return cli_bad_usage(CMD_RECORD,
 		                     "--user would run the -- COMMAND as that user too");
 	struct priv_user user;
-	rc = priv_lookup("record", o.user, &user);
+	rc = priv_lookup("record", o->user, &user);
 	if (rc)
 		return rc;
-	struct session s = {.o = &o, .cmd = {.status = -1}};
+	struct session s = {.o = o, .cmd = {.status = -1}};
 	rc = open_session(&s);
 	if (rc)
 		return rc;
@@ -490,7 +485,7 @@ int cmd_record(int argc, char **argv)
 	fprintf(stderr,
 	        "xiotop: recording to %s every %g s; Ctrl-C stops; `xiotop mark LABEL` adds a "
 	        "mark\n",
-	        o.dir ? o.dir : o.output, o.delay_s);
+	        o->dir ? o->dir : o->output, o->delay_s);
 	rc = run(&s);
 	if (rc)
 		wait_for_command(&s.cmd);
@@ -506,9 +501,9 @@ int cmd_record(int argc, char **argv)
 	rec_registry_withdraw();
 	live_close(s.live);
 	if (s.lost)
-		fprintf(stderr, "xiotop: %ld samples lost to a full %s\n", s.lost, o.dir);
+		fprintf(stderr, "xiotop: %ld samples lost to a full %s\n", s.lost, o->dir);
 	fprintf(stderr, "xiotop: %s: %zu samples (%zu intervals)\n", s.path, n, n ? n - 1 : 0);
-	if (!rc && o.n_args && s.cmd.status >= 0)
+	if (!rc && o->n_args && s.cmd.status >= 0)
 		return s.cmd.status;
 	return rc;
 }

@@ -165,24 +165,20 @@ static int browse(struct rec_reader *r, const struct replay_opts *o)
 	return rc;
 }
 
-int cmd_replay(int argc, char **argv)
+int cmd_replay(struct cli_opts *cli)
 {
-	struct cli_opts cli;
-	cli_defaults(&cli);
-	int rc = cli_parse(CMD_REPLAY, argc, argv, &cli);
-	if (rc)
-		return rc == 1 ? 0 : rc;
-	if (cli.dir && !cli.n_args) /* batch lines: the console replays one file */
-		return print_directory(&cli);
-	if (cli.n_args != 1 || cli.dir)
+	int rc;
+	if (cli->dir && !cli->n_args) /* batch lines: the console replays one file */
+		return print_directory(cli);
+	if (cli->n_args != 1 || cli->dir)
 		return cli_bad_usage(CMD_REPLAY, "give one FILE (or --dir DIR)");
 	struct replay_opts o = {
-	    .path = cli.args[0],
-	    .cli = &cli,
-	    .batch = {.format = cli.format, .full_names = cli.full_names},
-	    .speed = cli.speed,
-	    .want_batch = cli.batch || cli.format_given,
-	    .dom0_first = cli.dom0_first,
+	    .path = cli->args[0],
+	    .cli = cli,
+	    .batch = {.format = cli->format, .full_names = cli->full_names},
+	    .speed = cli->speed,
+	    .want_batch = cli->batch || cli->format_given,
+	    .dom0_first = cli->dom0_first,
 	};
 	struct xerr err;
 	struct rec_reader *r = rec_open(o.path, &err);

@@ -19,7 +19,7 @@
  * rest. Checked against CLI_N_COMMANDS when compiled. */
 static const struct {
 	enum cli_cmd cmd;
-	int (*run)(int argc, char **argv);
+	int (*run)(struct cli_opts *o);
 } runs[] = {
     {CMD_TOPOLOGY, cmd_topology}, {CMD_RECORD, cmd_record}, {CMD_MARK, cmd_mark},
     {CMD_EXPORT, cmd_export},     {CMD_REPLAY, cmd_replay}, {CMD_EXPLAIN, cmd_explain},
@@ -38,8 +38,14 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	enum cli_cmd cmd = cli_command_named(argc > 1 ? argv[1] : NULL);
+	/* argv[0] names the command for cli_parse: "xiotop" for the live console */
+	int shift = cmd == CMD_LIVE ? 0 : 1;
+	struct cli_opts o;
+	int rc = cli_begin(cmd, argc - shift, argv + shift, &o);
+	if (rc >= 0)
+		return rc;
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++)
 		if (runs[i].cmd == cmd)
-			return runs[i].run(argc - 1, argv + 1);
-	return cmd_live(argc, argv);
+			return runs[i].run(&o);
+	return cmd_live(&o);
 }

@@ -194,15 +194,29 @@ const struct cli_option cli_options[] = {
 const size_t cli_n_options = N_OPTS;
 
 const struct cli_command cli_commands[] = {
-    {CMD_LIVE, "", "[-b] [OPTIONS]   (the console; -b: batch lines)", false},
-    {CMD_TOPOLOGY, "topology", "[OPTIONS]", false},
-    {CMD_RECORD, "record", "-o FILE [OPTIONS] [-- COMMAND ARGS...]", true},
-    {CMD_MARK, "mark", "[-o FILE] LABEL", false},
-    {CMD_EXPORT, "export", "FILE [OPTIONS]", false},
-    {CMD_REPLAY, "replay", "FILE [OPTIONS]   (the console on a terminal, else batch lines)", false},
-    {CMD_EXPLAIN, "explain", "FILE [FILE2] [OPTIONS]", false},
-    {CMD_IMPORT, "import", "-o FILE [--xentop LOG] [--vmstat LOG] [--iostat LOG] [OPTIONS]", false},
-    {CMD_SERVE, "serve", "[--listen ADDR:PORT] [OPTIONS]   (Prometheus /metrics)", false},
+    {.cmd = CMD_LIVE,
+     .name = "",
+     .synopsis = "[-b] [OPTIONS]   (the console; -b: batch lines)",
+     .no_args = true},
+    {.cmd = CMD_TOPOLOGY, .name = "topology", .synopsis = "[OPTIONS]", .no_args = true},
+    {.cmd = CMD_RECORD,
+     .name = "record",
+     .synopsis = "-o FILE [OPTIONS] [-- COMMAND ARGS...]",
+     .wraps = true,
+     .delay_s = 1.0},
+    {.cmd = CMD_MARK, .name = "mark", .synopsis = "[-o FILE] LABEL"},
+    {.cmd = CMD_EXPORT, .name = "export", .synopsis = "FILE [OPTIONS]", .format = BATCH_JSON},
+    {.cmd = CMD_REPLAY,
+     .name = "replay",
+     .synopsis = "FILE [OPTIONS]   (the console on a terminal, else batch lines)"},
+    {.cmd = CMD_EXPLAIN, .name = "explain", .synopsis = "FILE [FILE2] [OPTIONS]"},
+    {.cmd = CMD_IMPORT,
+     .name = "import",
+     .synopsis = "-o FILE [--xentop LOG] [--vmstat LOG] [--iostat LOG] [OPTIONS]"},
+    {.cmd = CMD_SERVE,
+     .name = "serve",
+     .synopsis = "[--listen ADDR:PORT] [OPTIONS]   (Prometheus /metrics)",
+     .no_args = true},
 };
 _Static_assert(sizeof(cli_commands) / sizeof(cli_commands[0]) == CLI_N_COMMANDS,
                "one cli_commands[] entry per enum cli_cmd");
@@ -273,13 +287,18 @@ void cli_usage(enum cli_cmd cmd, FILE *out)
 	fprintf(out, "  xiotop --version\n");
 }
 
-int cli_begin_no_args(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
+int cli_begin(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 {
+	const struct cli_command *c = &cli_commands[command_index(cmd)];
 	cli_defaults(o);
+	if (c->delay_s > 0)
+		o->delay_s = c->delay_s;
+	if (c->format != BATCH_TEXT)
+		o->format = c->format;
 	int rc = cli_parse(cmd, argc, argv, o);
 	if (rc)
 		return rc == 1 ? 0 : rc;
-	if (o->n_args)
+	if (c->no_args && o->n_args)
 		return cli_bad_usage(cmd, "unexpected argument");
 	return -1;
 }

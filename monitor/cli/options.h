@@ -117,6 +117,11 @@ struct cli_command {
 	const char *name;     /* "" for the live console */
 	const char *synopsis; /* after "xiotop NAME" */
 	bool wraps;           /* stops at the first non-option: what follows is a command */
+	bool no_args;         /* takes options only: an argument is bad usage */
+	/* its own defaults over cli_defaults' (0: those): record samples every second,
+	 * export writes JSON */
+	double delay_s;
+	enum batch_format format;
 };
 extern const struct cli_command cli_commands[];
 extern const size_t cli_n_commands;
@@ -129,9 +134,10 @@ void cli_defaults(struct cli_opts *o);
 /* argv[0] is the command's name. 0 parsed; 1 help was printed (exit 0); 2 bad usage
  * (said on stderr, with the usage). */
 int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o);
-/* A command that takes options and no argument starts here: the defaults, then
- * cli_parse(). -1: go on; else the exit status (0 after --help, 2 bad usage, said). */
-int cli_begin_no_args(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o);
+/* Every command starts here (main.c): the defaults, the command's own (cli_commands[]),
+ * then cli_parse(), and no argument where the command takes none. -1: go on; else the
+ * exit status (0 after --help, 2 bad usage, said). */
+int cli_begin(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o);
 /* The usage of one command, generated from the table. */
 void cli_usage(enum cli_cmd cmd, FILE *out);
 /* Says "xiotop CMD: what" and the usage on stderr; returns 2. */

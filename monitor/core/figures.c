@@ -433,6 +433,26 @@ uint64_t figure_value(enum figure_id id, const struct model_interval *m,
 	return f->value(m, d);
 }
 
+bool figure_held(enum figure_id id, uint32_t absent)
+{
+	return !(absent & figure_get(id)->absent);
+}
+
+static const char *const cpu_role_keys[XIO_CPU_ROLES] = {"backend", "device_model", "loop",
+                                                         "writeback"};
+static const char *const cpu_role_texts[XIO_CPU_ROLES] = {"backend", "device model", "loop",
+                                                          "writeback"};
+
+const char *figure_cpu_role_key(enum xio_cpu_role r)
+{
+	return (unsigned)r < XIO_CPU_ROLES ? cpu_role_keys[r] : "?";
+}
+
+const char *figure_cpu_role_text(enum xio_cpu_role r)
+{
+	return (unsigned)r < XIO_CPU_ROLES ? cpu_role_texts[r] : "?";
+}
+
 bool figure_is_scalar(const struct figure *f)
 {
 	return f->form == FORM_COUNT || f->form == FORM_GAUGE;

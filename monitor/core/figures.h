@@ -139,6 +139,13 @@ uint64_t figure_value(enum figure_id id, const struct model_interval *m,
                       const struct model_domain *d);
 /* The member name a JSON object holds it under: the json path's last part. */
 const char *figure_json_name(const struct figure *f);
+/* Do samples lacking `absent` (enum xio_absent) hold what the figure is made of? For a
+ * reader of a window's absent bits (explain), before its own collection is asked. */
+bool figure_held(enum figure_id id, uint32_t absent);
+/* A dom0 CPU role's key (JSON, CSV, /metrics labels, explain's figures: "device_model")
+ * and its words on screen ("device model"); "?" for no role. */
+const char *figure_cpu_role_key(enum xio_cpu_role r);
+const char *figure_cpu_role_text(enum xio_cpu_role r);
 /* Is the figure a plain count or gauge (not text, a record or a screen-only figure)? */
 bool figure_is_scalar(const struct figure *f);
 

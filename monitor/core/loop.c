@@ -12,33 +12,32 @@ static int sink_verdict(const struct loop *l, const struct interval_sink *k, int
 	return verdict;
 }
 
-/* Every sink's sample hook; the first non-zero verdict (the others still run). */
-static int hand_sample(const struct loop *l, const struct xio_sample *s, bool first)
+/* Every sink's sample hook (m NULL) or interval hook; the first non-zero verdict (the
+ * others still run). */
+static int hand_out(const struct loop *l, const struct xio_sample *s, bool first,
+                    struct model_interval *m, unsigned long index)
 {
 	int verdict = LOOP_GO_ON;
 	for (size_t i = 0; i < l->n_sinks; i++) {
-		if (!l->sinks[i].sample)
+		const struct interval_sink *k = &l->sinks[i];
+		if (m ? !k->interval : !k->sample)
 			continue;
-		int v =
-		    sink_verdict(l, &l->sinks[i], l->sinks[i].sample(l->sinks[i].ctx, s, first));
+		int v = sink_verdict(
+		    l, k, m ? k->interval(k->ctx, m, index) : k->sample(k->ctx, s, first));
 		if (verdict == LOOP_GO_ON)
 			verdict = v;
 	}
 	return verdict;
 }
 
+static int hand_sample(const struct loop *l, const struct xio_sample *s, bool first)
+{
+	return hand_out(l, s, first, NULL, 0);
+}
+
 static int hand_interval(const struct loop *l, struct model_interval *m, unsigned long index)
 {
-	int verdict = LOOP_GO_ON;
-	for (size_t i = 0; i < l->n_sinks; i++) {
-		if (!l->sinks[i].interval)
-			continue;
-		int v =
-		    sink_verdict(l, &l->sinks[i], l->sinks[i].interval(l->sinks[i].ctx, m, index));
-		if (verdict == LOOP_GO_ON)
-			verdict = v;
-	}
-	return verdict;
+	return hand_out(l, NULL, false, m, index);
 }
 
 /* One sample after prev: handed out, then its interval. LOOP_GO_ON or how to end. */

@@ -402,18 +402,3 @@ uint64_t model_dom0_own_cpu_ns(const struct model_interval *m)
 		charged += m->domains[i].cpu_ns;
 	return m->host_busy_ns > charged ? m->host_busy_ns - charged : 0;
 }
-
-static const char *const cpu_role_keys[XIO_CPU_ROLES] = {"backend", "device_model", "loop",
-                                                         "writeback"};
-static const char *const cpu_role_texts[XIO_CPU_ROLES] = {"backend", "device model", "loop",
-                                                          "writeback"};
-
-const char *model_cpu_role_key(enum xio_cpu_role r)
-{
-	return (unsigned)r < XIO_CPU_ROLES ? cpu_role_keys[r] : "?";
-}
-
-const char *model_cpu_role_text(enum xio_cpu_role r)
-{
-	return (unsigned)r < XIO_CPU_ROLES ? cpu_role_texts[r] : "?";
-}

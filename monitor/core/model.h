@@ -128,9 +128,5 @@ void model_host_totals(const struct model_interval *m, struct model_host_totals 
  * the charged time since the tracer started, so it tells nothing of dom0's own work since xiotop
  * started and counts none. */
 uint64_t model_dom0_own_cpu_ns(const struct model_interval *m);
-/* A CPU role's name as a key (JSON, CSV, label: "device_model") and as text ("device
- * model"). */
-const char *model_cpu_role_key(enum xio_cpu_role r);
-const char *model_cpu_role_text(enum xio_cpu_role r);
 
 #endif

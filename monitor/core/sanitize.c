@@ -50,7 +50,8 @@ bool sanitize_is_format_control(uint32_t cp)
 
 /* The escape of the character of n bytes (0: an invalid byte) at s into esc; returns
  * its length, and the bytes it consumed in *n. */
-static size_t text_escape(const unsigned char *s, size_t *n, uint32_t cp, char *esc, size_t len)
+static size_t text_escape(const unsigned char *s, size_t *n, uint32_t cp, bool ascii_only,
+                          char *esc, size_t len)
 {
 	if (*n == 1 && cp == '\\')
 		return (size_t)snprintf(esc, len, "\\\\");
@@ -62,11 +63,11 @@ static size_t text_escape(const unsigned char *s, size_t *n, uint32_t cp, char *
 		return (size_t)snprintf(esc, len, "\\t");
 	if (*n && sanitize_is_format_control(cp))
 		return (size_t)snprintf(esc, len, "\\u%04x", (unsigned)cp);
-	if (*n && !sanitize_is_control(cp)) {
+	if (*n && !sanitize_is_control(cp) && !(ascii_only && cp >= 0x80)) {
 		memcpy(esc, s, *n);
 		return *n;
 	}
-	/* invalid byte, or a C0/C1 control: escape each byte of it */
+	/* invalid byte, a C0/C1 control (or, ascii_only, any non-ASCII): each byte escaped */
 	size_t k = *n ? *n : 1, elen = 0;
 	for (size_t i = 0; i < k; i++)
 		elen += (size_t)snprintf(esc + elen, len - elen, "\\x%02x", s[i]);
@@ -74,7 +75,7 @@ static size_t text_escape(const unsigned char *s, size_t *n, uint32_t cp, char *
 	return elen;
 }
 
-size_t sanitize_text(const char *in, char *out, size_t outlen)
+static size_t escape_text(const char *in, bool ascii_only, char *out, size_t outlen)
 {
 	size_t o = 0;
 	if (!outlen)
@@ -86,7 +87,7 @@ size_t sanitize_text(const char *in, char *out, size_t outlen)
 		char esc[8 * 4 + 1];
 		uint32_t cp = 0;
 		size_t n = utf8_seq_len(s, &cp);
-		size_t elen = text_escape(s, &n, cp, esc, sizeof(esc));
+		size_t elen = text_escape(s, &n, cp, ascii_only, esc, sizeof(esc));
 		if (o + elen + 1 > outlen)
 			break;
 		memcpy(out + o, esc, elen);
@@ -95,6 +96,16 @@ size_t sanitize_text(const char *in, char *out, size_t outlen)
 	}
 	out[o] = '\0';
 	return o;
+}
+
+size_t sanitize_text(const char *in, char *out, size_t outlen)
+{
+	return escape_text(in, false, out, outlen);
+}
+
+size_t sanitize_ascii(const char *in, char *out, size_t outlen)
+{
+	return escape_text(in, true, out, outlen);
 }
 
 size_t sanitize_printf(char *out, size_t outlen, const char *fmt, ...)

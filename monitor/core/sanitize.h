@@ -22,6 +22,10 @@
 /* Terminal/text form. Returns the length written (excluding NUL). */
 size_t sanitize_text(const char *in, char *out, size_t outlen);
 
+/* The same with every byte of a non-ASCII character escaped as \xNN too (a terminal
+ * whose locale is not UTF-8). */
+size_t sanitize_ascii(const char *in, char *out, size_t outlen);
+
 /* sanitize_text() of a printf format, for one-line messages quoting outside text. */
 size_t sanitize_printf(char *out, size_t outlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -49,9 +49,9 @@ static void field_copy(const struct csv_fields *f, unsigned i, char *out, size_t
 /* "2G", "256M", "512K": bytes (bonnie++ sizes are 1024-based). */
 static bool parse_size(const char *s, size_t len, uint64_t *out)
 {
-	struct claim_cur c = {s, s + len};
+	struct text_cur c = {s, s + len};
 	uint64_t v;
-	if (!cur_u64(&c, &v) || (size_t)(c.end - c.p) != 1)
+	if (!text_u64(&c, &v) || (size_t)(c.end - c.p) != 1)
 		return false;
 	const char *units = "KMGT";
 	const char *u = strchr(units, *c.p == 'k' || *c.p == 'm' || *c.p == 'g' ? *c.p - 32 : *c.p);
@@ -71,14 +71,14 @@ static bool parse_size(const char *s, size_t len, uint64_t *out)
 /* 1 value, 0 empty (not run), 2 "+++++", -1 garbled */
 static int parse_rate(const char *s, size_t len, double *out)
 {
-	struct claim_cur c = {s, s + len};
+	struct text_cur c = {s, s + len};
 	*out = -1;
 	if (len == 0)
 		return 0;
 	if (len == 5 && memcmp(s, "+++++", 5) == 0)
 		return 2;
 	double v;
-	if (!cur_decimal(&c, false, &v) || !cur_at_end(&c))
+	if (!text_decimal(&c, false, &v) || !text_at_end(&c))
 		return -1;
 	*out = v * 1024;
 	return 1;

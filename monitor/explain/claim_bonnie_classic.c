@@ -41,8 +41,8 @@ static bool word_is(const struct words *w, unsigned i, const char *lit)
 
 static bool word_number(const struct words *w, unsigned i, double *v)
 {
-	struct claim_cur c = {w->s[i], w->s[i] + w->len[i]};
-	return cur_decimal(&c, false, v) && cur_at_end(&c);
+	struct text_cur c = {w->s[i], w->s[i] + w->len[i]};
+	return text_decimal(&c, false, v) && text_at_end(&c);
 }
 
 /* Figures of a result line, and of its wrapped tail; false if it is none. */

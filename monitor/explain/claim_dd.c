@@ -33,40 +33,40 @@ static bool is_digit(char c)
 }
 
 /* "(…)" with no nested parentheses; glued reports no space inside (busybox). */
-static bool skip_parens(struct claim_cur *c, bool *glued)
+static bool skip_parens(struct text_cur *c, bool *glued)
 {
-	if (!cur_lit(c, "("))
+	if (!text_lit(c, "("))
 		return false;
 	*glued = true;
-	while (!cur_at_end(c) && *c->p != ')') {
+	while (!text_at_end(c) && *c->p != ')') {
 		if (*c->p == '(')
 			return false;
 		if (*c->p == ' ')
 			*glued = false;
 		c->p++;
 	}
-	return cur_lit(c, ")");
+	return text_lit(c, ")");
 }
 
 /* ", R unit/s" | ", Infinity B/s" ; glued: busybox "2.9GB/s" */
-static bool parse_rate(struct claim_cur *c, struct dd_summary *s)
+static bool parse_rate(struct text_cur *c, struct dd_summary *s)
 {
 	double v;
-	if (!cur_decimal(c, true, &v)) {
+	if (!text_decimal(c, true, &v)) {
 		const char *w;
 		size_t wl;
 		/* coreutils prints a translated "Infinity" when no time elapsed */
-		if (!cur_word(c, &w, &wl) || !cur_lit(c, " B/s"))
+		if (!text_word(c, &w, &wl) || !text_lit(c, " B/s"))
 			return false;
 		s->rate = -1;
-		return cur_at_end(c);
+		return text_at_end(c);
 	}
-	bool spaced = cur_lit(c, " ");
+	bool spaced = text_lit(c, " ");
 	const char *u = c->p;
-	while (!cur_at_end(c) && *c->p != '/')
+	while (!text_at_end(c) && *c->p != '/')
 		c->p++;
 	size_t ulen = (size_t)(c->p - u);
-	if (!cur_lit(c, "/s") || !cur_at_end(c))
+	if (!text_lit(c, "/s") || !text_at_end(c))
 		return false;
 	if (!spaced)
 		s->tool = CLAIM_TOOL_DD_BUSYBOX;
@@ -79,23 +79,23 @@ static bool parse_rate(struct claim_cur *c, struct dd_summary *s)
 
 static bool parse_gnu_summary(const struct claim_line *l, struct dd_summary *s)
 {
-	struct claim_cur c = {l->s, l->s + l->len};
+	struct text_cur c = {l->s, l->s + l->len};
 	const char *w;
 	size_t wl;
 	bool glued = false;
 	s->tool = CLAIM_TOOL_DD;
 	s->seconds = s->rate = -1;
-	if (!cur_u64(&c, &s->bytes) || !cur_lit(&c, " ") || !cur_word(&c, &w, &wl) ||
-	    !cur_lit(&c, " "))
+	if (!text_u64(&c, &s->bytes) || !text_lit(&c, " ") || !text_word(&c, &w, &wl) ||
+	    !text_lit(&c, " "))
 		return false;
-	if (!cur_at_end(&c) && *c.p == '(' && (!skip_parens(&c, &glued) || !cur_lit(&c, " ")))
+	if (!text_at_end(&c) && *c.p == '(' && (!skip_parens(&c, &glued) || !text_lit(&c, " ")))
 		return false;
-	if (!cur_word(&c, &w, &wl))
+	if (!text_word(&c, &w, &wl))
 		return false;
-	if (cur_at_end(&c))
+	if (text_at_end(&c))
 		return true; /* "N bytes (…) copied" without timing */
-	if (!cur_lit(&c, ", ") || !cur_decimal(&c, true, &s->seconds) || !cur_lit(&c, " ") ||
-	    !cur_word(&c, &w, &wl) || !cur_lit(&c, ", "))
+	if (!text_lit(&c, ", ") || !text_decimal(&c, true, &s->seconds) || !text_lit(&c, " ") ||
+	    !text_word(&c, &w, &wl) || !text_lit(&c, ", "))
 		return false;
 	if (!parse_rate(&c, s))
 		return false;
@@ -106,16 +106,16 @@ static bool parse_gnu_summary(const struct claim_line *l, struct dd_summary *s)
 
 static bool parse_bsd_summary(const struct claim_line *l, struct dd_summary *s)
 {
-	struct claim_cur c = {l->s, l->s + l->len};
+	struct text_cur c = {l->s, l->s + l->len};
 	uint64_t rate;
 	s->tool = CLAIM_TOOL_DD_BSD;
-	if (!cur_u64(&c, &s->bytes) || !cur_lit(&c, " bytes transferred in ") ||
-	    !cur_decimal(&c, false, &s->seconds) || !cur_lit(&c, " secs (") ||
-	    !cur_u64(&c, &rate) || !cur_lit(&c, " bytes/sec)"))
+	if (!text_u64(&c, &s->bytes) || !text_lit(&c, " bytes transferred in ") ||
+	    !text_decimal(&c, false, &s->seconds) || !text_lit(&c, " secs (") ||
+	    !text_u64(&c, &rate) || !text_lit(&c, " bytes/sec)"))
 		return false;
-	cur_skip_spaces(&c);
+	text_skip_blanks(&c);
 	s->rate = (double)rate;
-	return cur_at_end(&c);
+	return text_at_end(&c);
 }
 
 static bool parse_summary(const struct claim_line *l, struct dd_summary *s)
@@ -126,14 +126,14 @@ static bool parse_summary(const struct claim_line *l, struct dd_summary *s)
 /* "N+M words": 1 parsed, 0 not a records line, -1 garbled. */
 static int parse_records(const struct claim_line *l, uint64_t *full, uint64_t *part)
 {
-	struct claim_cur c = {l->s, l->s + l->len};
+	struct text_cur c = {l->s, l->s + l->len};
 	const char *p = l->s;
 	while (p < c.end && is_digit(*p))
 		p++;
 	if (p == l->s || p >= c.end || *p != '+')
 		return 0;
-	if (!cur_u64(&c, full) || !cur_lit(&c, "+") || !cur_u64(&c, part) || !cur_lit(&c, " ") ||
-	    cur_at_end(&c))
+	if (!text_u64(&c, full) || !text_lit(&c, "+") || !text_u64(&c, part) ||
+	    !text_lit(&c, " ") || text_at_end(&c))
 		return -1;
 	return 1;
 }
@@ -190,23 +190,23 @@ static int command_dir(const struct claim_line *l, unsigned *dir)
 /* bash's "real\t0m1.234s" (a decimal comma in some locales) or POSIX "real 1.23". */
 static bool parse_real(const struct claim_line *l, double *seconds)
 {
-	struct claim_cur c = {l->s, l->s + l->len};
+	struct text_cur c = {l->s, l->s + l->len};
 	double min = 0, sec;
-	if (!cur_lit(&c, "real"))
+	if (!text_lit(&c, "real"))
 		return false;
-	if (cur_at_end(&c) || (*c.p != ' ' && *c.p != '\t'))
+	if (text_at_end(&c) || (*c.p != ' ' && *c.p != '\t'))
 		return false;
-	cur_skip_spaces(&c);
-	if (!cur_decimal(&c, true, &sec))
+	text_skip_blanks(&c);
+	if (!text_decimal(&c, true, &sec))
 		return false;
-	if (cur_lit(&c, "m")) {
+	if (text_lit(&c, "m")) {
 		min = sec;
-		if (!cur_decimal(&c, true, &sec) || !cur_lit(&c, "s"))
+		if (!text_decimal(&c, true, &sec) || !text_lit(&c, "s"))
 			return false;
 	}
-	while (!cur_at_end(&c) && (*c.p == ' ' || *c.p == '\r'))
+	while (!text_at_end(&c) && (*c.p == ' ' || *c.p == '\r'))
 		c.p++;
-	if (!cur_at_end(&c))
+	if (!text_at_end(&c))
 		return false;
 	*seconds = min * 60 + sec;
 	return true;

@@ -26,23 +26,24 @@ bool claim_is_fio_text(const struct claim_src *src)
 }
 
 /* "64.0MiB" | "4096B" | "386MB/s" (with_per_s): bytes or bytes/s. */
-static bool fio_size(struct claim_cur *c, bool with_per_s, double *out)
+static bool fio_size(struct text_cur *c, bool with_per_s, double *out)
 {
 	double v;
-	if (!cur_decimal(c, false, &v))
+	if (!text_decimal(c, false, &v))
 		return false;
 	const char *u = c->p;
-	while (!cur_at_end(c) && ((*c->p >= 'A' && *c->p <= 'Z') || (*c->p >= 'a' && *c->p <= 'z')))
+	while (!text_at_end(c) &&
+	       ((*c->p >= 'A' && *c->p <= 'Z') || (*c->p >= 'a' && *c->p <= 'z')))
 		c->p++;
 	double f = claim_unit_factor(u, (size_t)(c->p - u), true);
-	if (f == 0 || (with_per_s && !cur_lit(c, "/s")))
+	if (f == 0 || (with_per_s && !text_lit(c, "/s")))
 		return false;
 	*out = v * f;
 	return true;
 }
 
 /* Skips to just past `key` ("io=") at a field's start; false if absent. */
-static bool seek_field(struct claim_cur *c, const char *key)
+static bool seek_field(struct text_cur *c, const char *key)
 {
 	size_t n = strlen(key);
 	for (const char *p = c->p; p + n <= c->end; p++)
@@ -57,22 +58,22 @@ static bool seek_field(struct claim_cur *c, const char *key)
 static int group_line(const struct claim_line *l, unsigned *dir, double *bw, double *io,
                       uint64_t *ms)
 {
-	struct claim_cur c = {l->s, l->s + l->len};
-	cur_skip_spaces(&c);
-	if (cur_lit(&c, "READ: "))
+	struct text_cur c = {l->s, l->s + l->len};
+	text_skip_blanks(&c);
+	if (text_lit(&c, "READ: "))
 		*dir = CLAIM_DIR_READ;
-	else if (cur_lit(&c, "WRITE: "))
+	else if (text_lit(&c, "WRITE: "))
 		*dir = CLAIM_DIR_WRITE;
 	else
 		return 0;
 	uint64_t lo;
-	if (!cur_lit(&c, "bw=") || !fio_size(&c, true, bw) || !seek_field(&c, "io=") ||
-	    !fio_size(&c, false, io) || !seek_field(&c, "run=") || !cur_u64(&c, &lo) ||
-	    !cur_lit(&c, "-") || !cur_u64(&c, ms) || !cur_lit(&c, "msec"))
+	if (!text_lit(&c, "bw=") || !fio_size(&c, true, bw) || !seek_field(&c, "io=") ||
+	    !fio_size(&c, false, io) || !seek_field(&c, "run=") || !text_u64(&c, &lo) ||
+	    !text_lit(&c, "-") || !text_u64(&c, ms) || !text_lit(&c, "msec"))
 		return -1;
-	while (!cur_at_end(&c) && (*c.p == ' ' || *c.p == '\r'))
+	while (!text_at_end(&c) && (*c.p == ' ' || *c.p == '\r'))
 		c.p++;
-	return cur_at_end(&c) && lo <= *ms ? 1 : -1;
+	return text_at_end(&c) && lo <= *ms ? 1 : -1;
 }
 
 /* Keeps one group's direction as a pseudo-job of u.fio (the headline reads those). */
@@ -102,9 +103,9 @@ static void keep_job(struct claim_fio *f, unsigned group, unsigned dir, double b
  * 64MiB)" or "(2 files / total 128MiB)": fio prints the size in whole MiB. */
 static void layout_line(const struct claim_line *l, struct claim_fio *f)
 {
-	struct claim_cur c = {l->s, l->s + l->len};
+	struct text_cur c = {l->s, l->s + l->len};
 	uint64_t n;
-	if (cur_lit(&c, "Starting ") && cur_u64(&c, &n) && n < 100000 && cur_lit(&c, " ")) {
+	if (text_lit(&c, "Starting ") && text_u64(&c, &n) && n < 100000 && text_lit(&c, " ")) {
 		f->started_jobs += (unsigned)n;
 		return;
 	}
@@ -118,9 +119,9 @@ static void layout_line(const struct claim_line *l, struct claim_fio *f)
 		return;
 	c.p = slash + 1;
 	uint64_t mib;
-	cur_skip_spaces(&c);
-	cur_lit(&c, "total ");
-	if (!cur_u64(&c, &mib) || !cur_lit(&c, "MiB)") || mib > (UINT64_MAX >> 21))
+	text_skip_blanks(&c);
+	text_lit(&c, "total ");
+	if (!text_u64(&c, &mib) || !text_lit(&c, "MiB)") || mib > (UINT64_MAX >> 21))
 		return;
 	f->laid_out_jobs++;
 	f->laid_out_bytes += mib << 20;
@@ -131,13 +132,13 @@ static void layout_line(const struct claim_line *l, struct claim_fio *f)
 static int text_line(const struct claim_src *src, const struct claim_line *l, int *group,
                      unsigned *lines_in_group, struct claim *out)
 {
-	struct claim_cur c = {l->s, l->s + l->len};
+	struct text_cur c = {l->s, l->s + l->len};
 	uint64_t g;
-	if (cur_lit(&c, FIO_GROUP_PREFIX)) {
+	if (text_lit(&c, FIO_GROUP_PREFIX)) {
 		if (*group >= 0 && *lines_in_group == 0)
 			return claim_fail(src, l->no, "fio group %d has no READ: or WRITE: line",
 			                  *group);
-		if (!cur_u64(&c, &g) || g > 1000000)
+		if (!text_u64(&c, &g) || g > 1000000)
 			return claim_fail(src, l->no,
 			                  "fio \"Run status group\" without its number");
 		*group = (int)g;

@@ -60,8 +60,8 @@ static bool tok_u64(const struct tokens *t, unsigned i, bool quoted, uint64_t *v
 		s++;
 		len -= 2;
 	}
-	struct claim_cur c = {s, s + len};
-	return cur_u64(&c, v) && cur_at_end(&c);
+	struct text_cur c = {s, s + len};
+	return text_u64(&c, v) && text_at_end(&c);
 }
 
 static struct claim_iozone_row *row_for(struct claim_iozone *z, uint64_t file_kib, uint64_t rec_kib)

@@ -1,4 +1,5 @@
-/* claim_lex.c - lines, locale-free numbers and the escaped one-line error (claim_lex.h). */
+/* claim_lex.c - a claim's lines and words (core/text_scan.c) and the escaped one-line error
+ * (claim_lex.h). */
 #include "explain/claim_lex.h"
 
 #include <stdarg.h>
@@ -8,20 +9,15 @@
 bool claim_next_line(const struct claim_src *src, size_t *pos, unsigned *lineno, bool split_cr,
                      struct claim_line *out)
 {
-	if (*pos >= src->len)
+	struct text_span line;
+	bool newline;
+	if (!text_next_line(src->buf, src->len, pos, split_cr, &line, &newline))
 		return false;
-	size_t start = *pos, i = start;
-	while (i < src->len && src->buf[i] != '\n' && !(split_cr && src->buf[i] == '\r'))
-		i++;
-	out->s = src->buf + start;
-	out->len = i - start;
+	out->s = line.s;
+	out->len = line.len;
 	out->no = *lineno;
-	if (i < src->len) {
-		if (src->buf[i] == '\n')
-			(*lineno)++;
-		i++;
-	}
-	*pos = i;
+	if (newline)
+		(*lineno)++;
 	return true;
 }
 
@@ -75,88 +71,6 @@ void claim_excerpt(const struct claim_line *line, char *out, size_t outlen)
 	out[n] = '\0';
 }
 
-void cur_skip_spaces(struct claim_cur *c)
-{
-	while (c->p < c->end && (*c->p == ' ' || *c->p == '\t'))
-		c->p++;
-}
-
-bool cur_lit(struct claim_cur *c, const char *lit)
-{
-	size_t n = strlen(lit);
-	if ((size_t)(c->end - c->p) < n || memcmp(c->p, lit, n) != 0)
-		return false;
-	c->p += n;
-	return true;
-}
-
-bool cur_at_end(const struct claim_cur *c)
-{
-	return c->p >= c->end;
-}
-
-static bool is_digit(char ch)
-{
-	return ch >= '0' && ch <= '9';
-}
-
-bool cur_u64(struct claim_cur *c, uint64_t *out)
-{
-	const char *p = c->p;
-	uint64_t v = 0;
-	if (p >= c->end || !is_digit(*p))
-		return false;
-	for (; p < c->end && is_digit(*p); p++) {
-		unsigned d = (unsigned)(*p - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return false;
-		v = v * 10 + d;
-	}
-	c->p = p;
-	*out = v;
-	return true;
-}
-
-bool cur_decimal(struct claim_cur *c, bool comma_ok, double *out)
-{
-	const char *p = c->p;
-	double v = 0;
-	int digits = 0;
-	for (; p < c->end && is_digit(*p); p++) {
-		if (++digits > 18)
-			return false;
-		v = v * 10 + (*p - '0');
-	}
-	if (!digits)
-		return false;
-	if (p + 1 < c->end && (*p == '.' || (comma_ok && *p == ',')) && is_digit(p[1])) {
-		double scale = 1;
-		int frac = 0;
-		for (p++; p < c->end && is_digit(*p); p++) {
-			if (++frac > 18)
-				return false;
-			scale /= 10;
-			v += (*p - '0') * scale;
-		}
-	}
-	c->p = p;
-	*out = v;
-	return true;
-}
-
-bool cur_word(struct claim_cur *c, const char **w, size_t *wlen)
-{
-	const char *p = c->p;
-	while (p < c->end && *p != ' ' && *p != ',' && *p != '(' && *p != '\t')
-		p++;
-	if (p == c->p)
-		return false;
-	*w = c->p;
-	*wlen = (size_t)(p - c->p);
-	c->p = p;
-	return true;
-}
-
 double claim_unit_factor(const char *u, size_t ulen, bool si_for_plain)
 {
 	static const char prefixes[] = "KMGTPE";
@@ -185,25 +99,10 @@ double claim_unit_factor(const char *u, size_t ulen, bool si_for_plain)
 
 bool claim_contains(const struct claim_src *src, const char *needle)
 {
-	size_t n = strlen(needle);
-	if (n == 0 || n > src->len)
-		return false;
-	return memmem(src->buf, src->len, needle, n) != NULL;
-}
-
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r';
+	return text_contains(src->buf, src->len, needle);
 }
 
 bool claim_next_word(const struct claim_line *l, size_t *pos, size_t *start)
 {
-	size_t i = *pos;
-	while (i < l->len && is_blank(l->s[i]))
-		i++;
-	*start = i;
-	while (i < l->len && !is_blank(l->s[i]))
-		i++;
-	*pos = i;
-	return i > *start;
+	return text_next_word(l->s, l->len, pos, start, " \t\r");
 }

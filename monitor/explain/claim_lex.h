@@ -1,4 +1,5 @@
-/* claim_lex.h - shared by the claim parsers: lines, numbers, the one-line error.
+/* claim_lex.h - shared by the claim parsers: their input's lines and words (over the one
+ * scanner, core/text_scan.h, whose cursor and numbers they read with), the one-line error.
  *
  * Contract: nothing here allocates or reads past `len`; number readers refuse values
  * that do not fit (no overflow, no wrap) and never depend on the process locale (a
@@ -12,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/text_scan.h"
 #include "explain/claim.h"
 
 struct claim_src {
@@ -43,22 +45,6 @@ int claim_fail(const struct claim_src *src, unsigned line, const char *fmt, ...)
 
 /* Copies at most 40 bytes of a line for quoting in an error (claim_fail escapes it). */
 void claim_excerpt(const struct claim_line *line, char *out, size_t outlen);
-
-/* A cursor over [p, end). */
-struct claim_cur {
-	const char *p, *end;
-};
-
-void cur_skip_spaces(struct claim_cur *c);
-bool cur_lit(struct claim_cur *c, const char *lit); /* consumes lit if it is next */
-bool cur_at_end(const struct claim_cur *c);
-/* Unsigned decimal integer; false if absent or > UINT64_MAX. */
-bool cur_u64(struct claim_cur *c, uint64_t *out);
-/* Decimal number "12", "1.5" (and "1,5" with comma_ok); at most 18 integer digits.
- * No sign, no exponent. */
-bool cur_decimal(struct claim_cur *c, bool comma_ok, double *out);
-/* A word: bytes up to a space, comma or '(' (at least one). */
-bool cur_word(struct claim_cur *c, const char **w, size_t *wlen);
 
 /* Bytes per unit for a rate or size unit before "/s": "B" "kB" "KB" "K" "MB" "M"
  * "KiB" "kiB" "MiB" ... ; si_for_plain: whether kB/MB/GB mean 1000 (GNU) or 1024

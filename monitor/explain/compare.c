@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/figures.h"
 #include "explain/verdicts.h"
 
 static int pick(const struct explain *ex, const char *name, const char *which,
@@ -143,8 +144,8 @@ static double guests_vcpu_s(const struct explain *ex)
 static int compare_hosts(struct ex_compare *out)
 {
 	const struct explain *a = out->a.ex, *b = out->b.ex;
-	if (!a->host.absent || !b->host.absent || !(a->host.absent & XIO_ABSENT_GUEST_IO) ||
-	    !(b->host.absent & XIO_ABSENT_GUEST_IO) || !a->host.busy_source[0] ||
+	if (!a->host.absent || !b->host.absent || figure_held(FIG_GUEST_WR_BYTES, a->host.absent) ||
+	    figure_held(FIG_GUEST_WR_BYTES, b->host.absent) || !a->host.busy_source[0] ||
 	    !b->host.busy_source[0] || !b->host_busy_ns)
 		return -1;
 	out->hosts_only = true;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/figures.h"
 #include "core/sanitize.h"
 #include "explain/report.h"
 #include "explain/verdicts.h"
@@ -70,9 +71,11 @@ static void put_window(FILE *out, const struct explain *ex)
 	fprintf(out, ",\"has_dirty\":%s,\"has_cpu\":%s,\"lost_events\":%llu",
 	        h->has_dirty ? "true" : "false", h->has_cpu ? "true" : "false",
 	        (unsigned long long)h->lost_events);
-	put_count(out, ",\"vmstat_pgpgout_bytes\":", !(h->absent & XIO_ABSENT_VMSTAT),
+	put_count(out,
+	          ",\"vmstat_pgpgout_bytes\":", figure_held(FIG_VMSTAT_PGPGOUT_BYTES, h->absent),
 	          ex->pgpgout_bytes);
-	put_count(out, ",\"unattributed_wr_bytes\":", !(h->absent & XIO_ABSENT_STACK),
+	put_count(out,
+	          ",\"unattributed_wr_bytes\":", figure_held(FIG_UNATTRIBUTED_WR_BYTES, h->absent),
 	          ex->unattr_wr);
 	fputc('}', out);
 }
@@ -84,8 +87,8 @@ static void put_domain(FILE *out, const struct explain *ex, const struct ex_doma
 	fputs(",\"file\":", out);
 	json_put_string(out, d->file);
 	/* an imported recording's figures its logs do not hold print null */
-	bool guest = !(ex->host.absent & XIO_ABSENT_GUEST_IO);
-	bool stack = !(ex->host.absent & XIO_ABSENT_STACK);
+	bool guest = figure_held(FIG_GUEST_WR_BYTES, ex->host.absent);
+	bool stack = figure_held(FIG_PHYS_WR_BYTES, ex->host.absent);
 	/* no dirty counter follows dom0's own files (the dom0 subject) */
 	bool dirty = (ex->host.has_dirty || !ex->host.absent) && !d->dom0_subject;
 	put_count(out, ",\"guest_wr_bytes\":", guest, d->guest_wr);
@@ -184,7 +187,7 @@ static void put_imported(FILE *out, const struct explain *ex)
 		}
 	fprintf(out, "],\"host_busy_ns\":%llu,\"host_disk_wr_bytes\":",
 	        (unsigned long long)ex->host_busy_ns);
-	bool disks = !(ex->host.absent & XIO_ABSENT_DISKS);
+	bool disks = figure_held(FIG_DISKS_WR_BYTES, ex->host.absent);
 	put_num(out, disks ? (double)ex->disk_wr : NAN);
 	fputs(",\"host_disk_rd_bytes\":", out);
 	put_num(out, disks ? (double)ex->disk_rd : NAN);

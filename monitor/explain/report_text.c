@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/figures.h"
 #include "core/sanitize.h"
 #include "explain/report.h"
 #include "explain/verdicts.h"
@@ -103,8 +104,8 @@ static void domain_table(FILE *out, const struct explain *ex)
 		sanitize_text(d->name, name, sizeof(name));
 		snprintf(label, sizeof(label), "%u %s", d->domid, name);
 		fprintf(out, "%-14.14s", label);
-		bool guest = !(ex->host.absent & XIO_ABSENT_GUEST_IO);
-		bool stack = !(ex->host.absent & XIO_ABSENT_STACK);
+		bool guest = figure_held(FIG_GUEST_WR_BYTES, ex->host.absent);
+		bool stack = figure_held(FIG_PHYS_WR_BYTES, ex->host.absent);
 		mib_or_dash(out, guest, d->guest_wr);
 		mib_or_dash(out, guest, d->guest_rd);
 		mib_or_dash(out, stack, d->phys_wr);

@@ -5,11 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/figures.h"
 #include "core/sanitize.h"
 #include "explain/verdicts.h"
-
-static const char *const role_names[XIO_CPU_ROLES] = {"backend", "device_model", "loop",
-                                                      "writeback"};
 
 /* The smallest dom0 CPU per GiB among the judged domains (0 if none has CPU). */
 static const struct ex_domain *cheapest(const struct explain *ex)
@@ -48,10 +46,12 @@ void verdict_dom0_cpu_cost(struct explain *ex, const struct ex_domain *d)
 	for (int r = 0; r < XIO_CPU_ROLES; r++) {
 		char key[48];
 		double s = (double)(d->cpu_ns_by_role[r] + d->after_cpu_ns_by_role[r]) / 1e9;
-		snprintf(key, sizeof(key), "%s_s_per_gib", role_names[r]);
+		snprintf(key, sizeof(key), "%s_s_per_gib",
+		         figure_cpu_role_key((enum xio_cpu_role)r));
 		ex_fig(v, key, gib > 0 ? s / gib : 0);
 		if (s > 0)
-			ex_say(v, " %s %.2f", role_names[r], gib > 0 ? s / gib : 0);
+			ex_say(v, " %s %.2f", figure_cpu_role_key((enum xio_cpu_role)r),
+			       gib > 0 ? s / gib : 0);
 	}
 	ex_say(v, "). ");
 	if (low && low != d && low_per_gib > 0) {
@@ -205,7 +205,7 @@ void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d)
 		ex_fig(v, "dom0_mem_bytes", mem);
 	else
 		ex_fig_null(v, "dom0_mem_bytes");
-	if (h->absent & XIO_ABSENT_STACK) { /* an import: the path is not in the logs */
+	if (!figure_held(FIG_PHYS_WR_BYTES, h->absent)) { /* an import: no path in the logs */
 		ex_fig_null(v, "dom0_caches_path");
 		ex_fig_null(v, "dom0_cache_bytes");
 	} else {

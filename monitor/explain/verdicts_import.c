@@ -5,12 +5,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/figures.h"
 #include "core/sanitize.h"
 #include "explain/verdicts.h"
 
-static bool holds(const struct explain *ex, uint32_t absent_bit)
+/* Does the window hold what the figure is made of (core/figures.c says what it lacks)? */
+static bool holds(const struct explain *ex, enum figure_id id)
 {
-	return !(ex->host.absent & absent_bit);
+	return figure_held(id, ex->host.absent);
 }
 
 void ex_not_given(struct explain *ex, const char *id, const char *fmt, ...)
@@ -53,7 +55,7 @@ static const char *tracer_advice(const struct explain *ex)
  * with only stacked ones what reached a disk is unknown, never 0. */
 static bool leaf_disks(const struct explain *ex)
 {
-	return holds(ex, XIO_ABSENT_DISKS) && ex->host.leaf_devices[0];
+	return holds(ex, FIG_DISKS_WR_BYTES) && ex->host.leaf_devices[0];
 }
 
 /* An md device among iostat's stacked ones: its mirror members (RAID1/10) take each byte
@@ -84,7 +86,7 @@ static bool disk_bytes(const struct explain *ex, bool write, double *bytes, cons
 		*from = "iostat, leaf devices";
 		return true;
 	}
-	if (holds(ex, XIO_ABSENT_VMSTAT)) {
+	if (holds(ex, FIG_VMSTAT_PGPGOUT_BYTES)) {
 		*bytes = (double)(write ? ex->pgpgout_bytes : ex->pgpgin_bytes);
 		*from = write ? "vmstat bo, an upper bound" : "vmstat bi, an upper bound";
 		return true;
@@ -95,7 +97,7 @@ static bool disk_bytes(const struct explain *ex, bool write, double *bytes, cons
 /* iostat given, but only stacked devices in it: the disk figure is named as not given. */
 static void name_no_leaf(struct explain *ex)
 {
-	if (!holds(ex, XIO_ABSENT_DISKS) || leaf_disks(ex))
+	if (!holds(ex, FIG_DISKS_WR_BYTES) || leaf_disks(ex))
 		return;
 	char stacked[512];
 	sanitize_text(ex->host.stacked_devices, stacked, sizeof(stacked));
@@ -206,9 +208,9 @@ static void say_double_count(struct ex_verdict *v, const struct explain *ex, boo
  * leaf: what bo holds beyond them is loop's second count and dom0's own writes. */
 static void host_double_counting(struct explain *ex)
 {
-	bool vmstat = holds(ex, XIO_ABSENT_VMSTAT), iostat = holds(ex, XIO_ABSENT_DISKS);
+	bool vmstat = holds(ex, FIG_VMSTAT_PGPGOUT_BYTES), iostat = holds(ex, FIG_DISKS_WR_BYTES);
 	bool leaves = leaf_disks(ex) && !md_stacked(ex);
-	bool by_guests = !leaves && iostat && holds(ex, XIO_ABSENT_GUEST_IO);
+	bool by_guests = !leaves && iostat && holds(ex, FIG_GUEST_WR_BYTES);
 	if (!vmstat || !iostat || (!leaves && !by_guests)) {
 		bool no_bo = !vmstat && imported_log(ex, "vmstat");
 		ex_not_given(ex, "double_counting",
@@ -310,7 +312,7 @@ static void host_dom0_cpu(struct explain *ex)
 	ex_fig(v, "dom0_cpus_busy", s > 0 ? busy / s : 0);
 	ex_fig(v, "guests_vcpu_s", guests);
 	ex_fig(v, "dom0_share_of_cpu", v->share);
-	if (holds(ex, XIO_ABSENT_GUEST_IO) && gib > 0) {
+	if (holds(ex, FIG_GUEST_WR_BYTES) && gib > 0) {
 		ex_fig(v, "guest_gib", gib);
 		ex_fig(v, "dom0_cpu_s_per_gib", busy / gib);
 		ex_say(v, "That is %.2f s per GiB the guests moved. ", busy / gib);
@@ -330,7 +332,7 @@ static void host_dom0_cpu(struct explain *ex)
 
 static void name_missing(struct explain *ex)
 {
-	if (!holds(ex, XIO_ABSENT_GUEST_IO)) {
+	if (!holds(ex, FIG_GUEST_WR_BYTES)) {
 		const char *why =
 		    !imported_log(ex, "xentop") ? "pass --xentop"
 		    : strstr(ex->host.imported_counters, "xentop_vbd_reqs")
@@ -345,7 +347,7 @@ static void name_missing(struct explain *ex)
 		             "needs each domain's VBD read bytes (%s) and the "
 		             "disks' reads (--iostat)",
 		             why);
-	} else if (!holds(ex, XIO_ABSENT_DISKS) && !holds(ex, XIO_ABSENT_VMSTAT)) {
+	} else if (!holds(ex, FIG_DISKS_WR_BYTES) && !holds(ex, FIG_VMSTAT_PGPGOUT_BYTES)) {
 		ex_not_given(ex, "page_cache_inflation",
 		             "needs what reached the disks: pass --iostat (iostat -dx N), or "
 		             "--vmstat (Linux vmstat N)");
@@ -372,7 +374,7 @@ void explain_verdicts_imported(struct explain *ex)
 	ex->n_not_given = 0;
 	host_dom0_cpu(ex);
 	host_double_counting(ex);
-	for (size_t i = 0; holds(ex, XIO_ABSENT_GUEST_IO) && i < ex->n_doms; i++) {
+	for (size_t i = 0; holds(ex, FIG_GUEST_WR_BYTES) && i < ex->n_doms; i++) {
 		const struct ex_domain *d = &ex->doms[i];
 		if (d->guest_wr + d->guest_rd < EX_ACTIVE_BYTES)
 			continue;

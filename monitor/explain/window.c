@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/figures.h"
+
 #define DRAIN_FLOOR_BYTES (1024 * 1024)
 
 static struct ex_domain *find_domain(struct explain *ex, uint32_t domid)
@@ -171,8 +173,7 @@ static int sample_hook(void *ctx, const struct xio_sample *s, bool first)
 			continue;
 		struct xiotop_io io = layer_delta(w, l);
 		if (l->domid == XIOTOP_DOM_NONE) { /* dom0's own: the subject domain 0 */
-			if (!(w->ex->host.absent & XIO_ABSENT_STACK) &&
-			    !(s->absent & XIO_ABSENT_STACK))
+			if (figure_held(FIG_PHYS_WR_BYTES, w->ex->host.absent | s->absent))
 				ex_dom0_add(&w->d0, s, l, &io);
 			continue;
 		}
@@ -212,7 +213,8 @@ static void window_ends(struct ex_window_sink *w)
 {
 	struct explain *ex = w->ex;
 	/* a wrapped command that dom0 ran: its writes may all reach the bios after it */
-	if (!strncmp(ex->win.from_label, "start: ", 7) && !(ex->host.absent & XIO_ABSENT_STACK)) {
+	if (!strncmp(ex->win.from_label, "start: ", 7) &&
+	    figure_held(FIG_PHYS_WR_BYTES, ex->host.absent)) {
 		struct ex_domain *d = find_domain(ex, EX_DOM0_ID);
 		if (!d)
 			d = add_domain(w, EX_DOM0_ID);

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "core/figures.h"
 #include "core/latency.h"
 
 enum family_type { FAMILY_COUNTER, FAMILY_GAUGE, FAMILY_INFO, FAMILY_HISTOGRAM };
@@ -173,7 +174,7 @@ static void cpu(struct writer *w, const struct metrics_state *st)
 		for (int r = 0; r < XIO_CPU_ROLES; r++) {
 			domain_labels(w, &st->domains[i]);
 			label(w, false, figure_get(FIG_DOM0_CPU_NS_BY_ROLE)->metric.label,
-			      model_cpu_role_key((enum xio_cpu_role)r));
+			      figure_cpu_role_key((enum xio_cpu_role)r));
 			value_seconds(w, true, st->domains[i].cpu_ns_by_role[r]);
 		}
 	host_family(w, st, FIG_UNATTRIBUTED_CPU_NS);

@@ -1,4 +1,5 @@
-/* import_text.c - lines, words, numbers and errors for the log parsers; see import_text.h. */
+/* import_text.c - lines, words, numbers and errors for the log parsers, over the one text
+ * scanner (core/text_scan.h); see import_text.h. */
 #include "import/import_text.h"
 
 #include <ctype.h>
@@ -10,6 +11,7 @@
 #include <time.h>
 
 #include "core/sanitize.h"
+#include "core/text_scan.h"
 
 void imp_quote(const char *text, char *out, size_t outlen)
 {
@@ -36,20 +38,18 @@ void imp_fail(struct xerr *err, const char *file, unsigned line, const char *fmt
 
 int imp_next_line(struct imp_cursor *c, struct imp_line *l)
 {
-	if (c->pos >= c->len)
+	struct text_span line;
+	bool newline;
+	if (!text_next_line(c->buf, c->len, &c->pos, false, &line, &newline))
 		return 0;
-	const char *start = c->buf + c->pos;
-	size_t rest = c->len - c->pos;
-	const char *nl = memchr(start, '\n', rest);
-	size_t n = nl ? (size_t)(nl - start) : rest;
-	c->pos += nl ? n + 1 : n;
+	size_t n = line.len;
 	c->line++;
-	l->terminated = nl != NULL;
-	l->has_nul = memchr(start, '\0', n) != NULL;
+	l->terminated = newline;
+	l->has_nul = memchr(line.s, '\0', n) != NULL;
 	l->too_long = n >= sizeof(l->text);
 	if (l->too_long)
 		n = sizeof(l->text) - 1;
-	memcpy(l->text, start, n);
+	memcpy(l->text, line.s, n);
 	if (n && l->text[n - 1] == '\r')
 		n--;
 	l->text[n] = '\0';
@@ -69,14 +69,15 @@ void imp_split(const char *text, struct imp_words *out)
 	snprintf(out->copy, sizeof(out->copy), "%s", text);
 	out->n = 0;
 	out->overflow = false;
-	char *save = NULL;
-	for (char *t = strtok_r(out->copy, " \t\v\f", &save); t;
-	     t = strtok_r(NULL, " \t\v\f", &save)) {
+	size_t len = strlen(out->copy), pos = 0, start;
+	while (text_next_word(out->copy, len, &pos, &start, " \t\v\f")) {
 		if (out->n == IMP_WORDS_MAX) {
 			out->overflow = true;
 			return;
 		}
-		out->w[out->n++] = t;
+		out->w[out->n++] = out->copy + start;
+		if (pos < len)
+			out->copy[pos++] = '\0'; /* the blank after it ends the word */
 	}
 }
 
@@ -90,11 +91,9 @@ int imp_find_word(const struct imp_words *w, const char *name, int from)
 
 bool imp_u64(const char *word, uint64_t *out)
 {
-	if (!isdigit((unsigned char)word[0]))
-		return false;
-	char *end;
-	unsigned long long v = strtoull(word, &end, 10);
-	if (*end)
+	struct text_cur c = {word, word + strlen(word)};
+	uint64_t v;
+	if (!text_u64(&c, &v) || !text_at_end(&c))
 		return false;
 	*out = v;
 	return true;

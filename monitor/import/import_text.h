@@ -2,9 +2,11 @@
  * line, numbers, times, and the one-line error that names FILE:LINE.
  *
  * Contract: pure functions over a caller's buffer (no I/O, no globals), so the parsers are
- * unit-testable and fuzzable. A line is at most IMP_LINE_MAX bytes; words are split on
- * blanks. Numbers must be whole words (strtoull/strtod with nothing left over, never
- * negative, NaN or infinite). Every error message is escaped (core/sanitize.h): log text
+ * unit-testable and fuzzable. Lines, words and integers are read by the one text scanner
+ * (core/text_scan.h) that explain's claims use too. A line is at most IMP_LINE_MAX bytes;
+ * words are split on blanks. Numbers must be whole words: an integer that fits 64 bits
+ * (a larger one is refused, not cut), a decimal by strtod with nothing left over, never
+ * negative, NaN or infinite. Every error message is escaped (core/sanitize.h): log text
  * may hold anything.
  */
 #ifndef XIOTOP_IMPORT_TEXT_H

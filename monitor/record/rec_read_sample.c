@@ -3,6 +3,7 @@
 #include "record/rec_latency.h"
 #include "record/rec_reader_internal.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -67,19 +68,30 @@ int rec_reader_prepare(struct rec_reader *r)
 	return rc;
 }
 
-static const struct key_row *find_key(const struct rec_reader *r, int64_t id)
+/* The row of rows[0..n) (ordered by id, each `size` bytes, its id the first member) whose
+ * id is id, or NULL: the key, vbd and other id-ordered tables of one recording. */
+static const void *find_ordered(const void *rows, size_t n, size_t size, int64_t id)
 {
-	size_t lo = 0, hi = r->n_keys;
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (r->keys[mid].id == id)
-			return &r->keys[mid];
-		if (r->keys[mid].id < id)
+		const char *row = (const char *)rows + mid * size;
+		int64_t at;
+		memcpy(&at, row, sizeof(at));
+		if (at == id)
+			return row;
+		if (at < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return NULL;
+}
+
+static const struct key_row *find_key(const struct rec_reader *r, int64_t id)
+{
+	_Static_assert(offsetof(struct key_row, id) == 0, "find_ordered reads the id first");
+	return find_ordered(r->keys, r->n_keys, sizeof(*r->keys), id);
 }
 
 static const struct disk_row *find_disk(const struct rec_reader *r, int64_t id)
@@ -92,17 +104,8 @@ static const struct disk_row *find_disk(const struct rec_reader *r, int64_t id)
 
 static const struct vbd_row *find_vbd(const struct rec_reader *r, int64_t id)
 {
-	size_t lo = 0, hi = r->n_vbd_keys;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (r->vbd_keys[mid].id == id)
-			return &r->vbd_keys[mid];
-		if (r->vbd_keys[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	_Static_assert(offsetof(struct vbd_row, id) == 0, "find_ordered reads the id first");
+	return find_ordered(r->vbd_keys, r->n_vbd_keys, sizeof(*r->vbd_keys), id);
 }
 
 static sqlite3_stmt *range_stmt(struct rec_reader *r, enum reader_stmt which, size_t i)

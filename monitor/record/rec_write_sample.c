@@ -4,6 +4,7 @@
 #include "record/rec_latency.h"
 #include "record/rec_writer_internal.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -328,96 +329,131 @@ static void bind_name(sqlite3_stmt *st, int col, const char *s, size_t max)
 	sqlite3_bind_text(st, col, s, (int)strnlen(s, max), SQLITE_STATIC);
 }
 
-static int store_devices(struct rec_writer *w, const struct xio_sample *s)
+/* One kind of row that stays open while the samples hold its item (devices, domains):
+ * each open row is its item (at offset 0), its row id and a seen flag. */
+struct row_kind {
+	size_t row_size, item_size, id_off, seen_off;
+	enum writer_stmt close;
+	bool (*same)(const void *open_item, const void *item);
+	/* binds the item to its open statement and steps it */
+	int (*insert)(struct rec_writer *w, const void *item);
+};
+
+static char *row_at(const struct row_kind *k, void *rows, size_t j)
 {
-	for (size_t j = 0; j < w->n_devs; j++)
-		w->devs[j].seen = false;
-	for (size_t i = 0; i < s->n_devs; i++) {
-		const struct xio_dev *d = &s->devs[i];
-		size_t j = 0;
-		while (j < w->n_devs && (w->devs[j].seen || !same_dev(&w->devs[j].dev, d)))
-			j++;
-		if (j < w->n_devs) {
-			w->devs[j].seen = true;
-			continue;
-		}
-		struct open_dev *p = realloc(w->devs, (w->n_devs + 1) * sizeof(*p));
-		if (!p)
-			return SQLITE_NOMEM;
-		w->devs = p;
-		sqlite3_stmt *st = w->st[ST_DEV_OPEN];
-		sqlite3_bind_int64(st, 1, d->dev);
-		bind_name(st, 2, d->name, sizeof(d->name));
-		sqlite3_bind_int(st, 3, d->is_leaf);
-		sqlite3_bind_int64(st, 4, (sqlite3_int64)w->count);
-		int rc = step_done(st);
-		if (rc != SQLITE_OK)
-			return rc;
-		p[w->n_devs] = (struct open_dev){*d, sqlite3_last_insert_rowid(w->db), true};
-		w->n_devs++;
-	}
-	size_t kept = 0;
-	for (size_t j = 0; j < w->n_devs; j++) {
-		if (!w->devs[j].seen) {
-			int rc = close_row(w, ST_DEV_CLOSE, w->devs[j].id);
-			if (rc != SQLITE_OK)
-				return rc;
-			continue;
-		}
-		w->devs[kept++] = w->devs[j];
-	}
-	w->n_devs = kept;
-	return SQLITE_OK;
+	return (char *)rows + j * k->row_size;
 }
 
-static int store_domains(struct rec_writer *w, const struct xio_sample *s)
+static bool *row_seen(const struct row_kind *k, void *rows, size_t j)
 {
-	for (size_t j = 0; j < w->n_doms; j++)
-		w->doms[j].seen = false;
-	for (size_t i = 0; i < s->n_domains; i++) {
-		const struct xio_domain *d = &s->domains[i];
+	return (bool *)(row_at(k, rows, j) + k->seen_off);
+}
+
+static int64_t row_id(const struct row_kind *k, void *rows, size_t j)
+{
+	int64_t id;
+	memcpy(&id, row_at(k, rows, j) + k->id_off, sizeof(id));
+	return id;
+}
+
+/* The sample's items against the open rows (n of them; the array may move: returned):
+ * an item already open stays so, a new one opens a row, a row no item matches is closed
+ * at the previous sample. *rc: SQLite's status. */
+static void *store_rows(struct rec_writer *w, const struct row_kind *k, const void *items,
+                        size_t n_items, void *rows, size_t *n, int *rc)
+{
+	*rc = SQLITE_OK;
+	for (size_t j = 0; j < *n; j++)
+		*row_seen(k, rows, j) = false;
+	for (size_t i = 0; i < n_items; i++) {
+		const char *item = (const char *)items + i * k->item_size;
 		size_t j = 0;
-		while (j < w->n_doms && (w->doms[j].seen || !same_domain(&w->doms[j].dom, d)))
+		while (j < *n && (*row_seen(k, rows, j) || !k->same(row_at(k, rows, j), item)))
 			j++;
-		if (j < w->n_doms) {
-			w->doms[j].seen = true;
+		if (j < *n) {
+			*row_seen(k, rows, j) = true;
 			continue;
 		}
-		struct open_domain *p = realloc(w->doms, (w->n_doms + 1) * sizeof(*p));
-		if (!p)
-			return SQLITE_NOMEM;
-		w->doms = p;
-		sqlite3_stmt *st = w->st[ST_DOM_OPEN];
-		sqlite3_bind_int64(st, 1, d->domid);
-		bind_name(st, 2, d->name, sizeof(d->name));
-		bind_name(st, 3, d->kind, sizeof(d->kind));
-		bind_name(st, 4, d->file, sizeof(d->file));
-		sqlite3_bind_int(st, 5, d->missing);
-		sqlite3_bind_int64(st, 6, (sqlite3_int64)w->count);
-		bind_name(st, 7, d->uuid, sizeof(d->uuid));
-		if (d->generation) /* unknown: NULL */
-			sqlite3_bind_int64(st, 8, d->generation);
-		if (d->mem_bytes)
-			bind_u64(st, 9, d->mem_bytes);
-		int rc = step_done(st);
-		if (rc != SQLITE_OK)
-			return rc;
-		p[w->n_doms] = (struct open_domain){*d, sqlite3_last_insert_rowid(w->db), true};
-		w->n_doms++;
+		void *p = realloc(rows, (*n + 1) * k->row_size);
+		if (!p) {
+			*rc = SQLITE_NOMEM;
+			return rows;
+		}
+		rows = p;
+		if ((*rc = k->insert(w, item)) != SQLITE_OK)
+			return rows;
+		char *row = row_at(k, rows, *n);
+		int64_t id = sqlite3_last_insert_rowid(w->db);
+		memset(row, 0, k->row_size);
+		memcpy(row, item, k->item_size);
+		memcpy(row + k->id_off, &id, sizeof(id));
+		*row_seen(k, rows, *n) = true;
+		(*n)++;
 	}
 	size_t kept = 0;
-	for (size_t j = 0; j < w->n_doms; j++) {
-		if (!w->doms[j].seen) {
-			int rc = close_row(w, ST_DOM_CLOSE, w->doms[j].id);
-			if (rc != SQLITE_OK)
-				return rc;
+	for (size_t j = 0; j < *n; j++) {
+		if (!*row_seen(k, rows, j)) {
+			if ((*rc = close_row(w, k->close, row_id(k, rows, j))) != SQLITE_OK)
+				return rows;
 			continue;
 		}
-		w->doms[kept++] = w->doms[j];
+		memmove(row_at(k, rows, kept++), row_at(k, rows, j), k->row_size);
 	}
-	w->n_doms = kept;
-	return SQLITE_OK;
+	*n = kept;
+	return rows;
 }
+
+static bool same_dev_row(const void *open_item, const void *item)
+{
+	return same_dev(open_item, item);
+}
+
+static int insert_dev(struct rec_writer *w, const void *item)
+{
+	const struct xio_dev *d = item;
+	sqlite3_stmt *st = w->st[ST_DEV_OPEN];
+	sqlite3_bind_int64(st, 1, d->dev);
+	bind_name(st, 2, d->name, sizeof(d->name));
+	sqlite3_bind_int(st, 3, d->is_leaf);
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)w->count);
+	return step_done(st);
+}
+
+static bool same_domain_row(const void *open_item, const void *item)
+{
+	return same_domain(open_item, item);
+}
+
+static int insert_domain(struct rec_writer *w, const void *item)
+{
+	const struct xio_domain *d = item;
+	sqlite3_stmt *st = w->st[ST_DOM_OPEN];
+	sqlite3_bind_int64(st, 1, d->domid);
+	bind_name(st, 2, d->name, sizeof(d->name));
+	bind_name(st, 3, d->kind, sizeof(d->kind));
+	bind_name(st, 4, d->file, sizeof(d->file));
+	sqlite3_bind_int(st, 5, d->missing);
+	sqlite3_bind_int64(st, 6, (sqlite3_int64)w->count);
+	bind_name(st, 7, d->uuid, sizeof(d->uuid));
+	if (d->generation) /* unknown: NULL */
+		sqlite3_bind_int64(st, 8, d->generation);
+	if (d->mem_bytes)
+		bind_u64(st, 9, d->mem_bytes);
+	return step_done(st);
+}
+
+/* An open row is its item (at offset 0), its row id and a seen flag. */
+#define ROW_KIND(open_type, item_type, close_stmt, same_fn, insert_fn)                             \
+	{                                                                                          \
+		sizeof(open_type), sizeof(item_type), offsetof(open_type, id),                     \
+		    offsetof(open_type, seen), close_stmt, same_fn, insert_fn                      \
+	}
+_Static_assert(offsetof(struct open_dev, dev) == 0, "an open row starts with its item");
+_Static_assert(offsetof(struct open_domain, dom) == 0, "an open row starts with its item");
+static const struct row_kind device_rows =
+    ROW_KIND(struct open_dev, struct xio_dev, ST_DEV_CLOSE, same_dev_row, insert_dev);
+static const struct row_kind domain_rows =
+    ROW_KIND(struct open_domain, struct xio_domain, ST_DOM_CLOSE, same_domain_row, insert_domain);
 
 int rec_store_sample(struct rec_writer *w, const struct xio_sample *s)
 {
@@ -433,8 +469,9 @@ int rec_store_sample(struct rec_writer *w, const struct xio_sample *s)
 	if (rc == SQLITE_OK)
 		rc = rec_store_latency(w->st[ST_LATENCY], w->count, s);
 	if (rc == SQLITE_OK)
-		rc = store_devices(w, s);
+		w->devs = store_rows(w, &device_rows, s->devs, s->n_devs, w->devs, &w->n_devs, &rc);
 	if (rc == SQLITE_OK)
-		rc = store_domains(w, s);
+		w->doms =
+		    store_rows(w, &domain_rows, s->domains, s->n_domains, w->doms, &w->n_doms, &rc);
 	return rc;
 }

@@ -31,13 +31,11 @@ int live_load_topology(const struct source_opts *o, struct xt_topology *topo, st
 {
 	struct topo_source src;
 	memset(topo, 0, sizeof(*topo));
-	int rc = topo_source_open(&src, o->xenstore_dump, &o->roots, xen_api_real(), stderr);
-	if (rc) /* the source said why on its stream */
-		xerr_set(err, XERR_INPUT, "%s", "");
-	else if (topo_source_build(&src, topo))
+	int rc = topo_source_open(&src, o->xenstore_dump, &o->roots, xen_api_real(), err);
+	if (!rc && topo_source_build(&src, topo)) {
 		xerr_set(err, XERR_NOMEM, "out of memory building the topology");
-	else
-		rc = 0;
+		rc = -1;
+	}
 	topo_source_close(&src);
 	return rc ? -1 : 0;
 }
@@ -94,10 +92,8 @@ int live_open(struct live **out, const struct source_opts *o, struct xerr *err)
 	}
 	l->roots = o->roots;
 	l->opts = *o;
-	int rc = topo_source_open(&l->src, o->xenstore_dump, &o->roots, xen_api_real(), stderr);
-	if (rc) /* the source said why on its stream */
-		xerr_set(err, XERR_INPUT, "%s", "");
-	else if ((rc = topo_source_build(&l->src, &l->topo)))
+	int rc = topo_source_open(&l->src, o->xenstore_dump, &o->roots, xen_api_real(), err);
+	if (!rc && (rc = topo_source_build(&l->src, &l->topo)))
 		xerr_set(err, XERR_NOMEM, "out of memory building the topology");
 	if (rc) {
 		topo_source_close(&l->src);

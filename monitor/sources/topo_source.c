@@ -16,38 +16,34 @@ static int open_xen(struct topo_source *src, const char *dump, const struct xen_
 		return -1;
 	}
 	src->kind = TOPO_SRC_XEN;
-	fprintf(src->say,
-	        "xiotop: topology from live xenstore and libxenstat (Xen %s answers%s%s)\n",
-	        xenlive_xen_version(src->xen), dump ? "; --xenstore-dump ignored" : "",
-	        xenlive_watching(src->xen) ? "" : "; no watch: xenstore is read every interval");
+	xnote("topology from live xenstore and libxenstat (Xen %s answers%s%s)",
+	      xenlive_xen_version(src->xen), dump ? "; --xenstore-dump ignored" : "",
+	      xenlive_watching(src->xen) ? "" : "; no watch: xenstore is read every interval");
 	return 0;
 }
 
 int topo_source_open(struct topo_source *src, const char *dump, const struct xt_roots *roots,
-                     const struct xen_api *api, FILE *say)
+                     const struct xen_api *api, struct xerr *err)
 {
 	memset(src, 0, sizeof(*src));
 	src->roots = *roots;
-	src->say = say;
 	char why[512];
 	if (open_xen(src, dump, api, why, sizeof(why)) == 0)
 		return 0;
 	if (dump) {
-		char err[512];
-		if (xs_parse_file(dump, &src->store, err, sizeof(err))) {
-			fprintf(say, "xiotop: %s\n", err);
-			return 2;
+		char bad[512];
+		if (xs_parse_file(dump, &src->store, bad, sizeof(bad))) {
+			xerr_set(err, XERR_INPUT, "%s", bad);
+			return -1;
 		}
 		src->kind = TOPO_SRC_DUMP;
-		fprintf(say, "xiotop: topology from xenstore dump %s (Xen not available: %s)\n",
-		        dump, why);
+		xnote("topology from xenstore dump %s (Xen not available: %s)", dump, why);
 		return 0;
 	}
 	src->kind = TOPO_SRC_PROC;
-	fprintf(say,
-	        "xiotop: topology from qemu processes in /proc only (Xen not available: %s; no "
-	        "--xenstore-dump given)\n",
-	        why);
+	xnote("topology from qemu processes in /proc only (Xen not available: %s; no "
+	      "--xenstore-dump given)",
+	      why);
 	return 0;
 }
 
@@ -63,12 +59,12 @@ static void refresh_xen(struct topo_source *src)
 		xs_free(&src->store);
 		src->store = fresh;
 		if (src->reread_failed)
-			fprintf(src->say, "xiotop: xenstore answers again\n");
+			xnote("xenstore answers again");
 		src->reread_failed = false;
 		return;
 	}
 	if (!src->reread_failed)
-		fprintf(src->say, "xiotop: %s; keeping the last topology\n", why);
+		xnote("%s; keeping the last topology", why);
 	src->reread_failed = true;
 }
 

@@ -3,18 +3,18 @@
  *
  * Contract: topo_source_open() picks, in this order: Xen live (when both libxenstat and
  * xenstore answer; a --xenstore-dump is then ignored), else the xenstore dump if one is
- * given, else nothing but the qemu processes in /proc. It prints exactly one line to
- * `say` naming the source and why (the reason Xen is not used, from the failing call),
- * or one line saying why the dump cannot be read (then it returns 2). The Xen source is
- * read again when its watch fires, the dump once. topo_source_build() gives a fresh
- * topology every time: the xenstore nodes resolved through sysfs, the qemu processes
- * running now, and each domain's generation (so a reused domid is a new domain).
+ * given, else nothing but the qemu processes in /proc. It notes (core/error.h xnote)
+ * exactly one sentence naming the source and why (the reason Xen is not used, from the
+ * failing call), or fills err (bad input) with why the dump cannot be read. It prints
+ * nothing itself: cli/ says both. The Xen source is read again when its watch fires (a
+ * failed read and its recovery are noted once each), the dump once. topo_source_build() gives a
+ * fresh topology every time: the xenstore nodes resolved through sysfs, the qemu processes running
+ * now, and each domain's generation (so a reused domid is a new domain).
  */
 #ifndef XIOTOP_TOPO_SOURCE_H
 #define XIOTOP_TOPO_SOURCE_H
 
-#include <stdio.h>
-
+#include "core/error.h"
 #include "sources/topology/topology.h"
 #include "sources/xen/xenlive.h"
 
@@ -30,13 +30,13 @@ struct topo_source {
 	struct xenlive *xen;   /* TOPO_SRC_XEN, else NULL */
 	struct xs_store store; /* the xenstore nodes: last read (Xen), or the dump */
 	struct topo_generations generations;
-	bool reread_failed; /* Xen: the last read of xenstore failed (said once), retry */
-	FILE *say;          /* the one line at start, and a line when xenstore fails */
+	bool reread_failed; /* Xen: the last read of xenstore failed (noted once), retry */
 };
 
-/* 0, or exit status 2 (the dump cannot be read). `api` may be NULL (no Xen support). */
+/* 0, or -1 with err filled (XERR_INPUT: the dump cannot be read). `api` may be NULL (no
+ * Xen support). */
 int topo_source_open(struct topo_source *src, const char *dump, const struct xt_roots *roots,
-                     const struct xen_api *api, FILE *say);
+                     const struct xen_api *api, struct xerr *err);
 /* 0, or -1 when out of memory (out is then empty). */
 int topo_source_build(struct topo_source *src, struct xt_topology *out);
 void topo_source_close(struct topo_source *src);

@@ -235,6 +235,20 @@ static void test_device_name_escaped(void **state)
 	imp_iostat_free(&ios);
 }
 
+/* A counter past 64 bits is refused with its line, never cut to the largest value (the
+ * scanner's integers, core/text_scan.h); the largest that fits is read. */
+static void test_number_past_64_bits(void **state)
+{
+	(void)state;
+	uint64_t v = 0;
+	assert_true(imp_u64("18446744073709551615", &v));
+	assert_true(v == UINT64_MAX);
+	assert_false(imp_u64("18446744073709551616", &v));
+	assert_false(imp_u64("99999999999999999999999", &v));
+	assert_false(imp_u64("12x", &v));
+	assert_false(imp_u64("", &v));
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
@@ -242,7 +256,7 @@ int main(void)
 	    cmocka_unit_test(test_xentop_bad),      cmocka_unit_test(test_xentop_partial_end),
 	    cmocka_unit_test(test_vmstat_bad),      cmocka_unit_test(test_iostat_bad),
 	    cmocka_unit_test(test_mixed_intervals), cmocka_unit_test(test_device_name_escaped),
-	    cmocka_unit_test(test_timeline_needs),
+	    cmocka_unit_test(test_timeline_needs),  cmocka_unit_test(test_number_past_64_bits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

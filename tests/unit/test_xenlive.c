@@ -615,11 +615,34 @@ struct said {
 	FILE *f;
 };
 
+/* Where the source's notes go while a test listens: written as cli/ says them. */
+static FILE *said_to;
+
+static void said_note(const char *sentence)
+{
+	if (said_to)
+		fprintf(said_to, "xiotop: %s\n", sentence);
+}
+
 static void said_open(struct said *s)
 {
 	s->text = NULL;
 	s->len = 0;
 	s->f = open_memstream(&s->text, &s->len);
+	said_to = s->f;
+	xnote_set_sink(said_note);
+}
+
+/* topo_source_open with its notes and its failure said on `say` as cli/ would, and the
+ * exit status cli/ picks from the failure's kind (cli_fail: bad input 2). */
+static int open_said(struct topo_source *src, const char *dump, const struct xen_api *api,
+                     struct said *say)
+{
+	struct xerr err = {0};
+	if (!topo_source_open(src, dump, &roots, api, &err))
+		return 0;
+	fprintf(say->f, "xiotop: %s\n", err.msg);
+	return err.kind == XERR_INPUT || err.kind == XERR_PREREQ ? 2 : 1;
 }
 
 static int said_lines(struct said *s)
@@ -639,6 +662,8 @@ static const char *said_text(struct said *s)
 
 static void said_close(struct said *s)
 {
+	xnote_set_sink(NULL);
+	said_to = NULL;
 	fclose(s->f);
 	free(s->text);
 }
@@ -650,7 +675,7 @@ static void test_source_xen_live_first(void **state)
 	said_open(&say);
 	xd_set_tree(tree);
 	struct topo_source src;
-	assert_int_equal(topo_source_open(&src, "ignored.txt", &roots, &xd_api, say.f), 0);
+	assert_int_equal(open_said(&src, "ignored.txt", &xd_api, &say), 0);
 	assert_int_equal(said_lines(&say), 1);
 	assert_string_equal(said_text(&say),
 	                    "xiotop: topology from live xenstore and libxenstat (Xen "
@@ -668,7 +693,7 @@ static void test_source_xen_live_first(void **state)
 
 	xd.fail_watch = true;
 	said_open(&say);
-	assert_int_equal(topo_source_open(&src, NULL, &roots, &xd_api, say.f), 0);
+	assert_int_equal(open_said(&src, NULL, &xd_api, &say), 0);
 	assert_string_equal(said_text(&say),
 	                    "xiotop: topology from live xenstore and libxenstat (Xen "
 	                    "4.17.3 answers; no watch: xenstore is read every "
@@ -689,7 +714,7 @@ static void test_source_falls_back_to_dump_then_proc(void **state)
 	struct said say;
 	said_open(&say);
 	struct topo_source src;
-	assert_int_equal(topo_source_open(&src, dump, &roots, &xd_api, say.f), 0);
+	assert_int_equal(open_said(&src, dump, &xd_api, &say), 0);
 	assert_int_equal(said_lines(&say), 1);
 	char want[PATH_MAX + 200];
 	snprintf(want, sizeof(want),
@@ -710,7 +735,7 @@ static void test_source_falls_back_to_dump_then_proc(void **state)
 	xd.fail_stat_init = false;
 	xd.fail_xs_open = true;
 	said_open(&say);
-	assert_int_equal(topo_source_open(&src, NULL, &roots, &xd_api, say.f), 0);
+	assert_int_equal(open_said(&src, NULL, &xd_api, &say), 0);
 	assert_int_equal(src.kind, TOPO_SRC_PROC);
 	assert_string_equal(said_text(&say),
 	                    "xiotop: topology from qemu processes in /proc only (Xen not "
@@ -726,7 +751,7 @@ static void test_source_falls_back_to_dump_then_proc(void **state)
 
 	/* built without the libraries */
 	said_open(&say);
-	assert_int_equal(topo_source_open(&src, NULL, &roots, NULL, say.f), 0);
+	assert_int_equal(open_said(&src, NULL, NULL, &say), 0);
 	assert_non_null(strstr(said_text(&say), "(Xen not available: xiotop was built without "));
 	topo_source_close(&src);
 	said_close(&say);
@@ -734,7 +759,7 @@ static void test_source_falls_back_to_dump_then_proc(void **state)
 	/* a dump that cannot be read: one line naming it, exit status 2 */
 	said_open(&say);
 	snprintf(dump, sizeof(dump), "%s/none.txt", root);
-	assert_int_equal(topo_source_open(&src, dump, &roots, NULL, say.f), 2);
+	assert_int_equal(open_said(&src, dump, NULL, &say), 2);
 	assert_int_equal(said_lines(&say), 1);
 	assert_non_null(strstr(said_text(&say), "none.txt"));
 	topo_source_close(&src);
@@ -749,7 +774,7 @@ static void test_source_survives_xenstore_failure(void **state)
 	said_open(&say);
 	xd_set_tree(tree);
 	struct topo_source src;
-	assert_int_equal(topo_source_open(&src, NULL, &roots, &xd_api, say.f), 0);
+	assert_int_equal(open_said(&src, NULL, &xd_api, &say), 0);
 	xd.fail_reads = true;
 	xd.pending_events = 1;
 	struct xt_topology t;
