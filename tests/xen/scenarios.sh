@@ -177,8 +177,11 @@ mark "xiotop up: $(head -3 $R/xiotop.err | tr '\n' ' ')"
 # shellcheck disable=SC1091 # tests/xen/stacks.sh, put in /root by run.sh
 . /root/stacks.sh
 # xiotop_phases=stacks on the dom0 command line (run.sh passes $XIOTOP_XEN_DOM0_ARGS):
-# only the storage-stack phases, to work on them (check.py then fails the others)
+# only the storage-stack phases (the test xen_dom0_stacks); else phases A-D and the
+# console (xen_dom0). Two boots, each under 6 minutes, where one did both in 7 and more.
+# check.py reads $R/phases to judge only what ran.
 if grep -qw xiotop_phases=stacks /proc/cmdline; then
+	echo stacks >$R/phases
 	stacks_all
 	kill -INT $xpid
 	wait $xpid
@@ -274,9 +277,7 @@ if create reuse >/dev/null && xl unpause reuse && wait_done reuse; then
 	destroy reuse 2>/dev/null
 	sleep 2
 fi
-### the storage stacks of the user stories: md RAID under an LV, degraded and resyncing,
-# the console as an administrator drives it, an HVM guest's emulated disk (stacks.sh)
-stacks_all
+echo main >$R/phases
 kill -INT $xpid
 wait $xpid
 mark "xiotop exit $?"
