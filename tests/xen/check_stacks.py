@@ -265,7 +265,7 @@ def _check_console(res, check):
         return
     rows = lambda t: {l.split()[0] for l in t.splitlines() if l.split()}
     check({"raid1", "raid10", "file-r"} <= rows(start) and mode[:2] == ["1", "0"],
-          f"console: the screen while the guests write lists raid1, raid10 and file-r (alternate"
+          f"console: the screen lists raid1, raid10 and file-r once made (alternate"
           f" screen {mode[:1]}, cursor hidden {mode[1:2]})")
     s1, s2, s3 = _sort_of(start), _sort_of(_screen(res, "sort-next")[0]), _sort_of(_screen(res, "reverse")[0])
     check(s1[0] is not None and s2[0] is not None and s1[0] != s2[0],

@@ -96,15 +96,19 @@ settle() {
 }
 
 stacks_phase_r() {
-	# 16 MiB written 80 times over (1.25 GiB each, ~45 s under TCG) in 256 KiB requests: they write while the
-	# console session drills into them
-	XARGS="xbs=256 xloops=80" cfg raid1 /dev/mapper/xvg-r1 16 8
-	XARGS="xbs=256 xloops=80" cfg raid10 /dev/mapper/xvg-r10 16 8
-	XARGS="xbs=256 xloops=80" cfg file-r /dev/loop4 16 8
+	# 16 MiB written 10 times over (160 MiB each) in 256 KiB requests, file-r 30 times: the
+	# console drills into raid1 while all write, then into file-r while it still does
+	XARGS="xbs=256 xloops=10" cfg raid1 /dev/mapper/xvg-r1 16 8
+	XARGS="xbs=256 xloops=10" cfg raid10 /dev/mapper/xvg-r10 16 8
+	XARGS="xbs=256 xloops=30" cfg file-r /dev/loop4 16 8
 	# the console first: it starts slowly under TCG while guests boot, and keys typed
 	# before it reads the terminal would go to the shell
 	console_start
 	for n in raid1 raid10 file-r; do create $n >/dev/null || return 1; done
+	# while they are paused: the rows, a filter and the drill-down into raid1, so that the
+	# drill-down is on screen when the writes come (under TCG with three guests writing,
+	# a key took 26 s to show: typed after the unpause it came after the writes)
+	console_prepare
 	stack_counts R-start
 	mark "phase R: unpause"
 	for n in raid1 raid10 file-r; do xl unpause $n; done
@@ -192,35 +196,37 @@ console_start() {
 	adm_await ready 90 "^Domain-0 +0 "
 }
 
-console_drive() {
-	# a guest writing: its row's GWR_MB/s (column 5) above 0
-	adm_await start 90 "^raid1 +[0-9]+ +[a-z]+ +[0-9.]+ +[1-9][0-9]*\.[0-9]|^raid1 +[0-9]+ +[a-z]+ +[0-9.]+ +0\.[1-9]"
-	# the drill-downs first, while the guests surely write (their leaves' rates > 0); under
-	# TCG with three guests writing, a key can take over 10 s to show on the screen
+console_prepare() {
+	adm_await start 90 "^file-r "
 	adm_keys f r a i d 1 Enter
-	adm_await filter-raid1 5 "filter \"raid1\""
+	adm_await filter-raid1 30 "filter \"raid1\""
 	adm_keys d
+	adm_await drilled 30 "^LAYER "
+}
+
+console_drive() {
 	# the drill-down shows the layers of the next interval with I/O: a member with bytes
-	adm_await drill-raid1 30 "^ *\\\`- zram[0-9]+ +leaf +[0-9.]+ +[0-9]*[1-9]"
+	adm_await drill-raid1 120 "^ *\\\`- zram[0-9]+ +leaf +[0-9.]+ +[0-9]*[1-9]"
 	adm_keys q f BSpace BSpace BSpace BSpace BSpace f i l e - r Enter d
-	adm_await drill-file 30 "^ *\\\`- ram0 +leaf +[0-9.]+ +[0-9]*[1-9]"
+	adm_await drill-file 90 "^ *\\\`- ram0 +leaf +[0-9.]+ +[0-9]*[1-9]"
 	adm_keys q f BSpace BSpace BSpace BSpace BSpace BSpace Enter
-	adm_await unfiltered 5 "^file-r "
+	adm_await unfiltered 30 "^raid10 "
+	# each await names what the key changes: a starved dom0 shows it seconds late
 	adm_keys '>'
-	adm_await sort-next 5 "sort "
+	adm_await sort-next 30 "sort KIND "
 	adm_keys r
-	adm_await reverse 5 "sort "
+	adm_await reverse 30 "sort KIND desc"
 	adm_keys m a d m - m a r k Enter
-	adm_await mark 5 "mark 1 "
+	adm_await mark 30 "mark 1 "
 	adm_keys h
-	adm_await help 5 "xiotop keys"
+	adm_await help 30 "xiotop keys"
 	adm_keys x
-	adm_await help-closed 5 "^NAME "
+	adm_await help-closed 30 "^NAME "
 	tmux resize-window -t adm -x 60 2>>"$R"/tmux.err
 	sleep 1.5
 	adm_await narrow 5 "^NAME "
 	adm_keys q
-	local end=$(($(date +%s) + 10))
+	local end=$(($(date +%s) + 30))
 	while ! grep -q "xiotop console exit" "$R"/adm.err 2>/dev/null && [ "$(date +%s)" -lt $end ]; do
 		sleep 0.3
 	done
