@@ -182,6 +182,9 @@ struct ex_window {
 	char from_label[256], to_label[256]; /* the marks bounding it; "" none */
 	double interval_s;                   /* the recording's sampling interval */
 	double recorded_after_s;             /* how long the recording goes on after to_ns */
+	/* the default window's marks: "wrap" (the wrapped command), "domain N" (a guest's own),
+	 * "domains" (every guest's, first to last); "" given bounds or none */
+	char marks_of[16];
 };
 
 struct explain {
@@ -211,9 +214,17 @@ struct explain {
 };
 
 /* The window [from, to] (marks or times, NULL: default: the wrapped command's start and
- * end marks when the recording has them, else the whole file) of reader r. 0 or -1. */
+ * end marks when the recording has them, else the first to the last mark the guests wrote
+ * themselves (origin "domain N", sources/xen/xenlive.h), else the whole file) of reader r.
+ * 0 or -1. */
 int explain_collect(struct rec_reader *r, const char *from, const char *to, struct explain *ex,
                     struct xerr *err);
+/* The same, the default window from guest marks being domain marks_domid's own first and
+ * last (every guest's when < 0): that domain's window. */
+int explain_collect_marked(struct rec_reader *r, const char *from, const char *to, long marks_domid,
+                           struct explain *ex, struct xerr *err);
+/* Domain domid wrote at least two marks of its own, at different times. */
+bool explain_has_guest_marks(const struct rec_reader *r, uint32_t domid);
 void explain_free(struct explain *ex);
 
 /* Keeps only the domains named (ids or names); unknown one: -1 with err naming it. */
