@@ -178,6 +178,18 @@ mark "xiotop up: $(head -3 $R/xiotop.err | tr '\n' ' ')"
 . /root/stacks.sh
 # xiotop_phases=stacks on the dom0 command line (run.sh passes $XIOTOP_XEN_DOM0_ARGS):
 # only the storage-stack phases, to work on them (check.py then fails the others)
+# xiotop_phases=explain: only phase X, explain as a user runs it (explain.sh; run.sh then
+# runs check_explain.py alone)
+if grep -qw xiotop_phases=explain /proc/cmdline; then
+	# shellcheck disable=SC1091 # tests/xen/explain.sh, put in /root by run.sh
+	. /root/explain.sh
+	kill -INT $xpid # its own recorder watches this phase
+	wait $xpid
+	explain_phase
+	mark "phase X: rc=$?"
+	cp /var/log/xen/*.log $R/ 2>/dev/null
+	exit 0
+fi
 if grep -qw xiotop_phases=stacks /proc/cmdline; then
 	stacks_all
 	kill -INT $xpid
