@@ -109,6 +109,10 @@ struct ex_located {
 	double from_s, to_s;  /* seconds from the window's start */
 	uint64_t guest_bytes; /* the domain's guest bytes that way over [from_s, to_s] */
 	uint64_t phys_bytes;  /* and its physical bytes that way */
+	/* writes: the quiet tail after the run in which the disk took the rest of its bytes
+	 * (a tool's closing fsync, flushed through dom0's cache in the next interval): the
+	 * end of that tail, seconds from the window's start; 0 none (phys_bytes counts it) */
+	double on_disk_s;
 };
 
 /* Bytes a located run may differ from the claim's: a guest file system adds its journal

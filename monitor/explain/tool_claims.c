@@ -23,6 +23,27 @@ static void locate_row(const struct explain *ex, const struct ex_domain *d, stru
 	                &row->located);
 }
 
+/* A write run's quiet tail: the intervals after it in which the guest wrote nothing and
+ * the disks took the rest of the run's bytes (a closing fsync or fdatasync reaches the
+ * disk in the interval after the last write; dom0's cache under a file-backed disk passes
+ * the flush on as its own writeback). Stops at the guest's next write, or once the disks
+ * took the run's guest bytes. */
+static void on_disk_tail(const struct ex_domain *d, struct ex_located *at)
+{
+	uint64_t phys = at->phys_bytes;
+	for (size_t k = at->last + 1; k < d->n_series && phys < at->guest_bytes; k++) {
+		const struct ex_point *p = &d->series[k];
+		if (p->guest_wr_bytes)
+			break;
+		if (!p->phys_wr_bytes)
+			continue;
+		phys += p->phys_wr_bytes;
+		at->on_disk_s = p->t;
+	}
+	if (at->on_disk_s > 0)
+		at->phys_bytes = phys < at->guest_bytes ? phys : at->guest_bytes;
+}
+
 static void fill_row(const struct explain *ex, const struct claim_figures *c,
                      const struct ex_domain *d, bool write, struct ex_claim *row)
 {
@@ -37,8 +58,10 @@ static void fill_row(const struct explain *ex, const struct claim_figures *c,
 	if (row->rate_bps <= 0 && row->seconds > 0)
 		row->rate_bps = (double)row->bytes / row->seconds;
 	locate_row(ex, d, row);
-	const struct ex_located *at = &row->located;
-	double span = at->to_s - at->from_s;
+	struct ex_located *at = &row->located;
+	if (at->found && write)
+		on_disk_tail(d, at);
+	double span = (at->on_disk_s > 0 ? at->on_disk_s : at->to_s) - at->from_s;
 	if (at->found && span > 0) {
 		/* judged over its own sub-window, not the whole recording's */
 		row->observed_guest = at->guest_bytes;
@@ -248,9 +271,10 @@ void verdict_claim(struct explain *ex, const struct ex_claim *c)
 		       ex_bytes((double)c->observed_phys, b3, sizeof(b3)));
 	if (c->observed_phys_rate_bps > 0)
 		ex_say(v, " (%s, %s)", ex_rate(c->observed_phys_rate_bps, r2, sizeof(r2)),
-		       c->located.found ? "over its run"
-		       : c->write       ? "counted until it was on disk"
-		                        : "over the window");
+		       c->located.on_disk_s > 0 ? "over its run and until it was on disk"
+		       : c->located.found       ? "over its run"
+		       : c->write               ? "counted until it was on disk"
+		                                : "over the window");
 	if (c->inflation > 1.2)
 		ex_say(v, ": the tool's rate is %.1fx what the disks did.", c->inflation);
 	else if (c->inflation > 0)
