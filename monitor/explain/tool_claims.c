@@ -5,22 +5,63 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/sanitize.h"
 #include "explain/verdicts.h"
 
-/* The row's run in the domain's timeline, after the same file's previous run that way. */
+/* "start bonnie" for bonnie++: the label after `prefix` names the tool (a prefix of its
+ * name, at least 2 characters, case aside). */
+static bool names_tool(const char *label, const char *prefix, const char *tool)
+{
+	size_t p = strlen(prefix), n = strlen(label);
+	return n >= p + 2 && !strncmp(label, prefix, p) && n - p <= strlen(tool) &&
+	       !strncasecmp(label + p, tool, n - p);
+}
+
+/* The guest's own marks around its tool's run ("start fio" ... "end fio", written into
+ * its xenstore node): the series indices [*from, *end) of the intervals between them,
+ * so that another tool's run of the same size is not taken for this one. Unchanged
+ * when the domain left no such pair. */
+static void tool_marks(const struct explain *ex, const struct ex_domain *d, const char *tool,
+                       size_t *from, size_t *end)
+{
+	char origin[16];
+	snprintf(origin, sizeof(origin), "domain %u", (unsigned)d->domid);
+	double start = -1, stop = -1;
+	for (size_t i = 0; i < ex->n_marks; i++) {
+		const struct ex_mark *m = &ex->marks[i];
+		if (strcmp(m->origin, origin))
+			continue;
+		if (start < 0 && names_tool(m->label, "start ", tool))
+			start = m->t;
+		else if (start >= 0 && stop < 0 && names_tool(m->label, "end ", tool))
+			stop = m->t;
+	}
+	if (start < 0 || stop < start)
+		return;
+	size_t a = 0, b = 0;
+	while (a < d->n_series && d->series[a].t <= start) /* the interval holding the mark */
+		a++;
+	for (b = a; b < d->n_series && d->series[b].t < stop; b++)
+		;
+	*from = a > *from ? a : *from;
+	*end = b < d->n_series ? b + 1 : d->n_series;
+}
+
+/* The row's run in the domain's timeline, after the same file's previous run that way,
+ * within the guest's marks around the tool when it left them. */
 static void locate_row(const struct explain *ex, const struct ex_domain *d, struct ex_claim *row)
 {
-	size_t from = 0;
+	size_t from = 0, end = d->n_series;
+	tool_marks(ex, d, row->fig.tool, &from, &end);
 	for (size_t i = 0; i < ex->n_claims; i++) {
 		const struct ex_claim *p = &ex->claims[i];
 		if (p->domid == row->domid && p->write == row->write && p->located.found &&
 		    !strcmp(p->fig.file, row->fig.file) && p->located.last + 1 > from)
 			from = p->located.last + 1;
 	}
-	ex_locate_claim(d->series, d->n_series, from, row->bytes, row->seconds, row->write,
-	                &row->located);
+	ex_locate_claim(d->series, end, from, row->bytes, row->seconds, row->write, &row->located);
 }
 
 /* A write run's quiet tail: the intervals after it in which the guest wrote nothing and

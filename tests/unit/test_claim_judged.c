@@ -351,6 +351,59 @@ static void test_fio_end_fsync_on_disk(void **state)
 		unlink(path);
 }
 
+/* A guest that marked its tools itself ("start dd" ... "end bonnie" in its xenstore
+ * node): dd read 48 MiB from its disk, then bonnie++ read its 48 MiB file from the guest's
+ * own cache (nothing reached dom0). Before, bonnie's block read was located on dd's read,
+ * the only 48 MiB of reads in the window. */
+static void test_claim_within_tool_marks(void **state)
+{
+	(void)state;
+	snprintf(path, sizeof(path), "claim-judged-marks-%d.xiotop", (int)getpid());
+	struct scenario sc;
+	sc_open(&sc, path, 1536 * 1024);
+	struct sc_dom *d = sc_add_dom(&sc, 2, "x-lv", SC_PHY, NULL, 448 * MiB);
+	sc_append(&sc);
+	idle(&sc, 1);
+	phase(&sc, d, 48 * MiB, 24 * 1024, true, false); /* dd write, 2 s */
+	phase(&sc, d, 48 * MiB, 24 * 1024, false, true); /* dd read, 2 s */
+	idle(&sc, 2);
+	phase(&sc, d, 48 * MiB, 24 * 1024, true, false); /* bonnie's writes */
+	idle(&sc, 3);                                    /* its reads: the guest's cache */
+	sc_mark(&sc, "start dd", 1.5, "domain 2", -1);
+	sc_mark(&sc, "end dd", 5.5, "domain 2", -1);
+	sc_mark(&sc, "start bonnie", 7.5, "domain 2", -1);
+	sc_mark(&sc, "end bonnie", 12.5, "domain 2", -1);
+	sc_close(&sc);
+	static struct explain ex;
+	struct rec_reader *r;
+	struct xerr err;
+	assert_int_equal(sc_explain(path, NULL, NULL, &ex, &r, &err), 0);
+	struct claim_figures f = {.rd_bytes = 48 * MiB, .rd_seconds = 0.05, .file_bytes = 48 * MiB};
+	snprintf(f.tool, sizeof(f.tool), "bonnie++");
+	snprintf(f.run, sizeof(f.run), "block read");
+	snprintf(f.domain, sizeof(f.domain), "x-lv");
+	char msg[600];
+	assert_int_equal(explain_add_claim(&ex, &f, msg, sizeof(msg)), 0);
+	struct claim_figures dd = {.rd_bytes = 48 * MiB, .rd_seconds = 2};
+	snprintf(dd.tool, sizeof(dd.tool), "dd");
+	snprintf(dd.domain, sizeof(dd.domain), "x-lv");
+	assert_int_equal(explain_add_claim(&ex, &dd, msg, sizeof(msg)), 0);
+	assert_int_equal(ex.n_claims, 2);
+	assert_false(ex.claims[0].located.found); /* not dd's read */
+	assert_true(ex.claims[1].located.found);  /* dd's, within its own marks */
+	assert_true(ex.claims[1].located.from_s < 4.01);
+	explain_verdicts(&ex);
+	for (size_t i = 0; i < ex.n_verdicts; i++)
+		if (!strcmp(ex.verdicts[i].id, "claim") &&
+		    !strcmp(sc_fig_str(&ex.verdicts[i], "tool"), "bonnie++"))
+			assert_non_null(
+			    strstr(ex.verdicts[i].text, "guest's own cache served them"));
+	explain_free(&ex);
+	rec_reader_close(r);
+	if (!getenv("XIOTOP_TEST_KEEP"))
+		unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,6 +412,7 @@ int main(void)
 	    cmocka_unit_test(test_bonnie_small_file),
 	    cmocka_unit_test(test_size_rule_from_claim),
 	    cmocka_unit_test(test_fio_end_fsync_on_disk),
+	    cmocka_unit_test(test_claim_within_tool_marks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,8 @@
 # toolstack (xl, xenstored, xenconsoled, xentop), qemu-system-xen when it can run, the
 # tools the scenarios use (bash, flock, losetup, mkfs.ext4, dmsetup, tmux) with their
 # shared libraries as that root's loader resolves them, the kernel modules (uncompressed:
-# busybox's modprobe loads plain .ko), and the domU kernel and initramfs. Writes CACHE/img/{xen,vmlinuz,base.cpio.gz,qdisk.status}; the per-run
+# busybox's modprobe loads plain .ko), and the domU kernel and initramfs. Writes
+# CACHE/img/{xen,vmlinuz,base.cpio.gz,qdisk.status,domU-bench.cpio.gz}; the per-run
 # overlay (xiotop, scenario scripts) is a second cpio appended by run.sh.
 set -euo pipefail
 cache=${1:?cache dir} src=${2:?source dir}
@@ -208,7 +209,9 @@ if elf[:4] != b"\x7fELF" or not whole:
     sys.exit(f"build_base: no xz- or zstd-compressed ELF kernel inside {sys.argv[1]}")
 open(sys.argv[2], "wb").write(elf)
 PY
-cp "$work/domU.cpio.gz" "$work/domU-bench.cpio.gz" "$D/root/"
+cp "$work/domU.cpio.gz" "$D/root/"
+# the explain phase's guests' ramdisk: run.sh adds it to the dom0 only for that phase
+cp "$work/domU-bench.cpio.gz" "$out/"
 # an HVM guest boots the bzImage itself (qemu's direct kernel boot)
 cp "$R/boot/vmlinuz-$kv" "$D/root/vmlinuz"
 (cd "$D" && find . | cpio -H newc -o --quiet | gzip -1 >"$out/base.cpio.gz")

@@ -98,6 +98,9 @@ install -m 755 "$here/dom0_init.sh" "$O/init"
 install -m 755 "$here/scenarios.sh" "$O/root/scenarios.sh"
 install -m 644 "$here/stacks.sh" "$O/root/stacks.sh"
 install -m 644 "$here/explain.sh" "$O/root/explain.sh"
+case ",${XIOTOP_XEN_DOM0_ARGS:-}," in
+*xiotop_phases=explain*) cp "$cache/img/domU-bench.cpio.gz" "$O/root/" ;; # ~30 MiB: only for it
+esac
 (cd "$O" && find . | cpio -H newc -o --quiet | gzip -1 >"$work/overlay.cpio.gz")
 cat "$cache/img/base.cpio.gz" "$work/overlay.cpio.gz" >"$work/dom0.cpio.gz"
 cp "$cache/img/xen" "$cache/img/vmlinuz" "$cache/img/qdisk.status" "$work/"
