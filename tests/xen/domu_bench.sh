@@ -22,14 +22,18 @@ i=0
 while [ ! -b /dev/xvda ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
 export PATH=/usr/bin:/bin
 say() { echo "XIOTOP-DOMU: $*"; }
-# mark LABEL: the guest's own mark; its time on the console too (checked against dom0's)
+# mark LABEL: the guest's own mark; its time on the console too (checked against dom0's).
+# Quiet for 2 s on both sides: the recorder's window holds the interval around each mark
+# whole, and blkback's statistics are read when the mark lands; nothing may move between
 mark() {
+	sync
+	sleep 2
 	if xenstore-write data/xiotop/mark "$1" 2>/tmp/xs.err; then
 		say "mark $1 at $(cut -d' ' -f1 /proc/uptime)"
 	else
 		say "mark $1 FAILED: $(cat /tmp/xs.err)"
 	fi
-	sleep 2 # one recorder interval at least between two marks (the node keeps the last)
+	sleep 2 # and one recorder interval at least between two marks (the node keeps the last)
 }
 # bench TOOL COMMAND...: the command's whole output between markers, marked around
 bench() {
