@@ -355,8 +355,14 @@ def main():
             p = os.path.join(res, f"x-{name}-{t}.txt")
             check(os.path.exists(p) and os.path.getsize(p) > 0, f"[{name}] {t}'s output collected from the console")
     check_kernel_physics(truth)
+    cost = {}
     for name in ("x-file", "x-lv"):
-        check_recorded(res, truth, name)
+        ex = check_recorded(res, truth, name)
+        d = domain(ex, truth.domid.get(name)) if ex and "_error" not in ex else None
+        cost[name] = d.get("dom0_cpu_s_per_gib") if d else None
+    # 8. loop and the page cache cost dom0 more CPU per GiB than a dm remap
+    check(None not in cost.values() and cost["x-file"] > cost["x-lv"],
+          f"8: dom0 CPU per GiB x-file {cost['x-file']} s > x-lv {cost['x-lv']} s")
     check_imported(res, truth)
     print(f"check_explain: {len(failures)} failures, {len(notes)} notes")
     return 1 if failures else 0
