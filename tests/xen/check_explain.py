@@ -25,6 +25,8 @@ THE EXPECTED VERDICTS, FROM THE PHYSICS (written before any run was looked at):
     printed its rate: each write claim's inflation is at most 1.2 x the stretch that
     whole sampling intervals add to a run of s seconds ((s + 1 interval) / s: xiotop
     sees a run in whole 1 s intervals).
+ 3b. dd's log holds no command line: its first run is the write and its second the read
+    (as the guest ran them, 2 s apart), which explain must take from the timeline.
  4. dd's read came after the guest dropped its caches, so the guest read its disk. On
     x-lv the disk (zram) served it: its dd read claim's observed physical reads are the
     guest's (within 10 %). On x-file the image's pages were still in dom0's page cache
@@ -224,6 +226,10 @@ def check_recorded(res, truth, name):
               f"{tag} 3: {tool} write (synced) claim inflation "
               + ", ".join(f"{i} (over {s} s: <= {b:.2f})" for (i, s), b in zip(got, bound))
               + " (on a disk when the tool printed)")
+    # 3b. the dd runs' directions from the timeline: run 1 the write, run 2 the read
+    dirs = {v["figures"].get("run"): v["figures"].get("direction") for v in claims_of(ex, "dd")}
+    check(dirs == {"run 1": "write", "run 2": "read"},
+          f"{tag} 3b: dd's runs as the guest ran them (run 1 write, run 2 read): {dirs}")
     # 4. dd's read after drop_caches: the LV's disk served it, the file's dom0 cache did
     ddr = claims_of(ex, "dd", "read")
     rc = verdicts(ex, "read_cache", domid)
