@@ -139,11 +139,15 @@ static void add_undirected(struct explain *ex, const struct claim_figures *c,
 	fill_row(ex, c, d, false, &rd);
 	struct ex_claim *pick;
 	if (wr.located.found && rd.located.found) {
-		/* a file's runs are in the order they ran: the earlier, then the nearer */
+		/* a file's runs are in the order they ran: the earlier, then (both starting in
+		 * one interval: runs shorter than the sampling) the one that ended first, then
+		 * the nearer in bytes */
 		double ew = fabs((double)wr.located.guest_bytes - (double)wr.bytes);
 		double er = fabs((double)rd.located.guest_bytes - (double)rd.bytes);
 		if (wr.located.from_s != rd.located.from_s)
 			pick = rd.located.from_s < wr.located.from_s ? &rd : &wr;
+		else if (wr.located.to_s != rd.located.to_s)
+			pick = rd.located.to_s < wr.located.to_s ? &rd : &wr;
 		else
 			pick = er < ew ? &rd : &wr;
 		pick->direction_from = "the timeline";

@@ -170,6 +170,45 @@ static void test_dd_undirected(void **state)
 		unlink(path);
 }
 
+/* The Xen test's dd on an LV: a 0.54 s synced write of 48 MiB, then a 0.33 s read, both
+ * starting in one second of the sampling, the write's bytes 64 KiB over the claim (its
+ * journal), the read's exact, the read running into the next second. Before, the tie on
+ * the start went to the nearer in bytes: run 1 taken as the read, run 2 as the write. */
+static void test_dd_runs_in_one_interval(void **state)
+{
+	(void)state;
+	snprintf(path, sizeof(path), "claim-judged-dd1-%d.xiotop", (int)getpid());
+	struct scenario sc;
+	sc_open(&sc, path, 1536 * 1024);
+	struct sc_dom *d = sc_add_dom(&sc, 2, "x-lv", SC_PHY, NULL, 448 * MiB);
+	sc_append(&sc);
+	idle(&sc, 2);
+	struct sc_step both = {.guest_wr = 48 * MiB + 64 * 1024, .guest_rd = 24 * MiB};
+	both.phys_wr = both.guest_wr;
+	both.phys_rd = both.guest_rd;
+	sc_step(&sc, d, &both);
+	sc_append(&sc);
+	struct sc_step rest = {.guest_rd = 24 * MiB, .phys_rd = 24 * MiB};
+	sc_step(&sc, d, &rest);
+	sc_append(&sc);
+	idle(&sc, 2);
+	sc_close(&sc);
+	static struct explain ex;
+	struct rec_reader *r;
+	struct xerr err;
+	assert_int_equal(sc_explain(path, NULL, NULL, &ex, &r, &err), 0);
+	char arg[1100];
+	snprintf(arg, sizeof(arg), "%s@x-lv", fixture("xen-gnu-dd-sync-then-read.txt"));
+	add_file(&ex, arg);
+	assert_int_equal(ex.n_claims, 2);
+	assert_true(ex.claims[0].write);
+	assert_false(ex.claims[1].write);
+	explain_free(&ex);
+	rec_reader_close(r);
+	if (!getenv("XIOTOP_TEST_KEEP"))
+		unlink(path);
+}
+
 /* bonnie++ -s 64 in a guest of 448 MiB: its writes reach dom0, its reads never do (the
  * guest's own cache). Before, the read claim was hedged "outside the window, or the
  * guest's own cache"; now the file is set against the guest's memory. */
@@ -411,6 +450,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_bonnie_lv_phases),
 	    cmocka_unit_test(test_dd_undirected),
+	    cmocka_unit_test(test_dd_runs_in_one_interval),
 	    cmocka_unit_test(test_bonnie_small_file),
 	    cmocka_unit_test(test_size_rule_from_claim),
 	    cmocka_unit_test(test_fio_end_fsync_on_disk),
