@@ -137,6 +137,10 @@ struct ex_claim {
 	uint64_t observed_guest, observed_phys; /* that domain, window (+ drain for writes) */
 	double observed_phys_rate_bps;
 	double inflation; /* rate_bps / observed_phys_rate_bps; < 0 unknown */
+	/* the run is shorter than whole intervals can time: at the stretch's shortest (two
+	 * intervals less: the run may start late in the first, end early in the last) the
+	 * disks were as fast as the tool says, so no inflation is given */
+	bool below_resolution;
 	/* the run in the domain's timeline; when found, observed_* are over that sub-window */
 	struct ex_located located;
 	const char *direction_from; /* "the tool", "the timeline", "the larger direction" */

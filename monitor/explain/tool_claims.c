@@ -126,6 +126,16 @@ static void fill_row(const struct explain *ex, const struct claim_figures *c,
 	row->inflation = row->observed_phys_rate_bps > 0 && row->rate_bps > 0
 	                     ? row->rate_bps / row->observed_phys_rate_bps
 	                     : -1;
+	if (at->found && row->inflation > 1.2) { /* what the text calls inflated */
+		/* whole intervals: the run's own time may be two intervals shorter than its
+		 * stretch; if the disks' bytes over that shortest time reach the tool's rate,
+		 * the samples cannot tell an inflated rate from a true one */
+		double shortest = span - 2 * d->series[at->first].interval_s;
+		if (shortest <= 0 || (double)at->phys_bytes / shortest >= row->rate_bps) {
+			row->inflation = -1;
+			row->below_resolution = true;
+		}
+	}
 }
 
 /* A run whose tool does not say which way: the direction whose timeline holds its bytes
@@ -269,7 +279,8 @@ static void say_located(struct ex_verdict *v, const struct ex_claim *c, const st
 		ex_say(v, "; the tool does not say which way, the timeline does");
 	ex_say(v, ".");
 	double guest_rate = span > 0 ? (double)at->guest_bytes / span : 0;
-	if (c->rate_bps > 0 && guest_rate > 0 && c->rate_bps > 1.2 * guest_rate)
+	if (!c->below_resolution && c->rate_bps > 0 && guest_rate > 0 &&
+	    c->rate_bps > 1.2 * guest_rate)
 		ex_say(v,
 		       " The guest's disk took them at %s only: the tool's rate is the guest's "
 		       "own cache.",
@@ -321,7 +332,13 @@ void verdict_claim(struct explain *ex, const struct ex_claim *c)
 		       : c->located.found       ? "over its run"
 		       : c->write               ? "counted until it was on disk"
 		                                : "over the window");
-	if (c->inflation > 1.2)
+	if (c->below_resolution)
+		ex_say(v,
+		       ": the run is shorter than the recording's intervals can time; over the "
+		       "shortest time its stretch allows the disks kept up with the tool's rate, "
+		       "which is all the samples can tell (record with a shorter -d, or run it "
+		       "longer).");
+	else if (c->inflation > 1.2)
 		ex_say(v, ": the tool's rate is %.1fx what the disks did.", c->inflation);
 	else if (c->inflation > 0)
 		ex_say(v, ": the tool's rate matches what the disks did (%.2fx).", c->inflation);

@@ -203,6 +203,15 @@ static void test_dd_runs_in_one_interval(void **state)
 	assert_int_equal(ex.n_claims, 2);
 	assert_true(ex.claims[0].write);
 	assert_false(ex.claims[1].write);
+	/* 0.54 s synced to the disk, seen over a whole second: no inflation can be told
+	 * (before: "1.7x what the disks did", "the guest's own cache") */
+	assert_true(ex.claims[0].below_resolution);
+	assert_true(ex.claims[0].inflation < 0);
+	explain_verdicts(&ex);
+	for (size_t i = 0; i < ex.n_verdicts; i++)
+		if (!strcmp(ex.verdicts[i].id, "claim") && ex.verdicts[i].share > 0)
+			fail_msg("a claim below the resolution has a share: %s",
+			         ex.verdicts[i].text);
 	explain_free(&ex);
 	rec_reader_close(r);
 	if (!getenv("XIOTOP_TEST_KEEP"))
