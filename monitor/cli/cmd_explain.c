@@ -44,6 +44,54 @@ static int explain_window(const char *path, const char *from, const char *to,
 	return 0;
 }
 
+/* One subject named (a domain, or every claim's @DOMAIN the same) whose guest wrote its own
+ * marks, and no window given nor a wrapped command's: that guest's marks are the window. */
+static int guest_window(const char *path, const char *subject, const char *const *doms,
+                        size_t n_doms, struct explain *ex, struct rec_reader *r)
+{
+	const struct ex_domain *d = subject ? explain_find_domain(ex, subject) : NULL;
+	char own[16];
+	if (!d || d->dom0_subject || !explain_has_guest_marks(r, d->domid))
+		return 0;
+	snprintf(own, sizeof(own), "domain %u", (unsigned)d->domid);
+	if (!strcmp(ex->win.marks_of, "wrap") || !strcmp(ex->win.marks_of, own))
+		return 0;
+	uint32_t domid = d->domid;
+	struct xerr err;
+	explain_free(ex);
+	if (explain_collect_marked(r, NULL, NULL, (long)domid, ex, &err) ||
+	    explain_keep_domains(ex, doms, n_doms, &err)) {
+		fprintf(stderr, "xiotop: %s: %s\n", path, err.msg);
+		return 2;
+	}
+	return 0;
+}
+
+/* The one domain the command is about: -d's only one, else the @DOMAIN all claims name. */
+static const char *one_subject(const struct cli_opts *o)
+{
+	if (o->n_domains == 1)
+		return o->domains[0];
+	if (o->n_domains || !o->n_claims)
+		return NULL;
+	static struct claim_figures runs[EX_MAX_CLAIMS];
+	static char subject[64];
+	subject[0] = '\0';
+	for (size_t i = 0; i < o->n_claims; i++) {
+		size_t n = 0;
+		char err[600];
+		/* errors are add_claims()'s to say */
+		if (claim_arg_figures(o->claims[i], runs, EX_MAX_CLAIMS, &n, err, sizeof(err)))
+			return NULL;
+		for (size_t k = 0; k < n; k++) {
+			if (!runs[k].domain[0] || (subject[0] && strcmp(subject, runs[k].domain)))
+				return NULL;
+			snprintf(subject, sizeof(subject), "%s", runs[k].domain);
+		}
+	}
+	return subject[0] ? subject : NULL;
+}
+
 static int add_claims(struct explain *ex, const struct cli_opts *o)
 {
 	for (size_t i = 0; i < o->n_claims; i++) {
@@ -140,6 +188,8 @@ static int run_one(const struct cli_opts *o, enum ex_format f)
 	static struct explain ex;
 	struct rec_reader *r = NULL;
 	int rc = explain_window(o->args[0], o->from, o->to, o->domains, o->n_domains, &ex, &r);
+	if (!rc && !o->from && !o->to)
+		rc = guest_window(o->args[0], one_subject(o), o->domains, o->n_domains, &ex, r);
 	if (!rc)
 		rc = add_claims(&ex, o);
 	if (!rc) {

@@ -137,6 +137,7 @@ struct session {
 	long lost, lost_run;   /* --dir, disk full: samples lost in all, and since the last file */
 	int64_t lost_said_ns;  /* when the loss was last said (monotonic); 0: not yet */
 	bool stored_at_rotation; /* the sample crossing the period went into the old file */
+	bool said_refused_marks; /* a guest mark was refused: said once */
 };
 
 static int start_command(struct session *s);
@@ -197,6 +198,28 @@ static int disk_full(struct session *s, const struct xio_sample *cur, bool store
 	return LOOP_GO_ON;
 }
 
+/* The marks guests wrote into their xenstore node (sources/xen/xenlive.h), each timed
+ * before the sample just stored: they fall in its interval. Refused ones are said once. */
+static void store_guest_marks(struct session *s)
+{
+	struct xenlive_mark marks[XENLIVE_MARKS_MAX];
+	unsigned long refused = 0;
+	size_t n = live_take_marks(s->live, marks, XENLIVE_MARKS_MAX, &refused);
+	for (size_t i = 0; i < n; i++) {
+		char origin[16];
+		struct xerr err;
+		snprintf(origin, sizeof(origin), "domain %u", (unsigned)marks[i].domid);
+		if (rec_add_mark_from(s->rec, marks[i].label, marks[i].realtime_ns, origin, -1,
+		                      &err))
+			cli_say(&err);
+	}
+	if (refused && !s->said_refused_marks) {
+		xnote("a guest mark was refused: its xenstore node is not its domain's own (or "
+		      "too many waited); said once");
+		s->said_refused_marks = true;
+	}
+}
+
 static int store_sample(void *ctx, const struct xio_sample *cur, bool first)
 {
 	struct session *s = ctx;
@@ -219,6 +242,7 @@ static int store_sample(void *ctx, const struct xio_sample *cur, bool first)
 		s->status = 2;
 		return 2;
 	}
+	store_guest_marks(s);
 	if (s->lost_run) {
 		fprintf(stderr,
 		        "xiotop: recording again in %s after %ld samples lost (%ld in all)\n",

@@ -160,7 +160,7 @@ const struct cli_option cli_options[] = {
     {"against", 0, "MARK..MARK", CMD_EXPLAIN, "compare with this window of FILE", STRING(against)},
     {"domain", 0, "ID|NAME", CMD_EXPLAIN, "only this domain (repeatable)", TAKE(take_domain)},
     {"claim", 0, "FILE[@DOMAIN]", CMD_EXPLAIN,
-     "a benchmark's own output to check (dd, fio JSON, bonnie++ CSV, iozone)", TAKE(take_claim)},
+     "a benchmark's own output to check (dd, fio, bonnie++, bonnie, iozone)", TAKE(take_claim)},
     {"xenstore-dump", 0, "FILE", SOURCE_CMDS, "topology from xenstore-ls (-f) text",
      STRING(src.xenstore_dump)},
     {"sysfs-root", 0, "DIR", SOURCE_CMDS, "fixture tree instead of /sys", STRING(src.roots.sysfs)},

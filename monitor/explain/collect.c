@@ -87,16 +87,78 @@ static void take_marks(struct rec_reader *r, struct explain *ex)
 	}
 }
 
-static int resolve(struct rec_reader *r, const char *from, const char *to, struct explain *ex,
-                   struct xerr *err)
+/* A guest's own marks (origin "domain N": it wrote its xenstore node, see
+ * sources/xen/xenlive.h): the first and the last of domain `domid`, or of every guest when
+ * domid < 0. False unless both exist and the last is later. */
+static bool guest_marks(const struct rec_reader *r, long domid, const struct rec_mark **first,
+                        const struct rec_mark **last)
 {
-	if (!from && !to)
-		wrap_marks(r, &from, &to);
+	char want[16];
+	snprintf(want, sizeof(want), "domain %ld", domid);
+	*first = *last = NULL;
+	const struct rec_mark *m = rec_marks(r);
+	for (size_t i = 0; i < rec_n_marks(r); i++) {
+		if (domid < 0 ? strncmp(m[i].origin, "domain ", 7) : strcmp(m[i].origin, want))
+			continue;
+		if (!*first)
+			*first = &m[i];
+		*last = &m[i];
+	}
+	return *first && (*last)->realtime_ns > (*first)->realtime_ns;
+}
+
+bool explain_has_guest_marks(const struct rec_reader *r, uint32_t domid)
+{
+	const struct rec_mark *a, *b;
+	return guest_marks(r, (long)domid, &a, &b);
+}
+
+/* A mark as a window bound: its time as "+SECONDS" from the first sample (labels may repeat
+ * across guests: "start fio" in each), its label and time kept. */
+static void mark_bound(const struct rec_reader *r, const struct rec_mark *m, char *spec, size_t len)
+{
+	double s = (double)(m->realtime_ns - rec_time(r, 0)) / 1e9;
+	snprintf(spec, len, "+%.9f", s > 0 ? s : 0);
+}
+
+/* Default bounds: the wrapped command's marks, else the guests' own (marks_domid's, or
+ * every guest's when < 0). */
+static void default_bounds(struct rec_reader *r, long marks_domid, const char **from,
+                           const char **to, const struct rec_mark **gm, char spec[2][64],
+                           struct ex_window *w)
+{
+	wrap_marks(r, from, to);
+	if (*from) {
+		snprintf(w->marks_of, sizeof(w->marks_of), "wrap");
+		return;
+	}
+	if (!guest_marks(r, marks_domid, &gm[0], &gm[1]))
+		return;
+	mark_bound(r, gm[0], spec[0], sizeof(spec[0]));
+	mark_bound(r, gm[1], spec[1], sizeof(spec[1]));
+	*from = spec[0];
+	*to = spec[1];
+	snprintf(w->marks_of, sizeof(w->marks_of), "%s",
+	         marks_domid < 0 ? "domains" : gm[0]->origin);
+}
+
+static int resolve(struct rec_reader *r, const char *from, const char *to, long marks_domid,
+                   struct explain *ex, struct xerr *err)
+{
 	struct ex_window *w = &ex->win;
+	const struct rec_mark *gm[2] = {NULL, NULL};
+	char spec[2][64];
+	if (!from && !to)
+		default_bounds(r, marks_domid, &from, &to, gm, spec, w);
 	if (rec_resolve_window(r, from, to, &w->first, &w->last, err))
 		return -1;
 	w->from_ns = bound_time(r, from, w->first, w->from_label, sizeof(w->from_label));
 	w->to_ns = bound_time(r, to, w->last, w->to_label, sizeof(w->to_label));
+	for (int k = 0; k < 2 && gm[k]; k++) { /* the guest's marks themselves */
+		snprintf(k ? w->to_label : w->from_label, sizeof(w->from_label), "%s",
+		         gm[k]->label);
+		*(k ? &w->to_ns : &w->from_ns) = gm[k]->realtime_ns;
+	}
 	if (w->to_ns <= w->from_ns) {
 		rec_set_error(err, REC_ERR_RANGE, "the window from %s to %s is empty",
 		              from ? from : "the start", to ? to : "the end");
@@ -112,9 +174,15 @@ static int resolve(struct rec_reader *r, const char *from, const char *to, struc
 int explain_collect(struct rec_reader *r, const char *from, const char *to, struct explain *ex,
                     struct xerr *err)
 {
+	return explain_collect_marked(r, from, to, -1, ex, err);
+}
+
+int explain_collect_marked(struct rec_reader *r, const char *from, const char *to, long marks_domid,
+                           struct explain *ex, struct xerr *err)
+{
 	memset(ex, 0, sizeof(*ex));
 	snprintf(ex->file, sizeof(ex->file), "%s", rec_path(r));
-	if (resolve(r, from, to, ex, err))
+	if (resolve(r, from, to, marks_domid, ex, err))
 		return -1;
 	host_facts(r, &ex->host);
 	take_marks(r, ex);

@@ -109,6 +109,10 @@ struct ex_located {
 	double from_s, to_s;  /* seconds from the window's start */
 	uint64_t guest_bytes; /* the domain's guest bytes that way over [from_s, to_s] */
 	uint64_t phys_bytes;  /* and its physical bytes that way */
+	/* writes: the quiet tail after the run in which the disk took the rest of its bytes
+	 * (a tool's closing fsync, flushed through dom0's cache in the next interval): the
+	 * end of that tail, seconds from the window's start; 0 none (phys_bytes counts it) */
+	double on_disk_s;
 };
 
 /* Bytes a located run may differ from the claim's: a guest file system adds its journal
@@ -133,6 +137,10 @@ struct ex_claim {
 	uint64_t observed_guest, observed_phys; /* that domain, window (+ drain for writes) */
 	double observed_phys_rate_bps;
 	double inflation; /* rate_bps / observed_phys_rate_bps; < 0 unknown */
+	/* the run is shorter than whole intervals can time: at the stretch's shortest (two
+	 * intervals less: the run may start late in the first, end early in the last) the
+	 * disks were as fast as the tool says, so no inflation is given */
+	bool below_resolution;
 	/* the run in the domain's timeline; when found, observed_* are over that sub-window */
 	struct ex_located located;
 	const char *direction_from; /* "the tool", "the timeline", "the larger direction" */
@@ -182,6 +190,9 @@ struct ex_window {
 	char from_label[256], to_label[256]; /* the marks bounding it; "" none */
 	double interval_s;                   /* the recording's sampling interval */
 	double recorded_after_s;             /* how long the recording goes on after to_ns */
+	/* the default window's marks: "wrap" (the wrapped command), "domain N" (a guest's own),
+	 * "domains" (every guest's, first to last); "" given bounds or none */
+	char marks_of[16];
 };
 
 struct explain {
@@ -211,9 +222,17 @@ struct explain {
 };
 
 /* The window [from, to] (marks or times, NULL: default: the wrapped command's start and
- * end marks when the recording has them, else the whole file) of reader r. 0 or -1. */
+ * end marks when the recording has them, else the first to the last mark the guests wrote
+ * themselves (origin "domain N", sources/xen/xenlive.h), else the whole file) of reader r.
+ * 0 or -1. */
 int explain_collect(struct rec_reader *r, const char *from, const char *to, struct explain *ex,
                     struct xerr *err);
+/* The same, the default window from guest marks being domain marks_domid's own first and
+ * last (every guest's when < 0): that domain's window. */
+int explain_collect_marked(struct rec_reader *r, const char *from, const char *to, long marks_domid,
+                           struct explain *ex, struct xerr *err);
+/* Domain domid wrote at least two marks of its own, at different times. */
+bool explain_has_guest_marks(const struct rec_reader *r, uint32_t domid);
 void explain_free(struct explain *ex);
 
 /* Keeps only the domains named (ids or names); unknown one: -1 with err naming it. */

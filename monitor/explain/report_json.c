@@ -52,6 +52,8 @@ static void put_window(FILE *out, const struct explain *ex)
 	json_put_string(out, w->from_label[0] ? w->from_label : NULL);
 	fputs(",\"to_mark\":", out);
 	json_put_string(out, w->to_label[0] ? w->to_label : NULL);
+	fputs(",\"marks_of\":", out);
+	json_put_string(out, w->marks_of[0] ? w->marks_of : NULL);
 	fprintf(out,
 	        ",\"first_sample\":%zu,\"last_sample\":%zu,\"interval_s\":%.3f,"
 	        "\"recorded_after_s\":%.3f}",

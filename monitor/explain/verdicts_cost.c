@@ -229,8 +229,13 @@ void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d)
 	else
 		ex_fig_null(v, "dirty_backlog_peak_bytes");
 	ex_evidence(v, "guest_mem_bytes");
-	ex_evidence(v, "host facts: dom0_mem_kb, vm.dirty_*");
-	ex_evidence(v, "dirtied_bytes");
+	/* an import holds neither the sysctls nor dirty pages: not evidence it used */
+	if (h->absent)
+		ex_evidence(v, "host facts: dom0_mem_kb");
+	else
+		ex_evidence(v, "host facts: dom0_mem_kb, vm.dirty_*");
+	if (h->has_dirty && !d->dom0_subject)
+		ex_evidence(v, "dirtied_bytes");
 	ex_evidence(v, "guest_wr_bytes");
 	ex_evidence(v, "guest_rd_bytes");
 	say_size(v, ex, d, test, tool, limit, dom0);

@@ -48,6 +48,34 @@ static int64_t time_of(const struct imp_logs *in, int k, size_t j, unsigned *lin
 	return in->iostat->has_time ? in->iostat->reports[j].time_ns : -1;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The lower median of a timed log's steps, in whole seconds (0: one block only; -1: out
+ * of memory). */
+static int64_t median_step(const struct imp_logs *in, int k, size_t n)
+{
+	if (n < 2)
+		return 0;
+	int64_t *steps = malloc((n - 1) * sizeof(*steps));
+	if (!steps)
+		return -1;
+	unsigned line;
+	int64_t prev = time_of(in, k, 0, &line);
+	for (size_t j = 1; j < n; j++) {
+		int64_t t = time_of(in, k, j, &line);
+		steps[j - 1] = llround((double)(t - prev) / 1e9) * 1000000000ll;
+		prev = t;
+	}
+	qsort(steps, n - 1, sizeof(*steps), cmp_i64);
+	int64_t median = steps[(n - 2) / 2];
+	free(steps);
+	return median;
+}
+
 /* Every log with times keeps one interval (*interval_ns, chosen here when 0). */
 static int check_interval(const struct imp_logs *in, int k, int64_t *interval_ns,
                           const char **chosen_by, struct xerr *err)
@@ -57,9 +85,12 @@ static int check_interval(const struct imp_logs *in, int k, int64_t *interval_ns
 	int64_t t0 = time_of(in, k, 0, &line0), prev = t0, t = t0;
 	if (t0 < 0)
 		return 0;
-	if (!*interval_ns) { /* the first step sets it; the others must keep it */
-		*interval_ns =
-		    llround((double)(time_of(in, k, 1, &line) - t0) / 1e9) * 1000000000ll;
+	if (!*interval_ns) { /* the log's median step sets it; the others must keep it */
+		/* not the first step: iostat's first two reports can be less than the interval
+		 * apart (its timer runs while it reads the first), even the same whole second */
+		*interval_ns = median_step(in, k, n);
+		if (*interval_ns < 0)
+			return imp_fail(err, file_of(in, k), line0, "out of memory"), -1;
 		*chosen_by = file_of(in, k);
 		if (*interval_ns <= 0)
 			return imp_fail(err, file_of(in, k), line,
@@ -68,7 +99,8 @@ static int check_interval(const struct imp_logs *in, int k, int64_t *interval_ns
 	}
 	for (size_t j = 1; j < n; j++) {
 		t = time_of(in, k, j, &line);
-		if (t <= prev || t - prev > 2 * *interval_ns + 1000000000ll)
+		/* times are whole seconds: two reports less than a second apart can share one */
+		if (t < prev || t - prev > 2 * *interval_ns + 1000000000ll)
 			return imp_fail(
 			           err, file_of(in, k), line,
 			           "a time after the row before, one interval later, expected"),
@@ -153,6 +185,11 @@ int imp_timeline(const struct imp_logs *in, struct imp_timeline *t, struct xerr 
 			if (at < 0)
 				at = start[k] + (int64_t)llround((double)j * interval_ns);
 			long s = lround((double)(at - t->t0_ns) / interval_ns);
+			/* a row stamped in the same whole second as the one before (iostat's
+			 * second report, its timer running while it read the first) is the next
+			 * interval's: the log's steps keep the median interval (checked above) */
+			if (j && s == t->step[k][j - 1])
+				s++;
 			if (j && s <= t->step[k][j - 1])
 				return imp_fail(
 				           err, file_of(in, k), line,

@@ -119,7 +119,7 @@ int rec_mark_file(const char *path, const char *label, int64_t realtime_ns, cons
 struct rec_mark {
 	int64_t realtime_ns;
 	char label[256];    /* raw (user-supplied): sanitize on output */
-	char origin[16];    /* "cli", "wrap", "console", "api" */
+	char origin[16];    /* "cli", "wrap", "console", "api", "domain N" */
 	int exit_status;    /* wrap mode end mark; -1 none */
 	size_t at_or_after; /* first sample at or after the mark (== count if after the end) */
 };

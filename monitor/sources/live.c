@@ -138,6 +138,11 @@ int live_sample(struct live *l, struct xio_sample *s)
 	return collect(l, s);
 }
 
+size_t live_take_marks(struct live *l, struct xenlive_mark *out, size_t max, unsigned long *refused)
+{
+	return topo_source_take_marks(&l->src, out, max, refused);
+}
+
 void live_close(struct live *l)
 {
 	if (!l)

@@ -10,7 +10,9 @@
  * when the programs are attached and the maps filled: live_sample() hands it out first
  * (so every command's first interval runs from attach), then a fresh cumulative sample
  * each call (0), or -1. Every command that watches the live system (batch, console,
- * record, serve) goes through it.
+ * record, serve) goes through it. live_take_marks() hands out the marks guests wrote
+ * into their own xenstore node (sources/xen/xenlive.h) seen up to the last sample, each
+ * timed before that sample; a recorder stores them (origin "domain N").
  */
 #ifndef XIOTOP_LIVE_H
 #define XIOTOP_LIVE_H
@@ -19,6 +21,7 @@
 #include "core/source.h"
 #include "sources/map_updates.h"
 #include "sources/topology/topology.h"
+#include "sources/xen/xenlive.h"
 
 #define SOURCE_MAX_IMAGE_DIRS 16
 
@@ -44,6 +47,9 @@ const char *live_tracer_mode(const struct live *l);
 const char *live_tracer_hooks(const struct live *l);
 /* The topology entries the tracer's maps refused so far (in lost_events too). */
 const struct map_updates *live_map_updates(const struct live *l);
+/* As topo_source_take_marks(). */
+size_t live_take_marks(struct live *l, struct xenlive_mark *out, size_t max,
+                       unsigned long *refused);
 void live_close(struct live *l); /* NULL: nothing */
 
 #endif

@@ -51,7 +51,9 @@ int topo_source_open(struct topo_source *src, const char *dump, const struct xt_
  * last good nodes stay in use. */
 static void refresh_xen(struct topo_source *src)
 {
-	if (!src->reread_failed && !xenlive_changed(src->xen))
+	/* asked every time: the check also takes the guests' marks from the watch events */
+	bool changed = xenlive_changed(src->xen);
+	if (!src->reread_failed && !changed)
 		return;
 	struct xs_store fresh;
 	char why[512];
@@ -101,6 +103,13 @@ int topo_source_build(struct topo_source *src, struct xt_topology *out)
 	if (rc)
 		topo_free(out);
 	return rc;
+}
+
+size_t topo_source_take_marks(struct topo_source *src, struct xenlive_mark *out, size_t max,
+                              unsigned long *refused)
+{
+	*refused = src->kind == TOPO_SRC_XEN ? xenlive_marks_refused(src->xen) : 0;
+	return src->kind == TOPO_SRC_XEN ? xenlive_take_marks(src->xen, out, max) : 0;
 }
 
 void topo_source_close(struct topo_source *src)

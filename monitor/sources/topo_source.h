@@ -10,6 +10,8 @@
  * failed read and its recovery are noted once each), the dump once. topo_source_build() gives a
  * fresh topology every time: the xenstore nodes resolved through sysfs, the qemu processes running
  * now, and each domain's generation (so a reused domid is a new domain).
+ * topo_source_take_marks() hands out the guests' marks the Xen source saw while building
+ * (xenlive.h); the other sources have none.
  */
 #ifndef XIOTOP_TOPO_SOURCE_H
 #define XIOTOP_TOPO_SOURCE_H
@@ -39,6 +41,9 @@ int topo_source_open(struct topo_source *src, const char *dump, const struct xt_
                      const struct xen_api *api, struct xerr *err);
 /* 0, or -1 when out of memory (out is then empty). */
 int topo_source_build(struct topo_source *src, struct xt_topology *out);
+/* The marks moved into out, and in *refused the mark events refused so far. */
+size_t topo_source_take_marks(struct topo_source *src, struct xenlive_mark *out, size_t max,
+                              unsigned long *refused);
 void topo_source_close(struct topo_source *src);
 
 #endif

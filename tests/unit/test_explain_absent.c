@@ -174,6 +174,11 @@ static void test_stacked_only_iostat(void **state)
 		assert_true(figure_of(ts, "dirty_limit_bytes")->null);
 		assert_true(figure_of(ts, "dom0_caches_path")->null); /* the path is not in logs */
 		assert_lacks(ts->text, "0 bytes");
+		/* no evidence the logs lack: dirty pages, the sysctls */
+		for (size_t e = 0; e < ts->n_evidence; e++) {
+			assert_lacks(ts->evidence[e], "dirtied_bytes");
+			assert_lacks(ts->evidence[e], "vm.dirty");
+		}
 	}
 	/* path unknown: no verdict about a domain names a path for it */
 	for (size_t i = 0; i < ex.n_verdicts; i++)

@@ -45,6 +45,17 @@ static struct xen_double {
 	int watch_fd;       /* what xs_fileno gives (-1: none) */
 	int pending_events; /* xs_check_watch hands out this many */
 	int check_errno;    /* errno once they are drained (0: EAGAIN) */
+	/* events on these paths come first (then pending_events on /local/domain) */
+	const char *event_paths[16];
+	int n_event_paths;
+	/* xs_get_permissions: each node's owner; a node not listed is owned by the domain of
+	 * its /local/domain/<domid>/ path (what xenstored does when the domain creates it) */
+	struct {
+		const char *path;
+		unsigned int owner;
+	} owners[8];
+	int n_owners;
+	bool fail_owner;
 	/* libxenstat */
 	struct xenstat_domain doms[XD_MAX_DOMS];
 	unsigned int n_doms;
@@ -169,10 +180,44 @@ static int xd_xs_fileno(struct xs_handle *h)
 	return xd.watch_fd;
 }
 
+/* An event as libxenstore hands it: path and token in one malloc'd block. */
+static char **xd_event(const char *path)
+{
+	size_t plen = strlen(path) + 1;
+	char **ev = malloc(2 * sizeof(char *) + plen + sizeof("xiotop"));
+	ev[0] = (char *)(ev + 2);
+	memcpy(ev[0], path, plen);
+	ev[1] = ev[0] + plen;
+	memcpy(ev[1], "xiotop", sizeof("xiotop"));
+	return ev;
+}
+
+static bool xd_xs_owner(struct xs_handle *h, const char *path, unsigned int *owner)
+{
+	(void)h;
+	if (xd.fail_owner || !xs_find(&xd.tree, path)) {
+		errno = xd.fail_owner ? EPIPE : ENOENT;
+		return false;
+	}
+	for (int i = 0; i < xd.n_owners; i++)
+		if (!strcmp(xd.owners[i].path, path)) {
+			*owner = xd.owners[i].owner;
+			return true;
+		}
+	*owner = (unsigned int)strtoul(path + strlen("/local/domain/"), NULL, 10);
+	return true;
+}
+
 static char **xd_xs_check_watch(struct xs_handle *h)
 {
 	(void)h;
 	xd.check_calls++;
+	if (xd.n_event_paths > 0) {
+		char **ev = xd_event(xd.event_paths[0]);
+		memmove(xd.event_paths, xd.event_paths + 1,
+		        (size_t)(--xd.n_event_paths) * sizeof(xd.event_paths[0]));
+		return ev;
+	}
 	if (xd.pending_events <= 0) {
 		errno = xd.check_errno ? xd.check_errno : EAGAIN;
 		return NULL;
@@ -261,6 +306,7 @@ static const struct xen_api xd_api = {
     .xs_watch = xd_xs_watch,
     .xs_fileno = xd_xs_fileno,
     .xs_check_watch = xd_xs_check_watch,
+    .xs_owner = xd_xs_owner,
     .xenstat_init = xd_stat_init,
     .xenstat_uninit = xd_stat_uninit,
     .xenstat_get_node = xd_get_node,

@@ -4,7 +4,8 @@
 # toolstack (xl, xenstored, xenconsoled, xentop), qemu-system-xen when it can run, the
 # tools the scenarios use (bash, flock, losetup, mkfs.ext4, dmsetup, tmux) with their
 # shared libraries as that root's loader resolves them, the kernel modules (uncompressed:
-# busybox's modprobe loads plain .ko), and the domU kernel and initramfs. Writes CACHE/img/{xen,vmlinuz,base.cpio.gz,qdisk.status}; the per-run
+# busybox's modprobe loads plain .ko), and the domU kernel and initramfs. Writes
+# CACHE/img/{xen,vmlinuz,base.cpio.gz,qdisk.status,domU-bench.cpio.gz}; the per-run
 # overlay (xiotop, scenario scripts) is a second cpio appended by run.sh.
 set -euo pipefail
 cache=${1:?cache dir} src=${2:?source dir}
@@ -53,6 +54,42 @@ mkdir -p "$U/lib/modules/ata"
 for m in ata_piix sd_mod; do domu_ata $m; done
 (cd "$U" && find . | cpio -H newc -o --quiet | gzip -1 >"$work/domU.cpio.gz")
 
+### the explain phase's guests (explain.sh): the same domU plus what a user runs in a
+# guest, from the release's root with their libraries (fio's pull in ceph's: ~80 MiB,
+# so a ramdisk of their own, not every guest's): GNU dd, fio, bonnie++, mkfs.ext4,
+# xenstore-write (a guest's own marks), ext4's modules; domu_bench.sh is its /init
+B=$work/domU-bench
+cp -a "$U" "$B"
+mkdir -p "$B/usr/bin" "$B/lib/modules/ext4" "$B/tmp" "$B/mnt"
+bench_tools=()
+for t in dd fio bonnie++ mkfs.ext4 xenstore; do
+	p=$(chroot "$R" sh -c "command -v $t || ls /usr/sbin/$t /sbin/$t 2>/dev/null | head -1") ||
+		{ echo "FAIL: $t is not in the release root (fetch.sh)"; exit 1; }
+	[ -n "$p" ] || { echo "FAIL: $t is not in the release root (fetch.sh)"; exit 1; }
+	cp -L "$R$p" "$B/usr/bin/$t"
+	bench_tools+=("$p")
+done
+rm -f "$B/bin/dd" # busybox's: GNU dd's own output is the claim
+ln -sf xenstore "$B/usr/bin/xenstore-write"
+ln -sf xenstore "$B/usr/bin/xenstore-read"
+copy_closure "$B" "${bench_tools[@]}"
+mkdir -p "$B/lib/x86_64-linux-gnu" && cp -L "$R/usr/lib/x86_64-linux-gnu/libgcc_s.so.1" "$B/lib/x86_64-linux-gnu/"
+[ -e "$B/lib64" ] || ln -s lib "$B/lib64" 2>/dev/null || true
+domu_ext4() { # NAME: the module and its dependencies, in load order (ext4.order)
+	local f dep
+	f=$(find "$R/lib/modules/$kv/kernel" -name "$1.ko" -o -name "$1.ko.xz" | head -1)
+	[ -n "$f" ] || return 0 # built in
+	grep -qx "$1" "$B/lib/modules/ext4.order" 2>/dev/null && return 0
+	for dep in $(modinfo -F depends "$f" | tr ',' ' '); do domu_ext4 "$dep"; done
+	case $f in *.xz) xz -dc "$f" >"$B/lib/modules/ext4/$1.ko" ;; *) cp "$f" "$B/lib/modules/ext4/" ;; esac
+	echo "$1" >>"$B/lib/modules/ext4.order"
+}
+for m in crc32c_generic ext4; do domu_ext4 $m; done
+# bonnie++ -u root looks the user up
+mkdir -p "$B/etc" && echo "root:x:0:0:root:/root:/bin/sh" >"$B/etc/passwd" && echo "root:x:0:" >"$B/etc/group"
+install -m 755 "$src/tests/xen/domu_bench.sh" "$B/init"
+(cd "$B" && find . | cpio -H newc -o --quiet | gzip -1 >"$work/domU-bench.cpio.gz")
+
 ### dom0
 D=$work/dom0
 mkdir -p "$D"/{bin,sbin,dev,proc,sys,tmp,run,root,mnt,etc/xen,usr/bin,usr/sbin,usr/libexec}
@@ -61,7 +98,7 @@ cp "$R/bin/busybox" "$D/bin/busybox"
 for a in $("$D/bin/busybox" --list); do [ "$a" = busybox ] || ln -sf busybox "$D/bin/$a"; done
 # the release's tools (util-linux, e2fsprogs, dmsetup, tmux): real ones, busybox lacks options
 tools=()
-for t in bash flock losetup mkfs.ext4 dmsetup tmux; do
+for t in bash flock losetup mkfs.ext4 dmsetup tmux vmstat iostat; do
 	p=$(chroot "$R" sh -c "command -v $t") || { echo "FAIL: $t is not in the release root (fetch.sh)"; exit 1; }
 	cp -L "$R$p" "$D/usr/bin/$t"
 	tools+=("$p")
@@ -172,7 +209,9 @@ if elf[:4] != b"\x7fELF" or not whole:
     sys.exit(f"build_base: no xz- or zstd-compressed ELF kernel inside {sys.argv[1]}")
 open(sys.argv[2], "wb").write(elf)
 PY
-cp "$work/domU.cpio.gz" "$D/root/domU.cpio.gz"
+cp "$work/domU.cpio.gz" "$D/root/"
+# the explain phase's guests' ramdisk: run.sh adds it to the dom0 only for that phase
+cp "$work/domU-bench.cpio.gz" "$out/"
 # an HVM guest boots the bzImage itself (qemu's direct kernel boot)
 cp "$R/boot/vmlinuz-$kv" "$D/root/vmlinuz"
 (cd "$D" && find . | cpio -H newc -o --quiet | gzip -1 >"$out/base.cpio.gz")

@@ -14,7 +14,8 @@ mirror=${XIOTOP_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 mkdir -p "$cache"
 pkgs=(xen-system-amd64 xenstore-utils qemu-system-xen qemu-system-data busybox-static bash mount util-linux
 	e2fsprogs dmsetup tmux ncurses-base ncurses-term libc-bin kmod
-	mdadm) # mdadm: the md RAID arrays of the storage-stack scenarios (stacks.sh)
+	mdadm    # mdadm: the md RAID arrays of the storage-stack scenarios (stacks.sh)
+	fio bonnie++ sysstat procps) # the explain phase: benchmarks in the guests, iostat and vmstat in dom0
 want="$release $mirror ${pkgs[*]} $(md5sum <"$0")"
 if [ -z "${XIOTOP_XEN_REFRESH:-}" ] && [ -f "$cache/root.stamp" ] && [ -d "$cache/root" ] &&
 	[ "$(head -1 "$cache/root.stamp")" = "$want" ]; then

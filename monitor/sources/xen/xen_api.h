@@ -4,11 +4,13 @@
  * Contract: every entry is one library call with the library's meaning, read-only (no
  * xs_write, no xs_rm, no domain control). Strings and arrays returned by xs_directory,
  * xs_read and xs_check_watch are malloc'd and freed by the caller with free(), as with
- * libxenstore; a NULL return sets errno. Handles are the libraries' own opaque types.
- * The one addition is xenstat_init's err buffer: libxenctrl writes its reasons for
- * failing to stderr, and xiotop promises one line about its source, so the real table
- * catches that text and hands it back instead. xen_api_real() is the real table (NULL
- * when xiotop was built without the libraries); it is linked into the executable only.
+ * libxenstore; a NULL return sets errno. xs_owner is xs_get_permissions reduced to what
+ * xiotop asks of it: the node's owner (the first permission entry's domid; xenstored makes
+ * an unprivileged domain the owner of each node it creates). Handles are the libraries' own opaque
+ * types. The one addition is xenstat_init's err buffer: libxenctrl writes its reasons for failing
+ * to stderr, and xiotop promises one line about its source, so the real table catches that text and
+ * hands it back instead. xen_api_real() is the real table (NULL when xiotop was built without the
+ * libraries); it is linked into the executable only.
  */
 #ifndef XIOTOP_XEN_API_H
 #define XIOTOP_XEN_API_H
@@ -34,6 +36,8 @@ struct xen_api {
 	bool (*xs_watch)(struct xs_handle *h, const char *path, const char *token);
 	int (*xs_fileno)(struct xs_handle *h);
 	char **(*xs_check_watch)(struct xs_handle *h);
+	/* xs_get_permissions: true with *owner set, false (errno) when the node is absent */
+	bool (*xs_owner)(struct xs_handle *h, const char *path, unsigned int *owner);
 
 	/* libxenstat */
 	struct xenstat_handle *(*xenstat_init)(char *err, size_t errlen);

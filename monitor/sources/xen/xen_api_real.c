@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <xenstat.h>
@@ -27,6 +28,21 @@ static char **real_xs_directory(struct xs_handle *h, const char *path, unsigned 
 static void *real_xs_read(struct xs_handle *h, const char *path, unsigned int *len)
 {
 	return xs_read(h, XBT_NULL, path, len);
+}
+
+static bool real_xs_owner(struct xs_handle *h, const char *path, unsigned int *owner)
+{
+	unsigned int n = 0;
+	struct xs_permissions *perms = xs_get_permissions(h, XBT_NULL, path, &n);
+	if (!perms)
+		return false;
+	bool known = n > 0;
+	if (known)
+		*owner = perms[0].id;
+	else
+		errno = ENOENT;
+	free(perms);
+	return known;
 }
 
 /* The first line libxenctrl printed while failing, else errno's text. */
@@ -81,6 +97,7 @@ static const struct xen_api real_api = {
     .xs_watch = xs_watch,
     .xs_fileno = xs_fileno,
     .xs_check_watch = xs_check_watch,
+    .xs_owner = real_xs_owner,
     .xenstat_init = real_xenstat_init,
     .xenstat_uninit = xenstat_uninit,
     .xenstat_get_node = xenstat_get_node,

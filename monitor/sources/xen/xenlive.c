@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
+#include "core/sanitize.h"
 #include "sources/xen/qdisk_stats.h"
 
 #define WATCH_PATH  "/local/domain"
@@ -25,6 +27,11 @@ struct xenlive {
 	char version[32];
 	char qmp_dir[256];   /* where libxl puts QEMU's qmp-libxenstat-<domid> sockets */
 	char qdisk_why[320]; /* the last reason a qdisk's counters were not read, or "" */
+	struct xenlive_mark marks[XENLIVE_MARKS_MAX]; /* guest marks not yet taken */
+	unsigned check_of[XENLIVE_MARKS_MAX];         /* the check each was read in */
+	size_t n_marks;
+	unsigned checks; /* xenlive_changed() calls that read events */
+	unsigned long marks_refused;
 };
 
 /* Per domain, and per backend device: what topo_from_xenstore() reads (xstopo.c). */
@@ -162,6 +169,70 @@ int xenlive_read_store(struct xenlive *x, struct xs_store *out, char *why, size_
 	return 0;
 }
 
+/* "/local/domain/<domid>/data/xiotop/mark" (domid in plain decimal) -> true, *domid. */
+static bool mark_path(const char *path, uint32_t *domid)
+{
+	static const char prefix[] = "/local/domain/";
+	if (strncmp(path, prefix, sizeof(prefix) - 1))
+		return false;
+	const char *p = path + sizeof(prefix) - 1;
+	size_t digits = strspn(p, "0123456789");
+	if (!digits || digits > 5 || (digits > 1 && p[0] == '0') || p[digits] != '/' ||
+	    strcmp(p + digits + 1, XENLIVE_MARK_NODE))
+		return false;
+	*domid = (uint32_t)strtoul(p, NULL, 10);
+	return true;
+}
+
+static bool marked_in_this_check(const struct xenlive *x, uint32_t domid)
+{
+	for (size_t i = 0; i < x->n_marks; i++)
+		if (x->marks[i].domid == domid && x->check_of[i] == x->checks)
+			return true;
+	return false;
+}
+
+/* One watch event on a domain's mark node: a mark when the domain owns the node. */
+static void take_mark_event(struct xenlive *x, const char *path, uint32_t domid)
+{
+	if (marked_in_this_check(x, domid))
+		return; /* the node holds one value: the same label again */
+	unsigned int owner = 0, len = 0;
+	char *v = x->api->xs_read(x->xs, path, &len);
+	if (!v || !len || !v[0]) { /* removed or emptied: no label, no mark */
+		free(v);
+		return;
+	}
+	if (!x->api->xs_owner(x->xs, path, &owner) || owner != domid ||
+	    x->n_marks == XENLIVE_MARKS_MAX) {
+		x->marks_refused++;
+		free(v);
+		return;
+	}
+	struct xenlive_mark *m = &x->marks[x->n_marks];
+	m->domid = domid;
+	m->realtime_ns = clock_real_ns();
+	/* libxenstore ends the value with a NUL; a label is the text up to the first one */
+	sanitize_text(v, m->label, sizeof(m->label));
+	free(v);
+	x->check_of[x->n_marks++] = x->checks;
+}
+
+size_t xenlive_take_marks(struct xenlive *x, struct xenlive_mark *out, size_t max)
+{
+	size_t n = x->n_marks < max ? x->n_marks : max;
+	memcpy(out, x->marks, n * sizeof(*out));
+	memmove(x->marks, x->marks + n, (x->n_marks - n) * sizeof(*out));
+	memmove(x->check_of, x->check_of + n, (x->n_marks - n) * sizeof(x->check_of[0]));
+	x->n_marks -= n;
+	return n;
+}
+
+unsigned long xenlive_marks_refused(const struct xenlive *x)
+{
+	return x ? x->marks_refused : 0;
+}
+
 bool xenlive_changed(struct xenlive *x)
 {
 	if (!x->watching)
@@ -177,6 +248,7 @@ bool xenlive_changed(struct xenlive *x)
 			return true;
 	}
 	bool changed = false;
+	x->checks++;
 	for (int i = 0; i < EVENTS_MAX; i++) {
 		errno = 0;
 		char **ev = x->api->xs_check_watch(x->xs);
@@ -184,8 +256,12 @@ bool xenlive_changed(struct xenlive *x)
 			/* EAGAIN: drained. Anything else: the connection is in trouble; say
 			 * "changed" so the caller reads again and learns why. */
 			return changed || (errno && errno != EAGAIN);
+		uint32_t domid;
+		if (ev[0] && mark_path(ev[0], &domid))
+			take_mark_event(x, ev[0], domid); /* a label, not a topology change */
+		else
+			changed = true;
 		free(ev);
-		changed = true;
 	}
 	return true;
 }

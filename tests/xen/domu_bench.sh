@@ -1,0 +1,76 @@
+#!/bin/sh
+# domU /init of the explain phase (explain.sh): what a user does in a guest to ask "why
+# is my disk slow": an ext4 file system on its disk, then GNU dd (a write with
+# conv=fdatasync, the caches dropped, the file read back), fio with its default text
+# output and bonnie++ with a file smaller than the guest's memory (-r tells it the size
+# it checks against). Around each tool the guest writes its own marks into xenstore
+# (data/xiotop/mark: "start dd" ... "end bonnie"), which dom0's xiotop record stores, and
+# prints the tool's whole output between XIOTOP-BENCH lines on its console, which dom0
+# collects. Parameters from the kernel command line (xl's extra=): xmib, the size of each
+# tool's file in MiB.
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs dev /dev
+xmib=48
+# shellcheck disable=SC2013 # the command line's words are the parameters
+for a in $(cat /proc/cmdline); do
+	case $a in xmib=*) eval "$a" ;; esac
+done
+insmod /lib/modules/xen-blkfront.ko
+while read -r m; do insmod "/lib/modules/ext4/$m.ko"; done </lib/modules/ext4.order
+i=0
+while [ ! -b /dev/xvda ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+export PATH=/usr/bin:/bin
+say() { echo "XIOTOP-DOMU: $*"; }
+# mark LABEL: the guest's own mark; its time on the console too (checked against dom0's).
+# Quiet for 2 s on both sides: the recorder's window holds the interval around each mark
+# whole, and blkback's statistics are read when the mark lands; nothing may move between
+mark() {
+	sync
+	sleep 2
+	if xenstore-write data/xiotop/mark "$1" 2>/tmp/xs.err; then
+		say "mark $1 at $(cut -d' ' -f1 /proc/uptime)"
+	else
+		say "mark $1 FAILED: $(cat /tmp/xs.err)"
+	fi
+	sleep 2 # and one recorder interval at least between two marks (the node keeps the last)
+}
+# bench TOOL COMMAND...: the command's whole output between markers, marked around
+bench() {
+	tool=$1
+	shift
+	mark "start $tool"
+	echo "XIOTOP-BENCH-BEGIN $tool"
+	"$@" 2>&1
+	echo "XIOTOP-BENCH-END $tool rc=$?"
+	mark "end $tool"
+}
+say "bench start xmib=$xmib mem=$(awk '/MemTotal/ {print $2}' /proc/meminfo)kB"
+# no lazy initialisation: its background writes would run into the marked window
+if ! /usr/bin/mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 /dev/xvda || ! mount -t ext4 /dev/xvda /mnt; then say "mkfs/mount FAILED"; fi
+cd /mnt || exit 1
+sync
+# dd: the write (fdatasync: its rate includes the flush), then the read from the disk.
+# GNU dd by its path: busybox's sh runs its own applets before $PATH
+dd_runs() {
+	/usr/bin/dd if=/dev/zero of=/mnt/dd.bin bs=1M count="$xmib" conv=fdatasync
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	# two commands typed apart: runs closer than one sampling interval are one stretch
+	# of the timeline, which cannot say which came first
+	sleep 2
+	/usr/bin/dd if=/mnt/dd.bin of=/dev/null bs=1M
+}
+bench dd dd_runs
+rm -f /mnt/dd.bin
+sync
+bench fio fio --name=seqwrite --rw=write --bs=1M --size="${xmib}M" --directory=/mnt --end_fsync=1
+rm -f /mnt/seqwrite.*
+sync
+# -f: no per-character phases (hours under TCG); -n 0: no small-file phase; -r: the RAM
+# bonnie++ checks its file against (it wants twice that): the guest's real memory is larger
+bench bonnie bonnie++ -d /mnt -s "$xmib" -r $((xmib / 2)) -n 0 -f -u root
+sync
+say "stat $(cat /sys/block/xvda/stat)"
+say "done"
+while :; do sleep 60; done
