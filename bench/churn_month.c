@@ -82,7 +82,8 @@ static int add_slot(struct xio_sample *out, struct world *w, unsigned i)
 	int rc = sample_add_domain(out, &dom) | sample_add_dev(out, &dev);
 	const uint32_t via[3] = {XIOTOP_VIA_DEV, XIOTOP_VIA_INODE, XIOTOP_VIA_LOOPWORK};
 	for (int l = 0; l < 3; l++) {
-		struct xio_layer layer = {.domid = s->domid, .dev = l ? HOST_DISK : LOOP(i), .via = via[l]};
+		struct xio_layer layer = {
+		    .domid = s->domid, .dev = l ? HOST_DISK : LOOP(i), .via = via[l]};
 		layer.io.wr_bytes = l == 2 ? s->wr / 8 : s->wr;
 		layer.io.rd_bytes = s->rd;
 		layer.io.wr_ios = s->wr / 65536;
@@ -93,8 +94,12 @@ static int add_slot(struct xio_sample *out, struct world *w, unsigned i)
 	c.cpu_ns[XIO_CPU_BACKEND] = s->cpu;
 	c.dirtied_bytes = s->wr;
 	c.written_back_bytes = s->wr;
-	struct xio_vbd_stat v = {.domid = s->domid, .devid = 51712, .backend_dev = LOOP(i),
-	                         .instance = s->instance, .wr_bytes = s->wr, .rd_bytes = s->rd};
+	struct xio_vbd_stat v = {.domid = s->domid,
+	                         .devid = 51712,
+	                         .backend_dev = LOOP(i),
+	                         .instance = s->instance,
+	                         .wr_bytes = s->wr,
+	                         .rd_bytes = s->rd};
 	return rc | sample_add_counters(out, &c) | sample_add_vbd_stat(out, &v);
 }
 
@@ -212,7 +217,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	unsigned days = argc > 2 ? (unsigned)atoi(argv[2]) : 30;
-	struct world w = {.n_slots = argc > 3 ? (unsigned)atoi(argv[3]) : 20, .rng = 88172645463325252ull};
+	struct world w = {.n_slots = argc > 3 ? (unsigned)atoi(argv[3]) : 20,
+	                  .rng = 88172645463325252ull};
 	unsigned churn = argc > 4 ? (unsigned)atoi(argv[4]) : 10000;
 	unsigned long samples = days * 24ul * HOUR;
 	if (!days || !w.n_slots || w.n_slots > 1000 || churn > samples) {
@@ -262,9 +268,10 @@ int main(int argc, char **argv)
 	say("at the end:", u);
 	double rss = 100.0 * (u.rss_kib - first.rss_kib) / first.rss_kib;
 	double fds = 100.0 * (u.fds - first.fds) / first.fds;
-	printf("  end against the first hour: RSS %+.1f %%, fds %+.1f %% (limit +10 %%); against the "
-	       "first day: RSS %+.1f %%\n",
-	       rss, fds, 100.0 * (u.rss_kib - day1.rss_kib) / day1.rss_kib);
+	printf(
+	    "  end against the first hour: RSS %+.1f %%, fds %+.1f %% (limit +10 %%); against the "
+	    "first day: RSS %+.1f %%\n",
+	    rss, fds, 100.0 * (u.rss_kib - day1.rss_kib) / day1.rss_kib);
 	free(w.slots);
 	return rss <= 10 && fds <= 10 ? 0 : 1;
 }
