@@ -10,7 +10,10 @@
  * SIGTERM stop after one last sample. With -o a full disk ends the recording cleanly
  * (exit 2) but never the wrapped command: it is waited for. With --dir the recorder goes
  * on: samples that find no room are lost, counted and said (once, then at most once a
- * minute), and the first sample that fits a new file ends the loss. --user NAME drops to
+ * minute), and the first sample that fits a new file ends the loss. The file removed or
+ * renamed under the recorder (checked at every sample): it ends with that sample and the
+ * recording goes on in a new file (--dir: the directory made again if gone), said once.
+ * --user NAME drops to
  * NAME once the tracer is attached (cli/privdrop.h). --print F also prints each recorded
  * interval as `xiotop -b --format F` would, from the samples as recorded (tests compare
  * it with `xiotop export`).
