@@ -58,8 +58,9 @@ check "serve unit installed" test -f /lib/systemd/system/xiotop-serve.service -o
 # dh_installsystemd's maintainer scripts: the recorder enabled (started where systemd
 # runs), the exporter installed and left off
 wants=/etc/systemd/system/multi-user.target.wants
-check "recorder enabled by the package" bash -c "deb-systemd-helper is-enabled xiotop-record.service && test -L $wants/xiotop-record.service"
-check "exporter not enabled" bash -c "! deb-systemd-helper is-enabled xiotop-serve.service && test ! -e $wants/xiotop-serve.service"
+# (deb-systemd-helper answers only inside dpkg's maintainer scripts: the links themselves)
+check "recorder enabled by the package" test -L "$wants/xiotop-record.service"
+check "exporter not enabled" test ! -e "$wants/xiotop-serve.service"
 check "default config is a conffile" bash -c "dpkg-query -W -f='\${Conffiles}' xiotop | grep -q /etc/default/xiotop-record"
 check "bash completion" test -f /usr/share/bash-completion/completions/xiotop
 check "dpkg -r" dpkg -r xiotop
