@@ -178,7 +178,7 @@ dir=$work/rot
 rec=$!
 pids+=("$rec")
 wait_for 30 bash -c "ls $dir/xiotop-*.xrec >/dev/null 2>&1"
-first=$(ls "$dir"/xiotop-*.xrec | head -1)
+first=$(find "$dir" -name "xiotop-*.xrec" | sort | head -1)
 wait_for 10 has_samples "$first" 3
 sleep 1 # the next file is named by another second
 mv "$first" "$work/aside.xrec"
