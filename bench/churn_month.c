@@ -162,7 +162,7 @@ struct recorder {
  * next; the oldest files past the retention go. 0, or -1 (said). */
 static int store(struct recorder *r, const struct xio_sample *s)
 {
-	struct rec_error err;
+	struct xerr err;
 	if (!r->w || s->realtime_ns >= r->period_end_ns) {
 		if (r->w && (rec_append(r->w, s, &err) || rec_close(r->w, &err))) {
 			fprintf(stderr, "churn_month: %s\n", err.msg);
@@ -253,7 +253,7 @@ int main(int argc, char **argv)
 		if (u.sqlite_bytes > peak.sqlite_bytes)
 			peak.sqlite_bytes = u.sqlite_bytes;
 	}
-	struct rec_error err;
+	struct xerr err;
 	rec_close(r.w, &err);
 	sample_free(&prev);
 	char **left;

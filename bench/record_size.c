@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 	}
 	struct rec_host_facts facts;
 	rec_host_facts_read("/proc", &facts);
-	struct rec_error err;
+	struct xerr err;
 	struct rec_writer *w = rec_create(argv[1], &facts, &err);
 	if (!w) {
 		fprintf(stderr, "record_size: %s\n", err.msg);

@@ -8,7 +8,7 @@ pkgs=(build-essential cmake pkg-config clang llvm libclang-rt-dev libbpf-dev bpf
       libxen-dev libncurses-dev libsqlite3-dev sqlite3 libcmocka-dev libmicrohttpd-dev
       util-linux jq tmux cppcheck clang-format shellcheck python3 fio e2fsprogs cpio qemu-system-x86 busybox-static
       libjson-c-dev sysstat debhelper lintian mandoc man-db bpftrace prometheus
-      kmod dmsetup curl git procps libgnutls28-dev libcrypt-dev openssl systemd adduser)
+      kmod dmsetup curl git procps libgnutls28-dev libcrypt-dev openssl systemd adduser mmdebstrap xz-utils zstd)
 # the machine-wide cache the Xen dom0 test (tests/xen) keeps Debian's packages in, so a
 # fresh clone on this machine starts warm
 [ "$(id -u)" -ne 0 ] || mkdir -p /var/cache/xiotop-tests

@@ -4,7 +4,10 @@
     bpf/ stand beside it; a file includes project headers only by layer path
     ("core/sample.h", whatever the folder it lives in) and only from its own layer or a
     lower one;
- 2. no file over 600 lines and no function over 80 lines outside tests/.
+ 2. no file over 600 lines and no function over 80 lines outside tests/;
+ 3. no two files that call each other both ways: where two files share work, the shared
+    part is a third file both call. A file "calls" another when it names a function the
+    other defines with external linkage (called, or taken as a pointer).
 Prints each violation as FILE:LINE: what, and exits 1 if there is any.
 
     check_layers.py [TOP]     (TOP: the top of the tree, default this file's ..)
@@ -68,14 +71,16 @@ def blank_non_code(text):
     return NOT_CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
 
 
-def long_functions(path, lines):
-    """Every file-scope brace block whose head (the code since the previous file-scope
-    ";", "}" or preprocessor line) has a parameter list and no "=": a function body,
-    however its signature is laid out. Its length is the lines between its braces."""
-    code = blank_non_code("\n".join(lines)).split("\n")
+IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def file_scope_blocks(code):
+    """(head, head_line, is_function) of every file-scope brace block of blanked code (a
+    list of lines), and the block's closing line: a function's head (the code since the
+    previous file-scope ";", "}" or preprocessor line) ends with its parameter list and
+    has no "="."""
     depth = 0
     head, head_line = "", 0
-    start = 0
     for no, text in enumerate(code, 1):
         if depth == 0 and text.lstrip().startswith("#"):
             head, head_line = "", 0
@@ -85,8 +90,9 @@ def long_functions(path, lines):
                 if ch == "{":
                     # a function's head ends with its parameter list; an
                     # initializer has "=", a struct, enum or union none of these
-                    start = no if "=" not in head and re.search(r"\)\s*$", head) else 0
+                    is_function = "=" not in head and re.search(r"\)\s*$", head) is not None
                     depth = 1
+                    opened = (head, head_line, is_function, no)
                 elif ch == ";":
                     head, head_line = "", 0
                 else:
@@ -99,13 +105,61 @@ def long_functions(path, lines):
                 elif ch == "}":
                     depth -= 1
                     if depth == 0:
-                        body = no - start - 1
-                        if start and body > MAX_FUNCTION:
-                            name = lines[head_line - 1].strip() if head_line else "?"
-                            yield f"{path}:{head_line}: function of {body} lines (at most {MAX_FUNCTION}): {name}"
-                        head, head_line, start = "", 0, 0
+                        yield opened + (no,)
+                        head, head_line = "", 0
         if depth == 0 and head:
             head += " "
+
+
+def defined_functions(code):
+    """(name, external) of every function a file defines (external: not static)."""
+    for head, _line, is_function, _open, _close in file_scope_blocks(code):
+        words = IDENT.findall(head.split("(", 1)[0])
+        if is_function and words:
+            yield words[-1], "static" not in words
+
+
+NOT_A_FUNCTION = re.compile(r"(\.|->|\bstruct|\bunion|\benum)\s*$")
+
+
+def named_identifiers(code):
+    """Every identifier a file's code names, but members (after "." or "->") and tags
+    (after struct, union or enum)."""
+    text = "\n".join(code)
+    return {m.group(0) for m in IDENT.finditer(text) if not NOT_A_FUNCTION.search(text[max(0, m.start() - 8) : m.start()])}
+
+
+def calls_both_ways(c_files):
+    """Pairs of .c files each naming a function the other defines. c_files: path -> lines."""
+    code = {path: blank_non_code("\n".join(lines)).split("\n") for path, lines in c_files.items()}
+    defined_in = {}
+    for path, lines in code.items():
+        for name, external in defined_functions(lines):
+            if external:
+                defined_in.setdefault(name, path)
+    calls = {}
+    for path, lines in code.items():
+        mine = {name for name, _external in defined_functions(lines)}  # a static shadows
+        calls[path] = {}
+        for name in named_identifiers(lines) - mine:
+            other = defined_in.get(name)
+            if other and other != path:
+                calls[path].setdefault(other, name)
+    for a in sorted(calls):
+        for b, name in sorted(calls[a].items()):
+            if a < b and a in calls.get(b, {}):
+                yield f"{a}: calls {b} ({name}) and is called by it ({calls[b][a]}): move the shared part to a third file"
+
+
+def long_functions(path, lines):
+    """Every file-scope function body, however its signature is laid out, longer than
+    MAX_FUNCTION lines between its braces."""
+    code = blank_non_code("\n".join(lines)).split("\n")
+    for _head, head_line, is_function, opened, closed in file_scope_blocks(code):
+        body = closed - opened - 1
+        if is_function and body > MAX_FUNCTION:
+            name = lines[head_line - 1].strip() if head_line else "?"
+            yield f"{path}:{head_line}: function of {body} lines (at most {MAX_FUNCTION}): {name}"
 
 
 def main():
@@ -124,6 +178,7 @@ def main():
     for path, _layer in files:
         if path.endswith(".c"):
             problems += long_functions(path, texts[path])
+    problems += calls_both_ways({path: texts[path] for path, _layer in files if path.endswith(".c")})
     for p in problems:
         print(p)
     if problems:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_layers.py judged on small trees made here: it must fail on what it promises to
 find (a long function however its signature is laid out, an upward include, a folder in
-monitor/ that is no layer) and pass a clean tree."""
+monitor/ that is no layer, two files calling each other) and pass a clean tree."""
 import os
 import subprocess
 import sys
@@ -39,6 +39,18 @@ CASES = [
     ("core includes ui", {"monitor/core/a.c": '#include "ui/console.h"\n'}, 1, "a layer above or beside it"),
     ("ui includes record", {"ui/a.c": '#include "record/record.h"\n'}, 0, ""),
     ("a folder of monitor/ that is no layer", {"monitor/misc/a.c": "int a;\n"}, 1, "not a layer"),
+    ("two files calling each other",
+     {"monitor/core/a.c": "int b(void);\nint a(void)\n{\n\treturn b();\n}\n",
+      "monitor/core/b.c": "int a(void);\nstatic int (*p)(void) = a;\nint b(void)\n{\n\treturn p != 0;\n}\n"},
+     1, "calls monitor/core/b.c (b) and is called by it (a)"),
+    ("one way only, a third file shared",
+     {"monitor/core/a.c": "int b(void);\nint c(void);\nint a(void)\n{\n\treturn b() + c();\n}\n",
+      "monitor/core/b.c": "int c(void);\nint b(void)\n{\n\treturn c();\n}\n",
+      "monitor/core/c.c": "int c(void)\n{\n\treturn 0;\n}\n"}, 0, ""),
+    ("a member, a tag or a static of the same name is no call",
+     {"monitor/core/a.c": "struct b;\nstruct s;\nint a(struct b *x, struct s *y)\n{\n\treturn x != 0 && y->b;\n}\n",
+      "monitor/core/b.c": "static int a(void)\n{\n\treturn 1;\n}\nint b(void)\n{\n\treturn a();\n}\n"},
+     0, ""),
 ]
 
 

@@ -74,6 +74,8 @@ static void print_json(FILE *out, const struct model_interval *m)
 	if (disks)
 		fputc(']', out);
 	json_figure(out, ",", FIG_HOST_BUSY_NS, m);
+	json_figure(out, ",", FIG_HOST_IRQ_NS, m);
+	json_figure(out, ",", FIG_HOST_STEAL_NS, m);
 	fputs("},\"unattributed\":{", out);
 	json_figure(out, "", FIG_UNATTRIBUTED_RD_BYTES, m);
 	json_figure(out, ",", FIG_UNATTRIBUTED_WR_BYTES, m);
@@ -122,24 +124,38 @@ static const char *head(enum figure_id fig)
 	return figure_get(fig)->header;
 }
 
-/* The two lines above the table: when, how many, and the host's own figures, each
+/* A host CPU figure as a percentage of one CPU over the interval, or "-" when unknown. */
+static void cpu_text(char *buf, size_t len, enum figure_id fig, const struct model_interval *m)
+{
+	if (figure_known(fig, m, NULL) && m->interval_s > 0)
+		snprintf(buf, len, "%.1f%%",
+		         fields_cpu_pct(figure_value(fig, m, NULL), m->interval_s));
+	else
+		snprintf(buf, len, "-");
+}
+
+/* The three lines above the table: when, how many, and the host's own figures, each
  * named by its screen header. */
 static void print_text_head(FILE *out, const struct model_interval *m)
 {
-	char ts[40], busy[24];
+	char ts[40], busy[24], irq[24], steal[24];
 	iso_time(ts, sizeof(ts), m->realtime_ns);
-	if (figure_known(FIG_HOST_BUSY_NS, m, NULL) && m->interval_s > 0)
-		snprintf(busy, sizeof(busy), "%.1f%%",
-		         fields_cpu_pct(m->host_busy_ns, m->interval_s));
-	else
-		snprintf(busy, sizeof(busy), "-");
-	/* which hooks are active is said once on stderr at start: this line stays < 80 */
-	fprintf(out, "xiotop %.19s  %zu domains  %.2fs  %s %" PRIu64 "  %s %s\n", ts, m->n_domains,
-	        m->interval_s, head(FIG_LOST_EVENTS), m->lost_events, head(FIG_HOST_BUSY_NS), busy);
+	cpu_text(busy, sizeof(busy), FIG_HOST_BUSY_NS, m);
+	cpu_text(irq, sizeof(irq), FIG_HOST_IRQ_NS, m);
+	cpu_text(steal, sizeof(steal), FIG_HOST_STEAL_NS, m);
+	/* which hooks are active is said once on stderr at start: these lines stay < 80 */
+	fprintf(out, "xiotop %.19s  %zu domains  %.2fs  %s %" PRIu64 "\n", ts, m->n_domains,
+	        m->interval_s, head(FIG_LOST_EVENTS), m->lost_events);
 	/* a figure the recording does not hold (an import's) prints "-", never 0.0 */
 	char rd[24], wr[24], bo[24], dc[24], un[24];
 	mb_text(rd, sizeof(rd), FIG_DISKS_RD_BYTES, m);
 	mb_text(wr, sizeof(wr), FIG_DISKS_WR_BYTES, m);
+	struct model_host_totals t;
+	model_host_totals(m, &t);
+	if (!t.disks_complete) { /* a leaf that keeps no diskstats (a ram disk): not known */
+		snprintf(rd, sizeof(rd), "-");
+		snprintf(wr, sizeof(wr), "-");
+	}
 	mb_text(bo, sizeof(bo), FIG_VMSTAT_PGPGOUT_BYTES, m);
 	mb_text(dc, sizeof(dc), FIG_DOUBLE_COUNTED_TOTAL, m);
 	mb_text(un, sizeof(un), FIG_UNATTRIBUTED_WR_BYTES, m);
@@ -147,6 +163,11 @@ static void print_text_head(FILE *out, const struct model_interval *m)
 	        head(FIG_DISKS_RD_BYTES), rd, head(FIG_DISKS_WR_BYTES), wr,
 	        head(FIG_VMSTAT_PGPGOUT_BYTES), bo, head(FIG_DOUBLE_COUNTED_TOTAL), dc,
 	        head(FIG_UNATTRIBUTED_WR_BYTES), un);
+	/* interrupts are part of the busy time; steal is apart: the hypervisor's, not dom0's */
+	fprintf(out, "%s %s  %s %s  %s %s\n", head(FIG_HOST_BUSY_NS), busy, head(FIG_HOST_IRQ_NS),
+	        irq, head(FIG_HOST_STEAL_NS), steal);
+	if (!t.disks_complete)
+		fprintf(out, "disks: %s keeps no diskstats\n", m->unaccounted_leaf);
 }
 
 /* Rows in domid order: Domain-0 first, (unattributed) last. */
@@ -287,13 +308,19 @@ static int batch_sink_interval(void *ctx, struct model_interval *m, unsigned lon
 		return LOOP_GO_ON;
 	if (errno == EPIPE)
 		return LOOP_DONE;
-	fprintf(stderr, "xiotop: cannot write the output: %s\n", strerror(errno));
+	xerr_set(&b->err, XERR_RUNTIME, "cannot write the output: %s", strerror(errno));
 	return 1;
+}
+
+static const struct xerr *batch_sink_failure(void *ctx)
+{
+	return &((struct batch_sink *)ctx)->err;
 }
 
 struct interval_sink batch_sink(struct batch_sink *b)
 {
-	return (struct interval_sink){.ctx = b, .interval = batch_sink_interval};
+	return (struct interval_sink){
+	    .ctx = b, .interval = batch_sink_interval, .failure = batch_sink_failure};
 }
 
 void batch_sink_free(struct batch_sink *b)

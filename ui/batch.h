@@ -37,7 +37,8 @@ void batch_print(FILE *out, const struct model_interval *m, const struct batch_o
 
 /* The interval loop's sink that prints each interval (iteration = the loop's index, so
  * CSV's header comes first). It ends the loop when the output fails: a reader that went
- * away (EPIPE, `| head`) quietly (0), anything else (a full disk) with a message (1). */
+ * away (EPIPE, `| head`) quietly (0), anything else (a full disk) with its sentence in err
+ * for the loop to hand on (1). */
 struct batch_memory { /* text: the rows, and dom0 CPU per row since the first interval */
 	struct field_row *rows;
 	size_t cap_rows;
@@ -49,6 +50,7 @@ struct batch_sink {
 	FILE *out;
 	struct batch_opts opts;
 	struct batch_memory mem; /* zero to start; batch_sink_free() frees it */
+	struct xerr err;         /* why the output failed */
 };
 struct interval_sink batch_sink(struct batch_sink *b);
 void batch_sink_free(struct batch_sink *b);

@@ -24,18 +24,19 @@ static int on_mark(void *ctx, const char *label, int64_t when_ns, char *where, s
 	return r->feed->mark(r->feed->mark_ctx, label, when_ns, where, where_len);
 }
 
-static int start_terminal(struct console_run *r)
+static int start_terminal(struct console_run *r, struct xerr *err)
 {
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "xiotop: the console needs a terminal (use -b for batch output)\n");
+		xerr_set(err, XERR_PREREQ,
+		         "the console needs a terminal (use -b for batch output)");
 		return -1;
 	}
 	setlocale(LC_CTYPE, "");
 	r->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	r->screen = newterm(NULL, stdout, stdin);
 	if (!r->screen) {
-		fprintf(stderr, "xiotop: cannot use terminal type '%s'\n",
-		        getenv("TERM") ? getenv("TERM") : "");
+		xerr_set(err, XERR_PREREQ, "cannot use terminal type '%s'",
+		         getenv("TERM") ? getenv("TERM") : "");
 		return -1;
 	}
 	cbreak();
@@ -65,7 +66,7 @@ static enum pace live_wait(void *ctx)
 {
 	struct console_run *r = ctx;
 	const struct console_opts *o = r->o;
-	int64_t next_tick = r->last_tick_ns + (int64_t)(r->st.delay_s * 1e9);
+	int64_t next_tick = r->last_tick_ns + (int64_t)(r->st.delay_s * (double)NS_PER_S);
 	bool dirty = false;
 	while (!stop_requested(o)) {
 		int64_t now = clock_mono_ns();
@@ -83,7 +84,7 @@ static enum pace live_wait(void *ctx)
 		if (act == CA_QUIT)
 			return PACE_STOP;
 		if (act == CA_DELAY)
-			next_tick = r->last_tick_ns + (int64_t)(r->st.delay_s * 1e9);
+			next_tick = r->last_tick_ns + (int64_t)(r->st.delay_s * (double)NS_PER_S);
 	}
 	return PACE_STOP;
 }
@@ -128,10 +129,10 @@ static int run_loop(struct console_run *r)
 	return rc ? 1 : 0;
 }
 
-int console_run(const struct console_opts *o, struct console_feed *feed)
+int console_run(const struct console_opts *o, struct console_feed *feed, struct xerr *err)
 {
 	struct console_run r = {.o = o, .feed = feed, .shown_slot = -1};
-	if (start_terminal(&r))
+	if (start_terminal(&r, err))
 		return 2;
 	struct console_state_opts so = {
 	    .delay_s = o->delay_s,
@@ -148,7 +149,7 @@ int console_run(const struct console_opts *o, struct console_feed *feed)
 	endwin();
 	delscreen(r.screen);
 	if (rc)
-		fprintf(stderr, "xiotop: %s\n", r.error ? r.error : "console failed");
+		xerr_set(err, XERR_RUNTIME, "%s", r.error ? r.error : "console failed");
 	console_state_free(&r.st);
 	grid_free(&r.grid);
 	free(r.scratch);

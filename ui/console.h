@@ -11,7 +11,8 @@
  * non-zero (a signal handler's flag), or when the feed fails. The terminal is restored on
  * every return. Nothing it draws holds a control character: the grid is screen text, and
  * each byte is checked again on its way to the terminal.
- * Returns 0, 1 (the feed failed) or 2 (no terminal: stdin and stdout must be one).
+ * Returns 0, 1 (the feed failed) or 2 (no terminal: stdin and stdout must be one), the
+ * failure's sentence in *err (core/error.h) for cli/ to say.
  */
 #ifndef XIOTOP_CONSOLE_H
 #define XIOTOP_CONSOLE_H
@@ -22,6 +23,7 @@
 
 #include "ui/console_state.h"
 #include "core/sample.h"
+#include "core/error.h"
 #include "core/source.h"
 
 /* Where samples come from: a live stream (the tracer, a synthetic generator) or a
@@ -47,6 +49,6 @@ struct console_opts {
 	const volatile sig_atomic_t *stop; /* may be NULL */
 };
 
-int console_run(const struct console_opts *o, struct console_feed *feed);
+int console_run(const struct console_opts *o, struct console_feed *feed, struct xerr *err);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/figures.h"
 #include "core/latency.h"
 
@@ -53,7 +54,7 @@ static const char *bytes_text(char *buf, size_t len, uint64_t bytes)
 
 static void clock_text(char *buf, size_t len, int64_t realtime_ns)
 {
-	time_t sec = (time_t)(realtime_ns / 1000000000);
+	time_t sec = (time_t)(realtime_ns / NS_PER_S);
 	struct tm tm;
 	if (!realtime_ns || !localtime_r(&sec, &tm) || !strftime(buf, len, "%H:%M:%S", &tm))
 		snprintf(buf, len, "--:--:--");
@@ -86,7 +87,7 @@ static void render_replay_line(const struct console_state *st, struct grid *g, i
 {
 	const struct seek_pos *p = &st->replay;
 	char line[LINE_MAX_BYTES], when[32] = "", state[48], mark[4 * SEEK_MARK_LABEL_MAX + 64];
-	time_t sec = (time_t)(p->recorded_ns / 1000000000);
+	time_t sec = (time_t)(p->recorded_ns / NS_PER_S);
 	struct tm tm;
 	if (!localtime_r(&sec, &tm) || !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
 		snprintf(when, sizeof(when), "?");
@@ -121,23 +122,20 @@ static int render_header(const struct console_state *st, struct grid *g)
 {
 	const struct model_interval *m = st->m;
 	const struct field *sf = field_get(st->sort);
-	char line[LINE_MAX_BYTES], when[16], title[128], filter[4 * CONSOLE_TEXT_MAX], shown[32];
+	char line[LINE_MAX_BYTES], when[16], title[128], filter[4 * CONSOLE_TEXT_MAX];
 	clock_text(when, sizeof(when), m ? m->realtime_ns : 0);
 	grid_text(st->o.title ? st->o.title : "", st->o.ascii_only, title, sizeof(title));
 	grid_text(st->filter, st->o.ascii_only, filter, sizeof(filter));
 	size_t n_dom = count_domains(st);
-	shown[0] = '\0';
+	char pace[48], speed[32], shown[32] = "";
 	if (st->filter[0])
 		snprintf(shown, sizeof(shown), " (%zu shown)", st->n_shown);
 	/* a replay has no delay: its pace is the speed factor */
-	char pace[48];
-	if (st->o.replay) {
-		char speed[32];
-		speed_text(speed, sizeof(speed), st->replay.speed);
+	speed_text(speed, sizeof(speed), st->replay.speed);
+	if (st->o.replay)
 		snprintf(pace, sizeof(pace), "speed %s", speed);
-	} else {
+	else
 		snprintf(pace, sizeof(pace), "delay %.1fs", st->delay_s);
-	}
 	/* what changes how to read the screen first: a cut line loses only the pace */
 	snprintf(line, sizeof(line), "xiotop%s%s  %s%s  %zu domain%s%s  sort %s %s%s%s%s  %s",
 	         title[0] ? " " : "", title, when, st->paused ? "  PAUSED" : "", n_dom,
@@ -163,7 +161,7 @@ static int render_header(const struct console_state *st, struct grid *g)
 		         100.0 * (double)m->unattr_wr_bytes / (double)m->pgpgout_bytes);
 	else
 		snprintf(e, sizeof(e), "-");
-	double disk_s = figure_known(FIG_DISKS_RD_BYTES, m, NULL) ? s : 0;
+	double disk_s = figure_known(FIG_DISKS_RD_BYTES, m, NULL) && t.disks_complete ? s : 0;
 	double vm_s = figure_known(FIG_VMSTAT_PGPGOUT_BYTES, m, NULL) ? s : 0;
 	double stack_s = figure_known(FIG_DOUBLE_COUNTED_TOTAL, m, NULL) ? s : 0;
 	snprintf(line, sizeof(line), "MB/s  %s %s %s %s  %s %s  %s %s  %s %s",
@@ -173,13 +171,21 @@ static int render_header(const struct console_state *st, struct grid *g)
 	         head(FIG_DOUBLE_COUNTED_TOTAL),
 	         rate(d, sizeof(d), t.double_counted_bytes, stack_s),
 	         head(FIG_UNATTRIBUTED_WR_BYTES), e);
+	/* a leaf keeping no diskstats (a ram disk): the disks' totals are unknown, "-" */
+	if (!t.disks_complete) /* a kernel device name: nothing to escape */
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+		         "  (disks: %s keeps no diskstats)", m->unaccounted_leaf);
 	grid_put(g, 1, line, GRID_PLAIN);
 
 	char hooks[512];
 	grid_text(m->hooks ? m->hooks : "", st->o.ascii_only, hooks, sizeof(hooks));
 	/* a replay's marks are the recording's, the live console's those added here */
-	snprintf(line, sizeof(line), "%s %s  %s %" PRIu64 "  marks %zu  hooks: %s",
+	snprintf(line, sizeof(line), "%s %s  %s %s  %s %s  %s %" PRIu64 "  marks %zu  hooks: %s",
 	         head(FIG_HOST_BUSY_NS), pct(a, sizeof(a), m->host_busy_ns > 0, m->host_busy_ns, s),
+	         head(FIG_HOST_IRQ_NS),
+	         pct(b, sizeof(b), figure_known(FIG_HOST_IRQ_NS, m, NULL), m->host_irq_ns, s),
+	         head(FIG_HOST_STEAL_NS),
+	         pct(c, sizeof(c), figure_known(FIG_HOST_STEAL_NS, m, NULL), m->host_steal_ns, s),
 	         head(FIG_LOST_EVENTS), m->lost_events,
 	         st->o.replay ? st->replay.n_marks : st->n_marks, hooks[0] ? hooks : "-");
 	grid_put(g, 2, line, GRID_PLAIN);
@@ -318,8 +324,8 @@ static void latency_text(char *buf, size_t len, const char *op, const struct xio
 		return;
 	}
 	char a[16], b[16];
-	fields_number(a, sizeof(a), 7, p50 / 1e6, 3);
-	fields_number(b, sizeof(b), 7, p99 / 1e6, 3);
+	fields_number(a, sizeof(a), 7, p50 / (double)NS_PER_MS, 3);
+	fields_number(b, sizeof(b), 7, p99 / (double)NS_PER_MS, 3);
 	snprintf(buf, len, "%s p50 %s p99 %s ms (%llu ios)", op, a, b, h->count);
 }
 
@@ -375,7 +381,7 @@ static void render_domain_summary(const struct console_state *st, struct grid *g
 		grid_put(g, y++, line, GRID_PLAIN);
 
 	if (r->has_cpu)
-		snprintf(c, sizeof(c), "%.1f", (double)r->cpu_total_ns / 1e9);
+		snprintf(c, sizeof(c), "%.1f", (double)r->cpu_total_ns / (double)NS_PER_S);
 	else
 		snprintf(c, sizeof(c), "-");
 	snprintf(line, sizeof(line), "dom0 CPU   %s   %s s since start",
@@ -542,6 +548,15 @@ static void render_help(const struct console_state *st, struct grid *g, int bott
 
 /* --- bottom line and the whole screen ---------------------------------------------- */
 
+/* the bottom line's keys, by mode */
+static const char KEYS_DRILL[] = "Esc/q back  Up/Down other rows  m mark  p pause  h help";
+static const char KEYS_DRILL_REPLAY[] =
+    "Esc/q back  Up/Down other rows  Left/Right step  space play  h help";
+static const char KEYS_REPLAY[] =
+    "h help  q quit  Left/Right step  [ ] marks  g/G start/end  space play  +/- speed";
+static const char KEYS_LIVE[] =
+    "h help  q quit  < > sort  r reverse  Enter drill  f filter  m mark  p pause  +/- delay";
+
 static void render_bottom(const struct console_state *st, struct grid *g)
 {
 	char line[LINE_MAX_BYTES], input[4 * CONSOLE_TEXT_MAX];
@@ -557,23 +572,9 @@ static void render_bottom(const struct console_state *st, struct grid *g)
 	} else if (st->help) {
 		grid_put(g, y, "any key: back", GRID_PLAIN);
 	} else if (st->drilled) {
-		grid_put(g, y,
-		         st->o.replay
-		             ? "Esc/q back  Up/Down other rows  Left/Right step  space play"
-		               "  h help"
-		             : "Esc/q back  Up/Down other rows  m mark  p pause  h help",
-		         GRID_PLAIN);
-	} else if (st->o.replay) {
-		grid_put(g, y,
-		         "h help  q quit  Left/Right step  [ ] marks  g/G start/end  space play"
-		         "  +/- speed",
-		         GRID_PLAIN);
+		grid_put(g, y, st->o.replay ? KEYS_DRILL_REPLAY : KEYS_DRILL, GRID_PLAIN);
 	} else {
-		grid_put(
-		    g, y,
-		    "h help  q quit  < > sort  r reverse  Enter drill  f filter  m mark  p pause"
-		    "  +/- delay",
-		    GRID_PLAIN);
+		grid_put(g, y, st->o.replay ? KEYS_REPLAY : KEYS_LIVE, GRID_PLAIN);
 	}
 }
 

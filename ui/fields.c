@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ui/grid.h"
+#include "core/clock.h"
 
 double fields_mb_per_s(uint64_t bytes, double interval_s)
 {
@@ -150,9 +151,9 @@ FIGURE_COLUMN(dbl, 1, has_interval(r) && r->has_phys,
               fields_mb_per_s(r->double_counted_bytes, r->interval_s))
 FIGURE_COLUMN(dirty, 1, r->has_dirty, (double)r->dirty_backlog_bytes / (1024.0 * 1024.0))
 FIGURE_COLUMN(cpu_pct, 1, has_interval(r) && r->has_cpu, fields_cpu_pct(r->cpu_ns, r->interval_s))
-FIGURE_COLUMN(cpu_s, 1, r->has_cpu, (double)r->cpu_total_ns / 1e9)
-FIGURE_COLUMN(lat_p50, 2, r->lat_p50_ns >= 0, r->lat_p50_ns / 1e6)
-FIGURE_COLUMN(lat_p99, 2, r->lat_p99_ns >= 0, r->lat_p99_ns / 1e6)
+FIGURE_COLUMN(cpu_s, 1, r->has_cpu, (double)r->cpu_total_ns / (double)NS_PER_S)
+FIGURE_COLUMN(lat_p50, 2, r->lat_p50_ns >= 0, r->lat_p50_ns / (double)NS_PER_MS)
+FIGURE_COLUMN(lat_p99, 2, r->lat_p99_ns >= 0, r->lat_p99_ns / (double)NS_PER_MS)
 FIGURE_COLUMN(guest_cpu, 1, has_interval(r) && r->guest_cpu_ns >= 0,
               fields_cpu_pct((uint64_t)(r->guest_cpu_ns > 0 ? r->guest_cpu_ns : 0), r->interval_s))
 

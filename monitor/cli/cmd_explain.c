@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "cli/commands.h"
+#include "cli/fail.h"
 #include "explain/claim_figures.h"
 #include "explain/compare.h"
 #include "explain/explain.h"
@@ -27,11 +28,10 @@ static int explain_window(const char *path, const char *from, const char *to,
                           const char *const *doms, size_t n_doms, struct explain *ex,
                           struct rec_reader **rp)
 {
-	struct rec_error err;
+	struct xerr err;
 	*rp = rec_open(path, &err);
 	if (!*rp) {
-		fprintf(stderr, "xiotop: %s\n", err.msg);
-		return 2;
+		return cli_fail(&err);
 	}
 	if (explain_collect(*rp, from, to, ex, &err)) {
 		fprintf(stderr, "xiotop: %s: %s\n", path, err.msg);

@@ -49,10 +49,9 @@ int print_directory(const struct cli_opts *o)
 	    dir_time("--to", o->to, INT64_MAX, &to))
 		return 2;
 	struct rec_dir_stream stream;
-	struct rec_error err;
+	struct xerr err;
 	if (rec_dir_stream_open(&stream, o->dir, from, to, &err)) {
-		fprintf(stderr, "xiotop: %s\n", err.msg);
-		return 2;
+		return cli_fail(&err);
 	}
 	int rc = print_source(rec_dir_stream_source(&stream), o);
 	rec_dir_stream_close(&stream);
@@ -61,11 +60,10 @@ int print_directory(const struct cli_opts *o)
 
 int print_recording(const char *path, const struct cli_opts *o)
 {
-	struct rec_error err;
+	struct xerr err;
 	struct rec_reader *r = rec_open(path, &err);
 	if (!r) {
-		fprintf(stderr, "xiotop: %s\n", err.msg);
-		return 2;
+		return cli_fail(&err);
 	}
 	size_t first, last;
 	int rc = 2;

@@ -71,7 +71,7 @@ struct parsed {
 
 static int parse_logs(const struct cli_opts *o, struct parsed *p, struct imp_logs *in)
 {
-	struct imp_error err;
+	struct xerr err;
 	size_t len;
 	const char *files[3] = {o->import_xentop, o->import_vmstat, o->import_iostat};
 	for (int k = 0; k < 3; k++) {
@@ -133,13 +133,13 @@ int cmd_import(int argc, char **argv)
 	memset(&p, 0, sizeof(p));
 	struct imp_result r;
 	memset(&r, 0, sizeof(r));
-	struct imp_error err;
+	struct xerr err;
 	rc = parse_logs(&o, &p, &in);
 	if (!rc && imp_build(&in, &r, &err)) {
 		fprintf(stderr, "xiotop import: %s\n", err.msg);
 		rc = 2;
 	}
-	struct rec_error rerr;
+	struct xerr rerr;
 	if (!rc && imp_write(o.output, &r, &rerr)) {
 		fprintf(stderr, "xiotop import: %s\n", rerr.msg);
 		rc = 2;

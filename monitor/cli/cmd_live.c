@@ -34,9 +34,9 @@ int cmd_topology(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	struct xt_topology topo;
-	rc = live_load_topology(&o.src, &topo);
-	if (rc)
-		return rc;
+	struct xerr err = {0};
+	if (live_load_topology(&o.src, &topo, &err))
+		return cli_fail(&err);
 	if (o.format == BATCH_JSON)
 		topo_print_json(stdout, &topo);
 	else
@@ -52,7 +52,7 @@ static int live_feed_mark(void *ctx, const char *label, int64_t realtime_ns, cha
 {
 	(void)ctx;
 	char path[PATH_MAX];
-	struct rec_error err;
+	struct xerr err;
 	int rc = rec_registry_mark(label, realtime_ns, "console", path, sizeof(path), &err);
 	if (rc > 0)
 		snprintf(where, where_len, "%s", path);
@@ -73,7 +73,10 @@ static int watch(const struct cli_opts *o, struct sample_source src)
 		                          .full_names = o->full_names,
 		                          .dom0_first = o->dom0_first,
 		                          .stop = &cli_stop_signal};
-		return console_run(&co, &feed);
+		struct xerr err = {0};
+		int rc = console_run(&co, &feed, &err);
+		cli_say(&err);
+		return rc;
 	}
 	struct batch_sink printer = {.out = stdout,
 	                             .opts = {.format = o->format, .full_names = o->full_names}};

@@ -26,7 +26,7 @@ int cmd_mark(int argc, char **argv)
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
 	int64_t t = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-	struct rec_error err;
+	struct xerr err;
 	char found[PATH_MAX];
 	if (!file) {
 		if (rec_registry_find(found, sizeof(found), &err)) {

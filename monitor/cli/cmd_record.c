@@ -104,9 +104,9 @@ static bool reap(struct wrapped *w, struct rec_writer *rec)
 		w->status = WEXITSTATUS(status);
 		snprintf(label, sizeof(label), "end: %.200s (exit %d)", w->line, w->status);
 	}
-	struct rec_error err;
+	struct xerr err;
 	if (rec && rec_add_mark_from(rec, label, clock_real_ns(), "wrap", w->status, &err))
-		fprintf(stderr, "xiotop: %s\n", err.msg);
+		cli_say(&err);
 	return true;
 }
 
@@ -153,12 +153,12 @@ static int open_file(struct session *s, int64_t realtime_ns);
  * this sample and is closed, so a renamed one stands alone, its WAL folded in. */
 static int rotate(struct session *s, const struct xio_sample *cur)
 {
-	struct rec_error err;
+	struct xerr err;
 	s->stored_at_rotation = false;
 	if (s->rec) { /* full: said by disk_full() */
 		s->stored_at_rotation = !rec_append(s->rec, cur, &err);
 		if ((!s->stored_at_rotation || rec_close(s->rec, &err)) && err.code != REC_ERR_FULL)
-			fprintf(stderr, "xiotop: %s\n", err.msg);
+			cli_say(&err);
 		s->rec = NULL;
 	}
 	if (open_file(s, cur->realtime_ns))
@@ -205,7 +205,7 @@ static int disk_full(struct session *s, const struct xio_sample *cur, bool store
 static int store_sample(void *ctx, const struct xio_sample *cur, bool first)
 {
 	struct session *s = ctx;
-	struct rec_error err;
+	struct xerr err;
 	s->last_sample_ns = clock_mono_ns();
 	char moved_from[sizeof(s->path)] = "";
 	if (s->rec && rec_writer_moved(s->rec))
@@ -282,7 +282,7 @@ static void store_meta(struct session *s)
 {
 	const struct cli_opts *o = s->o;
 	char buf[256];
-	struct rec_error err;
+	struct xerr err;
 	snprintf(buf, sizeof(buf), "%g", o->delay_s);
 	rec_set_meta(s->rec, "interval_s", buf, &err);
 	rec_set_meta(s->rec, "tracer_mode", live_tracer_mode(s->live), &err);
@@ -310,12 +310,12 @@ static void wait_for_command(struct wrapped *w)
 /* Wrap mode, once the first sample is stored: mark the start, run the command. */
 static int start_command(struct session *s)
 {
-	struct rec_error err;
+	struct xerr err;
 	char label[256];
 	command_line(s->o->args, s->cmd.line, sizeof(s->cmd.line));
 	snprintf(label, sizeof(label), "start: %s", s->cmd.line);
 	if (rec_add_mark_from(s->rec, label, clock_real_ns(), "wrap", -1, &err))
-		fprintf(stderr, "xiotop: %s\n", err.msg);
+		cli_say(&err);
 	if (spawn(&s->cmd, s->o->args, &s->wait_mask) == 0)
 		return 0;
 	fprintf(stderr, "xiotop record: cannot start %s: %s\n", s->o->args[0], strerror(errno));
@@ -355,12 +355,12 @@ static int open_file(struct session *s, int64_t realtime_ns)
 			return -1;
 		}
 	}
-	struct rec_error err;
+	struct xerr err;
 	s->rec = rec_create(s->path, &s->facts, &err);
 	if (!s->rec) {
 		s->open_error = err.code;
 		if (!o->dir || (err.code != REC_ERR_FULL && !s->lost_run)) /* else disk_full() */
-			fprintf(stderr, "xiotop: %s\n", err.msg);
+			cli_say(&err);
 		return -1;
 	}
 	if (s->live)
@@ -438,7 +438,7 @@ static void stop_command(struct wrapped *cmd, struct rec_writer *rec)
 		reap(cmd, rec);
 	}
 	if (cmd->pid) {
-		struct rec_error err;
+		struct xerr err;
 		char label[256];
 		snprintf(label, sizeof(label), "recorder stopped; %.200s still running", cmd->line);
 		rec_add_mark_from(rec, label, clock_real_ns(), "wrap", -1, &err);
@@ -514,10 +514,10 @@ int cmd_record(int argc, char **argv)
 	else
 		stop_command(&s.cmd, s.rec);
 
-	struct rec_error err;
+	struct xerr err;
 	size_t n = s.rec ? rec_writer_count(s.rec) : 0;
 	if (rec_close(s.rec, &err) && !rc) {
-		fprintf(stderr, "xiotop: %s\n", err.msg);
+		cli_say(&err); /* 2 whatever the kind (a full disk too), as record always said */
 		rc = 2;
 	}
 	rec_registry_withdraw();

@@ -80,7 +80,7 @@ struct replay_opts {
 static int resolve_window(struct rec_reader *r, const struct replay_opts *o, size_t *first,
                           size_t *last)
 {
-	struct rec_error err;
+	struct xerr err;
 	if (rec_resolve_window(r, o->cli->from, o->cli->to, first, last, &err) == 0)
 		return 0;
 	char shown[1024]; /* a file name may hold anything, as a mailed file's may */
@@ -136,14 +136,13 @@ static int play(struct rec_reader *r, const struct replay_opts *o)
  * restored, as in the live console. */
 static int browse(struct rec_reader *r, const struct replay_opts *o)
 {
-	struct rec_error err;
+	struct xerr err;
 	size_t first, last;
 	if (resolve_window(r, o, &first, &last))
 		return 2;
 	struct replay_feed *f = replay_feed_open(r, first, last, o->speed, &err);
 	if (!f) {
-		fprintf(stderr, "xiotop: %s\n", err.msg);
-		return err.code == REC_ERR_NOMEM ? 1 : 2;
+		return cli_fail(&err);
 	}
 	const char *base = strrchr(o->path, '/');
 	char title[300];
@@ -155,7 +154,9 @@ static int browse(struct rec_reader *r, const struct replay_opts *o)
 	                          .dom0_first = o->dom0_first,
 	                          .stop = &cli_stop_signal};
 	cli_catch_stop();
-	int rc = console_run(&co, &feed);
+	struct xerr shown_err = {0};
+	int rc = console_run(&co, &feed, &shown_err);
+	cli_say(&shown_err);
 	if (rc == 1 && replay_feed_error(f)[0]) {
 		fprintf(stderr, "xiotop: %s\n", replay_feed_error(f));
 		rc = 2; /* a bad file, as everywhere else */
@@ -183,11 +184,10 @@ int cmd_replay(int argc, char **argv)
 	    .want_batch = cli.batch || cli.format_given,
 	    .dom0_first = cli.dom0_first,
 	};
-	struct rec_error err;
+	struct xerr err;
 	struct rec_reader *r = rec_open(o.path, &err);
 	if (!r) {
-		fprintf(stderr, "xiotop: %s\n", err.msg);
-		return 2;
+		return cli_fail(&err);
 	}
 	bool terminal = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
 	rc = o.want_batch || !terminal ? play(r, &o) : browse(r, &o);

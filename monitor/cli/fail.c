@@ -24,3 +24,8 @@ int cli_fail(const struct xerr *e)
 	}
 	return 1;
 }
+
+void cli_note(const char *sentence)
+{
+	fprintf(stderr, "xiotop: %s\n", sentence);
+}

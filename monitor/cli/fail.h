@@ -13,5 +13,7 @@
 
 void cli_say(const struct xerr *e);
 int cli_fail(const struct xerr *e);
+/* The note sink (core/error.h) main() installs: "xiotop: SENTENCE" on stderr. */
+void cli_note(const char *sentence);
 
 #endif

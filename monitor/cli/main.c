@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/fail.h"
 
 /* What runs each command cli_commands[] (options.c) names; the live console is the
  * rest. Checked against CLI_N_COMMANDS when compiled. */
@@ -30,6 +31,7 @@ _Static_assert(sizeof(runs) / sizeof(runs[0]) == CLI_N_COMMANDS - 1,
 int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);
+	xnote_set_sink(cli_note);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc > 1 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
 		printf("xiotop %s\n", XIOTOP_VERSION);

@@ -8,6 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Nanoseconds in a second and a millisecond: every conversion of the ns the samples hold
+ * to the seconds and milliseconds shown says which it is. */
+#define NS_PER_S  1000000000LL
+#define NS_PER_MS 1000000LL
+
 int64_t clock_mono_ns(void);
 int64_t clock_real_ns(void);
 /* Sleeps ns (<= 0: not at all), resuming after signals unless *stop becomes non-zero

@@ -39,6 +39,8 @@ VALUE(disks_rd_bytes, totals_of(m).disk_rd_bytes)
 VALUE(disks_wr_bytes, totals_of(m).disk_wr_bytes)
 VALUE(double_counted_total, totals_of(m).double_counted_bytes)
 VALUE(host_busy_ns, m->host_busy_ns)
+VALUE(host_irq_ns, m->host_irq_ns)
+VALUE(host_steal_ns, m->host_steal_ns)
 VALUE(unattributed_rd_bytes, m->unattr_rd_bytes)
 VALUE(unattributed_wr_bytes, m->unattr_wr_bytes)
 VALUE(unattributed_cpu_ns, m->cpu_unattributed_ns)
@@ -284,13 +286,13 @@ static const struct figure table[] = {
     [FIG_HOST_BUSY_NS] = {.scope = FIGURE_HOST,
                           .form = FORM_COUNT,
                           .json = "host.dom0_cpu_busy_ns",
-                          .meaning = "dom0 non-idle CPU time, all CPUs (/proc/stat)",
+                          .meaning = "dom0 non-idle CPU time but steal, all CPUs (/proc/stat)",
                           .unit = "ns",
                           .needs = NEED_CPU,
                           .header = "dom0 CPU",
                           .key = "dom0_cpu_busy_ns",
                           .metric = {"xiotop_host_dom0_cpu_busy_seconds",
-                                     "dom0 non-idle CPU time, all CPUs."},
+                                     "dom0 non-idle CPU time, all CPUs, steal not included."},
                           .value = host_busy_ns},
     [FIG_UNATTRIBUTED_RD_BYTES] = {.scope = FIGURE_HOST,
                                    .form = FORM_COUNT,
@@ -349,6 +351,36 @@ static const struct figure table[] = {
                          .metric = {"xiotop_lost_events",
                                     "Events not counted because a tracer map was full."},
                          .value = lost_events},
+    /* host-wide: /proc/stat does not say which domain's completion an interrupt ran */
+    [FIG_HOST_IRQ_NS] = {.scope = FIGURE_HOST,
+                         .form = FORM_COUNT,
+                         .json = "host.dom0_irq_ns",
+                         .meaning = "of dom0's busy time, hard and soft interrupts, all CPUs "
+                                    "(/proc/stat irq + softirq ticks; without "
+                                    "IRQ_TIME_ACCOUNTING also in the interrupted tasks' CPU)",
+                         .unit = "ns",
+                         .absent = XIO_ABSENT_HOST_CPU,
+                         .flags = FIGURE_CSV,
+                         .header = "irq",
+                         .key = "dom0_irq_ns",
+                         .metric = {"xiotop_host_dom0_irq_seconds",
+                                    "dom0 CPU time in hard and soft interrupts, all CPUs "
+                                    "(/proc/stat irq + softirq)."},
+                         .value = host_irq_ns},
+    [FIG_HOST_STEAL_NS] = {.scope = FIGURE_HOST,
+                           .form = FORM_COUNT,
+                           .json = "host.steal_ns",
+                           .meaning = "steal: time the hypervisor gave other domains while dom0 "
+                                      "wanted to run, all CPUs (/proc/stat; not dom0's busy time)",
+                           .unit = "ns",
+                           .absent = XIO_ABSENT_HOST_CPU,
+                           .flags = FIGURE_CSV,
+                           .header = "steal",
+                           .key = "steal_ns",
+                           .metric = {"xiotop_host_steal_seconds",
+                                      "Time the hypervisor ran other domains while dom0 wanted "
+                                      "to run, all CPUs (/proc/stat steal)."},
+                           .value = host_steal_ns},
     /* figures no code names by id: their entry is all it takes */
 };
 #define N_FIGURES ((int)(sizeof(table) / sizeof(table[0])))

@@ -63,6 +63,9 @@ enum figure_id {
 	FIG_UNATTRIBUTED_CPU_NS,
 	FIG_DOM0_OWN_CPU_NS,
 	FIG_LOST_EVENTS,
+	/* after the others, so that CSV columns that were there keep their places */
+	FIG_HOST_IRQ_NS,
+	FIG_HOST_STEAL_NS,
 	FIGURE_NAMED /* the figures code names; the table may hold more after them */
 };
 

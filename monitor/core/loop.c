@@ -3,6 +3,15 @@
 
 #include "core/clock.h"
 
+/* A sink's verdict; a failure's sentence into l->err, the first one only. */
+static int sink_verdict(const struct loop *l, const struct interval_sink *k, int verdict)
+{
+	const struct xerr *why = verdict > 0 && k->failure ? k->failure(k->ctx) : NULL;
+	if (why && why->kind != XERR_NONE && l->err && l->err->kind == XERR_NONE)
+		*l->err = *why;
+	return verdict;
+}
+
 /* Every sink's sample hook; the first non-zero verdict (the others still run). */
 static int hand_sample(const struct loop *l, const struct xio_sample *s, bool first)
 {
@@ -10,7 +19,8 @@ static int hand_sample(const struct loop *l, const struct xio_sample *s, bool fi
 	for (size_t i = 0; i < l->n_sinks; i++) {
 		if (!l->sinks[i].sample)
 			continue;
-		int v = l->sinks[i].sample(l->sinks[i].ctx, s, first);
+		int v =
+		    sink_verdict(l, &l->sinks[i], l->sinks[i].sample(l->sinks[i].ctx, s, first));
 		if (verdict == LOOP_GO_ON)
 			verdict = v;
 	}
@@ -23,7 +33,8 @@ static int hand_interval(const struct loop *l, struct model_interval *m, unsigne
 	for (size_t i = 0; i < l->n_sinks; i++) {
 		if (!l->sinks[i].interval)
 			continue;
-		int v = l->sinks[i].interval(l->sinks[i].ctx, m, index);
+		int v =
+		    sink_verdict(l, &l->sinks[i], l->sinks[i].interval(l->sinks[i].ctx, m, index));
 		if (verdict == LOOP_GO_ON)
 			verdict = v;
 	}
@@ -92,7 +103,7 @@ int interval_loop(const struct loop *l)
 enum pace pace_every_wait(void *ctx)
 {
 	struct pace_every *p = ctx;
-	int64_t now = clock_mono_ns(), delay = (int64_t)(*p->delay_s * 1e9);
+	int64_t now = clock_mono_ns(), delay = (int64_t)(*p->delay_s * (double)NS_PER_S);
 	if (!p->next_ns || p->next_ns + delay <= now) /* started, or fell behind: no burst */
 		p->next_ns = now;
 	p->next_ns += delay;

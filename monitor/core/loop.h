@@ -8,8 +8,8 @@
  * loop frees whatever is left and every sample once the next one has been handed out.
  * It ends and returns an exit status when:
  *   - the source ends (0) or fails (the source's fail_status; its why() in *err);
- *   - a sink returns LOOP_DONE (0) or an exit status (> 0), after the other sinks of
- *     that step have seen it;
+ *   - a sink returns LOOP_DONE (0) or an exit status (> 0; its failure() in *err), after
+ *     the other sinks of that step have seen it;
  *   - max_intervals intervals were handed out (0);
  *   - the pacer says PACE_STOP (0), or PACE_LAST (0, after one last sample).
  * It prints nothing: a failure's sentence goes to *err (when given) for cli/ to say.
@@ -36,6 +36,9 @@ struct interval_sink {
 	int (*sample)(void *ctx, const struct xio_sample *s, bool first);
 	/* Optional: one interval; index counts from 0. m may be taken (model_move). */
 	int (*interval)(void *ctx, struct model_interval *m, unsigned long index);
+	/* Optional: after the sink returned an exit status, why (the sink's own memory);
+	 * the loop copies it into its err. */
+	const struct xerr *(*failure)(void *ctx);
 };
 
 enum pace { PACE_DUE, PACE_LAST, PACE_STOP };

@@ -78,13 +78,20 @@ struct model_interval {
 	uint64_t unattr_rd_bytes, unattr_wr_bytes;
 	bool has_cpu, has_dirty;
 	uint32_t absent;              /* enum xio_absent: counters either sample lacks (unknown) */
-	uint64_t host_busy_ns;        /* this interval, all CPUs */
+	uint64_t host_busy_ns;        /* this interval, all CPUs, steal not included */
+	uint64_t host_irq_ns;         /* of it, interrupt time (hard and soft irq) */
+	uint64_t host_steal_ns;       /* steal: the hypervisor's time, apart from busy */
 	uint64_t cpu_unattributed_ns; /* this interval */
 	const char *hooks;            /* from cur */
 	struct model_disk *disks;
 	size_t n_disks;
 	struct model_domain *domains; /* every domain of cur, then ones only seen in counters */
 	size_t n_domains;
+	/* leaf devices that moved >= 1 MiB of the tracer's bytes this interval while
+	 * /proc/diskstats shows them idle (a ram disk, brd, does no I/O accounting): the
+	 * disks' totals are then unknown; the first one's name, to say so */
+	size_t n_unaccounted_leaves;
+	char unaccounted_leaf[32];
 	bool has_vbd_stats; /* blkback's per-vbd counters were read (a Xen dom0) */
 	bool has_latency;   /* I/O latency was timed (cur's histograms, --latency) */
 	/* domains[] by domid while model_compute() fills it: open addressing, slot + 1 (0 is
@@ -111,14 +118,15 @@ const char *model_role_name(enum model_role r);
 /* Derived figures of an interval, computed here once for every sink. */
 struct model_host_totals {
 	uint64_t disk_rd_bytes, disk_wr_bytes; /* all leaf devices (/proc/diskstats) */
-	uint64_t double_counted_bytes;         /* all domains' double_counted_bytes */
+	bool disks_complete; /* no leaf in use lacks diskstats (n_unaccounted_leaves == 0) */
+	uint64_t double_counted_bytes; /* all domains' double_counted_bytes */
 };
 void model_host_totals(const struct model_interval *m, struct model_host_totals *out);
 /* dom0's own CPU: what the host was busy with beyond the work charged to a domain or left
- * unattributed, so that these add up to the host's busy time. The first sample has nothing
- * before it: its "interval" (interval_s 0) holds the host's busy time since boot but the
- * charged time since the tracer started, so it tells nothing of dom0's own work since
- * xiotop started and counts none. */
+ * unattributed, so that these add up to the host's busy time (steal not in it). The first sample
+ * has nothing before it: its "interval" (interval_s 0) holds the host's busy time since boot but
+ * the charged time since the tracer started, so it tells nothing of dom0's own work since xiotop
+ * started and counts none. */
 uint64_t model_dom0_own_cpu_ns(const struct model_interval *m);
 /* A CPU role's name as a key (JSON, CSV, label: "device_model") and as text ("device
  * model"). */

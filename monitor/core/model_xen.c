@@ -114,11 +114,17 @@ static int cmp_vbd(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The vCPU time of a new domain on a reused domid: all of it is since it started. */
+/* The vCPU time of a domain made since the previous sample (a domid prev did not list, or
+ * a new domain on a reused one): all of it is since it started, after prev. A domain is
+ * made paused, with no vCPU time, so without this its first interval's vCPU time (its
+ * boot) was lost as unknown. */
 static void restart_guest_cpu(const struct xio_sample *prev, const struct xio_sample *cur,
                               struct model_domain *d)
 {
-	if (!prev || !d->info || !new_incarnation(sample_domain(prev, d->domid), d->info))
+	if (!prev || !d->info)
+		return;
+	const struct xio_domain *before = sample_domain(prev, d->domid);
+	if (before && !new_incarnation(before, d->info))
 		return;
 	const struct xio_dom_counters *c = sample_counters(cur, d->domid);
 	d->guest_cpu_ns = c && c->guest_cpu_ns >= 0 ? c->guest_cpu_ns : -1;

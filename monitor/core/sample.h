@@ -82,13 +82,14 @@ struct xio_latency {
 /* blkback's own per-vbd counters (cumulative), for cross-checking xiotop's figures. */
 enum xio_vbd_source {
 	XIO_VBD_BLKBACK, /* <sysfs>/bus/xen-backend/devices/vbd-<domid>-<devid>/statistics */
-	XIO_VBD_XENSTAT, /* libxenstat, for a vbd blkback's sysfs does not show (qdisk) */
+	XIO_VBD_XENSTAT, /* libxenstat (xentop's counts), in an imported xentop log */
+	XIO_VBD_QMP,     /* QEMU's query-blockstats, for a qdisk vbd (sources/xen/qdisk_stats.h) */
 };
 /* Whether a vbd's counters were read for this sample. A vbd that is listed but was not
  * read is not a new vbd: its next counters are not a delta from zero. */
 enum xio_vbd_read {
 	XIO_VBD_READ,    /* read now */
-	XIO_VBD_CARRIED, /* not read now (libxenstat did not answer for it): the counters are
+	XIO_VBD_CARRIED, /* not read now (its QEMU did not answer in time): the counters are
 	                  * the ones last read, in an earlier sample */
 	XIO_VBD_UNREAD,  /* not read now nor since xiotop started, and older than that: its
 	                  * counters are unknown (0 here) */
@@ -119,6 +120,8 @@ enum xio_absent {
 	                                * its double counting) and the unattributed bytes */
 	XIO_ABSENT_VMSTAT = 1u << 2,   /* vmstat_pgpgin_kb, vmstat_pgpgout_kb */
 	XIO_ABSENT_DISKS = 1u << 3,    /* disks[]: the leaf devices' bytes */
+	XIO_ABSENT_HOST_CPU = 1u << 4, /* host_irq_ns and host_steal_ns (a recording made before
+	                                * them, where host_busy_ns held the steal; an import) */
 };
 
 struct xio_sample {
@@ -126,7 +129,9 @@ struct xio_sample {
 	uint64_t monotonic_ns; /* for intervals */
 	uint64_t vmstat_pgpgin_kb, vmstat_pgpgout_kb;
 	uint64_t lost_events;
-	uint64_t host_busy_ns;        /* /proc/stat non-idle time, all CPUs; 0 unknown */
+	uint64_t host_busy_ns;        /* /proc/stat non-idle time but steal, all CPUs; 0 unknown */
+	uint64_t host_irq_ns;         /* of it, /proc/stat irq + softirq (interrupt time) */
+	uint64_t host_steal_ns;       /* /proc/stat steal: the hypervisor ran others, not dom0 */
 	uint64_t cpu_unattributed_ns; /* on-CPU time charged to no domain */
 	bool has_cpu;                 /* CPU counters were collected */
 	bool has_dirty;               /* dirty page counters were collected */

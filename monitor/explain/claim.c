@@ -49,6 +49,32 @@ static bool looks_binary(const struct claim_src *src)
 	return memchr(src->buf, '\0', src->len) != NULL;
 }
 
+/* A text output cut short parses as well as a whole one when the cut falls inside a
+ * figure ("0.0500984 s" read as "0.05 s", dd's "copied" as "c"): only the newline
+ * every tool prints after its last line tells them apart. So the last line of a text
+ * output must be ended (fio's JSON ends with its object instead). */
+static int check_last_line(const struct claim_src *src)
+{
+	size_t start = src->len;
+	while (start > 0 && src->buf[start - 1] != '\n' && src->buf[start - 1] != '\r')
+		start--;
+	bool blank = true;
+	for (size_t i = start; i < src->len && blank; i++)
+		blank = src->buf[i] == ' ' || src->buf[i] == '\t';
+	if (blank)
+		return 0;
+	unsigned no = 1;
+	for (size_t i = 0; i < start; i++)
+		no += src->buf[i] == '\n';
+	struct claim_line last = {.s = src->buf + start, .len = src->len - start, .no = no};
+	char excerpt[48];
+	claim_excerpt(&last, excerpt, sizeof(excerpt));
+	return claim_fail(src, no,
+	                  "the last line \"%s\" has no newline, as in a file cut short; "
+	                  "expected the tool's whole output (end it with a newline if it is whole)",
+	                  excerpt);
+}
+
 int claim_parse_buffer(const char *name, const char *buf, size_t len, struct claim *out, char *err,
                        size_t errlen)
 {
@@ -69,7 +95,8 @@ int claim_parse_buffer(const char *name, const char *buf, size_t len, struct cla
 		                  "binary data; expected the text output of dd, "
 		                  "bonnie++, iozone or fio");
 	int rc;
-	if (claim_contains(&src, "\"fio version\""))
+	bool json = claim_contains(&src, "\"fio version\"");
+	if (json)
 		rc = claim_parse_fio(&src, out);
 	else if (claim_is_fio_text(&src))
 		rc = claim_parse_fio_text(&src, out);
@@ -88,6 +115,14 @@ int claim_parse_buffer(const char *name, const char *buf, size_t len, struct cla
 		                "not the output of dd, busybox dd, bonnie++ (CSV), iozone or fio: "
 		                "no records/bytes line, CSV line, iozone table, fio group "
 		                "line or fio JSON");
+	if (rc == 0 && !json)
+		rc = check_last_line(&src);
+	/* parsed, but nothing to set against a recording: never an empty claim */
+	if (rc == 0 && out->nruns == 0 && !out->runs_dropped)
+		rc = claim_fail(&src, 0,
+		                "the %s output holds no run with figures (every test skipped, "
+		                "or its rows cut short)",
+		                claim_tool_name(out->tool));
 	if (rc != 0)
 		memset(out, 0, sizeof(*out));
 	return rc;

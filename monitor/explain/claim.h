@@ -22,10 +22,14 @@
  * On success: 0, *out filled. On unknown, truncated or garbled input: -1, *out zeroed
  * and `err` holds ONE line "NAME[:LINE]: what was expected" in which every control byte,
  * DEL and non-ASCII byte is escaped (\xNN), so it can be printed as is; the caller exits
- * 2. Nothing is allocated; a struct claim is self-contained (large: keep it off small
- * stacks). Figures that a tool does not report are -1 (doubles) or have a false flag.
- * Strings kept in a claim (machine and job names, versions) are copied as found in the
- * file, control bytes included: escape them when printing (ui/sanitize.h).
+ * 2. A text output whose last non-blank line has no newline is refused so: a cut inside a
+ * figure ("0.0500984 s" as "0.05") looks whole otherwise (fio's JSON ends with its
+ * object). A file cut at a line's end may still parse, with its later runs missing: each
+ * run it gives is one of the whole file's, figure for figure. Nothing is allocated; a
+ * struct claim is self-contained (large: keep it off small stacks). Figures that a tool
+ * does not report are -1 (doubles) or have a false flag. Strings kept in a claim (machine
+ * and job names, versions) are copied as found in the file, control bytes included:
+ * escape them when printing (ui/sanitize.h).
  *
  * Units: bytes, seconds, bytes per second. Tools that print K/sec (bonnie++, iozone)
  * mean KiB (1024); GNU dd's kB/MB/GB are 1000-based, its KiB/MiB/GiB and busybox's
@@ -77,11 +81,17 @@ struct claim_fio_dir {
 
 struct claim_fio_job {
 	char name[CLAIM_NAME_MAX];
+	uint64_t size_bytes; /* its size= option (fio's default 1024-based units); 0 not given */
+	bool named_file;     /* its filename= option is set: jobs may share one file */
 	struct claim_fio_dir read, write;
 };
 
 struct claim_fio {
 	char version[CLAIM_NAME_MAX]; /* "fio-3.33" */
+	/* fio's text output: "Starting N processes" and the jobs' "Laying out IO file (1 file
+	 * / 64MiB)" lines (printed only for a file fio had to create) */
+	unsigned started_jobs, laid_out_jobs;
+	uint64_t laid_out_bytes;
 	unsigned njobs;
 	struct claim_fio_job jobs[CLAIM_FIO_MAX_JOBS];
 };
@@ -142,6 +152,13 @@ struct claim_run {
 	/* seconds is bytes / rate (bonnie, iozone print only a rate), not a measured time */
 	bool seconds_from_rate;
 	bool seconds_from_time; /* seconds is `time`'s real line (dd; sync), not dd's own */
+	/* The test file's size as the tool gives it, for the benchmark's own size rule (the
+	 * file against the caches' memory): bonnie's -s (its "Size" column), iozone's file
+	 * size, dd's bytes copied (bs x count), fio's size= from its JSON job options (the
+	 * jobs' own files added up; the largest when they name a shared filename=), or in
+	 * fio's text output the files it laid out when it laid out one for every job started.
+	 * 0: the output does not give it (files that existed, a size in % or IEC units). */
+	uint64_t file_bytes;
 };
 
 struct claim {

@@ -227,7 +227,8 @@ static void end_run(struct dd_state *st, const struct dd_summary *s, struct clai
 	struct claim_run r = {.direction = st->pending_dir,
 	                      .bytes = s->bytes,
 	                      .seconds = s->seconds,
-	                      .rate_bytes_per_s = s->rate};
+	                      .rate_bytes_per_s = s->rate,
+	                      .file_bytes = s->bytes}; /* bs x count, as dd copied it */
 	snprintf(r.label, sizeof(r.label), "run %u", st->nsum + 1);
 	claim_add_run(out, &r);
 	if (st->nsum++ == 0)

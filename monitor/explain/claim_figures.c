@@ -43,6 +43,7 @@ static void clear(const struct claim *c, struct claim_figures *out)
 	out->wr_seconds = out->rd_seconds = out->wr_rate_bps = out->rd_rate_bps = 0;
 	out->run[0] = '\0';
 	out->direction_unknown = out->seconds_from_rate = false;
+	out->file_bytes = 0;
 }
 
 void claim_run_to_figures(const struct claim *c, unsigned run, struct claim_figures *out)
@@ -53,6 +54,7 @@ void claim_run_to_figures(const struct claim *c, unsigned run, struct claim_figu
 	const struct claim_run *r = &c->runs[run];
 	snprintf(out->run, sizeof(out->run), "%s", r->label);
 	out->seconds_from_rate = r->seconds_from_rate;
+	out->file_bytes = r->file_bytes;
 	unsigned dir = r->direction;
 	if (dir != CLAIM_DIR_READ && dir != CLAIM_DIR_WRITE) {
 		out->direction_unknown = true;
@@ -76,6 +78,7 @@ void claim_to_figures(const struct claim *c, struct claim_figures *out)
 	switch (c->tool) {
 	case CLAIM_TOOL_FIO:
 		from_fio(&c->u.fio, out);
+		out->file_bytes = c->nruns ? c->runs[0].file_bytes : 0; /* the same for each */
 		return;
 	case CLAIM_TOOL_DD:
 	case CLAIM_TOOL_DD_BUSYBOX:
@@ -86,6 +89,9 @@ void claim_to_figures(const struct claim *c, struct claim_figures *out)
 	default: /* bonnie++, bonnie, iozone: the headline's direction carries its rate */
 		break;
 	}
+	for (unsigned i = 0; i < c->nruns; i++) /* iozone -a: its largest file */
+		out->file_bytes = c->runs[i].file_bytes > out->file_bytes ? c->runs[i].file_bytes
+		                                                          : out->file_bytes;
 	bool headline_write = (c->directions & CLAIM_DIR_WRITE) != 0;
 	out->wr_bytes = c->written_bytes;
 	out->rd_bytes = c->read_bytes;

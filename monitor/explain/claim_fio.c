@@ -83,9 +83,60 @@ static int get_dir(const struct claim_src *src, struct json_object *job, unsigne
 	return 0;
 }
 
+/* fio's size= in its default units (kb_base=1024: K, M, G, T are powers of 2, with or
+ * without a trailing B); 0 for anything else (a %, IEC "KiB" which fio then takes as
+ * 1000-based, a range), so no size is guessed. */
+static uint64_t fio_size_option(const char *s)
+{
+	uint64_t v = 0;
+	size_t i = 0;
+	for (; s[i] >= '0' && s[i] <= '9'; i++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return 0;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (i == 0)
+		return 0;
+	static const char units[] = "kmgt";
+	unsigned shift = 0;
+	const char *u = s[i] ? strchr(units, s[i] | 0x20) : NULL;
+	if (u) {
+		shift = 10 * (unsigned)(u - units + 1);
+		i++;
+		if (s[i] == 'b' || s[i] == 'B')
+			i++;
+	}
+	if (s[i] || v > UINT64_MAX >> shift)
+		return 0;
+	return v << shift;
+}
+
+/* The options fio echoes ("global options", a job's "job options"): size=, filename=;
+ * a kb_base of 1000 makes the size's units decimal: not taken. */
+static void get_options(struct json_object *holder, const char *key, uint64_t *size,
+                        bool *named_file, bool *decimal)
+{
+	struct json_object *opts, *v;
+	if (!json_object_object_get_ex(holder, key, &opts) ||
+	    !json_object_is_type(opts, json_type_object))
+		return;
+	if (json_object_object_get_ex(opts, "size", &v) && json_object_is_type(v, json_type_string))
+		*size = fio_size_option(json_object_get_string(v));
+	if (json_object_object_get_ex(opts, "kb_base", &v) &&
+	    json_object_is_type(v, json_type_string) && strcmp(json_object_get_string(v), "1024"))
+		*decimal = true;
+	if (*decimal)
+		*size = 0;
+	if (json_object_object_get_ex(opts, "filename", &v))
+		*named_file = true;
+}
+
 static int get_jobs(const struct claim_src *src, struct json_object *root, struct claim_fio *f)
 {
 	struct json_object *v, *jobs;
+	uint64_t global_size = 0;
+	bool global_named = false, global_decimal = false;
+	get_options(root, "global options", &global_size, &global_named, &global_decimal);
 	if (json_object_object_get_ex(root, "fio version", &v) &&
 	    json_object_is_type(v, json_type_string))
 		snprintf(f->version, sizeof(f->version), "%s", json_object_get_string(v));
@@ -106,6 +157,10 @@ static int get_jobs(const struct claim_src *src, struct json_object *root, struc
 		if (json_object_object_get_ex(job, "jobname", &v) &&
 		    json_object_is_type(v, json_type_string))
 			snprintf(fj->name, sizeof(fj->name), "%s", json_object_get_string(v));
+		fj->size_bytes = global_size;
+		fj->named_file = global_named;
+		bool decimal = global_decimal;
+		get_options(job, "job options", &fj->size_bytes, &fj->named_file, &decimal);
 		if (get_dir(src, job, (unsigned)j, "read", &fj->read) != 0 ||
 		    get_dir(src, job, (unsigned)j, "write", &fj->write) != 0)
 			return -1;

@@ -10,6 +10,8 @@
  * rounded to three significant figures (fio's num2str): bytes are within 0.5 % of what
  * the jobs moved. run= is the shortest and longest job's runtime; the run's seconds are the
  * longest. Each group's READ and WRITE line is a run; the jobs' own lines are not read.
+ * The test files' size is the "Laying out IO file" lines' when there is one for each job
+ * "Starting N processes" started (fio prints none for a file that existed).
  */
 #include "explain/claim_lex.h"
 
@@ -96,6 +98,36 @@ static void keep_job(struct claim_fio *f, unsigned group, unsigned dir, double b
 	d->runtime_ms = ms;
 }
 
+/* "Starting 2 processes" / "Starting 1 thread", and "JOB: Laying out IO file (1 file /
+ * 64MiB)" or "(2 files / total 128MiB)": fio prints the size in whole MiB. */
+static void layout_line(const struct claim_line *l, struct claim_fio *f)
+{
+	struct claim_cur c = {l->s, l->s + l->len};
+	uint64_t n;
+	if (cur_lit(&c, "Starting ") && cur_u64(&c, &n) && n < 100000 && cur_lit(&c, " ")) {
+		f->started_jobs += (unsigned)n;
+		return;
+	}
+	static const char key[] = ": Laying out IO file";
+	const char *at = NULL;
+	for (const char *p = l->s; p + sizeof(key) - 1 <= c.end && !at; p++)
+		if (!memcmp(p, key, sizeof(key) - 1))
+			at = p;
+	const char *slash = at ? memchr(at, '/', (size_t)(c.end - at)) : NULL;
+	if (!slash)
+		return;
+	c.p = slash + 1;
+	uint64_t mib;
+	cur_skip_spaces(&c);
+	cur_lit(&c, "total ");
+	if (!cur_u64(&c, &mib) || !cur_lit(&c, "MiB)") || mib > (UINT64_MAX >> 21))
+		return;
+	f->laid_out_jobs++;
+	f->laid_out_bytes += mib << 20;
+	if (f->laid_out_bytes > (UINT64_MAX >> 1))
+		f->laid_out_jobs = UINT32_MAX; /* not a size: never matches started_jobs */
+}
+
 static int text_line(const struct claim_src *src, const struct claim_line *l, int *group,
                      unsigned *lines_in_group, struct claim *out)
 {
@@ -112,6 +144,8 @@ static int text_line(const struct claim_src *src, const struct claim_line *l, in
 		*lines_in_group = 0;
 		return 0;
 	}
+	if (*group < 0)
+		layout_line(l, &out->u.fio);
 	if (l->len > 3 && !memcmp(l->s, "fio-", 4) && !out->u.fio.version[0])
 		snprintf(out->u.fio.version, sizeof(out->u.fio.version), "%.*s",
 		         (int)(l->len < 32 ? l->len : 32), l->s);
@@ -156,5 +190,10 @@ int claim_parse_fio_text(const struct claim_src *src, struct claim *out)
 		                  "truncated fio output: expected \"Run status group N (all "
 		                  "jobs):\" and its READ: or WRITE: line");
 	claim_fio_headline(out);
+	const struct claim_fio *f = &out->u.fio;
+	/* the test files' size only when every job started laid its file out */
+	if (f->started_jobs && f->laid_out_jobs == f->started_jobs)
+		for (unsigned i = 0; i < out->nruns; i++)
+			out->runs[i].file_bytes = f->laid_out_bytes;
 	return 0;
 }

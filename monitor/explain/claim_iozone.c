@@ -142,9 +142,17 @@ static int table_row(const struct claim_src *src, const struct claim_line *l,
 		return claim_fail(src, l->no, "iozone row does not start with KB and reclen");
 	if (v[0] > IOZONE_MAX_KIB || v[1] > IOZONE_MAX_KIB)
 		return claim_fail(src, l->no, "iozone file or record size out of range");
+	unsigned rows_before = z->nrows;
 	struct claim_iozone_row *r = row_for(z, v[0], v[1]);
 	if (!r)
 		return claim_fail(src, l->no, "more than %d iozone rows", CLAIM_IOZONE_MAX_ROWS);
+	/* iozone prints each file and record size once: a second row is a table pasted
+	 * twice, and which one holds is unknown */
+	if (z->nrows == rows_before)
+		return claim_fail(src, l->no,
+		                  "iozone row of file %llu KiB, record %llu KiB twice; expected "
+		                  "each row once",
+		                  (unsigned long long)v[0], (unsigned long long)v[1]);
 	for (unsigned i = 2; i < t->n; i++)
 		if (col[i] - 2 < CLAIM_IOZONE_NTESTS)
 			r->kib_per_s[col[i] - 2] = (double)v[i];
@@ -255,6 +263,14 @@ static int report_row(const struct claim_src *src, const struct claim_line *l,
 		if (!r)
 			return claim_fail(src, l->no, "more than %d iozone rows",
 			                  CLAIM_IOZONE_MAX_ROWS);
+		/* iozone prints each figure once: a second is a pasted section twice, and
+		 * which one holds is unknown */
+		if (r->kib_per_s[test] >= 0)
+			return claim_fail(
+			    src, l->no,
+			    "iozone report gives file %llu KiB, record %llu KiB twice; "
+			    "expected each report section once",
+			    (unsigned long long)r->file_kib, (unsigned long long)r->record_kib);
 		r->kib_per_s[test] = (double)v;
 	}
 	return 0;

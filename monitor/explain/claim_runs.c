@@ -24,7 +24,7 @@ void claim_add_run(struct claim *out, const struct claim_run *run)
 static void add_rate_run(struct claim *out, const char *row, const char *label, unsigned dir,
                          uint64_t bytes, double rate)
 {
-	struct claim_run r = {.direction = dir, .bytes = bytes, .seconds = -1};
+	struct claim_run r = {.direction = dir, .bytes = bytes, .seconds = -1, .file_bytes = bytes};
 	snprintf(r.label, sizeof(r.label), "%s%s%s", row, row[0] ? " " : "", label);
 	snprintf(r.row, sizeof(r.row), "%s", row);
 	r.rate_bytes_per_s = rate > 0 ? rate : -1;
@@ -97,13 +97,32 @@ void claim_add_iozone_runs(struct claim *out)
 	}
 }
 
+/* The jobs' test files: each job lays out its own file of its size= unless filename=
+ * names one (then jobs may share it: the largest). 0 when a job's size is not given. */
+static uint64_t fio_file_bytes(const struct claim_fio *f)
+{
+	uint64_t sum = 0, largest = 0;
+	bool named = false;
+	for (unsigned j = 0; j < f->njobs; j++) {
+		uint64_t size = f->jobs[j].size_bytes;
+		if (!size)
+			return 0;
+		named |= f->jobs[j].named_file;
+		sum = sum > UINT64_MAX - size ? UINT64_MAX : sum + size;
+		largest = size > largest ? size : largest;
+	}
+	return named ? largest : sum;
+}
+
 /* fio's jobs run together: one run per direction, summed over the jobs (as fio's own
  * "Run status group" line does), seconds the longest job's. */
 void claim_add_fio_runs(struct claim *out, const char *prefix)
 {
 	const struct claim_fio *f = &out->u.fio;
+	uint64_t file = fio_file_bytes(f);
 	for (int w = 0; w < 2; w++) {
-		struct claim_run r = {.direction = w ? CLAIM_DIR_WRITE : CLAIM_DIR_READ};
+		struct claim_run r = {.direction = w ? CLAIM_DIR_WRITE : CLAIM_DIR_READ,
+		                      .file_bytes = file};
 		uint64_t ms = 0;
 		double bw = 0;
 		bool any = false;

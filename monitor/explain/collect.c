@@ -7,6 +7,7 @@
 
 #include "core/loop.h"
 #include "core/sanitize.h"
+#include "explain/dom0_subject.h"
 #include "explain/window.h"
 #include "record/rec_stream.h"
 
@@ -61,6 +62,8 @@ static void host_facts(struct rec_reader *r, struct ex_host *h)
 	          rec_meta(r, "vm.dirty_background_bytes"));
 	copy_fact(h->dirty_expire_cs, sizeof(h->dirty_expire_cs),
 	          rec_meta(r, "vm.dirty_expire_centisecs"));
+	copy_fact(h->dirty_writeback_cs, sizeof(h->dirty_writeback_cs),
+	          rec_meta(r, "vm.dirty_writeback_centisecs"));
 	copy_fact(h->imported_from, sizeof(h->imported_from), rec_meta(r, "imported_from"));
 	/* shown as it is in figures, evidence and texts (a file's meta may hold anything) */
 	const char *busy = rec_meta(r, "host_busy_source");
@@ -85,7 +88,7 @@ static void take_marks(struct rec_reader *r, struct explain *ex)
 }
 
 static int resolve(struct rec_reader *r, const char *from, const char *to, struct explain *ex,
-                   struct rec_error *err)
+                   struct xerr *err)
 {
 	if (!from && !to)
 		wrap_marks(r, &from, &to);
@@ -95,9 +98,8 @@ static int resolve(struct rec_reader *r, const char *from, const char *to, struc
 	w->from_ns = bound_time(r, from, w->first, w->from_label, sizeof(w->from_label));
 	w->to_ns = bound_time(r, to, w->last, w->to_label, sizeof(w->to_label));
 	if (w->to_ns <= w->from_ns) {
-		err->code = REC_ERR_RANGE;
-		snprintf(err->msg, sizeof(err->msg), "the window from %s to %s is empty",
-		         from ? from : "the start", to ? to : "the end");
+		rec_set_error(err, REC_ERR_RANGE, "the window from %s to %s is empty",
+		              from ? from : "the start", to ? to : "the end");
 		return -1;
 	}
 	w->seconds = (double)(w->to_ns - w->from_ns) / 1e9;
@@ -108,7 +110,7 @@ static int resolve(struct rec_reader *r, const char *from, const char *to, struc
 }
 
 int explain_collect(struct rec_reader *r, const char *from, const char *to, struct explain *ex,
-                    struct rec_error *err)
+                    struct xerr *err)
 {
 	memset(ex, 0, sizeof(*ex));
 	snprintf(ex->file, sizeof(ex->file), "%s", rec_path(r));
@@ -128,6 +130,7 @@ int explain_collect(struct rec_reader *r, const char *from, const char *to, stru
 	ex_window_sink_done(&ws);
 	if (rc || failed) {
 		err->code = failed ? REC_ERR_NOMEM : REC_ERR_CORRUPT;
+		err->kind = rec_errcode_kind(err->code);
 		if (!failed && loop_err.msg[0]) /* the reader's sentence names the file */
 			snprintf(err->msg, sizeof(err->msg), "%s", loop_err.msg);
 		else
@@ -136,6 +139,7 @@ int explain_collect(struct rec_reader *r, const char *from, const char *to, stru
 		explain_free(ex);
 		return -1;
 	}
+	ex_dom0_name(ex);
 	return 0;
 }
 
@@ -154,14 +158,14 @@ const struct ex_domain *explain_find_domain(const struct explain *ex, const char
 	unsigned long id = strtoul(name, &end, 10);
 	for (size_t i = 0; i < ex->n_doms; i++) {
 		const struct ex_domain *d = &ex->doms[i];
-		if ((*name && !*end && d->domid == id) || !strcmp(d->name, name))
+		if ((*name && !*end && d->domid == id) || !strcmp(d->name, name) ||
+		    (d->dom0_subject && !strcmp(name, "dom0")))
 			return d;
 	}
 	return NULL;
 }
 
-int explain_keep_domains(struct explain *ex, const char *const *names, size_t n,
-                         struct rec_error *err)
+int explain_keep_domains(struct explain *ex, const char *const *names, size_t n, struct xerr *err)
 {
 	if (!n)
 		return 0;
@@ -171,10 +175,9 @@ int explain_keep_domains(struct explain *ex, const char *const *names, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		const struct ex_domain *d = explain_find_domain(ex, names[i]);
 		if (!d) {
-			err->code = REC_ERR_RANGE;
-			snprintf(err->msg, sizeof(err->msg),
-			         "no domain '%s' in the window (give a domain id or name)",
-			         names[i]);
+			rec_set_error(err, REC_ERR_RANGE,
+			              "no domain '%s' in the window (give a domain id or name)",
+			              names[i]);
 			free(keep);
 			return -1;
 		}
@@ -222,6 +225,7 @@ double ex_guest_wr_rate(const struct explain *ex, const struct ex_domain *d)
 
 double ex_end_to_end_wr_rate(const struct explain *ex, const struct ex_domain *d)
 {
-	double s = ex->win.seconds + (d->drained ? d->drain_s : ex->win.recorded_after_s);
+	double s = ex->win.seconds +
+	           (d->drained || d->dom0_subject ? d->drain_s : ex->win.recorded_after_s);
 	return s > 0 ? (double)d->guest_wr / s : 0;
 }

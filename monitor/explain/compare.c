@@ -34,7 +34,10 @@ static void measure(struct ex_side *s, bool reads)
 	s->seen_s_per_gib = gib > 0 ? ex->win.seconds / gib : 0;
 	s->cpu_s_per_gib = ex_cpu_s_per_gib(d);
 	if (!reads) {
-		double drain = d->drained ? d->drain_s : ex->win.recorded_after_s;
+		/* dom0's own writes: the bytes counted are those seen by the recording's end, on
+		 * the disk by its last write seen (dom0_subject.h) */
+		double drain =
+		    d->drained || d->dom0_subject ? d->drain_s : ex->win.recorded_after_s;
 		s->hidden_s_per_gib = gib > 0 ? drain / gib : 0;
 	} else if (d->phys_rd >= EX_ACTIVE_BYTES && d->phys_rd < d->guest_rd) {
 		/* the cached part read at the rate the disk delivered the rest */

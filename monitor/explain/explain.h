@@ -10,7 +10,7 @@
  * (tool_claims.h) before explain_verdicts(). Nothing here prints: report_*.c do. Every
  * string taken from the recording (names, files, labels) is kept raw and must be
  * escaped on output (core/sanitize.h, report_html.c). Errors: one sentence in
- * struct rec_error (REC_ERR_RANGE for an empty window or unknown mark), exit 2.
+ * struct xerr (REC_ERR_RANGE for an empty window or unknown mark), exit 2.
  */
 #ifndef XIOTOP_EXPLAIN_H
 #define XIOTOP_EXPLAIN_H
@@ -55,7 +55,10 @@ struct ex_layer {
 struct ex_domain {
 	uint32_t domid;
 	char name[XIO_NAME_MAX], kind[8], file[XIO_PATH_MAX]; /* raw */
-	uint64_t mem_bytes;                                   /* guest memory; 0 unknown */
+	/* dom0's own I/O (explain/dom0_subject.h): guest bytes are the bios dom0 submitted
+	 * itself, its writes the window's and the drain's; no dirty counter, no CPU role */
+	bool dom0_subject;
+	uint64_t mem_bytes; /* guest memory; 0 unknown */
 	/* the window */
 	uint64_t guest_wr, guest_rd, phys_wr, phys_rd, vmstat_wr, double_counted;
 	uint64_t guest_wr_ios, guest_rd_ios; /* requests as the guest issued them (its layer) */
@@ -94,6 +97,9 @@ struct claim_figures {
 	 * are in both directions' fields and explain_add_claim() decides from the timeline */
 	bool direction_unknown;
 	bool seconds_from_rate; /* seconds are bytes / the tool's rate, not a measured time */
+	/* the test file's size as the tool gives it (claim.h's claim_run.file_bytes), for
+	 * test_size_vs_memory; 0 not given */
+	uint64_t file_bytes;
 };
 
 /* Where a claim's run is in a domain's timeline (ex_locate_claim). */
@@ -155,7 +161,7 @@ struct ex_host {
 	long cpu_count;
 	uint64_t mem_total_kb;
 	char dirty_ratio[32], dirty_background_ratio[32], dirty_bytes[32],
-	    dirty_background_bytes[32], dirty_expire_cs[32];
+	    dirty_background_bytes[32], dirty_expire_cs[32], dirty_writeback_cs[32];
 	bool has_dirty, has_cpu;
 	uint64_t lost_events;
 	/* an imported recording (xiotop import): which counters its samples lack (enum
@@ -207,12 +213,11 @@ struct explain {
 /* The window [from, to] (marks or times, NULL: default: the wrapped command's start and
  * end marks when the recording has them, else the whole file) of reader r. 0 or -1. */
 int explain_collect(struct rec_reader *r, const char *from, const char *to, struct explain *ex,
-                    struct rec_error *err);
+                    struct xerr *err);
 void explain_free(struct explain *ex);
 
 /* Keeps only the domains named (ids or names); unknown one: -1 with err naming it. */
-int explain_keep_domains(struct explain *ex, const char *const *names, size_t n,
-                         struct rec_error *err);
+int explain_keep_domains(struct explain *ex, const char *const *names, size_t n, struct xerr *err);
 
 /* The domain a name (decimal id or name) means; NULL if none. */
 const struct ex_domain *explain_find_domain(const struct explain *ex, const char *name);

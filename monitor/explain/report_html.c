@@ -262,8 +262,12 @@ static void domain_row(FILE *out, const struct explain *ex, const struct ex_doma
 	fprintf(out, "</td><td class=\"l\">%s</td>", ex_path_kind(d));
 	uint64_t v[] = {d->guest_wr, d->guest_rd,       d->phys_wr,
 	                d->phys_rd,  d->double_counted, d->backlog_end};
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		fprintf(out, "<td>%.1f</td>", (double)v[i] / EX_MIB);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		if (i == 5 && d->dom0_subject) /* no dirty counter follows dom0's own files */
+			fputs("<td>-</td>", out);
+		else
+			fprintf(out, "<td>%.1f</td>", (double)v[i] / EX_MIB);
+	}
 	if (d->drained)
 		fprintf(out, "<td>%.1f</td>", d->drain_s);
 	else

@@ -86,7 +86,8 @@ static void put_domain(FILE *out, const struct explain *ex, const struct ex_doma
 	/* an imported recording's figures its logs do not hold print null */
 	bool guest = !(ex->host.absent & XIO_ABSENT_GUEST_IO);
 	bool stack = !(ex->host.absent & XIO_ABSENT_STACK);
-	bool dirty = ex->host.has_dirty || !ex->host.absent;
+	/* no dirty counter follows dom0's own files (the dom0 subject) */
+	bool dirty = (ex->host.has_dirty || !ex->host.absent) && !d->dom0_subject;
 	put_count(out, ",\"guest_wr_bytes\":", guest, d->guest_wr);
 	put_count(out, ",\"guest_rd_bytes\":", guest, d->guest_rd);
 	put_count(out, ",\"phys_wr_bytes\":", stack, d->phys_wr);

@@ -110,7 +110,8 @@ static void domain_table(FILE *out, const struct explain *ex)
 		mib_or_dash(out, stack, d->phys_wr);
 		mib_or_dash(out, stack, d->phys_rd);
 		mib_or_dash(out, stack, d->double_counted);
-		mib_or_dash(out, ex->host.has_dirty || !ex->host.absent, d->backlog_end);
+		mib_or_dash(out, (ex->host.has_dirty || !ex->host.absent) && !d->dom0_subject,
+		            d->backlog_end);
 		if (d->drained)
 			fprintf(out, " %5.1fs", d->drain_s);
 		else

@@ -234,10 +234,18 @@ void verdict_claim(struct explain *ex, const struct ex_claim *c)
 	if (c->direction_from && !strcmp(c->direction_from, "the larger direction"))
 		ex_say(v, " (the tool does not say which way; taken as the way the domain moved "
 		          "more bytes)");
-	ex_say(v, ". dom0 saw %s %s %s through its disk and %s on a physical disk",
-	       d ? ex_dom_label(d, who, sizeof(who)) : "the domain", c->write ? "write" : "read",
-	       ex_bytes((double)c->observed_guest, b2, sizeof(b2)),
-	       ex_bytes((double)c->observed_phys, b3, sizeof(b3)));
+	if (d && d->dom0_subject)
+		ex_say(v, ". %s submitted %s of %s to its devices and %s on a physical disk",
+		       ex_dom_label(d, who, sizeof(who)),
+		       ex_bytes((double)c->observed_guest, b2, sizeof(b2)),
+		       c->write ? "writes" : "reads",
+		       ex_bytes((double)c->observed_phys, b3, sizeof(b3)));
+	else
+		ex_say(v, ". dom0 saw %s %s %s through its disk and %s on a physical disk",
+		       d ? ex_dom_label(d, who, sizeof(who)) : "the domain",
+		       c->write ? "write" : "read",
+		       ex_bytes((double)c->observed_guest, b2, sizeof(b2)),
+		       ex_bytes((double)c->observed_phys, b3, sizeof(b3)));
 	if (c->observed_phys_rate_bps > 0)
 		ex_say(v, " (%s, %s)", ex_rate(c->observed_phys_rate_bps, r2, sizeof(r2)),
 		       c->located.found ? "over its run"

@@ -1,5 +1,6 @@
 /* verdict_util.c - what every verdict needs: a verdict slot, its figures and evidence,
- * text, number formats, names; and explain_verdicts(), which runs and ranks them. */
+ * text, number formats, names. The verdicts call it; it calls none of them
+ * (verdicts_rank.c runs and ranks them). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +69,9 @@ const char *ex_dom_label(const struct ex_domain *d, char *buf, size_t len)
 {
 	char name[XIO_NAME_MAX * 4];
 	sanitize_text(d->name, name, sizeof(name));
-	if (name[0])
+	if (d->dom0_subject) /* "dom0 (dd)": domain 0 is dom0 itself */
+		snprintf(buf, len, "%s", name);
+	else if (name[0])
 		snprintf(buf, len, "%s (domain %u)", name, d->domid);
 	else
 		snprintf(buf, len, "domain %u", d->domid);
@@ -107,6 +110,8 @@ static bool has_loop_layer(const struct ex_domain *d)
 
 const char *ex_path_kind(const struct ex_domain *d)
 {
+	if (d->dom0_subject)
+		return "dom0";
 	if (d->via_wr[XIOTOP_VIA_FILEIO] + d->via_rd[XIOTOP_VIA_FILEIO] ||
 	    d->cpu_ns_by_role[XIO_CPU_DEVICE_MODEL] || !strcmp(d->kind, "qdisk"))
 		return "qemu";
@@ -144,48 +149,4 @@ const char *ex_leaf_names(const struct ex_domain *d, char *buf, size_t len)
 	if (!buf[0])
 		snprintf(buf, len, "a disk");
 	return buf;
-}
-
-static const char *const order[] = {
-    "page_cache_inflation", "double_counting", "dom0_cpu_cost", "read_cache",
-    "test_size_vs_memory",  "request_size",    "path",          "claim"};
-
-static int order_of(const char *id)
-{
-	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if (!strcmp(order[i], id))
-			return (int)i;
-	return 99;
-}
-
-static int by_share(const void *a, const void *b)
-{
-	const struct ex_verdict *x = a, *y = b;
-	if (x->share != y->share)
-		return x->share > y->share ? -1 : 1;
-	if (order_of(x->id) != order_of(y->id))
-		return order_of(x->id) - order_of(y->id);
-	return x->domid < y->domid ? -1 : x->domid > y->domid;
-}
-
-void explain_verdicts(struct explain *ex)
-{
-	ex->n_verdicts = 0;
-	if (ex->host.absent) /* an imported recording: what its logs allow */
-		explain_verdicts_imported(ex);
-	for (size_t i = 0; !ex->host.absent && i < ex->n_doms; i++) {
-		const struct ex_domain *d = &ex->doms[i];
-		if (d->guest_wr + d->guest_rd < EX_ACTIVE_BYTES)
-			continue;
-		verdict_page_cache_inflation(ex, d);
-		verdict_double_counting(ex, d);
-		verdict_dom0_cpu_cost(ex, d);
-		verdict_read_cache(ex, d);
-		verdict_test_size_vs_memory(ex, d);
-		verdict_request_size(ex, d);
-		verdict_path(ex, d);
-	}
-	for (size_t i = 0; !ex->host.absent && i < ex->n_claims; i++)
-		verdict_claim(ex, &ex->claims[i]);
-	qsort(ex->verdicts, ex->n_verdicts, sizeof(ex->verdicts[0]), by_share);
 }

@@ -97,13 +97,23 @@ static bool dom0_caches(const struct ex_domain *d)
 }
 
 static void say_size(struct ex_verdict *v, const struct explain *ex, const struct ex_domain *d,
-                     double test, double limit, bool dom0)
+                     double test, const char *tool, double limit, bool dom0)
 {
 	const struct ex_host *h = &ex->host;
-	char who[160], b1[32], b2[32], b3[32];
-	ex_say(v, "%s's test file was about %s (the larger of what it wrote and read); ",
-	       ex_dom_label(d, who, sizeof(who)), ex_bytes(test, b1, sizeof(b1)));
-	if (d->mem_bytes)
+	char who[160], b1[32], b2[32], b3[32], name[32];
+	if (tool) {
+		sanitize_text(tool, name, sizeof(name));
+		ex_say(v, "%s's test file was %s (%s's own file size, from its output); ",
+		       ex_dom_label(d, who, sizeof(who)), ex_bytes(test, b1, sizeof(b1)), name);
+	} else {
+		ex_say(v,
+		       "%s's test file was about %s (the larger of what it wrote and read: no "
+		       "claim gives the file's size); ",
+		       ex_dom_label(d, who, sizeof(who)), ex_bytes(test, b1, sizeof(b1)));
+	}
+	if (d->dom0_subject)
+		ex_say(v, "it ran in dom0");
+	else if (d->mem_bytes)
 		ex_say(v, "the guest's own page cache can hold up to its memory, %s",
 		       ex_bytes((double)d->mem_bytes, b2, sizeof(b2)));
 	else
@@ -141,13 +151,33 @@ static void say_size(struct ex_verdict *v, const struct explain *ex, const struc
  * the guest's memory (its own cache) and, where dom0 caches the path, dom0's: its memory
  * when the test reads, its dirty limit when it only writes (the memory when the limit is
  * unknown). */
+/* The largest test file the claims set against d give (bonnie's -s, iozone's file size,
+ * dd's bs x count, fio's size=), and the tool that gave it; 0 when none gives one. */
+static double claimed_file(const struct explain *ex, const struct ex_domain *d, const char **tool)
+{
+	double file = 0;
+	for (size_t i = 0; i < ex->n_claims; i++) {
+		const struct ex_claim *c = &ex->claims[i];
+		if (c->domid != d->domid || (double)c->fig.file_bytes <= file)
+			continue;
+		file = (double)c->fig.file_bytes;
+		*tool = c->fig.tool;
+	}
+	return file;
+}
+
 void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d)
 {
 	const struct ex_host *h = &ex->host;
-	double test = (double)(d->guest_wr > d->guest_rd ? d->guest_wr : d->guest_rd);
+	const char *tool = NULL;
+	/* the benchmark's own file when its output gives it; else what the guest moved */
+	double test = claimed_file(ex, d, &tool);
+	if (test <= 0)
+		test = (double)(d->guest_wr > d->guest_rd ? d->guest_wr : d->guest_rd);
 	double mem = (double)h->mem_total_kb * 1024;
 	double limit = dirty_limit(h, h->dirty_bytes, h->dirty_ratio);
-	bool dom0 = dom0_caches(d) && mem > 0;
+	/* dom0's own file system is in dom0's page cache (its direct I/O does not show here) */
+	bool dom0 = (d->dom0_subject || dom0_caches(d)) && mem > 0;
 	/* a test that only writes is held by dom0 up to its dirty limit (then throttled); one
 	 * that reads can be served from all of dom0's memory */
 	bool writes_only = d->guest_rd < EX_ACTIVE_BYTES;
@@ -169,6 +199,7 @@ void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d)
 	                       : 0;
 	v->share = held * (hidden_wr > hidden_rd ? hidden_wr : hidden_rd);
 	ex_fig(v, "test_bytes", test);
+	ex_fig_str(v, "test_bytes_from", tool ? "claim" : "guest bytes");
 	ex_fig(v, "guest_mem_bytes", (double)d->mem_bytes);
 	if (mem > 0)
 		ex_fig(v, "dom0_mem_bytes", mem);
@@ -193,7 +224,7 @@ void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d)
 		ex_fig(v, "dirty_background_bytes", bg);
 	else
 		ex_fig_null(v, "dirty_background_bytes");
-	if (h->has_dirty)
+	if (h->has_dirty && !d->dom0_subject)
 		ex_fig(v, "dirty_backlog_peak_bytes", (double)d->backlog_peak);
 	else
 		ex_fig_null(v, "dirty_backlog_peak_bytes");
@@ -202,7 +233,7 @@ void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d)
 	ex_evidence(v, "dirtied_bytes");
 	ex_evidence(v, "guest_wr_bytes");
 	ex_evidence(v, "guest_rd_bytes");
-	say_size(v, ex, d, test, limit, dom0);
+	say_size(v, ex, d, test, tool, limit, dom0);
 }
 
 static void say_path(struct ex_verdict *v, const struct ex_domain *d, const char *kind)

@@ -4,11 +4,21 @@
 #include <string.h>
 
 #include "core/sanitize.h"
+#include "explain/dom0_subject.h"
 #include "explain/verdicts.h"
 
 static void say_drain(struct ex_verdict *v, const struct explain *ex, const struct ex_domain *d)
 {
 	char b[32];
+	if (d->dom0_subject && d->drained) {
+		ex_say(v,
+		       "dom0's own dirty pages are not counted per file; it went on writing to "
+		       "the disks until %.1f s after the run, then was quiet for %.0f s "
+		       "(vm.dirty_expire_centisecs + vm.dirty_writeback_centisecs: by then the "
+		       "flusher has written what was dirty). ",
+		       d->drain_s, ex_dom0_quiet_limit_s(&ex->host));
+		return;
+	}
 	if (!ex->host.has_dirty) {
 		ex_say(v, "The recording has no dirty-page counters, so the backlog is unknown. ");
 		return;
@@ -31,7 +41,9 @@ void verdict_page_cache_inflation(struct explain *ex, const struct ex_domain *d)
 	double rate = ex_guest_wr_rate(ex, d), e2e = ex_end_to_end_wr_rate(ex, d);
 	double phys_rate = (double)d->phys_wr / ex->win.seconds;
 	double factor = e2e > 0 ? rate / e2e : 0;
-	bool cached = ex->host.has_dirty
+	/* dom0's own writes: its bios after the run are the drain, when it was seen to end */
+	bool cached = d->dom0_subject ? d->drained && factor >= EX_INFLATION_MIN
+	              : ex->host.has_dirty
 	                  ? factor >= EX_INFLATION_MIN
 	                  : d->phys_wr * EX_CACHED_PART_DEN < d->guest_wr * EX_CACHED_PART_NUM;
 	if (!cached)
@@ -47,8 +59,13 @@ void verdict_page_cache_inflation(struct explain *ex, const struct ex_domain *d)
 	ex_fig(v, "phys_wr_rate_bytes_per_s", phys_rate);
 	ex_fig(v, "end_to_end_rate_bytes_per_s", e2e);
 	ex_fig(v, "inflation_factor", factor);
-	ex_fig(v, "dirty_backlog_end_bytes", (double)d->backlog_end);
-	ex_fig(v, "dirty_backlog_peak_bytes", (double)d->backlog_peak);
+	if (d->dom0_subject) { /* no dirty counter follows dom0's own files */
+		ex_fig_null(v, "dirty_backlog_end_bytes");
+		ex_fig_null(v, "dirty_backlog_peak_bytes");
+	} else {
+		ex_fig(v, "dirty_backlog_end_bytes", (double)d->backlog_end);
+		ex_fig(v, "dirty_backlog_peak_bytes", (double)d->backlog_peak);
+	}
 	if (d->drained)
 		ex_fig(v, "drain_seconds", d->drain_s);
 	else
@@ -62,17 +79,20 @@ void verdict_page_cache_inflation(struct explain *ex, const struct ex_domain *d)
 	char who[160], b1[32], b2[32], r1[32], r2[32], r3[32];
 	ex_dom_label(d, who, sizeof(who));
 	ex_say(v,
-	       "%s wrote %s in %.2f s, %s as the guest saw it, but only %s of it (%s) reached a "
+	       "%s wrote %s in %.2f s, %s as the %s saw it, but only %s of it (%s) reached a "
 	       "physical disk in that time: the rest went into dom0's page cache. ",
 	       who, ex_bytes((double)d->guest_wr, b1, sizeof(b1)), ex->win.seconds,
-	       ex_rate(rate, r1, sizeof(r1)), ex_bytes((double)d->phys_wr, b2, sizeof(b2)),
-	       ex_rate(phys_rate, r2, sizeof(r2)));
+	       ex_rate(rate, r1, sizeof(r1)), d->dom0_subject ? "program in dom0" : "guest",
+	       ex_bytes((double)d->phys_wr, b2, sizeof(b2)), ex_rate(phys_rate, r2, sizeof(r2)));
 	say_drain(v, ex, d);
 	ex_say(v,
-	       "Counted until the data was on disk the guest's writes went at %s: the "
+	       "Counted until the data was on disk the %s writes went at %s: the "
 	       "benchmark's figure is inflated %.1fx by dom0's cache. ",
-	       ex_rate(e2e, r3, sizeof(r3)), factor);
-	if (!strcmp(ex_path_kind(d), "qemu"))
+	       d->dom0_subject ? "program's" : "guest's", ex_rate(e2e, r3, sizeof(r3)), factor);
+	if (d->dom0_subject)
+		ex_say(v, "A program in dom0 writes into dom0's page cache: time it until the data "
+		          "is on disk (dd conv=fdatasync, or sync inside the timing).");
+	else if (!strcmp(ex_path_kind(d), "qemu"))
 		ex_say(v, "qemu writes the image with cache=writeback: use cache=none (O_DIRECT).");
 	else
 		ex_say(v,
@@ -129,12 +149,12 @@ void verdict_double_counting(struct explain *ex, const struct ex_domain *d)
 	char who[160], b1[32], b2[32], b3[32], b4[32];
 	ex_dom_label(d, who, sizeof(who));
 	ex_say(v,
-	       "vmstat bo counted %s for %s's %s of guest writes (%.2fx; each byte %.1f times), "
+	       "vmstat bo counted %s for %s's %s of %s writes (%.2fx; each byte %.1f times), "
 	       "of which %s were counted twice; the disks wrote %s. Per layer, as iostat "
 	       "shows them (with the drain): ",
 	       ex_bytes((double)vm, b1, sizeof(b1)), who,
-	       ex_bytes((double)d->guest_wr, b2, sizeof(b2)), (double)vm / guest,
-	       (double)vm / guest, ex_bytes((double)dc, b3, sizeof(b3)),
+	       ex_bytes((double)d->guest_wr, b2, sizeof(b2)), d->dom0_subject ? "its own" : "guest",
+	       (double)vm / guest, (double)vm / guest, ex_bytes((double)dc, b3, sizeof(b3)),
 	       ex_bytes((double)phys, b4, sizeof(b4)));
 	double iostat = say_layers(v, d);
 	ex_say(v, ". ");

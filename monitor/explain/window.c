@@ -137,33 +137,54 @@ static int add_point(struct ex_domain *d, const struct explain *ex, const struct
 	return 0;
 }
 
-/* Bytes by attribution rule (which path the bytes took), from the raw layers. */
+/* A layer's counts since the previous sample (all of them when it is new). */
+static struct xiotop_io layer_delta(const struct ex_window_sink *w, const struct xio_layer *l)
+{
+	const struct xiotop_io *before = NULL;
+	for (size_t j = 0; j < w->n_prev && !before; j++)
+		if (w->prev[j].domid == l->domid && w->prev[j].dev == l->dev &&
+		    w->prev[j].via == l->via)
+			before = &w->prev[j].io;
+	struct xiotop_io io = l->io;
+	if (before && io.wr_bytes >= before->wr_bytes)
+		io.wr_bytes -= before->wr_bytes;
+	if (before && io.rd_bytes >= before->rd_bytes)
+		io.rd_bytes -= before->rd_bytes;
+	if (before && io.wr_ios >= before->wr_ios)
+		io.wr_ios -= before->wr_ios;
+	if (before && io.rd_ios >= before->rd_ios)
+		io.rd_ios -= before->rd_ios;
+	return io;
+}
+
+/* Bytes by attribution rule (which path the bytes took), from the raw layers; dom0's own
+ * bios for the subject domain 0. */
 static int sample_hook(void *ctx, const struct xio_sample *s, bool first)
 {
 	struct ex_window_sink *w = ctx;
 	/* the tail too: a file's bytes reach the disk by writeback after the window */
 	bool in_window = !first && w->next_sample <= w->ex->win.last;
+	ex_dom0_begin(&w->d0);
 	for (size_t i = 0; !first && i < s->n_layers; i++) {
 		const struct xio_layer *l = &s->layers[i];
+		if (l->via >= XIOTOP_VIA_MAX)
+			continue;
+		struct xiotop_io io = layer_delta(w, l);
+		if (l->domid == XIOTOP_DOM_NONE) { /* dom0's own: the subject domain 0 */
+			if (!(w->ex->host.absent & XIO_ABSENT_STACK) &&
+			    !(s->absent & XIO_ABSENT_STACK))
+				ex_dom0_add(&w->d0, s, l, &io);
+			continue;
+		}
 		struct ex_domain *d = find_domain(w->ex, l->domid);
-		if (l->via >= XIOTOP_VIA_MAX || l->domid == XIOTOP_DOM_NONE || (!d && !in_window))
+		if (!d && !in_window)
 			continue;
 		if (!d && !(d = add_domain(w, l->domid))) {
 			w->failed = 1;
 			return 1;
 		}
-		const struct xiotop_io *before = NULL;
-		for (size_t j = 0; j < w->n_prev && !before; j++)
-			if (w->prev[j].domid == l->domid && w->prev[j].dev == l->dev &&
-			    w->prev[j].via == l->via)
-				before = &w->prev[j].io;
-		uint64_t wr = l->io.wr_bytes, rd = l->io.rd_bytes;
-		if (before && wr >= before->wr_bytes)
-			wr -= before->wr_bytes;
-		if (before && rd >= before->rd_bytes)
-			rd -= before->rd_bytes;
-		d->via_wr[l->via] += wr;
-		d->via_rd[l->via] += rd;
+		d->via_wr[l->via] += io.wr_bytes;
+		d->via_rd[l->via] += io.rd_bytes;
 	}
 	struct xio_layer *copy = malloc((s->n_layers ? s->n_layers : 1) * sizeof(*copy));
 	if (!copy) {
@@ -179,8 +200,10 @@ static int sample_hook(void *ctx, const struct xio_sample *s, bool first)
 		w->ex->host.has_dirty = true;
 	if (s->has_cpu)
 		w->ex->host.has_cpu = true;
-	if (w->next_sample <= w->ex->win.last) /* the window's samples, its first too */
-		w->ex->host.absent |= s->absent;
+	/* the window's samples, its first too; no verdict reads interrupt or steal time, and a
+	 * live recording made before they were kept is no import */
+	if (w->next_sample <= w->ex->win.last)
+		w->ex->host.absent |= s->absent & ~(uint32_t)XIO_ABSENT_HOST_CPU;
 	return 0;
 }
 
@@ -188,15 +211,52 @@ static int sample_hook(void *ctx, const struct xio_sample *s, bool first)
 static void window_ends(struct ex_window_sink *w)
 {
 	struct explain *ex = w->ex;
+	/* a wrapped command that dom0 ran: its writes may all reach the bios after it */
+	if (!strncmp(ex->win.from_label, "start: ", 7) && !(ex->host.absent & XIO_ABSENT_STACK)) {
+		struct ex_domain *d = find_domain(ex, EX_DOM0_ID);
+		if (!d)
+			d = add_domain(w, EX_DOM0_ID);
+		if (d)
+			d->dom0_subject = true;
+		else
+			w->failed = 1;
+	}
 	for (size_t i = 0; i < ex->n_doms; i++) {
 		struct ex_domain *d = &ex->doms[i];
 		uint64_t t = d->backlog_end / 100;
 		w->drain_threshold[i] = t > DRAIN_FLOOR_BYTES ? t : DRAIN_FLOOR_BYTES;
+		if (d->dom0_subject)
+			continue; /* no dirty counter: its writes after the window say
+			             (dom0_subject.h) */
 		if (ex->host.has_dirty && d->backlog_end <= w->drain_threshold[i]) {
 			d->drained = true;
 			d->drain_s = 0;
 		}
 	}
+}
+
+/* One domain's figures of an interval: the window's, or its drain's after it. */
+static int take_domain(struct ex_window_sink *w, const struct model_interval *m,
+                       const struct model_domain *md, bool in_window)
+{
+	struct explain *ex = w->ex;
+	struct ex_domain *d = find_domain(ex, md->domid);
+	bool own = md->domid == EX_DOM0_ID && w->d0.any;
+	if (!d && !(in_window && (d = add_domain(w, md->domid))))
+		return in_window; /* out of memory in the window; else not a domain of it */
+	if (in_window) {
+		take_names(d, md->info);
+		add_window(d, md);
+		d->dom0_subject |= own;
+	} else if (d->dom0_subject) {
+		if (!d->drained)
+			add_layers(d, md); /* its writeback's layers */
+		double end_s = (double)(m->realtime_ns - ex->win.to_ns) / 1e9;
+		ex_dom0_after(ex, d, &w->d0_tail, md, m->interval_s, end_s);
+	} else {
+		add_after(d, md, ex, m, w->drain_threshold[d - ex->doms]);
+	}
+	return add_point(d, ex, m, md);
 }
 
 static int interval_hook(void *ctx, struct model_interval *m, unsigned long index)
@@ -219,21 +279,20 @@ static int interval_hook(void *ctx, struct model_interval *m, unsigned long inde
 			ex->disk_rd_ios += m->disks[i].rd_ios;
 		}
 	}
+	bool dom0_taken = false;
 	for (size_t i = 0; i < m->n_domains; i++) {
 		const struct model_domain *md = &m->domains[i];
-		struct ex_domain *d = find_domain(ex, md->domid);
-		if (!d && in_window && !(d = add_domain(w, md->domid)))
+		struct model_domain merged;
+		if (md->domid == EX_DOM0_ID && w->d0.any)
+			md = ex_dom0_merge(md, &w->d0, &merged, w->d0_merged);
+		dom0_taken |= md->domid == EX_DOM0_ID;
+		if (take_domain(w, m, md, in_window))
 			return w->failed = 1;
-		if (!d)
-			continue;
-		size_t k = (size_t)(d - ex->doms);
-		if (in_window) {
-			take_names(d, md->info);
-			add_window(d, md);
-		} else {
-			add_after(d, md, ex, m, w->drain_threshold[k]);
-		}
-		if (add_point(d, ex, m, md))
+	}
+	if (!dom0_taken && (w->d0.any || find_domain(ex, EX_DOM0_ID))) {
+		struct model_domain merged;
+		if (take_domain(w, m, ex_dom0_merge(NULL, &w->d0, &merged, w->d0_merged),
+		                in_window))
 			return w->failed = 1;
 	}
 	ex->series_end_s = (double)(m->realtime_ns - ex->win.from_ns) / 1e9;

@@ -7,11 +7,14 @@
  * window's; later ones count toward a domain's drain (phys bytes, vmstat, CPU) until its
  * dirty backlog falls to max(1 MiB, 1 % of what it was at the window's end), and feed
  * the chart series to the end. Domains are created for what the window shows only.
+ * dom0's own bios (no domain's) make the subject domain 0 (dom0_subject.h), whose drain
+ * is dom0's writes to the disks after the window rather than a dirty backlog.
  */
 #ifndef XIOTOP_EXPLAIN_WINDOW_H
 #define XIOTOP_EXPLAIN_WINDOW_H
 
 #include "core/loop.h"
+#include "explain/dom0_subject.h"
 #include "explain/explain.h"
 
 struct ex_window_sink {
@@ -19,8 +22,11 @@ struct ex_window_sink {
 	size_t next_sample;     /* index of the sample the next interval ends at */
 	struct xio_layer *prev; /* the previous sample's layers, for per-rule deltas */
 	size_t n_prev;
-	int failed;                /* ENOMEM seen */
-	uint64_t *drain_threshold; /* per domain, set at the window's end */
+	int failed;                 /* ENOMEM seen */
+	uint64_t *drain_threshold;  /* per domain, set at the window's end */
+	struct ex_dom0_interval d0; /* dom0's own bios in the interval being handed out */
+	struct ex_dom0_tail d0_tail;
+	struct model_layer d0_merged[2 * EX_MAX_LAYERS];
 };
 
 struct interval_sink ex_window_sink(struct ex_window_sink *w);

@@ -94,16 +94,23 @@ static int on_interval(void *ctx, struct model_interval *m, unsigned long index)
 {
 	(void)index;
 	struct exporter *ex = ctx;
-	if (metrics_add_interval(&ex->state, m) || publish(ex)) {
-		fprintf(stderr, "xiotop serve: out of memory\n");
-		return 1;
-	}
+	if (metrics_add_interval(&ex->state, m) || publish(ex))
+		return 1; /* exporter_failure() says why */
 	return LOOP_GO_ON;
+}
+
+/* The only way on_interval fails. */
+static const struct xerr *exporter_failure(void *ctx)
+{
+	(void)ctx;
+	static const struct xerr out_of_memory = {.kind = XERR_NOMEM, .msg = "out of memory"};
+	return &out_of_memory;
 }
 
 struct interval_sink exporter_sink(struct exporter *ex)
 {
-	return (struct interval_sink){.ctx = ex, .sample = on_sample, .interval = on_interval};
+	return (struct interval_sink){
+	    .ctx = ex, .sample = on_sample, .interval = on_interval, .failure = exporter_failure};
 }
 
 int exporter_latest(struct exporter *ex, enum expo_format f,

@@ -236,7 +236,8 @@ static long block_at(const struct build *b, int k, long step, size_t *cursor)
 uint32_t imp_absent(const struct imp_logs *in)
 {
 	const struct imp_xentop *x = in->xentop;
-	uint32_t absent = XIO_ABSENT_STACK; /* no tracer ran */
+	/* no tracer ran; no log splits interrupts or steal from dom0's busy time */
+	uint32_t absent = XIO_ABSENT_STACK | XIO_ABSENT_HOST_CPU;
 	if (!x || !x->any_vbds || !x->has_sect_columns)
 		absent |= XIO_ABSENT_GUEST_IO;
 	if (!in->vmstat || !in->vmstat->has_io)
@@ -312,7 +313,7 @@ static void free_build(struct build *b)
 	free(b->io_wrio);
 }
 
-int imp_build(const struct imp_logs *in, struct imp_result *out, struct imp_error *err)
+int imp_build(const struct imp_logs *in, struct imp_result *out, struct xerr *err)
 {
 	memset(out, 0, sizeof(*out));
 	if (!in->xentop && !in->vmstat && !in->iostat)

@@ -76,10 +76,10 @@ struct imp_result {
 
 /* The counters every sample of these logs lacks (enum xio_absent bits). */
 uint32_t imp_absent(const struct imp_logs *in);
-int imp_build(const struct imp_logs *in, struct imp_result *out, struct imp_error *err);
+int imp_build(const struct imp_logs *in, struct imp_result *out, struct xerr *err);
 void imp_result_free(struct imp_result *r);
 /* A new recording at path holding r (refusing to overwrite). 0 or -1 with err. */
-int imp_write(const char *path, const struct imp_result *r, struct rec_error *err);
+int imp_write(const char *path, const struct imp_result *r, struct xerr *err);
 
 /* ---- the timeline (import_timeline.c), used by imp_build ---- */
 struct imp_timeline {
@@ -90,7 +90,7 @@ struct imp_timeline {
 	size_t n_blocks[3];
 	const char *time_from; /* which log gave the times, or "--start" */
 };
-int imp_timeline(const struct imp_logs *in, struct imp_timeline *t, struct imp_error *err);
+int imp_timeline(const struct imp_logs *in, struct imp_timeline *t, struct xerr *err);
 void imp_timeline_free(struct imp_timeline *t);
 /* ---- the meta facts (import_meta.c), used by imp_build ---- */
 void imp_build_meta(const struct imp_logs *in, const struct imp_timeline *tl, long cpus,

@@ -8,7 +8,7 @@
 
 struct io_parser {
 	const char *file;
-	struct imp_error *err;
+	struct xerr *err;
 	struct imp_iostat *out;
 	unsigned header_line;
 	int n_cols;      /* words of a device row */
@@ -213,7 +213,7 @@ static void drop_partial(struct imp_iostat *io, const char *file, unsigned cut_l
 }
 
 int imp_iostat_parse(const char *file, const char *buf, size_t len, struct imp_iostat *out,
-                     struct imp_error *err)
+                     struct xerr *err)
 {
 	memset(out, 0, sizeof(*out));
 	struct io_parser *p = calloc(1, sizeof(*p));

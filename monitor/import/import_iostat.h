@@ -50,7 +50,7 @@ struct imp_iostat {
 };
 
 int imp_iostat_parse(const char *file, const char *buf, size_t len, struct imp_iostat *out,
-                     struct imp_error *err);
+                     struct xerr *err);
 void imp_iostat_free(struct imp_iostat *io);
 /* Is names[i] a leaf among the n names of a report (see above)? */
 bool imp_iostat_is_leaf(const char *const *names, size_t n, size_t i);

@@ -147,7 +147,7 @@ void imp_build_meta(const struct imp_logs *in, const struct imp_timeline *tl, lo
 		put(out, "import_notes", "%s", notes);
 }
 
-int imp_write(const char *path, const struct imp_result *r, struct rec_error *err)
+int imp_write(const char *path, const struct imp_result *r, struct xerr *err)
 {
 	struct rec_host_facts facts;
 	memset(&facts, 0, sizeof(facts));
@@ -156,7 +156,7 @@ int imp_write(const char *path, const struct imp_result *r, struct rec_error *er
 	struct rec_writer *w = rec_create(path, &facts, err);
 	if (!w)
 		return -1;
-	struct rec_error ignored;
+	struct xerr ignored;
 	for (size_t i = 0; i < r->n_meta; i++)
 		if (rec_set_meta(w, r->meta[i].key, r->meta[i].value, err))
 			return rec_close(w, &ignored), -1;

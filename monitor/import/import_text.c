@@ -18,7 +18,7 @@ void imp_quote(const char *text, char *out, size_t outlen)
 	sanitize_text(cut, out, outlen);
 }
 
-void imp_fail(struct imp_error *err, const char *file, unsigned line, const char *fmt, ...)
+void imp_fail(struct xerr *err, const char *file, unsigned line, const char *fmt, ...)
 {
 	char what[300], safe_file[160];
 	va_list ap;
@@ -26,6 +26,8 @@ void imp_fail(struct imp_error *err, const char *file, unsigned line, const char
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	sanitize_text(file ? file : "(input)", safe_file, sizeof(safe_file));
+	err->kind = XERR_INPUT;
+	err->code = 0;
 	if (line)
 		snprintf(err->msg, sizeof(err->msg), "%s:%u: %s", safe_file, line, what);
 	else

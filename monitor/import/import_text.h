@@ -14,14 +14,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/error.h"
+
 #define IMP_LINE_MAX  4096
 #define IMP_WORDS_MAX 128
 
-/* "FILE:LINE: what was expected", escaped, or a FILE-only message (line 0). */
-struct imp_error {
-	char msg[600];
-};
-void imp_fail(struct imp_error *err, const char *file, unsigned line, const char *fmt, ...)
+/* Fills err (core/error.h) as bad input: "FILE:LINE: what was expected", escaped, or a
+ * FILE-only message (line 0). */
+void imp_fail(struct xerr *err, const char *file, unsigned line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* A log's own text, escaped and cut, for quoting in a message. */
 void imp_quote(const char *text, char *out, size_t outlen);

@@ -50,7 +50,7 @@ static int64_t time_of(const struct imp_logs *in, int k, size_t j, unsigned *lin
 
 /* Every log with times keeps one interval (*interval_ns, chosen here when 0). */
 static int check_interval(const struct imp_logs *in, int k, int64_t *interval_ns,
-                          const char **chosen_by, struct imp_error *err)
+                          const char **chosen_by, struct xerr *err)
 {
 	size_t n = blocks_of(in, k);
 	unsigned line0, line = 0;
@@ -84,7 +84,7 @@ static int check_interval(const struct imp_logs *in, int k, int64_t *interval_ns
 	return 0;
 }
 
-static int find_interval(const struct imp_logs *in, struct imp_timeline *t, struct imp_error *err)
+static int find_interval(const struct imp_logs *in, struct imp_timeline *t, struct xerr *err)
 {
 	int64_t interval_ns = llround(in->interval_s * 1e9);
 	const char *chosen_by = "--interval";
@@ -101,7 +101,7 @@ static int find_interval(const struct imp_logs *in, struct imp_timeline *t, stru
 
 /* Where each log starts: its first time, else --start, else where the timed ones start. */
 static int find_starts(const struct imp_logs *in, struct imp_timeline *t, int64_t start[N_LOGS],
-                       struct imp_error *err)
+                       struct xerr *err)
 {
 	int64_t timed_min = -1;
 	unsigned line;
@@ -131,7 +131,7 @@ static int find_starts(const struct imp_logs *in, struct imp_timeline *t, int64_
 	return 0;
 }
 
-int imp_timeline(const struct imp_logs *in, struct imp_timeline *t, struct imp_error *err)
+int imp_timeline(const struct imp_logs *in, struct imp_timeline *t, struct xerr *err)
 {
 	memset(t, 0, sizeof(*t));
 	int64_t start[N_LOGS];

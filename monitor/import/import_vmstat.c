@@ -7,7 +7,7 @@
 
 struct vm_parser {
 	const char *file;
-	struct imp_error *err;
+	struct xerr *err;
 	struct imp_vmstat *out;
 	char header[IMP_LINE_MAX];
 	unsigned header_line;
@@ -133,7 +133,7 @@ static int take_line(struct vm_parser *p, unsigned line)
 }
 
 int imp_vmstat_parse(const char *file, const char *buf, size_t len, struct imp_vmstat *out,
-                     struct imp_error *err)
+                     struct xerr *err)
 {
 	memset(out, 0, sizeof(*out));
 	struct vm_parser *p = calloc(1, sizeof(*p));

@@ -40,7 +40,7 @@ struct imp_vmstat {
 };
 
 int imp_vmstat_parse(const char *file, const char *buf, size_t len, struct imp_vmstat *out,
-                     struct imp_error *err);
+                     struct xerr *err);
 void imp_vmstat_free(struct imp_vmstat *v);
 
 #endif

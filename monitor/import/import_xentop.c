@@ -12,7 +12,7 @@ static const char *const col_names[C_N] = {"NAME",      "STATE",    "CPU(sec)", 
 
 struct xt_parser {
 	const char *file;
-	struct imp_error *err;
+	struct xerr *err;
 	struct imp_xentop *out;
 	char header[IMP_LINE_MAX]; /* the first header's words, joined */
 	unsigned header_line;
@@ -309,7 +309,7 @@ static void drop_partial(struct imp_xentop *x, const char *file, bool cut_line)
 }
 
 int imp_xentop_parse(const char *file, const char *buf, size_t len, struct imp_xentop *out,
-                     struct imp_error *err)
+                     struct xerr *err)
 {
 	memset(out, 0, sizeof(*out));
 	struct xt_parser *p = calloc(1, sizeof(*p));

@@ -70,7 +70,7 @@ struct imp_xentop {
 
 /* 0, or -1 with err ("FILE:LINE: what was expected"). file names the log in messages. */
 int imp_xentop_parse(const char *file, const char *buf, size_t len, struct imp_xentop *out,
-                     struct imp_error *err);
+                     struct xerr *err);
 void imp_xentop_free(struct imp_xentop *x);
 
 #endif

@@ -166,7 +166,7 @@ static int64_t path_time(const char *path)
 }
 
 int rec_dir_stream_open(struct rec_dir_stream *s, const char *dir, int64_t from_ns, int64_t to_ns,
-                        struct rec_error *err)
+                        struct xerr *err)
 {
 	memset(s, 0, sizeof(*s));
 	s->from_ns = from_ns;
@@ -174,18 +174,15 @@ int rec_dir_stream_open(struct rec_dir_stream *s, const char *dir, int64_t from_
 	s->last_ns = INT64_MIN;
 	s->n_paths = rec_dir_list(dir, &s->paths);
 	if (s->n_paths < 0) {
-		err->code = REC_ERR_IO;
-		snprintf(err->msg, sizeof(err->msg), "cannot read the directory %.400s: %s", dir,
-		         strerror(errno));
+		rec_set_error(err, REC_ERR_IO, "cannot read the directory %.400s: %s", dir,
+		              strerror(errno));
 		return -1;
 	}
 	/* the first file that can hold the window's start: the next one starts after it */
 	while (s->next_path + 1 < s->n_paths && path_time(s->paths[s->next_path + 1]) <= from_ns)
 		s->next_path++;
 	if (s->next_path >= s->n_paths || path_time(s->paths[s->next_path]) > to_ns) {
-		err->code = REC_ERR_RANGE;
-		snprintf(err->msg, sizeof(err->msg), "no recording in %.400s within the window",
-		         dir);
+		rec_set_error(err, REC_ERR_RANGE, "no recording in %.400s within the window", dir);
 		rec_dir_stream_close(s);
 		return -1;
 	}

@@ -43,13 +43,13 @@ struct rec_dir_stream {
 	struct rec_reader *reader; /* the file being read */
 	size_t next, count;        /* in it */
 	int64_t from_ns, to_ns;
-	int64_t last_ns;      /* realtime of the last sample handed out */
-	struct rec_error err; /* why it failed (the source's why()) */
+	int64_t last_ns; /* realtime of the last sample handed out */
+	struct xerr err; /* why it failed (the source's why()) */
 };
 
 /* 0, or -1 with err (dir unreadable, no recording in it within the window). */
 int rec_dir_stream_open(struct rec_dir_stream *s, const char *dir, int64_t from_ns, int64_t to_ns,
-                        struct rec_error *err);
+                        struct xerr *err);
 struct sample_source rec_dir_stream_source(struct rec_dir_stream *s);
 void rec_dir_stream_close(struct rec_dir_stream *s);
 

@@ -1,5 +1,5 @@
 /* rec_internal.h - what the writer, the reader and the mark command share: the schema
- * text, opening and validating a file, and turning SQLite failures into rec_error.
+ * text, opening and validating a file, and turning SQLite failures into a struct xerr.
  *
  * Contract: rec_schema_create() runs the DDL of SCHEMA.md inside the caller's
  * transaction. rec_db_open_checked() opens an existing file and classifies it (empty,
@@ -23,12 +23,8 @@
 /* How long a writer waits for another writer (a `xiotop mark`, the recorder). */
 #define REC_BUSY_TIMEOUT_MS 5000
 
-/* The message is escaped as a whole (core/sanitize.h): text from the file may be
- * quoted as is, and never a message already set (it would be escaped twice). */
-void rec_set_error(struct rec_error *err, enum rec_errcode code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 /* Error from an SQLite result code: full/corrupt/nomem/io, with what was being done. */
-void rec_set_sqlite_error(struct rec_error *err, sqlite3 *db, int rc, const char *path,
+void rec_set_sqlite_error(struct xerr *err, sqlite3 *db, int rc, const char *path,
                           const char *doing);
 
 /* DDL + application_id + user_version, in the caller's transaction. SQLite result code. */
@@ -37,8 +33,7 @@ int rec_schema_create(sqlite3 *db);
 /* Opens an existing recording (read-write if possible, else read-only) after checking its
  * bytes, then checks application_id, user_version and the meta table. *version gets the
  * file's schema version. NULL on error. */
-sqlite3 *rec_db_open_checked(const char *path, bool want_write, int *version,
-                             struct rec_error *err);
+sqlite3 *rec_db_open_checked(const char *path, bool want_write, int *version, struct xerr *err);
 
 /* One meta row (INSERT OR REPLACE): the writer's facts and rec_write_sample's hook
  * sets. SQLite result code. */

@@ -10,7 +10,7 @@
 static const char sample_sql[] =
     "SELECT realtime_ns, monotonic_ns, vmstat_pgpgin_kb, vmstat_pgpgout_kb,"
     " lost_events, host_busy_ns, cpu_unattributed_ns, has_cpu,"
-    " has_dirty, hooks, domains_live, has_vbd_stats, %s, %s FROM samples WHERE idx = ?";
+    " has_dirty, hooks, domains_live, has_vbd_stats, %s, %s, %s FROM samples WHERE idx = ?";
 static const char *const reader_sql[RS_COUNT] = {
     [RS_LAYERS] = "SELECT layer, rd_bytes, wr_bytes, rd_ios, wr_ios FROM layer_counts"
                   " WHERE slot BETWEEN ? AND ? ORDER BY slot",
@@ -47,10 +47,12 @@ int rec_reader_prepare(struct rec_reader *r)
 	bool skew_known = has_column(r->db, "vbd_counts", "skew_rd_bytes");
 	/* a file without the absent column holds every counter; without has_latency, no
 	 * latency was timed */
-	char sample[sizeof(sample_sql) + 32];
+	char sample[sizeof(sample_sql) + 64];
 	snprintf(sample, sizeof(sample), sample_sql,
 	         has_column(r->db, "samples", "absent") ? "absent" : "NULL",
-	         has_column(r->db, "samples", "has_latency") ? "has_latency" : "NULL");
+	         has_column(r->db, "samples", "has_latency") ? "has_latency" : "NULL",
+	         has_column(r->db, "samples", "host_irq_ns") ? "host_irq_ns, host_steal_ns"
+	                                                     : "NULL, NULL");
 	bool latency_table = has_column(r->db, "latency_counts", "slot");
 	char vbds[sizeof(vbds_sql) + 64];
 	snprintf(vbds, sizeof(vbds), vbds_sql,
@@ -139,6 +141,11 @@ static int read_scalars(struct rec_reader *r, size_t i, struct xio_sample *s)
 	s->has_vbd_stats = sqlite3_column_int(st, 11) != 0;
 	s->absent = (uint32_t)sqlite3_column_int64(st, 12);
 	s->has_latency = sqlite3_column_int(st, 13) != 0;
+	/* a file written before them (its host_busy_ns held the steal) or an import: unknown */
+	if (sqlite3_column_type(st, 14) == SQLITE_NULL)
+		s->absent |= XIO_ABSENT_HOST_CPU;
+	s->host_irq_ns = col_u64(st, 14);
+	s->host_steal_ns = col_u64(st, 15);
 	sqlite3_reset(st);
 	return SQLITE_OK;
 }
@@ -248,7 +255,7 @@ static int read_names(struct rec_reader *r, size_t i, struct xio_sample *s)
 	return SQLITE_OK;
 }
 
-int rec_read(struct rec_reader *r, size_t i, struct xio_sample *out, struct rec_error *err)
+int rec_read(struct rec_reader *r, size_t i, struct xio_sample *out, struct xerr *err)
 {
 	memset(out, 0, sizeof(*out));
 	if (i >= r->count) {

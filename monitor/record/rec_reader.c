@@ -264,7 +264,7 @@ void rec_reader_close(struct rec_reader *r)
 	free(r);
 }
 
-struct rec_reader *rec_open(const char *path, struct rec_error *err)
+struct rec_reader *rec_open(const char *path, struct xerr *err)
 {
 	struct rec_reader *r = calloc(1, sizeof(*r));
 	if (!r || !(r->path = strdup(path))) {

@@ -58,7 +58,7 @@ int rec_registry_publish(const char *recording, char *why, size_t whylen)
 }
 
 /* Reads "PID PATH". 0 or -1 (errno-style reason in err). */
-static int read_registry(int *pid, char *path, size_t len, struct rec_error *err)
+static int read_registry(int *pid, char *path, size_t len, struct xerr *err)
 {
 	char reg[PATH_MAX];
 	registry_path(reg, sizeof(reg));
@@ -92,7 +92,7 @@ void rec_registry_withdraw(void)
 	}
 }
 
-int rec_registry_find(char *path, size_t len, struct rec_error *err)
+int rec_registry_find(char *path, size_t len, struct xerr *err)
 {
 	int pid;
 	if (read_registry(&pid, path, len, err))
@@ -108,7 +108,7 @@ int rec_registry_find(char *path, size_t len, struct rec_error *err)
 }
 
 int rec_registry_mark(const char *label, int64_t realtime_ns, const char *origin, char *path,
-                      size_t len, struct rec_error *err)
+                      size_t len, struct xerr *err)
 {
 	if (rec_registry_find(path, len, err))
 		return 0;

@@ -21,11 +21,11 @@ const char *rec_registry_dir(void);
 int rec_registry_publish(const char *recording, char *why, size_t whylen);
 void rec_registry_withdraw(void);
 /* The running recorder's file into path. 0, or -1 with err (REC_ERR_IO). */
-int rec_registry_find(char *path, size_t len, struct rec_error *err);
+int rec_registry_find(char *path, size_t len, struct xerr *err);
 /* A mark into the running recorder's file (the lookup `xiotop mark` makes without -o), for
  * the console's m key. 1 stored (path names the file); 0 no recorder is running (err says
  * why); -1 the file refused it (path names it, err says why). */
 int rec_registry_mark(const char *label, int64_t realtime_ns, const char *origin, char *path,
-                      size_t len, struct rec_error *err);
+                      size_t len, struct xerr *err);
 
 #endif

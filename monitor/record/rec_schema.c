@@ -12,7 +12,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void rec_set_error(struct rec_error *err, enum rec_errcode code, const char *fmt, ...)
+enum xerr_kind rec_errcode_kind(enum rec_errcode code)
+{
+	switch (code) {
+	case REC_OK:
+		return XERR_NONE;
+	case REC_ERR_NOMEM:
+		return XERR_NOMEM;
+	case REC_ERR_FULL:
+	case REC_ERR_BUSY:
+		return XERR_RUNTIME;
+	default:
+		/* the file named cannot be opened, created or read as a recording (the window
+		 * asked of it included): bad input, as the commands always said (status 2) */
+		return XERR_INPUT;
+	}
+}
+
+void rec_set_error(struct xerr *err, enum rec_errcode code, const char *fmt, ...)
 {
 	if (!err)
 		return;
@@ -24,12 +41,13 @@ void rec_set_error(struct rec_error *err, enum rec_errcode code, const char *fmt
 	va_list ap;
 	va_start(ap, fmt);
 	err->code = code;
+	err->kind = rec_errcode_kind(code);
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
 	sanitize_text(raw, err->msg, sizeof(err->msg));
 }
 
-void rec_set_sqlite_error(struct rec_error *err, sqlite3 *db, int rc, const char *path,
+void rec_set_sqlite_error(struct xerr *err, sqlite3 *db, int rc, const char *path,
                           const char *doing)
 {
 	const char *why = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
@@ -62,7 +80,8 @@ static const char schema_sql[] =
     " vmstat_pgpgin_kb INTEGER, vmstat_pgpgout_kb INTEGER, lost_events INTEGER,"
     " host_busy_ns INTEGER, cpu_unattributed_ns INTEGER,"
     " has_cpu INTEGER, has_dirty INTEGER, hooks INTEGER, domains_live INTEGER,"
-    " has_vbd_stats INTEGER, absent INTEGER, has_latency INTEGER);"
+    " has_vbd_stats INTEGER, absent INTEGER, has_latency INTEGER, host_irq_ns INTEGER,"
+    " host_steal_ns INTEGER);"
     "CREATE TABLE hook_sets (id INTEGER PRIMARY KEY, hooks TEXT NOT NULL UNIQUE);"
     "CREATE TABLE layer_keys (id INTEGER PRIMARY KEY, domid INTEGER NOT NULL,"
     " dev INTEGER NOT NULL, via INTEGER NOT NULL, UNIQUE (domid, dev, via));"
@@ -163,7 +182,7 @@ static uint32_t be32(const unsigned char *p)
 /* The checks SQLite itself does not make before answering: an empty file is a valid
  * empty database to it, and a file cut short answers queries until one reaches a
  * missing page. 0, or -1 with err set. */
-static int check_bytes(const char *path, struct rec_error *err)
+static int check_bytes(const char *path, struct xerr *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -274,7 +293,7 @@ static void table_names(sqlite3 *db, char *buf, size_t len)
 	sqlite3_finalize(st);
 }
 
-static int check_identity(sqlite3 *db, const char *path, int *version, struct rec_error *err)
+static int check_identity(sqlite3 *db, const char *path, int *version, struct xerr *err)
 {
 	int64_t app_id = 0, user_version = 0, has_meta = 0;
 	int rc = query_int(db, "PRAGMA application_id", &app_id);
@@ -324,7 +343,7 @@ static int check_identity(sqlite3 *db, const char *path, int *version, struct re
 	return 0;
 }
 
-sqlite3 *rec_db_open_checked(const char *path, bool want_write, int *version, struct rec_error *err)
+sqlite3 *rec_db_open_checked(const char *path, bool want_write, int *version, struct xerr *err)
 {
 	if (check_bytes(path, err))
 		return NULL;

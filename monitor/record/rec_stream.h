@@ -16,8 +16,8 @@
 
 struct rec_stream {
 	struct rec_reader *reader;
-	size_t next, last;    /* the next sample to hand out; the last one */
-	struct rec_error err; /* why it failed */
+	size_t next, last; /* the next sample to hand out; the last one */
+	struct xerr err;   /* why it failed */
 };
 
 struct sample_source rec_stream_source(struct rec_stream *s);

@@ -77,7 +77,7 @@ static int parse_offset(const struct rec_reader *r, const char *s, int64_t *out)
 /* The time of spec: a mark label (the first one at or after not_before), a time or an
  * offset. 0, or -1 with err set. */
 static int spec_time(const struct rec_reader *r, const char *spec, int64_t not_before, int64_t *out,
-                     struct rec_error *err)
+                     struct xerr *err)
 {
 	const struct rec_mark *marks = rec_marks(r);
 	const struct rec_mark *found = NULL;
@@ -125,7 +125,7 @@ static void iso_text(int64_t realtime_ns, char *buf, size_t len)
 }
 
 int rec_resolve_window(const struct rec_reader *r, const char *from, const char *to, size_t *first,
-                       size_t *last, struct rec_error *err)
+                       size_t *last, struct xerr *err)
 {
 	size_t n = rec_count(r);
 	if (n < 2) {

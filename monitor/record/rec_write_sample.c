@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char *const writer_sql[ST_COUNT] = {
-    [ST_SAMPLE] = "INSERT INTO samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_SAMPLE] = "INSERT INTO samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_LAYER_KEY] = "INSERT INTO layer_keys (domid, dev, via) VALUES (?,?,?)",
     [ST_LAYER] = "INSERT INTO layer_counts VALUES (?,?,?,?,?,?)",
     [ST_COUNTERS] = "INSERT INTO dom_counters VALUES (?,?,?,?,?,?,?,?,?)",
@@ -171,6 +171,10 @@ static int store_sample_row(struct rec_writer *w, const struct xio_sample *s)
 		sqlite3_bind_int64(st, 14, s->absent);
 	if (s->has_latency) /* NULL: latency was not timed */
 		sqlite3_bind_int(st, 15, 1);
+	if (!(s->absent & XIO_ABSENT_HOST_CPU)) { /* NULL: not known (an import's) */
+		bind_u64(st, 16, s->host_irq_ns);
+		bind_u64(st, 17, s->host_steal_ns);
+	}
 	return step_done(st);
 }
 

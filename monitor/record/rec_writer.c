@@ -24,7 +24,7 @@
  * the recorder does not store is lost from every recording. Store it (a new nullable
  * column, SCHEMA.md, the reader), then update the sizes. */
 #if defined(__x86_64__) || defined(__aarch64__)
-_Static_assert(sizeof(struct xio_sample) == 448 && sizeof(struct xio_layer) == 48 &&
+_Static_assert(sizeof(struct xio_sample) == 464 && sizeof(struct xio_layer) == 48 &&
                    sizeof(struct xio_dev) == 40 && sizeof(struct xio_disk) == 72 &&
                    sizeof(struct xio_domain) == 392 && sizeof(struct xio_dom_counters) == 64 &&
                    sizeof(struct xio_vbd_stat) == 104 && sizeof(struct xio_latency) == 280,
@@ -64,7 +64,7 @@ static int close_db(struct rec_writer *w)
 }
 
 /* Closes the database after a fatal error; keeps the error for later calls. */
-static int fail(struct rec_writer *w, struct rec_error *err)
+static int fail(struct rec_writer *w, struct xerr *err)
 {
 	if (w->db) {
 		sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
@@ -77,7 +77,7 @@ static int fail(struct rec_writer *w, struct rec_error *err)
 	return -1;
 }
 
-static int fail_sqlite(struct rec_writer *w, int rc, const char *doing, struct rec_error *err)
+static int fail_sqlite(struct rec_writer *w, int rc, const char *doing, struct xerr *err)
 {
 	rec_set_sqlite_error(&w->failed, w->db, rc, w->path, doing);
 	if (w->failed.code == REC_ERR_FULL)
@@ -142,7 +142,7 @@ struct making {
 };
 
 static struct rec_writer *create_failed(struct making *m, int rc, const char *doing,
-                                        struct rec_error *err)
+                                        struct xerr *err)
 {
 	struct rec_writer *w = m->w;
 	rec_set_sqlite_error(err, w->db, rc, w->path, doing);
@@ -154,7 +154,7 @@ static struct rec_writer *create_failed(struct making *m, int rc, const char *do
 	return NULL;
 }
 
-static void set_exists(struct rec_error *err, const char *path)
+static void set_exists(struct xerr *err, const char *path)
 {
 	rec_set_error(err, REC_ERR_EXISTS,
 	              "%s exists: a recording is never overwritten; remove it or choose another "
@@ -165,7 +165,7 @@ static void set_exists(struct rec_error *err, const char *path)
 /* A WAL at PATH-wal without PATH is a recording's that was renamed or removed while its
  * recorder was killed: it holds that recording's last samples, and SQLite would take it
  * for the new file's. Neither lost nor taken: the caller is told. */
-static bool stale_wal(const char *path, struct rec_error *err)
+static bool stale_wal(const char *path, struct xerr *err)
 {
 	char wal[4200];
 	struct stat st;
@@ -242,7 +242,7 @@ static void sync_dir_of(const char *path)
 }
 
 /* The recording at its path, open for appending. */
-static struct rec_writer *open_made(struct making *m, struct rec_error *err)
+static struct rec_writer *open_made(struct making *m, struct xerr *err)
 {
 	struct rec_writer *w = m->w;
 	struct stat st;
@@ -263,7 +263,7 @@ static struct rec_writer *open_made(struct making *m, struct rec_error *err)
 }
 
 struct rec_writer *rec_create(const char *path, const struct rec_host_facts *facts,
-                              struct rec_error *err)
+                              struct xerr *err)
 {
 	struct stat st;
 	if (lstat(path, &st) == 0) {
@@ -321,7 +321,7 @@ bool rec_writer_moved(const struct rec_writer *w)
 	return st.st_dev != w->file_dev || st.st_ino != w->file_ino;
 }
 
-int rec_set_meta(struct rec_writer *w, const char *key, const char *value, struct rec_error *err)
+int rec_set_meta(struct rec_writer *w, const char *key, const char *value, struct xerr *err)
 {
 	if (!w->db)
 		return fail(w, err);
@@ -329,7 +329,7 @@ int rec_set_meta(struct rec_writer *w, const char *key, const char *value, struc
 	return rc == SQLITE_OK ? 0 : fail_sqlite(w, rc, "storing a fact", err);
 }
 
-int rec_set_size_limit(struct rec_writer *w, uint64_t max_bytes, struct rec_error *err)
+int rec_set_size_limit(struct rec_writer *w, uint64_t max_bytes, struct xerr *err)
 {
 	if (!w->db)
 		return fail(w, err);
@@ -346,7 +346,7 @@ int rec_set_size_limit(struct rec_writer *w, uint64_t max_bytes, struct rec_erro
 	int rc = sqlite3_exec(w->db, sql, NULL, NULL, NULL);
 	return rc == SQLITE_OK ? 0 : fail_sqlite(w, rc, "setting a size limit", err);
 }
-int rec_append(struct rec_writer *w, const struct xio_sample *s, struct rec_error *err)
+int rec_append(struct rec_writer *w, const struct xio_sample *s, struct xerr *err)
 {
 	if (!w->db)
 		return fail(w, err);
@@ -376,7 +376,7 @@ int rec_append(struct rec_writer *w, const struct xio_sample *s, struct rec_erro
 }
 
 int rec_add_mark_from(struct rec_writer *w, const char *label, int64_t realtime_ns,
-                      const char *origin, int exit_status, struct rec_error *err)
+                      const char *origin, int exit_status, struct xerr *err)
 {
 	if (!w->db)
 		return fail(w, err);
@@ -389,7 +389,7 @@ size_t rec_writer_count(const struct rec_writer *w)
 	return w->count;
 }
 
-int rec_close(struct rec_writer *w, struct rec_error *err)
+int rec_close(struct rec_writer *w, struct xerr *err)
 {
 	if (!w)
 		return 0;
@@ -418,7 +418,7 @@ int rec_close(struct rec_writer *w, struct rec_error *err)
 }
 
 int rec_mark_file(const char *path, const char *label, int64_t realtime_ns, const char *origin,
-                  struct rec_error *err)
+                  struct xerr *err)
 {
 	int version = 0;
 	sqlite3 *db = rec_db_open_checked(path, true, &version, err);

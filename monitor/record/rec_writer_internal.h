@@ -67,7 +67,7 @@ struct rec_writer {
 	dev_t file_dev; /* the file created at path: rec_writer_moved() compares */
 	ino_t file_ino;
 	size_t count;            /* samples committed */
-	struct rec_error failed; /* sticky: set once the writer is closed by an error */
+	struct xerr failed; /* sticky: set once the writer is closed by an error */
 	sqlite3_stmt *st[ST_COUNT];
 
 	struct layer_key_id *keys; /* sorted by (domid, dev, via) */

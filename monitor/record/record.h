@@ -19,8 +19,8 @@
  * domid (their recorded order is not kept: no consumer depends on it). The reader sees a
  * snapshot of the file as it was at rec_open() (a recorder may still be appending).
  *
- * Every function reporting failure fills a struct rec_error; commands print err.msg and
- * exit with status 2.
+ * Every function reporting failure fills a struct xerr (core/error.h) with its
+ * enum rec_errcode as the code; commands print err.msg and exit with the kind's status.
  */
 #ifndef XIOTOP_RECORD_H
 #define XIOTOP_RECORD_H
@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/error.h"
 #include "core/sample.h"
 
 #ifndef XIOTOP_VERSION
@@ -58,10 +59,13 @@ enum rec_errcode {
 	               * sample was skipped and the writer stays open */
 };
 
-struct rec_error {
-	enum rec_errcode code;
-	char msg[512]; /* one sentence naming the file */
-};
+/* What failed, in a struct xerr (core/error.h): code holds the enum rec_errcode, kind what it
+ * means for the exit status (rec_errcode_kind). */
+enum xerr_kind rec_errcode_kind(enum rec_errcode code);
+/* Sets code, its kind and the sentence, escaped as a whole (core/sanitize.h): text from the
+ * file may be quoted as is, and never a message already set (it would be escaped twice). */
+void rec_set_error(struct xerr *err, enum rec_errcode code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Host facts stored once per recording (meta table). */
 #define REC_DIRTY_SYSCTLS 6
@@ -88,25 +92,25 @@ struct rec_writer;
  * made under the name PATH.new-PID and renamed to path once it holds its tables, so a
  * recorder killed meanwhile leaves no half-made recording at path. */
 struct rec_writer *rec_create(const char *path, const struct rec_host_facts *facts,
-                              struct rec_error *err);
+                              struct xerr *err);
 /* Extra meta facts (command line, interval, tracer mode). 0 or -1. */
-int rec_set_meta(struct rec_writer *w, const char *key, const char *value, struct rec_error *err);
+int rec_set_meta(struct rec_writer *w, const char *key, const char *value, struct xerr *err);
 /* Caps the file at about max_bytes; past it, rec_append fails with REC_ERR_FULL, as on a
  * full disk (tests; a quota). */
-int rec_set_size_limit(struct rec_writer *w, uint64_t max_bytes, struct rec_error *err);
+int rec_set_size_limit(struct rec_writer *w, uint64_t max_bytes, struct xerr *err);
 /* One sample, one transaction. 0, or -1 (the writer is then closed; see above). */
-int rec_append(struct rec_writer *w, const struct xio_sample *s, struct rec_error *err);
+int rec_append(struct rec_writer *w, const struct xio_sample *s, struct xerr *err);
 /* A mark at realtime_ns (wall clock) with its origin ("wrap", "console", ...) and, for
  * the end of a wrapped command, its exit status (< 0: none). */
 int rec_add_mark_from(struct rec_writer *w, const char *label, int64_t realtime_ns,
-                      const char *origin, int exit_status, struct rec_error *err);
+                      const char *origin, int exit_status, struct xerr *err);
 size_t rec_writer_count(const struct rec_writer *w);
 /* True when path no longer names the file this writer writes: removed, renamed (by
  * logrotate, say) or replaced. The writer still writes that file; the caller decides. */
 bool rec_writer_moved(const struct rec_writer *w);
 /* Checkpoints and closes; 0, or -1 if the last commit could not be made durable. Frees w
  * in every case. NULL is allowed. */
-int rec_close(struct rec_writer *w, struct rec_error *err);
+int rec_close(struct rec_writer *w, struct xerr *err);
 
 /* Removes a recording with its -wal and -shm files (what exists of them). */
 void rec_remove(const char *path);
@@ -114,7 +118,7 @@ void rec_remove(const char *path);
 /* A mark into an existing recording from another process (`xiotop mark`): validates the
  * file, then inserts with a busy timeout so a running recorder is never disturbed. */
 int rec_mark_file(const char *path, const char *label, int64_t realtime_ns, const char *origin,
-                  struct rec_error *err);
+                  struct xerr *err);
 
 /* ---- reader ---- */
 struct rec_mark {
@@ -127,7 +131,7 @@ struct rec_mark {
 
 struct rec_reader;
 
-struct rec_reader *rec_open(const char *path, struct rec_error *err);
+struct rec_reader *rec_open(const char *path, struct xerr *err);
 void rec_reader_close(struct rec_reader *r);
 const char *rec_path(const struct rec_reader *r);
 size_t rec_count(const struct rec_reader *r);
@@ -140,7 +144,7 @@ const struct rec_mark *rec_marks(const struct rec_reader *r); /* ordered by time
 const char *rec_meta(const struct rec_reader *r, const char *key);
 int rec_schema_version(const struct rec_reader *r);
 /* Reconstructs sample i into out (a fresh sample; sample_free() it). 0 or -1. */
-int rec_read(struct rec_reader *r, size_t i, struct xio_sample *out, struct rec_error *err);
+int rec_read(struct rec_reader *r, size_t i, struct xio_sample *out, struct xerr *err);
 
 /* First sample whose time is >= t (count if none), and last sample whose time is <= t
  * (-1 if none: returned as SIZE_MAX). */
@@ -153,6 +157,6 @@ size_t rec_find_at_or_before(const struct rec_reader *r, int64_t t);
  * first+1..last); a mark's interval is included on both sides. 0, or -1 (REC_ERR_RANGE,
  * the message lists what was looked for and does not name the file). */
 int rec_resolve_window(const struct rec_reader *r, const char *from, const char *to, size_t *first,
-                       size_t *last, struct rec_error *err);
+                       size_t *last, struct xerr *err);
 
 #endif

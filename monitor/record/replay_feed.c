@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sanitize.h"
 #include "record/replay.h"
 
 struct replay_feed {
@@ -16,7 +15,7 @@ struct replay_feed {
 	const struct rec_mark **marks; /* the recording's marks in the window, by time */
 	size_t n_marks;
 	struct xio_sample origin;
-	struct rec_error err;
+	struct xerr err;
 };
 
 /* A mark belongs to the window when the interval holding it does; one after the end of
@@ -44,25 +43,23 @@ static int take_marks(struct replay_feed *f, size_t last)
 }
 
 struct replay_feed *replay_feed_open(struct rec_reader *r, size_t first, size_t last, double speed,
-                                     struct rec_error *err)
+                                     struct xerr *err)
 {
 	struct replay_feed *f = calloc(1, sizeof(*f));
 	if (!f || last >= rec_count(r) || first >= last) {
 		if (f)
-			sanitize_printf(err->msg, sizeof(err->msg),
-			                "%s: samples %zu..%zu hold no interval of the recording",
-			                rec_path(r), first, last);
+			rec_set_error(err, REC_ERR_RANGE,
+			              "%s: samples %zu..%zu hold no interval of the recording",
+			              rec_path(r), first, last);
 		else
-			snprintf(err->msg, sizeof(err->msg), "out of memory");
-		err->code = f ? REC_ERR_RANGE : REC_ERR_NOMEM;
+			rec_set_error(err, REC_ERR_NOMEM, "out of memory");
 		free(f);
 		return NULL;
 	}
 	f->r = r;
 	f->first = first;
 	if (take_marks(f, last)) {
-		err->code = REC_ERR_NOMEM;
-		snprintf(err->msg, sizeof(err->msg), "out of memory");
+		rec_set_error(err, REC_ERR_NOMEM, "out of memory");
 		replay_feed_close(f);
 		return NULL;
 	}

@@ -25,7 +25,7 @@ struct replay_feed;
 
 /* NULL on failure (err says why: the first sample could not be read, out of memory). */
 struct replay_feed *replay_feed_open(struct rec_reader *r, size_t first, size_t last, double speed,
-                                     struct rec_error *err);
+                                     struct xerr *err);
 int replay_feed_navigate(void *ctx, enum seek_move nav, int64_t now_ns, struct xio_sample *prev,
                          struct xio_sample *cur, struct seek_view *view);
 /* Why the last navigate failed (a sentence naming the file); "" if it did not. */

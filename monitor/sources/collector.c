@@ -9,6 +9,7 @@
 #include "sources/xen/blkback_stats.h"
 #include "sources/hostinfo.h"
 #include "sources/xen/xenlive.h"
+#include "core/clock.h"
 
 void collector_init(struct collector *c, collector_read_fn fn, void *ctx,
                     const struct xt_roots *roots)
@@ -103,30 +104,42 @@ static void note_vbd_skew(const struct xio_sample *before, struct xio_sample *s)
 	}
 }
 
+static void stamp_now(struct xio_sample *s)
+{
+	s->realtime_ns = clock_real_ns();
+	s->monotonic_ns = (uint64_t)clock_mono_ns();
+}
+
 int collector_sample(struct collector *c, struct xio_sample *s)
 {
-	struct timespec rt, mono;
 	memset(s, 0, sizeof(*s));
-	clock_gettime(CLOCK_REALTIME, &rt);
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	s->realtime_ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
-	s->monotonic_ns = (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec;
-
 	/* blkback's counters just before and just after the tracer's: what a request
 	 * submitted meanwhile counts in one side's interval and the other's next is known,
 	 * so the cross-check does not cry wolf under load */
 	struct xio_sample before = {0};
 	if (blkback_read_stats(&c->roots, &before))
 		goto fail;
-	if ((c->read_layers && c->read_layers(c->read_ctx, s)) ||
-	    blkback_read_stats(&c->roots, s)) {
+	/* The sample's instant, the tracer's CPU pass (its first step) and /proc/stat are read
+	 * back to back: a CPU-bound host moves ~1 % of an interval's busy time in every 10 ms
+	 * between them, which would show as dom0 CPU charged to the wrong interval. */
+	stamp_now(s);
+	if (c->read_layers && c->read_layers(c->read_ctx, s)) {
+		sample_free(&before);
+		goto fail;
+	}
+	struct host_cpu_times cpu;
+	if (!host_read_cpu(c->roots.proc, &cpu)) {
+		s->host_busy_ns = cpu.busy_ns;
+		s->host_irq_ns = cpu.irq_ns;
+		s->host_steal_ns = cpu.steal_ns;
+	}
+	if (blkback_read_stats(&c->roots, s)) {
 		sample_free(&before);
 		goto fail;
 	}
 	note_vbd_skew(&before, s);
 	sample_free(&before);
 	host_read_vmstat(c->roots.proc, &s->vmstat_pgpgin_kb, &s->vmstat_pgpgout_kb);
-	host_read_busy_ns(c->roots.proc, &s->host_busy_ns);
 
 	struct host_diskstat *ds = NULL;
 	size_t n_ds = 0;
@@ -158,7 +171,7 @@ int collector_sample(struct collector *c, struct xio_sample *s)
 			goto fail;
 	}
 	/* after the domains: libxenstat's figures are only kept for listed domains */
-	if (c->xen && xenlive_fill_sample(c->xen, s))
+	if (c->xen && xenlive_fill_sample(c->xen, c->topo, s))
 		goto fail;
 	if (vbd_gaps_fill(&c->gaps, c->topo, s))
 		goto fail;

@@ -2,7 +2,9 @@
  *
  * Contract: collector_sample() fills a fresh sample with the tracer's cumulative
  * per-(domain, device, rule) counters (through the read_layers callback, so tests can
- * feed synthetic counters), /proc/vmstat, /proc/diskstats of leaf devices, the names
+ * feed synthetic counters), /proc/stat's CPU times (read right after the tracer, and the
+ * sample's instant right before it: the three agree to within a few microseconds unless
+ * the collector is preempted), /proc/vmstat, /proc/diskstats of leaf devices, the names
  * and leaf flags of every device it mentions, the domains of the topology, and on a Xen
  * dom0 blkback's per-vbd counters (and libxenstat's figures, see collector_set_xen),
  * with an entry for each listed vbd that neither answered for (vbd_gaps.h).

@@ -89,7 +89,7 @@ int host_read_vmstat(const char *proc_root, uint64_t *pgpgin_kb, uint64_t *pgpgo
 	return 0;
 }
 
-int host_read_busy_ns(const char *proc_root, uint64_t *busy_ns)
+int host_read_cpu(const char *proc_root, struct host_cpu_times *out)
 {
 	FILE *f = open_proc(proc_root, "stat");
 	if (!f)
@@ -105,7 +105,9 @@ int host_read_busy_ns(const char *proc_root, uint64_t *busy_ns)
 		return -1;
 	}
 	long hz = sysconf(_SC_CLK_TCK);
-	uint64_t ticks = user + nice + system + irq + softirq + steal;
-	*busy_ns = ticks * (1000000000ull / (uint64_t)(hz > 0 ? hz : 100));
+	uint64_t tick_ns = 1000000000ull / (uint64_t)(hz > 0 ? hz : 100);
+	out->busy_ns = (user + nice + system + irq + softirq) * tick_ns;
+	out->irq_ns = (irq + softirq) * tick_ns;
+	out->steal_ns = steal * tick_ns;
 	return 0;
 }

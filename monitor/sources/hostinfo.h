@@ -1,4 +1,4 @@
-/* hostinfo.h - host ground truth: /proc/diskstats and /proc/vmstat.
+/* hostinfo.h - host ground truth: /proc/diskstats, /proc/vmstat and /proc/stat.
  *
  * Contract: readers take a proc root ("/proc" live, a fixture tree in tests) and return
  * cumulative kernel counters converted to bytes (diskstats sectors are 512 bytes;
@@ -20,8 +20,13 @@ struct host_diskstat {
 /* Reads every line; *out is malloc'ed (free it). */
 int host_read_diskstats(const char *proc_root, struct host_diskstat **out, size_t *n);
 int host_read_vmstat(const char *proc_root, uint64_t *pgpgin_kb, uint64_t *pgpgout_kb);
-/* Non-idle CPU time of all CPUs from the "cpu" line of /proc/stat (user, nice, system,
- * irq, softirq, steal; guest time is inside user), in ns. */
-int host_read_busy_ns(const char *proc_root, uint64_t *busy_ns);
+/* CPU time of all CPUs from the "cpu" line of /proc/stat, in ns: busy (user, nice,
+ * system, irq, softirq; guest time is inside user), of it interrupt time (irq, softirq),
+ * and apart steal (time the hypervisor gave other domains while this one wanted to run:
+ * not dom0's work, and no task's runtime holds it). */
+struct host_cpu_times {
+	uint64_t busy_ns, irq_ns, steal_ns;
+};
+int host_read_cpu(const char *proc_root, struct host_cpu_times *out);
 
 #endif

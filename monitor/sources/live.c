@@ -6,11 +6,13 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/error.h"
 #include "sources/collector.h"
 #include "sources/live_rules.h"
 #include "sources/topo_source.h"
 #include "sources/tracer.h"
 #include "sources/xen/xen_api.h"
+#include "sources/xen/xenlive.h"
 
 struct live {
 	struct xt_topology topo;
@@ -22,26 +24,22 @@ struct live {
 	uint64_t fingerprint; /* of the topology the tracer maps were filled from */
 	struct live_rules rules;
 	struct live_baseline baseline; /* taken at attach, handed out first */
+	bool said_qdisk;               /* a qdisk's counters went unread once: said */
 };
 
-/* The source is picked once (one line says which and why); each call builds afresh. */
-static int build_topology(struct topo_source *src, struct xt_topology *topo)
-{
-	if (topo_source_build(src, topo) == 0)
-		return 0;
-	fprintf(stderr, "xiotop: out of memory building the topology\n");
-	return 1;
-}
-
-int live_load_topology(const struct source_opts *o, struct xt_topology *topo)
+int live_load_topology(const struct source_opts *o, struct xt_topology *topo, struct xerr *err)
 {
 	struct topo_source src;
 	memset(topo, 0, sizeof(*topo));
 	int rc = topo_source_open(&src, o->xenstore_dump, &o->roots, xen_api_real(), stderr);
-	if (!rc)
-		rc = build_topology(&src, topo);
+	if (rc) /* the source said why on its stream */
+		xerr_set(err, XERR_INPUT, "%s", "");
+	else if (topo_source_build(&src, topo))
+		xerr_set(err, XERR_NOMEM, "out of memory building the topology");
+	else
+		rc = 0;
 	topo_source_close(&src);
-	return rc;
+	return rc ? -1 : 0;
 }
 
 /* Device models come and go (a guest boots, a qemu exits): look again each interval and
@@ -75,6 +73,11 @@ static int collect(struct live *l, struct xio_sample *s)
 {
 	if (collector_sample(&l->col, s))
 		return -1;
+	const char *qdisk = l->col.xen ? xenlive_qdisk_problem(l->col.xen) : "";
+	if (*qdisk && !l->said_qdisk) {
+		xnote("%s (said once; a vbd not read keeps its last counts)", qdisk);
+		l->said_qdisk = true;
+	}
 	live_rules_learn(&l->rules, &l->topo, s);
 	snprintf(s->hooks, sizeof(s->hooks), "%s %s", tracer_mode(l->tracer),
 	         tracer_hooks(l->tracer));
@@ -113,8 +116,7 @@ int live_open(struct live **out, const struct source_opts *o, struct xerr *err)
 		return -1;
 	}
 	tracer_set_topology(l->tracer, &l->topo, &l->roots);
-	fprintf(stderr, "xiotop: tracing with %s programs: %s\n", tracer_mode(l->tracer),
-	        tracer_hooks(l->tracer));
+	xnote("tracing with %s programs: %s", tracer_mode(l->tracer), tracer_hooks(l->tracer));
 	collector_init(&l->col, read_tracer, l->tracer, &l->roots);
 	collector_set_topology(&l->col, &l->topo);
 	collector_set_xen(&l->col, l->src.xen);
@@ -169,14 +171,18 @@ const char *live_tracer_hooks(const struct live *l)
 
 static int live_next(void *ctx, struct xio_sample *out)
 {
-	if (live_sample(ctx, out) == 0)
-		return 0;
-	fprintf(stderr, "xiotop: cannot read counters\n");
-	return SOURCE_FAILED;
+	return live_sample(ctx, out) == 0 ? 0 : SOURCE_FAILED;
+}
+
+/* The only way live_next fails. */
+static const char *live_why(void *ctx)
+{
+	(void)ctx;
+	return "cannot read counters";
 }
 
 struct sample_source live_source(struct live *l)
 {
 	return (struct sample_source){
-	    .ctx = l, .next = live_next, .fail_status = 1, .title = "live"};
+	    .ctx = l, .next = live_next, .fail_status = 1, .title = "live", .why = live_why};
 }

@@ -1,8 +1,8 @@
 /* live.h - the live sample source: topology + BPF tracer + collector in one handle.
  *
  * Contract: live_open() picks the topology source (topo_source.h: one line says which
- * and why) and builds the topology, loads and attaches the tracer, and prints one line
- * saying which programs and hooks are active.
+ * and why) and builds the topology, loads and attaches the tracer, and says in one note
+ * (core/error.h) which programs and hooks are active.
  * It returns 0, or -1 with *err filled (core/error.h): XERR_INPUT for a topology that
  * cannot be read (the topology source said why on stderr as it opened: the sentence is
  * then empty), XERR_PREREQ for a tracer that cannot load (root, BTF, BPF), XERR_RUNTIME
@@ -31,8 +31,9 @@ struct source_opts {
 
 struct live;
 
-/* Topology only (no BPF): for `xiotop topology` and tests. 0 or exit status 2. */
-int live_load_topology(const struct source_opts *o, struct xt_topology *topo);
+/* Topology only (no BPF): for `xiotop topology` and tests. 0, or -1 with *err filled as
+ * live_open's (XERR_INPUT, XERR_NOMEM). */
+int live_load_topology(const struct source_opts *o, struct xt_topology *topo, struct xerr *err);
 /* 0 with *out set, or -1 with *err filled (*out NULL). */
 int live_open(struct live **out, const struct source_opts *o, struct xerr *err);
 int live_sample(struct live *l, struct xio_sample *s);

@@ -35,12 +35,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/clock.h"
 #include "core/sample.h"
 #include "sources/topology/topology.h"
 
 #define LIVE_MAX_DEPARTED 64
 #define LIVE_MAX_LEARNED  64
-#define LINGER_NS         (120ull * 1000000000ull) /* > vm.dirty_expire_centisecs' 30 s */
+#define LINGER_NS         (120ull * (uint64_t)NS_PER_S) /* > vm.dirty_expire_centisecs' 30 s */
 
 /* A device a blkback thread submits to that no topology source names. */
 struct learned_backend {

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
+
 #define MB       1000000.0
 #define SDA      ((8u << 20) | 0)  /* leaf under the loop-backed files */
 #define SDB      ((8u << 20) | 16) /* leaf under the dm devices */
@@ -24,9 +26,7 @@ struct synthetic {
 
 static uint64_t monotonic_ns(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return (uint64_t)clock_mono_ns();
 }
 
 struct synthetic *synthetic_open(unsigned n_domains)
@@ -114,7 +114,7 @@ static int add_domain(struct xio_sample *out, unsigned domid, double t, struct t
 	char name[32];
 	struct xio_dom_counters c = {.domid = domid};
 	c.cpu_ns[XIO_CPU_BACKEND] = (uint64_t)(rd + wr); /* 1 ns a byte */
-	c.guest_cpu_ns = (int64_t)(t * 1e9 * (0.05 + (domid % 10) / 10.0));
+	c.guest_cpu_ns = (int64_t)(t * (double)NS_PER_S * (0.05 + (domid % 10) / 10.0));
 	int rc = 0;
 	switch (st) {
 	case STACK_LOOP_FILE: {
@@ -164,7 +164,7 @@ int synthetic_sample_at(const struct synthetic *s, uint64_t elapsed_ns, int64_t 
                         struct xio_sample *out)
 {
 	memset(out, 0, sizeof(*out));
-	double t = (double)elapsed_ns / 1e9;
+	double t = (double)elapsed_ns / (double)NS_PER_S;
 	out->realtime_ns = realtime_ns;
 	out->monotonic_ns = s->start_ns + elapsed_ns;
 	out->has_cpu = out->has_dirty = true;
@@ -210,22 +210,26 @@ int synthetic_sample_at(const struct synthetic *s, uint64_t elapsed_ns, int64_t 
 int synthetic_sample(void *ctx, struct xio_sample *out)
 {
 	const struct synthetic *s = ctx;
-	struct timespec real;
-	clock_gettime(CLOCK_REALTIME, &real);
-	return synthetic_sample_at(s, monotonic_ns() - s->start_ns,
-	                           (int64_t)real.tv_sec * 1000000000 + real.tv_nsec, out);
+	return synthetic_sample_at(s, monotonic_ns() - s->start_ns, clock_real_ns(), out);
 }
 
 static int synthetic_next(void *ctx, struct xio_sample *out)
 {
-	if (synthetic_sample(ctx, out) == 0)
-		return 0;
-	fprintf(stderr, "xiotop: out of memory\n");
-	return SOURCE_FAILED;
+	return synthetic_sample(ctx, out) == 0 ? 0 : SOURCE_FAILED;
+}
+
+/* The only way synthetic_next fails. */
+static const char *synthetic_why(void *ctx)
+{
+	(void)ctx;
+	return "out of memory";
 }
 
 struct sample_source synthetic_source(struct synthetic *s)
 {
-	return (struct sample_source){
-	    .ctx = s, .next = synthetic_next, .fail_status = 1, .title = "synthetic"};
+	return (struct sample_source){.ctx = s,
+	                              .next = synthetic_next,
+	                              .fail_status = 1,
+	                              .title = "synthetic",
+	                              .why = synthetic_why};
 }

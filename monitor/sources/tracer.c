@@ -2,6 +2,8 @@
  * the lookup maps is tracer_topology.c. */
 #include "sources/tracer.h"
 
+#include "core/error.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,11 +29,11 @@ static void hook_config_init(struct hook_config *cfg)
 	cfg->wb_workfn = kallsyms_addr(KALLSYMS, "wb_workfn");
 	cfg->page_size = (unsigned int)sysconf(_SC_PAGESIZE);
 	if (!cfg->loop_rootcg_workfn && !cfg->loop_workfn)
-		fprintf(stderr, "xiotop: loop work functions not in /proc/kallsyms: loop "
-		                "direct I/O is attributed by inode only, loop CPU not at all\n");
+		xnote("loop work functions not in /proc/kallsyms: loop "
+		      "direct I/O is attributed by inode only, loop CPU not at all");
 	if (!cfg->wb_workfn)
-		fprintf(stderr, "xiotop: wb_workfn not in /proc/kallsyms: flusher CPU is "
-		                "unattributed\n");
+		xnote("wb_workfn not in /proc/kallsyms: flusher CPU is "
+		      "unattributed");
 }
 
 /* tp_btf first, raw_tp when tp_btf will not load even block_bio_queue. */
@@ -62,7 +64,7 @@ static int run_task_pass(struct tracer *t)
 	int fd = bpf_iter_create(bpf_link__fd(t->hooks.links[HOOK_TASK_PASS]));
 	if (fd < 0) {
 		if (!t->pass_failed)
-			fprintf(stderr, "xiotop: cannot run the task pass: %s\n", strerror(errno));
+			xnote("cannot run the task pass: %s", strerror(errno));
 		t->pass_failed = true;
 		return -1;
 	}
@@ -74,7 +76,7 @@ static int run_task_pass(struct tracer *t)
 	close(fd);
 	if (n < 0) {
 		if (!t->pass_failed)
-			fprintf(stderr, "xiotop: task pass failed: %s\n", strerror(saved));
+			xnote("task pass failed: %s", strerror(saved));
 		t->pass_failed = true;
 		return -1;
 	}
@@ -338,14 +340,15 @@ static int read_layers(struct tracer *t, struct xio_sample *s)
 
 int tracer_read(struct tracer *t, struct xio_sample *s)
 {
+	/* the pass first: the collector stamps the sample and reads /proc/stat just around
+	 * this call, and the CPU figures are the ones held to that instant */
+	if (t->has_cpu)
+		run_task_pass(t); /* failing, it says so once; CPU then lags, it is not lost */
 	if (read_layers(t, s))
 		return -1;
 	uint64_t kworker_ns = 0;
-	if (t->has_cpu) {
-		run_task_pass(t); /* failing, it says so once; CPU then lags, it is not lost */
-		if (read_cpu(t, s, &kworker_ns))
-			return -1;
-	}
+	if (t->has_cpu && read_cpu(t, s, &kworker_ns))
+		return -1;
 	s->lost_events = read_stat(t, XIOTOP_STAT_LOST_LAYER) +
 	                 read_stat(t, XIOTOP_STAT_LOST_REMAP) + read_stat(t, XIOTOP_STAT_LOST_CPU) +
 	                 read_stat(t, XIOTOP_STAT_LOST_LATENCY) +

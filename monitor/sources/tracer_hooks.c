@@ -1,6 +1,8 @@
 /* tracer_hooks.c - the hook table, per-hook load and attach, and their report. */
 #include "sources/tracer_hooks.h"
 
+#include "core/error.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -135,11 +137,10 @@ static void check_fail_list(void)
 			    !strncmp(p, hook_defs[i].event, len))
 				found = i;
 		if (found == HOOK_BIO_QUEUE)
-			fprintf(stderr, "xiotop: XIOTOP_FAIL_HOOKS: block_bio_queue is required, "
-			                "not forced to fail\n");
+			xnote("XIOTOP_FAIL_HOOKS: block_bio_queue is required, "
+			      "not forced to fail");
 		else if (found < 0 && len)
-			fprintf(stderr, "xiotop: XIOTOP_FAIL_HOOKS: no hook named '%.*s'\n",
-			        (int)len, p);
+			xnote("XIOTOP_FAIL_HOOKS: no hook named '%.*s'", (int)len, p);
 		p += len + (p[len] == ',');
 	}
 }
@@ -310,8 +311,8 @@ void hooks_want_syscalls(struct hook_set *h, bool want)
 		if (want) {
 			h->links[sys[i]] = bpf_program__attach(progs[sys[i]]);
 			if (!h->links[sys[i]])
-				fprintf(stderr, "xiotop: cannot attach %s: %s\n",
-				        hook_defs[sys[i]].event, strerror(errno));
+				xnote("cannot attach %s: %s", hook_defs[sys[i]].event,
+				      strerror(errno));
 		} else {
 			bpf_link__destroy(h->links[sys[i]]);
 			h->links[sys[i]] = NULL;
@@ -374,8 +375,8 @@ void hooks_report_missing(const struct hook_set *h)
 {
 	for (int i = 0; i < HOOK_COUNT; i++)
 		if (!h->attached[i] && h->asked[i])
-			fprintf(stderr, "xiotop: hook %s not active (%s): %s\n", hook_defs[i].event,
-			        h->why_not[i][0] ? h->why_not[i] : "not loaded", hook_defs[i].loss);
+			xnote("hook %s not active (%s): %s", hook_defs[i].event,
+			      h->why_not[i][0] ? h->why_not[i] : "not loaded", hook_defs[i].loss);
 }
 
 void hooks_close(struct hook_set *h)

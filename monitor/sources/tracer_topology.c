@@ -9,7 +9,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "core/error.h"
 #include "sources/dev_table.h"
+
+#include "core/error.h"
 #include "sources/proc_stat.h"
 #include "sources/tracer.h"
 #include "sources/tracer_internal.h"
@@ -45,8 +48,8 @@ static void set_dev_owner(struct tracer *t, uint32_t dev, uint32_t domid, unsign
 		                   bpf_map_update_elem(fd, &dev, &o, BPF_ANY));
 	}
 	if (r == DEV_TABLE_CLAIMED)
-		fprintf(stderr, "xiotop: device %u:%u is claimed by domains %u and %u (kept %u)\n",
-		        XT_KDEV_MAJOR(dev), XT_KDEV_MINOR(dev), prev, domid, prev);
+		xnote("device %u:%u is claimed by domains %u and %u (kept %u)", XT_KDEV_MAJOR(dev),
+		      XT_KDEV_MINOR(dev), prev, domid, prev);
 }
 
 static void map_backend(struct tracer *t, const struct xt_roots *roots, uint32_t domid,
@@ -113,8 +116,8 @@ static bool map_device_model(struct tracer *t, const struct xt_roots *roots,
 	uint64_t bits = 0;
 	struct xiotop_dm_owner owner = {.domid = d->domid};
 	if (proc_start_ticks(roots->proc, d->device_model_pid, &owner.start_ticks)) {
-		fprintf(stderr, "xiotop: device model pid %d of domain %u is not running\n",
-		        d->device_model_pid, d->domid);
+		xnote("device model pid %d of domain %u is not running", d->device_model_pid,
+		      d->domid);
 		return false;
 	}
 	if (map_update_counted(&t->updates, TOPO_MAP_TGID_DOM,

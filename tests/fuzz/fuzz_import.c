@@ -10,7 +10,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *buf = (const char *)data;
-	struct imp_error err;
+	struct xerr err;
 	struct imp_xentop x;
 	if (imp_xentop_parse("xentop.log", buf, size, &x, &err) == 0)
 		imp_xentop_free(&x);

@@ -112,11 +112,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	struct host_diskstat *ds = NULL;
 	size_t n_ds = 0;
-	uint64_t a, b, busy;
+	uint64_t a, b;
+	struct host_cpu_times cpu;
 	host_read_diskstats(proc, &ds, &n_ds);
 	free(ds);
 	host_read_vmstat(proc, &a, &b);
-	host_read_busy_ns(proc, &busy);
+	host_read_cpu(proc, &cpu);
 
 	struct xt_roots roots = {.sysfs = sys, .proc = proc, .dev = fuzz_dir()};
 	struct xt_backend be = {0};

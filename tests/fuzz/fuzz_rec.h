@@ -16,7 +16,7 @@
 
 #define FUZZ_REC_MAX_SAMPLES 48 /* read at most so many: time goes to new paths */
 
-static void fuzz_rec_message(const struct rec_error *err)
+static void fuzz_rec_message(const struct xerr *err)
 {
 	fuzz_check_output("rec_error", err->msg, strnlen(err->msg, sizeof(err->msg)), false);
 }
@@ -26,7 +26,7 @@ static inline void fuzz_make_recording(const char *path)
 {
 	struct rec_host_facts facts;
 	memset(&facts, 0, sizeof(facts));
-	struct rec_error err;
+	struct xerr err;
 	unlink(path);
 	struct rec_writer *w = rec_create(path, &facts, &err);
 	if (!w)
@@ -131,7 +131,7 @@ static void fuzz_rec_replay(const struct rec_reader *r, size_t count)
 
 static inline void fuzz_rec_check(const char *path)
 {
-	struct rec_error err;
+	struct xerr err;
 	struct rec_reader *r = rec_open(path, &err);
 	if (!r) {
 		fuzz_rec_message(&err);

@@ -98,6 +98,32 @@ run topology-text 0 "$bin" topology --xenstore-dump "$dump"
 run topology-json 0 "$bin" topology --xenstore-dump "$dump" --format json
 run topology-bad 2 "$bin" topology --xenstore-dump bad-dump.txt
 
+# a truncated or hostile benchmark output given as --claim: one line naming it, exit 2,
+# for every claim format (cut inside its last figure, or just its final newline)
+claims=$src/tests/fixtures/claims
+for f in gnu-dd-write-then-read.txt gnu-dd-time-sync.txt busybox-dd-summary-constructed.txt \
+	seed003-dom0-bsd-dd-write.txt fio-write.json fio-text-randrw-2jobs.txt \
+	bonnie-2.00a-default.txt seed004-domu-bonnie-classic.txt seed002-dom0-iozone.txt \
+	iozone-R-i012.txt; do
+	# the output without its trailing newlines (a blank last line is no figure)
+	printf '%s' "$(cat "$claims/$f")" >whole.txt
+	len=$(wc -c <whole.txt)
+	for drop in 0 2; do
+		[ "${f##*.}" = json ] && [ $drop -eq 0 ] && continue # its end is the object's
+		cut=cut$drop-$f
+		head -c $((len - drop)) whole.txt >"$cut"
+		run "claim-$cut" 2 "$bin" explain names.xiotop --claim "$cut"
+		if [ "$(wc -l <"out/claim-$cut")" -ne 1 ] || ! grep -qF "$cut" "out/claim-$cut"; then
+			echo "FAIL: --claim $cut: not one line naming it: $(head -c 300 "out/claim-$cut")"
+			fail=1
+		fi
+	done
+done
+printf '64+0 records in\n64+0 records out\n67108864 bytes (\033]2;x\a) copied, 1 s, 6\033[2J' >evil-dd.txt
+run claim-evil-dd 2 "$bin" explain names.xiotop --claim evil-dd.txt
+[ "$(wc -l <out/claim-evil-dd)" -eq 1 ] ||
+	{ echo "FAIL: --claim evil-dd.txt: $(head -c 300 out/claim-evil-dd)"; fail=1; }
+
 # the fixtures are hostile indeed: the raw bytes are in them
 if ! sqlite3 names.xiotop "SELECT name FROM domains" | grep -q $'\e]2;pwned'; then
 	echo "FAIL: names.xiotop does not hold the escapes it should"

@@ -12,10 +12,42 @@ import sys
 import time
 
 from livelib import (MiB, Xiotop, check, diskstat_wr_bytes, dom_sum, failures, finish_writer,
-                     iv_end, read_env, run_writer, within)
+                     iv_end, read_env, run_writer, vmstat_pages, within)
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
 
 WRITE_MIB = int(os.environ.get("XIOTOP_TEST_WRITE_MIB", "256"))
 READ_MIB = int(os.environ.get("XIOTOP_TEST_READ_MIB", "64"))
+def dirty_checks(ivs, domid, dio, p, leaf, t1):
+    """dom0's page cache for the domain against the writer, /proc/vmstat and the leaf.
+    With loop direct-io off every byte the guest wrote lands in the backing file's page
+    cache once (sequential writes: each page dirtied once) and the sync writes it all to
+    the leaf; with it on, and on zram, nothing is dirtied for the domain. nr_dirtied and
+    nr_written count every page of the host (other work adds to them, never takes away):
+    an upper bound, the writer's count and the leaf's diskstats the measure."""
+    w = p["writer"]
+    dirtied = dom_sum(ivs, domid, "dirtied_bytes", p["start"] - 0.5, t1)
+    back = dom_sum(ivs, domid, "written_back_bytes", p["start"] - 0.5, t1)
+    last = [d for iv in ivs if iv_end(iv) <= t1 for d in iv["domains"] if d["domid"] == domid]
+    backlog = last[-1]["dirty_backlog_bytes"] if last else None
+    vm = f"/proc/vmstat nr_dirtied {p['dirtied'] / MiB:.1f} MiB, nr_written {p['written'] / MiB:.1f} MiB"
+    if domid in (1, 2) and dio == "off":  # a file on loop, and a partition of one
+        check(within(dirtied, w["wr_bytes"], 1) and dirtied <= p["dirtied"] + PAGE,
+              f"dom{domid} dirtied_bytes {dirtied / MiB:.1f} MiB vs written {w['wr_bytes'] / MiB:.1f} MiB (1 %), "
+              f"at most {vm.split(', ')[0]}")
+        check(within(back, p["leaf"], 5) and back <= p["written"] + PAGE,
+              f"dom{domid} written_back_bytes {back / MiB:.1f} MiB vs {leaf} diskstats {p['leaf'] / MiB:.1f} MiB "
+              f"(5 %: the file system's own blocks), at most {vm.split(', ')[1]}")
+        check(within(back, dirtied, 1),
+              f"dom{domid} after sync: written back {back / MiB:.1f} of {dirtied / MiB:.1f} MiB dirtied (1 %)")
+    else:
+        check(dirtied <= MiB and back <= MiB,
+              f"dom{domid} ({'zram' if domid == 3 else 'loop direct-io ' + dio}): no page cache: dirtied "
+              f"{dirtied / MiB:.2f} MiB, written back {back / MiB:.2f} MiB ({vm})")
+    check(backlog is not None and backlog <= MiB,
+          f"dom{domid} dirty backlog after sync {(backlog or 0) / MiB:.2f} MiB ~ 0")
+
+
 def main():
     env_path, binary, emu, out_path = sys.argv[1:5]
     env = read_env(env_path)
@@ -32,13 +64,16 @@ def main():
     for domid, target in doms.items():
         xt.wait_next(1)
         leaf0 = diskstat_wr_bytes(leaf_of[domid])
+        vm0 = vmstat_pages("nr_dirtied", "nr_written")
         start = time.time()
         w = finish_writer(run_writer(emu, domid, target, WRITE_MIB, READ_MIB))
         subprocess.run(["sync"], check=True)
         time.sleep(0.5)
         leaf1 = diskstat_wr_bytes(leaf_of[domid])
+        vm1 = vmstat_pages("nr_dirtied", "nr_written")
         xt.wait_next(2)
-        phase[domid] = dict(start=start, writer=w, leaf=leaf1 - leaf0)
+        phase[domid] = dict(start=start, writer=w, leaf=leaf1 - leaf0,
+                            dirtied=(vm1[0] - vm0[0]) * PAGE, written=(vm1[1] - vm0[1]) * PAGE)
 
     # Phase 4: all three at once, to see that nothing of one is charged to another.
     # Intervals ending by `boundary` hold phases 1-3 only.
@@ -71,6 +106,7 @@ def main():
                   f"dom{domid} double_counted_bytes {dbl / MiB:.1f} MiB ~ {WRITE_MIB} MiB (5 %)")
         else:
             check(dbl <= 1 * MiB, f"dom{domid} double_counted_bytes {dbl / MiB:.2f} MiB ~ 0")
+        dirty_checks(ivs, domid, dio, p, leaf_of[domid], t1)
         if domid == 1 and dio == "off":
             late = dom_sum(ivs, domid, "phys_wr_bytes", w["end"], t1)
             check(late >= 0.9 * ph_wr and late > 0,

@@ -42,6 +42,17 @@ def diskstat_wr_bytes(name):
     raise SystemExit(f"device {name} not in /proc/diskstats")
 
 
+def vmstat_pages(*names):
+    """/proc/vmstat counters (pages) by name."""
+    want, got = set(names), {}
+    with open("/proc/vmstat") as f:
+        for line in f:
+            k, v = line.split()
+            if k in want:
+                got[k] = int(v)
+    return [got[n] for n in names]
+
+
 def run_writer(emu, domid, target, write_mib, read_mib, extra=()):
     cmd = [emu, "blkback", "--domid", str(domid), "--vdev", "xvda", "--target", target,
            "--write-mib", str(write_mib), "--read-mib", str(read_mib), *extra]

@@ -61,7 +61,7 @@ static int write_logs(struct rec_reader *r, FILE *out[N_LOGS], const struct logs
 	logs_iostat_banner(out[IO], shape);
 	for (size_t i = 0; i < rec_count(r); i++) {
 		struct xio_sample *cur = &s[i % 2], *prev = i ? &s[(i + 1) % 2] : NULL;
-		struct rec_error err;
+		struct xerr err;
 		sample_free(cur);
 		if (rec_read(r, i, cur, &err)) {
 			fprintf(stderr, "rec2logs: %s\n", err.msg);
@@ -90,7 +90,7 @@ int main(int argc, char **argv)
 {
 	if (argc != 3 && !(argc == 5 && !strcmp(argv[3], "--interval")))
 		return usage();
-	struct rec_error err;
+	struct xerr err;
 	struct rec_reader *r = rec_open(argv[1], &err);
 	if (!r) {
 		fprintf(stderr, "rec2logs: %s\n", err.msg);

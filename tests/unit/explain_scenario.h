@@ -169,7 +169,7 @@ static void sc_append(struct scenario *sc)
 	                        .rd_ios = leaf_rd / 65536};
 	snprintf(disk.name, sizeof(disk.name), "sda");
 	sample_add_disk(&s, &disk);
-	struct rec_error err;
+	struct xerr err;
 	if (rec_append(sc->w, &s, &err)) {
 		fprintf(stderr, "rec_append: %s\n", err.msg);
 		abort();
@@ -198,7 +198,7 @@ static void sc_open(struct scenario *sc, const char *path, uint64_t dom0_mem_kb)
 		f.dirty[i].name = names[i];
 		snprintf(f.dirty[i].value, sizeof(f.dirty[i].value), "%s", values[i]);
 	}
-	struct rec_error err;
+	struct xerr err;
 	sc->w = rec_create(path, &f, &err);
 	if (!sc->w) {
 		fprintf(stderr, "rec_create: %s\n", err.msg);
@@ -244,14 +244,14 @@ static void sc_step(struct scenario *sc, struct sc_dom *d, const struct sc_step 
 static void sc_mark(struct scenario *sc, const char *label, double at_s, const char *origin,
                     int exit_status)
 {
-	struct rec_error err;
+	struct xerr err;
 	if (rec_add_mark_from(sc->w, label, T0 + (int64_t)(at_s * 1e9), origin, exit_status, &err))
 		abort();
 }
 
 static void sc_close(struct scenario *sc)
 {
-	struct rec_error err;
+	struct xerr err;
 	if (rec_close(sc->w, &err))
 		abort();
 }
@@ -282,7 +282,7 @@ static const char *sc_fig_str(const struct ex_verdict *v, const char *key)
 
 /* A recording explained: open, collect (from/to NULL: default window), verdicts. */
 static int sc_explain(const char *path, const char *from, const char *to, struct explain *ex,
-                      struct rec_reader **r, struct rec_error *err)
+                      struct rec_reader **r, struct xerr *err)
 {
 	*r = rec_open(path, err);
 	if (!*r)

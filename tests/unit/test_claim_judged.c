@@ -92,7 +92,7 @@ static void test_bonnie_lv_phases(void **state)
 	sc_close(&sc);
 	static struct explain ex;
 	struct rec_reader *r;
-	struct rec_error err;
+	struct xerr err;
 	assert_int_equal(sc_explain(path, NULL, NULL, &ex, &r, &err), 0);
 	char arg[1100];
 	snprintf(arg, sizeof(arg), "%s@3", fixture("seed000-domu-lvm-bonnie.txt"));
@@ -149,7 +149,7 @@ static void test_dd_undirected(void **state)
 	sc_close(&sc);
 	static struct explain ex;
 	struct rec_reader *r;
-	struct rec_error err;
+	struct xerr err;
 	assert_int_equal(sc_explain(path, NULL, NULL, &ex, &r, &err), 0);
 	add_file(&ex, fixture("gnu-dd-two-runs-no-command.txt"));
 	assert_int_equal(ex.n_claims, 2);
@@ -188,7 +188,7 @@ static void test_bonnie_small_file(void **state)
 	sc_close(&sc);
 	static struct explain ex;
 	struct rec_reader *r;
-	struct rec_error err;
+	struct xerr err;
 	assert_int_equal(sc_explain(path, NULL, NULL, &ex, &r, &err), 0);
 	add_file(&ex, fixture("bonnie-2.00a-64M.txt"));
 	const struct ex_claim *bw = claim_of(&ex, "guest-64M block write", true);
@@ -220,12 +220,93 @@ static void test_bonnie_small_file(void **state)
 		unlink(path);
 }
 
+/* bonnie++ -s FILE_MIB -f in a guest of 256 MiB on an LV (phy:), on a dom0 of 12 GiB:
+ * block write at 64 MiB/s, rewrite at 32 MiB/s (reads and writes), block read at
+ * 128 MiB/s; the claim is bonnie++'s CSV line. */
+static void lv_bonnie(struct explain *ex, struct rec_reader **r, unsigned file_mib, bool claim)
+{
+	snprintf(path, sizeof(path), "claim-judged-size-%d.xiotop", (int)getpid());
+	unlink(path); /* the previous case's */
+	struct scenario sc;
+	sc_open(&sc, path, 12 * 1024 * 1024);
+	struct sc_dom *d = sc_add_dom(&sc, 7, "lv256", SC_PHY, NULL, 256 * MiB);
+	sc_append(&sc);
+	idle(&sc, 2);
+	uint64_t file = (uint64_t)file_mib * MiB;
+	phase(&sc, d, file, 64 * 1024, true, false);  /* block write */
+	phase(&sc, d, file, 32 * 1024, true, true);   /* rewrite */
+	phase(&sc, d, file, 128 * 1024, false, true); /* block read */
+	idle(&sc, 2);
+	sc_close(&sc);
+	struct xerr err;
+	assert_int_equal(sc_explain(path, NULL, NULL, ex, r, &err), 0);
+	if (claim) {
+		char csv[64];
+		snprintf(csv, sizeof(csv), "claim-judged-size-%d.csv", (int)getpid());
+		FILE *f = fopen(csv, "w");
+		assert_non_null(f);
+		fprintf(f,
+		        "1.98,2.00a,lv256,1,1796339830,%uM,,8192,5,,,65536,40,32768,30,,,131072,"
+		        "20,+++++,+++,,,,,,,,,,,,,,,,,,528ms,14868us,24163us,145ms,8048us,26555us,"
+		        ",,,,,\n",
+		        file_mib);
+		fclose(f);
+		char arg[128];
+		snprintf(arg, sizeof(arg), "%s@7", csv);
+		add_file(ex, arg);
+		unlink(csv);
+	}
+	explain_verdicts(ex);
+}
+
+/* The benchmark's own size rule, from its file: expected from the physics first.
+ *   -s 256M on a 256 MiB guest on phy: the file is 1x the guest's memory, under bonnie's
+ *     2x: a cache test, test_size_vs_memory from the claim's 256 MiB, cache 256 MiB (dom0
+ *     caches nothing on phy:). The guest moved 512 MiB each way (block + rewrite), which
+ *     the old rule took as the test's size: 2x, no verdict; without a claim it still is.
+ *   -s 768M: 3x the guest's memory; dom0's 12 GiB is not on a phy: path, so no verdict
+ *     (2 x (dom0 + guest) would have called it one). */
+static void test_size_rule_from_claim(void **state)
+{
+	(void)state;
+	static struct explain ex;
+	struct rec_reader *r;
+	lv_bonnie(&ex, &r, 256, true);
+	const struct ex_verdict *v = sc_verdict(&ex, "test_size_vs_memory", 7);
+	assert_non_null(v);
+	assert_true(sc_fig(v, "test_bytes") == 256 * MiB);
+	assert_string_equal(sc_fig_str(v, "test_bytes_from"), "claim");
+	assert_true(sc_fig(v, "cache_bytes") == 256 * MiB);
+	assert_true(sc_fig(v, "dom0_caches_path") == 0);
+	assert_true(sc_fig(v, "test_to_cache") == 1);
+	if (!strstr(v->text, "was 256.0 MiB (bonnie++'s own file size, from its output)"))
+		print_error("%s\n", v->text);
+	assert_non_null(
+	    strstr(v->text, "was 256.0 MiB (bonnie++'s own file size, from its output)"));
+	explain_free(&ex);
+	rec_reader_close(r);
+
+	lv_bonnie(&ex, &r, 256, false); /* no claim: what the guest moved, 512 MiB */
+	assert_int_equal(ex.doms[0].guest_wr, 512 * MiB);
+	assert_null(sc_verdict(&ex, "test_size_vs_memory", 7));
+	explain_free(&ex);
+	rec_reader_close(r);
+
+	lv_bonnie(&ex, &r, 768, true);
+	assert_null(sc_verdict(&ex, "test_size_vs_memory", 7));
+	explain_free(&ex);
+	rec_reader_close(r);
+	if (!getenv("XIOTOP_TEST_KEEP"))
+		unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_bonnie_lv_phases),
 	    cmocka_unit_test(test_dd_undirected),
 	    cmocka_unit_test(test_bonnie_small_file),
+	    cmocka_unit_test(test_size_rule_from_claim),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -421,6 +421,75 @@ static void test_fio(void **state)
 	assert_true(cl.u.fio.jobs[0].write.has_clat);
 }
 
+/* --- the test file's size, for the benchmark's own size rule --------------------------- */
+
+/* Every run carries the file the tool names: bonnie's "Size" (-s), iozone's -s (its KB
+ * column), dd's bytes copied (bs x count), fio's size= (each job's own file, added up) or
+ * in its text output the files it laid out, one per job started; a file fio did not lay
+ * out (it existed) leaves the size not given: 0, not a guess. */
+static void test_file_bytes(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name;
+		uint64_t file_bytes;
+	} cases[] = {
+	    {"bonnie-2.00a-64M.txt", 64ull << 20},             /* "guest-64M 64M" */
+	    {"seed004-dom0-bonnie-classic.txt", 256ull << 20}, /* classic bonnie's MB column */
+	    {"seed002-dom0-iozone.txt", 921600ull << 10},      /* iozone -s900m */
+	    {"gnu-dd-64MiB.txt", 67108864},                    /* 64 x 1 MiB copied */
+	    {"fio-write.json", 64ull << 20},                   /* size=64M */
+	    {"fio-randrw-2jobs.json", 32ull << 20},            /* 2 jobs, size=16M each */
+	    {"fio-text-write.txt", 64ull << 20},        /* "Laying out IO file (1 file / 64MiB)" */
+	    {"fio-text-randrw-2jobs.txt", 32ull << 20}, /* two jobs laid out 16MiB each */
+	    {"fio-text-read.txt", 0},                   /* its file existed: no layout line */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		parse_ok(cases[i].name);
+		assert_true(cl.nruns > 0);
+		for (unsigned r = 0; r < cl.nruns; r++) {
+			if (cl.runs[r].file_bytes != cases[i].file_bytes)
+				print_error("%s run %u: file %llu want %llu\n", cases[i].name, r,
+				            (unsigned long long)cl.runs[r].file_bytes,
+				            (unsigned long long)cases[i].file_bytes);
+			assert_true(cl.runs[r].file_bytes == cases[i].file_bytes);
+		}
+	}
+	/* fio's options in % or in IEC units (fio's default kb_base takes KiB as 1000) or
+	 * with kb_base=1000: not taken */
+	static const char *const unsure[] = {"50%", "1GiB", "10G-20G"};
+	for (size_t i = 0; i < sizeof(unsure) / sizeof(unsure[0]); i++) {
+		char json[512];
+		int n = snprintf(json, sizeof(json),
+		                 "{\"fio version\" : \"fio-3.33\", \"jobs\" : [{\"jobname\" : "
+		                 "\"j\", \"job options\" : {\"size\" : \"%s\"}, \"read\" : "
+		                 "{\"io_bytes\" : 0, \"bw_bytes\" : 0, \"runtime\" : 0}, "
+		                 "\"write\" : {\"io_bytes\" : 1048576, \"bw_bytes\" : "
+		                 "1048576, \"runtime\" : 1000}}]}\n",
+		                 unsure[i]);
+		assert_int_equal(claim_parse_buffer("x", json, (size_t)n, &cl, err, sizeof(err)),
+		                 0);
+		assert_int_equal(cl.nruns, 1);
+		assert_true(cl.runs[0].file_bytes == 0);
+	}
+	const char *kb1000 = "{\"fio version\" : \"fio-3.33\", \"global options\" : "
+	                     "{\"kb_base\" : \"1000\", \"size\" : \"1G\"}, \"jobs\" : "
+	                     "[{\"jobname\" : \"j\", \"read\" : {\"io_bytes\" : 0, "
+	                     "\"bw_bytes\" : 0, \"runtime\" : 0}, \"write\" : "
+	                     "{\"io_bytes\" : 1048576, \"bw_bytes\" : 1048576, \"runtime\" "
+	                     ": 1000}}]}\n";
+	assert_int_equal(claim_parse_buffer("x", kb1000, strlen(kb1000), &cl, err, sizeof(err)), 0);
+	assert_true(cl.runs[0].file_bytes == 0);
+	/* a global size=1g applies to a job that sets none */
+	const char *global = "{\"fio version\" : \"fio-3.33\", \"global options\" : "
+	                     "{\"size\" : \"1g\"}, \"jobs\" : [{\"jobname\" : \"j\", "
+	                     "\"read\" : {\"io_bytes\" : 0, \"bw_bytes\" : 0, \"runtime\" "
+	                     ": 0}, \"write\" : {\"io_bytes\" : 1048576, \"bw_bytes\" : "
+	                     "1048576, \"runtime\" : 1000}}]}\n";
+	assert_int_equal(claim_parse_buffer("x", global, strlen(global), &cl, err, sizeof(err)), 0);
+	assert_true(cl.runs[0].file_bytes == 1ull << 30);
+}
+
 /* --- bad input ------------------------------------------------------------------------------ */
 
 static void test_truncated(void **state)
@@ -442,6 +511,29 @@ static void test_truncated(void **state)
 	}
 	parse_bad("64+0 records in\n64+0 records out\n", "summary");
 	parse_bad("64+0 records in\n", "truncated dd output");
+	/* an -R section pasted twice: which figure holds is unknown (found by fuzz_claims) */
+	parse_bad("\"Writer report\"\n        \"256\"\n\"65536\"   5258 \n\n\"Writer report\"\n"
+	          "        \"256\"\n\"65536\"   5258928 \n",
+	          "bad.txt:7: iozone report gives file 65536 KiB, record 256 KiB twice");
+	parse_bad("    KB  reclen   write rewrite\n921600     256   11854   18220\n"
+	          "921600     256   11854   18221\n",
+	          "bad.txt:3: iozone row of file 921600 KiB, record 256 KiB twice");
+	/* a table whose rows give no figure: no claim at all, not an empty one (found by
+	 * fuzz_claims: it parsed with no run) */
+	parse_bad("    KB  reclen   write rewrite\n921600     256\n",
+	          "bad.txt: the iozone output holds no run with figures");
+	/* a whole-looking last line without its newline may be cut inside a figure */
+	parse_bad("64+0 records in\n64+0 records out\n67108864 bytes (67 MB, 64 MiB) copied",
+	          "bad.txt:3: the last line \"67108864 bytes (67 MB, 64 MiB) copied\" has no "
+	          "newline, as in a file cut short");
+	parse_bad("# sync; time (dd if=/dev/zero of=t bs=4096 count=16384; sync)\n16384+0 records "
+	          "in\n16384+0 records out\n67108864 bytes (67 MB, 64 MiB) copied, 0.223773 s, 300 "
+	          "MB/s\n\nreal\t0m0.25",
+	          "bad.txt:6: the last line");
+	/* a blank last line without a newline is no figure */
+	static const char blank[] = "64+0 records in\n64+0 records out\n"
+	                            "67108864 bytes (67 MB, 64 MiB) copied, 1 s, 67.1 MB/s\n  ";
+	assert_int_equal(claim_parse_buffer("x", blank, strlen(blank), &cl, err, sizeof(err)), 0);
 	parse_bad("{\"fio version\" : \"fio-3.33\", \"jobs\" : [", "truncated fio JSON");
 	parse_bad("    KB  reclen   write rewrite\n921600     256   11854   182",
 	          "bad.txt:2: truncated iozone row");
@@ -582,6 +674,85 @@ static void test_every_prefix(void **state)
 	}
 }
 
+/* A run of a prefix that parses is one of the whole file's runs, figure for figure: a
+ * number cut short ("0.0500984 s" read as "0.05"), a table row missing its last columns,
+ * a `time` line cut mid-figure is an error, never a claim with other figures. Only whole
+ * runs may be missing (the file ends before them), and a `time` real line that is not
+ * there yet leaves dd's own seconds and rate. */
+static struct claim whole;
+
+static void same_run(const char *name, size_t cut, unsigned i, const struct claim_run *got,
+                     const struct claim_run *want)
+{
+	bool time_missing = want->seconds_from_time && !got->seconds_from_time;
+	/* iozone labels a run with its row ("65536K/256K write") only when several rows are
+	 * there: the prefix's label ends the whole file's */
+	size_t gl = strlen(got->label), wl = strlen(want->label);
+	bool label = gl <= wl && !strcmp(want->label + wl - gl, got->label);
+	bool same = label && !strcmp(got->row, want->row) && got->direction == want->direction &&
+	            got->bytes == want->bytes && (time_missing || got->seconds == want->seconds) &&
+	            (time_missing || got->rate_bytes_per_s == want->rate_bytes_per_s) &&
+	            got->file_bytes == want->file_bytes;
+	if (!same)
+		print_error("%s cut at %zu: run %u \"%s\" %llu B %.9g s %.9g B/s dir %u; the whole "
+		            "file's \"%s\" %llu B %.9g s %.9g B/s dir %u\n",
+		            name, cut, i, got->label, (unsigned long long)got->bytes, got->seconds,
+		            got->rate_bytes_per_s, got->direction, want->label,
+		            (unsigned long long)want->bytes, want->seconds, want->rate_bytes_per_s,
+		            want->direction);
+	assert_true(same);
+}
+
+static void test_truncated_every_byte(void **state)
+{
+	(void)state;
+	/* one real sample per format */
+	static const char *files[] = {"gnu-dd-write-then-read.txt", /* GNU dd, two runs */
+	                              "gnu-dd-time-sync.txt",       /* dd; sync under `time` */
+	                              "busybox-dd-summary-constructed.txt",
+	                              "seed003-dom0-bsd-dd-write.txt", /* BSD dd */
+	                              "fio-write.json",
+	                              "fio-text-randrw-2jobs.txt",
+	                              "bonnie-2.00a-default.txt",        /* bonnie++ CSV */
+	                              "seed004-domu-bonnie-classic.txt", /* classic table */
+	                              "seed002-dom0-iozone.txt",         /* iozone table */
+	                              "iozone-R-i012.txt"};              /* table and -R */
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		size_t len;
+		char *buf = slurp(files[f], &len);
+		int rc = claim_parse_buffer("whole.txt", buf, len, &whole, err, sizeof(err));
+		if (rc)
+			print_error("%s: %s\n", files[f], err);
+		assert_int_equal(rc, 0);
+		for (size_t cut = 0; cut < len; cut++) {
+			/* the cut is the whole input: a copy of exactly cut bytes, so a read past
+			 * it is caught under ASan (the sanitized unit run) */
+			char *part = malloc(cut ? cut : 1);
+			assert_non_null(part);
+			memcpy(part, buf, cut);
+			rc = claim_parse_buffer("cut.txt", part, cut, &cl, err, sizeof(err));
+			free(part);
+			assert_true(rc == 0 || rc == -1);
+			if (rc == -1) {
+				assert_one_clean_line("cut.txt");
+				assert_int_equal(cl.nruns,
+				                 0); /* *out zeroed: nothing partial kept */
+				continue;
+			}
+			if (cl.tool != whole.tool || cl.nruns == 0 || cl.nruns > whole.nruns)
+				print_error(
+				    "%s cut at %zu: %u runs of %s; the whole file %u of %s\n",
+				    files[f], cut, cl.nruns, claim_tool_name(cl.tool), whole.nruns,
+				    claim_tool_name(whole.tool));
+			assert_true(cl.tool == whole.tool);
+			assert_true(cl.nruns > 0 && cl.nruns <= whole.nruns);
+			for (unsigned i = 0; i < cl.nruns; i++)
+				same_run(files[f], cut, i, &cl.runs[i], &whole.runs[i]);
+		}
+		free(buf);
+	}
+}
+
 static void test_missing_file(void **state)
 {
 	(void)state;
@@ -614,6 +785,8 @@ int main(void)
 	    cmocka_unit_test(test_escape_bytes),
 	    cmocka_unit_test(test_every_prefix),
 	    cmocka_unit_test(test_missing_file),
+	    cmocka_unit_test(test_file_bytes),
+	    cmocka_unit_test(test_truncated_every_byte),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cli/fail.h"
@@ -87,12 +88,75 @@ static void the_loop_hands_the_failure_over(void **state)
 	assert_int_equal(none.kind, XERR_NONE); /* no why: nothing to say */
 }
 
+/* A sink whose output fails at the first interval, saying why. */
+struct broken_sink {
+	struct xerr err;
+	int intervals;
+};
+
+static int broken_interval(void *ctx, struct model_interval *m, unsigned long index)
+{
+	(void)m;
+	(void)index;
+	struct broken_sink *b = ctx;
+	b->intervals++;
+	xerr_set(&b->err, XERR_RUNTIME, "cannot write the output: No space left on device");
+	return 1;
+}
+
+static const struct xerr *broken_failure(void *ctx)
+{
+	return &((struct broken_sink *)ctx)->err;
+}
+
+static void a_sinks_failure_is_handed_over(void **state)
+{
+	(void)state;
+	struct failing f = {0};
+	struct sample_source src = {.ctx = &f, .next = failing_next, .fail_status = 1};
+	struct broken_sink b = {0};
+	struct interval_sink sink = {
+	    .ctx = &b, .interval = broken_interval, .failure = broken_failure};
+	struct xerr err = {0};
+	struct loop l = {.src = &src, .sinks = &sink, .n_sinks = 1, .err = &err};
+	f.handed = -1; /* two good samples: one interval */
+	assert_int_equal(interval_loop(&l), 1);
+	assert_int_equal(b.intervals, 1);
+	assert_int_equal(err.kind, XERR_RUNTIME);
+	assert_string_equal(err.msg, "cannot write the output: No space left on device");
+}
+
+/* Notes go to the one sink cli/ installs, and nowhere without one. */
+static char noted[600];
+static int n_noted;
+static void keep_note(const char *sentence)
+{
+	snprintf(noted, sizeof(noted), "%s", sentence);
+	n_noted++;
+}
+
+static void notes_go_to_the_installed_sink(void **state)
+{
+	(void)state;
+	xnote("dropped: %d", 1);
+	assert_int_equal(n_noted, 0);
+	xnote_set_sink(keep_note);
+	xnote("hook %s not active (%s)", "iter/task", "not loaded");
+	assert_int_equal(n_noted, 1);
+	assert_string_equal(noted, "hook iter/task not active (not loaded)");
+	xnote_set_sink(NULL);
+	xnote("dropped again");
+	assert_int_equal(n_noted, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(each_stop_signal_is_kept),
 	    cmocka_unit_test(each_kind_has_its_exit_status),
 	    cmocka_unit_test(the_loop_hands_the_failure_over),
+	    cmocka_unit_test(a_sinks_failure_is_handed_over),
+	    cmocka_unit_test(notes_go_to_the_installed_sink),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -77,7 +77,7 @@ static void seed001_inflation_and_double_count(void **state)
 	seed001_file(a);
 	static struct explain ex;
 	struct rec_reader *r;
-	struct rec_error err;
+	struct xerr err;
 	assert_int_equal(sc_explain(a, NULL, NULL, &ex, &r, &err), 0);
 	/* the default window is the wrapped command's: 1.5 s to 5.5 s */
 	assert_true(ex.win.seconds > 3.99 && ex.win.seconds < 4.01);
@@ -123,7 +123,7 @@ static void seed001_comparison_ranks_inflation_first(void **state)
 	seed001_phy(pb);
 	static struct explain a, b;
 	struct rec_reader *ra, *rb;
-	struct rec_error err;
+	struct xerr err;
 	assert_int_equal(sc_explain(pa, NULL, NULL, &a, &ra, &err), 0);
 	assert_int_equal(sc_explain(pb, NULL, NULL, &b, &rb, &err), 0);
 	struct ex_compare c;
@@ -191,7 +191,7 @@ static void seed002_cpu_per_gib(void **state)
 	sc_close(&sc);
 	static struct explain ex;
 	struct rec_reader *r;
-	struct rec_error err;
+	struct xerr err;
 	assert_int_equal(sc_explain(p, NULL, NULL, &ex, &r, &err), 0);
 	const struct ex_verdict *vf = sc_verdict(&ex, "dom0_cpu_cost", 1);
 	const struct ex_verdict *vl = sc_verdict(&ex, "dom0_cpu_cost", 3);
@@ -219,7 +219,7 @@ static void domain_filter_and_window_by_time(void **state)
 	seed001_file(p);
 	static struct explain ex;
 	struct rec_reader *r;
-	struct rec_error err;
+	struct xerr err;
 	assert_int_equal(sc_explain(p, "+0", "+25", &ex, &r, &err), 0);
 	assert_true(ex.win.seconds > 24.99 && ex.win.seconds < 25.01);
 	assert_int_equal(ex.doms[0].phys_wr, 1024 * MiB); /* the writeback is inside */
@@ -241,7 +241,7 @@ static void bad_input(void **state)
 	seed001_file(p);
 	static struct explain ex;
 	struct rec_reader *r;
-	struct rec_error err;
+	struct xerr err;
 	assert_int_equal(sc_explain(p, "no such mark", NULL, &ex, &r, &err), -1);
 	assert_int_equal(err.code, REC_ERR_RANGE);
 	assert_non_null(strstr(err.msg, "neither a mark"));
@@ -287,7 +287,7 @@ static void partition_counted_three_times_by_iostat(void **state)
 	sc_close(&sc);
 	static struct explain ex;
 	struct rec_reader *r;
-	struct rec_error err;
+	struct xerr err;
 	assert_int_equal(sc_explain(p, NULL, NULL, &ex, &r, &err), 0);
 	const struct ex_verdict *dc = sc_verdict(&ex, "double_counting", 2);
 	assert_non_null(dc);

@@ -39,7 +39,7 @@ static void import_stacked(const char *name, const char *xentop, const char *vms
 	struct imp_xentop x;
 	struct imp_vmstat v;
 	struct imp_iostat io;
-	struct imp_error err;
+	struct xerr err;
 	struct imp_logs in = {
 	    .interval_s = 2, .has_start = true, .start_ns = START_NS, .cpus = cpus};
 	char *bufs[3] = {NULL, NULL, NULL};
@@ -63,7 +63,7 @@ static void import_stacked(const char *name, const char *xentop, const char *vms
 	if (imp_build(&in, &r, &err))
 		fail_msg("%s", err.msg);
 	snprintf(path, path_len, "%s/%s", dir, name);
-	struct rec_error rerr;
+	struct xerr rerr;
 	assert_int_equal(imp_write(path, &r, &rerr), 0);
 	imp_result_free(&r);
 	if (xentop)
@@ -78,7 +78,7 @@ static void import_stacked(const char *name, const char *xentop, const char *vms
 
 static struct rec_reader *explained(const char *path, struct explain *ex)
 {
-	struct rec_error err;
+	struct xerr err;
 	struct rec_reader *r = rec_open(path, &err);
 	assert_non_null(r);
 	assert_int_equal(explain_collect(r, NULL, NULL, ex, &err), 0);

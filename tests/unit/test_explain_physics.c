@@ -83,7 +83,7 @@ static void seed001_request_size(void **state)
 	seed001_phy(b);
 	static struct explain ex;
 	struct rec_reader *r;
-	struct rec_error err;
+	struct xerr err;
 	assert_int_equal(sc_explain(a, NULL, NULL, &ex, &r, &err), 0);
 	const struct ex_verdict *v = sc_verdict(&ex, "request_size", 1);
 	assert_non_null(v);
@@ -161,7 +161,7 @@ static void cheapest_with_drain_cpu(void **state)
 	sc_close(&sc);
 	static struct explain ex;
 	struct rec_reader *r;
-	struct rec_error err;
+	struct xerr err;
 	assert_int_equal(sc_explain(p, NULL, NULL, &ex, &r, &err), 0);
 	const struct ex_verdict *v = sc_verdict(&ex, "dom0_cpu_cost", 4);
 	assert_non_null(v);
@@ -178,7 +178,7 @@ static void md_mirror_does_not_hide_loop(void **state)
 	struct imp_xentop x;
 	struct imp_vmstat v;
 	struct imp_iostat io;
-	struct imp_error ierr;
+	struct xerr ierr;
 	size_t len;
 	char *bx = test_import_fixture("xentop-stacked-linux.txt", &len);
 	assert_int_equal(imp_xentop_parse("xt", bx, len, &x, &ierr), 0);
@@ -198,7 +198,7 @@ static void md_mirror_does_not_hide_loop(void **state)
 	struct imp_result res;
 	assert_int_equal(imp_build(&in, &res, &ierr), 0);
 	const char *p = path_of("md.xiotop");
-	struct rec_error err;
+	struct xerr err;
 	assert_int_equal(imp_write(p, &res, &err), 0);
 	imp_result_free(&res);
 	static struct explain ex;

@@ -77,7 +77,7 @@ static void seed000_dd_and_bonnie(void **state)
 	seed000(p);
 	static struct explain ex;
 	struct rec_reader *r;
-	struct rec_error err;
+	struct xerr err;
 	assert_int_equal(sc_explain(p, "dd start", "dd end", &ex, &r, &err), 0);
 	const struct ex_verdict *dc = sc_verdict(&ex, "double_counting", 5);
 	assert_non_null(dc);
@@ -159,7 +159,7 @@ static void seed003_guest_cache_seen_through_the_claim(void **state)
 	sc_close(&sc);
 	static struct explain ex;
 	struct rec_reader *r;
-	struct rec_error err;
+	struct xerr err;
 	assert_int_equal(sc_explain(p, NULL, NULL, &ex, &r, &err), 0);
 	assert_null(sc_verdict(&ex, "page_cache_inflation", 7));
 	assert_null(sc_verdict(&ex, "double_counting", 7));
@@ -217,7 +217,7 @@ static void seed004_qemu_path(void **state)
 	sc_close(&sc);
 	static struct explain ex;
 	struct rec_reader *r;
-	struct rec_error err;
+	struct xerr err;
 	assert_int_equal(sc_explain(p, NULL, NULL, &ex, &r, &err), 0);
 	const struct ex_verdict *path = sc_verdict(&ex, "path", 9);
 	assert_string_equal(sc_fig_str(path, "path"), "qemu");
@@ -265,7 +265,7 @@ static void names_and_labels_escaped(void **state)
 	sc_close(&sc);
 	static struct explain ex;
 	struct rec_reader *r;
-	struct rec_error err;
+	struct xerr err;
 	assert_int_equal(sc_explain(p, NULL, NULL, &ex, &r, &err), 0);
 	char *text = report(&ex, report_text), *json = report(&ex, report_json);
 	char *html = report(&ex, report_html);

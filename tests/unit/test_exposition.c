@@ -106,11 +106,13 @@ static const char om_two_intervals[] =
     "# TYPE xiotop_unattributed_dom0_cpu_seconds counter\n"
     "# UNIT xiotop_unattributed_dom0_cpu_seconds seconds\n"
     "xiotop_unattributed_dom0_cpu_seconds_total 0.000000014\n"
-    "# HELP xiotop_host_dom0_cpu_busy_seconds dom0 non-idle CPU time, all CPUs.\n"
+    "# HELP xiotop_host_dom0_cpu_busy_seconds dom0 non-idle CPU time, all CPUs, steal not "
+    "included.\n"
     "# TYPE xiotop_host_dom0_cpu_busy_seconds counter\n"
     "# UNIT xiotop_host_dom0_cpu_busy_seconds seconds\n"
     "xiotop_host_dom0_cpu_busy_seconds_total 12.000000000\n"
-    /* dom0's own: the busy time (2 x 6 s) beyond the 2 x 7 ns charged (unattributed) */
+    /* dom0's own: the busy time (2 x 6 s) beyond the 2 x 7 ns charged (unattributed); the
+     * interrupts' ticks are mostly inside the tasks' runtime already */
     "# HELP xiotop_host_dom0_own_cpu_seconds dom0 CPU time for its own work: busy time not "
     "charged to a domain nor unattributed.\n"
     "# TYPE xiotop_host_dom0_own_cpu_seconds counter\n"
@@ -148,6 +150,16 @@ static const char om_two_intervals[] =
     "# TYPE xiotop_host_disk_written_bytes counter\n"
     "# UNIT xiotop_host_disk_written_bytes bytes\n"
     "xiotop_host_disk_written_bytes_total{device=\"sda\"} 6000\n"
+    "# HELP xiotop_host_dom0_irq_seconds dom0 CPU time in hard and soft interrupts, all CPUs "
+    "(/proc/stat irq + softirq).\n"
+    "# TYPE xiotop_host_dom0_irq_seconds counter\n"
+    "# UNIT xiotop_host_dom0_irq_seconds seconds\n"
+    "xiotop_host_dom0_irq_seconds_total 1.000000000\n"
+    "# HELP xiotop_host_steal_seconds Time the hypervisor ran other domains while dom0 wanted "
+    "to run, all CPUs (/proc/stat steal).\n"
+    "# TYPE xiotop_host_steal_seconds counter\n"
+    "# UNIT xiotop_host_steal_seconds seconds\n"
+    "xiotop_host_steal_seconds_total 0.500000000\n"
     "# HELP xiotop_build xiotop's version.\n"
     "# TYPE xiotop_build info\n"
     "xiotop_build_info{version=\"9.9.9\"} 1\n"
@@ -174,6 +186,7 @@ static void two_intervals(struct metrics_state *st)
 		m.pgpgin_bytes = 4096, m.pgpgout_bytes = 8192, m.lost_events = 3;
 		m.unattr_rd_bytes = 1, m.unattr_wr_bytes = 2;
 		m.host_busy_ns = 6000000000, m.cpu_unattributed_ns = 7;
+		m.host_irq_ns = 500000000, m.host_steal_ns = 250000000;
 		m.hooks = "tp_btf block_rq_issue sys_enter/sys_exit(while device models run)";
 		assert_int_equal(metrics_add_interval(st, &m), 0);
 	}

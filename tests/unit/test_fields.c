@@ -222,7 +222,7 @@ static void test_csv_json_keys(void **state)
 	const char *header =
 	    "time,interval_s,domid,name,guest_rd_bytes,guest_wr_bytes,guest_rd_ios,"
 	    "guest_wr_ios,phys_rd_bytes,phys_wr_bytes,double_counted_bytes,"
-	    "vmstat_pgpgout_bytes,unattributed_wr_bytes,lost_events\n";
+	    "vmstat_pgpgout_bytes,unattributed_wr_bytes,lost_events,dom0_irq_ns,steal_ns\n";
 	assert_memory_equal(csv, header, strlen(header));
 	free(csv);
 	char *json = capture(&w, BATCH_JSON);

@@ -244,6 +244,21 @@ static void test_dom0_own_cpu(void **state)
 	assert_non_null(strstr(json, "\"dom0_own_cpu_ns\":null"));
 	free(json);
 	w.m.has_cpu = true;
+	/* interrupt time is shown apart, not taken from dom0's own: its ticks are mostly in the
+	 * interrupted tasks' runtime (no CONFIG_IRQ_TIME_ACCOUNTING) */
+	w.m.host_irq_ns = 97999986;
+	assert_int_equal(model_dom0_own_cpu_ns(&w.m), own);
+	json = batch(&w.m, BATCH_JSON);
+	assert_non_null(strstr(json, "\"dom0_cpu_busy_ns\":900000000,\"dom0_irq_ns\":97999986,"
+	                             "\"steal_ns\":0}"));
+	assert_non_null(strstr(json, "\"dom0_own_cpu_ns\":797999986,"));
+	free(json);
+	w.m.host_irq_ns = 0;
+	w.m.absent = XIO_ABSENT_HOST_CPU; /* a recording made before them */
+	json = batch(&w.m, BATCH_JSON);
+	assert_non_null(strstr(json, "\"dom0_irq_ns\":null,\"steal_ns\":null}"));
+	free(json);
+	w.m.absent = 0;
 	w.m.interval_s = 0; /* the first sample: nothing before it */
 	assert_int_equal(model_dom0_own_cpu_ns(&w.m), 0);
 }

@@ -28,7 +28,7 @@ struct logs {
 static void load(struct logs *l, const char *xt, const char *vm, const char *io)
 {
 	memset(l, 0, sizeof(*l));
-	struct imp_error err;
+	struct xerr err;
 	size_t len;
 	char *buf;
 	if (xt) {
@@ -53,7 +53,7 @@ static void load(struct logs *l, const char *xt, const char *vm, const char *io)
 
 static void build_ok(struct logs *l)
 {
-	struct imp_error err;
+	struct xerr err;
 	int rc = imp_build(&l->in, &l->r, &err);
 	if (rc)
 		fprintf(stderr, "%s\n", err.msg);
@@ -125,7 +125,7 @@ static void test_real_vmstat_without_times(void **state)
 	(void)state;
 	struct logs l;
 	load(&l, NULL, "vmstat-linux.txt", "iostat-dx.txt");
-	struct imp_error err;
+	struct xerr err;
 	struct imp_result r;
 	assert_int_equal(imp_build(&l.in, &r, &err), -1); /* no times, no --interval */
 	assert_non_null(strstr(err.msg, "--interval"));
@@ -274,7 +274,7 @@ static void test_netbsd_repeated_headers(void **state)
 		strcat(text, row);
 	}
 	struct imp_iostat io;
-	struct imp_error err;
+	struct xerr err;
 	assert_int_equal(imp_iostat_parse("io.log", text, strlen(text), &io, &err), 0);
 	assert_int_equal(io.n, 4);
 	assert_int_equal(io.reports[3].n, 2);

@@ -26,7 +26,7 @@
 static void xentop_fails(const char *text, const char *want)
 {
 	struct imp_xentop x;
-	struct imp_error err;
+	struct xerr err;
 	assert_int_equal(imp_xentop_parse("xt.log", text, strlen(text), &x, &err), -1);
 	if (!strstr(err.msg, want))
 		fail_msg("got \"%s\", wanted \"%s\"", err.msg, want);
@@ -59,7 +59,7 @@ static void test_xentop_bad(void **state)
 	xentop_fails(HDR DOM0("\033[2J1"), "not \"\\e[2J1\"");
 	char nul[] = HDR "  Domain-0\0 x\n";
 	struct imp_xentop x;
-	struct imp_error err;
+	struct xerr err;
 	assert_int_equal(imp_xentop_parse("xt.log", nul, sizeof(nul) - 1, &x, &err), -1);
 	assert_non_null(strstr(err.msg, "xt.log:2: a line of xentop -b text expected"));
 }
@@ -70,7 +70,7 @@ static void test_xentop_partial_end(void **state)
 	const char *text = HDR DOM0("       1") GUEST("     guest", "  2", "1000")
 	    HDR DOM0("       2") GUEST("     guest", "  3", "2000") HDR DOM0("       3");
 	struct imp_xentop x;
-	struct imp_error err;
+	struct xerr err;
 	assert_int_equal(imp_xentop_parse("xt.log", text, strlen(text), &x, &err), 0);
 	assert_int_equal(x.n_blocks, 2);
 	assert_string_equal(x.note, "xt.log: the last iteration (from line 8) is partial: ignored");
@@ -80,7 +80,7 @@ static void test_xentop_partial_end(void **state)
 static void vmstat_fails(const char *text, const char *want)
 {
 	struct imp_vmstat v;
-	struct imp_error err;
+	struct xerr err;
 	assert_int_equal(imp_vmstat_parse("vm.log", text, strlen(text), &v, &err), -1);
 	if (!strstr(err.msg, want))
 		fail_msg("got \"%s\", wanted \"%s\"", err.msg, want);
@@ -106,7 +106,7 @@ static void test_vmstat_bad(void **state)
 	/* a cut last line is dropped with a note */
 	const char *cut = VM_HDR VM_ROW VM_ROW VM_ROW " 5  0      0 220";
 	struct imp_vmstat v;
-	struct imp_error err;
+	struct xerr err;
 	assert_int_equal(imp_vmstat_parse("vm.log", cut, strlen(cut), &v, &err), 0);
 	assert_int_equal(v.n, 3);
 	assert_string_equal(v.note, "vm.log:6: the last line is cut short: ignored");
@@ -119,7 +119,7 @@ static void test_iostat_bad(void **state)
 {
 	(void)state;
 	struct imp_iostat io;
-	struct imp_error err;
+	struct xerr err;
 	const char *unknown = "Device   tps  kB_read/s\nsda 1 2\n";
 	assert_int_equal(imp_iostat_parse("io.log", unknown, strlen(unknown), &io, &err), -1);
 	assert_non_null(strstr(err.msg, "io.log:1: an iostat -x header with rkB/s and wkB/s"));
@@ -146,7 +146,7 @@ static void test_iostat_bad(void **state)
 	" 5  0      0 22019696  30424 2011132    0    0     0  4080 1557 2522 47 53  0  0  0 "     \
 	"2026-12-02 " t "\n"
 
-static int build(const char *vm, const char *io, double interval, struct imp_error *err)
+static int build(const char *vm, const char *io, double interval, struct xerr *err)
 {
 	struct imp_vmstat v;
 	struct imp_iostat ios;
@@ -174,7 +174,7 @@ static int build(const char *vm, const char *io, double interval, struct imp_err
 static void test_mixed_intervals(void **state)
 {
 	(void)state;
-	struct imp_error err;
+	struct xerr err;
 	const char *one_s =
 	    VMT_HDR VMT_ROW("10:00:00") VMT_ROW("10:00:01") VMT_ROW("10:00:02") VMT_ROW("10:00:03");
 	assert_int_equal(build(one_s, NULL, 0, &err), 0);
@@ -203,7 +203,7 @@ static void test_mixed_intervals(void **state)
 static void test_timeline_needs(void **state)
 {
 	(void)state;
-	struct imp_error err;
+	struct xerr err;
 	const char *untimed = VM_HDR VM_ROW VM_ROW VM_ROW;
 	assert_int_equal(build(untimed, NULL, 0, &err), -1);
 	assert_string_equal(err.msg, "xiotop import: no log has times (vmstat -t, iostat -t): "
@@ -221,7 +221,7 @@ static void test_device_name_escaped(void **state)
 	(void)state;
 	const char *io = IO_HDR "evil\033[2J 1 2 3 4 5\n\n" IO_HDR "evil\033[2J 1 2 3 4 5\n\n";
 	struct imp_iostat ios;
-	struct imp_error err;
+	struct xerr err;
 	assert_int_equal(imp_iostat_parse("io.log", io, strlen(io), &ios, &err), 0);
 	struct imp_logs in = {.iostat = &ios,
 	                      .iostat_file = "io.log",

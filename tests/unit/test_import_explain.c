@@ -60,7 +60,7 @@ static void import_to(struct imported *m, const char *name, const char *xentop, 
 {
 	memset(m, 0, sizeof(*m));
 	struct imp_logs in = {.interval_s = interval_s, .has_start = true, .start_ns = START_NS};
-	struct imp_error err;
+	struct xerr err;
 	if (xentop) {
 		size_t len;
 		char *buf = test_import_fixture(xentop, &len);
@@ -83,7 +83,7 @@ static void import_to(struct imported *m, const char *name, const char *xentop, 
 	if (rc)
 		fail_msg("%s", err.msg);
 	snprintf(m->path, sizeof(m->path), "%s/%s", dir, name);
-	struct rec_error rerr;
+	struct xerr rerr;
 	assert_int_equal(imp_write(m->path, &r, &rerr), 0);
 	imp_result_free(&r);
 	if (xentop)
@@ -96,7 +96,7 @@ static void import_to(struct imported *m, const char *name, const char *xentop, 
 
 static struct rec_reader *explained(const char *path, struct explain *ex)
 {
-	struct rec_error err;
+	struct xerr err;
 	struct rec_reader *r = rec_open(path, &err);
 	assert_non_null(r);
 	assert_int_equal(explain_collect(r, NULL, NULL, ex, &err), 0);
@@ -151,18 +151,18 @@ static void test_absent_round_trip(void **state)
 	(void)state;
 	struct imported m;
 	import_to(&m, "flags.xiotop", "xentop-linux.txt", false, true, 2);
-	struct rec_error err;
+	struct xerr err;
 	struct rec_reader *r = rec_open(m.path, &err);
 	assert_non_null(r);
 	struct xio_sample s;
 	assert_int_equal(rec_read(r, 1, &s, &err), 0);
-	assert_int_equal(s.absent, XIO_ABSENT_STACK | XIO_ABSENT_VMSTAT);
+	assert_int_equal(s.absent, XIO_ABSENT_STACK | XIO_ABSENT_VMSTAT | XIO_ABSENT_HOST_CPU);
 	/* the model: the pseudo VBD layer is the guest's bytes only, never vmstat's */
 	struct xio_sample p;
 	assert_int_equal(rec_read(r, 0, &p, &err), 0);
 	struct model_interval mi;
 	assert_int_equal(model_compute(&p, &s, &mi), 0);
-	assert_int_equal(mi.absent, XIO_ABSENT_STACK | XIO_ABSENT_VMSTAT);
+	assert_int_equal(mi.absent, XIO_ABSENT_STACK | XIO_ABSENT_VMSTAT | XIO_ABSENT_HOST_CPU);
 	for (size_t i = 0; i < mi.n_domains; i++)
 		if (mi.domains[i].domid == 1) {
 			assert_true(mi.domains[i].guest_wr_bytes > 0);
@@ -339,7 +339,7 @@ static void test_seed003_netbsd_named(void **state)
 	struct imp_xentop x;
 	struct imp_vmstat v;
 	struct imp_iostat io;
-	struct imp_error err;
+	struct xerr err;
 	size_t len;
 	char *bx = test_import_fixture("xentop-seed003-netbsd.txt", &len);
 	assert_int_equal(imp_xentop_parse("xt", bx, len, &x, &err), 0);
@@ -360,7 +360,7 @@ static void test_seed003_netbsd_named(void **state)
 	assert_int_equal(imp_build(&in, &res, &err), 0);
 	char path[128];
 	snprintf(path, sizeof(path), "%s/seed003.xiotop", dir);
-	struct rec_error rerr;
+	struct xerr rerr;
 	assert_int_equal(imp_write(path, &res, &rerr), 0);
 	imp_result_free(&res);
 	static struct explain ex;

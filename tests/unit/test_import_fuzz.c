@@ -38,7 +38,7 @@ static uint64_t next(void)
 /* All three parsers on one buffer: whatever they say, the message names the file. */
 static void parse_all(const char *buf, size_t len)
 {
-	struct imp_error err;
+	struct xerr err;
 	struct imp_xentop x;
 	struct imp_vmstat v;
 	struct imp_iostat io;
@@ -105,7 +105,7 @@ static void test_builder_combinations(void **state)
 	struct imp_xentop x[3];
 	struct imp_vmstat v[3];
 	struct imp_iostat s[3];
-	struct imp_error err;
+	struct xerr err;
 	for (int i = 1; i < 3; i++) {
 		size_t len;
 		char *t = load(xt[i], &len);

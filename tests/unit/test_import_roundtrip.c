@@ -112,7 +112,7 @@ static char *text_of(void (*put)(FILE *, const struct xio_sample *, size_t),
 
 static void read_all(const char *path, struct xio_sample *out, size_t n)
 {
-	struct rec_error err;
+	struct xerr err;
 	struct rec_reader *r = rec_open(path, &err);
 	assert_non_null(r);
 	assert_int_equal(rec_count(r), n);
@@ -170,7 +170,7 @@ static void test_round_trip(void **state)
 	snprintf(back, sizeof(back), "%s/imported.xiotop", dir);
 	struct rec_host_facts facts;
 	memset(&facts, 0, sizeof(facts));
-	struct rec_error rerr;
+	struct xerr rerr;
 	struct rec_writer *w = rec_create(orig, &facts, &rerr);
 	assert_non_null(w);
 	struct xio_sample s[N_SAMPLES], rec[N_SAMPLES], imp[N_SAMPLES];
@@ -189,7 +189,7 @@ static void test_round_trip(void **state)
 	struct imp_xentop x;
 	struct imp_vmstat v;
 	struct imp_iostat io;
-	struct imp_error err;
+	struct xerr err;
 	assert_int_equal(imp_xentop_parse("xentop.log", text[0], len[0], &x, &err), 0);
 	assert_int_equal(imp_vmstat_parse("vmstat.log", text[1], len[1], &v, &err), 0);
 	assert_int_equal(imp_iostat_parse("iostat.log", text[2], len[2], &io, &err), 0);

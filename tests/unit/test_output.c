@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "ui/batch.h"
@@ -193,6 +194,14 @@ static void test_hostinfo_fixtures(void **state)
 	assert_int_equal(in, 217091);
 	assert_int_equal(out, 1061856);
 	assert_int_equal(host_read_vmstat("/nonexistent", &in, &out), -1);
+	/* busy is user, nice, system, irq and softirq; steal (the hypervisor's) apart */
+	struct host_cpu_times cpu;
+	assert_int_equal(host_read_cpu(proc, &cpu), 0);
+	uint64_t tick = 1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK);
+	assert_int_equal(cpu.busy_ns, (574435ull + 66461 + 376629 + 12 + 16696) * tick);
+	assert_int_equal(cpu.irq_ns, (12ull + 16696) * tick);
+	assert_int_equal(cpu.steal_ns, 2500ull * tick);
+	assert_int_equal(host_read_cpu("/nonexistent", &cpu), -1);
 }
 
 int main(void)

@@ -16,6 +16,7 @@
 
 #include "test_files.h"
 #include "ui/batch.h"
+#include "core/figures.h"
 #include "core/model.h"
 #include "record/record.h"
 
@@ -69,6 +70,8 @@ static void synthetic(struct xio_sample *s, unsigned i)
 	s->vmstat_pgpgout_kb = 5 * 256 * 1024 * k;
 	s->lost_events = i / 3;
 	s->host_busy_ns = 3000000000ull * k;
+	s->host_irq_ns = 20000000ull * k;
+	s->host_steal_ns = i == 2 ? 0 : 5000000ull * k; /* 0 is a count, not unknown */
 	s->cpu_unattributed_ns = 1000000 * k;
 	s->has_cpu = true;
 	s->has_dirty = i % 2 == 0;
@@ -159,7 +162,7 @@ static struct rec_host_facts some_facts(void)
 static void write_recording(const char *path, unsigned n)
 {
 	struct rec_host_facts f = some_facts();
-	struct rec_error err;
+	struct xerr err;
 	struct rec_writer *w = rec_create(path, &f, &err);
 	assert_non_null(w);
 	for (unsigned i = 0; i < n; i++) {
@@ -202,6 +205,9 @@ static void assert_same_sample(const struct xio_sample *want, const struct xio_s
 	assert_int_equal(got->vmstat_pgpgout_kb, want->vmstat_pgpgout_kb);
 	assert_int_equal(got->lost_events, want->lost_events);
 	assert_int_equal(got->host_busy_ns, want->host_busy_ns);
+	assert_int_equal(got->host_irq_ns, want->host_irq_ns);
+	assert_int_equal(got->host_steal_ns, want->host_steal_ns);
+	assert_int_equal(got->absent, want->absent);
 	assert_int_equal(got->cpu_unattributed_ns, want->cpu_unattributed_ns);
 	assert_int_equal(got->has_cpu, want->has_cpu);
 	assert_int_equal(got->has_dirty, want->has_dirty);
@@ -263,7 +269,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0640);
 
-	struct rec_error err;
+	struct xerr err;
 	struct rec_reader *r = rec_open(path, &err);
 	assert_non_null(r);
 	assert_int_equal(rec_count(r), N);
@@ -322,7 +328,7 @@ static void test_vbds_without_skew_columns(void **state)
 	                              NULL, NULL, NULL),
 	                 SQLITE_OK);
 	sqlite3_close(db);
-	struct rec_error err;
+	struct xerr err;
 	struct rec_reader *r = rec_open(path, &err);
 	assert_non_null(r);
 	struct xio_sample got;
@@ -334,6 +340,41 @@ static void test_vbds_without_skew_columns(void **state)
 	assert_int_equal(v->skew_wr_bytes, 0);
 	assert_int_equal(sample_vbd_stat(&got, 3, 51712)->read, XIO_VBD_READ);
 	sample_free(&got);
+	rec_reader_close(r);
+}
+
+/* A file written before samples.host_irq_ns and host_steal_ns still reads: interrupt and
+ * steal time unknown (the absent bit), shown null, never 0; dom0's own CPU is then the
+ * busy time beyond what was charged, as before. */
+static void test_cpu_times_old_file(void **state)
+{
+	(void)state;
+	const char *path = path_of("noirq.xiotop");
+	write_recording(path, 3);
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+	                              "ALTER TABLE samples DROP COLUMN host_irq_ns;"
+	                              "ALTER TABLE samples DROP COLUMN host_steal_ns;",
+	                              NULL, NULL, NULL),
+	                 SQLITE_OK);
+	sqlite3_close(db);
+	struct xerr err;
+	struct rec_reader *r = rec_open(path, &err);
+	assert_non_null(r);
+	struct xio_sample a, b;
+	assert_int_equal(rec_read(r, 1, &a, &err), 0);
+	assert_int_equal(rec_read(r, 2, &b, &err), 0);
+	assert_int_equal(b.absent, XIO_ABSENT_HOST_CPU);
+	assert_int_equal(b.host_irq_ns, 0);
+	struct model_interval m;
+	assert_int_equal(model_compute(&a, &b, &m), 0);
+	assert_false(figure_known(FIG_HOST_IRQ_NS, &m, NULL));
+	assert_false(figure_known(FIG_HOST_STEAL_NS, &m, NULL));
+	assert_true(figure_known(FIG_HOST_BUSY_NS, &m, NULL));
+	model_free(&m);
+	sample_free(&a);
+	sample_free(&b);
 	rec_reader_close(r);
 }
 
@@ -352,7 +393,7 @@ static void test_latency_old_and_bad(void **state)
 	                              NULL, NULL, NULL),
 	                 SQLITE_OK);
 	sqlite3_close(db);
-	struct rec_error err;
+	struct xerr err;
 	struct rec_reader *r = rec_open(path, &err);
 	assert_non_null(r);
 	struct xio_sample got;
@@ -414,7 +455,7 @@ static void test_marks_and_windows(void **state)
 	(void)state;
 	const char *path = path_of("marks.xiotop");
 	struct rec_host_facts f = some_facts();
-	struct rec_error err;
+	struct xerr err;
 	struct rec_writer *w = rec_create(path, &f, &err);
 	assert_non_null(w);
 	int64_t t0 = 0;
@@ -473,7 +514,7 @@ static void test_marks_and_windows(void **state)
 
 static void expect_open_error(const char *path, enum rec_errcode code, const char *text)
 {
-	struct rec_error err = {0};
+	struct xerr err = {0};
 	struct rec_reader *r = rec_open(path, &err);
 	assert_null(r);
 	if (err.code != code || !strstr(err.msg, text))
@@ -563,7 +604,7 @@ static void test_newer_schema(void **state)
 	exec_sql(path, "PRAGMA user_version=7; UPDATE meta SET value='9.9.9' "
 	               "WHERE key='xiotop_version'");
 	expect_open_error(path, REC_ERR_NEWER, "schema version 7 (by xiotop 9.9.9)");
-	struct rec_error err;
+	struct xerr err;
 	assert_null(rec_open(path, &err));
 	char want[64];
 	snprintf(want, sizeof(want), "reads schema versions up to %d", REC_SCHEMA_VERSION);
@@ -581,7 +622,7 @@ static void test_foreign_sqlite(void **state)
 	               "INSERT INTO invoices VALUES (1, 9.5)");
 	expect_open_error(path, REC_ERR_FOREIGN, "an SQLite database but not an xiotop recording");
 	expect_open_error(path, REC_ERR_FOREIGN, "tables: invoices");
-	struct rec_error err;
+	struct xerr err;
 	assert_int_equal(rec_mark_file(path, "x", 1, "cli", &err), -1);
 	assert_int_equal(err.code, REC_ERR_FOREIGN);
 }
@@ -602,7 +643,7 @@ static void test_read_only_directory(void **state)
 	if (pid == 0) {
 		if (geteuid() == 0 && (setgid(65534) || setuid(65534)))
 			_exit(3);
-		struct rec_error err;
+		struct xerr err;
 		struct rec_writer *w = rec_create(file, NULL, &err);
 		if (w)
 			_exit(4);
@@ -626,7 +667,7 @@ static void test_never_overwrites(void **state)
 	(void)state;
 	const char *path = path_of("precious.txt");
 	write_bytes(path, "keep me\n", 8);
-	struct rec_error err;
+	struct xerr err;
 	assert_null(rec_create(path, NULL, &err));
 	assert_int_equal(err.code, REC_ERR_EXISTS);
 	struct stat st;
@@ -640,7 +681,7 @@ static void test_disk_full(void **state)
 {
 	(void)state;
 	const char *path = path_of("full.xiotop");
-	struct rec_error err;
+	struct xerr err;
 	struct rec_writer *w = rec_create(path, NULL, &err);
 	assert_non_null(w);
 	assert_int_equal(rec_set_size_limit(w, 64 * 1024, &err), 0);
@@ -689,7 +730,7 @@ static void test_killed_writer(void **state)
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		struct rec_error err;
+		struct xerr err;
 		struct rec_writer *w = rec_create(path, NULL, &err);
 		for (unsigned i = 0; w && i < 5; i++) {
 			struct xio_sample s;
@@ -710,7 +751,7 @@ static void test_killed_writer(void **state)
 	waitpid(pid, &status, 0);
 	close(pipefd[0]);
 	close(pipefd[1]);
-	struct rec_error err;
+	struct xerr err;
 	struct rec_reader *r = rec_open(path, &err);
 	if (!r)
 		fail_msg("%s", err.msg);
@@ -768,6 +809,7 @@ int main(void)
 	    cmocka_unit_test(test_round_trip),
 	    cmocka_unit_test(test_vbds_without_skew_columns),
 	    cmocka_unit_test(test_latency_old_and_bad),
+	    cmocka_unit_test(test_cpu_times_old_file),
 	    cmocka_unit_test(test_names_deduplicated),
 	    cmocka_unit_test(test_marks_and_windows),
 	    cmocka_unit_test(test_truncated),

@@ -38,7 +38,7 @@ static const char *recording(const char *name, const char *sql)
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	struct rec_host_facts facts;
 	memset(&facts, 0, sizeof(facts));
-	struct rec_error err;
+	struct xerr err;
 	struct rec_writer *w = rec_create(path, &facts, &err);
 	assert_non_null(w);
 	struct xio_sample s;
@@ -75,7 +75,7 @@ static void assert_clean(const char *msg)
 
 static void expect_open_error(const char *path, const char *text)
 {
-	struct rec_error err = {0};
+	struct xerr err = {0};
 	assert_null(rec_open(path, &err));
 	assert_clean(err.msg);
 	if (!strstr(err.msg, text))
@@ -125,7 +125,7 @@ static void test_mark_labels_escaped_in_window_error(void **state)
 	    recording("marks.xiotop",
 	              "INSERT INTO marks (realtime_ns, label, origin) VALUES (1700000001000000000, "
 	              "'evil'||char(27)||'[31m'||char(155)||'\\x1b', 'cli')");
-	struct rec_error err;
+	struct xerr err;
 	struct rec_reader *r = rec_open(path, &err);
 	assert_non_null(r);
 	size_t first, last;
@@ -139,7 +139,7 @@ static void test_mark_labels_escaped_in_window_error(void **state)
 static void expect_window_error(struct rec_reader *r, const char *from, const char *to,
                                 const char *text)
 {
-	struct rec_error err = {0};
+	struct xerr err = {0};
 	size_t first = 99, last = 99;
 	assert_int_equal(rec_resolve_window(r, from, to, &first, &last, &err), -1);
 	assert_int_equal(err.code, REC_ERR_RANGE);
@@ -153,7 +153,7 @@ static void test_out_of_range_times(void **state)
 {
 	(void)state;
 	const char *path = recording("times.xiotop", "SELECT 1");
-	struct rec_error err;
+	struct xerr err;
 	struct rec_reader *r = rec_open(path, &err);
 	assert_non_null(r);
 	expect_window_error(r, "2300-01-01T00:00:00Z", NULL, "outside the times a recording");
@@ -178,7 +178,7 @@ static void test_first_sample_at_int64_max(void **state)
 	(void)state;
 	const char *path = recording(
 	    "max.xiotop", "UPDATE samples SET realtime_ns=9223372036854775807 WHERE idx=0");
-	struct rec_error err;
+	struct xerr err;
 	struct rec_reader *r = rec_open(path, &err);
 	assert_non_null(r);
 	expect_window_error(r, "+1", NULL, "outside the times a recording");

@@ -41,7 +41,7 @@ static int teardown(void **state)
 static void append(struct rec_writer *w, unsigned i)
 {
 	struct xio_sample s;
-	struct rec_error err;
+	struct xerr err;
 	assert_int_equal(synthetic_sample_at(syn, (uint64_t)i * SECOND, i * SECOND, &s), 0);
 	if (rec_append(w, &s, &err))
 		fail_msg("%s", err.msg);
@@ -50,7 +50,7 @@ static void append(struct rec_writer *w, unsigned i)
 
 static size_t samples_in(const char *path)
 {
-	struct rec_error err;
+	struct xerr err;
 	struct rec_reader *r = rec_open(path, &err);
 	if (!r)
 		fail_msg("%s", err.msg);
@@ -68,7 +68,7 @@ static void test_killed_while_creating(void **state)
 	(void)state;
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	struct rec_error err;
+	struct xerr err;
 	struct rec_writer *w = rec_create(path_of("timed.xiotop"), NULL, &err);
 	assert_non_null(w);
 	rec_close(w, NULL);
@@ -117,7 +117,7 @@ static void test_renamed(void **state)
 	const char *path = path_of("renamed.xiotop");
 	char rotated[160];
 	snprintf(rotated, sizeof(rotated), "%s.1", path);
-	struct rec_error err;
+	struct xerr err;
 	struct rec_writer *w = rec_create(path, NULL, &err);
 	assert_non_null(w);
 	append(w, 0);
@@ -144,7 +144,7 @@ static void test_removed_and_replaced(void **state)
 {
 	(void)state;
 	const char *path = path_of("removed.xiotop");
-	struct rec_error err;
+	struct xerr err;
 	struct rec_writer *w = rec_create(path, NULL, &err);
 	assert_non_null(w);
 	append(w, 0);
@@ -180,7 +180,7 @@ static void test_renamed_then_killed(void **state)
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		struct rec_error err;
+		struct xerr err;
 		struct rec_writer *w = rec_create(path, NULL, &err);
 		for (unsigned i = 0; w && i < 3; i++)
 			append(w, i);
@@ -196,7 +196,7 @@ static void test_renamed_then_killed(void **state)
 	waitpid(pid, NULL, 0);
 	close(ready[0]);
 	close(ready[1]);
-	struct rec_error err;
+	struct xerr err;
 	assert_null(rec_create(path, NULL, &err));
 	assert_int_equal(err.code, REC_ERR_EXISTS);
 	assert_non_null(strstr(err.msg, wal));
@@ -215,7 +215,7 @@ static void test_leftover_of_a_killed_creator(void **state)
 	FILE *f = fopen(leftover, "w");
 	assert_non_null(f);
 	fclose(f);
-	struct rec_error err;
+	struct xerr err;
 	struct rec_writer *w = rec_create(path, NULL, &err);
 	if (!w)
 		fail_msg("%s", err.msg);

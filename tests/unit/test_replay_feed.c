@@ -29,7 +29,7 @@ static int make_recording(void **state)
 	if (!mkdtemp(dir))
 		return -1;
 	snprintf(path, sizeof(path), "%s/run.xiotop", dir);
-	struct rec_error err;
+	struct xerr err;
 	struct rec_writer *w = rec_create(path, NULL, &err);
 	struct synthetic *syn = synthetic_open(3);
 	if (!w || !syn)
@@ -94,7 +94,7 @@ static void expect_at(const struct seek_view *v, size_t sample, const char *mark
 static void test_moves(void **state)
 {
 	(void)state;
-	struct rec_error err;
+	struct xerr err;
 	struct rec_reader *r = rec_open(path, &err);
 	assert_non_null(r);
 	struct replay_feed *f = replay_feed_open(r, 0, rec_count(r) - 1, 0, &err);
@@ -157,7 +157,7 @@ static void test_moves(void **state)
 static void test_window(void **state)
 {
 	(void)state;
-	struct rec_error err;
+	struct xerr err;
 	struct rec_reader *r = rec_open(path, &err);
 	assert_non_null(r);
 	size_t first, last;

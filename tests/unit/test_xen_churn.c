@@ -241,9 +241,13 @@ static void test_model_never_merges_generations(void **state)
 	add_guest_cpu(&prev, 4, 9000000000);
 	add_domain(&cur, 4, 0, UUID1);
 	add_guest_cpu(&cur, 4, 2000000000);
+	/* domain 5 made since prev (made paused, vCPU time 0 then): its boot is all since */
+	add_domain(&cur, 5, 1, UUID3);
+	add_guest_cpu(&cur, 5, 700000000);
 
 	struct model_interval m;
 	assert_int_equal(model_compute(&prev, &cur, &m), 0);
+	assert_int_equal(find(&m, 5)->guest_cpu_ns, 700000000);
 	assert_int_equal(find(&m, 2)->guest_cpu_ns, 1000000000);
 	assert_int_equal(find(&m, 2)->vbds[0].wr_bytes, 120 * MiB);
 	assert_int_equal(find(&m, 1)->guest_cpu_ns, 1000000000);

@@ -20,6 +20,7 @@
 #include "core/model.h"
 #include "sources/collector.h"
 #include "sources/topo_source.h"
+#include "unit/qmp_double.h"
 #include "unit/xen_double.h"
 #include "sources/xen/xenlive.h"
 
@@ -394,19 +395,42 @@ static void add_sample_domain(struct xio_sample *s, uint32_t domid)
 	assert_int_equal(sample_add_domain(s, &d), 0);
 }
 
+/* The topology the double's tree gives (domain 2 has a qdisk, dev "hda", devid 768). */
+static void tree_topology(struct xenlive *x, struct xt_topology *t, struct topo_generations *g)
+{
+	struct xs_store st;
+	char why[256];
+	assert_int_equal(xenlive_read_store(x, &st, why, sizeof(why)), 0);
+	assert_int_equal(topo_from_xenstore(&st, &roots, t), 0);
+	xs_free(&st);
+	*g = (struct topo_generations){0};
+	assert_int_equal(topo_generations_apply(g, t), 0);
+}
+
+static void stats_of(char *out, size_t len, uint64_t wr_bytes)
+{
+	snprintf(out, len,
+	         "[{\"device\": \"\", \"node-name\": \"hda-raw\", \"stats\": {\"rd_bytes\": 5120,"
+	         " \"wr_bytes\": %llu, \"rd_operations\": 1, \"wr_operations\": 2}}]",
+	         (unsigned long long)wr_bytes);
+}
+
 static void test_fill_sample(void **state)
 {
 	(void)state;
 	struct xenlive *x = open_ok();
+	xenlive_set_qmp_dir(x, root);
+	struct qmp_double q;
+	assert_int_equal(qd_start(&q, root, 2), 0);
+	char stats[512];
+	stats_of(stats, sizeof(stats), 10240);
+	qd_set(&q, QD_ANSWER, stats);
+	struct xt_topology t;
+	struct topo_generations g;
+	tree_topology(x, &t, &g);
 	xd.n_doms = 3;
 	xd.doms[0] = (struct xenstat_domain){.domid = 1, .cpu_ns = 5000000000ull, .mem = 1 << 30};
-	xd.doms[0].n_vbds = 2;
-	xd.doms[0].vbds[0] = (struct xenstat_vbd){.dev = 51712, .rd_sects = 1, .wr_sects = 1};
-	xd.doms[0].vbds[1] = (struct xenstat_vbd){.dev = 51728, .error = true};
 	xd.doms[1] = (struct xenstat_domain){.domid = 2, .cpu_ns = ~0ull, .mem = 512 << 20};
-	xd.doms[1].n_vbds = 1;
-	xd.doms[1].vbds[0] = (struct xenstat_vbd){
-	    .dev = 768, .rd_sects = 10, .wr_sects = 20, .rd_reqs = 1, .wr_reqs = 2};
 	xd.doms[2] = (struct xenstat_domain){.domid = 9, .cpu_ns = 1}; /* not in xenstore */
 
 	struct xio_sample s = {0};
@@ -418,7 +442,8 @@ static void test_fill_sample(void **state)
 	    .domid = 1, .devid = 51712, .source = XIO_VBD_BLKBACK, .rd_bytes = 7};
 	assert_int_equal(sample_add_vbd_stat(&s, &blk), 0);
 
-	assert_int_equal(xenlive_fill_sample(x, &s), 0);
+	assert_int_equal(xenlive_fill_sample(x, &t, &s), 0);
+	assert_int_equal(xd.last_flags, 0); /* domains only: no XENSTAT_VBD, whose QMP would race */
 	assert_true(s.domains_live);
 	assert_true(s.has_vbd_stats);
 	assert_int_equal(sample_counters(&s, 1)->guest_cpu_ns, 5000000000ll);
@@ -427,24 +452,32 @@ static void test_fill_sample(void **state)
 	assert_null(sample_counters(&s, 9));
 	assert_null(sample_domain(&s, 9));
 	assert_int_equal(sample_domain(&s, 1)->mem_bytes, 1 << 30);
-	/* blkback's sysfs wins; libxenstat fills in what it lacks (qdisk); errors skipped */
+	/* blkback's sysfs for domain 1, the qdisk's QEMU for domain 2 */
 	assert_int_equal(s.n_vbd_stats, 2);
 	assert_int_equal(sample_vbd_stat(&s, 1, 51712)->rd_bytes, 7);
-	assert_null(sample_vbd_stat(&s, 1, 51728));
-	const struct xio_vbd_stat *q = sample_vbd_stat(&s, 2, 768);
-	assert_int_equal(q->source, XIO_VBD_XENSTAT);
-	assert_int_equal(q->rd_bytes, 10 * 512);
-	assert_int_equal(q->wr_bytes, 20 * 512);
-	assert_int_equal(q->wr_req, 2);
-	assert_int_equal(q->backend_dev, 0);
+	const struct xio_vbd_stat *v = sample_vbd_stat(&s, 2, 768);
+	assert_int_equal(v->source, XIO_VBD_QMP);
+	assert_int_equal(v->rd_bytes, 5120);
+	assert_int_equal(v->wr_bytes, 10240);
+	assert_int_equal(v->wr_req, 2);
+	assert_int_equal(v->backend_dev, 0);
+	assert_string_equal(xenlive_qdisk_problem(x), "");
 	sample_free(&s);
 
-	xd.fail_get_node = true; /* libxenstat stopped answering: the sample stays as it is */
+	xd.fail_get_node = true;    /* libxenstat stopped answering: the sample stays as it is */
+	qd_set(&q, QD_CLOSE, NULL); /* and QEMU went away */
 	add_sample_domain(&s, 1);
-	assert_int_equal(xenlive_fill_sample(x, &s), 0);
+	add_sample_domain(&s, 2);
+	assert_int_equal(xenlive_fill_sample(x, &t, &s), 0);
 	assert_false(s.domains_live);
 	assert_int_equal(s.n_counters, 0);
+	assert_int_equal(s.n_vbd_stats, 0);
+	assert_non_null(
+	    strstr(xenlive_qdisk_problem(x), "qdisk counters of domain 2: QEMU closed"));
 	sample_free(&s);
+	qd_stop(&q);
+	topo_generations_free(&g);
+	topo_free(&t);
 	xenlive_close(x);
 	assert_all_closed();
 }
@@ -454,6 +487,7 @@ static void test_collector_adds_xen_figures(void **state)
 {
 	(void)state;
 	struct xenlive *x = open_ok();
+	xenlive_set_qmp_dir(x, root); /* no QEMU there: domain 2's qdisk is not read */
 	xd.n_doms = 1;
 	xd.doms[0] = (struct xenstat_domain){.domid = 1, .cpu_ns = 42};
 	struct xs_store st;
@@ -496,21 +530,21 @@ static void test_collector_adds_xen_figures(void **state)
 	xenlive_close(x);
 }
 
-/* The qdisk vbd double count (issue 30): libxenstat does not answer for a qdisk vbd once
- * (its QMP socket busy); the next answer is cumulative since the vbd was made. Summed
- * over the intervals, the vbd's counts must be what was written after the first sample,
- * not that again from zero. And a vbd libxenstat never answered for at the first sample,
- * of a domain that was already there, has no counts until read twice. */
-static uint64_t vbd_wr_over(struct collector *col, const uint64_t *mib, const bool *answers,
-                            size_t n, size_t *present)
+/* The qdisk vbd double count (issue 30): QEMU does not answer for a qdisk vbd once (its
+ * QMP socket busy); the next answer is cumulative since the vbd was made. Summed over the
+ * intervals, the vbd's counts must be what was written after the first sample, not that
+ * again from zero. And a vbd never answered for at the first sample, of a domain that
+ * was already there, has no counts until read twice. */
+static uint64_t vbd_wr_over(struct collector *col, struct qmp_double *q, const uint64_t *mib,
+                            const bool *answers, size_t n, size_t *present)
 {
 	struct xio_sample prev, cur;
 	uint64_t sum = 0;
 	*present = 0;
 	for (size_t i = 0; i < n; i++) {
-		xd.doms[1].n_vbds = answers[i];
-		xd.doms[1].vbds[0] =
-		    (struct xenstat_vbd){.dev = 768, .wr_sects = mib[i] * 2048, .wr_reqs = mib[i]};
+		char stats[512];
+		stats_of(stats, sizeof(stats), mib[i] * 1024 * 1024);
+		qd_set(q, answers[i] ? QD_ANSWER : QD_CLOSE, stats);
 		assert_int_equal(collector_sample(col, i ? &cur : &prev), 0);
 		if (!i)
 			continue;
@@ -534,17 +568,15 @@ static void test_qdisk_vbd_gap_is_not_a_new_vbd(void **state)
 {
 	(void)state;
 	struct xenlive *x = open_ok();
+	xenlive_set_qmp_dir(x, root);
+	struct qmp_double q;
+	assert_int_equal(qd_start(&q, root, 2), 0);
 	xd.n_doms = 2;
 	xd.doms[0] = (struct xenstat_domain){.domid = 1, .cpu_ns = 1};
 	xd.doms[1] = (struct xenstat_domain){.domid = 2, .cpu_ns = 1};
-	struct xs_store st;
-	char why[256];
-	assert_int_equal(xenlive_read_store(x, &st, why, sizeof(why)), 0);
 	struct xt_topology t;
-	assert_int_equal(topo_from_xenstore(&st, &roots, &t), 0);
-	xs_free(&st);
-	struct topo_generations g = {0};
-	assert_int_equal(topo_generations_apply(&g, &t), 0);
+	struct topo_generations g;
+	tree_topology(x, &t, &g);
 	const uint64_t MiB = 1024 * 1024;
 
 	struct collector col;
@@ -555,7 +587,7 @@ static void test_qdisk_vbd_gap_is_not_a_new_vbd(void **state)
 	static const uint64_t written[] = {4, 20, 36, 36};
 	static const bool answered[] = {true, false, true, true};
 	size_t present;
-	assert_int_equal(vbd_wr_over(&col, written, answered, 4, &present), 32 * MiB);
+	assert_int_equal(vbd_wr_over(&col, &q, written, answered, 4, &present), 32 * MiB);
 	assert_int_equal(present, 2); /* not in the interval that ends without an answer */
 	collector_free(&col);
 
@@ -565,10 +597,11 @@ static void test_qdisk_vbd_gap_is_not_a_new_vbd(void **state)
 	collector_set_xen(&col, x);
 	static const bool late[] = {false, true, true, true};
 	static const uint64_t later[] = {4, 20, 36, 40};
-	assert_int_equal(vbd_wr_over(&col, later, late, 4, &present), 20 * MiB);
+	assert_int_equal(vbd_wr_over(&col, &q, later, late, 4, &present), 20 * MiB);
 	assert_int_equal(present, 2);
 	collector_free(&col);
 
+	qd_stop(&q);
 	topo_generations_free(&g);
 	topo_free(&t);
 	xenlive_close(x);

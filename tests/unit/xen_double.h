@@ -15,7 +15,6 @@
 #include "sources/xen/xen_api.h"
 
 #define XD_MAX_DOMS 8
-#define XD_MAX_VBDS 4
 
 struct xs_handle {
 	int unused;
@@ -26,16 +25,9 @@ struct xenstat_handle {
 struct xenstat_node {
 	int unused;
 };
-struct xenstat_vbd {
-	unsigned int dev;
-	unsigned long long rd_sects, wr_sects, rd_reqs, wr_reqs;
-	bool error;
-};
 struct xenstat_domain {
 	unsigned int domid;
 	unsigned long long cpu_ns, mem;
-	unsigned int n_vbds;
-	struct xenstat_vbd vbds[XD_MAX_VBDS];
 };
 
 static struct xen_double {
@@ -56,6 +48,7 @@ static struct xen_double {
 	/* libxenstat */
 	struct xenstat_domain doms[XD_MAX_DOMS];
 	unsigned int n_doms;
+	unsigned int last_flags; /* of the last xenstat_get_node */
 	/* bookkeeping */
 	int xs_handles, stat_handles, nodes; /* open now: all 0 after close */
 	int reads, check_calls;
@@ -212,7 +205,7 @@ static void xd_stat_uninit(struct xenstat_handle *h)
 static struct xenstat_node *xd_get_node(struct xenstat_handle *h, unsigned int flags)
 {
 	(void)h;
-	(void)flags;
+	xd.last_flags = flags;
 	if (xd.fail_get_node) {
 		errno = EPERM;
 		return NULL;
@@ -260,46 +253,6 @@ static unsigned long long xd_domain_cur_mem(struct xenstat_domain *d)
 	return d->mem;
 }
 
-static unsigned int xd_num_vbds(struct xenstat_domain *d)
-{
-	return d->n_vbds;
-}
-
-static struct xenstat_vbd *xd_vbd(struct xenstat_domain *d, unsigned int i)
-{
-	return i < d->n_vbds && i < XD_MAX_VBDS ? &d->vbds[i] : NULL;
-}
-
-static unsigned int xd_vbd_dev(struct xenstat_vbd *v)
-{
-	return v->dev;
-}
-
-static unsigned long long xd_vbd_rd_reqs(struct xenstat_vbd *v)
-{
-	return v->rd_reqs;
-}
-
-static unsigned long long xd_vbd_wr_reqs(struct xenstat_vbd *v)
-{
-	return v->wr_reqs;
-}
-
-static unsigned long long xd_vbd_rd_sects(struct xenstat_vbd *v)
-{
-	return v->rd_sects;
-}
-
-static unsigned long long xd_vbd_wr_sects(struct xenstat_vbd *v)
-{
-	return v->wr_sects;
-}
-
-static bool xd_vbd_error(struct xenstat_vbd *v)
-{
-	return v->error;
-}
-
 static const struct xen_api xd_api = {
     .xs_open = xd_xs_open,
     .xs_close = xd_xs_close,
@@ -318,14 +271,6 @@ static const struct xen_api xd_api = {
     .xenstat_domain_id = xd_domain_id,
     .xenstat_domain_cpu_ns = xd_domain_cpu_ns,
     .xenstat_domain_cur_mem = xd_domain_cur_mem,
-    .xenstat_domain_num_vbds = xd_num_vbds,
-    .xenstat_domain_vbd = xd_vbd,
-    .xenstat_vbd_dev = xd_vbd_dev,
-    .xenstat_vbd_rd_reqs = xd_vbd_rd_reqs,
-    .xenstat_vbd_wr_reqs = xd_vbd_wr_reqs,
-    .xenstat_vbd_rd_sects = xd_vbd_rd_sects,
-    .xenstat_vbd_wr_sects = xd_vbd_wr_sects,
-    .xenstat_vbd_error = xd_vbd_error,
 };
 
 #endif

@@ -15,6 +15,7 @@ import re
 import sys
 
 from check_latency import check_latency
+from check_stacks import check_stacks
 
 MiB = 1 << 20
 failures = []
@@ -101,6 +102,10 @@ def load_guest_stats(res):
                     guest_reqs.setdefault(m.group(1), []).append(stat_reqs(v))
 
 
+dmcpu = {}  # (phase, domid): {"start": ticks, "end": ticks}, the QEMU's utime+stime
+xlcpu = {}  # (phase, domid): {"start": s, "end": s}, xl list's Time(s)
+
+
 def load_snapshots(path):
     vbds, threads, domains, other = {}, {}, {}, []
     for line in open(path):
@@ -119,6 +124,10 @@ def load_snapshots(path):
             domains[(p[1], int(p[3]))] = p[2]
         elif p[0] == "RUNTIME":
             runtimes.setdefault((p[1], int(p[2])), []).append((float(p[3]), float(p[4]), int(p[5])))
+        elif p[0] == "DMCPU" and len(p) == 6:
+            dmcpu.setdefault((p[1], int(p[3])), {})[p[4]] = int(p[5])
+        elif p[0] == "XLCPU" and len(p) == 6:
+            xlcpu.setdefault((p[1], int(p[3])), {})[p[4]] = float(p[5])
         elif p[0] == "EXPECT":
             expect[(p[1], int(p[3]))] = (int(p[5]) * MiB, int(p[4]) * MiB)
         else:
@@ -223,7 +232,7 @@ def check_domain(phase, domid, name, vbds, threads, intervals, xentop, window=(N
         truth = "libxenstat (xentop) WSECT*512"
     elif qdisk and guest_stat.get(name):
         bb_rd, bb_wr = guest_stat[name][-1]
-        truth = "the guest's own /sys/block/xvda/stat (libxenstat 4.17 lists no qdisk vbd) wr_sect*512"
+        truth = "the guest's own /sys/block/xvda/stat (libxenstat lists no qdisk vbd) wr_sect*512"
         print(f"     [{phase}] {name}: libxenstat lists no vbd for a qdisk domain (xentop VBDS 0;"
               " its vbd counters come from blkback's sysfs only): judged against the guest's own"
               " /sys/block/xvda/stat instead; vbd_stats and xentop cannot be compared")
@@ -241,33 +250,49 @@ def check_domain(phase, domid, name, vbds, threads, intervals, xentop, window=(N
           f"{tag}: guest_wr_bytes {mib(t['guest_wr'])} vs {truth} {mib(bb_wr)}")
     check(within(t["guest_rd"], bb_rd, 2),
           f"{tag}: guest_rd_bytes {mib(t['guest_rd'])} vs {truth.replace('W', 'R').replace('wr', 'rd')} {mib(bb_rd)}")
-    # libxenstat reads a qdisk's counters from QEMU's QMP socket, waiting 10 ms for each
-    # reply (xenstat_qmp.c, qmp_read's poll): under TCG it often gets none, so xentop may
-    # list the vbd in one iteration while no xiotop interval got it (or the reverse)
-    # A NOTE, not a check: libxenstat gave xiotop no answer in any interval, so xiotop has
-    # no vbd_stats figure to compare (its guest bytes are checked above all the same)
-    qmp_missed = qdisk and xt and t["vbd_intervals"] == 0
-    if qmp_missed:
-        report(False, f"{tag}: libxenstat's QMP query answered xentop ({mib(bb_wr)} written) but"
-               f" none of xiotop's {t['n']} intervals (its 10 ms wait for QEMU's reply, under TCG):"
-               " vbd_stats and xentop cannot be compared in this run; guest bytes are checked")
-    elif not (qdisk and not xt):
-        check(t["vbd_intervals"] > 0 and t["vbd_wr"] == bb_wr and t["vbd_rd"] == bb_rd,
+    # a qdisk's counters: xiotop asks its QEMU (query-blockstats) itself, with a deadline
+    # QEMU meets even under TCG (sources/xen/qdisk_stats.h), so they are judged as
+    # blkback's are: exactly against xentop's, within 2 % against the guest's stat line
+    # (read in the guest, a moment apart from QEMU's count)
+    exact = not (qdisk and not xt)
+    same = (t["vbd_wr"] == bb_wr and t["vbd_rd"] == bb_rd) if exact else \
+        (within(t["vbd_wr"], bb_wr, 2) and within(t["vbd_rd"], bb_rd, 2))
+    check(t["vbd_intervals"] > 0 and same,
           f"{tag}: vbd_stats present in {t['vbd_intervals']} intervals, sum wr {mib(t['vbd_wr'])}"
-              f" rd {mib(t['vbd_rd'])} = blkback's")
+          f" rd {mib(t['vbd_rd'])} = {'blkback' if not qdisk else truth}'s"
+          f" {mib(bb_wr)} / {mib(bb_rd)}{'' if exact else ' (within 2 %)'}")
     check(t["disagree"] == 0, f"{tag}: vbd_stats disagree true in {t['disagree']} intervals")
     gc = [g for g in t["guest_cpu"] if g is not None]
     check(len(gc) > 0 and all(isinstance(g, int) for g in gc),
           f"{tag}: guest_cpu_ns a number in {len(gc)} of {len(t['guest_cpu'])} intervals"
           f" (sum {sum(gc) / 1e6:.1f} ms)")
+    # the hypervisor's own count: a domain is made paused (0 s) and xiotop counts its first
+    # interval whole, so the sum over its intervals lies between xl list's Time(s) at the
+    # snapshot and 2.5 s later (each rounded to 0.1 s), plus what the idle guest spends
+    # until destroy (the last interval); a wrong unit, a lost interval or one counted
+    # twice falls outside
+    xc = xlcpu.get((phase, domid), {})
+    gsum = sum(gc) / 1e9
+    lo, hi = xc.get("start"), xc.get("end")
+    check(lo is not None and hi is not None and lo - 0.05 <= gsum <= hi + 0.25,
+          f"{tag}: guest vCPU summed over xiotop's intervals {gsum:.2f} s within xl list's"
+          f" Time(s) {lo} s at the snapshot - 0.05 .. {hi} s 2.5 s later + 0.25 (idle until destroy)")
     if qdisk:
-        check(t.get("dm_cpu", 0) > 0, f"{tag}: device-model CPU {t.get('dm_cpu', 0) / 1e6:.2f} ms > 0")
+        # the QEMU serves this domain alone: its utime+stime (10 ms ticks) is the truth
+        # for xiotop's device-model CPU, read at the snapshot and 2.5 s later (5 %, and a
+        # tick a side for the rounding)
+        dc = dmcpu.get((phase, domid), {})
+        dm_ms = t.get("dm_cpu", 0) / 1e6
+        lo, hi = (dc["start"] * 10, dc["end"] * 10) if "start" in dc and "end" in dc else (None, None)
+        check(lo is not None and lo * 0.95 - 10 <= dm_ms <= hi * 1.05 + 10,
+              f"{tag}: device-model CPU {dm_ms:.2f} ms vs its QEMU's utime+stime"
+              f" {lo} ms at the snapshot .. {hi} ms 2.5 s later (within 5 %)")
     else:
         check(t["backend_cpu"] > 0, f"{tag}: backend CPU {t['backend_cpu'] / 1e6:.2f} ms > 0")
     if not qdisk:
         check_backend_runtime(tag, t["backend_series"], runtimes.get((phase, domid), []),
                               [x["comm"] for x in threads])
-    if (xt is None and qdisk) or qmp_missed:
+    if xt is None and qdisk:
         pass
     elif xt is None:
         check(False, f"{tag}: xentop shows no VBD line for it")
@@ -355,6 +380,7 @@ def main():
         print("     latency per domain not checked: no completion hook is timing (the FAIL above)")
     check_reuse(got, vbds, domains, other)
     check_console(res)
+    check_stacks(res, intervals, check, report, skip)  # md RAID, the console's keys, HVM
     # qdisk
     status = open(qdisk_status).read().strip() if os.path.exists(qdisk_status) else "unknown"
     qfail = [l for l in other if l.startswith("QDISK-FAILED")]

@@ -2,7 +2,9 @@
 # dom0 /init: bring the Xen toolstack up, run the scenarios of scenarios.sh with xiotop
 # watching (no xenstore dump: it must find Xen live), write everything to the results
 # disk (/dev/vda, a tar the host unpacks) and power off.
-export PATH=/opt/xiotop/bin:/usr/lib/xen-4.17/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# the release's Xen tools: /usr/lib/xen-4.17/bin (Debian 12) or xen-4.20 (Debian 13)
+xenbin=$(echo /usr/lib/xen-4.*/bin)
+export PATH=/opt/xiotop/bin:$xenbin:/usr/sbin:/usr/bin:/sbin:/bin
 export TERM=xterm
 up() { cut -d' ' -f1 /proc/uptime; }
 mark() { echo "XIOTOP-DOM0: $* (uptime $(up))"; echo "$(up) $*" >>/results/events.log; }

@@ -1,36 +1,51 @@
 #!/usr/bin/env bash
-# fetch.sh CACHE - Debian's Xen 4.17 hypervisor, its tools, the 6.1 dom0 kernel and the
-# userland the dom0 needs, fetched with `apt-get download` and unpacked (dpkg -x) into
-# CACHE/root. Nothing is installed on the host. A stamp names the package versions, so a
-# second run with the same package lists does nothing. Exit 77 (and a SKIPPED line) when
+# fetch.sh CACHE RELEASE - the dom0's root file system for one Debian release (bookworm:
+# Xen 4.17, Linux 6.1; trixie: Xen 4.20, Linux 6.12), made with mmdebstrap in CACHE/root:
+# the release's Xen (xen-system-amd64: hypervisor and toolstack), xenstore-utils,
+# qemu-system-xen (the qdisk backend), the tools the scenarios use and their libraries,
+# and the release's dom0 kernel unpacked beside them (dpkg -x: no initramfs is made, the
+# test builds its own). Nothing is installed on the host, whose own apt stays as it is.
+# Made once: CACHE/root.stamp names the release, this script and the package versions;
+# XIOTOP_XEN_REFRESH=1 makes it again (newer packages). Exit 77 (and a SKIPPED line) when
 # the packages cannot be had.
 set -euo pipefail
-cache=${1:?cache dir}
+cache=${1:?cache dir} release=${2:?release (bookworm, trixie)}
+mirror=${XIOTOP_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 mkdir -p "$cache"
-kimg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-6/{print $2; exit}')
-[ -n "$kimg" ] || { echo "SKIPPED: no 6.x linux-image-amd64 in the package lists (apt-get update?)"; exit 77; }
-# the dom0 kernel, Xen, the toolstack (xl, xenstored, xenconsoled, xentop) and its libs;
-# qemu-system-xen is the qdisk backend (optional: its scenario skips without it)
-pkgs=(xen-hypervisor-4.17-amd64 xen-hypervisor-common xen-utils-4.17 xen-utils-common
-	libxenmisc4.17 libxencall1 libxendevicemodel1 libxenevtchn1 libxenforeignmemory1
-	libxengnttab1 libxenhypfs1 libxenstore4 libxentoolcore1 libxentoollog1 libyajl2
-	xenstore-utils "$kimg" busybox-static)
-optional=(qemu-system-xen)
-# one apt-cache call (each costs ~1 s on a loaded machine): "pkg: candidate" per package
-stamp=$(apt-cache policy "${pkgs[@]}" "${optional[@]}" 2>/dev/null |
-	awk '/^[^ ]/{p = $1} /Candidate:/{printf "%s%s ", p, $2}')
-if [ -f "$cache/root.stamp" ] && [ "$(cat "$cache/root.stamp")" = "$stamp" ] && [ -d "$cache/root" ]; then
+pkgs=(xen-system-amd64 xenstore-utils qemu-system-xen qemu-system-data busybox-static bash mount util-linux
+	e2fsprogs dmsetup tmux ncurses-base ncurses-term libc-bin kmod
+	mdadm) # mdadm: the md RAID arrays of the storage-stack scenarios (stacks.sh)
+want="$release $mirror ${pkgs[*]} $(md5sum <"$0")"
+if [ -z "${XIOTOP_XEN_REFRESH:-}" ] && [ -f "$cache/root.stamp" ] && [ -d "$cache/root" ] &&
+	[ "$(head -1 "$cache/root.stamp")" = "$want" ]; then
 	exit 0
 fi
-rm -rf "$cache/debs" "$cache/root" "$cache/root.stamp"
-mkdir -p "$cache/debs"
-if ! (cd "$cache/debs" && apt-get download "${pkgs[@]}" >"$cache/debs/apt.log" 2>&1); then
-	echo "SKIPPED: apt-get download of the Xen/kernel packages failed: $(tail -1 "$cache/debs/apt.log")"
+command -v mmdebstrap >/dev/null ||
+	{ echo "SKIPPED: mmdebstrap is missing on this host (scripts/install-deps.sh installs it)"; exit 77; }
+rm -rf "$cache/root" "$cache/root.new" "$cache/root.stamp" "$cache/root.kernel"
+# the kernel: the release's linux-image-amd64 target, downloaded and unpacked (installing
+# it would run initramfs-tools for an initramfs nobody boots); unpacked keeping the root's
+# /lib -> usr/lib link, which bookworm's kernel (files under /lib/modules) would replace
+# shellcheck disable=SC2016 # $1 is mmdebstrap's (the root being made), for the hooks' shell
+kernel_hook='chroot "$1" sh -c "cd /tmp && apt-get download -q \$(apt-cache depends linux-image-amd64 | sed -n \"s/.*Depends: \(linux-image-6[^ ]*\).*/\1/p\" | head -1)" && for d in "$1"/tmp/linux-image-*.deb; do dpkg-deb --fsys-tarfile "$d" | tar -x --keep-directory-symlink -C "$1"; done && rm -f "$1"/tmp/*.deb'
+# shellcheck disable=SC2016 # as above
+if ! mmdebstrap --variant=minbase --include="$(
+	IFS=,
+	echo "${pkgs[*]}"
+)" --customize-hook="$kernel_hook" \
+	--customize-hook='rm -f "$1"/var/cache/apt/archives/*.deb' \
+	"$release" "$cache/root.new" "$mirror" >"$cache/mmdebstrap.log" 2>&1; then
+	rm -rf "$cache/root.new"
+	echo "SKIPPED: mmdebstrap of $release's dom0 root failed: $(grep -a -E '^(E|W):' "$cache/mmdebstrap.log" | tail -1)"
 	exit 77
 fi
-(cd "$cache/debs" && apt-get download "${optional[@]}" >>"$cache/debs/apt.log" 2>&1) ||
-	echo "note: ${optional[*]} not downloaded (the qdisk scenario will skip)"
-for f in "$cache"/debs/*.deb; do dpkg -x "$f" "$cache/root"; done
-rm -f "$cache"/debs/*.deb
-echo "$kimg" >"$cache/root.kernel"
-echo "$stamp" >"$cache/root.stamp"
+# shellcheck disable=SC2012 # one kernel version directory, a plain name
+ls "$cache/root.new/lib/modules" | head -1 >"$cache/root.kernel"
+[ -s "$cache/root.kernel" ] || { echo "FAIL: no kernel was unpacked into the $release root"; exit 1; }
+mv "$cache/root.new" "$cache/root"
+{
+	echo "$want"
+	echo "kernel $(cat "$cache/root.kernel")"
+	# shellcheck disable=SC2016 # dpkg-query's own ${...}
+	chroot "$cache/root" dpkg-query -W -f='${Package} ${Version}\n' | sort
+} >"$cache/root.stamp"

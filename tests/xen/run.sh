@@ -1,36 +1,55 @@
 #!/usr/bin/env bash
-# run.sh - a real Xen 4.17 dom0 (Debian's 6.1 kernel) under qemu TCG running the
-# scenarios of scenarios.sh with the freshly built xiotop ($XIOTOP_BIN), then check.py
-# on what came out. Packages are fetched once into a cache: $XIOTOP_CACHE, else the
-# machine-wide /var/cache/xiotop-tests/xen when that directory exists (so a fresh clone
-# on this machine starts warm), else <build dir>/xen-cache. SKIPPED (exit 77) with the
-# reason when root, qemu or the packages are missing.
+# run.sh - a real Xen dom0 of one Debian release ($XIOTOP_XEN_RELEASE: bookworm, Xen 4.17
+# and Linux 6.1, the default; trixie, Xen 4.20 and Linux 6.12) under qemu TCG running the
+# scenarios of scenarios.sh with xiotop, then check.py on what came out. The xiotop is
+# the freshly built $XIOTOP_BIN when the release is the host's own; else (or with
+# XIOTOP_XEN_DEB=1) the .deb scripts/build-release.sh builds for the release, installed
+# with apt into the release's root file system the dom0 image is made from.
+# The release's root (fetch.sh) is made once into a cache: $XIOTOP_CACHE/xen-RELEASE,
+# else the machine-wide /var/cache/xiotop-tests/xen-RELEASE when that directory exists (so
+# a fresh clone on this machine starts warm), else <build dir>/xen-cache-RELEASE. SKIPPED
+# (exit 77) with the reason when root, qemu or the packages are missing.
 set -euo pipefail
 : "${XIOTOP_BIN:?}" "${XIOTOP_SRC:?}"
 here=$XIOTOP_SRC/tests/xen
+release=${XIOTOP_XEN_RELEASE:-bookworm}
+case $release in
+bookworm | trixie) ;;
+*) echo "FAIL: XIOTOP_XEN_RELEASE=$release: bookworm or trixie"; exit 1 ;;
+esac
 t0=$(date +%s.%N)
 elapsed() { echo "$(date +%s.%N) $t0" | awk '{printf "%.1f", $1 - $2}'; }
 if [ "$(id -u)" -ne 0 ]; then
 	echo "SKIPPED: the Xen dom0 test needs root (apt-get download, initramfs device nodes)"
 	exit 77
 fi
-for t in qemu-system-x86_64 cpio depmod modinfo dmsetup mkfs.ext4 losetup flock python3; do
+for t in qemu-system-x86_64 cpio depmod modinfo xz mmdebstrap flock python3; do
 	command -v "$t" >/dev/null ||
 		{ echo "SKIPPED: $t is missing on this host (scripts/install-deps.sh installs it)"; exit 77; }
 done
 if [ -n "${XIOTOP_CACHE:-}" ]; then
-	cache=$XIOTOP_CACHE/xen
+	cache=$XIOTOP_CACHE/xen-$release
 elif [ -d /var/cache/xiotop-tests ] && [ -w /var/cache/xiotop-tests ]; then
-	cache=/var/cache/xiotop-tests/xen
+	cache=/var/cache/xiotop-tests/xen-$release
 else
-	cache=$(dirname "$XIOTOP_BIN")/xen-cache
+	cache=$(dirname "$XIOTOP_BIN")/xen-cache-$release
+fi
+# the xiotop the dom0 runs: built for its release
+# shellcheck disable=SC1091 # the host's, read at run time
+host_release=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+deb=
+if [ "$release" != "$host_release" ] || [ -n "${XIOTOP_XEN_DEB:-}" ]; then
+	tb=$(date +%s)
+	deb=$(bash "$XIOTOP_SRC/scripts/build-release.sh" "$release" "$(dirname "$XIOTOP_BIN")/release/$release" | tail -1) ||
+		{ echo "FAIL: the $release .deb was not built (scripts/build-release.sh $release)"; exit 1; }
+	echo "xen test: $(basename "$deb") for $release in $(($(date +%s) - tb)) s"
 fi
 mkdir -p "$cache"
 # the cache may be machine-wide: one run at a time fills it (until dom0.cpio.gz is made)
 exec 9>"$cache/.lock"
 flock 9
 rc=0
-bash "$here/fetch.sh" "$cache" || rc=$?
+bash "$here/fetch.sh" "$cache" "$release" || rc=$?
 [ $rc -eq 0 ] || exit $rc
 # the image parts that do not depend on xiotop: rebuilt when packages or scripts change
 base_stamp="$(cat "$cache/root.stamp") $(cat "$here/build_base.sh" "$here/domu_init.sh" | md5sum)"
@@ -38,22 +57,46 @@ if [ ! -f "$cache/img/base.stamp" ] || [ "$(cat "$cache/img/base.stamp")" != "$b
 	bash "$here/build_base.sh" "$cache" "$XIOTOP_SRC" || exit $?
 	echo "$base_stamp" >"$cache/img/base.stamp"
 fi
-echo "xen test: packages and base image ready in $(elapsed) s (cache $cache)"
+if [ -n "$deb" ]; then
+	# installed as a user installs it: apt, the release's dependencies pulled when missing
+	cp "$deb" "$cache/root/tmp/xiotop.deb"
+	if ! { chroot "$cache/root" apt-get install -y -q /tmp/xiotop.deb ||
+		{ chroot "$cache/root" apt-get update -q && chroot "$cache/root" apt-get install -y -q /tmp/xiotop.deb; }; } \
+		>"$cache/xiotop-install.log" 2>&1; then
+		echo "FAIL: $(basename "$deb") does not install in the $release root:"
+		tail -5 "$cache/xiotop-install.log"
+		exit 1
+	fi
+	rm -f "$cache/root/tmp/xiotop.deb"
+	# shellcheck disable=SC2016 # dpkg-query's own ${...}
+	echo "xen test: installed $(chroot "$cache/root" dpkg-query -W -f='${Package} ${Version}' xiotop) in the $release root"
+fi
+echo "xen test: $release packages and base image ready in $(elapsed) s (cache $cache)"
 
 work=$(mktemp -d /tmp/xiotop-xen.XXXXXX)
 trap 'rm -rf "$work"' EXIT INT TERM HUP
 # the overlay: xiotop with its shared libraries, the dom0 init and the scenarios
 O=$work/overlay
 mkdir -p "$O/opt/xiotop/bin" "$O/lib/x86_64-linux-gnu" "$O/lib64" "$O/root"
-cp "$XIOTOP_BIN" "$O/opt/xiotop/bin/xiotop"
-ldd "$XIOTOP_BIN" | awk '/=> \//{print $3} /^\t\/lib64/{print $1}' | while read -r lib; do
-	case $lib in
-	/lib64/*) cp -L "$lib" "$O/lib64/" ;;
-	*) cp -L "$lib" "$O/lib/x86_64-linux-gnu/" ;;
-	esac
-done
+if [ -n "$deb" ]; then
+	# the packaged binary and its libraries, as the release root's loader resolves them
+	cp "$cache/root/usr/sbin/xiotop" "$O/opt/xiotop/bin/xiotop"
+	chroot "$cache/root" ldd /usr/sbin/xiotop | awk '/=> \//{print $3} /^\t\/lib64/{print $1}' | while read -r lib; do
+		mkdir -p "$O$(dirname "$lib")"
+		cp -L "$cache/root$lib" "$O$lib"
+	done
+else
+	cp "$XIOTOP_BIN" "$O/opt/xiotop/bin/xiotop"
+	ldd "$XIOTOP_BIN" | awk '/=> \//{print $3} /^\t\/lib64/{print $1}' | while read -r lib; do
+		case $lib in
+		/lib64/*) cp -L "$lib" "$O/lib64/" ;;
+		*) cp -L "$lib" "$O/lib/x86_64-linux-gnu/" ;;
+		esac
+	done
+fi
 install -m 755 "$here/dom0_init.sh" "$O/init"
 install -m 755 "$here/scenarios.sh" "$O/root/scenarios.sh"
+install -m 644 "$here/stacks.sh" "$O/root/stacks.sh"
 (cd "$O" && find . | cpio -H newc -o --quiet | gzip -1 >"$work/overlay.cpio.gz")
 cat "$cache/img/base.cpio.gz" "$work/overlay.cpio.gz" >"$work/dom0.cpio.gz"
 cp "$cache/img/xen" "$cache/img/vmlinuz" "$cache/img/qdisk.status" "$work/"
@@ -63,13 +106,16 @@ truncate -s 64M "$work/results.img"
 xen_cmdline="console=com1 com1=115200 dom0_mem=1536M,max:1536M loglvl=all guest_loglvl=all console_timestamps=boot"
 console=${XIOTOP_XEN_CONSOLE:-$work/console.log}
 tq=$(date +%s.%N)
-# TCG loads both CPUs: one boot at a time, and no other live test or bench beside it
+# TCG loads both CPUs: one boot at a time, and no other live test or bench beside it.
+# XIOTOP_XEN_CPU: another qemu CPU model. Under qemu64,+svm Xen finds no HAP, and
+# Debian's Xen has no shadow paging, so xl refuses HVM guests ("neither hap nor shadow
+# paging available"); qemu64,+svm,+npt (TCG emulates nested paging) should give HAP
 tmo=${XIOTOP_XEN_TIMEOUT:-600}
 # shellcheck disable=SC2016 # $0 and $@ are the inner sh's, not expanded here
 flock /tmp/xiotop-live.lock sh -c 'date +%s.%N >"$0"; exec "$@"' "$work/qemu.start" timeout -k 5 "$tmo" \
-	qemu-system-x86_64 -accel tcg -cpu qemu64,+svm -m 3072 -smp 2 -nographic -no-reboot \
+	qemu-system-x86_64 -accel tcg -cpu "${XIOTOP_XEN_CPU:-qemu64,+svm}" -m 3072 -smp 2 -nographic -no-reboot \
 	-monitor none -serial stdio -kernel "$work/xen" -append "$xen_cmdline" \
-	-initrd "$work/vmlinuz console=hvc0 earlyprintk=xen xiotop_deadline=$((tmo - 30)),$work/dom0.cpio.gz" \
+	-initrd "$work/vmlinuz console=hvc0 earlyprintk=xen xiotop_deadline=$((tmo - 30)) ${XIOTOP_XEN_DOM0_ARGS:-},$work/dom0.cpio.gz" \
 	-drive "file=$work/results.img,format=raw,if=virtio" </dev/null >"$console" 2>&1 || rc=$?
 tl=$(cat "$work/qemu.start" 2>/dev/null || echo "$tq")
 echo "xen test: qemu ran $(echo "$(date +%s.%N) $tl" | awk '{printf "%.1f", $1 - $2}') s (exit $rc)" \

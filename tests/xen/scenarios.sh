@@ -112,12 +112,36 @@ snapshot() {
 		echo "DOMAIN $phase $n $d" >>$R/snapshots.txt
 		ids+=("$d")
 	done
+	# each guest's vCPU time as the hypervisor gives it (xl list, 0.1 s), now and after
+	# xiotop's last intervals: its summed guest_cpu_ns lies between (check.py)
+	for n in "$@"; do
+		d=$(xl domid "$n" 2>/dev/null) || continue
+		echo "XLCPU $phase $n $d start $(xl_time "$n")" >>$R/snapshots.txt
+		echo "DMCPU $phase $n $d start $(dm_ticks "$d")" >>$R/snapshots.txt
+	done
 	# the runtime series spans >= 3 of xiotop's 1 s intervals, read while xentop runs
 	runtime_series "$phase" 4 "${ids[@]}" &
 	xentop -b -i 2 -d 1 -x >"$R/xentop-$phase.txt" 2>&1
 	sleep 2.5 # two more xiotop intervals: its last ones hold the final counts
 	wait $!
+	for n in "$@"; do
+		d=$(xl domid "$n" 2>/dev/null) || continue
+		echo "XLCPU $phase $n $d end $(xl_time "$n")" >>$R/snapshots.txt
+		echo "DMCPU $phase $n $d end $(dm_ticks "$d")" >>$R/snapshots.txt
+	done
 }
+
+# dm_ticks DOMID: utime+stime of the domain's QEMU in clock ticks (USER_HZ, 100 on x86),
+# all its threads, live and exited (/proc/PID/stat); nothing when it has none
+dm_ticks() {
+	local p
+	p=$(xenstore-read /local/domain/0/libxl/"$1"/qdisk-backend-pid 2>/dev/null ||
+		xenstore-read /local/domain/"$1"/image/device-model-pid 2>/dev/null) || return 0
+	[ -r "/proc/$p/stat" ] && sed 's/^.*) //' "/proc/$p/stat" | awk '{print $12 + $13}'
+}
+
+# xl_time NAME: the domain's vCPU seconds, xl list's Time(s) column
+xl_time() { xl list "$1" 2>/dev/null | awk 'NR == 2 {print $NF}'; }
 
 destroy() { for n in "$@"; do xl destroy "$n"; done; }
 
@@ -149,6 +173,18 @@ xpid=$!
 end=$(($(date +%s) + 60))
 while [ ! -s $R/xiotop.json ] && [ "$(date +%s)" -lt $end ]; do sleep 0.5; done
 mark "xiotop up: $(head -3 $R/xiotop.err | tr '\n' ' ')"
+
+# shellcheck disable=SC1091 # tests/xen/stacks.sh, put in /root by run.sh
+. /root/stacks.sh
+# xiotop_phases=stacks on the dom0 command line (run.sh passes $XIOTOP_XEN_DOM0_ARGS):
+# only the storage-stack phases, to work on them (check.py then fails the others)
+if grep -qw xiotop_phases=stacks /proc/cmdline; then
+	stacks_all
+	kill -INT $xpid
+	wait $xpid
+	cp /var/log/xen/*.log $R/ 2>/dev/null
+	exit 0
+fi
 
 ### phase A: file-backed (dio off, dio on) and LVM, writing at once
 # 256 KiB requests: each guest writes for some seconds, so the console shows them at once
@@ -238,6 +274,9 @@ if create reuse >/dev/null && xl unpause reuse && wait_done reuse; then
 	destroy reuse 2>/dev/null
 	sleep 2
 fi
+### the storage stacks of the user stories: md RAID under an LV, degraded and resyncing,
+# the console as an administrator drives it, an HVM guest's emulated disk (stacks.sh)
+stacks_all
 kill -INT $xpid
 wait $xpid
 mark "xiotop exit $?"

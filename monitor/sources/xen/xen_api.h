@@ -20,11 +20,10 @@ struct xs_handle;
 struct xenstat_handle;
 struct xenstat_node;
 struct xenstat_domain;
-struct xenstat_vbd;
 
-/* xenstat_get_node() flags, as xenstat.h numbers them (checked in xen_api_real.c) */
+/* xenstat_get_node() flags, as xenstat.h numbers them (checked in xen_api_real.c). Not
+ * XENSTAT_VBD: its qdisk half asks QEMU with a 10 ms wait (sources/xen/qdisk_stats.h). */
 #define XEN_API_STAT_XEN_VERSION 0x4
-#define XEN_API_STAT_VBD         0x8
 
 struct xen_api {
 	/* libxenstore: a read-only connection (XS_OPEN_READONLY) */
@@ -48,14 +47,6 @@ struct xen_api {
 	unsigned int (*xenstat_domain_id)(struct xenstat_domain *d);
 	unsigned long long (*xenstat_domain_cpu_ns)(struct xenstat_domain *d);
 	unsigned long long (*xenstat_domain_cur_mem)(struct xenstat_domain *d); /* bytes */
-	unsigned int (*xenstat_domain_num_vbds)(struct xenstat_domain *d);
-	struct xenstat_vbd *(*xenstat_domain_vbd)(struct xenstat_domain *d, unsigned int vbd);
-	unsigned int (*xenstat_vbd_dev)(struct xenstat_vbd *v);
-	unsigned long long (*xenstat_vbd_rd_reqs)(struct xenstat_vbd *v);
-	unsigned long long (*xenstat_vbd_wr_reqs)(struct xenstat_vbd *v);
-	unsigned long long (*xenstat_vbd_rd_sects)(struct xenstat_vbd *v);
-	unsigned long long (*xenstat_vbd_wr_sects)(struct xenstat_vbd *v);
-	bool (*xenstat_vbd_error)(struct xenstat_vbd *v);
 };
 
 /* The libraries themselves; NULL if built without them. */

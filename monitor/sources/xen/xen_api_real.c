@@ -12,8 +12,7 @@
 #include <xenstat.h>
 #include <xenstore.h>
 
-_Static_assert(XEN_API_STAT_XEN_VERSION == XENSTAT_XEN_VERSION && XEN_API_STAT_VBD == XENSTAT_VBD,
-               "xenstat.h flag values changed");
+_Static_assert(XEN_API_STAT_XEN_VERSION == XENSTAT_XEN_VERSION, "xenstat.h flag values changed");
 
 static struct xs_handle *real_xs_open(void)
 {
@@ -92,14 +91,6 @@ static const struct xen_api real_api = {
     .xenstat_domain_id = xenstat_domain_id,
     .xenstat_domain_cpu_ns = xenstat_domain_cpu_ns,
     .xenstat_domain_cur_mem = xenstat_domain_cur_mem,
-    .xenstat_domain_num_vbds = xenstat_domain_num_vbds,
-    .xenstat_domain_vbd = xenstat_domain_vbd,
-    .xenstat_vbd_dev = xenstat_vbd_dev,
-    .xenstat_vbd_rd_reqs = xenstat_vbd_rd_reqs,
-    .xenstat_vbd_wr_reqs = xenstat_vbd_wr_reqs,
-    .xenstat_vbd_rd_sects = xenstat_vbd_rd_sects,
-    .xenstat_vbd_wr_sects = xenstat_vbd_wr_sects,
-    .xenstat_vbd_error = xenstat_vbd_error,
 };
 
 const struct xen_api *xen_api_real(void)

@@ -10,11 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sources/xen/qdisk_stats.h"
+
 #define WATCH_PATH  "/local/domain"
 #define WATCH_TOKEN "xiotop"
 #define EVENTS_MAX  4096 /* watch events drained per check: a storm is one change */
 #define NAME_MAX_   64   /* longest directory entry taken (domids, devids, keys) */
-#define SECTOR_SIZE 512u
 
 struct xenlive {
 	const struct xen_api *api;
@@ -22,6 +23,8 @@ struct xenlive {
 	struct xenstat_handle *stat;
 	bool watching;
 	char version[32];
+	char qmp_dir[256];   /* where libxl puts QEMU's qmp-libxenstat-<domid> sockets */
+	char qdisk_why[320]; /* the last reason a qdisk's counters were not read, or "" */
 };
 
 /* Per domain, and per backend device: what topo_from_xenstore() reads (xstopo.c). */
@@ -200,43 +203,16 @@ static int set_guest_cpu(struct xio_sample *s, uint32_t domid, unsigned long lon
 	return sample_add_counters(s, &c);
 }
 
-static uint64_t sectors_to_bytes(unsigned long long sect)
-{
-	return sect > UINT64_MAX / SECTOR_SIZE ? UINT64_MAX : (uint64_t)sect * SECTOR_SIZE;
-}
+/* Not XEN_API_STAT_VBD: blkback's counters come from sysfs (blkback_stats.h) and a qdisk's
+ * from its QEMU (qdisk_stats.h); libxenstat's own QMP questions would take the socket. */
+#define STAT_DOMAINS_ONLY 0
 
-/* libxenstat's VBD counters, for vbds blkback's sysfs did not list (qdisk). */
-static int add_vbds(struct xenlive *x, struct xio_sample *s, struct xenstat_domain *d,
-                    uint32_t domid)
+int xenlive_fill_sample(struct xenlive *x, const struct xt_topology *topo, struct xio_sample *s)
 {
 	const struct xen_api *api = x->api;
-	unsigned int n = api->xenstat_domain_num_vbds(d);
-	for (unsigned int j = 0; j < n; j++) {
-		struct xenstat_vbd *v = api->xenstat_domain_vbd(d, j);
-		if (!v || api->xenstat_vbd_error(v))
-			continue;
-		uint32_t devid = api->xenstat_vbd_dev(v);
-		if (sample_vbd_stat(s, domid, devid))
-			continue;
-		struct xio_vbd_stat st = {
-		    .domid = domid,
-		    .devid = devid,
-		    .source = XIO_VBD_XENSTAT,
-		    .rd_bytes = sectors_to_bytes(api->xenstat_vbd_rd_sects(v)),
-		    .wr_bytes = sectors_to_bytes(api->xenstat_vbd_wr_sects(v)),
-		    .rd_req = api->xenstat_vbd_rd_reqs(v),
-		    .wr_req = api->xenstat_vbd_wr_reqs(v)};
-		if (sample_add_vbd_stat(s, &st))
-			return -1;
-		s->has_vbd_stats = true;
-	}
-	return 0;
-}
-
-int xenlive_fill_sample(struct xenlive *x, struct xio_sample *s)
-{
-	const struct xen_api *api = x->api;
-	struct xenstat_node *node = api->xenstat_get_node(x->stat, XEN_API_STAT_VBD);
+	if (qdisk_stats_fill(x->qmp_dir, topo, s, x->qdisk_why, sizeof(x->qdisk_why)))
+		return -1;
+	struct xenstat_node *node = api->xenstat_get_node(x->stat, STAT_DOMAINS_ONLY);
 	if (!node)
 		return 0;
 	unsigned int n = api->xenstat_node_num_domains(node);
@@ -254,8 +230,6 @@ int xenlive_fill_sample(struct xenlive *x, struct xio_sample *s)
 			continue; /* not (or no longer) in xenstore: being built or dying */
 		sd->mem_bytes = api->xenstat_domain_cur_mem(d);
 		rc = set_guest_cpu(s, domid, api->xenstat_domain_cpu_ns(d));
-		if (!rc)
-			rc = add_vbds(x, s, d, domid);
 	}
 	api->xenstat_free_node(node);
 	s->domains_live = true;
@@ -286,6 +260,7 @@ int xenlive_open(struct xenlive **out, const struct xen_api *api, char *why, siz
 		return -1;
 	}
 	x->api = api;
+	snprintf(x->qmp_dir, sizeof(x->qmp_dir), "%s", XENLIVE_QMP_DIR);
 	char err[256] = "";
 	x->stat = api->xenstat_init(err, sizeof(err));
 	if (!x->stat) {
@@ -329,6 +304,16 @@ fail:
 const char *xenlive_xen_version(const struct xenlive *x)
 {
 	return x ? x->version : "";
+}
+
+void xenlive_set_qmp_dir(struct xenlive *x, const char *dir)
+{
+	snprintf(x->qmp_dir, sizeof(x->qmp_dir), "%s", dir);
+}
+
+const char *xenlive_qdisk_problem(struct xenlive *x)
+{
+	return x ? x->qdisk_why : "";
 }
 
 bool xenlive_watching(const struct xenlive *x)

@@ -13,8 +13,11 @@
  * XENLIVE_VALUE_MAX are cut and flagged `truncated` (the resolver marks them).
  * xenlive_changed() never blocks: it says whether the /local/domain watch fired since
  * the last call (always true if the watch could not be set). xenlive_fill_sample() adds
- * libxenstat's figures for the domains already in the sample: guest vCPU time, memory,
- * and the VBD counters of vbds blkback's sysfs does not show (qdisk).
+ * libxenstat's figures for the domains already in the sample (guest vCPU time, memory)
+ * and the counters of their qdisk vbds, asked of each one's QEMU (qdisk_stats.h; the
+ * sockets are in XENLIVE_QMP_DIR, another with xenlive_set_qmp_dir()).
+ * xenlive_qdisk_problem() is the last reason a qdisk's counters were not read ("" none
+ * yet): the caller says it once.
  */
 #ifndef XIOTOP_XENLIVE_H
 #define XIOTOP_XENLIVE_H
@@ -28,6 +31,8 @@
 
 #define XENLIVE_VALUE_MAX 65536 /* xenstored sends at most 4096 bytes per message */
 #define XENLIVE_DIR_MAX   65536 /* entries read from one directory */
+/* XEN_RUN_DIR as Debian's Xen builds it: libxl opens qmp-libxenstat-<domid> there */
+#define XENLIVE_QMP_DIR "/var/run/xen"
 
 struct xenlive;
 
@@ -36,7 +41,9 @@ int xenlive_open(struct xenlive **out, const struct xen_api *api, char *why, siz
 int xenlive_read_store(struct xenlive *x, struct xs_store *out, char *why, size_t whylen);
 bool xenlive_changed(struct xenlive *x);
 /* 0, or -1 when out of memory. A libxenstat that stops answering leaves s unchanged. */
-int xenlive_fill_sample(struct xenlive *x, struct xio_sample *s);
+int xenlive_fill_sample(struct xenlive *x, const struct xt_topology *topo, struct xio_sample *s);
+void xenlive_set_qmp_dir(struct xenlive *x, const char *dir);
+const char *xenlive_qdisk_problem(struct xenlive *x);
 const char *xenlive_xen_version(const struct xenlive *x); /* "4.17.3", or "" */
 bool xenlive_watching(const struct xenlive *x);           /* the watch is set */
 void xenlive_close(struct xenlive *x);
