@@ -66,7 +66,7 @@ struct rec_writer {
 	char *path;
 	dev_t file_dev; /* the file created at path: rec_writer_moved() compares */
 	ino_t file_ino;
-	size_t count;            /* samples committed */
+	size_t count;       /* samples committed */
 	struct xerr failed; /* sticky: set once the writer is closed by an error */
 	sqlite3_stmt *st[ST_COUNT];
 
