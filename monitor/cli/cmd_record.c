@@ -359,7 +359,10 @@ static int open_file(struct session *s, int64_t realtime_ns)
 	s->rec = rec_create(s->path, &s->facts, &err);
 	if (!s->rec) {
 		s->open_error = err.code;
-		if (!o->dir || (err.code != REC_ERR_FULL && !s->lost_run)) /* else disk_full() */
+		/* what store_sample() hands to disk_full() is said there; anything else ends
+		 * the recording and is said here */
+		if (!o->dir ||
+		    !(err.code == REC_ERR_FULL || (s->lost_run && err.code == REC_ERR_EXISTS)))
 			cli_say(&err);
 		return -1;
 	}
