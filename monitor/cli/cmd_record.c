@@ -10,7 +10,10 @@
  * SIGTERM stop after one last sample. With -o a full disk ends the recording cleanly
  * (exit 2) but never the wrapped command: it is waited for. With --dir the recorder goes
  * on: samples that find no room are lost, counted and said (once, then at most once a
- * minute), and the first sample that fits a new file ends the loss. --user NAME drops to
+ * minute), and the first sample that fits a new file ends the loss. The file removed or
+ * renamed under the recorder (checked at every sample): it ends with that sample and the
+ * recording goes on in a new file (--dir: the directory made again if gone), said once.
+ * --user NAME drops to
  * NAME once the tracer is attached (cli/privdrop.h). --print F also prints each recorded
  * interval as `xiotop -b --format F` would, from the samples as recorded (tests compare
  * it with `xiotop export`).
@@ -146,7 +149,9 @@ static int start_command(struct session *s);
 static int open_file(struct session *s, int64_t realtime_ns);
 
 /* --dir: the sample that crosses a period's end is the last of its file and the first of
- * the next (readers hand it out once), so each file holds its whole period. */
+ * the next (readers hand it out once), so each file holds its whole period. The same when
+ * the file was removed or renamed under the recorder (-o too): the old file ends with
+ * this sample and is closed, so a renamed one stands alone, its WAL folded in. */
 static int rotate(struct session *s, const struct xio_sample *cur)
 {
 	struct xerr err;
@@ -160,8 +165,8 @@ static int rotate(struct session *s, const struct xio_sample *cur)
 	if (open_file(s, cur->realtime_ns))
 		return -1;
 	const struct cli_opts *o = s->o;
-	if (rec_dir_prune(o->dir, cur->realtime_ns, (int64_t)(o->retain_s * 1e9),
-	                  (uint64_t)o->retain_bytes, s->path) < 0)
+	if (o->dir && rec_dir_prune(o->dir, cur->realtime_ns, (int64_t)(o->retain_s * 1e9),
+	                            (uint64_t)o->retain_bytes, s->path) < 0)
 		fprintf(stderr, "xiotop: cannot prune %s: %s\n", o->dir, strerror(errno));
 	return 0;
 }
@@ -225,14 +230,23 @@ static int store_sample(void *ctx, const struct xio_sample *cur, bool first)
 	struct session *s = ctx;
 	struct xerr err;
 	s->last_sample_ns = clock_mono_ns();
-	if (s->o->dir && (!s->rec || cur->realtime_ns >= s->period_end_ns) && rotate(s, cur)) {
+	char moved_from[sizeof(s->path)] = "";
+	if (s->rec && rec_writer_moved(s->rec))
+		snprintf(moved_from, sizeof(moved_from), "%s", s->path);
+	if ((moved_from[0] || (s->o->dir && (!s->rec || cur->realtime_ns >= s->period_end_ns))) &&
+	    rotate(s, cur)) {
 		/* EXISTS: a file named by the same second, cut short by the full disk */
-		if (s->open_error == REC_ERR_FULL ||
-		    (s->lost_run && s->open_error == REC_ERR_EXISTS))
+		if (s->o->dir && (s->open_error == REC_ERR_FULL ||
+		                  (s->lost_run && s->open_error == REC_ERR_EXISTS)))
 			return disk_full(s, cur, s->stored_at_rotation);
 		s->status = 2;
 		return 2;
 	}
+	if (moved_from[0])
+		fprintf(stderr,
+		        "xiotop: %s was removed or renamed under the recorder (what it holds ends "
+		        "with this sample); recording goes on in a new file %s\n",
+		        moved_from, s->path);
 	if (rec_append(s->rec, cur, &err)) {
 		if (err.code == REC_ERR_FULL && s->o->dir)
 			return disk_full(s, cur, false);
@@ -355,6 +369,9 @@ static int open_file(struct session *s, int64_t realtime_ns)
 {
 	const struct cli_opts *o = s->o;
 	if (o->dir) {
+		/* made again if it was removed (or renamed) under the recorder */
+		if (mkdir(o->dir, 0750) == 0)
+			fprintf(stderr, "xiotop: --dir %s was gone: made it again\n", o->dir);
 		int64_t period = (int64_t)(o->period_s * 1e9);
 		s->period_end_ns = rec_dir_period_start(realtime_ns, period) + period;
 		if (rec_dir_file_name(o->dir, realtime_ns, s->path, sizeof(s->path))) {
@@ -366,7 +383,10 @@ static int open_file(struct session *s, int64_t realtime_ns)
 	s->rec = rec_create(s->path, &s->facts, &err);
 	if (!s->rec) {
 		s->open_error = err.code;
-		if (!o->dir || (err.code != REC_ERR_FULL && !s->lost_run)) /* else disk_full() */
+		/* what store_sample() hands to disk_full() is said there; anything else ends
+		 * the recording and is said here */
+		if (!o->dir ||
+		    !(err.code == REC_ERR_FULL || (s->lost_run && err.code == REC_ERR_EXISTS)))
 			cli_say(&err);
 		return -1;
 	}

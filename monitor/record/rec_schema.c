@@ -51,6 +51,13 @@ void rec_set_sqlite_error(struct xerr *err, sqlite3 *db, int rc, const char *pat
                           const char *doing)
 {
 	const char *why = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+	/* SQLite says SQLITE_FULL only for a write into the database or its WAL; making or
+	 * growing the -shm file on a full file system is an I/O error (SQLITE_IOERR_SHMSIZE
+	 * and the like), whose system call failed with ENOSPC: full all the same (the
+	 * recorder opening a new file on a full 1 MiB file system stopped on it, exit 2). */
+	int sys_errno = db ? sqlite3_system_errno(db) : 0;
+	if ((rc & 0xff) == SQLITE_IOERR && (sys_errno == ENOSPC || sys_errno == EDQUOT))
+		rc = SQLITE_FULL;
 	switch (rc & 0xff) {
 	case SQLITE_FULL:
 		rec_set_error(err, REC_ERR_FULL, "%s: disk full while %s", path, doing);

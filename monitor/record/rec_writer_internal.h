@@ -11,6 +11,8 @@
 
 #include "record/rec_internal.h"
 
+#include <sys/types.h>
+
 struct layer_key_id {
 	uint32_t domid, dev, via;
 	int64_t id;
@@ -62,6 +64,8 @@ enum writer_stmt {
 struct rec_writer {
 	sqlite3 *db;
 	char *path;
+	dev_t file_dev; /* the file created at path: rec_writer_moved() compares */
+	ino_t file_ino;
 	size_t count;       /* samples committed */
 	struct xerr failed; /* sticky: set once the writer is closed by an error */
 	sqlite3_stmt *st[ST_COUNT];

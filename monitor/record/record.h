@@ -88,7 +88,9 @@ void rec_host_facts_read(const char *proc_root, struct rec_host_facts *f);
 /* ---- writer ---- */
 struct rec_writer;
 
-/* A new recording at path (created 0640, never overwriting). NULL on error. */
+/* A new recording at path (created 0640, never overwriting). NULL on error. The file is
+ * made under the name PATH.new-PID and renamed to path once it holds its tables, so a
+ * recorder killed meanwhile leaves no half-made recording at path. */
 struct rec_writer *rec_create(const char *path, const struct rec_host_facts *facts,
                               struct xerr *err);
 /* Extra meta facts (command line, interval, tracer mode). 0 or -1. */
@@ -103,6 +105,9 @@ int rec_append(struct rec_writer *w, const struct xio_sample *s, struct xerr *er
 int rec_add_mark_from(struct rec_writer *w, const char *label, int64_t realtime_ns,
                       const char *origin, int exit_status, struct xerr *err);
 size_t rec_writer_count(const struct rec_writer *w);
+/* True when path no longer names the file this writer writes: removed, renamed (by
+ * logrotate, say) or replaced. The writer still writes that file; the caller decides. */
+bool rec_writer_moved(const struct rec_writer *w);
 /* Checkpoints and closes; 0, or -1 if the last commit could not be made durable. Frees w
  * in every case. NULL is allowed. */
 int rec_close(struct rec_writer *w, struct xerr *err);

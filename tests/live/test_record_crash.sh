@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# The recorder against what happens to it from outside (issue "Safe to leave on"):
+#  - 50 kill -9 at random moments of `record` (0 to 2.5 s after its start: before its
+#    file, while the tracer loads, while it samples every 0.2 s), half with -o FILE, half
+#    with --dir, an emulated writer busy meanwhile: every file left at a recording's name
+#    passes SQLite's integrity_check and opens in xiotop; its samples run 0..n-1 without
+#    a gap; it holds every interval the recorder printed (--print: an interval is printed
+#    only after its sample was committed: the writer's own count), plus at most the one
+#    committed and not yet printed; its last sample is within a second of the kill;
+#  - the file removed, then renamed (logrotate without copytruncate) under `record -o`:
+#    said once each, a new file at the path each time, the renamed one complete on its
+#    own (no -wal beside it), and the guest bytes written across the rename are in the
+#    renamed file and the new one, once;
+#  - with --dir, the file moved out of the directory, then the directory removed: said,
+#    the directory made again, a new file each time, every file readable.
+# Exit 77 (skipped) without root or zram.
+set -euo pipefail
+: "${XIOTOP_BIN:?}" "${XIOTOP_EMU:?}" "${XIOTOP_SRC:?}"
+# shellcheck source=livelib.sh
+. "$XIOTOP_SRC/tests/live/livelib.sh"
+live_require_root "recording live domains needs root (BPF, loop devices, zram)"
+live_require_zram "the emulated domains need zram"
+live_require_cmd sqlite3 "no sqlite3 command-line tool (apt-get install sqlite3)"
+live_workdir crash
+pids=()
+before_cleanup() { # the recorders and the writers
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+}
+export XIOTOP_RUNTIME_DIR="$work/run" # `xiotop mark`'s registry: this test's own
+X=$XIOTOP_BIN
+D=0.2
+samples() { [ -s "$1" ] && sqlite3 "$1" 'SELECT count(*) FROM samples' 2>/dev/null || echo 0; }
+wait_for() { # SECONDS COMMAND...: until COMMAND succeeds
+	local until=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -lt $until ] || return 1
+		sleep 0.1
+	done
+}
+has_samples() { [ "$(samples "$1")" -ge "$2" ]; }
+live_world_up off
+set +e
+
+# --- 1. 50 kill -9 at random moments ---
+mkdir "$work/single" "$work/dir"
+"$XIOTOP_EMU" blkback --domid 1 --target "$DOM1_DEV" --write-mib 400 --rate-mib-s 4 \
+	>/dev/null 2>&1 &
+busy=$!
+pids+=("$busy")
+runs=$work/runs.txt
+: >"$runs"
+for i in $(seq 1 50); do
+	delay=$(python3 -c 'import random; print(f"{random.uniform(0, 2.5):.3f}")')
+	if [ $((i % 2)) -eq 0 ]; then
+		mode=dir
+		args=(--dir "$work/dir" --period 1h)
+	else
+		mode=single
+		args=(-o "$work/single/r$i.xrec")
+	fi
+	before=$(ls "$work/dir")
+	"$X" record "${args[@]}" -d $D --xenstore-dump "$XENSTORE_DUMP" --print json \
+		>"$work/p$i.json" 2>"$work/e$i.err" &
+	pid=$!
+	sleep "$delay"
+	running=0
+	kill -0 "$pid" 2>/dev/null && running=1
+	kill -9 "$pid" 2>/dev/null
+	killed=$(date +%s%N)
+	wait "$pid" 2>/dev/null
+	if [ $mode = dir ]; then
+		file=$(comm -13 <(echo "$before") <(ls "$work/dir") | grep '\.xrec$' | head -1)
+		file=${file:+$work/dir/$file}
+		sleep 1 # the next file is named by another second
+	else
+		file=$work/single/r$i.xrec
+	fi
+	echo "$i $mode $delay $killed $running ${file:--}" >>"$runs"
+done
+kill "$busy" 2>/dev/null
+python3 - "$X" "$work" "$D" <<'PY'
+import os, sqlite3, subprocess, sys
+x, work, d = sys.argv[1], sys.argv[2], float(sys.argv[3])
+bad, made, before_file, worst_ms, lines = 0, 0, 0, 0, []
+for row in open(f"{work}/runs.txt"):
+    i, mode, delay, killed, running, path = row.split()
+    printed = sum(1 for _ in open(f"{work}/p{i}.json"))
+    why = []
+    if running != "1":
+        why.append("the recorder was not running at the kill: "
+                   + open(f"{work}/e{i}.err").read().strip()[-200:])
+    if path == "-" or not os.path.exists(path):
+        before_file += 1
+        if printed:
+            why.append(f"{printed} intervals printed but no file")
+    else:
+        made += 1
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        check = db.execute("PRAGMA integrity_check").fetchone()[0]
+        app = db.execute("PRAGMA application_id").fetchone()[0]
+        n, top, last = db.execute(
+            "SELECT count(*), max(idx), max(realtime_ns) FROM samples").fetchone()
+        db.close()
+        if check != "ok" or app != 0x78696F74:
+            why.append(f"integrity_check {check}, application_id {app:#x}")
+        if n and top != n - 1:
+            why.append(f"samples not 0..n-1: {n} samples, last index {top}")
+        if printed and not printed + 1 <= n <= printed + 2:
+            why.append(f"{printed} intervals printed, {n} samples in the file")
+        r = subprocess.run([x, "export", path, "--format", "json"], capture_output=True,
+                           text=True)
+        exported = len(r.stdout.splitlines())
+        if n >= 2 and (r.returncode or exported != n - 1):
+            why.append(f"export: exit {r.returncode}, {exported} intervals: {r.stderr.strip()}")
+        if n < 2 and "no complete interval" not in r.stderr:
+            why.append(f"export of {n} samples: {r.stderr.strip()}")
+        if n:
+            ms = (int(killed) - last) / 1e6
+            worst_ms = max(worst_ms, ms)
+            if ms > 1000:
+                why.append(f"last sample {ms:.0f} ms before the kill")
+    if why:
+        bad += 1
+        print(f"FAIL run {i} ({mode}, killed at {delay} s): {'; '.join(why)}")
+leftovers = [f for sub in ("single", "dir") for f in os.listdir(f"{work}/{sub}") if ".new-" in f]
+print(f"     50 kills at 0-2.5 s: {made} files made, {before_file} runs killed before their "
+      f"file; the last committed sample at most {worst_ms:.0f} ms before the kill (-d {d}); "
+      f"{len(leftovers)} creation leftovers (NAME.new-PID)")
+sys.exit(1 if bad else 0)
+PY
+check $? "every file of 50 killed recorders passes integrity_check, opens, and holds every committed sample"
+
+# --- 2. -o: the file removed, then renamed, under the recorder ---
+f=$work/mv.xrec
+"$X" record -o "$f" -d $D --xenstore-dump "$XENSTORE_DUMP" 2>"$work/mv.err" &
+rec=$!
+pids+=("$rec")
+wait_for 30 has_samples "$f" 3
+rm "$f"
+wait_for 10 grep -q "$f was removed or renamed" "$work/mv.err"
+check $? "removed: $(grep -m1 'removed or renamed' "$work/mv.err")"
+wait_for 10 has_samples "$f" 3
+check $? "removed: a new $f, recording"
+"$XIOTOP_EMU" blkback --domid 1 --target "$DOM1_DEV" --write-mib 8 --rate-mib-s 4 \
+	>"$work/mv-writer.json" &
+writer=$!
+pids+=("$writer")
+sleep 1
+mv "$f" "$f.1"
+wait "$writer"
+sync
+sleep 1
+kill -INT "$rec"
+wait "$rec"
+check $? "the recorder exits 0 after both"
+said=$(grep -c "was removed or renamed" "$work/mv.err")
+check "$([ "$said" -eq 2 ] && echo 0 || echo 1)" "said once each time ($said lines)"
+check "$([ ! -e "$f.1-wal" ] && [ ! -e "$f-wal" ] && [ "$(sqlite3 "$f.1" 'PRAGMA integrity_check')" = ok ] && echo 0 || echo 1)" \
+	"the renamed file stands alone: integrity_check ok, no -wal beside it ($(samples "$f.1") samples)"
+"$X" export "$f.1" --format json >"$work/mv1.json" && "$X" export "$f" --format json >"$work/mv2.json"
+check $? "the renamed file and the new one export"
+python3 - "$work" <<'PY'
+import json, sys
+work = sys.argv[1]
+got = [sum(d["guest_wr_bytes"] or 0 for line in open(f"{work}/{n}.json")
+           for d in json.loads(line)["domains"] if d["domid"] == 1) for n in ("mv1", "mv2")]
+w = json.loads(open(f"{work}/mv-writer.json").read().strip().splitlines()[-1])["wr_bytes"]
+print(f"     dom1: {got[0]/2**20:.2f} MiB in the renamed file + {got[1]/2**20:.2f} MiB in the "
+      f"new one, written {w/2**20:.2f} MiB")
+sys.exit(0 if sum(got) == w and got[0] and got[1] else 1)
+PY
+check $? "guest bytes across the rename: renamed + new file == written, each holding a part"
+
+# --- 3. --dir: the file moved out, then the directory removed ---
+dir=$work/rot
+"$X" record --dir "$dir" --period 1h -d $D --xenstore-dump "$XENSTORE_DUMP" 2>"$work/rot.err" &
+rec=$!
+pids+=("$rec")
+wait_for 30 bash -c "ls $dir/xiotop-*.xrec >/dev/null 2>&1"
+first=$(find "$dir" -name "xiotop-*.xrec" | sort | head -1)
+wait_for 10 has_samples "$first" 3
+sleep 1 # the next file is named by another second
+mv "$first" "$work/aside.xrec"
+wait_for 10 grep -q "was removed or renamed" "$work/rot.err"
+check $? "moved out: $(grep -m1 'removed or renamed' "$work/rot.err")"
+wait_for 10 bash -c "ls $dir/xiotop-*.xrec >/dev/null 2>&1"
+check $? "moved out: a new file in $dir"
+sleep 1.2
+rm -rf "$dir"
+wait_for 10 grep -q "was gone: made it again" "$work/rot.err"
+check $? "directory removed: $(grep -m1 'was gone' "$work/rot.err")"
+wait_for 10 bash -c "ls $dir/xiotop-*.xrec >/dev/null 2>&1"
+sleep 1
+kill -INT "$rec"
+wait "$rec"
+check $? "the recorder exits 0 after both"
+bad=0
+for g in "$work/aside.xrec" "$dir"/xiotop-*.xrec; do
+	[ "$(sqlite3 "$g" 'PRAGMA integrity_check')" = ok ] && [ "$(samples "$g")" -ge 2 ] || bad=$((bad + 1))
+done
+check $bad "the moved file and the new one pass integrity_check, each with samples"
+"$X" export --dir "$dir" --format json >/dev/null
+check $? "export --dir of the directory made again"
+live_finish "recorder crash, removal and renaming"
