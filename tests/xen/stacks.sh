@@ -182,6 +182,7 @@ adm_await() {
 	# each poll's wall time and the screen's first line (its clock): how late a key shows
 	while screen=$(tmux -u capture-pane -p -t adm 2>/dev/null) && ! grep -qE "$3" <<<"$screen"; do
 		echo "$EPOCHREALTIME $1 $(head -1 <<<"$screen")" >>"$R"/adm-polls.log
+		case $1 in drill-*) grep -E "leaf|backend|stacked|^guest " <<<"$screen" >>"$R"/adm-polls.log ;; esac
 		[ "$(date +%s)" -lt $end ] || { mark "console: no \"$3\" on the screen in $2 s ($1)"; break; }
 		sleep 0.3
 	done
@@ -205,10 +206,11 @@ console_prepare() {
 }
 
 console_drive() {
-	# the drill-down shows the layers of the next interval with I/O: a member with bytes
-	adm_await drill-raid1 120 "^ *\\\`- zram[0-9]+ +leaf +[0-9.]+ +[0-9]*[1-9]"
+	# the drill-down shows the layers of the next interval with I/O: a member with bytes (".-",
+	# not a quoted backtick: GNU grep reads \` as the start of the text, and never matched)
+	adm_await drill-raid1 120 "^ *.- zram[0-9]+ +leaf +[0-9.]+ +[0-9]*[1-9]"
 	adm_keys q f BSpace BSpace BSpace BSpace BSpace f i l e - r Enter d
-	adm_await drill-file 90 "^ *\\\`- ram0 +leaf +[0-9.]+ +[0-9]*[1-9]"
+	adm_await drill-file 90 "^ *.- ram0 +leaf +[0-9.]+ +[0-9]*[1-9]"
 	adm_keys q f BSpace BSpace BSpace BSpace BSpace BSpace Enter
 	adm_await unfiltered 30 "^raid10 "
 	# each await names what the key changes: a starved dom0 shows it seconds late
