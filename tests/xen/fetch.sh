@@ -37,7 +37,8 @@ if ! mmdebstrap --variant=minbase --include="$(
 	--customize-hook='rm -f "$1"/var/cache/apt/archives/*.deb' \
 	"$release" "$cache/root.new" "$mirror" >"$cache/mmdebstrap.log" 2>&1; then
 	rm -rf "$cache/root.new"
-	echo "SKIPPED: mmdebstrap of $release's dom0 root failed: $(grep -a -E '^(E|W):' "$cache/mmdebstrap.log" | tail -1)"
+	# the first error says why (the archive unreachable, a package missing), the last only that it stopped
+	echo "SKIPPED: mmdebstrap of $release's dom0 root from $mirror failed: $(grep -a -m1 -E '^E:' "$cache/mmdebstrap.log" || tail -1 "$cache/mmdebstrap.log")"
 	exit 77
 fi
 # shellcheck disable=SC2012 # one kernel version directory, a plain name
