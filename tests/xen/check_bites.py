@@ -108,7 +108,7 @@ def not_dom0(d):
 STACKS = 4
 MUTATIONS = [
     ("guest writes 3 % high", lambda s: per_interval(scale_domains("guest_wr_bytes", 1.03, not_dom0)),
-     r"guest_?wr.* vs blkback"),
+     r"guest[_ ]?wr.* vs blkback"),
     ("guest reads 3 % high", lambda s: per_interval(scale_domains("guest_rd_bytes", 1.03, not_dom0)),
      r"rd .* vs blkback|rd_sect"),
     ("double-counted bytes dropped", lambda s: per_interval(scale_domains("double_counted_bytes", 0, not_dom0)),
