@@ -8,7 +8,6 @@ every 50 ms with the wall clock around each read (RUNTIME lines), and xentop's V
 (or per incarnation, split by time, when a domid is reused). xiotop runs with --latency:
 its histograms are checked by check_latency.py (counts against blkback's and the guest's,
 times against the guest's own)."""
-import datetime
 import json
 import os
 import re
@@ -16,8 +15,8 @@ import sys
 
 from check_latency import check_latency
 from check_stacks import check_stacks
+from xenfig import MiB, epoch, mib, within
 
-MiB = 1 << 20
 failures = []
 notes = []
 skipped = []  # the scenarios that could not run here: "SKIPPED NAME: why", counted
@@ -43,16 +42,6 @@ def report(ok, what):
     print(("ok   " if ok else "NOTE ") + what, flush=True)
     if not ok:
         notes.append(what)
-
-
-def within(value, expected, pct):
-    if expected == 0:
-        return value == 0
-    return abs(value - expected) <= expected * pct / 100.0
-
-
-def mib(b):
-    return f"{b / MiB:.2f} MiB"
 
 
 def load_intervals(path):
@@ -151,11 +140,6 @@ def parse_xentop(path):
         if len(p) > 10 and p[0] not in ("Net", "VBD"):
             name = p[0]
     return blocks[-1] if blocks else {}
-
-
-def epoch(iso):
-    """An interval's JSON time (UTC, ms, "Z") as seconds since the epoch."""
-    return datetime.datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
 
 
 def totals(intervals, domid, t_from=None, t_to=None):

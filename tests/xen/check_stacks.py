@@ -8,25 +8,10 @@ statistics/{rd,wr}_sect x 512 (SVBD lines), each md member's and ram disk's
 component_size (MDSYNC), the guest's own /sys/block/<disk>/stat, the device model's
 utime+stime from /proc/PID/stat (HVMCPU). xiotop's side is the sum of its JSON intervals
 ending inside the phase's window (the guests are idle at both ends of it)."""
-import datetime
 import os
 import re
 
-MiB = 1 << 20
-
-
-def _epoch(iso):
-    return datetime.datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
-
-
-def _within(value, expected, pct):
-    if expected == 0:
-        return value == 0
-    return abs(value - expected) <= expected * pct / 100.0
-
-
-def _mib(b):
-    return f"{b / MiB:.2f} MiB"
+from xenfig import MiB, epoch, mib, within
 
 
 class Truth:
@@ -88,7 +73,7 @@ def _sum(intervals, window, domid):
              unattr_rd=0, unattr_wr=0, n=0, series=[])
     lo, hi = window
     for iv in intervals:
-        at = _epoch(iv["time"])
+        at = epoch(iv["time"])
         if at <= lo or at > hi + 1.2:
             continue
         un = iv.get("unattributed") or {}
@@ -112,7 +97,7 @@ def _sum(intervals, window, domid):
 
 
 def _layer_text(layers):
-    return ", ".join(f"{n} {role}{' leaf' if leaf else ''} wr {_mib(w)}"
+    return ", ".join(f"{n} {role}{' leaf' if leaf else ''} wr {mib(w)}"
                      for (n, role, leaf), (_, w) in sorted(layers.items(), key=lambda x: str(x[0])))
 
 
@@ -141,13 +126,13 @@ def _guest(truth, intervals, phase, name, check):
     t = _sum(intervals, win, v["domid"])
     tag = f"[{phase}] {name} (domid {v['domid']})"
     check(within2(t["guest_wr"], v["wr"]) and within2(t["guest_rd"], v["rd"]),
-          f"{tag}: guest wr {_mib(t['guest_wr'])} rd {_mib(t['guest_rd'])} vs blkback"
-          f" wr_sect*512 {_mib(v['wr'])} rd_sect*512 {_mib(v['rd'])} (within 2 %)")
+          f"{tag}: guest wr {mib(t['guest_wr'])} rd {mib(t['guest_rd'])} vs blkback"
+          f" wr_sect*512 {mib(v['wr'])} rd_sect*512 {mib(v['rd'])} (within 2 %)")
     return v, t
 
 
 def within2(a, b):
-    return _within(a, b, 2)
+    return within(a, b, 2)
 
 
 def _members_leaf_bytes(t, members):
@@ -177,21 +162,21 @@ def _check_raid(res, truth, intervals, check):
         mrd, mwr = truth.delta("R", members)
         xrd, xwr = _members_leaf_bytes(t, members)
         check(within2(mwr, 2 * v["wr"]),
-              f"{tag}: members' own diskstats wr {_mib(mwr)} = twice blkback's {_mib(v['wr'])} (a mirror)")
+              f"{tag}: members' own diskstats wr {mib(mwr)} = twice blkback's {mib(v['wr'])} (a mirror)")
         check(within2(t["phys_wr"], mwr) and within2(xwr, mwr),
-              f"{tag}: phys_wr_bytes {_mib(t['phys_wr'])} (at the members {_mib(xwr)}) vs the members'"
-              f" diskstats {_mib(mwr)}")
+              f"{tag}: phys_wr_bytes {mib(t['phys_wr'])} (at the members {mib(xwr)}) vs the members'"
+              f" diskstats {mib(mwr)}")
         check(within2(t["phys_rd"], mrd) and within2(mrd, v["rd"]),
-              f"{tag}: phys_rd_bytes {_mib(t['phys_rd'])} vs the members' diskstats rd {_mib(mrd)}"
-              f" (blkback rd {_mib(v['rd'])}: a mirror reads each byte once)")
+              f"{tag}: phys_rd_bytes {mib(t['phys_rd'])} vs the members' diskstats rd {mib(mrd)}"
+              f" (blkback rd {mib(v['rd'])}: a mirror reads each byte once)")
         check(t["double"] <= 0.02 * v["wr"],
-              f"{tag}: double_counted_bytes {_mib(t['double'])} = 0: vmstat counts the guest's bio"
+              f"{tag}: double_counted_bytes {mib(t['double'])} = 0: vmstat counts the guest's bio"
               " once, md's member bios (submit_bio_noacct) not at all")
         _check_stack_layers(tag, t, md, members, check)
     fv, ft = _guest(truth, intervals, "R", "file-r", check)
     if fv:
-        check(_within(ft["double"], fv["wr"], 5),
-              f"[R] file-r: double_counted_bytes {_mib(ft['double'])} ≈ its writes {_mib(fv['wr'])}"
+        check(within(ft["double"], fv["wr"], 5),
+              f"[R] file-r: double_counted_bytes {mib(ft['double'])} ≈ its writes {mib(fv['wr'])}"
               " (loop direct I/O: loop4 and ram0 both counted)")
     win = truth.window("R")
     r1, r10 = truth.vbd.get(("R", "raid1")), truth.vbd.get(("R", "raid10"))
@@ -199,9 +184,9 @@ def _check_raid(res, truth, intervals, check):
         bo = truth.vmstat["R-end"][2] - truth.vmstat["R-start"][2]
         un = _sum(intervals, win, -1)["unattr_wr"]
         want = r1["wr"] + r10["wr"] + 2 * fv["wr"]
-        check(_within(bo, want + un, 2),
-              f"[R] vmstat pgpgout {_mib(bo)} = the kernel's count: raid1 {_mib(r1['wr'])} + raid10"
-              f" {_mib(r10['wr'])} once, file-r twice {_mib(2 * fv['wr'])}, + unattributed {_mib(un)}"
+        check(within(bo, want + un, 2),
+              f"[R] vmstat pgpgout {mib(bo)} = the kernel's count: raid1 {mib(r1['wr'])} + raid10"
+              f" {mib(r10['wr'])} once, file-r twice {mib(2 * fv['wr'])}, + unattributed {mib(un)}"
               " (a mirror's second copy is in no vmstat figure)")
     # phase RD: md0 without zram1
     v, t = _guest(truth, intervals, "RD", "raid1-deg", check)
@@ -210,12 +195,12 @@ def _check_raid(res, truth, intervals, check):
         grd, gwr = truth.delta("RD", ["zram1"])
         xrd, xwr = _members_leaf_bytes(t, ["zram1"])
         check(gwr == 0 and grd == 0 and xwr == 0 and xrd == 0,
-              f"[RD] the failed member zram1: diskstats rd {_mib(grd)} wr {_mib(gwr)}, xiotop's layer"
-              f" rd {_mib(xrd)} wr {_mib(xwr)}: nothing")
+              f"[RD] the failed member zram1: diskstats rd {mib(grd)} wr {mib(gwr)}, xiotop's layer"
+              f" rd {mib(xrd)} wr {mib(xwr)}: nothing")
         check(within2(mwr, v["wr"]) and within2(t["phys_wr"], mwr),
-              f"[RD] raid1-deg: phys_wr_bytes {_mib(t['phys_wr'])} vs zram0's diskstats {_mib(mwr)} vs"
-              f" blkback {_mib(v['wr'])} (degraded: one copy)")
-        check(t["double"] <= 0.02 * v["wr"], f"[RD] raid1-deg: double_counted_bytes {_mib(t['double'])} = 0")
+              f"[RD] raid1-deg: phys_wr_bytes {mib(t['phys_wr'])} vs zram0's diskstats {mib(mwr)} vs"
+              f" blkback {mib(v['wr'])} (degraded: one copy)")
+        check(t["double"] <= 0.02 * v["wr"], f"[RD] raid1-deg: double_counted_bytes {mib(t['double'])} = 0")
         _check_stack_layers("[RD] raid1-deg", t, "md0", ["zram0"], check)
     # phase RS: zram1 added back, md recovers it while a guest writes
     v, t = _guest(truth, intervals, "RS", "raid1-rs", check)
@@ -227,18 +212,18 @@ def _check_raid(res, truth, intervals, check):
         xrd, xwr = _members_leaf_bytes(t, ["zram0", "zram1"])
         un_rd, un_wr = t["unattr_rd"], t["unattr_wr"]
         size = ms["component_kib"] * 1024
-        print(f"     [RS] members' diskstats rd {_mib(mrd)} wr {_mib(mwr)}; raid1-rs at the members rd"
-              f" {_mib(xrd)} wr {_mib(xwr)}; unattributed rd {_mib(un_rd)} wr {_mib(un_wr)};"
-              f" md0 component {_mib(size)}; blkback wr {_mib(v['wr'])}")
+        print(f"     [RS] members' diskstats rd {mib(mrd)} wr {mib(mwr)}; raid1-rs at the members rd"
+              f" {mib(xrd)} wr {mib(xwr)}; unattributed rd {mib(un_rd)} wr {mib(un_wr)};"
+              f" md0 component {mib(size)}; blkback wr {mib(v['wr'])}")
         check(xwr <= 2 * v["wr"] * 1.02 and xrd <= v["rd"] * 1.02,
-              f"[RS] raid1-rs: its member bytes wr {_mib(xwr)} rd {_mib(xrd)} hold only its own I/O (at"
-              f" most two copies of blkback's wr {_mib(v['wr'])}, one of rd {_mib(v['rd'])}), no recovery")
+              f"[RS] raid1-rs: its member bytes wr {mib(xwr)} rd {mib(xrd)} hold only its own I/O (at"
+              f" most two copies of blkback's wr {mib(v['wr'])}, one of rd {mib(v['rd'])}), no recovery")
         check(within2(un_wr, mwr - xwr) and within2(un_rd, mrd - xrd),
-              f"[RS] the recovery as md's own bytes, charged to no guest: unattributed wr {_mib(un_wr)}"
-              f" rd {_mib(un_rd)} vs the members' diskstats less the guest's: wr {_mib(mwr - xwr)}"
-              f" rd {_mib(mrd - xrd)}")
+              f"[RS] the recovery as md's own bytes, charged to no guest: unattributed wr {mib(un_wr)}"
+              f" rd {mib(un_rd)} vs the members' diskstats less the guest's: wr {mib(mwr - xwr)}"
+              f" rd {mib(mrd - xrd)}")
         check(un_wr >= 0.95 * size,
-              f"[RS] md rebuilt the member: unattributed wr {_mib(un_wr)} >= 95 % of its {_mib(size)}")
+              f"[RS] md rebuilt the member: unattributed wr {mib(un_wr)} >= 95 % of its {mib(size)}")
 
 
 def _screen(res, name):
@@ -367,9 +352,9 @@ def _check_hvm(res, truth, intervals, check, report, skip):
         check(False, "[H] the HVM guest printed its own disk count (guest-hvm.log)")
         return
     check(within2(t["guest_wr"], gs[1]) and within2(t["guest_rd"], gs[0]),
-          f"[H] hvm (domid {h['domid']}): guest wr {_mib(t['guest_wr'])} rd {_mib(t['guest_rd'])} through"
-          f" the device model's syscalls vs the guest's own /sys/block/sda/stat wr {_mib(gs[1])}"
-          f" rd {_mib(gs[0])}")
+          f"[H] hvm (domid {h['domid']}): guest wr {mib(t['guest_wr'])} rd {mib(t['guest_rd'])} through"
+          f" the device model's syscalls vs the guest's own /sys/block/sda/stat wr {mib(gs[1])}"
+          f" rd {mib(gs[0])}")
     reads = truth.hvm_cpu
     tick = 1e9 / truth.hz
     got = []
@@ -386,7 +371,7 @@ def _check_hvm(res, truth, intervals, check, report, skip):
         lo, hi = (lo1 - hi0 - 1) * tick, (hi1 - lo0 + 1) * tick  # a count truncates: up to a tick short
         truth_ns = min(max(x, lo), hi)
         got = [(x, lo, hi, truth_ns)]
-        check(truth_ns > 0 and _within(x, truth_ns, 5),
+        check(truth_ns > 0 and within(x, truth_ns, 5),
               f"[H] device-model CPU {x / 1e6:.0f} ms over {a1 - a0:.1f} s vs qemu's utime+stime"
               f" {lo / 1e6:.0f}-{hi / 1e6:.0f} ms (/proc/PID/stat, within 5 %)")
     if not got:
