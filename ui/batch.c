@@ -166,8 +166,12 @@ static void print_text_head(FILE *out, const struct model_interval *m)
 	/* interrupts are part of the busy time; steal is apart: the hypervisor's, not dom0's */
 	fprintf(out, "%s %s  %s %s  %s %s\n", head(FIG_HOST_BUSY_NS), busy, head(FIG_HOST_IRQ_NS),
 	        irq, head(FIG_HOST_STEAL_NS), steal);
-	if (!t.disks_complete)
-		fprintf(out, "disks: %s keeps no diskstats\n", m->unaccounted_leaf);
+	if (!t.disks_complete) {
+		/* a device name from a recording is outside text: escaped as every name is */
+		char leaf[4 * sizeof(m->unaccounted_leaf)];
+		sanitize_text(m->unaccounted_leaf, leaf, sizeof(leaf));
+		fprintf(out, "disks: %s keeps no diskstats\n", leaf);
+	}
 }
 
 /* Rows in domid order: Domain-0 first, (unattributed) last. */

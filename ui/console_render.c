@@ -171,10 +171,13 @@ static int render_header(const struct console_state *st, struct grid *g)
 	         head(FIG_DOUBLE_COUNTED_TOTAL),
 	         rate(d, sizeof(d), t.double_counted_bytes, stack_s),
 	         head(FIG_UNATTRIBUTED_WR_BYTES), e);
-	/* a leaf keeping no diskstats (a ram disk): the disks' totals are unknown, "-" */
-	if (!t.disks_complete) /* a kernel device name: nothing to escape */
+	/* a leaf keeping no diskstats (a ram disk): the disks' totals are unknown, "-"; its
+	 * name, from a recording in a replay, is escaped as every name is */
+	char leaf[4 * sizeof(m->unaccounted_leaf)];
+	grid_text(m->unaccounted_leaf, st->o.ascii_only, leaf, sizeof(leaf));
+	if (!t.disks_complete)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-		         "  (disks: %s keeps no diskstats)", m->unaccounted_leaf);
+		         "  (disks: %s keeps no diskstats)", leaf);
 	grid_put(g, 1, line, GRID_PLAIN);
 
 	char hooks[512];
