@@ -171,6 +171,7 @@ enum xiotop_stat {
 	XIOTOP_STAT_LOST_CPU,          /* cpu or work-state map full */
 	XIOTOP_STAT_SHARED_RUNTIME_NS, /* runtime of tasks serving no one domain (kworkers too) */
 	XIOTOP_STAT_LOST_LATENCY,      /* latency map full: an I/O not timed */
+	XIOTOP_STAT_LATENCY_DISPLACED, /* a stamp never taken: its I/O not timed (latency.bpf.h) */
 	XIOTOP_STAT_MAX
 };
 

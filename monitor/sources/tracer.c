@@ -349,11 +349,12 @@ int tracer_read(struct tracer *t, struct xio_sample *s)
 	uint64_t kworker_ns = 0;
 	if (t->has_cpu && read_cpu(t, s, &kworker_ns))
 		return -1;
-	s->lost_events = read_stat(t, XIOTOP_STAT_LOST_LAYER) +
-	                 read_stat(t, XIOTOP_STAT_LOST_REMAP) + read_stat(t, XIOTOP_STAT_LOST_CPU) +
-	                 read_stat(t, XIOTOP_STAT_LOST_LATENCY) +
-	                 (t->has_latency ? hooks_latency_misses(&t->hooks) : 0) +
-	                 map_updates_lost(&t->updates); /* topology entries the maps refused */
+	s->lost_events =
+	    read_stat(t, XIOTOP_STAT_LOST_LAYER) + read_stat(t, XIOTOP_STAT_LOST_REMAP) +
+	    read_stat(t, XIOTOP_STAT_LOST_CPU) + read_stat(t, XIOTOP_STAT_LOST_LATENCY) +
+	    (t->has_latency ? hooks_latency_misses(&t->hooks) : 0) +
+	    (hooks_latency_all(&t->hooks) ? read_stat(t, XIOTOP_STAT_LATENCY_DISPLACED) : 0) +
+	    map_updates_lost(&t->updates); /* topology entries the maps refused */
 	if (t->has_cpu)
 		read_unattributed(t, s, kworker_ns);
 	if (t->has_dirty && read_dirty(t, s))

@@ -352,6 +352,11 @@ bool hooks_latency(const struct hook_set *h)
 	       (h->attached[HOOK_BIO_COMPLETE] || h->attached[HOOK_RQ_COMPLETE]);
 }
 
+bool hooks_latency_all(const struct hook_set *h)
+{
+	return hooks_latency(h) && h->attached[HOOK_BIO_COMPLETE] && h->attached[HOOK_RQ_COMPLETE];
+}
+
 unsigned long long hooks_latency_misses(const struct hook_set *h)
 {
 	const enum hook_id ids[2] = {HOOK_BIO_COMPLETE, HOOK_RQ_COMPLETE};

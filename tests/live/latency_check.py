@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Live latency check (--latency): each emulated backend times its own requests
-(CLOCK_MONOTONIC around every pwrite/pread, O_DIRECT) and prints their p50; xiotop's
-histogram of that domain over the same requests must put its p50 in the same or an
-adjacent log2 bucket, and hold exactly as many requests as the writer made.
+(CLOCK_MONOTONIC around every pwrite/pread, O_DIRECT) and prints their nearest-rank p50;
+xiotop's histogram of that domain over the same requests must hold as many requests as
+the writer made (less those xiotop says it lost), and put its p50 between the writer's
+own (each request xiotop times lies inside the writer's clock reads around it, so rank by
+rank xiotop's time is at most the writer's) and one bucket below the writer's p50 less
+the writer's own part of a request (p50_agrees).
 
 Runs inside a world of tests/emu/emu.sh (its env file is given): guest1 a loop device
 (request-based: timed at block_rq_complete), guest2 a partition of one, guest3 zram
@@ -23,6 +26,12 @@ WRITE_MIB = int(os.environ.get("XIOTOP_TEST_WRITE_MIB", "32"))
 P50_SIZES = ("64K", "256K")
 READ_MIB = int(os.environ.get("XIOTOP_TEST_READ_MIB", "16"))
 OPS = {"write": "wr_lat", "read": "rd_lat"}
+# The writer's own part of each request, outside the device (io_submit, pinning its pages,
+# polling the completion): here a zram 4K read takes 5.6 us at the writer and about 0.5 us
+# in the device. Where the device is fast (zram 64K reads: 9-12 us at the writer, 2-4 us
+# in the device) this part is most of the writer's time, and a lower bound taken from the
+# writer's p50 alone failed about 1 run in 8.
+WRITER_OWN_NS = 6000
 
 
 def bucket_of(ns):
@@ -68,6 +77,13 @@ def p50_bucket(hist):
     return None, total
 
 
+def p50_agrees(mine, own_p50_ns):
+    """xiotop's p50 bucket is at most the writer's (containment) and at least one bucket
+    below the writer's p50 less its own part of a request."""
+    low = bucket_of(max(own_p50_ns - WRITER_OWN_NS, 0)) - 1
+    return mine is not None and low <= mine <= bucket_of(own_p50_ns)
+
+
 def device_model(xt, env, emu):
     """A qemu-like device model (-xen-domid 7, found in /proc) writes its image file,
     buffered then O_DIRECT: xiotop times each write syscall (sys_enter to sys_exit)."""
@@ -85,9 +101,10 @@ def device_model(xt, env, emu):
     theirs = bucket_of(w["wr_lat"]["p50_ns"])
     check(count == w["image_wr_ios"], f"dom7 (device model, image file) write: xiotop timed "
           f"{count} syscalls, the device model made {w['image_wr_ios']}")  # no stamp slot
-    check(mine is not None and abs(mine - theirs) <= 1,
+    check(p50_agrees(mine, w["wr_lat"]["p50_ns"]),
           f"dom7 (device model) write p50: its own {w['wr_lat']['p50_ns'] / 1000:.1f} us "
-          f"(bucket 2^{theirs} ns), xiotop's bucket 2^{mine} ns (within one bucket); "
+          f"(bucket 2^{theirs} ns), xiotop's bucket 2^{mine} ns (at most the writer's, at "
+          f"least one below its p50 less {WRITER_OWN_NS / 1000:.0f} us); "
           f"histogram { {k: hist[k] for k in sorted(hist)} }")
     os.unlink(image)
 
@@ -115,9 +132,10 @@ def main():
                 theirs = bucket_of(own["p50_ns"])
                 ios = w["wr_ios" if op == "write" else "rd_ios"]
                 lost = lost_events(ivs, start)
-                # an unexplained single untimed request in ~4096 (loop, 4K reads, some
-                # runs, with no lost event said) is tolerated up to 0.1 % and printed
-                check(count <= ios and count + lost + ios // 1000 >= ios,
+                # every untimed request is a lost event: a stamp displaced (in flight in
+                # the same slot, or its completion never delivered: latency.bpf.h), or a
+                # completion program the kernel skipped as nested
+                check(count <= ios and count + lost >= ios,
                       f"dom{domid} ({what}, {bs}) {op}: xiotop timed {count} requests, "
                       f"the backend made {ios} (xiotop's guest count "
                       f"{guest_ios(ivs, domid, op, start)}; lost events meanwhile {lost})")
@@ -126,10 +144,11 @@ def main():
                           f"{own['p50_ns'] / 1000:.1f} us, xiotop's bucket 2^{mine} ns "
                           f"(not compared at this size)")
                     continue
-                check(mine is not None and abs(mine - theirs) <= 1,
+                check(p50_agrees(mine, own["p50_ns"]),
                       f"dom{domid} ({what}, {bs}) {op} p50: backend's own "
                       f"{own['p50_ns'] / 1000:.1f} us (bucket 2^{theirs} ns), xiotop's "
-                      f"bucket 2^{mine} ns (within one bucket); histogram "
+                      f"bucket 2^{mine} ns (at most the writer's, at least one below its "
+                      f"p50 less {WRITER_OWN_NS / 1000:.0f} us); histogram "
                       f"{ {k: hist[k] for k in sorted(hist)} }")
     device_model(xt, env, emu)
     xt.stop()
