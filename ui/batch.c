@@ -56,6 +56,22 @@ static void json_figure(FILE *out, const char *sep, enum figure_id fig,
 	batch_put_figure(out, key, fig, m);
 }
 
+/* The host figures added to the table after the named ones whose JSON place is in
+ * `object` ("host", "unattributed", "" the top level), each after the named members. */
+static void json_added(FILE *out, const char *object, const struct model_interval *m)
+{
+	for (int i = FIGURE_NAMED; i < figure_count(); i++) {
+		const struct figure *f = figure_get((enum figure_id)i);
+		const char *path = f->json ? f->json : f->key;
+		if (f->scope != FIGURE_HOST || !path || !figure_is_scalar(f) || strchr(path, '['))
+			continue;
+		const char *dot = strrchr(path, '.');
+		size_t len = dot ? (size_t)(dot - path) : 0;
+		if (len == strlen(object) && !strncmp(path, object, len))
+			json_figure(out, ",", (enum figure_id)i, m);
+	}
+}
+
 static void print_json(FILE *out, const struct model_interval *m)
 {
 	char ts[40];
@@ -76,13 +92,16 @@ static void print_json(FILE *out, const struct model_interval *m)
 	json_figure(out, ",", FIG_HOST_BUSY_NS, m);
 	json_figure(out, ",", FIG_HOST_IRQ_NS, m);
 	json_figure(out, ",", FIG_HOST_STEAL_NS, m);
+	json_added(out, "host", m);
 	fputs("},\"unattributed\":{", out);
 	json_figure(out, "", FIG_UNATTRIBUTED_RD_BYTES, m);
 	json_figure(out, ",", FIG_UNATTRIBUTED_WR_BYTES, m);
+	json_added(out, "unattributed", m);
 	fputc('}', out);
 	json_figure(out, ",", FIG_UNATTRIBUTED_CPU_NS, m);
 	json_figure(out, ",", FIG_DOM0_OWN_CPU_NS, m);
 	json_figure(out, ",", FIG_LOST_EVENTS, m);
+	json_added(out, "", m);
 	fputs(",\"domains\":[", out);
 	for (size_t i = 0; i < m->n_domains; i++) {
 		if (i)
