@@ -11,7 +11,7 @@
 const char *model_role_name(enum model_role r)
 {
 	static const char *const names[] = {"backend", "stacked", "file", "leaf"};
-	return (unsigned)r < 4 ? names[r] : "?";
+	return (unsigned)r < sizeof(names) / sizeof(names[0]) ? names[r] : "?";
 }
 
 /* A counter that went backwards means the tracer restarted: count from zero. */
