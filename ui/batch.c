@@ -121,14 +121,12 @@ static void print_csv(FILE *out, const struct model_interval *m, unsigned long i
 	if (iteration == 0) {
 		fputs("time,interval_s,", out);
 		batch_keys_csv_header(out);
-		batch_keys_csv_host_header(out);
 		fputc('\n', out);
 	}
 	iso_time(ts, sizeof(ts), m->realtime_ns);
 	for (size_t i = 0; i < m->n_domains; i++) {
 		fprintf(out, "%s,%.3f,", ts, m->interval_s);
 		batch_keys_csv_row(out, m, &m->domains[i]);
-		batch_keys_csv_host_row(out, m);
 		fputc('\n', out);
 	}
 }

@@ -214,17 +214,20 @@ static char *capture(const struct world *w, enum batch_format f)
 	return buf;
 }
 
-/* The keys a figure added after the named ones (FIGURE_NAMED and on) gives a domain's
- * CSV (csv: with FIGURE_CSV) or JSON, from its table entry: ",key" or ",\"key\":value".
- * The named keys stay written out below: their order is the published format. */
-static void added_keys(const struct model_interval *m, const struct model_domain *d,
-                       enum figure_scope scope, bool csv, char *buf, size_t len)
+/* The keys figures added after the named ones (FIGURE_NAMED and on) give, from their
+ * table entries: CSV's columns (",key", domain or host, with FIGURE_CSV; after all the
+ * named columns, so that none of those moves) or a domain's JSON members
+ * (",\"key\":value"). The named keys stay written out below: their order is the
+ * published format. */
+static void added_keys(const struct model_interval *m, const struct model_domain *d, bool csv,
+                       char *buf, size_t len)
 {
 	size_t n = 0;
 	buf[0] = '\0';
 	for (int i = FIGURE_NAMED; i < figure_count(); i++) {
 		const struct figure *f = figure_get((enum figure_id)i);
-		if (f->scope != scope || !f->key || f->form == FORM_SCREEN)
+		bool domain = f->scope == FIGURE_DOMAIN && f->form != FORM_SCREEN;
+		if (!f->key || !(domain || (csv && f->scope == FIGURE_HOST)))
 			continue;
 		if (csv && (f->flags & FIGURE_CSV))
 			n += (size_t)snprintf(buf + n, len - n, ",%s", f->key);
@@ -244,20 +247,18 @@ static void test_csv_json_keys(void **state)
 	struct world w;
 	make_world(&w, false);
 	char *csv = capture(&w, BATCH_CSV);
-	char domain_added[1024], host_added[1024], want[4096];
-	added_keys(&w.m, NULL, FIGURE_DOMAIN, true, domain_added, sizeof(domain_added));
-	added_keys(&w.m, NULL, FIGURE_HOST, true, host_added, sizeof(host_added));
-	/* the domain's columns, then the host's, each with the figures added after them */
-	snprintf(want, sizeof(want), "%s%s%s%s\n",
+	char added[1024], want[4096];
+	added_keys(&w.m, NULL, true, added, sizeof(added));
+	/* the domain's columns, the host's, then those of figures added to the table */
+	snprintf(want, sizeof(want), "%s%s\n",
 	         "time,interval_s,domid,name,guest_rd_bytes,guest_wr_bytes,guest_rd_ios,"
-	         "guest_wr_ios,phys_rd_bytes,phys_wr_bytes,double_counted_bytes",
-	         domain_added,
-	         ",vmstat_pgpgout_bytes,unattributed_wr_bytes,lost_events,dom0_irq_ns,steal_ns",
-	         host_added);
+	         "guest_wr_ios,phys_rd_bytes,phys_wr_bytes,double_counted_bytes,"
+	         "vmstat_pgpgout_bytes,unattributed_wr_bytes,lost_events,dom0_irq_ns,steal_ns",
+	         added);
 	assert_memory_equal(csv, want, strlen(want));
 	free(csv);
 	char *json = capture(&w, BATCH_JSON);
-	added_keys(&w.m, &w.doms[0], FIGURE_DOMAIN, false, domain_added, sizeof(domain_added));
+	added_keys(&w.m, &w.doms[0], false, added, sizeof(added));
 	/* the contract's keys, in its order (README "JSON output") */
 	snprintf(want, sizeof(want), "%s%s}",
 	         "{\"domid\":3,\"name\":\"xen-guest\",\"kind\":\"vbd\","
@@ -269,13 +270,13 @@ static void test_csv_json_keys(void **state)
 	         "\"loop\":0,\"writeback\":0},\"guest_cpu_ns\":1000000000,"
 	         "\"dirty_backlog_bytes\":null,\"dirtied_bytes\":null,"
 	         "\"written_back_bytes\":null,\"layers\":[]",
-	         domain_added);
+	         added);
 	assert_non_null(strstr(json, want));
 	assert_null(strstr(json, "vbd_stats")); /* only on a Xen dom0 */
 	free(json);
 	w.m.has_vbd_stats = true;
 	json = capture(&w, BATCH_JSON);
-	snprintf(want, sizeof(want), "\"layers\":[],\"vbd_stats\":[]%s}", domain_added);
+	snprintf(want, sizeof(want), "\"layers\":[],\"vbd_stats\":[]%s}", added);
 	assert_non_null(strstr(json, want));
 	free(json);
 }
