@@ -175,9 +175,8 @@ def main():
         problems += include_problems(path, layer, texts[path])
         if len(texts[path]) > MAX_LINES:
             problems.append(f"{path}: {len(texts[path])} lines (at most {MAX_LINES})")
-    for path, _layer in files:
-        if path.endswith(".c"):
-            problems += long_functions(path, texts[path])
+    for path, _layer in files:  # a header's static inline functions too
+        problems += long_functions(path, texts[path])
     problems += calls_both_ways({path: texts[path] for path, _layer in files if path.endswith(".c")})
     for p in problems:
         print(p)

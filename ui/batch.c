@@ -56,15 +56,11 @@ static void json_figure(FILE *out, const char *sep, enum figure_id fig,
 	batch_put_figure(out, key, fig, m);
 }
 
-static void print_json(FILE *out, const struct model_interval *m)
+/* The disks' list (null when the recording does not hold them). */
+static void json_disks(FILE *out, const char *sep, const struct model_interval *m)
 {
-	char ts[40];
-	iso_time(ts, sizeof(ts), m->realtime_ns);
-	fprintf(out, "{\"time\":\"%s\",\"interval_s\":%.3f,\"host\":{", ts, m->interval_s);
-	json_figure(out, "", FIG_VMSTAT_PGPGOUT_BYTES, m);
-	json_figure(out, ",", FIG_VMSTAT_PGPGIN_BYTES, m);
 	bool disks = figure_known(FIG_DISKS, m, NULL);
-	fputs(disks ? ",\"disks\":[" : ",\"disks\":null", out);
+	fprintf(out, "%s\"disks\":%s", sep, disks ? "[" : "null");
 	for (size_t i = 0; disks && i < m->n_disks; i++) {
 		fprintf(out, "%s{\"dev\":", i ? "," : "");
 		json_put_string(out, m->disks[i].disk->name);
@@ -73,16 +69,43 @@ static void print_json(FILE *out, const struct model_interval *m)
 	}
 	if (disks)
 		fputc(']', out);
-	json_figure(out, ",", FIG_HOST_BUSY_NS, m);
-	json_figure(out, ",", FIG_HOST_IRQ_NS, m);
-	json_figure(out, ",", FIG_HOST_STEAL_NS, m);
+}
+
+/* Every host figure whose JSON place is in `object` ("host", "unattributed", "" the top
+ * level), in the table's order, which is the JSON contract's: a figure added to the
+ * table comes after the named ones. first: no comma before the first member. */
+static void json_members(FILE *out, const char *object, bool first, const struct model_interval *m)
+{
+	for (int i = 0; i < figure_count(); i++) {
+		const struct figure *f = figure_get((enum figure_id)i);
+		const char *path = f->json ? f->json : f->key;
+		if (f->scope != FIGURE_HOST || !path || strchr(path, '['))
+			continue;
+		const char *dot = strrchr(path, '.');
+		size_t len = dot ? (size_t)(dot - path) : 0;
+		if (len != strlen(object) || strncmp(path, object, len))
+			continue;
+		const char *sep = first ? "" : ",";
+		if (i == FIG_DISKS)
+			json_disks(out, sep, m);
+		else if (figure_is_scalar(f))
+			json_figure(out, sep, (enum figure_id)i, m);
+		else
+			continue; /* no other record is the host's */
+		first = false;
+	}
+}
+
+static void print_json(FILE *out, const struct model_interval *m)
+{
+	char ts[40];
+	iso_time(ts, sizeof(ts), m->realtime_ns);
+	fprintf(out, "{\"time\":\"%s\",\"interval_s\":%.3f,\"host\":{", ts, m->interval_s);
+	json_members(out, "host", true, m);
 	fputs("},\"unattributed\":{", out);
-	json_figure(out, "", FIG_UNATTRIBUTED_RD_BYTES, m);
-	json_figure(out, ",", FIG_UNATTRIBUTED_WR_BYTES, m);
+	json_members(out, "unattributed", true, m);
 	fputc('}', out);
-	json_figure(out, ",", FIG_UNATTRIBUTED_CPU_NS, m);
-	json_figure(out, ",", FIG_DOM0_OWN_CPU_NS, m);
-	json_figure(out, ",", FIG_LOST_EVENTS, m);
+	json_members(out, "", false, m);
 	fputs(",\"domains\":[", out);
 	for (size_t i = 0; i < m->n_domains; i++) {
 		if (i)
@@ -98,14 +121,12 @@ static void print_csv(FILE *out, const struct model_interval *m, unsigned long i
 	if (iteration == 0) {
 		fputs("time,interval_s,", out);
 		batch_keys_csv_header(out);
-		batch_keys_csv_host_header(out);
 		fputc('\n', out);
 	}
 	iso_time(ts, sizeof(ts), m->realtime_ns);
 	for (size_t i = 0; i < m->n_domains; i++) {
 		fprintf(out, "%s,%.3f,", ts, m->interval_s);
 		batch_keys_csv_row(out, m, &m->domains[i]);
-		batch_keys_csv_host_row(out, m);
 		fputc('\n', out);
 	}
 }

@@ -203,48 +203,39 @@ static void put_value(FILE *out, enum figure_id fig, const struct model_interval
 		fputs("null", out); /* not collected, or what an import lacks: never 0 */
 }
 
+/* A CSV column's place: the named domain figures' (1), then the named host figures' (2),
+ * then those of figures added to the table after the named ones (3), so that a column
+ * added never moves one that was there (a reader may count columns); 0: no CSV column. */
+static int csv_place(int i)
+{
+	const struct figure *f = figure_get((enum figure_id)i);
+	bool host = f->scope == FIGURE_HOST && f->key;
+	if (!(f->flags & FIGURE_CSV) || !(domain_key(f) || host))
+		return 0;
+	return i >= FIGURE_NAMED ? 3 : host ? 2 : 1;
+}
+
 void batch_keys_csv_header(FILE *out)
 {
-	bool first = true;
-	for (int i = 0; i < figure_count(); i++) {
-		const struct figure *f = figure_get((enum figure_id)i);
-		if (!domain_key(f) || !(f->flags & FIGURE_CSV))
-			continue;
-		fprintf(out, "%s%s", first ? "" : ",", f->key);
-		first = false;
-	}
+	const char *sep = "";
+	for (int place = 1; place <= 3; place++)
+		for (int i = 0; i < figure_count(); i++)
+			if (csv_place(i) == place) {
+				fprintf(out, "%s%s", sep, figure_get((enum figure_id)i)->key);
+				sep = ",";
+			}
 }
 
 void batch_keys_csv_row(FILE *out, const struct model_interval *m, const struct model_domain *d)
 {
-	bool first = true;
-	for (int i = 0; i < figure_count(); i++) {
-		const struct figure *f = figure_get((enum figure_id)i);
-		if (!domain_key(f) || !(f->flags & FIGURE_CSV))
-			continue;
-		if (!first)
-			fputc(',', out);
-		put_value(out, (enum figure_id)i, m, d, true);
-		first = false;
-	}
-}
-
-void batch_keys_csv_host_header(FILE *out)
-{
-	for (int i = 0; i < figure_count(); i++) {
-		const struct figure *f = figure_get((enum figure_id)i);
-		if (f->scope == FIGURE_HOST && f->key && (f->flags & FIGURE_CSV))
-			fprintf(out, ",%s", f->key);
-	}
-}
-
-void batch_keys_csv_host_row(FILE *out, const struct model_interval *m)
-{
-	for (int i = 0; i < figure_count(); i++) {
-		const struct figure *f = figure_get((enum figure_id)i);
-		if (f->scope == FIGURE_HOST && f->key && (f->flags & FIGURE_CSV))
-			batch_put_figure(out, ",", (enum figure_id)i, m);
-	}
+	const char *sep = "";
+	for (int place = 1; place <= 3; place++)
+		for (int i = 0; i < figure_count(); i++)
+			if (csv_place(i) == place) {
+				fputs(sep, out);
+				put_value(out, (enum figure_id)i, m, d, true);
+				sep = ",";
+			}
 }
 
 void batch_put_figure(FILE *out, const char *before, enum figure_id fig,

@@ -5,7 +5,8 @@
  * those flagged FIGURE_CSV. A count or gauge prints its value, or null when the figure
  * table says it is not known (not collected, or not in an imported recording); the keys
  * of another shape (names, flags, per-role CPU, layers, vbd_stats, io_latency) are
- * written here. The host's CSV columns come from the same table.
+ * written here. The host's CSV columns come from the same table, after the domain's;
+ * an added figure's column comes after them all.
  */
 #ifndef XIOTOP_BATCH_KEYS_H
 #define XIOTOP_BATCH_KEYS_H
@@ -17,15 +18,15 @@
 #include "core/figures.h"
 #include "core/model.h"
 
-/* The CSV header's domain columns: "domid,name,...", no leading or trailing comma. */
+/* The CSV header's columns: the domain's ("domid,name,..."), the host's
+ * (",vmstat_pgpgout_bytes,..."), then those of figures added to the table after the named
+ * ones, so that an added column moves none that was there; no leading or trailing
+ * comma. */
 void batch_keys_csv_header(FILE *out);
 /* JSON: key, then v, or null when the counter was not collected (never a misleading 0). */
 void batch_put_opt_u64(FILE *out, const char *key, bool known, uint64_t v);
-/* One domain's CSV values, in the header's order. */
+/* One domain's CSV values with the host's, in the header's order. */
 void batch_keys_csv_row(FILE *out, const struct model_interval *m, const struct model_domain *d);
-/* The host's CSV columns (",vmstat_pgpgout_bytes,..."), and their values. */
-void batch_keys_csv_host_header(FILE *out);
-void batch_keys_csv_host_row(FILE *out, const struct model_interval *m);
 /* before, then a host figure's value, or null when it is not known. */
 void batch_put_figure(FILE *out, const char *before, enum figure_id fig,
                       const struct model_interval *m);

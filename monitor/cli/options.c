@@ -274,7 +274,7 @@ void cli_usage(enum cli_cmd cmd, FILE *out)
 	fprintf(out,
 	        "columns of the console and -b text, with their CSV/JSON key (a narrow screen\n"
 	        "and -b text's 80 columns drop the least important first; -b -f shows all):\n");
-	for (int i = 0; i < FIELD_COUNT; i++) {
+	for (int i = 0; i < fields_count(); i++) { /* those of added figures too */
 		char line[256];
 		fields_help_line(field_get((enum field_id)i), true, line, sizeof(line));
 		fprintf(out, "  %s\n", line);

@@ -12,7 +12,11 @@
  * screen-only ones follow, then the host's. Adding a per-domain counter or gauge is one
  * entry at the table's end, with a value function and no name in enum figure_id: the
  * console and `-b` text show it as a column after the named ones, JSON as a key after the
- * others (CSV too with FIGURE_CSV), /metrics as a family (with a metric name).
+ * others (CSV too with FIGURE_CSV: after all named columns, the host's too, so none
+ * moves), /metrics as a family (with a metric name). A host
+ * count or gauge added so is in JSON at its json place, in CSV with FIGURE_CSV and in
+ * /metrics; the host lines of the console and `-b` text name theirs one by one, so one
+ * with a screen header fails test_figures until they show it.
  * Pure: no I/O, no globals but the constant table.
  */
 #ifndef XIOTOP_FIGURES_H

@@ -11,7 +11,7 @@
 const char *model_role_name(enum model_role r)
 {
 	static const char *const names[] = {"backend", "stacked", "file", "leaf"};
-	return (unsigned)r < 4 ? names[r] : "?";
+	return (unsigned)r < sizeof(names) / sizeof(names[0]) ? names[r] : "?";
 }
 
 /* A counter that went backwards means the tracer restarted: count from zero. */
@@ -102,11 +102,33 @@ static int add_layer_bytes(struct model_domain *d, enum model_role role, uint32_
 		if (info)
 			memcpy(l->name, info->name, sizeof(l->name));
 	}
+	model_layer_add_io(l, io);
+	return 0;
+}
+
+void model_layer_add_io(struct model_layer *l, const struct xiotop_io *io)
+{
 	l->rd_bytes += io->rd_bytes;
 	l->wr_bytes += io->wr_bytes;
 	l->rd_ios += io->rd_ios;
 	l->wr_ios += io->wr_ios;
-	return 0;
+}
+
+void model_domain_add_io(struct model_domain *d, const struct xiotop_io *io, bool guest, bool leaf,
+                         bool in_vmstat)
+{
+	if (guest) {
+		d->guest_rd_bytes += io->rd_bytes;
+		d->guest_wr_bytes += io->wr_bytes;
+		d->guest_rd_ios += io->rd_ios;
+		d->guest_wr_ios += io->wr_ios;
+	}
+	if (leaf) {
+		d->phys_rd_bytes += io->rd_bytes;
+		d->phys_wr_bytes += io->wr_bytes;
+	}
+	if (in_vmstat)
+		d->vmstat_wr_bytes += io->wr_bytes;
 }
 
 static int layer_order(const void *a, const void *b)
@@ -136,18 +158,7 @@ static int charge_layer(struct model_interval *m, const struct xio_sample *cur,
 	const struct xio_dev *info = file_io ? NULL : sample_dev(cur, l->dev);
 	bool is_leaf = info && info->is_leaf;
 	enum model_role role = role_of(l->via, is_leaf);
-	if (role == ROLE_BACKEND) {
-		d->guest_rd_bytes += io->rd_bytes;
-		d->guest_wr_bytes += io->wr_bytes;
-		d->guest_rd_ios += io->rd_ios;
-		d->guest_wr_ios += io->wr_ios;
-	}
-	if (is_leaf) {
-		d->phys_rd_bytes += io->rd_bytes;
-		d->phys_wr_bytes += io->wr_bytes;
-	}
-	if (in_vmstat)
-		d->vmstat_wr_bytes += io->wr_bytes;
+	model_domain_add_io(d, io, role == ROLE_BACKEND, is_leaf, in_vmstat);
 	if (add_layer_bytes(d, role, file_io ? 0 : l->dev, info, io))
 		return -1;
 	/* bios that carry a backing file's data: the file layer of the stack */

@@ -114,6 +114,12 @@ void model_move(struct model_interval *dst, struct model_interval *src);
 int model_xen_compute(const struct xio_sample *prev, const struct xio_sample *cur,
                       struct model_interval *m);
 const char *model_role_name(enum model_role r);
+/* What one record of I/O adds to a domain's figures: the guest's (it is its backend's
+ * request), the physical ones (at a leaf device), vmstat's write count (submitted where
+ * vmstat counts). One place for the model and for explain's dom0 subject. */
+void model_domain_add_io(struct model_domain *d, const struct xiotop_io *io, bool guest, bool leaf,
+                         bool in_vmstat);
+void model_layer_add_io(struct model_layer *l, const struct xiotop_io *io);
 
 /* Derived figures of an interval, computed here once for every sink. */
 struct model_host_totals {

@@ -50,27 +50,13 @@ void ex_dom0_add(struct ex_dom0_interval *d0, const struct xio_sample *s, const 
 	bool submitted = l->via == XIOTOP_VIA_NONE; /* dom0's own submit_bio: vmstat's count */
 	struct model_domain *md = &d0->md;
 	d0->any = true;
-	if (submitted) {
-		md->guest_wr_bytes += io->wr_bytes;
-		md->guest_rd_bytes += io->rd_bytes;
-		md->guest_wr_ios += io->wr_ios;
-		md->guest_rd_ios += io->rd_ios;
-		md->vmstat_wr_bytes += io->wr_bytes;
-	}
-	if (leaf) {
-		md->phys_wr_bytes += io->wr_bytes;
-		md->phys_rd_bytes += io->rd_bytes;
-	}
+	model_domain_add_io(md, io, submitted, leaf, submitted);
 	md->double_counted_bytes =
 	    md->vmstat_wr_bytes > md->phys_wr_bytes ? md->vmstat_wr_bytes - md->phys_wr_bytes : 0;
 	enum model_role role = leaf ? ROLE_LEAF : submitted ? ROLE_BACKEND : ROLE_STACKED;
 	struct model_layer *ml = layer_of(d0, role, dev, l->dev);
-	if (ml) {
-		ml->wr_bytes += io->wr_bytes;
-		ml->rd_bytes += io->rd_bytes;
-		ml->wr_ios += io->wr_ios;
-		ml->rd_ios += io->rd_ios;
-	}
+	if (ml)
+		model_layer_add_io(ml, io);
 }
 
 const struct model_domain *ex_dom0_merge(const struct model_domain *md,

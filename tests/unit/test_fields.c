@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/figures.h"
 #include "ui/batch.h"
 #include "ui/console_render.h"
 #include "ui/console_state.h"
@@ -213,34 +214,70 @@ static char *capture(const struct world *w, enum batch_format f)
 	return buf;
 }
 
+/* The keys figures added after the named ones (FIGURE_NAMED and on) give, from their
+ * table entries: CSV's columns (",key", domain or host, with FIGURE_CSV; after all the
+ * named columns, so that none of those moves) or a domain's JSON members
+ * (",\"key\":value"). The named keys stay written out below: their order is the
+ * published format. */
+static void added_keys(const struct model_interval *m, const struct model_domain *d, bool csv,
+                       char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	for (int i = FIGURE_NAMED; i < figure_count(); i++) {
+		const struct figure *f = figure_get((enum figure_id)i);
+		bool domain = f->scope == FIGURE_DOMAIN && f->form != FORM_SCREEN;
+		if (!f->key || !(domain || (csv && f->scope == FIGURE_HOST)))
+			continue;
+		if (csv && (f->flags & FIGURE_CSV))
+			n += (size_t)snprintf(buf + n, len - n, ",%s", f->key);
+		else if (!csv && figure_known((enum figure_id)i, m, d))
+			n += (size_t)snprintf(
+			    buf + n, len - n, ",\"%s\":%llu", f->key,
+			    (unsigned long long)figure_value((enum figure_id)i, m, d));
+		else if (!csv)
+			n += (size_t)snprintf(buf + n, len - n, ",\"%s\":null", f->key);
+		assert_true(n < len);
+	}
+}
+
 static void test_csv_json_keys(void **state)
 {
 	(void)state;
 	struct world w;
 	make_world(&w, false);
 	char *csv = capture(&w, BATCH_CSV);
-	const char *header =
-	    "time,interval_s,domid,name,guest_rd_bytes,guest_wr_bytes,guest_rd_ios,"
-	    "guest_wr_ios,phys_rd_bytes,phys_wr_bytes,double_counted_bytes,"
-	    "vmstat_pgpgout_bytes,unattributed_wr_bytes,lost_events,dom0_irq_ns,steal_ns\n";
-	assert_memory_equal(csv, header, strlen(header));
+	char added[1024], want[4096];
+	added_keys(&w.m, NULL, true, added, sizeof(added));
+	/* the domain's columns, the host's, then those of figures added to the table */
+	snprintf(want, sizeof(want), "%s%s\n",
+	         "time,interval_s,domid,name,guest_rd_bytes,guest_wr_bytes,guest_rd_ios,"
+	         "guest_wr_ios,phys_rd_bytes,phys_wr_bytes,double_counted_bytes,"
+	         "vmstat_pgpgout_bytes,unattributed_wr_bytes,lost_events,dom0_irq_ns,steal_ns",
+	         added);
+	assert_memory_equal(csv, want, strlen(want));
 	free(csv);
 	char *json = capture(&w, BATCH_JSON);
+	added_keys(&w.m, &w.doms[0], false, added, sizeof(added));
 	/* the contract's keys, in its order (README "JSON output") */
-	assert_non_null(strstr(json, "{\"domid\":3,\"name\":\"xen-guest\",\"kind\":\"vbd\","
-	                             "\"missing\":false,\"guest_rd_bytes\":0,"
-	                             "\"guest_wr_bytes\":4000000,\"guest_rd_ios\":0,"
-	                             "\"guest_wr_ios\":0,\"phys_rd_bytes\":0,\"phys_wr_bytes\":0,"
-	                             "\"double_counted_bytes\":0,\"dom0_cpu_ns\":500000000,"
-	                             "\"dom0_cpu_ns_by_role\":{\"backend\":0,\"device_model\":0,"
-	                             "\"loop\":0,\"writeback\":0},\"guest_cpu_ns\":1000000000,"
-	                             "\"dirty_backlog_bytes\":null,\"dirtied_bytes\":null,"
-	                             "\"written_back_bytes\":null,\"layers\":[]}"));
+	snprintf(want, sizeof(want), "%s%s}",
+	         "{\"domid\":3,\"name\":\"xen-guest\",\"kind\":\"vbd\","
+	         "\"missing\":false,\"guest_rd_bytes\":0,"
+	         "\"guest_wr_bytes\":4000000,\"guest_rd_ios\":0,"
+	         "\"guest_wr_ios\":0,\"phys_rd_bytes\":0,\"phys_wr_bytes\":0,"
+	         "\"double_counted_bytes\":0,\"dom0_cpu_ns\":500000000,"
+	         "\"dom0_cpu_ns_by_role\":{\"backend\":0,\"device_model\":0,"
+	         "\"loop\":0,\"writeback\":0},\"guest_cpu_ns\":1000000000,"
+	         "\"dirty_backlog_bytes\":null,\"dirtied_bytes\":null,"
+	         "\"written_back_bytes\":null,\"layers\":[]",
+	         added);
+	assert_non_null(strstr(json, want));
 	assert_null(strstr(json, "vbd_stats")); /* only on a Xen dom0 */
 	free(json);
 	w.m.has_vbd_stats = true;
 	json = capture(&w, BATCH_JSON);
-	assert_non_null(strstr(json, "\"layers\":[],\"vbd_stats\":[]}"));
+	snprintf(want, sizeof(want), "\"layers\":[],\"vbd_stats\":[]%s}", added);
+	assert_non_null(strstr(json, want));
 	free(json);
 }
 

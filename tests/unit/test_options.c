@@ -11,10 +11,12 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/options.h"
+#include "ui/fields.h"
 
 /* A value each placeholder accepts, unlike the default (a new placeholder: add it). */
 static const char *sample_for(const char *placeholder)
@@ -218,6 +220,26 @@ static void bad_values_exit_2(void **state)
 	assert_int_equal(o.import_cpus, 8);
 }
 
+/* --help lists every column of the table with its key, those of figures added after the
+ * named ones too. */
+static void help_lists_every_column(void **state)
+{
+	(void)state;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	assert_non_null(out);
+	cli_usage(CMD_LIVE, out);
+	fclose(out);
+	for (int i = 0; i < fields_count(); i++) {
+		char line[256], want[260];
+		fields_help_line(field_get((enum field_id)i), true, line, sizeof(line));
+		snprintf(want, sizeof(want), "  %s\n", line);
+		assert_non_null(strstr(text, want));
+	}
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +247,7 @@ int main(void)
 	    cmocka_unit_test(every_route_is_well_formed),
 	    cmocka_unit_test(every_command_is_named_once),
 	    cmocka_unit_test(bad_values_exit_2),
+	    cmocka_unit_test(help_lists_every_column),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,25 +6,22 @@
  */
 #include "sources/topology/topology.h"
 
+#include "core/model.h"
 #include "core/sanitize.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* A layer's role in its stack is one idea in the topology and in the model, named once
+ * (model_role_name): the two enums keep one order. */
+_Static_assert(XT_ROLE_BACKEND == (int)ROLE_BACKEND && XT_ROLE_STACKED == (int)ROLE_STACKED &&
+                   XT_ROLE_FILE == (int)ROLE_FILE && XT_ROLE_LEAF == (int)ROLE_LEAF,
+               "enum xt_role and enum model_role in one order");
+
 const char *topo_role_name(enum xt_role r)
 {
-	switch (r) {
-	case XT_ROLE_BACKEND:
-		return "backend";
-	case XT_ROLE_STACKED:
-		return "stacked";
-	case XT_ROLE_FILE:
-		return "file";
-	case XT_ROLE_LEAF:
-		return "leaf";
-	}
-	return "?";
+	return model_role_name((enum model_role)r);
 }
 
 const char *topo_kind_name(enum xt_backend_kind k)

@@ -161,28 +161,31 @@ struct builder {
 	struct xt_topology *t;
 	struct pending_backend *pend;
 	size_t n_pend;
-	int *qdisk_pid; /* per domain index: qdisk-backend-pid, a fallback for the dm pid */
+	/* libxl's qdisk-backend-pid per domain, a fallback for the device model's pid */
+	struct qdisk_pid {
+		uint32_t domid;
+		int pid;
+	} * qdisk;
+	size_t n_qdisk;
 };
 
-static struct xt_domain *domain_for(struct builder *bld, uint32_t domid)
+static int add_qdisk_pid(struct builder *bld, uint32_t domid, int pid)
 {
-	struct xt_topology *t = bld->t;
-	for (size_t i = t->n_domains; i-- > 0;)
-		if (t->domains[i].domid == domid)
-			return &t->domains[i];
-	struct xt_domain *nd = realloc(t->domains, (t->n_domains + 1) * sizeof(*nd));
-	if (!nd)
-		return NULL;
-	t->domains = nd;
-	int *np = realloc(bld->qdisk_pid, (t->n_domains + 1) * sizeof(*np));
-	if (!np)
-		return NULL;
-	bld->qdisk_pid = np;
-	np[t->n_domains] = 0;
-	struct xt_domain *d = &t->domains[t->n_domains++];
-	memset(d, 0, sizeof(*d));
-	d->domid = domid;
-	return d;
+	struct qdisk_pid *q = realloc(bld->qdisk, (bld->n_qdisk + 1) * sizeof(*q));
+	if (!q)
+		return -1;
+	bld->qdisk = q;
+	q[bld->n_qdisk++] = (struct qdisk_pid){domid, pid};
+	return 0;
+}
+
+/* The domain's qdisk-backend-pid, the store's last for it; 0 none. */
+static int qdisk_pid_of(const struct builder *bld, uint32_t domid)
+{
+	for (size_t i = bld->n_qdisk; i-- > 0;)
+		if (bld->qdisk[i].domid == domid)
+			return bld->qdisk[i].pid;
+	return 0;
 }
 
 static int add_pending(struct builder *bld, uint32_t domid, enum xt_backend_kind kind,
@@ -200,7 +203,7 @@ static int add_pending(struct builder *bld, uint32_t domid, enum xt_backend_kind
 	bld->pend = np;
 	bld->pend[bld->n_pend++] = (struct pending_backend){
 	    .domid = domid, .kind = kind, .base = path, .base_len = base_len, .devid = *devid};
-	return domain_for(bld, domid) ? 0 : -1;
+	return topo_domain_slot(bld->t, domid) ? 0 : -1;
 }
 
 /* Look at one store entry; remember what it tells about domains and backends. */
@@ -212,14 +215,14 @@ static int scan_entry(struct builder *bld, const struct xs_entry *e)
 	if (n < 4 || !part_is(&c[0], "local") || !part_is(&c[1], "domain"))
 		return 0;
 	if (n == 4 && part_is(&c[3], "name") && parse_domid(&c[2], &domid)) {
-		struct xt_domain *d = domain_for(bld, domid);
+		struct xt_domain *d = topo_domain_slot(bld->t, domid);
 		if (!d)
 			return -1;
 		free(d->name);
 		return (d->name = strdup(e->value)) ? 0 : -1;
 	}
 	if (n == 4 && part_is(&c[3], "vm") && parse_domid(&c[2], &domid)) {
-		struct xt_domain *d = domain_for(bld, domid);
+		struct xt_domain *d = topo_domain_slot(bld->t, domid);
 		if (!d)
 			return -1;
 		free(d->uuid);
@@ -228,7 +231,7 @@ static int scan_entry(struct builder *bld, const struct xs_entry *e)
 	}
 	if (n == 5 && part_is(&c[3], "image") && part_is(&c[4], "device-model-pid") &&
 	    parse_domid(&c[2], &domid)) {
-		struct xt_domain *d = domain_for(bld, domid);
+		struct xt_domain *d = topo_domain_slot(bld->t, domid);
 		if (!d)
 			return -1;
 		d->device_model_pid = parse_pid(e->value);
@@ -238,11 +241,9 @@ static int scan_entry(struct builder *bld, const struct xs_entry *e)
 		return 0;
 	if (n == 6 && part_is(&c[3], "libxl") && part_is(&c[5], "qdisk-backend-pid") &&
 	    parse_domid(&c[4], &domid)) {
-		struct xt_domain *d = domain_for(bld, domid);
-		if (!d)
+		if (!topo_domain_slot(bld->t, domid))
 			return -1;
-		bld->qdisk_pid[d - bld->t->domains] = parse_pid(e->value);
-		return 0;
+		return add_qdisk_pid(bld, domid, parse_pid(e->value));
 	}
 	if (n >= 7 && part_is(&c[3], "backend") && parse_domid(&c[5], &domid)) {
 		if (part_is(&c[4], "vbd"))
@@ -418,7 +419,7 @@ int topo_from_xenstore(const struct xs_store *s, const struct xt_roots *roots,
 	for (size_t i = 0; i < out->n_domains && !rc; i++) {
 		struct xt_domain *d = &out->domains[i];
 		if (!d->device_model_pid)
-			d->device_model_pid = bld.qdisk_pid[i];
+			d->device_model_pid = qdisk_pid_of(&bld, d->domid);
 	}
 	/* a domain known only by a libxl pid or an image node, without name or disk,
 	 * is a leftover of a dead domain: drop it */
@@ -441,7 +442,7 @@ int topo_from_xenstore(const struct xs_store *s, const struct xt_roots *roots,
 		rc = d ? build_backend(s, roots, &bld.pend[j], d) : -1;
 	}
 	free(bld.pend);
-	free(bld.qdisk_pid);
+	free(bld.qdisk);
 	const char *name = s && s->name ? s->name : "";
 	size_t len = strlen(name) + sizeof("xenstore-dump ");
 	if (!rc && (out->source = malloc(len)))
