@@ -373,6 +373,50 @@ static void domu_claim_below_resolution_no_guest_cache(void **state)
 	rec_reader_close(r);
 }
 
+/* The live seed test's domU run on a busy dom0: `record -- sh dd2.sh` whose dd wrote
+ * 256 MiB to a file-backed guest's backend device (the interval ending at 2 s), while
+ * dom0 itself submitted 100 KiB in the window and other programs wrote 4 MiB to dom0's
+ * root disk every 3 s after it. Expected: the run is the guest's (it moved 256 MiB, dom0
+ * under 1 MiB): no dom0 subject, no verdict for domain 0, the guest's first. Before, dom0's
+ * later writes were taken as the wrapped command's drain: "dom0 (sh)" of 12 MiB, its
+ * test_size_vs_memory ranked first. */
+static void guest_run_makes_no_dom0_subject(void **state)
+{
+	(void)state;
+	const char *p = path_of("guest-run-busy-dom0.xiotop");
+	struct scenario sc;
+	sc_open(&sc, p, 1024 * 1024);
+	struct sc_dom *d = sc_add_dom(&sc, 1, "guest1", SC_FILE, "/srv/dom1.img", 0);
+	for (unsigned i = 0; i <= 20; i++) {
+		struct sc_step st = {0};
+		if (i == 2) {
+			st.guest_wr = st.dirtied = 256 * MiB;
+			dom0_writes(&sc, 100 * 1024);
+		}
+		if (i >= 3 && i <= 6)
+			st.phys_wr = st.written_back = 64 * MiB;
+		if (i >= 3 && i % 3 == 0)
+			dom0_writes(&sc, 4 * MiB);
+		if (i)
+			sc_step(&sc, d, &st);
+		sc_append(&sc);
+	}
+	sc_mark(&sc, "start: sh dd2.sh", 1.0, "wrap", -1);
+	sc_mark(&sc, "end: sh dd2.sh (exit 0)", 2.0, "wrap", 0);
+	sc_close(&sc);
+	static struct explain ex;
+	struct rec_reader *r;
+	struct xerr err;
+	assert_int_equal(sc_explain(p, NULL, NULL, &ex, &r, &err), 0);
+	explain_verdicts(&ex);
+	assert_null(subject(&ex));
+	assert_true(ex.n_verdicts > 0);
+	for (size_t i = 0; i < ex.n_verdicts; i++)
+		assert_int_equal(ex.verdicts[i].domid, 1);
+	explain_free(&ex);
+	rec_reader_close(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,6 +426,7 @@ int main(void)
 	    cmocka_unit_test(no_subject_without_dom0_io),
 	    cmocka_unit_test(dom0_claim_names_dom0s_cache),
 	    cmocka_unit_test(domu_claim_below_resolution_no_guest_cache),
+	    cmocka_unit_test(guest_run_makes_no_dom0_subject),
 	};
 	return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
