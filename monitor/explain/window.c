@@ -276,6 +276,8 @@ static int take_domain(struct ex_window_sink *w, const struct model_interval *m,
 		take_names(d, md->info);
 		add_window(d, md);
 		d->dom0_subject |= own;
+		if (own)
+			ex_dom0_window(&w->d0_tail, md);
 	} else if (d->dom0_subject) {
 		if (!d->drained)
 			add_layers(d, md); /* its writeback's layers */
