@@ -93,6 +93,62 @@ double ex_dom0_quiet_limit_s(const struct ex_host *h)
 	return s > 0 ? s : DOM0_DEFAULT_QUIET_S;
 }
 
+/* The slot of dev among the window's leaf devices, or -1. */
+static int slot_of(const struct ex_dom0_tail *t, uint32_t dev)
+{
+	for (size_t i = 0; i < t->n_run_devs; i++)
+		if (t->run_devs[i] == dev)
+			return (int)i;
+	return -1;
+}
+
+void ex_dom0_window(struct ex_dom0_tail *t, const struct model_domain *md)
+{
+	for (size_t i = 0; i < md->n_layers; i++) {
+		const struct model_layer *l = &md->layers[i];
+		if (!l->is_leaf || !l->wr_bytes)
+			continue;
+		int k = slot_of(t, l->dev);
+		if (k < 0 && t->n_run_devs == EX_DOM0_RUN_DEVS) {
+			t->all_devs = true;
+			continue;
+		}
+		if (k < 0) {
+			k = (int)t->n_run_devs++;
+			t->run_devs[k] = l->dev;
+			t->run_dev_wr[k] = 0;
+		}
+		t->run_dev_wr[k] += l->wr_bytes;
+	}
+}
+
+/* Whether the window's slot k is a disk of the run (see ex_dom0_tail). */
+static bool run_disk(const struct ex_dom0_tail *t, size_t k)
+{
+	uint64_t most = 0;
+	for (size_t i = 0; i < t->n_run_devs; i++)
+		most = t->run_dev_wr[i] > most ? t->run_dev_wr[i] : most;
+	return t->run_dev_wr[k] >= DOM0_ACTIVE_WR_BYTES &&
+	       t->run_dev_wr[k] >= most / EX_DOM0_RUN_DEV_DEN;
+}
+
+/* What dom0 wrote this interval to the run's disks (none known: to every leaf). */
+static uint64_t run_wr(const struct ex_dom0_tail *t, const struct model_domain *md)
+{
+	bool known = false;
+	for (size_t k = 0; k < t->n_run_devs && !known; k++)
+		known = run_disk(t, k);
+	if (!known || t->all_devs)
+		return md->phys_wr_bytes;
+	uint64_t n = 0;
+	for (size_t i = 0; i < md->n_layers; i++) {
+		int k = md->layers[i].is_leaf ? slot_of(t, md->layers[i].dev) : -1;
+		if (k >= 0 && run_disk(t, (size_t)k))
+			n += md->layers[i].wr_bytes;
+	}
+	return n;
+}
+
 void ex_dom0_after(const struct explain *ex, struct ex_domain *d, struct ex_dom0_tail *t,
                    const struct model_domain *md, double interval_s, double end_s)
 {
@@ -103,7 +159,7 @@ void ex_dom0_after(const struct explain *ex, struct ex_domain *d, struct ex_dom0
 	t->phys_wr += md->phys_wr_bytes;
 	t->vmstat_wr += md->vmstat_wr_bytes;
 	t->double_counted += md->double_counted_bytes;
-	if (md->phys_wr_bytes < DOM0_ACTIVE_WR_BYTES) {
+	if (run_wr(t, md) < DOM0_ACTIVE_WR_BYTES) {
 		t->quiet_s += interval_s;
 		if (t->quiet_s >= ex_dom0_quiet_limit_s(&ex->host))
 			d->drained = true; /* drain_s: the last active interval's end */
@@ -115,7 +171,8 @@ void ex_dom0_after(const struct explain *ex, struct ex_domain *d, struct ex_dom0
 	d->after_phys_wr += t->phys_wr;
 	d->after_vmstat_wr += t->vmstat_wr;
 	d->after_double_counted += t->double_counted;
-	memset(t, 0, sizeof(*t));
+	t->guest_wr = t->guest_wr_ios = t->phys_wr = t->vmstat_wr = t->double_counted = 0;
+	t->quiet_s = 0;
 	d->drain_s = end_s > 0 ? end_s : 0;
 }
 

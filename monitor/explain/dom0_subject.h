@@ -10,7 +10,8 @@
  * double counting vmstat's count beyond them. dom0's page cache sits above its bios and
  * no dirty counter follows dom0's own files, so a run's writes reach the bios during the
  * run and by writeback after it: the subject's writes are the window's and its drain's,
- * and the drain ends at the last interval dom0 wrote >= 1 MiB to a disk before a quiet
+ * and the drain ends at the last interval dom0 wrote >= 1 MiB to a disk the run wrote to
+ * in the window (any disk when it wrote to none then) before a quiet
  * stretch as long as vm.dirty_expire_centisecs + vm.dirty_writeback_centisecs (by then
  * the flusher has written every page dirtied before it; the kernel's defaults, 35 s,
  * when the recording lacks them); without such a stretch it is not drained (unknown),
@@ -38,10 +39,27 @@ struct ex_dom0_interval {
 	bool any; /* a byte moved */
 };
 
+/* Leaf devices a window's writes are kept for, at most (more: every device counts). */
+#define EX_DOM0_RUN_DEVS 8
+/* A disk with less than 1/10 of the busiest disk's window writes is not the run's: the
+ * root disk's journal and logs beside a benchmark's file (6 MiB beside 252 MiB on the
+ * shared test machine). */
+#define EX_DOM0_RUN_DEV_DEN 10
+
 /* The writes after the window not yet known to be the subject's drain. */
 struct ex_dom0_tail {
 	uint64_t guest_wr, guest_wr_ios, phys_wr, vmstat_wr, double_counted;
-	double quiet_s; /* seconds since dom0 last wrote >= 1 MiB to a disk */
+	double quiet_s; /* seconds since dom0 last wrote >= 1 MiB to a run's disk */
+	/* the leaf devices dom0 wrote to in the window, and how much: the run's disks are
+	 * those that took >= 1 MiB and >= 1/EX_DOM0_RUN_DEV_DEN of the busiest one's bytes.
+	 * Its writeback goes to the disks under the file systems it wrote, so only their
+	 * writes keep the drain going (a root disk's few MiB from other programs beside a
+	 * run's hundreds do not); none: every leaf (a run that dom0's cache held whole
+	 * submitted nothing in the window) */
+	uint32_t run_devs[EX_DOM0_RUN_DEVS];
+	uint64_t run_dev_wr[EX_DOM0_RUN_DEVS];
+	size_t n_run_devs;
+	bool all_devs; /* more than EX_DOM0_RUN_DEVS of them */
 };
 
 void ex_dom0_begin(struct ex_dom0_interval *d0);
@@ -54,6 +72,8 @@ void ex_dom0_add(struct ex_dom0_interval *d0, const struct xio_sample *s, const 
 const struct model_domain *ex_dom0_merge(const struct model_domain *md,
                                          const struct ex_dom0_interval *d0,
                                          struct model_domain *out, struct model_layer *buf);
+/* A window interval of the subject (md): the leaf devices its run wrote to. */
+void ex_dom0_window(struct ex_dom0_tail *t, const struct model_domain *md);
 /* An interval after the window (md: the subject's, end_s: seconds after the window's end
  * at its end): its writes join the subject's drain when dom0 wrote >= 1 MiB to a disk. */
 void ex_dom0_after(const struct explain *ex, struct ex_domain *d, struct ex_dom0_tail *t,

@@ -263,28 +263,36 @@ static void say_located(struct ex_verdict *v, const struct ex_claim *c, const st
 		       c->write ? "kept them" : "served them");
 		return;
 	}
+	/* dom0's own run has no guest: what its bios do not show, dom0's page cache held */
+	bool dom0 = d && d->dom0_subject;
+	const char *cache = dom0 ? "dom0's page cache" : "the guest's own cache";
+	const char *whose = dom0 ? "dom0's own" : "the domain's guest";
 	if (!at->found) {
 		ex_say(v,
-		       " No stretch of the domain's guest %s holds %s (within %.0f %%): the run "
-		       "is outside the recording, or the guest's own cache served it; figures "
-		       "are over the whole window.",
-		       way, ex_bytes((double)c->bytes, b, sizeof(b)),
-		       EX_LOCATE_BYTES_TOLERANCE * 100);
+		       " No stretch of %s %s holds %s (within %.0f %%): the run is outside the "
+		       "recording, or %s served it; figures are over the whole window.",
+		       whose, way, ex_bytes((double)c->bytes, b, sizeof(b)),
+		       EX_LOCATE_BYTES_TOLERANCE * 100, cache);
 		return;
 	}
 	double span = at->to_s - at->from_s;
-	ex_say(v, " Its run is the domain's guest %s from %.1f s to %.1f s of the window (%s)", way,
+	ex_say(v, " Its run is %s %s from %.1f s to %.1f s of the window (%s)", whose, way,
 	       at->from_s, at->to_s, ex_bytes((double)at->guest_bytes, b, sizeof(b)));
 	if (c->direction_from && strcmp(c->direction_from, "the tool"))
 		ex_say(v, "; the tool does not say which way, the timeline does");
 	ex_say(v, ".");
 	double guest_rate = span > 0 ? (double)at->guest_bytes / span : 0;
-	if (!c->below_resolution && c->rate_bps > 0 && guest_rate > 0 &&
+	/* whole intervals, as for the disks' figure: over the stretch's shortest time (two
+	 * intervals less) the guest's bytes may have moved at the tool's rate, and then the
+	 * samples cannot tell a cache above them (a 0.3 s dd seen over one 0.5 s interval) */
+	double tick = d && at->first < d->n_series ? d->series[at->first].interval_s : 0;
+	double shortest = span - 2 * tick;
+	bool timed = shortest > 0 && (double)at->guest_bytes / shortest < c->rate_bps;
+	if (!c->below_resolution && timed && c->rate_bps > 0 && guest_rate > 0 &&
 	    c->rate_bps > 1.2 * guest_rate)
-		ex_say(v,
-		       " The guest's disk took them at %s only: the tool's rate is the guest's "
-		       "own cache.",
-		       ex_rate(guest_rate, r, sizeof(r)));
+		ex_say(v, " %s them at %s only: the tool's rate is %s.",
+		       dom0 ? "dom0 submitted" : "The guest's disk took",
+		       ex_rate(guest_rate, r, sizeof(r)), cache);
 }
 
 void verdict_claim(struct explain *ex, const struct ex_claim *c)

@@ -61,9 +61,13 @@ void verdict_dom0_cpu_cost(struct explain *ex, const struct ex_domain *d)
 		ex_say(v, "That is %.1fx what %s cost per GiB (%.2f s). ", per_gib / low_per_gib,
 		       ex_dom_label(low, other, sizeof(other)), low_per_gib);
 	}
-	if (d->cpu_ns_by_role[XIO_CPU_LOOP] + d->cpu_ns_by_role[XIO_CPU_WRITEBACK])
+	/* a device model's image is written back by the flusher too, with no loop device */
+	if (d->cpu_ns_by_role[XIO_CPU_LOOP])
 		ex_say(v, "The loop device's kworkers and the flusher copy and write back every "
 		          "byte a second time; a phy: backend has only blkback's share. ");
+	else if (d->cpu_ns_by_role[XIO_CPU_WRITEBACK])
+		ex_say(v, "The flusher writes back what dom0's page cache held of the guest's "
+		          "writes; a phy: backend has only blkback's share. ");
 	if (d->cpu_ns_by_role[XIO_CPU_DEVICE_MODEL])
 		ex_say(v, "qemu emulates the disk in dom0: each request is a trap, a copy and a "
 		          "syscall; PV drivers (blkfront/blkback) avoid most of it. ");

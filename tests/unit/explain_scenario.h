@@ -13,10 +13,11 @@
 #include "explain/verdicts.h"
 #include "record/record.h"
 
-#define MiB  (1024ull * 1024)
-#define GiB  (1024ull * MiB)
-#define LEAF ((8u << 20) | 0) /* sda: the host disk */
-#define T0   1714560000000000000ll
+#define MiB       (1024ull * 1024)
+#define GiB       (1024ull * MiB)
+#define LEAF      ((8u << 20) | 0) /* sda: the host disk */
+#define T0        1714560000000000000ll
+#define ROOT_DISK ((252u << 20) | 0) /* vda: dom0's root disk, when a scenario writes to it */
 
 enum sc_path { SC_PHY, SC_FILE, SC_QEMU, SC_PART };
 
@@ -45,6 +46,7 @@ struct scenario {
 	size_t n_doms;
 	unsigned n; /* samples written */
 	uint64_t pgpgout_kb, unattr_wr;
+	uint64_t root_wr; /* dom0's own writes to its root disk (vda, ROOT_DISK): other programs' */
 };
 
 static uint32_t sc_backend_dev(const struct sc_dom *d)
@@ -161,6 +163,14 @@ static void sc_append(struct scenario *sc)
 		}
 	}
 	sc_layer(&s, XIOTOP_DOM_NONE, LEAF, XIOTOP_VIA_NONE, sc->unattr_wr, 0);
+	if (sc->root_wr) {
+		sc_dev(&s, ROOT_DISK, "vda", true);
+		sc_layer(&s, XIOTOP_DOM_NONE, ROOT_DISK, XIOTOP_VIA_NONE, sc->root_wr, 0);
+		struct xio_disk root = {
+		    .dev = ROOT_DISK, .wr_bytes = sc->root_wr, .wr_ios = sc->root_wr / 65536};
+		snprintf(root.name, sizeof(root.name), "vda");
+		sample_add_disk(&s, &root);
+	}
 	s.vmstat_pgpgout_kb = sc->pgpgout_kb;
 	struct xio_disk disk = {.dev = LEAF,
 	                        .rd_bytes = leaf_rd,

@@ -18,8 +18,10 @@
 
 #include "test_files.h"
 #include "core/model.h"
+#include "explain/claim_figures.h"
 #include "explain/compare.h"
 #include "explain/report.h"
+#include "explain/tool_claims.h"
 #include "explain/verdicts.h"
 #include "export/exposition.h"
 #include "export/metrics.h"
@@ -383,6 +385,72 @@ static void test_seed003_netbsd_named(void **state)
 	imp_iostat_free(&io);
 }
 
+/* Seed 004 (a NetBSD 5 dom0 of 256 MB; "banksy", an HVM guest of 2 GiB through qemu-dm):
+ * NetBSD's xentop (`xentop -b -d 2`, constructed in the shape of the seed 003 fixture:
+ * VBDS 0, its libxenstat collects no vbd statistics) and the guest's `bonnie -s 2048`
+ * output as the claim. Expected: bonnie's 2 GiB file against the guest's 2 GiB of memory
+ * (xentop MEM(k)) is under the rule's 2x: test_size_vs_memory from the claim, its share 0
+ * (what the cache hid is unknown without VBD bytes), dom0's cache not added (the path is
+ * not in the logs: null). Before: no verdict, and none named under not given. */
+static void test_seed004_netbsd_size_rule(void **state)
+{
+	(void)state;
+	static const char head[] =
+	    "      NAME  STATE   CPU(sec) CPU(%)     MEM(k) MEM(%)  MAXMEM(k) MAXMEM(%) VCPUS "
+	    "NETS NETTX(k) NETRX(k) VBDS   VBD_OO   VBD_RD   VBD_WR  VBD_RSECT  VBD_WSECT SSID\n";
+	char text[4096] = "";
+	for (int i = 0; i < 5; i++) {
+		char rows[512];
+		snprintf(rows, sizeof(rows),
+		         "  Domain-0 -----r       %4d    0.0     262144  100.0   no limit       n/a"
+		         "     1    0        0        0    0        0        0        0          0"
+		         "          0    0\n"
+		         "    banksy --b---       %4d    0.0    2097152  100.0    2097152     100.0"
+		         "     1    0        0        0    0        0        0        0          0"
+		         "          0    0\n",
+		         5000 + 2 * i, 9000 + 2 * i);
+		strcat(text, head);
+		strcat(text, rows);
+	}
+	struct imp_xentop x;
+	struct xerr err;
+	assert_int_equal(imp_xentop_parse("xt", text, strlen(text), &x, &err), 0);
+	struct imp_logs in = {.xentop = &x,
+	                      .xentop_file = "xt",
+	                      .interval_s = 2,
+	                      .has_start = true,
+	                      .start_ns = START_NS};
+	struct imp_result res;
+	assert_int_equal(imp_build(&in, &res, &err), 0);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/seed004.xiotop", dir);
+	assert_int_equal(imp_write(path, &res, &err), 0);
+	imp_result_free(&res);
+	imp_xentop_free(&x);
+	static struct explain ex;
+	struct rec_reader *r = rec_open(path, &err);
+	assert_non_null(r);
+	assert_int_equal(explain_collect(r, NULL, NULL, &ex, &err), 0);
+	char arg[1100], msg[600];
+	const char *fx = getenv("XIOTOP_FIXTURES");
+	snprintf(arg, sizeof(arg), "%s/claims/seed004-domu-bonnie-classic.txt@banksy",
+	         fx ? fx : "tests/fixtures");
+	struct claim_figures runs[EX_MAX_CLAIMS];
+	size_t n = 0;
+	assert_int_equal(claim_arg_figures(arg, runs, EX_MAX_CLAIMS, &n, msg, sizeof(msg)), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(explain_add_claim(&ex, &runs[i], msg, sizeof(msg)), 0);
+	explain_verdicts(&ex);
+	const struct ex_verdict *v = verdict(&ex, "test_size_vs_memory", 1);
+	assert_non_null(v);
+	assert_true(figure(v, "test_bytes") == 2048.0 * 1024 * 1024);
+	assert_true(figure(v, "guest_mem_bytes") == 2048.0 * 1024 * 1024);
+	assert_true(v->share == 0);
+	assert_non_null(not_given(&ex, "claim"));
+	explain_free(&ex);
+	rec_reader_close(r);
+}
+
 /* A meta value of the file is shown escaped wherever a verdict quotes it. */
 static void test_hostile_busy_source(void **state)
 {
@@ -417,9 +485,13 @@ int main(void)
 {
 	setenv("TZ", "UTC", 1);
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_absent_round_trip),    cmocka_unit_test(test_seed002_dom0_cpu),
-	    cmocka_unit_test(test_all_three_logs),       cmocka_unit_test(test_missing_logs_named),
-	    cmocka_unit_test(test_seed003_netbsd_named), cmocka_unit_test(test_hostile_busy_source),
+	    cmocka_unit_test(test_absent_round_trip),
+	    cmocka_unit_test(test_seed002_dom0_cpu),
+	    cmocka_unit_test(test_all_three_logs),
+	    cmocka_unit_test(test_missing_logs_named),
+	    cmocka_unit_test(test_seed003_netbsd_named),
+	    cmocka_unit_test(test_hostile_busy_source),
+	    cmocka_unit_test(test_seed004_netbsd_size_rule),
 	};
 	return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
