@@ -26,7 +26,7 @@
  * in XIOTOP_STAT_LATENCY_DISPLACED, which user space adds to the lost events when both
  * completion hooks are attached (without one, its backends' stamps are never taken, and
  * the hooks line already says that they are not timed).
- * The second case is real: on a 6.18 kernel, about one loop completion in 100,000 fired
+ * The second case is real: on a 6.18 kernel, up to about one loop completion in 200,000 fired
  * block_rq_complete (ftrace recorded it, diskstats counted it) without running our
  * program and without a recursion miss; each of the three caught ran in a softirq on
  * top of another task. The bio's slab slot is reused within milliseconds, so the orphan

@@ -122,12 +122,10 @@ void ex_dom0_window(struct ex_dom0_tail *t, const struct model_domain *md)
 	}
 }
 
-/* Whether the window's slot k is a disk of the run (see ex_dom0_tail). */
-static bool run_disk(const struct ex_dom0_tail *t, size_t k)
+/* Whether the window's slot k is a disk of the run (see ex_dom0_tail); most: the busiest
+ * slot's window writes. */
+static bool run_disk(const struct ex_dom0_tail *t, size_t k, uint64_t most)
 {
-	uint64_t most = 0;
-	for (size_t i = 0; i < t->n_run_devs; i++)
-		most = t->run_dev_wr[i] > most ? t->run_dev_wr[i] : most;
 	return t->run_dev_wr[k] >= DOM0_ACTIVE_WR_BYTES &&
 	       t->run_dev_wr[k] >= most / EX_DOM0_RUN_DEV_DEN;
 }
@@ -135,15 +133,18 @@ static bool run_disk(const struct ex_dom0_tail *t, size_t k)
 /* What dom0 wrote this interval to the run's disks (none known: to every leaf). */
 static uint64_t run_wr(const struct ex_dom0_tail *t, const struct model_domain *md)
 {
+	uint64_t most = 0;
+	for (size_t i = 0; i < t->n_run_devs; i++)
+		most = t->run_dev_wr[i] > most ? t->run_dev_wr[i] : most;
 	bool known = false;
 	for (size_t k = 0; k < t->n_run_devs && !known; k++)
-		known = run_disk(t, k);
+		known = run_disk(t, k, most);
 	if (!known || t->all_devs)
 		return md->phys_wr_bytes;
 	uint64_t n = 0;
 	for (size_t i = 0; i < md->n_layers; i++) {
 		int k = md->layers[i].is_leaf ? slot_of(t, md->layers[i].dev) : -1;
-		if (k >= 0 && run_disk(t, (size_t)k))
+		if (k >= 0 && run_disk(t, (size_t)k, most))
 			n += md->layers[i].wr_bytes;
 	}
 	return n;
