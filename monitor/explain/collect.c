@@ -217,6 +217,8 @@ void explain_free(struct explain *ex)
 		free(ex->doms[i].series);
 	free(ex->doms);
 	ex->doms = NULL;
+	free(ex->dom0_drain);
+	ex->dom0_drain = NULL;
 	ex->n_doms = 0;
 }
 

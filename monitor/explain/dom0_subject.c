@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "explain/verdicts.h"
+
 /* dom0 writing less than this to its disks in an interval is quiet (its journal, the
  * recorder's own file), not a run's writeback. */
 #define DOM0_ACTIVE_WR_BYTES (1024 * 1024)
@@ -130,16 +132,23 @@ static bool run_disk(const struct ex_dom0_tail *t, size_t k, uint64_t most)
 	       t->run_dev_wr[k] >= most / EX_DOM0_RUN_DEV_DEN;
 }
 
+/* Whether the window showed the run's disks; most: the busiest slot's window writes. */
+static bool run_disks_known(const struct ex_dom0_tail *t, uint64_t *most)
+{
+	*most = 0;
+	for (size_t i = 0; i < t->n_run_devs; i++)
+		*most = t->run_dev_wr[i] > *most ? t->run_dev_wr[i] : *most;
+	bool known = false;
+	for (size_t k = 0; k < t->n_run_devs && !known; k++)
+		known = run_disk(t, k, *most);
+	return known && !t->all_devs;
+}
+
 /* What dom0 wrote this interval to the run's disks (none known: to every leaf). */
 static uint64_t run_wr(const struct ex_dom0_tail *t, const struct model_domain *md)
 {
-	uint64_t most = 0;
-	for (size_t i = 0; i < t->n_run_devs; i++)
-		most = t->run_dev_wr[i] > most ? t->run_dev_wr[i] : most;
-	bool known = false;
-	for (size_t k = 0; k < t->n_run_devs && !known; k++)
-		known = run_disk(t, k, most);
-	if (!known || t->all_devs)
+	uint64_t most;
+	if (!run_disks_known(t, &most))
 		return md->phys_wr_bytes;
 	uint64_t n = 0;
 	for (size_t i = 0; i < md->n_layers; i++) {
@@ -150,31 +159,216 @@ static uint64_t run_wr(const struct ex_dom0_tail *t, const struct model_domain *
 	return n;
 }
 
-void ex_dom0_after(const struct explain *ex, struct ex_domain *d, struct ex_dom0_tail *t,
-                   const struct model_domain *md, double interval_s, double end_s)
+/* What the run's disks took in the window (phys_wr: every leaf's, for none known). */
+static uint64_t window_run_wr(const struct ex_dom0_tail *t, uint64_t phys_wr)
+{
+	uint64_t most;
+	if (!run_disks_known(t, &most))
+		return phys_wr;
+	uint64_t n = 0;
+	for (size_t k = 0; k < t->n_run_devs; k++)
+		if (run_disk(t, k, most))
+			n += t->run_dev_wr[k];
+	return n;
+}
+
+/* The subject's figures its drain adds to, in the order of ex_dom0_step's sums. */
+static void drain_fields(struct ex_domain *d, uint64_t *f[EX_DOM0_SUMS])
+{
+	f[0] = &d->guest_wr;
+	f[1] = &d->guest_wr_ios;
+	f[2] = &d->after_phys_wr;
+	f[3] = &d->after_vmstat_wr;
+	f[4] = &d->after_double_counted;
+}
+
+/* d's drain figures: the window's and the first n intervals after it. */
+static void take_steps(struct ex_domain *d, const struct ex_dom0_drain *log, size_t n)
+{
+	uint64_t *f[EX_DOM0_SUMS];
+	drain_fields(d, f);
+	for (size_t i = 0; i < EX_DOM0_SUMS; i++)
+		*f[i] = log->base[i] + (n ? log->step[n - 1].sum[i] : 0);
+}
+
+/* The log of intervals after the window, made at the first: the window's figures and
+ * what the run's disks took in it. NULL out of memory. */
+static struct ex_dom0_drain *drain_log(struct explain *ex, struct ex_domain *d,
+                                       const struct ex_dom0_tail *t)
+{
+	struct ex_dom0_drain *log = ex->dom0_drain;
+	if (log && log->n < log->cap)
+		return log;
+	size_t cap = log ? 2 * log->cap : 64;
+	struct ex_dom0_drain *p = realloc(log, sizeof(*p) + cap * sizeof(p->step[0]));
+	if (!p)
+		return NULL;
+	if (!log) {
+		memset(p, 0, sizeof(*p));
+		uint64_t *f[EX_DOM0_SUMS];
+		drain_fields(d, f);
+		for (size_t i = 0; i < EX_DOM0_SUMS; i++)
+			p->base[i] = *f[i];
+		p->window_run_wr = window_run_wr(t, d->phys_wr);
+	}
+	p->cap = cap;
+	ex->dom0_drain = p;
+	return p;
+}
+
+int ex_dom0_after(struct explain *ex, struct ex_domain *d, struct ex_dom0_tail *t,
+                  const struct model_domain *md, double interval_s, double end_s)
 {
 	if (d->drained)
-		return;
-	t->guest_wr += md->guest_wr_bytes;
-	t->guest_wr_ios += md->guest_wr_ios;
-	t->phys_wr += md->phys_wr_bytes;
-	t->vmstat_wr += md->vmstat_wr_bytes;
-	t->double_counted += md->double_counted_bytes;
-	if (run_wr(t, md) < DOM0_ACTIVE_WR_BYTES) {
+		return 0;
+	struct ex_dom0_drain *log = drain_log(ex, d, t);
+	if (!log)
+		return -1;
+	struct ex_dom0_step *s = &log->step[log->n];
+	const struct ex_dom0_step *prev = log->n ? s - 1 : NULL;
+	uint64_t add[EX_DOM0_SUMS] = {md->guest_wr_bytes, md->guest_wr_ios, md->phys_wr_bytes,
+	                              md->vmstat_wr_bytes, md->double_counted_bytes};
+	s->end_s = end_s;
+	s->run_wr = run_wr(t, md);
+	s->run_sum = (prev ? prev->run_sum : 0) + s->run_wr;
+	for (size_t i = 0; i < EX_DOM0_SUMS; i++)
+		s->sum[i] = (prev ? prev->sum[i] : 0) + add[i];
+	log->n++;
+	if (s->run_wr < DOM0_ACTIVE_WR_BYTES) {
 		t->quiet_s += interval_s;
 		if (t->quiet_s >= ex_dom0_quiet_limit_s(&ex->host))
-			d->drained = true; /* drain_s: the last active interval's end */
-		return;
+			d->drained = log->quiet_drained = true; /* drain_s: the last active one's */
+		return 0;
 	}
 	/* dom0 still writing back: everything since the window is the run's drain */
-	d->guest_wr += t->guest_wr;
-	d->guest_wr_ios += t->guest_wr_ios;
-	d->after_phys_wr += t->phys_wr;
-	d->after_vmstat_wr += t->vmstat_wr;
-	d->after_double_counted += t->double_counted;
-	t->guest_wr = t->guest_wr_ios = t->phys_wr = t->vmstat_wr = t->double_counted = 0;
+	log->quiet_n = log->n;
+	take_steps(d, log, log->n);
 	t->quiet_s = 0;
-	d->drain_s = end_s > 0 ? end_s : 0;
+	d->drain_s = log->quiet_drain_s = end_s > 0 ? end_s : 0;
+	return 0;
+}
+
+/* The quiet rule's drain back on d (a claim's data rule undone). */
+static void quiet_rule(struct ex_domain *d, struct ex_dom0_drain *log)
+{
+	take_steps(d, log, log->quiet_n);
+	d->drained = log->quiet_drained;
+	d->drain_s = log->quiet_drain_s;
+	log->data_drained = false;
+	log->data_taken = 0;
+	log->after_data_wr = 0;
+	log->after_data_last_s = 0;
+}
+
+void ex_dom0_data_drain(struct explain *ex, struct ex_domain *d, uint64_t data_bytes)
+{
+	struct ex_dom0_drain *log = ex->dom0_drain;
+	if (!d->dom0_subject || !log)
+		return;
+	quiet_rule(d, log);
+	log->data_bytes = data_bytes;
+	log->data_on_disk = log->window_run_wr + (log->n ? log->step[log->n - 1].run_sum : 0);
+	uint64_t slack = data_bytes / EX_DOM0_DATA_SLACK_DEN;
+	slack = slack > EX_DOM0_DATA_SLACK_MIN ? slack : EX_DOM0_DATA_SLACK_MIN;
+	uint64_t need = data_bytes > slack ? data_bytes - slack : 0;
+	if (!data_bytes || log->data_on_disk < need)
+		return; /* the quiet rule's, said so */
+	size_t k = 0;   /* intervals after the window until the run's disks had its data */
+	uint64_t taken = log->window_run_wr;
+	while (taken < need)
+		taken = log->window_run_wr + log->step[k++].run_sum;
+	take_steps(d, log, k);
+	d->drained = log->data_drained = true;
+	d->drain_s = k && log->step[k - 1].end_s > 0 ? log->step[k - 1].end_s : 0;
+	log->data_taken = taken;
+	log->after_data_wr = log->data_on_disk - taken;
+	for (size_t i = k; i < log->n; i++)
+		if (log->step[i].run_wr >= DOM0_ACTIVE_WR_BYTES)
+			log->after_data_last_s = log->step[i].end_s;
+}
+
+/* A byte figure, null unless known. */
+static void fig_bytes(struct ex_verdict *v, const char *key, bool known, uint64_t bytes)
+{
+	if (known)
+		ex_fig(v, key, (double)bytes);
+	else
+		ex_fig_null(v, key);
+}
+
+void ex_dom0_drain_figures(struct ex_verdict *v, const struct explain *ex,
+                           const struct ex_domain *d)
+{
+	const struct ex_dom0_drain *log = ex->dom0_drain;
+	bool data = log && log->data_drained;
+	ex_fig_str(v, "drain_from", data ? "the run's data" : d->drained ? "a quiet stretch" : "");
+	fig_bytes(v, "run_data_bytes", log && log->data_bytes, log ? log->data_bytes : 0);
+	fig_bytes(v, "data_taken_bytes", data, data ? log->data_taken : 0);
+	fig_bytes(v, "after_data_wr_bytes", data, data ? log->after_data_wr : 0);
+	if (data && log->after_data_last_s > 0)
+		ex_fig(v, "after_data_last_seconds", log->after_data_last_s);
+	else
+		ex_fig_null(v, "after_data_last_seconds");
+}
+
+void ex_dom0_say_after_data(struct ex_verdict *v, const struct explain *ex, const char *before)
+{
+	const struct ex_dom0_drain *log = ex->dom0_drain;
+	char b1[32], b2[32];
+	if (!log || !log->data_drained || log->after_data_wr < DOM0_ACTIVE_WR_BYTES)
+		return;
+	ex_say(v,
+	       "%sThen dom0 wrote %s more to those disks, the last %.1f s after the run: ", before,
+	       ex_bytes((double)log->after_data_wr, b1, sizeof(b1)), log->after_data_last_s);
+	if (log->data_taken < log->data_bytes)
+		ex_say(
+		    v,
+		    "up to %s of it the run's last pages, left in dom0's cache for the "
+		    "flusher's timer (at most 1/%d of the run, waiting for a timer, not a disk), "
+		    "the rest its file system's metadata and journal or other programs' "
+		    "writes; not counted as the drain.",
+		    ex_bytes((double)(log->data_bytes - log->data_taken), b2, sizeof(b2)),
+		    EX_DOM0_DATA_SLACK_DEN);
+	else
+		ex_say(v, "its file system's metadata and journal or other programs' writes, not "
+		          "the run's data; not counted as the drain.");
+}
+
+void ex_dom0_say_drain(struct ex_verdict *v, const struct explain *ex, const struct ex_domain *d)
+{
+	const struct ex_dom0_drain *log = ex->dom0_drain;
+	char b1[32], b2[32];
+	ex_say(v, "dom0's own dirty pages are not counted per file; ");
+	if (log && log->data_drained) {
+		if (log->data_taken >= log->data_bytes)
+			ex_say(v, "the run's disks had taken the %s it wrote (the claims' bytes)",
+			       ex_bytes((double)log->data_bytes, b1, sizeof(b1)));
+		else
+			ex_say(
+			    v,
+			    "the run's disks had taken all but %s of the %s it wrote (the "
+			    "claims' bytes)",
+			    ex_bytes((double)(log->data_bytes - log->data_taken), b1, sizeof(b1)),
+			    ex_bytes((double)log->data_bytes, b2, sizeof(b2)));
+		ex_say(v, " %.1f s after the run.", d->drain_s);
+		ex_dom0_say_after_data(v, ex, " ");
+		ex_say(v, " ");
+		return;
+	}
+	ex_say(v,
+	       "it went on writing to the disks until %.1f s after the run, then was quiet for "
+	       "%.0f s (vm.dirty_expire_centisecs + vm.dirty_writeback_centisecs: by then the "
+	       "flusher has written what was dirty)",
+	       d->drain_s, ex_dom0_quiet_limit_s(&ex->host));
+	if (log && log->data_bytes)
+		ex_say(v,
+		       "; its disks took %s, not the %s the claims say it wrote, so they do not "
+		       "show when its data was on disk. ",
+		       ex_bytes((double)log->data_on_disk, b1, sizeof(b1)),
+		       ex_bytes((double)log->data_bytes, b2, sizeof(b2)));
+	else
+		ex_say(v, "; no claim gives the run's bytes, so that counts its file system's "
+		          "metadata written after its data too. ");
 }
 
 /* The program of a wrap mark's command line ("start: /bin/dd if=... " -> "dd"). */

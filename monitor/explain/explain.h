@@ -195,6 +195,8 @@ struct ex_window {
 	char marks_of[16];
 };
 
+struct ex_dom0_drain; /* explain/dom0_subject.h */
+
 struct explain {
 	char file[512]; /* raw */
 	struct ex_window win;
@@ -219,6 +221,9 @@ struct explain {
 		char why[400];
 	} not_given[EX_MAX_NOT_GIVEN];
 	size_t n_not_given;
+	/* dom0's own run (the subject domain 0): its intervals after the window, to end its
+	 * drain where its disks took the run's data (dom0_subject.h); NULL none */
+	struct ex_dom0_drain *dom0_drain;
 };
 
 /* The window [from, to] (marks or times, NULL: default: the wrapped command's start and

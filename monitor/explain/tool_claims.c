@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "core/sanitize.h"
+#include "explain/dom0_subject.h"
 #include "explain/verdicts.h"
 
 /* "start bonnie" for bonnie++: the label after `prefix` names the tool (a prefix of its
@@ -86,6 +87,25 @@ static void on_disk_tail(const struct ex_domain *d, struct ex_located *at)
 		at->phys_bytes = phys < at->guest_bytes ? phys : at->guest_bytes;
 }
 
+static double inflation_of(const struct ex_claim *row)
+{
+	return row->observed_phys_rate_bps > 0 && row->rate_bps > 0
+	           ? row->rate_bps / row->observed_phys_rate_bps
+	           : -1;
+}
+
+/* A write run not located in the timeline: judged over the window and its drain. */
+static void over_drain(const struct explain *ex, const struct ex_domain *d, struct ex_claim *row)
+{
+	row->observed_guest = d->guest_wr;
+	row->observed_phys = d->phys_wr + d->after_phys_wr;
+	row->observed_phys_rate_bps = ex_end_to_end_wr_rate(ex, d);
+	/* the rate at which the disk took what the guest wrote: writes reached it by the
+	 * drain's end */
+	if (d->guest_wr && row->observed_phys < d->guest_wr)
+		row->observed_phys_rate_bps *= (double)row->observed_phys / (double)d->guest_wr;
+}
+
 static void fill_row(const struct explain *ex, const struct claim_figures *c,
                      const struct ex_domain *d, bool write, struct ex_claim *row)
 {
@@ -110,22 +130,13 @@ static void fill_row(const struct explain *ex, const struct claim_figures *c,
 		row->observed_phys = at->phys_bytes;
 		row->observed_phys_rate_bps = (double)at->phys_bytes / span;
 	} else if (write) {
-		row->observed_guest = d->guest_wr;
-		row->observed_phys = d->phys_wr + d->after_phys_wr;
-		row->observed_phys_rate_bps = ex_end_to_end_wr_rate(ex, d);
-		/* the rate at which the disk took what the guest wrote: writes reached it by the
-		 * drain's end */
-		if (d->guest_wr && row->observed_phys < d->guest_wr)
-			row->observed_phys_rate_bps *=
-			    (double)row->observed_phys / (double)d->guest_wr;
+		over_drain(ex, d, row);
 	} else {
 		row->observed_guest = d->guest_rd;
 		row->observed_phys = d->phys_rd;
 		row->observed_phys_rate_bps = (double)d->phys_rd / ex->win.seconds;
 	}
-	row->inflation = row->observed_phys_rate_bps > 0 && row->rate_bps > 0
-	                     ? row->rate_bps / row->observed_phys_rate_bps
-	                     : -1;
+	row->inflation = inflation_of(row);
 	if (at->found && row->inflation > 1.2) { /* what the text calls inflated */
 		/* whole intervals: the run's own time may be two intervals shorter than its
 		 * stretch; if the disks' bytes over that shortest time reach the tool's rate,
@@ -171,6 +182,24 @@ static void add_undirected(struct explain *ex, const struct claim_figures *c,
 	ex->claims[ex->n_claims++] = *pick;
 }
 
+/* dom0's own run: its drain ends where its disks took the bytes of the write claims set
+ * against it (dom0_subject.h); its rows judged over the drain are judged again. */
+static void dom0_claimed(struct explain *ex, const struct ex_domain *d)
+{
+	uint64_t data = 0;
+	for (size_t i = 0; i < ex->n_claims; i++)
+		if (ex->claims[i].domid == d->domid && ex->claims[i].write)
+			data += ex->claims[i].bytes;
+	ex_dom0_data_drain(ex, &ex->doms[d - ex->doms], data);
+	for (size_t i = 0; i < ex->n_claims; i++) {
+		struct ex_claim *c = &ex->claims[i];
+		if (c->domid == d->domid && c->write && !c->located.found) {
+			over_drain(ex, d, c);
+			c->inflation = inflation_of(c);
+		}
+	}
+}
+
 int explain_add_claim(struct explain *ex, const struct claim_figures *c, char *err, size_t errlen)
 {
 	const struct ex_domain *d =
@@ -201,12 +230,14 @@ int explain_add_claim(struct explain *ex, const struct claim_figures *c, char *e
 	}
 	if (c->direction_unknown) {
 		add_undirected(ex, c, d);
-		return 0;
+	} else {
+		if (wr)
+			fill_row(ex, c, d, true, &ex->claims[ex->n_claims++]);
+		if (rd)
+			fill_row(ex, c, d, false, &ex->claims[ex->n_claims++]);
 	}
-	if (wr)
-		fill_row(ex, c, d, true, &ex->claims[ex->n_claims++]);
-	if (rd)
-		fill_row(ex, c, d, false, &ex->claims[ex->n_claims++]);
+	if (d->dom0_subject)
+		dom0_claimed(ex, d);
 	return 0;
 }
 
@@ -353,4 +384,8 @@ void verdict_claim(struct explain *ex, const struct ex_claim *c)
 	else
 		ex_say(v, ".");
 	say_located(v, c, d);
+	if (d && d->dom0_subject && c->write) { /* where its drain ended, what came after */
+		ex_dom0_drain_figures(v, ex, d);
+		ex_dom0_say_after_data(v, ex, " ");
+	}
 }

@@ -11,12 +11,7 @@ static void say_drain(struct ex_verdict *v, const struct explain *ex, const stru
 {
 	char b[32];
 	if (d->dom0_subject && d->drained) {
-		ex_say(v,
-		       "dom0's own dirty pages are not counted per file; it went on writing to "
-		       "the disks until %.1f s after the run, then was quiet for %.0f s "
-		       "(vm.dirty_expire_centisecs + vm.dirty_writeback_centisecs: by then the "
-		       "flusher has written what was dirty). ",
-		       d->drain_s, ex_dom0_quiet_limit_s(&ex->host));
+		ex_dom0_say_drain(v, ex, d);
 		return;
 	}
 	if (!ex->host.has_dirty) {
@@ -71,6 +66,8 @@ void verdict_page_cache_inflation(struct explain *ex, const struct ex_domain *d)
 	else
 		ex_fig_null(v, "drain_seconds");
 	ex_fig(v, "drained", d->drained);
+	if (d->dom0_subject)
+		ex_dom0_drain_figures(v, ex, d);
 	ex_evidence(v, "guest_wr_bytes");
 	ex_evidence(v, "phys_wr_bytes");
 	ex_evidence(v, "dirtied_bytes");

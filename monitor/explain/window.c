@@ -282,7 +282,8 @@ static int take_domain(struct ex_window_sink *w, const struct model_interval *m,
 		if (!d->drained)
 			add_layers(d, md); /* its writeback's layers */
 		double end_s = (double)(m->realtime_ns - ex->win.to_ns) / 1e9;
-		ex_dom0_after(ex, d, &w->d0_tail, md, m->interval_s, end_s);
+		if (ex_dom0_after(ex, d, &w->d0_tail, md, m->interval_s, end_s))
+			return -1; /* out of memory */
 	} else {
 		add_after(d, md, ex, m, w->drain_threshold[d - ex->doms]);
 	}
