@@ -278,6 +278,7 @@ void ex_dom0_data_drain(struct explain *ex, struct ex_domain *d, uint64_t data_b
 	while (taken < need)
 		taken = log->window_run_wr + log->step[k++].run_sum;
 	take_steps(d, log, k);
+	log->data_n = k;
 	d->drained = log->data_drained = true;
 	d->drain_s = k && log->step[k - 1].end_s > 0 ? log->step[k - 1].end_s : 0;
 	log->data_taken = taken;
@@ -285,6 +286,18 @@ void ex_dom0_data_drain(struct explain *ex, struct ex_domain *d, uint64_t data_b
 	for (size_t i = k; i < log->n; i++)
 		if (log->step[i].run_wr >= DOM0_ACTIVE_WR_BYTES)
 			log->after_data_last_s = log->step[i].end_s;
+}
+
+bool ex_dom0_in_data(const struct explain *ex, double t)
+{
+	const struct ex_dom0_drain *log = ex->dom0_drain;
+	if (!log || !log->data_drained || !log->n)
+		return true;
+	/* a point's t and a step's end_s come from the same sample's time */
+	const double same = 1e-6;
+	if (!log->data_n) /* the window's points: before the first step's */
+		return t < ex->win.seconds + log->step[0].end_s - same;
+	return t < ex->win.seconds + log->step[log->data_n - 1].end_s + same;
 }
 
 /* A byte figure, null unless known. */

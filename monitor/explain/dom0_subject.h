@@ -94,6 +94,7 @@ struct ex_dom0_drain {
 	 * after_data_last_s seconds after the window) */
 	uint64_t data_bytes;
 	bool data_drained;
+	size_t data_n; /* steps the data rule takes */
 	uint64_t data_taken;
 	uint64_t data_on_disk; /* the run's disks' writes by the log's end */
 	uint64_t after_data_wr;
@@ -139,6 +140,11 @@ int ex_dom0_after(struct explain *ex, struct ex_domain *d, struct ex_dom0_tail *
  * (data_bytes 0, no interval after the window kept, or the disks never took them) the
  * quiet rule's. */
 void ex_dom0_data_drain(struct explain *ex, struct ex_domain *d, uint64_t data_bytes);
+/* Whether the subject's series point ending t seconds after the window's start is the
+ * run's: before its data drain's end (every point when the data rule did not end it).
+ * A write claim's run is located among these: the writes after (the run's last pages
+ * within the slack, the journal) are not its run. */
+bool ex_dom0_in_data(const struct explain *ex, double t);
 /* The subject's drain rule as a verdict's figures ("drain_from": "the run's data", "a quiet
  * stretch" or "-" not drained; "run_data_bytes", "data_taken_bytes", "after_data_wr_bytes",
  * "after_data_last_seconds": null where unknown) and text. */

@@ -56,6 +56,9 @@ static void locate_row(const struct explain *ex, const struct ex_domain *d, stru
 {
 	size_t from = 0, end = d->n_series;
 	tool_marks(ex, d, row->fig.tool, &from, &end);
+	while (d->dom0_subject && row->write && end > from &&
+	       !ex_dom0_in_data(ex, d->series[end - 1].t))
+		end--; /* dom0's own run: its data's drain ends it (dom0_subject.h) */
 	for (size_t i = 0; i < ex->n_claims; i++) {
 		const struct ex_claim *p = &ex->claims[i];
 		if (p->domid == row->domid && p->write == row->write && p->located.found &&
@@ -71,12 +74,13 @@ static void locate_row(const struct explain *ex, const struct ex_domain *d, stru
  * reaches the disk in the interval after the last write; dom0's cache under a
  * file-backed disk passes the flush on as its own writeback). Stops at the guest's next
  * run of writes, or once the disks took the run's guest bytes. */
-static void on_disk_tail(const struct ex_domain *d, struct ex_located *at)
+static void on_disk_tail(const struct explain *ex, const struct ex_domain *d, struct ex_located *at)
 {
 	uint64_t phys = at->phys_bytes;
 	for (size_t k = at->last + 1; k < d->n_series && phys < at->guest_bytes; k++) {
 		const struct ex_point *p = &d->series[k];
-		if (p->guest_wr_bytes >= EX_ACTIVE_BYTES)
+		if (p->guest_wr_bytes >= EX_ACTIVE_BYTES ||
+		    (d->dom0_subject && !ex_dom0_in_data(ex, p->t)))
 			break;
 		if (!p->phys_wr_bytes)
 			continue;
@@ -85,25 +89,6 @@ static void on_disk_tail(const struct ex_domain *d, struct ex_located *at)
 	}
 	if (at->on_disk_s > 0)
 		at->phys_bytes = phys < at->guest_bytes ? phys : at->guest_bytes;
-}
-
-static double inflation_of(const struct ex_claim *row)
-{
-	return row->observed_phys_rate_bps > 0 && row->rate_bps > 0
-	           ? row->rate_bps / row->observed_phys_rate_bps
-	           : -1;
-}
-
-/* A write run not located in the timeline: judged over the window and its drain. */
-static void over_drain(const struct explain *ex, const struct ex_domain *d, struct ex_claim *row)
-{
-	row->observed_guest = d->guest_wr;
-	row->observed_phys = d->phys_wr + d->after_phys_wr;
-	row->observed_phys_rate_bps = ex_end_to_end_wr_rate(ex, d);
-	/* the rate at which the disk took what the guest wrote: writes reached it by the
-	 * drain's end */
-	if (d->guest_wr && row->observed_phys < d->guest_wr)
-		row->observed_phys_rate_bps *= (double)row->observed_phys / (double)d->guest_wr;
 }
 
 static void fill_row(const struct explain *ex, const struct claim_figures *c,
@@ -122,7 +107,7 @@ static void fill_row(const struct explain *ex, const struct claim_figures *c,
 	locate_row(ex, d, row);
 	struct ex_located *at = &row->located;
 	if (at->found && write)
-		on_disk_tail(d, at);
+		on_disk_tail(ex, d, at);
 	double span = (at->on_disk_s > 0 ? at->on_disk_s : at->to_s) - at->from_s;
 	if (at->found && span > 0) {
 		/* judged over its own sub-window, not the whole recording's */
@@ -130,13 +115,22 @@ static void fill_row(const struct explain *ex, const struct claim_figures *c,
 		row->observed_phys = at->phys_bytes;
 		row->observed_phys_rate_bps = (double)at->phys_bytes / span;
 	} else if (write) {
-		over_drain(ex, d, row);
+		row->observed_guest = d->guest_wr;
+		row->observed_phys = d->phys_wr + d->after_phys_wr;
+		row->observed_phys_rate_bps = ex_end_to_end_wr_rate(ex, d);
+		/* the rate at which the disk took what the guest wrote: writes reached it by the
+		 * drain's end */
+		if (d->guest_wr && row->observed_phys < d->guest_wr)
+			row->observed_phys_rate_bps *=
+			    (double)row->observed_phys / (double)d->guest_wr;
 	} else {
 		row->observed_guest = d->guest_rd;
 		row->observed_phys = d->phys_rd;
 		row->observed_phys_rate_bps = (double)d->phys_rd / ex->win.seconds;
 	}
-	row->inflation = inflation_of(row);
+	row->inflation = row->observed_phys_rate_bps > 0 && row->rate_bps > 0
+	                     ? row->rate_bps / row->observed_phys_rate_bps
+	                     : -1;
 	if (at->found && row->inflation > 1.2) { /* what the text calls inflated */
 		/* whole intervals: the run's own time may be two intervals shorter than its
 		 * stretch; if the disks' bytes over that shortest time reach the tool's rate,
@@ -183,7 +177,8 @@ static void add_undirected(struct explain *ex, const struct claim_figures *c,
 }
 
 /* dom0's own run: its drain ends where its disks took the bytes of the write claims set
- * against it (dom0_subject.h); its rows judged over the drain are judged again. */
+ * against it (dom0_subject.h); its write rows are judged again, in order, against that
+ * drain (each located among the intervals before the drain's end). */
 static void dom0_claimed(struct explain *ex, const struct ex_domain *d)
 {
 	uint64_t data = 0;
@@ -191,13 +186,18 @@ static void dom0_claimed(struct explain *ex, const struct ex_domain *d)
 		if (ex->claims[i].domid == d->domid && ex->claims[i].write)
 			data += ex->claims[i].bytes;
 	ex_dom0_data_drain(ex, &ex->doms[d - ex->doms], data);
-	for (size_t i = 0; i < ex->n_claims; i++) {
-		struct ex_claim *c = &ex->claims[i];
-		if (c->domid == d->domid && c->write && !c->located.found) {
-			over_drain(ex, d, c);
-			c->inflation = inflation_of(c);
-		}
+	size_t n = ex->n_claims;
+	for (size_t i = 0; i < n; i++) {
+		struct ex_claim *row = &ex->claims[i];
+		if (row->domid != d->domid || !row->write)
+			continue;
+		struct claim_figures fig = row->fig;
+		const char *from = row->direction_from;
+		ex->n_claims = i + 1; /* the rows before it, as when it was added */
+		fill_row(ex, &fig, d, true, row);
+		row->direction_from = from;
 	}
+	ex->n_claims = n;
 }
 
 int explain_add_claim(struct explain *ex, const struct claim_figures *c, char *err, size_t errlen)

@@ -4,7 +4,10 @@
  * bytes, seconds and rate per direction, and the domain it ran in, "" for the busiest
  * one). explain_add_claim() resolves the domain and sets each direction the tool
  * reported against what dom0 saw for that domain in the window (writes: including the
- * drain after it), giving one row of claims[] per direction. Call it after
+ * drain after it), giving one row of claims[] per direction. Write claims set against
+ * dom0's own run (the subject domain 0) also end its drain where its disks took their
+ * bytes (ex_dom0_data_drain, dom0_subject.h), and that subject's rows judged over the
+ * drain are judged again. Call it after
  * explain_collect() and explain_keep_domains(), before explain_verdicts(), which turns
  * each row into a `claim` verdict. The parsers that fill claim_figures from the tools'
  * output files live elsewhere; this file does not read files.
