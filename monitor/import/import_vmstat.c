@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/arrays.h"
+
 struct vm_parser {
 	const char *file;
 	struct xerr *err;
@@ -106,11 +108,8 @@ static int take_row(struct vm_parser *p, const struct imp_words *w, unsigned lin
 		else if (i == p->st)
 			r.st = x;
 	}
-	struct imp_vm_row *rows = realloc(v->rows, (v->n + 1) * sizeof(*rows));
-	if (!rows)
+	if (arrays_append((void **)&v->rows, &v->n, &r, sizeof(r)))
 		return imp_fail(p->err, p->file, line, "out of memory"), -1;
-	v->rows = rows;
-	rows[v->n++] = r;
 	return 0;
 }
 

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/arrays.h"
+
 enum xt_col { C_NAME, C_STATE, C_CPU, C_MEM, C_VBDS, C_OO, C_RD, C_WR, C_RSECT, C_WSECT, C_N };
 static const char *const col_names[C_N] = {"NAME",      "STATE",    "CPU(sec)", "MEM(k)",
                                            "VBDS",      "VBD_OO",   "VBD_RD",   "VBD_WR",
@@ -197,11 +199,8 @@ static int take_vbd(struct xt_parser *p, const struct imp_words *w, unsigned lin
 	if (!known)
 		return 0; /* this vbd could not be read: xentop says "-" */
 	struct imp_xt_dom *d = &x->rows[x->n_rows - 1];
-	struct imp_xt_vbd *nv = realloc(d->vbds, (d->n_vbd_lines + 1) * sizeof(*nv));
-	if (!nv)
+	if (arrays_append((void **)&d->vbds, &d->n_vbd_lines, &v, sizeof(v)))
 		return imp_fail(p->err, p->file, line, "out of memory"), -1;
-	d->vbds = nv;
-	nv[d->n_vbd_lines++] = v;
 	return 0;
 }
 
@@ -241,12 +240,8 @@ static int take_line(struct xt_parser *p, const struct imp_line *l, unsigned lin
 
 static int add_block(struct imp_xentop *x, size_t first, size_t n)
 {
-	struct imp_xt_block *b = realloc(x->blocks, (x->n_blocks + 1) * sizeof(*b));
-	if (!b)
-		return -1;
-	x->blocks = b;
-	b[x->n_blocks++] = (struct imp_xt_block){.doms = &x->rows[first], .n = n};
-	return 0;
+	struct imp_xt_block b = {.doms = &x->rows[first], .n = n};
+	return arrays_append((void **)&x->blocks, &x->n_blocks, &b, sizeof(b));
 }
 
 static bool name_in(const struct imp_xt_dom *rows, size_t first, size_t end, const char *name)
