@@ -26,11 +26,11 @@ int arrays_append(void **items, size_t *n, const void *item, size_t size)
 	return 0;
 }
 
-void *arrays_slot(void *items, size_t *n, size_t max, size_t size)
+void *arrays_put(void *items, size_t *n, size_t max, const void *item, size_t size)
 {
 	if (*n >= max)
 		return NULL;
-	void *slot = (char *)items + (*n)++ * size;
-	memset(slot, 0, size);
-	return slot;
+	void *copy = (char *)items + (*n)++ * size;
+	memcpy(copy, item, size);
+	return copy;
 }
