@@ -149,13 +149,11 @@ bad:
 	       -1;
 }
 
-static int take_line(struct io_parser *p, unsigned line)
+static int take_line(void *parser, unsigned line)
 {
+	struct io_parser *p = parser;
 	struct imp_words *w = &p->words;
 	struct imp_iostat *io = p->out;
-	imp_split(p->line.text, w);
-	if (p->line.has_nul || p->line.too_long || w->overflow)
-		return imp_fail(p->err, p->file, line, "a line of iostat text expected"), -1;
 	if (!w->n || p->skip_next) {
 		p->in_report = p->skip_next = false;
 		return 0;
@@ -219,16 +217,11 @@ int imp_iostat_parse(const char *file, const char *buf, size_t len, struct imp_i
 	}
 	*p = (struct io_parser){.file = file, .err = err, .out = out, .time_ns = -1};
 	struct imp_cursor c = {.buf = buf, .len = len};
+	const struct imp_reading r = {file, "iostat", err, &p->line, &p->words, take_line, p};
 	int rc = -1;
-	unsigned cut_line = 0;
-	while (imp_next_line(&c, &p->line)) {
-		if (!p->line.terminated && !imp_blank(p->line.text)) {
-			cut_line = c.line;
-			break;
-		}
-		if (take_line(p, c.line))
-			goto done;
-	}
+	unsigned cut_line;
+	if (imp_read_lines(&c, &r, &cut_line))
+		goto done;
 	drop_partial(out, file, cut_line);
 	if (!p->header_line)
 		imp_fail(err, file, 0, "no iostat -x header (Device ... rkB/s ... wkB/s) found");

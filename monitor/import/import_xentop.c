@@ -24,6 +24,7 @@ struct xt_parser {
 	unsigned group;     /* headers seen */
 	unsigned *group_of; /* per row */
 	struct imp_words words;
+	struct imp_line line;
 };
 
 static int grow_rows(struct xt_parser *p)
@@ -219,15 +220,13 @@ static bool detail_line(const char *text, const struct imp_words *w)
 	       strspn(w->w[0], "0123456789") == k - 1;
 }
 
-static int take_line(struct xt_parser *p, const struct imp_line *l, unsigned line)
+static int take_line(void *parser, unsigned line)
 {
+	struct xt_parser *p = parser;
 	struct imp_words *w = &p->words;
-	imp_split(l->text, w);
-	if (l->has_nul || l->too_long || w->overflow)
-		return imp_fail(p->err, p->file, line, "a line of xentop -b text expected"), -1;
 	if (w->n >= 3 && !strcmp(w->w[0], "NAME") && imp_find_word(w, "CPU(sec)", 1) > 0)
 		return take_header(p, w, line);
-	if (detail_line(l->text, w))
+	if (detail_line(p->line.text, w))
 		return 0;
 	if (!p->header_line)
 		return imp_fail(p->err, p->file, line,
@@ -308,30 +307,24 @@ int imp_xentop_parse(const char *file, const char *buf, size_t len, struct imp_x
 {
 	memset(out, 0, sizeof(*out));
 	struct xt_parser *p = calloc(1, sizeof(*p));
-	struct imp_line *l = malloc(sizeof(*l));
 	int rc = -1;
-	if (!p || !l) {
+	if (!p) {
 		imp_fail(err, file, 0, "out of memory");
 		goto done;
 	}
-	*p = (struct xt_parser){.file = file, .err = err, .out = out};
+	p->file = file, p->err = err, p->out = out;
 	struct imp_cursor c = {.buf = buf, .len = len};
-	bool cut_line = false;
-	while (imp_next_line(&c, l)) {
-		if (!l->terminated && c.pos >= c.len && !imp_blank(l->text)) {
-			cut_line = true; /* the capture was stopped mid-line */
-			break;
-		}
-		if (take_line(p, l, c.line))
-			goto done;
-	}
+	const struct imp_reading r = {file, "xentop -b", err, &p->line, &p->words, take_line, p};
+	unsigned cut_line;
+	if (imp_read_lines(&c, &r, &cut_line))
+		goto done;
 	if (!p->header_line) {
 		imp_fail(err, file, 0, "no xentop -b header (NAME STATE CPU(sec) ...) found");
 		goto done;
 	}
 	if (make_blocks(p))
 		goto done;
-	drop_partial(out, file, cut_line);
+	drop_partial(out, file, cut_line != 0);
 	if (out->n_blocks < 2) {
 		imp_fail(err, file, c.line, "two iterations or more expected (xentop -b -d N)");
 		goto done;
@@ -341,7 +334,6 @@ done:
 	if (p)
 		free(p->group_of);
 	free(p);
-	free(l);
 	if (rc)
 		imp_xentop_free(out);
 	return rc;
