@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/arrays.h"
+
 void sample_free(struct xio_sample *s)
 {
 	free(s->layers);
@@ -24,15 +26,6 @@ const struct xio_dom_counters *sample_counters(const struct xio_sample *s, uint3
 	return NULL;
 }
 
-/* Capacity of an array of n items: the next power of two from 8 (see append()). */
-static size_t capacity_for(size_t n)
-{
-	size_t cap = 8;
-	while (cap < n)
-		cap *= 2;
-	return cap;
-}
-
 const struct xio_dev *sample_dev(const struct xio_sample *s, uint32_t dev)
 {
 	for (size_t i = 0; i < s->n_devs; i++)
@@ -47,20 +40,6 @@ const struct xio_domain *sample_domain(const struct xio_sample *s, uint32_t domi
 		if (s->domains[i].domid == domid)
 			return &s->domains[i];
 	return NULL;
-}
-
-/* Grow-by-doubling append: the capacity is implied by the count (capacity_for). */
-static int append(void **arr, size_t *n, const void *item, size_t size)
-{
-	if (*n == 0 || *n == capacity_for(*n)) {
-		void *p = realloc(*arr, capacity_for(*n + 1) * size);
-		if (!p)
-			return -1;
-		*arr = p;
-	}
-	memcpy((char *)*arr + *n * size, item, size);
-	(*n)++;
-	return 0;
 }
 
 int xio_layer_key_order(uint32_t a_domid, uint32_t a_dev, uint32_t a_via, uint32_t b_domid,
@@ -83,32 +62,32 @@ int xio_layer_key_cmp(const void *a, const void *b)
 
 int sample_add_layer(struct xio_sample *s, const struct xio_layer *l)
 {
-	return append((void **)&s->layers, &s->n_layers, l, sizeof(*l));
+	return arrays_append((void **)&s->layers, &s->n_layers, l, sizeof(*l));
 }
 
 int sample_add_dev(struct xio_sample *s, const struct xio_dev *d)
 {
-	return append((void **)&s->devs, &s->n_devs, d, sizeof(*d));
+	return arrays_append((void **)&s->devs, &s->n_devs, d, sizeof(*d));
 }
 
 int sample_add_disk(struct xio_sample *s, const struct xio_disk *d)
 {
-	return append((void **)&s->disks, &s->n_disks, d, sizeof(*d));
+	return arrays_append((void **)&s->disks, &s->n_disks, d, sizeof(*d));
 }
 
 int sample_add_domain(struct xio_sample *s, const struct xio_domain *d)
 {
-	return append((void **)&s->domains, &s->n_domains, d, sizeof(*d));
+	return arrays_append((void **)&s->domains, &s->n_domains, d, sizeof(*d));
 }
 
 int sample_add_counters(struct xio_sample *s, const struct xio_dom_counters *c)
 {
-	return append((void **)&s->counters, &s->n_counters, c, sizeof(*c));
+	return arrays_append((void **)&s->counters, &s->n_counters, c, sizeof(*c));
 }
 
 int sample_add_vbd_stat(struct xio_sample *s, const struct xio_vbd_stat *v)
 {
-	return append((void **)&s->vbd_stats, &s->n_vbd_stats, v, sizeof(*v));
+	return arrays_append((void **)&s->vbd_stats, &s->n_vbd_stats, v, sizeof(*v));
 }
 
 const struct xio_vbd_stat *sample_vbd_stat(const struct xio_sample *s, uint32_t domid,
@@ -122,7 +101,7 @@ const struct xio_vbd_stat *sample_vbd_stat(const struct xio_sample *s, uint32_t 
 
 int sample_add_latency(struct xio_sample *s, const struct xio_latency *l)
 {
-	return append((void **)&s->latency, &s->n_latency, l, sizeof(*l));
+	return arrays_append((void **)&s->latency, &s->n_latency, l, sizeof(*l));
 }
 
 const struct xio_latency *sample_latency(const struct xio_sample *s, uint32_t domid, uint32_t op)
