@@ -3,12 +3,13 @@
 
 A check with a tolerance no wrong figure breaks proves nothing. The live checkers that
 drive their own writers and read the kernel's counts while xiotop runs (attribution_check,
-cpu_check, latency_check, test_real_guest's) cannot be run again on a kept work dir: their
-truth is read once, at the moment. So this stands in for xiotop (as XIOTOP_BIN): it runs the real one
-and makes a figure wrong in each JSON interval it prints, the way a real bug would, and
-the test is run once with it; the figure's own check must print FAIL. Nothing in xiotop
-changes: only the lines the checker reads. Any other output (text, stderr, exit status)
-passes through, so the test's other steps run as they do with xiotop itself.
+cpu_check, latency_check, test_real_guest's) cannot be run again on a kept work dir:
+their truth is read once, at the moment. So this stands in for xiotop (as XIOTOP_BIN):
+it runs the real one and makes a figure wrong in each JSON interval it prints, the way a
+real bug would, and the test is run once with it; the figure's own check must print
+FAIL. Nothing in xiotop changes: only the lines the checker reads. Any other output
+(text, stderr, exit status) passes through, so the test's other steps run as they do
+with xiotop itself.
 
     XIOTOP_BITE_REAL=build/xiotop XIOTOP_BITE=MUTATION[,MUTATION...] \\
         XIOTOP_BIN=tests/live/bite_xiotop.py bash tests/live/test_NAME.sh
