@@ -71,7 +71,7 @@ MUTATIONS = {
     "guest_rd_x0.97": (scale_key("guest_rd_bytes", 0.97),
                        "test_real_guest: guest_rd_bytes vs the guest's own stat (2 %)"),
     "write_latency_x8": (latency_times("write", 8),
-                         "latency_check: write p50 at most the writer's bucket"),
+                         "latency_check: write p50 and p99 at most the writer's bucket"),
     "read_latency_div8": (latency_times("read", 1 / 8),
                           "latency_check: read p50 at least one bucket below the writer's less its own part"),
 }
