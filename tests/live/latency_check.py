@@ -5,7 +5,8 @@ xiotop's histogram of that domain over the same requests must hold as many reque
 the writer made (less those xiotop says it lost), and put its p50 between the writer's
 own (each request xiotop times lies inside the writer's clock reads around it, so rank by
 rank xiotop's time is at most the writer's) and one bucket below the writer's p50 less
-the writer's own part of a request (p50_agrees).
+the writer's own part of a request (p50_agrees); its p99 at most the writer's (rank by
+rank, as above), judged where xiotop timed every request (p99_contained).
 
 Runs inside a world of tests/emu/emu.sh (its env file is given): guest1 a loop device
 (request-based: timed at block_rq_complete), guest2 a partition of one, guest3 zram
@@ -75,6 +76,27 @@ def p50_bucket(hist):
         if seen >= total / 2:
             return bucket_of(low), total
     return None, total
+
+
+def p99_bucket(hist):
+    """The bucket holding the 99 % rank, nearest-rank as the writer counts it (ceil)."""
+    total = sum(hist.values())
+    rank, seen = math.ceil(total * 0.99), 0
+    for low in sorted(hist):
+        seen += hist[low]
+        if total and seen >= rank:
+            return bucket_of(low)
+    return None
+
+
+def p99_contained(hist, count, ios, own_p99_ns):
+    """xiotop's p99 bucket at most the writer's: each request xiotop times lies inside the
+    writer's clock reads around it, so rank by rank its time is at most the writer's. Judged
+    only when xiotop timed every request (a request lost moves the ranks): None then."""
+    if count != ios:
+        return None
+    mine = p99_bucket(hist)
+    return mine is not None and mine <= bucket_of(own_p99_ns)
 
 
 def p50_agrees(mine, own_p50_ns):
@@ -150,6 +172,14 @@ def main():
                       f"bucket 2^{mine} ns (at most the writer's, at least one below its "
                       f"p50 less {WRITER_OWN_NS / 1000:.0f} us); histogram "
                       f"{ {k: hist[k] for k in sorted(hist)} }")
+                held = p99_contained(hist, count, ios, own["p99_ns"])
+                line = (f"dom{domid} ({what}, {bs}) {op} p99: backend's own "
+                        f"{own['p99_ns'] / 1000:.1f} us (bucket 2^{bucket_of(own['p99_ns'])} ns), "
+                        f"xiotop's bucket 2^{p99_bucket(hist)} ns (at most the writer's)")
+                if held is None:
+                    print(f"     {line}: not compared, {ios - count} request(s) not timed")
+                else:
+                    check(held, line)
     device_model(xt, env, emu)
     xt.stop()
     lost = lost_events(xt.intervals(), 0)

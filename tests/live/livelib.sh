@@ -34,8 +34,12 @@
 #                                (/tmp by default); live_cleanup runs on EXIT INT TERM HUP
 #   live_cleanup                 first before_cleanup, if the test defines that function
 #                                (its own processes, mounts, settings; what fails there is
-#                                passed over), then `emu.sh down $work/world` if a world
-#                                was made, then rm -rf $work; never fails
+#                                passed over), then the copy XIOTOP_LIVE_KEEP asks for,
+#                                then `emu.sh down $work/world` if a world was made, then
+#                                rm -rf $work; never fails
+# XIOTOP_LIVE_KEEP=DIR keeps what the test wrote: $work is copied into DIR at cleanup,
+# but the world's devices and images (world/env is kept), so that a checker that judges
+# files can be run again on mutated copies (tests/live/check_bites.py).
 #   live_world_up DIO [ARG...]   the loop and zram modules (live_require_module), then
 #                                `emu.sh up $work/world --dio DIO ARG...` (its output
 #                                dropped), then sources $work/world/env (DOM1_DEV,
@@ -104,8 +108,17 @@ live_workdir() {
 live_cleanup() {
 	# in an || list, so that a failing step of the test's own cleanup does not stop ours
 	if declare -F before_cleanup >/dev/null; then before_cleanup || true; fi
+	live_keep || true
 	if [ -e "$work/world" ]; then live_emu down "$work/world" >/dev/null 2>&1 || true; fi
 	rm -rf "$work"
+}
+
+live_keep() { # XIOTOP_LIVE_KEEP=DIR: $work into DIR, the world's images left out
+	[ -n "${XIOTOP_LIVE_KEEP:-}" ] || return 0
+	mkdir -p "$XIOTOP_LIVE_KEEP/world"
+	find "$work" -mindepth 1 -maxdepth 1 ! -name world -exec cp -a {} "$XIOTOP_LIVE_KEEP/" \;
+	if [ -f "$work/world/env" ]; then cp "$work/world/env" "$XIOTOP_LIVE_KEEP/world/"; fi
+	echo "kept in $XIOTOP_LIVE_KEEP (XIOTOP_LIVE_KEEP)"
 }
 
 live_world_up() {

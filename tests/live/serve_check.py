@@ -22,6 +22,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from livelib import MiB, check, failures, finish_writer, read_env, run_writer, within  # noqa: E402
+from latency_check import WRITER_OWN_NS, bucket_of  # noqa: E402
 
 env_path, emu, xport, xpid, pport, readme, hostile_hex, aport = sys.argv[1:9]
 xport, xpid, pport, aport = int(xport), int(xpid), int(pport), int(aport)
@@ -130,6 +131,7 @@ writers = [run_writer(emu, 1, env["DOM1_DEV"], 96, 0), run_writer(emu, 3, env["D
 summaries = list(map(finish_writer, writers))
 written = {s["domid"]: s["wr_bytes"] for s in summaries}
 write_ios = {s["domid"]: s["wr_ios"] for s in summaries}
+own_p50 = {s["domid"]: s["wr_lat"]["p50_ns"] for s in summaries}  # the writer's own clock
 subprocess.run(["sync"], check=True)  # loop dio off: the host leaf sees them at writeback
 wait_intervals(intervals() + 3)
 time.sleep(3)  # Prometheus scrapes the exposition that holds them
@@ -157,9 +159,19 @@ for domid, ios in sorted(write_ios.items()):
 check(counts.get(2) == 0, f"dom2 (idle) latency _count {counts.get(2)}")
 p50 = {int(r["metric"]["domid"]): float(r["value"][1]) for r in promql(
     'histogram_quantile(0.5, sum by (domid, le) (xiotop_domain_io_latency_seconds_bucket{op="write"}))')}
-check(all(0 < p50.get(d, 0) < 1 for d in write_ios),
-      "histogram_quantile(0.5) of the writes: " +
-      ", ".join(f"dom{d} {p50.get(d, 0) * 1e6:.0f} us" for d in sorted(write_ios)))
+for domid in sorted(write_ios):
+    # histogram_quantile interpolates inside the bucket the median falls in, (2^b, 2^(b+1)]
+    # ns (le is a bucket's upper bound): that bucket must be at most the writer's own p50's
+    # (each request xiotop times lies inside the writer's clock reads around it) and at
+    # least one below that of the writer's p50 less its own part of a request, as in
+    # latency_check.py (p50_agrees)
+    v, own = p50.get(domid), own_p50[domid]
+    lo, hi = bucket_of(max(own - WRITER_OWN_NS, 0)) - 1, bucket_of(own)
+    check(v is not None and 2 ** lo < v * 1e9 <= 2 ** (hi + 1) * (1 + 1e-9),
+          f"dom{domid} histogram_quantile(0.5) of the writes "
+          f"{'none' if v is None else f'{v * 1e6:.1f} us'}, the "
+          f"emulated backend's own p50 {own / 1000:.1f} us: in (2^{lo}, 2^{hi + 1}] ns (at most "
+          f"the writer's bucket, at least one below its p50 less {WRITER_OWN_NS / 1000:.0f} us)")
 
 # --- 3. the hostile name, as Prometheus decoded it ---
 names = {int(r["metric"]["domid"]): r["metric"]["domain"]
