@@ -9,6 +9,8 @@
  */
 #include "record/rec_reader_internal.h"
 
+#include "core/free_all.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,17 +253,8 @@ void rec_reader_close(struct rec_reader *r)
 		free(r->meta[i].key);
 		free(r->meta[i].value);
 	}
-	free(r->meta);
-	free(r->times);
-	free(r->marks);
-	free(r->keys);
-	free(r->disk_keys);
-	free(r->vbd_keys);
-	free(r->hooks);
-	free(r->devs);
-	free(r->doms);
-	free(r->path);
-	free(r);
+	FREE_ALL(r->meta, r->times, r->marks, r->keys, r->disk_keys, r->vbd_keys, r->hooks, r->devs,
+	         r->doms, r->path, r);
 }
 
 struct rec_reader *rec_open(const char *path, struct xerr *err)
