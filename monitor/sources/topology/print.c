@@ -113,8 +113,22 @@ void topo_print_text(FILE *out, const struct xt_topology *t)
 		print_domain_text(out, &t->domains[i]);
 }
 
-static void print_layer_json(FILE *out, const struct xt_layer *l)
+/* items[0, n) of size bytes each as a JSON array, each written by put */
+static void print_json_array(FILE *out, const void *items, size_t n, size_t size,
+                             void (*put)(FILE *out, const void *item))
 {
+	fputc('[', out);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputc(',', out);
+		put(out, (const char *)items + i * size);
+	}
+	fputc(']', out);
+}
+
+static void print_layer_json(FILE *out, const void *item)
+{
+	const struct xt_layer *l = item;
 	if (l->path) {
 		json_put_member(out, "{\"file\":", l->path);
 		fprintf(out, ",\"ino\":%" PRIu64 ",\"fs_maj_min\":\"%u:%u\"", l->ino,
@@ -128,8 +142,9 @@ static void print_layer_json(FILE *out, const struct xt_layer *l)
 	        l->depth, l->is_leaf ? "true" : "false");
 }
 
-static void print_backend_json(FILE *out, const struct xt_backend *b)
+static void print_backend_json(FILE *out, const void *item)
 {
+	const struct xt_backend *b = item;
 	fprintf(out, "{\"devid\":%u", b->devid);
 	json_put_member(out, ",\"dev\":", b->dev);
 	fprintf(out, ",\"kind\":\"%s\"", topo_kind_name(b->kind));
@@ -138,38 +153,27 @@ static void print_backend_json(FILE *out, const struct xt_backend *b)
 	json_put_member(out, ",\"params\":", b->params);
 	fprintf(out, ",\"missing\":%s", b->missing ? "true" : "false");
 	json_put_member(out, ",\"error\":", b->error);
-	fputs(",\"stack\":[", out);
-	for (size_t i = 0; i < b->n_layers; i++) {
-		if (i)
-			fputc(',', out);
-		print_layer_json(out, &b->layers[i]);
-	}
-	fputs("]}", out);
+	fputs(",\"stack\":", out);
+	print_json_array(out, b->layers, b->n_layers, sizeof(*b->layers), print_layer_json);
+	fputc('}', out);
 }
 
-static void print_domain_json(FILE *out, const struct xt_domain *d)
+static void print_domain_json(FILE *out, const void *item)
 {
+	const struct xt_domain *d = item;
 	fprintf(out, "{\"domid\":%u", d->domid);
 	json_put_member(out, ",\"name\":", d->name);
-	fprintf(out, ",\"device_model_pid\":%d,\"backends\":[", d->device_model_pid);
-	for (size_t j = 0; j < d->n_backends; j++) {
-		if (j)
-			fputc(',', out);
-		print_backend_json(out, &d->backends[j]);
-	}
-	fputs("]}", out);
+	fprintf(out, ",\"device_model_pid\":%d,\"backends\":", d->device_model_pid);
+	print_json_array(out, d->backends, d->n_backends, sizeof(*d->backends), print_backend_json);
+	fputc('}', out);
 }
 
 void topo_print_json(FILE *out, const struct xt_topology *t)
 {
 	json_put_member(out, "{\"source\":", t->source);
-	fputs(",\"domains\":[", out);
-	for (size_t i = 0; i < t->n_domains; i++) {
-		if (i)
-			fputc(',', out);
-		print_domain_json(out, &t->domains[i]);
-	}
-	fputs("]}\n", out);
+	fputs(",\"domains\":", out);
+	print_json_array(out, t->domains, t->n_domains, sizeof(*t->domains), print_domain_json);
+	fputs("}\n", out);
 }
 
 static int cmp_domid(const void *key, const void *elem)
