@@ -33,6 +33,8 @@ struct sample_source {
 	const char *title; /* "live", "synthetic", "FILE" */
 	/* Optional: after a failure, the sentence saying why (the source's own memory). */
 	const char *(*why)(void *ctx);
+	/* Without why: the one sentence every failure of this source means, or NULL. */
+	const char *fail_why;
 };
 
 /* Moves through a recording, asked for by replay keys (and NAV_HERE / NAV_TICK by the

@@ -146,15 +146,21 @@ static void bind_u64(sqlite3_stmt *st, int col, uint64_t v)
 	sqlite3_bind_int64(st, col, (sqlite3_int64)v);
 }
 
+#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+
 /* A counts row's start: the sample slot of item i and its key's id, then n counts from
- * column 3 (rec_read_sample.c's col_counts reads them back). */
-static void bind_counts(struct rec_writer *w, sqlite3_stmt *st, size_t i, int64_t id,
-                        const uint64_t *counts, size_t n)
+ * column 3 (rec_read_sample.c's col_counts reads them back). id 0: the key could not be
+ * stored, *key_rc (set by the key's function, called before) says why and is returned. */
+static int bind_counts(struct rec_writer *w, sqlite3_stmt *st, size_t i, int64_t id,
+                       const int *key_rc, const uint64_t *counts, size_t n)
 {
+	if (!id)
+		return *key_rc;
 	sqlite3_bind_int64(st, 1, REC_SLOT(w->count, i));
 	sqlite3_bind_int64(st, 2, id);
 	for (size_t c = 0; c < n; c++)
 		bind_u64(st, 3 + (int)c, counts[c]);
+	return SQLITE_OK;
 }
 
 static int store_sample_row(struct rec_writer *w, const struct xio_sample *s)
@@ -212,13 +218,9 @@ static int store_each(struct rec_writer *w, enum writer_stmt which, const void *
 static int store_layer(struct rec_writer *w, sqlite3_stmt *st, const void *item, size_t i)
 {
 	const struct xio_layer *l = item;
-	int rc = SQLITE_OK;
-	int64_t id = layer_key(w, l, &rc);
-	if (!id)
-		return rc;
 	const uint64_t counts[] = {l->io.rd_bytes, l->io.wr_bytes, l->io.rd_ios, l->io.wr_ios};
-	bind_counts(w, st, i, id, counts, sizeof(counts) / sizeof(*counts));
-	return SQLITE_OK;
+	int key_rc = SQLITE_OK;
+	return bind_counts(w, st, i, layer_key(w, l, &key_rc), &key_rc, counts, COUNT_OF(counts));
 }
 
 static int store_counter(struct rec_writer *w, sqlite3_stmt *st, const void *item, size_t i)
@@ -238,13 +240,9 @@ static int store_counter(struct rec_writer *w, sqlite3_stmt *st, const void *ite
 static int store_disk(struct rec_writer *w, sqlite3_stmt *st, const void *item, size_t i)
 {
 	const struct xio_disk *d = item;
-	int rc = SQLITE_OK;
-	int64_t id = disk_key(w, d, &rc);
-	if (!id)
-		return rc;
 	const uint64_t counts[] = {d->rd_bytes, d->wr_bytes, d->rd_ios, d->wr_ios};
-	bind_counts(w, st, i, id, counts, sizeof(counts) / sizeof(*counts));
-	return SQLITE_OK;
+	int key_rc = SQLITE_OK;
+	return bind_counts(w, st, i, disk_key(w, d, &key_rc), &key_rc, counts, COUNT_OF(counts));
 }
 
 static int64_t vbd_key(struct rec_writer *w, const struct xio_vbd_stat *v, int *rc)
@@ -280,16 +278,14 @@ static int64_t vbd_key(struct rec_writer *w, const struct xio_vbd_stat *v, int *
 static int store_vbd(struct rec_writer *w, sqlite3_stmt *st, const void *item, size_t i)
 {
 	const struct xio_vbd_stat *v = item;
-	int rc = SQLITE_OK;
-	int64_t id = vbd_key(w, v, &rc);
-	if (!id)
-		return rc;
 	const uint64_t counts[] = {v->rd_bytes, v->wr_bytes,      v->rd_req,
 	                           v->wr_req,   v->oo_req,        v->f_req,
 	                           v->ds_req,   v->skew_rd_bytes, v->skew_wr_bytes};
-	bind_counts(w, st, i, id, counts, sizeof(counts) / sizeof(*counts));
-	sqlite3_bind_int64(st, 12, v->read);
-	return SQLITE_OK;
+	int key_rc = SQLITE_OK;
+	int rc = bind_counts(w, st, i, vbd_key(w, v, &key_rc), &key_rc, counts, COUNT_OF(counts));
+	if (rc == SQLITE_OK)
+		sqlite3_bind_int64(st, 12, v->read);
+	return rc;
 }
 
 static bool same_dev(const void *open_item, const void *item)

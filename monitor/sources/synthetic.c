@@ -218,18 +218,11 @@ static int synthetic_next(void *ctx, struct xio_sample *out)
 	return synthetic_sample(ctx, out) == 0 ? 0 : SOURCE_FAILED;
 }
 
-/* The only way synthetic_next fails. */
-static const char *synthetic_why(void *ctx)
-{
-	(void)ctx;
-	return "out of memory";
-}
-
 struct sample_source synthetic_source(struct synthetic *s)
 {
 	return (struct sample_source){.ctx = s,
 	                              .next = synthetic_next,
 	                              .fail_status = 1,
 	                              .title = "synthetic",
-	                              .why = synthetic_why};
+	                              .fail_why = "out of memory"};
 }
