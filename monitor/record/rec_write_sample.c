@@ -90,18 +90,28 @@ static int64_t layer_key(struct rec_writer *w, const struct xio_layer *l, int *r
 	return w->keys[lo].id;
 }
 
+/* Room for one more item in *arr (n items of size bytes); false, *rc SQLITE_NOMEM, when
+ * there is none. */
+static bool room_for_one(void *arr, size_t n, size_t size, int *rc)
+{
+	void **p = arr;
+	void *q = realloc(*p, (n + 1) * size);
+	if (!q) {
+		*rc = SQLITE_NOMEM;
+		return false;
+	}
+	*p = q;
+	return true;
+}
+
 static int64_t disk_key(struct rec_writer *w, const struct xio_disk *d, int *rc)
 {
 	for (size_t i = 0; i < w->n_disk_keys; i++)
 		if (w->disk_keys[i].dev == d->dev &&
 		    !strncmp(w->disk_keys[i].name, d->name, sizeof(d->name)))
 			return w->disk_keys[i].id;
-	struct disk_key_id *p = realloc(w->disk_keys, (w->n_disk_keys + 1) * sizeof(*p));
-	if (!p) {
-		*rc = SQLITE_NOMEM;
+	if (!room_for_one(&w->disk_keys, w->n_disk_keys, sizeof(*w->disk_keys), rc))
 		return 0;
-	}
-	w->disk_keys = p;
 	sqlite3_stmt *st = w->st[ST_DISK_KEY];
 	sqlite3_bind_int64(st, 1, d->dev);
 	sqlite3_bind_text(st, 2, d->name, (int)strnlen(d->name, sizeof(d->name)), SQLITE_STATIC);
@@ -254,12 +264,8 @@ static int64_t vbd_key(struct rec_writer *w, const struct xio_vbd_stat *v, int *
 		    k->instance == v->instance)
 			return k->id;
 	}
-	struct vbd_key_id *p = realloc(w->vbd_keys, (w->n_vbd_keys + 1) * sizeof(*p));
-	if (!p) {
-		*rc = SQLITE_NOMEM;
+	if (!room_for_one(&w->vbd_keys, w->n_vbd_keys, sizeof(*w->vbd_keys), rc))
 		return 0;
-	}
-	w->vbd_keys = p;
 	sqlite3_stmt *st = w->st[ST_VBD_KEY];
 	sqlite3_bind_int64(st, 1, v->domid);
 	sqlite3_bind_int64(st, 2, v->devid);
@@ -269,10 +275,10 @@ static int64_t vbd_key(struct rec_writer *w, const struct xio_vbd_stat *v, int *
 	*rc = step_done(st);
 	if (*rc != SQLITE_OK)
 		return 0;
-	p[w->n_vbd_keys] =
+	w->vbd_keys[w->n_vbd_keys] =
 	    (struct vbd_key_id){v->domid,  v->devid,    v->backend_dev,
 	                        v->source, v->instance, sqlite3_last_insert_rowid(w->db)};
-	return p[w->n_vbd_keys++].id;
+	return w->vbd_keys[w->n_vbd_keys++].id;
 }
 
 static int store_vbd(struct rec_writer *w, sqlite3_stmt *st, const void *item, size_t i)
