@@ -1,6 +1,7 @@
 /* sample.c - ownership and lookup for struct xio_sample; see sample.h. */
 #include "core/sample.h"
 
+#include "core/arrays.h"
 #include "core/free_all.h"
 
 #include <stdlib.h>
@@ -20,15 +21,6 @@ const struct xio_dom_counters *sample_counters(const struct xio_sample *s, uint3
 	return NULL;
 }
 
-/* Capacity of an array of n items: the next power of two from 8 (see append()). */
-static size_t capacity_for(size_t n)
-{
-	size_t cap = 8;
-	while (cap < n)
-		cap *= 2;
-	return cap;
-}
-
 const struct xio_dev *sample_dev(const struct xio_sample *s, uint32_t dev)
 {
 	for (size_t i = 0; i < s->n_devs; i++)
@@ -43,20 +35,6 @@ const struct xio_domain *sample_domain(const struct xio_sample *s, uint32_t domi
 		if (s->domains[i].domid == domid)
 			return &s->domains[i];
 	return NULL;
-}
-
-/* Grow-by-doubling append: the capacity is implied by the count (capacity_for). */
-static int append(void **arr, size_t *n, const void *item, size_t size)
-{
-	if (*n == 0 || *n == capacity_for(*n)) {
-		void *p = realloc(*arr, capacity_for(*n + 1) * size);
-		if (!p)
-			return -1;
-		*arr = p;
-	}
-	memcpy((char *)*arr + *n * size, item, size);
-	(*n)++;
-	return 0;
 }
 
 int xio_layer_key_order(uint32_t a_domid, uint32_t a_dev, uint32_t a_via, uint32_t b_domid,
@@ -81,7 +59,7 @@ int xio_layer_key_cmp(const void *a, const void *b)
 #define SAMPLE_ADD(fn, item_type, array)                                                           \
 	int fn(struct xio_sample *s, const item_type *item)                                        \
 	{                                                                                          \
-		return append((void **)&s->array, &s->n_##array, item, sizeof(*item));             \
+		return arrays_append((void **)&s->array, &s->n_##array, item, sizeof(*item));      \
 	}
 
 SAMPLE_ADD(sample_add_layer, struct xio_layer, layers)

@@ -136,7 +136,7 @@ struct claim_iozone_row {
 
 struct claim_iozone {
 	bool from_report; /* figures from the -R "... report" sections, not the table */
-	unsigned nrows;
+	size_t nrows;
 	struct claim_iozone_row rows[CLAIM_IOZONE_MAX_ROWS];
 };
 

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/arrays.h"
+
 #define IOZONE_MAX_COLS 24
 #define IOZONE_MAX_KIB  (1ull << 40)
 #define IOZONE_SLACK    3 /* columns a figure may end off its label's right edge */
@@ -66,17 +68,13 @@ static bool tok_u64(const struct tokens *t, unsigned i, bool quoted, uint64_t *v
 
 static struct claim_iozone_row *row_for(struct claim_iozone *z, uint64_t file_kib, uint64_t rec_kib)
 {
-	for (unsigned i = 0; i < z->nrows; i++)
+	for (size_t i = 0; i < z->nrows; i++)
 		if (z->rows[i].file_kib == file_kib && z->rows[i].record_kib == rec_kib)
 			return &z->rows[i];
-	if (z->nrows == CLAIM_IOZONE_MAX_ROWS)
-		return NULL;
-	struct claim_iozone_row *r = &z->rows[z->nrows++];
-	r->file_kib = file_kib;
-	r->record_kib = rec_kib;
+	struct claim_iozone_row row = {.file_kib = file_kib, .record_kib = rec_kib};
 	for (int k = 0; k < CLAIM_IOZONE_NTESTS; k++)
-		r->kib_per_s[k] = -1;
-	return r;
+		row.kib_per_s[k] = -1;
+	return arrays_put(z->rows, &z->nrows, CLAIM_IOZONE_MAX_ROWS, &row, sizeof(row));
 }
 
 /* --- default table ------------------------------------------------------------------ */
@@ -142,7 +140,7 @@ static int table_row(const struct claim_src *src, const struct claim_line *l,
 		return claim_fail(src, l->no, "iozone row does not start with KB and reclen");
 	if (v[0] > IOZONE_MAX_KIB || v[1] > IOZONE_MAX_KIB)
 		return claim_fail(src, l->no, "iozone file or record size out of range");
-	unsigned rows_before = z->nrows;
+	size_t rows_before = z->nrows;
 	struct claim_iozone_row *r = row_for(z, v[0], v[1]);
 	if (!r)
 		return claim_fail(src, l->no, "more than %d iozone rows", CLAIM_IOZONE_MAX_ROWS);
@@ -323,7 +321,7 @@ static void headline(struct claim *out)
 	                             CLAIM_IOZONE_RANDOM_WRITE};
 	static const int reads[] = {CLAIM_IOZONE_READ, CLAIM_IOZONE_REREAD,
 	                            CLAIM_IOZONE_RANDOM_READ};
-	for (unsigned i = 0; i < z->nrows; i++) {
+	for (size_t i = 0; i < z->nrows; i++) {
 		uint64_t bytes = z->rows[i].file_kib * 1024;
 		for (int k = 0; k < 3; k++) {
 			if (z->rows[i].kib_per_s[writes[k]] >= 0) {

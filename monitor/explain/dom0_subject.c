@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/arrays.h"
+
 /* dom0 writing less than this to its disks in an interval is quiet (its journal, the
  * recorder's own file), not a run's writeback. */
 #define DOM0_ACTIVE_WR_BYTES (1024 * 1024)
@@ -28,16 +30,10 @@ static struct model_layer *layer_of(struct ex_dom0_interval *d0, enum model_role
 	for (size_t i = 0; i < md->n_layers; i++)
 		if (d0->layers[i].dev == devno && d0->layers[i].role == role)
 			return &d0->layers[i];
-	if (md->n_layers == EX_MAX_LAYERS)
-		return NULL;
-	struct model_layer *l = &d0->layers[md->n_layers++];
-	memset(l, 0, sizeof(*l));
-	l->role = role;
-	l->dev = devno;
-	l->is_leaf = dev && dev->is_leaf;
+	struct model_layer layer = {.role = role, .dev = devno, .is_leaf = dev && dev->is_leaf};
 	if (dev)
-		memcpy(l->name, dev->name, sizeof(l->name));
-	return l;
+		memcpy(layer.name, dev->name, sizeof(layer.name));
+	return arrays_put(d0->layers, &md->n_layers, EX_MAX_LAYERS, &layer, sizeof(layer));
 }
 
 void ex_dom0_add(struct ex_dom0_interval *d0, const struct xio_sample *s, const struct xio_layer *l,

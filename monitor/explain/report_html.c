@@ -15,30 +15,22 @@
 #define PAD_L   56
 #define PAD_R   12
 
+/* The characters HTML gives a meaning to, as entities: safe in text and in quoted
+ * attributes alike. */
+static const char *const html_entity[256] = {
+    ['<'] = "&lt;", ['>'] = "&gt;", ['&'] = "&amp;", ['"'] = "&quot;", ['\''] = "&#39;",
+};
+
 void html_put(FILE *out, const char *s)
 {
 	char clean[8192];
 	sanitize_text(s ? s : "", clean, sizeof(clean));
 	for (const char *p = clean; *p; p++) {
-		switch (*p) {
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		case '\'':
-			fputs("&#39;", out);
-			break;
-		default:
+		const char *entity = html_entity[(unsigned char)*p];
+		if (entity)
+			fputs(entity, out);
+		else
 			fputc(*p, out);
-		}
 	}
 }
 

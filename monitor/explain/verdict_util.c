@@ -5,28 +5,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/arrays.h"
 #include "core/sanitize.h"
 #include "explain/verdicts.h"
 
 struct ex_verdict *ex_verdict_new(struct explain *ex, const char *id, uint32_t domid)
 {
-	if (ex->n_verdicts == EX_MAX_VERDICTS)
-		return NULL;
-	struct ex_verdict *v = &ex->verdicts[ex->n_verdicts++];
-	memset(v, 0, sizeof(*v));
-	v->id = id;
-	v->domid = domid;
-	return v;
+	const struct ex_verdict v = {.id = id, .domid = domid};
+	return arrays_put(ex->verdicts, &ex->n_verdicts, EX_MAX_VERDICTS, &v, sizeof(v));
 }
 
 static struct ex_figure *new_fig(struct ex_verdict *v, const char *key)
 {
-	if (v->n_figures == EX_MAX_FIGURES)
-		return NULL;
-	struct ex_figure *f = &v->figures[v->n_figures++];
-	memset(f, 0, sizeof(*f));
-	snprintf(f->key, sizeof(f->key), "%s", key);
-	return f;
+	struct ex_figure f = {0};
+	snprintf(f.key, sizeof(f.key), "%s", key);
+	return arrays_put(v->figures, &v->n_figures, EX_MAX_FIGURES, &f, sizeof(f));
 }
 
 void ex_fig(struct ex_verdict *v, const char *key, double value)

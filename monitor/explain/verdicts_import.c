@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/arrays.h"
 #include "core/figures.h"
 #include "core/sanitize.h"
 #include "explain/verdicts.h"
@@ -20,14 +21,12 @@ void ex_not_given(struct explain *ex, const char *id, const char *fmt, ...)
 	for (size_t i = 0; i < ex->n_not_given; i++)
 		if (!strcmp(ex->not_given[i].id, id))
 			return; /* once per recording, not per domain */
-	if (ex->n_not_given == EX_MAX_NOT_GIVEN)
-		return;
-	struct ex_not_given *n = &ex->not_given[ex->n_not_given++];
-	n->id = id;
+	struct ex_not_given n = {.id = id};
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(n->why, sizeof(n->why), fmt, ap);
+	vsnprintf(n.why, sizeof(n.why), fmt, ap);
 	va_end(ap);
+	arrays_put(ex->not_given, &ex->n_not_given, EX_MAX_NOT_GIVEN, &n, sizeof(n));
 }
 
 static bool imported_log(const struct explain *ex, const char *kind)

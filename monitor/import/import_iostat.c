@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/arrays.h"
+
 struct io_parser {
 	const char *file;
 	struct xerr *err;
@@ -51,13 +53,10 @@ static int header_sysstat(struct io_parser *p, const struct imp_words *w, unsign
 static int new_report(struct io_parser *p, unsigned line)
 {
 	struct imp_iostat *io = p->out;
-	struct imp_io_report *r = realloc(io->reports, (io->n + 1) * sizeof(*r));
-	if (!r)
-		return imp_fail(p->err, p->file, line, "out of memory"), -1;
-	io->reports = r;
-	r[io->n] = (struct imp_io_report){
+	struct imp_io_report r = {
 	    .line = line, .since_boot = io->n == 0, .time_ns = io->has_time ? p->time_ns : -1};
-	io->n++;
+	if (arrays_append((void **)&io->reports, &io->n, &r, sizeof(r)))
+		return imp_fail(p->err, p->file, line, "out of memory"), -1;
 	return 0;
 }
 
@@ -91,17 +90,14 @@ static int take_device(struct io_parser *p, const struct imp_words *w, unsigned 
 	if (io->netbsd && in_last_report(io, w->w[0]) && new_report(p, line))
 		return -1;
 	struct imp_io_report *r = &io->reports[io->n - 1];
-	struct imp_io_dev *d = realloc(r->devs, (r->n + 1) * sizeof(*d));
-	if (!d)
-		return imp_fail(p->err, p->file, line, "out of memory"), -1;
-	r->devs = d;
-	d[r->n] = (struct imp_io_dev){.rd_Bps = rd * p->scale, .wr_Bps = wr * p->scale};
+	struct imp_io_dev d = {.rd_Bps = rd * p->scale, .wr_Bps = wr * p->scale};
 	if (p->rs > 0 && p->ws > 0) {
-		imp_double(w->w[p->rs], &d[r->n].rd_iops);
-		imp_double(w->w[p->ws], &d[r->n].wr_iops);
+		imp_double(w->w[p->rs], &d.rd_iops);
+		imp_double(w->w[p->ws], &d.wr_iops);
 	}
-	snprintf(d[r->n].name, sizeof(d[r->n].name), "%s", w->w[0]);
-	r->n++;
+	snprintf(d.name, sizeof(d.name), "%s", w->w[0]);
+	if (arrays_append((void **)&r->devs, &r->n, &d, sizeof(d)))
+		return imp_fail(p->err, p->file, line, "out of memory"), -1;
 	return 0;
 }
 
@@ -153,13 +149,11 @@ bad:
 	       -1;
 }
 
-static int take_line(struct io_parser *p, unsigned line)
+static int take_line(void *parser, unsigned line)
 {
+	struct io_parser *p = parser;
 	struct imp_words *w = &p->words;
 	struct imp_iostat *io = p->out;
-	imp_split(p->line.text, w);
-	if (p->line.has_nul || p->line.too_long || w->overflow)
-		return imp_fail(p->err, p->file, line, "a line of iostat text expected"), -1;
 	if (!w->n || p->skip_next) {
 		p->in_report = p->skip_next = false;
 		return 0;
@@ -223,16 +217,11 @@ int imp_iostat_parse(const char *file, const char *buf, size_t len, struct imp_i
 	}
 	*p = (struct io_parser){.file = file, .err = err, .out = out, .time_ns = -1};
 	struct imp_cursor c = {.buf = buf, .len = len};
+	const struct imp_reading r = {file, "iostat", err, &p->line, &p->words, take_line, p};
 	int rc = -1;
-	unsigned cut_line = 0;
-	while (imp_next_line(&c, &p->line)) {
-		if (!p->line.terminated && !imp_blank(p->line.text)) {
-			cut_line = c.line;
-			break;
-		}
-		if (take_line(p, c.line))
-			goto done;
-	}
+	unsigned cut_line;
+	if (imp_read_lines(&c, &r, &cut_line))
+		goto done;
 	drop_partial(out, file, cut_line);
 	if (!p->header_line)
 		imp_fail(err, file, 0, "no iostat -x header (Device ... rkB/s ... wkB/s) found");

@@ -6,20 +6,19 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/arrays.h"
 #include "core/sanitize.h"
 
 static void put(struct imp_result *r, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void put(struct imp_result *r, const char *key, const char *fmt, ...)
 {
-	if (r->n_meta == IMP_META_MAX)
-		return;
-	struct imp_meta *m = &r->meta[r->n_meta++];
-	m->key = key;
+	struct imp_meta m = {.key = key};
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(m->value, sizeof(m->value), fmt, ap);
+	vsnprintf(m.value, sizeof(m.value), fmt, ap);
 	va_end(ap);
+	arrays_put(r->meta, &r->n_meta, IMP_META_MAX, &m, sizeof(m));
 }
 
 /* Appends ",word" (or "word") to list. */

@@ -56,6 +56,26 @@ int imp_next_line(struct imp_cursor *c, struct imp_line *l)
 	return 1;
 }
 
+int imp_read_lines(struct imp_cursor *c, const struct imp_reading *r, unsigned *cut_line)
+{
+	*cut_line = 0;
+	while (imp_next_line(c, r->line)) {
+		if (!r->line->terminated && !imp_blank(r->line->text)) {
+			*cut_line = c->line;
+			return 0;
+		}
+		imp_split(r->line->text, r->words);
+		if (r->line->has_nul || r->line->too_long || r->words->overflow)
+			return imp_fail(r->err, r->file, c->line, "a line of %s text expected",
+			                r->tool),
+			       -1;
+		int rc = r->take(r->parser, c->line);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 bool imp_blank(const char *text)
 {
 	for (; *text; text++)

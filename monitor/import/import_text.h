@@ -50,6 +50,26 @@ struct imp_words {
 	bool overflow; /* more than IMP_WORDS_MAX words */
 };
 void imp_split(const char *text, struct imp_words *out);
+
+/* One log read line by line (imp_read_lines): where each line and its words go, and
+ * the parser that takes them. */
+struct imp_reading {
+	const char *file; /* as given, for messages */
+	const char *tool; /* whose text the log is ("vmstat"), for messages */
+	struct xerr *err;
+	struct imp_line *line;
+	struct imp_words *words;
+	/* takes the line in *line and *words (its number: line_no): 0, or non-zero to stop */
+	int (*take)(void *parser, unsigned line_no);
+	void *parser;
+};
+/* Hands each whole line of c's buffer, split into words, to r->take in order: 0 at the
+ * end, or what take returned when it stopped. A line that is no text (a NUL byte, longer
+ * than IMP_LINE_MAX, more than IMP_WORDS_MAX words) stops it with -1 and "FILE:N: a line
+ * of TOOL text expected". A last line cut short (no newline, not blank: the capture was
+ * stopped mid-line) is not handed over: *cut_line is its number (0 when there is none).
+ * c->line is the number of the last line read. */
+int imp_read_lines(struct imp_cursor *c, const struct imp_reading *r, unsigned *cut_line);
 /* Index of the first word equal to name at or after from, or -1. */
 int imp_find_word(const struct imp_words *w, const char *name, int from);
 

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/arrays.h"
+
 struct vm_parser {
 	const char *file;
 	struct xerr *err;
@@ -106,20 +108,15 @@ static int take_row(struct vm_parser *p, const struct imp_words *w, unsigned lin
 		else if (i == p->st)
 			r.st = x;
 	}
-	struct imp_vm_row *rows = realloc(v->rows, (v->n + 1) * sizeof(*rows));
-	if (!rows)
+	if (arrays_append((void **)&v->rows, &v->n, &r, sizeof(r)))
 		return imp_fail(p->err, p->file, line, "out of memory"), -1;
-	v->rows = rows;
-	rows[v->n++] = r;
 	return 0;
 }
 
-static int take_line(struct vm_parser *p, unsigned line)
+static int take_line(void *parser, unsigned line)
 {
+	struct vm_parser *p = parser;
 	struct imp_words *w = &p->words;
-	imp_split(p->line.text, w);
-	if (p->line.has_nul || p->line.too_long || w->overflow)
-		return imp_fail(p->err, p->file, line, "a line of vmstat text expected"), -1;
 	if (!w->n)
 		return 0;
 	if (!strcmp(w->w[0], "procs")) { /* the group line over the header */
@@ -144,16 +141,15 @@ int imp_vmstat_parse(const char *file, const char *buf, size_t len, struct imp_v
 	}
 	*p = (struct vm_parser){.file = file, .err = err, .out = out};
 	struct imp_cursor c = {.buf = buf, .len = len};
-	while (imp_next_line(&c, &p->line)) {
-		if (!p->line.terminated && !imp_blank(p->line.text)) {
-			char safe[160];
-			imp_quote(file, safe, sizeof(safe));
-			snprintf(out->note, sizeof(out->note),
-			         "%s:%u: the last line is cut short: ignored", safe, c.line);
-			break;
-		}
-		if (take_line(p, c.line))
-			goto done;
+	const struct imp_reading r = {file, "vmstat", err, &p->line, &p->words, take_line, p};
+	unsigned cut_line;
+	if (imp_read_lines(&c, &r, &cut_line))
+		goto done;
+	if (cut_line) {
+		char safe[160];
+		imp_quote(file, safe, sizeof(safe));
+		snprintf(out->note, sizeof(out->note), "%s:%u: the last line is cut short: ignored",
+		         safe, cut_line);
 	}
 	if (!p->header_line)
 		imp_fail(err, file, 0, "no vmstat header (r b ... us sy id) found");

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/arrays.h"
+
 enum xt_col { C_NAME, C_STATE, C_CPU, C_MEM, C_VBDS, C_OO, C_RD, C_WR, C_RSECT, C_WSECT, C_N };
 static const char *const col_names[C_N] = {"NAME",      "STATE",    "CPU(sec)", "MEM(k)",
                                            "VBDS",      "VBD_OO",   "VBD_RD",   "VBD_WR",
@@ -22,6 +24,7 @@ struct xt_parser {
 	unsigned group;     /* headers seen */
 	unsigned *group_of; /* per row */
 	struct imp_words words;
+	struct imp_line line;
 };
 
 static int grow_rows(struct xt_parser *p)
@@ -197,11 +200,8 @@ static int take_vbd(struct xt_parser *p, const struct imp_words *w, unsigned lin
 	if (!known)
 		return 0; /* this vbd could not be read: xentop says "-" */
 	struct imp_xt_dom *d = &x->rows[x->n_rows - 1];
-	struct imp_xt_vbd *nv = realloc(d->vbds, (d->n_vbd_lines + 1) * sizeof(*nv));
-	if (!nv)
+	if (arrays_append((void **)&d->vbds, &d->n_vbd_lines, &v, sizeof(v)))
 		return imp_fail(p->err, p->file, line, "out of memory"), -1;
-	d->vbds = nv;
-	nv[d->n_vbd_lines++] = v;
 	return 0;
 }
 
@@ -220,15 +220,13 @@ static bool detail_line(const char *text, const struct imp_words *w)
 	       strspn(w->w[0], "0123456789") == k - 1;
 }
 
-static int take_line(struct xt_parser *p, const struct imp_line *l, unsigned line)
+static int take_line(void *parser, unsigned line)
 {
+	struct xt_parser *p = parser;
 	struct imp_words *w = &p->words;
-	imp_split(l->text, w);
-	if (l->has_nul || l->too_long || w->overflow)
-		return imp_fail(p->err, p->file, line, "a line of xentop -b text expected"), -1;
 	if (w->n >= 3 && !strcmp(w->w[0], "NAME") && imp_find_word(w, "CPU(sec)", 1) > 0)
 		return take_header(p, w, line);
-	if (detail_line(l->text, w))
+	if (detail_line(p->line.text, w))
 		return 0;
 	if (!p->header_line)
 		return imp_fail(p->err, p->file, line,
@@ -241,12 +239,8 @@ static int take_line(struct xt_parser *p, const struct imp_line *l, unsigned lin
 
 static int add_block(struct imp_xentop *x, size_t first, size_t n)
 {
-	struct imp_xt_block *b = realloc(x->blocks, (x->n_blocks + 1) * sizeof(*b));
-	if (!b)
-		return -1;
-	x->blocks = b;
-	b[x->n_blocks++] = (struct imp_xt_block){.doms = &x->rows[first], .n = n};
-	return 0;
+	struct imp_xt_block b = {.doms = &x->rows[first], .n = n};
+	return arrays_append((void **)&x->blocks, &x->n_blocks, &b, sizeof(b));
 }
 
 static bool name_in(const struct imp_xt_dom *rows, size_t first, size_t end, const char *name)
@@ -313,30 +307,24 @@ int imp_xentop_parse(const char *file, const char *buf, size_t len, struct imp_x
 {
 	memset(out, 0, sizeof(*out));
 	struct xt_parser *p = calloc(1, sizeof(*p));
-	struct imp_line *l = malloc(sizeof(*l));
 	int rc = -1;
-	if (!p || !l) {
+	if (!p) {
 		imp_fail(err, file, 0, "out of memory");
 		goto done;
 	}
-	*p = (struct xt_parser){.file = file, .err = err, .out = out};
+	p->file = file, p->err = err, p->out = out;
 	struct imp_cursor c = {.buf = buf, .len = len};
-	bool cut_line = false;
-	while (imp_next_line(&c, l)) {
-		if (!l->terminated && c.pos >= c.len && !imp_blank(l->text)) {
-			cut_line = true; /* the capture was stopped mid-line */
-			break;
-		}
-		if (take_line(p, l, c.line))
-			goto done;
-	}
+	const struct imp_reading r = {file, "xentop -b", err, &p->line, &p->words, take_line, p};
+	unsigned cut_line;
+	if (imp_read_lines(&c, &r, &cut_line))
+		goto done;
 	if (!p->header_line) {
 		imp_fail(err, file, 0, "no xentop -b header (NAME STATE CPU(sec) ...) found");
 		goto done;
 	}
 	if (make_blocks(p))
 		goto done;
-	drop_partial(out, file, cut_line);
+	drop_partial(out, file, cut_line != 0);
 	if (out->n_blocks < 2) {
 		imp_fail(err, file, c.line, "two iterations or more expected (xentop -b -d N)");
 		goto done;
@@ -346,7 +334,6 @@ done:
 	if (p)
 		free(p->group_of);
 	free(p);
-	free(l);
 	if (rc)
 		imp_xentop_free(out);
 	return rc;

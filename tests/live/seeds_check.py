@@ -228,6 +228,43 @@ ok(cmp["a"]["name"] == "dom0 (sh)" and cmp["b"]["domid"] == 1 and all(0 <= x <= 
    and abs(sum(shares) - 1) < 0.01,
    f"explain dom0 domU: {cmp['a']['name']} against domain {cmp['b']['domid']}, shares {shares}")
 
+# --- seed 003's shape: the same dd through the LV stand-in, then `explain dom0 lv`
+ex, k = load("lv"), rec("lv")
+(_, wbytes, _), (_, rbytes, _) = dd_runs("lv.claim")
+w = Delta(f"{work}/lv.claim.k0", f"{work}/lv.claim.k1")
+r = Delta(f"{work}/lv.claim.k1", f"{work}/lv.claim.k2")
+d = dom(ex, 3)
+ok(d is not None, "seed 003: the LV's domain 3 is in the recording")
+if d:
+    near(d["guest_wr_bytes"], wbytes, "lv: guest_wr_bytes vs dd's count", 0.01)
+    near(d["guest_wr_bytes"], w.wr(lv3), f"lv: guest_wr_bytes vs {lv3}'s diskstats", 0.01)
+    near(d["guest_rd_bytes"], r.rd(lv3), f"lv: guest_rd_bytes vs {lv3}'s diskstats", 0.01)
+    near(d["phys_wr_bytes"], k.wr(lv3), f"lv: phys_wr_bytes vs {lv3}'s diskstats over the recording", 0.01, MiB)
+times = k.vm("pgpgout") * 1024 / wbytes
+# host-wide: other writers on the machine add to it (seen: 1.36x while builds ran beside)
+ok(0.95 <= times < 1.8, f"(the physics) one submission, not two: the host's pgpgout grew {times:.2f}x dd's bytes")
+for vid in ("page_cache_inflation", "double_counting", "read_cache"):
+    ok(verdict(ex, vid, 3) is None, f"lv: no {vid} (nothing in dom0 caches or resubmits an LV's bios)")
+ok(r.rd(lv3) >= 0.95 * rbytes, f"(the physics) the LV read {r.rd(lv3) / MiB:.0f} MiB of dd's {rbytes / MiB:.0f}")
+pth = verdict(ex, "path", 3)
+ok(pth is None or fig(pth, "path") == "phy", f"lv: path {fig(pth, 'path')}")
+cw, cr = verdict(ex, "claim", 3, "run 1"), verdict(ex, "claim", 3, "run 2")
+ok(cw is not None and fig(cw, "direction") == "write" and (fig(cw, "inflation") or 0) < 1.2,
+   f"lv: the write claim is not inflated ({fig(cw, 'inflation')})")
+ok(cr is not None and fig(cr, "direction") == "read", f"lv: run 2 is a read ({fig(cr, 'direction')})")
+if cr:
+    near(fig(cr, "observed_phys_bytes"), r.rd(lv3), f"lv: the read run's disk bytes vs {lv3}'s diskstats", 0.10)
+cmp = load("cmp003")["comparison"]
+shares = [c["share"] for c in cmp["causes"]]
+ok(cmp["a"]["name"] == "dom0 (sh)" and cmp["b"]["domid"] == 3 and all(0 <= x <= 1 for x in shares)
+   and abs(sum(shares) - 1) < 0.01,
+   f"explain dom0 lv: {cmp['a']['name']} against domain {cmp['b']['domid']}, shares {shares}")
+gib = wbytes / 2**30
+ha, hb = cmp["a"]["hidden_s_per_gib"], cmp["b"]["hidden_s_per_gib"]
+ok(hb <= 0.5 / gib + 1e-9 and ha >= hb,
+   f"explain dom0 lv: dom0's page cache hid {ha:.2f} s/GiB from dom0's run, {hb:.2f} from the LV's "
+   f"(at most one 0.5 s sample per GiB: {0.5 / gib:.2f})")
+
 # --- seed 001: sync; time (dd bs=4096; sync), file against LV
 for name, domid, dev, merged in (("file4k", 1, loop1, True), ("lv4k", 3, lv3, False)):
     ex, k = load(name), rec(name)

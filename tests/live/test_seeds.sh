@@ -55,6 +55,16 @@
 #   with backlog ~ its 128 MiB; path "qemu"; dom0_cpu_cost with the device-model role > 0;
 #   no double_counting (the flusher submits the image's pages once). No claim: no
 #   benchmark runs inside an emulated guest; the writer's JSON count is the truth.
+#  seed 003's shape (a NetBSD dom0's file against a domU on an LV; here dom0's run above
+#   beside the same dd through the LV stand-in, zram, with O_DIRECT as blkback submits):
+#   nothing in dom0 caches the LV's path, so guest bytes = dd's = the LV's diskstats (1 %),
+#   the disk writes in the window = the LV's diskstats; no page_cache_inflation, no
+#   double_counting (pgpgout grew ~1x dd's bytes, not 2x), no read_cache (the LV read dd's bytes);
+#   path "phy"; the write claim not inflated beyond the samples' resolution; the read
+#   claim a read whose disk bytes are dd's (10 %). `explain dom0 lv`: dom0 (sh) against
+#   domain 3, shares within 0..100 % adding up to 100 %, and dom0's page cache hid no
+#   less time from dom0's run than from the LV's (on the LV it hid none: <= one 0.5 s
+#   sample per GiB of the run).
 # Seeds 003 and 004 come from NetBSD dom0s: imported logs, tests/unit/test_import_explain.c.
 # Exit 77 (skipped) without root or zram.
 set -euo pipefail
@@ -128,6 +138,11 @@ rec domu sh "$work/dd2.sh" "$work/domu.claim" "$DOM1_DEV" iflag=direct oflag=dir
 explain dom0 "$work/dom0.xiotop" --claim "$work/dom0.claim"
 explain domu "$work/domu.xiotop" --claim "$work/domu.claim@1"
 explain cmp000 "$work/dom0.xiotop" "$work/domu.xiotop"
+
+# --- seed 003's shape: the same dd through a domain on the LV stand-in, beside dom0's run
+rec lv sh "$work/dd2.sh" "$work/lv.claim" "$DOM3_DEV" iflag=direct oflag=direct
+explain lv "$work/lv.xiotop" --claim "$work/lv.claim@3"
+explain cmp003 "$work/dom0.xiotop" "$work/lv.xiotop"
 
 # --- seed 001: sync; time (dd bs=4096 ...; sync) on the file and on the LV stand-in
 cat >"$work/time4k.sh" <<'EOS'
