@@ -177,9 +177,5 @@ static int live_next(void *ctx, struct xio_sample *out)
 
 struct sample_source live_source(struct live *l)
 {
-	return (struct sample_source){.ctx = l,
-	                              .next = live_next,
-	                              .fail_status = 1,
-	                              .title = "live",
-	                              .fail_why = "cannot read counters"};
+	return source_runtime(l, live_next, "live", "cannot read counters");
 }
