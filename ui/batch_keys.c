@@ -66,29 +66,39 @@ static void put_cpu_by_role(FILE *out, const struct model_interval *m, const str
 	fputc('}', out);
 }
 
+/* d's items[0, n) (size bytes each) as a JSON array of what put_item writes */
+static void put_array(FILE *out, const struct model_domain *d, const void *items, size_t n,
+                      size_t size,
+                      void (*put_item)(FILE *out, const struct model_domain *d, const void *item))
+{
+	fputc('[', out);
+	for (size_t j = 0; j < n; j++) {
+		if (j)
+			fputc(',', out);
+		put_item(out, d, (const char *)items + j * size);
+	}
+	fputc(']', out);
+}
+
+static void put_layer(FILE *out, const struct model_domain *d, const void *item)
+{
+	const struct model_layer *l = item;
+	if (l->is_file)
+		json_put_member(out,
+		                "{\"file\":", d->info && d->info->file[0] ? d->info->file : NULL);
+	else
+		json_put_member(out, "{\"dev\":", l->name);
+	fprintf(out,
+	        ",\"role\":\"%s\",\"leaf\":%s,\"rd_bytes\":%" PRIu64 ",\"wr_bytes\":%" PRIu64 "}",
+	        model_role_name(l->role), l->is_leaf ? "true" : "false", l->rd_bytes, l->wr_bytes);
+}
+
 static void put_layers(FILE *out, const struct model_interval *m, const struct model_domain *d,
                        bool csv)
 {
 	(void)m;
 	(void)csv;
-	fputc('[', out);
-	for (size_t j = 0; j < d->n_layers; j++) {
-		const struct model_layer *l = &d->layers[j];
-		fprintf(out, "%s{", j ? "," : "");
-		if (l->is_file) {
-			fprintf(out, "\"file\":");
-			json_put_string(out, d->info && d->info->file[0] ? d->info->file : NULL);
-		} else {
-			fprintf(out, "\"dev\":");
-			json_put_string(out, l->name);
-		}
-		fprintf(out,
-		        ",\"role\":\"%s\",\"leaf\":%s,\"rd_bytes\":%" PRIu64
-		        ",\"wr_bytes\":%" PRIu64 "}",
-		        model_role_name(l->role), l->is_leaf ? "true" : "false", l->rd_bytes,
-		        l->wr_bytes);
-	}
-	fputc(']', out);
+	put_array(out, d, d->layers, d->n_layers, sizeof(*d->layers), put_layer);
 }
 
 /* A counter that was not collected prints null, never a misleading 0. */
@@ -101,26 +111,26 @@ void batch_put_opt_u64(FILE *out, const char *key, bool known, uint64_t v)
 		fputs("null", out);
 }
 
+static void put_vbd(FILE *out, const struct model_domain *d, const void *item)
+{
+	const struct model_vbd *v = item;
+	(void)d;
+	fprintf(out,
+	        "{\"devid\":%u,\"rd_bytes\":%" PRIu64 ",\"wr_bytes\":%" PRIu64
+	        ",\"rd_req\":%" PRIu64 ",\"wr_req\":%" PRIu64,
+	        v->devid, v->rd_bytes, v->wr_bytes, v->rd_req, v->wr_req);
+	batch_put_opt_u64(out, ",\"xiotop_rd_bytes\":", v->xiotop_known, v->xiotop_rd_bytes);
+	batch_put_opt_u64(out, ",\"xiotop_wr_bytes\":", v->xiotop_known, v->xiotop_wr_bytes);
+	fprintf(out, ",\"disagree\":%s}", v->disagree ? "true" : "false");
+}
+
 /* blkback's own per-vbd counts beside xiotop's (only on a Xen dom0: has_vbd_stats). */
 static void put_vbd_stats(FILE *out, const struct model_interval *m, const struct model_domain *d,
                           bool csv)
 {
 	(void)m;
 	(void)csv;
-	fputc('[', out);
-	for (size_t j = 0; j < d->n_vbds; j++) {
-		const struct model_vbd *v = &d->vbds[j];
-		fprintf(out,
-		        "%s{\"devid\":%u,\"rd_bytes\":%" PRIu64 ",\"wr_bytes\":%" PRIu64
-		        ",\"rd_req\":%" PRIu64 ",\"wr_req\":%" PRIu64,
-		        j ? "," : "", v->devid, v->rd_bytes, v->wr_bytes, v->rd_req, v->wr_req);
-		batch_put_opt_u64(out, ",\"xiotop_rd_bytes\":", v->xiotop_known,
-		                  v->xiotop_rd_bytes);
-		batch_put_opt_u64(out, ",\"xiotop_wr_bytes\":", v->xiotop_known,
-		                  v->xiotop_wr_bytes);
-		fprintf(out, ",\"disagree\":%s}", v->disagree ? "true" : "false");
-	}
-	fputc(']', out);
+	put_array(out, d, d->vbds, d->n_vbds, sizeof(*d->vbds), put_vbd);
 }
 
 /* A quantile in whole ns, or null for a direction without I/O this interval. */

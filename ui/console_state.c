@@ -303,47 +303,31 @@ static void begin_prompt(struct console_state *st, enum console_prompt p)
 	snprintf(st->input, sizeof(st->input), "%s", p == PROMPT_FILTER ? st->filter : "");
 }
 
+/* Replay: each move through the recording and its keys (0: no second key). p plays and
+ * pauses: pausing the display is pausing the playing. */
+static const struct replay_move {
+	enum seek_move nav;
+	int keys[2];
+} replay_moves[] = {
+    {NAV_STEP_BACK, {CK_LEFT}},   {NAV_STEP_AHEAD, {CK_RIGHT}}, {NAV_PREV_MARK, {'['}},
+    {NAV_NEXT_MARK, {']'}},       {NAV_START, {'g'}},           {NAV_END, {'G'}},
+    {NAV_PLAY_PAUSE, {' ', 'p'}}, {NAV_FASTER, {'+', '='}},     {NAV_SLOWER, {'-'}},
+};
+
 /* Replay: the keys that move through the recording, and m. CA_NONE: not a replay key. */
 static enum console_action replay_key(struct console_state *st, int key)
 {
-	switch (key) {
-	case CK_LEFT:
-		st->nav = NAV_STEP_BACK;
-		break;
-	case CK_RIGHT:
-		st->nav = NAV_STEP_AHEAD;
-		break;
-	case '[':
-		st->nav = NAV_PREV_MARK;
-		break;
-	case ']':
-		st->nav = NAV_NEXT_MARK;
-		break;
-	case 'g':
-		st->nav = NAV_START;
-		break;
-	case 'G':
-		st->nav = NAV_END;
-		break;
-	case ' ':
-	case 'p': /* pausing the display is pausing the playing */
-		st->nav = NAV_PLAY_PAUSE;
-		break;
-	case '+':
-	case '=':
-		st->nav = NAV_FASTER;
-		break;
-	case '-':
-		st->nav = NAV_SLOWER;
-		break;
-	case 'm':
-		snprintf(st->status, sizeof(st->status),
-		         "replay: the recording is read-only; add marks while recording");
-		return CA_REDRAW;
-	default:
-		return CA_NONE;
+	for (size_t i = 0; key && i < sizeof(replay_moves) / sizeof(replay_moves[0]); i++) {
+		if (replay_moves[i].keys[0] == key || replay_moves[i].keys[1] == key) {
+			st->nav = replay_moves[i].nav;
+			return CA_NAVIGATE;
+		}
 	}
-	return CA_NAVIGATE;
+	if (key != 'm')
+		return CA_NONE;
+	snprintf(st->status, sizeof(st->status),
+	         "replay: the recording is read-only; add marks while recording");
+	return CA_REDRAW;
 }
 
 /* The keys that sort the table and move the selection: true if key is one. */

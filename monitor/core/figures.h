@@ -107,23 +107,25 @@ struct figure_metric {
 	const char *label, *label_value;
 };
 
+/* figures.c's table gives its members positionally, one figure a row: keep it in this
+ * order. */
 struct figure {
 	enum figure_scope scope;
 	enum figure_form form;
-	const char *meaning; /* one line: what it counts (the console's and --help's help) */
-	const char *unit;    /* "bytes", "ns", "requests", "events"; NULL for text */
-	uint32_t absent;     /* enum xio_absent: any of these bits absent makes it unknown */
-	unsigned needs;      /* enum figure_need */
-	unsigned flags;      /* enum figure_flag */
-	const char *header;  /* screen header; NULL when no table column shows it */
-	const char *key;     /* CSV/JSON key; NULL when only the screen shows it */
+	const char *unit;   /* "bytes", "ns", "requests", "events"; NULL for text */
+	uint32_t absent;    /* enum xio_absent: any of these bits absent makes it unknown */
+	unsigned needs;     /* enum figure_need */
+	unsigned flags;     /* enum figure_flag */
+	const char *header; /* screen header; NULL when no table column shows it */
+	const char *key;    /* CSV/JSON key; NULL when only the screen shows it */
 	/* a host figure's place in the JSON object ("host.dom0_cpu_busy_ns",
 	 * "unattributed.rd_bytes"), NULL when JSON does not hold it; a domain figure is at
 	 * its key in each of domains[] */
 	const char *json;
-	struct figure_metric metric;
 	/* its value in the interval (d NULL for a host figure); NULL for text and records */
 	uint64_t (*value)(const struct model_interval *m, const struct model_domain *d);
+	const char *meaning; /* one line: what it counts (the console's and --help's help) */
+	struct figure_metric metric;
 };
 
 /* How many figures the table holds (FIGURE_NAMED and those after them). */

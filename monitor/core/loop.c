@@ -60,7 +60,7 @@ static int step(const struct loop *l, struct xio_sample *prev, struct xio_sample
 /* The source failed: its sentence into l->err; its exit status. */
 static int source_failed(const struct loop *l)
 {
-	const char *why = l->src->why ? l->src->why(l->src->ctx) : NULL;
+	const char *why = l->src->why ? l->src->why(l->src->ctx) : l->src->fail_why;
 	if (why)
 		xerr_set(l->err, l->src->fail_status == 2 ? XERR_INPUT : XERR_RUNTIME, "%s", why);
 	return l->src->fail_status;

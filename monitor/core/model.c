@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/free_all.h"
 #include "core/latency.h"
 
 const char *model_role_name(enum model_role r)
@@ -365,9 +366,8 @@ int model_compute(const struct xio_sample *prev, const struct xio_sample *cur,
 	/* the domains are all in (model_xen_compute may drop and compact them) */
 	free(out->dom_index);
 	out->dom_index = NULL;
-	if (model_xen_compute(prev, cur, out))
-		goto fail;
-	return 0;
+	if (!model_xen_compute(prev, cur, out))
+		return 0;
 fail:
 	model_free(out);
 	return -1;
@@ -379,12 +379,7 @@ void model_free(struct model_interval *m)
 		free(m->domains[i].layers);
 		free(m->domains[i].vbds);
 	}
-	free(m->domains);
-	free(m->disks);
-	free(m->own_infos);
-	free(m->own_disks);
-	free(m->own_hooks);
-	free(m->dom_index);
+	FREE_ALL(m->domains, m->disks, m->own_infos, m->own_disks, m->own_hooks, m->dom_index);
 	memset(m, 0, sizeof(*m));
 }
 

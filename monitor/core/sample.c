@@ -1,20 +1,15 @@
 /* sample.c - ownership and lookup for struct xio_sample; see sample.h. */
 #include "core/sample.h"
 
+#include "core/arrays.h"
+#include "core/free_all.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/arrays.h"
-
 void sample_free(struct xio_sample *s)
 {
-	free(s->layers);
-	free(s->devs);
-	free(s->disks);
-	free(s->domains);
-	free(s->counters);
-	free(s->vbd_stats);
-	free(s->latency);
+	FREE_ALL(s->layers, s->devs, s->disks, s->domains, s->counters, s->vbd_stats, s->latency);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -60,35 +55,20 @@ int xio_layer_key_cmp(const void *a, const void *b)
 	return xio_layer_key_order(x->domid, x->dev, x->via, y->domid, y->dev, y->via);
 }
 
-int sample_add_layer(struct xio_sample *s, const struct xio_layer *l)
-{
-	return arrays_append((void **)&s->layers, &s->n_layers, l, sizeof(*l));
-}
+/* Each sample_add_*() appends one item to its array (sample.h). */
+#define SAMPLE_ADD(fn, item_type, array)                                                           \
+	int fn(struct xio_sample *s, const item_type *item)                                        \
+	{                                                                                          \
+		return arrays_append((void **)&s->array, &s->n_##array, item, sizeof(*item));      \
+	}
 
-int sample_add_dev(struct xio_sample *s, const struct xio_dev *d)
-{
-	return arrays_append((void **)&s->devs, &s->n_devs, d, sizeof(*d));
-}
-
-int sample_add_disk(struct xio_sample *s, const struct xio_disk *d)
-{
-	return arrays_append((void **)&s->disks, &s->n_disks, d, sizeof(*d));
-}
-
-int sample_add_domain(struct xio_sample *s, const struct xio_domain *d)
-{
-	return arrays_append((void **)&s->domains, &s->n_domains, d, sizeof(*d));
-}
-
-int sample_add_counters(struct xio_sample *s, const struct xio_dom_counters *c)
-{
-	return arrays_append((void **)&s->counters, &s->n_counters, c, sizeof(*c));
-}
-
-int sample_add_vbd_stat(struct xio_sample *s, const struct xio_vbd_stat *v)
-{
-	return arrays_append((void **)&s->vbd_stats, &s->n_vbd_stats, v, sizeof(*v));
-}
+SAMPLE_ADD(sample_add_layer, struct xio_layer, layers)
+SAMPLE_ADD(sample_add_dev, struct xio_dev, devs)
+SAMPLE_ADD(sample_add_disk, struct xio_disk, disks)
+SAMPLE_ADD(sample_add_domain, struct xio_domain, domains)
+SAMPLE_ADD(sample_add_counters, struct xio_dom_counters, counters)
+SAMPLE_ADD(sample_add_vbd_stat, struct xio_vbd_stat, vbd_stats)
+SAMPLE_ADD(sample_add_latency, struct xio_latency, latency)
 
 const struct xio_vbd_stat *sample_vbd_stat(const struct xio_sample *s, uint32_t domid,
                                            uint32_t devid)
@@ -97,11 +77,6 @@ const struct xio_vbd_stat *sample_vbd_stat(const struct xio_sample *s, uint32_t 
 		if (s->vbd_stats[i].domid == domid && s->vbd_stats[i].devid == devid)
 			return &s->vbd_stats[i];
 	return NULL;
-}
-
-int sample_add_latency(struct xio_sample *s, const struct xio_latency *l)
-{
-	return arrays_append((void **)&s->latency, &s->n_latency, l, sizeof(*l));
 }
 
 const struct xio_latency *sample_latency(const struct xio_sample *s, uint32_t domid, uint32_t op)

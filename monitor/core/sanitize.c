@@ -147,6 +147,12 @@ void json_put_string(FILE *out, const char *in)
 	fputc('"', out);
 }
 
+void json_put_member(FILE *out, const char *prefix, const char *s)
+{
+	fputs(prefix, out);
+	json_put_string(out, s);
+}
+
 void csv_put_field(FILE *out, const char *in)
 {
 	char buf[1024];

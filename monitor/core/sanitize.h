@@ -34,6 +34,9 @@ size_t sanitize_printf(char *out, size_t outlen, const char *fmt, ...)
  * controls as \uXXXX and an invalid UTF-8 byte as \u00XX of its value; never raw. NULL
  * prints null. */
 void json_put_string(FILE *out, const char *s);
+/* A JSON member: prefix as given (its punctuation and quoted key, ",\"mode\":"), then s
+ * as json_put_string writes it. */
+void json_put_member(FILE *out, const char *prefix, const char *s);
 
 /* CSV field: sanitized text, quoted when it holds a comma, quote or space. */
 void csv_put_field(FILE *out, const char *s);

@@ -33,7 +33,19 @@ struct sample_source {
 	const char *title; /* "live", "synthetic", "FILE" */
 	/* Optional: after a failure, the sentence saying why (the source's own memory). */
 	const char *(*why)(void *ctx);
+	/* Without why: the one sentence every failure of this source means, or NULL. */
+	const char *fail_why;
 };
+
+/* A source of the running system (live, synthetic): a failure is a runtime one (exit
+ * status 1), and every failure means the one sentence fail_why. */
+static inline struct sample_source source_runtime(void *ctx,
+                                                  int (*next)(void *ctx, struct xio_sample *out),
+                                                  const char *title, const char *fail_why)
+{
+	return (struct sample_source){
+	    .ctx = ctx, .next = next, .fail_status = 1, .title = title, .fail_why = fail_why};
+}
 
 /* Moves through a recording, asked for by replay keys (and NAV_HERE / NAV_TICK by the
  * front end itself). The replay cursor (replay.h) decides where each one lands. */

@@ -125,3 +125,21 @@ bool text_word(struct text_cur *c, const char **w, size_t *wlen)
 	c->p = p;
 	return true;
 }
+
+int text_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int text_escape_byte(char letter, const char *accepted)
+{
+	static const char letters[] = "\\\"enrt", bytes[] = "\\\"\x1b\n\r\t";
+	const char *at = letter ? strchr(letters, letter) : NULL;
+	return at && strchr(accepted, letter) ? (unsigned char)bytes[at - letters] : -1;
+}

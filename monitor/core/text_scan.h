@@ -50,4 +50,11 @@ bool text_decimal(struct text_cur *c, bool comma_ok, double *out);
 /* A word: bytes up to a space, tab, comma or '(' (at least one). */
 bool text_word(struct text_cur *c, const char **w, size_t *wlen);
 
+/* The value of the hex digit c (0-9, a-f, A-F); -1 if c is not one. */
+int text_hex_digit(char c);
+/* The byte that a backslash before letter stands for among the one-letter escapes
+ * \\ \" \e \n \r \t, when letter is one of `accepted` (a writer's own subset of them);
+ * -1 otherwise. */
+int text_escape_byte(char letter, const char *accepted);
+
 #endif

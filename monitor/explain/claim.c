@@ -8,25 +8,21 @@
 
 #define CLAIM_FILE_MAX (16u << 20)
 
+static const char *const tool_names[] = {
+    [CLAIM_TOOL_DD] = "dd",
+    [CLAIM_TOOL_DD_BUSYBOX] = "dd-busybox",
+    [CLAIM_TOOL_DD_BSD] = "dd-bsd",
+    [CLAIM_TOOL_BONNIE] = "bonnie++",
+    [CLAIM_TOOL_BONNIE_CLASSIC] = "bonnie",
+    [CLAIM_TOOL_IOZONE] = "iozone",
+    [CLAIM_TOOL_FIO] = "fio",
+};
+
 const char *claim_tool_name(enum claim_tool tool)
 {
-	switch (tool) {
-	case CLAIM_TOOL_DD:
-		return "dd";
-	case CLAIM_TOOL_DD_BUSYBOX:
-		return "dd-busybox";
-	case CLAIM_TOOL_DD_BSD:
-		return "dd-bsd";
-	case CLAIM_TOOL_BONNIE:
-		return "bonnie++";
-	case CLAIM_TOOL_BONNIE_CLASSIC:
-		return "bonnie";
-	case CLAIM_TOOL_IOZONE:
-		return "iozone";
-	case CLAIM_TOOL_FIO:
-		return "fio";
-	}
-	return "?";
+	bool named =
+	    (unsigned)tool < sizeof(tool_names) / sizeof(tool_names[0]) && tool_names[tool];
+	return named ? tool_names[tool] : "?";
 }
 
 /* bonnie++ CSV data lines start with the format version, "1.96," "1.97," "1.98,". */

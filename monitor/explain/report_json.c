@@ -42,8 +42,7 @@ static void put_time(FILE *out, int64_t ns)
 static void put_window(FILE *out, const struct explain *ex)
 {
 	const struct ex_window *w = &ex->win;
-	fputs("\"file\":", out);
-	json_put_string(out, ex->file);
+	json_put_member(out, "\"file\":", ex->file);
 	fputs(",\"window\":{\"from\":", out);
 	put_time(out, w->from_ns);
 	fputs(",\"to\":", out);

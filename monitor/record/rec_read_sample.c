@@ -153,92 +153,84 @@ static int read_scalars(struct rec_reader *r, size_t i, struct xio_sample *s)
 	return SQLITE_OK;
 }
 
+/* A counts row's counts, columns 1 to n (column 0 is its key), into *dst[0, n): the
+ * columns bind_counts wrote. */
+static void col_counts(sqlite3_stmt *st, uint64_t *const dst[], size_t n)
+{
+	for (size_t c = 0; c < n; c++)
+		*dst[c] = col_u64(st, 1 + (int)c);
+}
+
 /* SQLITE_CORRUPT when a row names a key the snapshot does not have. */
-static int read_layers(struct rec_reader *r, size_t i, struct xio_sample *s)
+static int read_layer(struct rec_reader *r, sqlite3_stmt *st, struct xio_sample *s)
 {
-	sqlite3_stmt *st = range_stmt(r, RS_LAYERS, i);
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const struct key_row *k = find_key(r, sqlite3_column_int64(st, 0));
-		if (!k)
-			return SQLITE_CORRUPT;
-		struct xio_layer l = {.domid = k->domid, .dev = k->dev, .via = k->via};
-		l.io.rd_bytes = col_u64(st, 1);
-		l.io.wr_bytes = col_u64(st, 2);
-		l.io.rd_ios = col_u64(st, 3);
-		l.io.wr_ios = col_u64(st, 4);
-		if (sample_add_layer(s, &l))
-			return SQLITE_NOMEM;
-	}
-	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+	const struct key_row *k = find_key(r, sqlite3_column_int64(st, 0));
+	if (!k)
+		return SQLITE_CORRUPT;
+	struct xio_layer l = {.domid = k->domid, .dev = k->dev, .via = k->via};
+	l.io.rd_bytes = col_u64(st, 1);
+	l.io.wr_bytes = col_u64(st, 2);
+	l.io.rd_ios = col_u64(st, 3);
+	l.io.wr_ios = col_u64(st, 4);
+	return sample_add_layer(s, &l) ? SQLITE_NOMEM : SQLITE_OK;
 }
 
-static int read_counters(struct rec_reader *r, size_t i, struct xio_sample *s)
+static int read_counter(struct rec_reader *r, sqlite3_stmt *st, struct xio_sample *s)
 {
-	sqlite3_stmt *st = range_stmt(r, RS_COUNTERS, i);
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct xio_dom_counters c = {.domid = (uint32_t)sqlite3_column_int64(st, 0)};
-		for (int role = 0; role < XIO_CPU_ROLES; role++)
-			c.cpu_ns[role] = col_u64(st, 1 + role);
-		c.dirtied_bytes = col_u64(st, 1 + XIO_CPU_ROLES);
-		c.written_back_bytes = col_u64(st, 2 + XIO_CPU_ROLES);
-		c.guest_cpu_ns = sqlite3_column_type(st, 3 + XIO_CPU_ROLES) == SQLITE_NULL
-		                     ? -1
-		                     : sqlite3_column_int64(st, 3 + XIO_CPU_ROLES);
-		if (sample_add_counters(s, &c))
-			return SQLITE_NOMEM;
-	}
-	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+	(void)r; /* a counters row names its domain itself */
+	struct xio_dom_counters c = {.domid = (uint32_t)sqlite3_column_int64(st, 0)};
+	for (int role = 0; role < XIO_CPU_ROLES; role++)
+		c.cpu_ns[role] = col_u64(st, 1 + role);
+	c.dirtied_bytes = col_u64(st, 1 + XIO_CPU_ROLES);
+	c.written_back_bytes = col_u64(st, 2 + XIO_CPU_ROLES);
+	c.guest_cpu_ns = sqlite3_column_type(st, 3 + XIO_CPU_ROLES) == SQLITE_NULL
+	                     ? -1
+	                     : sqlite3_column_int64(st, 3 + XIO_CPU_ROLES);
+	return sample_add_counters(s, &c) ? SQLITE_NOMEM : SQLITE_OK;
 }
 
-static int read_disks(struct rec_reader *r, size_t i, struct xio_sample *s)
+static int read_disk(struct rec_reader *r, sqlite3_stmt *st, struct xio_sample *s)
 {
-	sqlite3_stmt *st = range_stmt(r, RS_DISKS, i);
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const struct disk_row *k = find_disk(r, sqlite3_column_int64(st, 0));
-		if (!k)
-			return SQLITE_CORRUPT;
-		struct xio_disk d = {.dev = k->dev};
-		memcpy(d.name, k->name, sizeof(d.name));
-		d.rd_bytes = col_u64(st, 1);
-		d.wr_bytes = col_u64(st, 2);
-		d.rd_ios = col_u64(st, 3);
-		d.wr_ios = col_u64(st, 4);
-		if (sample_add_disk(s, &d))
-			return SQLITE_NOMEM;
-	}
-	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+	const struct disk_row *k = find_disk(r, sqlite3_column_int64(st, 0));
+	if (!k)
+		return SQLITE_CORRUPT;
+	struct xio_disk d = {.dev = k->dev};
+	memcpy(d.name, k->name, sizeof(d.name));
+	uint64_t *const counts[] = {&d.rd_bytes, &d.wr_bytes, &d.rd_ios, &d.wr_ios};
+	col_counts(st, counts, sizeof(counts) / sizeof(*counts));
+	return sample_add_disk(s, &d) ? SQLITE_NOMEM : SQLITE_OK;
 }
 
-static int read_vbds(struct rec_reader *r, size_t i, struct xio_sample *s)
+static int read_vbd(struct rec_reader *r, sqlite3_stmt *st, struct xio_sample *s)
 {
-	sqlite3_stmt *st = range_stmt(r, RS_VBDS, i);
+	const struct vbd_row *k = find_vbd(r, sqlite3_column_int64(st, 0));
+	if (!k)
+		return SQLITE_CORRUPT;
+	struct xio_vbd_stat v = {.domid = k->domid,
+	                         .devid = k->devid,
+	                         .backend_dev = k->backend_dev,
+	                         .source = k->source,
+	                         .instance = k->instance};
+	uint64_t *const counts[] = {&v.rd_bytes, &v.wr_bytes,      &v.rd_req,
+	                            &v.wr_req,   &v.oo_req,        &v.f_req,
+	                            &v.ds_req,   &v.skew_rd_bytes, &v.skew_wr_bytes};
+	col_counts(st, counts, sizeof(counts) / sizeof(*counts));
+	v.read = (uint32_t)sqlite3_column_int(st, 10);
+	if (v.read > XIO_VBD_UNREAD)
+		return SQLITE_CORRUPT;
+	return sample_add_vbd_stat(s, &v) ? SQLITE_NOMEM : SQLITE_OK;
+}
+
+/* Each row of `which` in sample i into s by read_row; SQLite's status. */
+static int read_each(struct rec_reader *r, enum reader_stmt which, size_t i, struct xio_sample *s,
+                     int (*read_row)(struct rec_reader *r, sqlite3_stmt *st, struct xio_sample *s))
+{
+	sqlite3_stmt *st = range_stmt(r, which, i);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const struct vbd_row *k = find_vbd(r, sqlite3_column_int64(st, 0));
-		if (!k)
-			return SQLITE_CORRUPT;
-		struct xio_vbd_stat v = {.domid = k->domid,
-		                         .devid = k->devid,
-		                         .backend_dev = k->backend_dev,
-		                         .source = k->source,
-		                         .instance = k->instance};
-		v.rd_bytes = col_u64(st, 1);
-		v.wr_bytes = col_u64(st, 2);
-		v.rd_req = col_u64(st, 3);
-		v.wr_req = col_u64(st, 4);
-		v.oo_req = col_u64(st, 5);
-		v.f_req = col_u64(st, 6);
-		v.ds_req = col_u64(st, 7);
-		v.skew_rd_bytes = col_u64(st, 8);
-		v.skew_wr_bytes = col_u64(st, 9);
-		v.read = (uint32_t)sqlite3_column_int(st, 10);
-		if (v.read > XIO_VBD_UNREAD)
-			return SQLITE_CORRUPT;
-		if (sample_add_vbd_stat(s, &v))
-			return SQLITE_NOMEM;
+		int row_rc = read_row(r, st, s);
+		if (row_rc != SQLITE_OK)
+			return row_rc;
 	}
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
@@ -268,13 +260,13 @@ int rec_read(struct rec_reader *r, size_t i, struct xio_sample *out, struct xerr
 	}
 	int rc = read_scalars(r, i, out);
 	if (rc == SQLITE_OK)
-		rc = read_layers(r, i, out);
+		rc = read_each(r, RS_LAYERS, i, out, read_layer);
 	if (rc == SQLITE_OK)
-		rc = read_counters(r, i, out);
+		rc = read_each(r, RS_COUNTERS, i, out, read_counter);
 	if (rc == SQLITE_OK)
-		rc = read_disks(r, i, out);
+		rc = read_each(r, RS_DISKS, i, out, read_disk);
 	if (rc == SQLITE_OK)
-		rc = read_vbds(r, i, out);
+		rc = read_each(r, RS_VBDS, i, out, read_vbd);
 	if (rc == SQLITE_OK && out->has_latency && r->st[RS_LATENCY])
 		rc = rec_read_latency(range_stmt(r, RS_LATENCY, i), out);
 	if (rc == SQLITE_OK)

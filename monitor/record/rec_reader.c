@@ -9,6 +9,8 @@
  */
 #include "record/rec_reader_internal.h"
 
+#include "core/free_all.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,15 +31,29 @@ static int grow(void *arr, size_t n, size_t size)
 	return 0;
 }
 
+/* A new zeroed item at the end of *arr (*n items of size bytes), counted in *n; NULL when
+ * out of memory. */
+static void *take_row(void *arr, size_t *n, size_t size)
+{
+	if (grow(arr, *n, size))
+		return NULL;
+	char *item = *(char **)arr + (*n)++ * size;
+	memset(item, 0, size);
+	return item;
+}
+
 static void copy_text(char *dst, size_t len, sqlite3_stmt *st, int col)
 {
 	const unsigned char *t = sqlite3_column_text(st, col);
 	snprintf(dst, len, "%s", t ? (const char *)t : "");
 }
-static int64_t col_last(sqlite3_stmt *st, int col)
+/* A device's or domain's samples: first_sample at col, last_sample after it (NULL while
+ * it is still there: INT64_MAX). */
+static void col_span(sqlite3_stmt *st, int col, int64_t *first, int64_t *last)
 {
-	return sqlite3_column_type(st, col) == SQLITE_NULL ? INT64_MAX
-	                                                   : sqlite3_column_int64(st, col);
+	*first = sqlite3_column_int64(st, col);
+	*last = sqlite3_column_type(st, col + 1) == SQLITE_NULL ? INT64_MAX
+	                                                        : sqlite3_column_int64(st, col + 1);
 }
 
 /* Per-row loader: 0, or an SQLite result code (SQLITE_NOMEM, SQLITE_CORRUPT). */
@@ -93,19 +109,20 @@ static int time_row(struct rec_reader *r, sqlite3_stmt *st)
 
 static int key_row(struct rec_reader *r, sqlite3_stmt *st)
 {
-	if (grow(&r->keys, r->n_keys, sizeof(*r->keys)))
+	struct key_row *k = take_row(&r->keys, &r->n_keys, sizeof(*r->keys));
+	if (!k)
 		return SQLITE_NOMEM;
-	r->keys[r->n_keys++] = (struct key_row){
-	    sqlite3_column_int64(st, 0), (uint32_t)sqlite3_column_int64(st, 1),
-	    (uint32_t)sqlite3_column_int64(st, 2), (uint32_t)sqlite3_column_int64(st, 3)};
+	*k = (struct key_row){sqlite3_column_int64(st, 0), (uint32_t)sqlite3_column_int64(st, 1),
+	                      (uint32_t)sqlite3_column_int64(st, 2),
+	                      (uint32_t)sqlite3_column_int64(st, 3)};
 	return 0;
 }
 
 static int disk_key_row(struct rec_reader *r, sqlite3_stmt *st)
 {
-	if (grow(&r->disk_keys, r->n_disk_keys, sizeof(*r->disk_keys)))
+	struct disk_row *d = take_row(&r->disk_keys, &r->n_disk_keys, sizeof(*r->disk_keys));
+	if (!d)
 		return SQLITE_NOMEM;
-	struct disk_row *d = &r->disk_keys[r->n_disk_keys++];
 	d->id = sqlite3_column_int64(st, 0);
 	d->dev = (uint32_t)sqlite3_column_int64(st, 1);
 	copy_text(d->name, sizeof(d->name), st, 2);
@@ -114,9 +131,10 @@ static int disk_key_row(struct rec_reader *r, sqlite3_stmt *st)
 
 static int vbd_key_row(struct rec_reader *r, sqlite3_stmt *st)
 {
-	if (grow(&r->vbd_keys, r->n_vbd_keys, sizeof(*r->vbd_keys)))
+	struct vbd_row *v = take_row(&r->vbd_keys, &r->n_vbd_keys, sizeof(*r->vbd_keys));
+	if (!v)
 		return SQLITE_NOMEM;
-	r->vbd_keys[r->n_vbd_keys++] = (struct vbd_row){
+	*v = (struct vbd_row){
 	    sqlite3_column_int64(st, 0),           (uint32_t)sqlite3_column_int64(st, 1),
 	    (uint32_t)sqlite3_column_int64(st, 2), (uint32_t)sqlite3_column_int64(st, 3),
 	    (uint32_t)sqlite3_column_int64(st, 4), col_u64(st, 5)};
@@ -125,9 +143,9 @@ static int vbd_key_row(struct rec_reader *r, sqlite3_stmt *st)
 
 static int hooks_row(struct rec_reader *r, sqlite3_stmt *st)
 {
-	if (grow(&r->hooks, r->n_hooks, sizeof(*r->hooks)))
+	struct hooks_row *h = take_row(&r->hooks, &r->n_hooks, sizeof(*r->hooks));
+	if (!h)
 		return SQLITE_NOMEM;
-	struct hooks_row *h = &r->hooks[r->n_hooks++];
 	h->id = sqlite3_column_int64(st, 0);
 	copy_text(h->hooks, sizeof(h->hooks), st, 1);
 	return 0;
@@ -135,31 +153,27 @@ static int hooks_row(struct rec_reader *r, sqlite3_stmt *st)
 
 static int dev_row(struct rec_reader *r, sqlite3_stmt *st)
 {
-	if (grow(&r->devs, r->n_devs, sizeof(*r->devs)))
+	struct dev_row *d = take_row(&r->devs, &r->n_devs, sizeof(*r->devs));
+	if (!d)
 		return SQLITE_NOMEM;
-	struct dev_row *d = &r->devs[r->n_devs++];
-	memset(d, 0, sizeof(*d));
 	d->dev.dev = (uint32_t)sqlite3_column_int64(st, 0);
 	copy_text(d->dev.name, sizeof(d->dev.name), st, 1);
 	d->dev.is_leaf = sqlite3_column_int(st, 2) != 0;
-	d->first = sqlite3_column_int64(st, 3);
-	d->last = col_last(st, 4);
+	col_span(st, 3, &d->first, &d->last);
 	return 0;
 }
 
 static int dom_row(struct rec_reader *r, sqlite3_stmt *st)
 {
-	if (grow(&r->doms, r->n_doms, sizeof(*r->doms)))
+	struct dom_row *d = take_row(&r->doms, &r->n_doms, sizeof(*r->doms));
+	if (!d)
 		return SQLITE_NOMEM;
-	struct dom_row *d = &r->doms[r->n_doms++];
-	memset(d, 0, sizeof(*d));
 	d->dom.domid = (uint32_t)sqlite3_column_int64(st, 0);
 	copy_text(d->dom.name, sizeof(d->dom.name), st, 1);
 	copy_text(d->dom.kind, sizeof(d->dom.kind), st, 2);
 	copy_text(d->dom.file, sizeof(d->dom.file), st, 3);
 	d->dom.missing = sqlite3_column_int(st, 4) != 0;
-	d->first = sqlite3_column_int64(st, 5);
-	d->last = col_last(st, 6);
+	col_span(st, 5, &d->first, &d->last);
 	copy_text(d->dom.uuid, sizeof(d->dom.uuid), st, 7);
 	d->dom.generation = (uint32_t)sqlite3_column_int64(st, 8); /* NULL: 0, unknown */
 	d->dom.mem_bytes = col_u64(st, 9);
@@ -168,10 +182,9 @@ static int dom_row(struct rec_reader *r, sqlite3_stmt *st)
 
 static int mark_row(struct rec_reader *r, sqlite3_stmt *st)
 {
-	if (grow(&r->marks, r->n_marks, sizeof(*r->marks)))
+	struct rec_mark *m = take_row(&r->marks, &r->n_marks, sizeof(*r->marks));
+	if (!m)
 		return SQLITE_NOMEM;
-	struct rec_mark *m = &r->marks[r->n_marks++];
-	memset(m, 0, sizeof(*m));
 	m->realtime_ns = sqlite3_column_int64(st, 0);
 	copy_text(m->label, sizeof(m->label), st, 1);
 	copy_text(m->origin, sizeof(m->origin), st, 2);
@@ -196,44 +209,34 @@ static int check_pages(struct rec_reader *r)
 	return rc;
 }
 
+/* The snapshot's queries, each with its row loader, in load order. */
+static const struct {
+	const char *sql;
+	row_fn fn;
+} snapshot[] = {
+    {"SELECT key, value FROM meta", meta_row},
+    {"SELECT idx, realtime_ns FROM samples ORDER BY idx", time_row},
+    {"SELECT id, domid, dev, via FROM layer_keys ORDER BY id", key_row},
+    {"SELECT id, dev, name FROM disk_keys ORDER BY id", disk_key_row},
+    {"SELECT id, domid, devid, backend_dev, source, instance FROM vbd_keys ORDER BY id",
+     vbd_key_row},
+    {"SELECT id, hooks FROM hook_sets ORDER BY id", hooks_row},
+    {"SELECT dev, name, is_leaf, first_sample, last_sample FROM devices ORDER BY dev, id", dev_row},
+    {"SELECT domid, name, kind, file, missing, first_sample, last_sample, uuid, generation,"
+     " mem_bytes FROM domains ORDER BY domid, id",
+     dom_row},
+    {"SELECT realtime_ns, label, origin, exit_status FROM marks ORDER BY realtime_ns, id",
+     mark_row},
+};
+
 static int load_snapshot(struct rec_reader *r)
 {
 	int rc = check_pages(r);
 	if (rc != SQLITE_OK)
 		return rc;
 	rc = sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = each_row(r, "SELECT key, value FROM meta", meta_row);
-	if (rc == SQLITE_OK)
-		rc = each_row(r, "SELECT idx, realtime_ns FROM samples ORDER BY idx", time_row);
-	if (rc == SQLITE_OK)
-		rc = each_row(r, "SELECT id, domid, dev, via FROM layer_keys ORDER BY id", key_row);
-	if (rc == SQLITE_OK)
-		rc = each_row(r, "SELECT id, dev, name FROM disk_keys ORDER BY id", disk_key_row);
-	if (rc == SQLITE_OK)
-		rc =
-		    each_row(r,
-		             "SELECT id, domid, devid, backend_dev, source, instance FROM vbd_keys "
-		             "ORDER BY id",
-		             vbd_key_row);
-	if (rc == SQLITE_OK)
-		rc = each_row(r, "SELECT id, hooks FROM hook_sets ORDER BY id", hooks_row);
-	if (rc == SQLITE_OK)
-		rc = each_row(r,
-		              "SELECT dev, name, is_leaf, first_sample, last_sample FROM devices "
-		              "ORDER BY dev, id",
-		              dev_row);
-	if (rc == SQLITE_OK)
-		rc = each_row(
-		    r,
-		    "SELECT domid, name, kind, file, missing, first_sample, last_sample, uuid,"
-		    " generation, mem_bytes FROM domains ORDER BY domid, id",
-		    dom_row);
-	if (rc == SQLITE_OK)
-		rc = each_row(r,
-		              "SELECT realtime_ns, label, origin, exit_status FROM marks "
-		              "ORDER BY realtime_ns, id",
-		              mark_row);
+	for (size_t q = 0; rc == SQLITE_OK && q < sizeof(snapshot) / sizeof(snapshot[0]); q++)
+		rc = each_row(r, snapshot[q].sql, snapshot[q].fn);
 	if (rc != SQLITE_OK) /* COMMIT below would replace SQLite's message */
 		snprintf(r->load_error, sizeof(r->load_error), "%s", sqlite3_errmsg(r->db));
 	sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
@@ -251,17 +254,8 @@ void rec_reader_close(struct rec_reader *r)
 		free(r->meta[i].key);
 		free(r->meta[i].value);
 	}
-	free(r->meta);
-	free(r->times);
-	free(r->marks);
-	free(r->keys);
-	free(r->disk_keys);
-	free(r->vbd_keys);
-	free(r->hooks);
-	free(r->devs);
-	free(r->doms);
-	free(r->path);
-	free(r);
+	FREE_ALL(r->meta, r->times, r->marks, r->keys, r->disk_keys, r->vbd_keys, r->hooks, r->devs,
+	         r->doms, r->path, r);
 }
 
 struct rec_reader *rec_open(const char *path, struct xerr *err)

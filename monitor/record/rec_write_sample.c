@@ -90,18 +90,28 @@ static int64_t layer_key(struct rec_writer *w, const struct xio_layer *l, int *r
 	return w->keys[lo].id;
 }
 
+/* Room for one more item in *arr (n items of size bytes); false, *rc SQLITE_NOMEM, when
+ * there is none. */
+static bool room_for_one(void *arr, size_t n, size_t size, int *rc)
+{
+	void **p = arr;
+	void *q = realloc(*p, (n + 1) * size);
+	if (!q) {
+		*rc = SQLITE_NOMEM;
+		return false;
+	}
+	*p = q;
+	return true;
+}
+
 static int64_t disk_key(struct rec_writer *w, const struct xio_disk *d, int *rc)
 {
 	for (size_t i = 0; i < w->n_disk_keys; i++)
 		if (w->disk_keys[i].dev == d->dev &&
 		    !strncmp(w->disk_keys[i].name, d->name, sizeof(d->name)))
 			return w->disk_keys[i].id;
-	struct disk_key_id *p = realloc(w->disk_keys, (w->n_disk_keys + 1) * sizeof(*p));
-	if (!p) {
-		*rc = SQLITE_NOMEM;
+	if (!room_for_one(&w->disk_keys, w->n_disk_keys, sizeof(*w->disk_keys), rc))
 		return 0;
-	}
-	w->disk_keys = p;
 	sqlite3_stmt *st = w->st[ST_DISK_KEY];
 	sqlite3_bind_int64(st, 1, d->dev);
 	sqlite3_bind_text(st, 2, d->name, (int)strnlen(d->name, sizeof(d->name)), SQLITE_STATIC);
@@ -146,6 +156,23 @@ static void bind_u64(sqlite3_stmt *st, int col, uint64_t v)
 	sqlite3_bind_int64(st, col, (sqlite3_int64)v);
 }
 
+#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A counts row's start: the sample slot of item i and its key's id, then n counts from
+ * column 3 (rec_read_sample.c's col_counts reads them back). id 0: the key could not be
+ * stored, *key_rc (set by the key's function, called before) says why and is returned. */
+static int bind_counts(struct rec_writer *w, sqlite3_stmt *st, size_t i, int64_t id,
+                       const int *key_rc, const uint64_t *counts, size_t n)
+{
+	if (!id)
+		return *key_rc;
+	sqlite3_bind_int64(st, 1, REC_SLOT(w->count, i));
+	sqlite3_bind_int64(st, 2, id);
+	for (size_t c = 0; c < n; c++)
+		bind_u64(st, 3 + (int)c, counts[c]);
+	return SQLITE_OK;
+}
+
 static int store_sample_row(struct rec_writer *w, const struct xio_sample *s)
 {
 	if (s->hooks[0]) {
@@ -179,68 +206,53 @@ static int store_sample_row(struct rec_writer *w, const struct xio_sample *s)
 	return step_done(st);
 }
 
-static int store_layers(struct rec_writer *w, const struct xio_sample *s)
+/* Each store_* binds item i (its key first stored if new) to the row's statement;
+ * SQLite's status. */
+typedef int (*bind_row_fn)(struct rec_writer *w, sqlite3_stmt *st, const void *item, size_t i);
+
+/* One row of `which` per item of items[0, n) (size bytes each), bound by bind. */
+static int store_each(struct rec_writer *w, enum writer_stmt which, const void *items, size_t n,
+                      size_t size, bind_row_fn bind)
 {
-	sqlite3_stmt *st = w->st[ST_LAYER];
-	for (size_t i = 0; i < s->n_layers; i++) {
-		const struct xio_layer *l = &s->layers[i];
-		int rc = SQLITE_OK;
-		int64_t id = layer_key(w, l, &rc);
-		if (!id)
-			return rc;
-		sqlite3_bind_int64(st, 1, REC_SLOT(w->count, i));
-		sqlite3_bind_int64(st, 2, id);
-		bind_u64(st, 3, l->io.rd_bytes);
-		bind_u64(st, 4, l->io.wr_bytes);
-		bind_u64(st, 5, l->io.rd_ios);
-		bind_u64(st, 6, l->io.wr_ios);
-		rc = step_done(st);
+	sqlite3_stmt *st = w->st[which];
+	for (size_t i = 0; i < n; i++) {
+		int rc = bind(w, st, (const char *)items + i * size, i);
+		if (rc == SQLITE_OK)
+			rc = step_done(st);
 		if (rc != SQLITE_OK)
 			return rc;
 	}
 	return SQLITE_OK;
 }
 
-static int store_counters(struct rec_writer *w, const struct xio_sample *s)
+static int store_layer(struct rec_writer *w, sqlite3_stmt *st, const void *item, size_t i)
 {
-	sqlite3_stmt *st = w->st[ST_COUNTERS];
-	for (size_t i = 0; i < s->n_counters; i++) {
-		const struct xio_dom_counters *c = &s->counters[i];
-		sqlite3_bind_int64(st, 1, REC_SLOT(w->count, i));
-		sqlite3_bind_int64(st, 2, c->domid);
-		for (int r = 0; r < XIO_CPU_ROLES; r++)
-			bind_u64(st, 3 + r, c->cpu_ns[r]);
-		bind_u64(st, 3 + XIO_CPU_ROLES, c->dirtied_bytes);
-		bind_u64(st, 4 + XIO_CPU_ROLES, c->written_back_bytes);
-		if (c->guest_cpu_ns >= 0) /* unknown: NULL */
-			sqlite3_bind_int64(st, 5 + XIO_CPU_ROLES, c->guest_cpu_ns);
-		int rc = step_done(st);
-		if (rc != SQLITE_OK)
-			return rc;
-	}
+	const struct xio_layer *l = item;
+	const uint64_t counts[] = {l->io.rd_bytes, l->io.wr_bytes, l->io.rd_ios, l->io.wr_ios};
+	int key_rc = SQLITE_OK;
+	return bind_counts(w, st, i, layer_key(w, l, &key_rc), &key_rc, counts, COUNT_OF(counts));
+}
+
+static int store_counter(struct rec_writer *w, sqlite3_stmt *st, const void *item, size_t i)
+{
+	const struct xio_dom_counters *c = item;
+	sqlite3_bind_int64(st, 1, REC_SLOT(w->count, i));
+	sqlite3_bind_int64(st, 2, c->domid);
+	for (int r = 0; r < XIO_CPU_ROLES; r++)
+		bind_u64(st, 3 + r, c->cpu_ns[r]);
+	bind_u64(st, 3 + XIO_CPU_ROLES, c->dirtied_bytes);
+	bind_u64(st, 4 + XIO_CPU_ROLES, c->written_back_bytes);
+	if (c->guest_cpu_ns >= 0) /* unknown: NULL */
+		sqlite3_bind_int64(st, 5 + XIO_CPU_ROLES, c->guest_cpu_ns);
 	return SQLITE_OK;
 }
 
-static int store_disks(struct rec_writer *w, const struct xio_sample *s)
+static int store_disk(struct rec_writer *w, sqlite3_stmt *st, const void *item, size_t i)
 {
-	sqlite3_stmt *st = w->st[ST_DISK];
-	for (size_t i = 0; i < s->n_disks; i++) {
-		const struct xio_disk *d = &s->disks[i];
-		int rc = SQLITE_OK;
-		int64_t id = disk_key(w, d, &rc);
-		if (!id)
-			return rc;
-		sqlite3_bind_int64(st, 1, REC_SLOT(w->count, i));
-		sqlite3_bind_int64(st, 2, id);
-		bind_u64(st, 3, d->rd_bytes);
-		bind_u64(st, 4, d->wr_bytes);
-		bind_u64(st, 5, d->rd_ios);
-		bind_u64(st, 6, d->wr_ios);
-		rc = step_done(st);
-		if (rc != SQLITE_OK)
-			return rc;
-	}
-	return SQLITE_OK;
+	const struct xio_disk *d = item;
+	const uint64_t counts[] = {d->rd_bytes, d->wr_bytes, d->rd_ios, d->wr_ios};
+	int key_rc = SQLITE_OK;
+	return bind_counts(w, st, i, disk_key(w, d, &key_rc), &key_rc, counts, COUNT_OF(counts));
 }
 
 static int64_t vbd_key(struct rec_writer *w, const struct xio_vbd_stat *v, int *rc)
@@ -252,12 +264,8 @@ static int64_t vbd_key(struct rec_writer *w, const struct xio_vbd_stat *v, int *
 		    k->instance == v->instance)
 			return k->id;
 	}
-	struct vbd_key_id *p = realloc(w->vbd_keys, (w->n_vbd_keys + 1) * sizeof(*p));
-	if (!p) {
-		*rc = SQLITE_NOMEM;
+	if (!room_for_one(&w->vbd_keys, w->n_vbd_keys, sizeof(*w->vbd_keys), rc))
 		return 0;
-	}
-	w->vbd_keys = p;
 	sqlite3_stmt *st = w->st[ST_VBD_KEY];
 	sqlite3_bind_int64(st, 1, v->domid);
 	sqlite3_bind_int64(st, 2, v->devid);
@@ -267,48 +275,35 @@ static int64_t vbd_key(struct rec_writer *w, const struct xio_vbd_stat *v, int *
 	*rc = step_done(st);
 	if (*rc != SQLITE_OK)
 		return 0;
-	p[w->n_vbd_keys] =
+	w->vbd_keys[w->n_vbd_keys] =
 	    (struct vbd_key_id){v->domid,  v->devid,    v->backend_dev,
 	                        v->source, v->instance, sqlite3_last_insert_rowid(w->db)};
-	return p[w->n_vbd_keys++].id;
+	return w->vbd_keys[w->n_vbd_keys++].id;
 }
 
-static int store_vbds(struct rec_writer *w, const struct xio_sample *s)
+static int store_vbd(struct rec_writer *w, sqlite3_stmt *st, const void *item, size_t i)
 {
-	sqlite3_stmt *st = w->st[ST_VBD];
-	for (size_t i = 0; i < s->n_vbd_stats; i++) {
-		const struct xio_vbd_stat *v = &s->vbd_stats[i];
-		int rc = SQLITE_OK;
-		int64_t id = vbd_key(w, v, &rc);
-		if (!id)
-			return rc;
-		sqlite3_bind_int64(st, 1, REC_SLOT(w->count, i));
-		sqlite3_bind_int64(st, 2, id);
-		bind_u64(st, 3, v->rd_bytes);
-		bind_u64(st, 4, v->wr_bytes);
-		bind_u64(st, 5, v->rd_req);
-		bind_u64(st, 6, v->wr_req);
-		bind_u64(st, 7, v->oo_req);
-		bind_u64(st, 8, v->f_req);
-		bind_u64(st, 9, v->ds_req);
-		bind_u64(st, 10, v->skew_rd_bytes);
-		bind_u64(st, 11, v->skew_wr_bytes);
+	const struct xio_vbd_stat *v = item;
+	const uint64_t counts[] = {v->rd_bytes, v->wr_bytes,      v->rd_req,
+	                           v->wr_req,   v->oo_req,        v->f_req,
+	                           v->ds_req,   v->skew_rd_bytes, v->skew_wr_bytes};
+	int key_rc = SQLITE_OK;
+	int rc = bind_counts(w, st, i, vbd_key(w, v, &key_rc), &key_rc, counts, COUNT_OF(counts));
+	if (rc == SQLITE_OK)
 		sqlite3_bind_int64(st, 12, v->read);
-		rc = step_done(st);
-		if (rc != SQLITE_OK)
-			return rc;
-	}
-	return SQLITE_OK;
+	return rc;
 }
 
-static bool same_dev(const struct xio_dev *a, const struct xio_dev *b)
+static bool same_dev(const void *open_item, const void *item)
 {
+	const struct xio_dev *a = open_item, *b = item;
 	return a->dev == b->dev && a->is_leaf == b->is_leaf &&
 	       !strncmp(a->name, b->name, sizeof(a->name));
 }
 
-static bool same_domain(const struct xio_domain *a, const struct xio_domain *b)
+static bool same_domain(const void *open_item, const void *item)
 {
+	const struct xio_domain *a = open_item, *b = item;
 	return a->domid == b->domid && a->missing == b->missing && a->generation == b->generation &&
 	       a->mem_bytes == b->mem_bytes && !strncmp(a->uuid, b->uuid, sizeof(a->uuid)) &&
 	       !strncmp(a->name, b->name, sizeof(a->name)) &&
@@ -403,11 +398,6 @@ static void *store_rows(struct rec_writer *w, const struct row_kind *k, const vo
 	return rows;
 }
 
-static bool same_dev_row(const void *open_item, const void *item)
-{
-	return same_dev(open_item, item);
-}
-
 static int insert_dev(struct rec_writer *w, const void *item)
 {
 	const struct xio_dev *d = item;
@@ -417,11 +407,6 @@ static int insert_dev(struct rec_writer *w, const void *item)
 	sqlite3_bind_int(st, 3, d->is_leaf);
 	sqlite3_bind_int64(st, 4, (sqlite3_int64)w->count);
 	return step_done(st);
-}
-
-static bool same_domain_row(const void *open_item, const void *item)
-{
-	return same_domain(open_item, item);
 }
 
 static int insert_domain(struct rec_writer *w, const void *item)
@@ -451,21 +436,24 @@ static int insert_domain(struct rec_writer *w, const void *item)
 _Static_assert(offsetof(struct open_dev, dev) == 0, "an open row starts with its item");
 _Static_assert(offsetof(struct open_domain, dom) == 0, "an open row starts with its item");
 static const struct row_kind device_rows =
-    ROW_KIND(struct open_dev, struct xio_dev, ST_DEV_CLOSE, same_dev_row, insert_dev);
+    ROW_KIND(struct open_dev, struct xio_dev, ST_DEV_CLOSE, same_dev, insert_dev);
 static const struct row_kind domain_rows =
-    ROW_KIND(struct open_domain, struct xio_domain, ST_DOM_CLOSE, same_domain_row, insert_domain);
+    ROW_KIND(struct open_domain, struct xio_domain, ST_DOM_CLOSE, same_domain, insert_domain);
 
 int rec_store_sample(struct rec_writer *w, const struct xio_sample *s)
 {
 	int rc = store_sample_row(w, s);
 	if (rc == SQLITE_OK)
-		rc = store_layers(w, s);
+		rc = store_each(w, ST_LAYER, s->layers, s->n_layers, sizeof(*s->layers),
+		                store_layer);
 	if (rc == SQLITE_OK)
-		rc = store_counters(w, s);
+		rc = store_each(w, ST_COUNTERS, s->counters, s->n_counters, sizeof(*s->counters),
+		                store_counter);
 	if (rc == SQLITE_OK)
-		rc = store_disks(w, s);
+		rc = store_each(w, ST_DISK, s->disks, s->n_disks, sizeof(*s->disks), store_disk);
 	if (rc == SQLITE_OK)
-		rc = store_vbds(w, s);
+		rc = store_each(w, ST_VBD, s->vbd_stats, s->n_vbd_stats, sizeof(*s->vbd_stats),
+		                store_vbd);
 	if (rc == SQLITE_OK)
 		rc = rec_store_latency(w->st[ST_LATENCY], w->count, s);
 	if (rc == SQLITE_OK)

@@ -10,6 +10,7 @@
 #include "record/rec_writer_internal.h"
 
 #include "core/clock.h"
+#include "core/free_all.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -418,13 +419,7 @@ int rec_close(struct rec_writer *w, struct xerr *err)
 			*err = w->failed;
 		ret = -1;
 	}
-	free(w->keys);
-	free(w->disk_keys);
-	free(w->vbd_keys);
-	free(w->devs);
-	free(w->doms);
-	free(w->path);
-	free(w);
+	FREE_ALL(w->keys, w->disk_keys, w->vbd_keys, w->devs, w->doms, w->path, w);
 	return ret;
 }
 

@@ -87,19 +87,17 @@ size_t replay_end(struct replay_cursor *c, int64_t now)
 	return move_to(c, last_pos(c), now);
 }
 
-void replay_toggle_play(struct replay_cursor *c, int64_t now)
+size_t replay_toggle_play(struct replay_cursor *c, int64_t now)
 {
 	if (c->playing) {
 		c->playing = false;
-		return;
+		return c->pos;
 	}
 	if (!replay_usable(c))
-		return;
-	if (c->pos >= last_pos(c))
-		move_to(c, 1, now);
-	else
-		move_to(c, c->pos, now);
+		return c->pos;
+	move_to(c, c->pos >= last_pos(c) ? 1 : c->pos, now);
 	c->playing = true;
+	return c->pos;
 }
 
 void replay_set_speed(struct replay_cursor *c, double speed, int64_t now)
@@ -114,14 +112,16 @@ void replay_set_speed(struct replay_cursor *c, double speed, int64_t now)
 	c->speed = speed;
 }
 
-void replay_faster(struct replay_cursor *c, int64_t now)
+size_t replay_faster(struct replay_cursor *c, int64_t now)
 {
 	replay_set_speed(c, c->speed * 2, now);
+	return c->pos;
 }
 
-void replay_slower(struct replay_cursor *c, int64_t now)
+size_t replay_slower(struct replay_cursor *c, int64_t now)
 {
 	replay_set_speed(c, c->speed / 2, now);
+	return c->pos;
 }
 
 /* Recorded ns from sample p-1 to p: 0 if time went backwards, at most

@@ -48,11 +48,11 @@ size_t replay_prev_mark(struct replay_cursor *c, int64_t now);
 size_t replay_start(struct replay_cursor *c, int64_t now);
 size_t replay_end(struct replay_cursor *c, int64_t now);
 /* Play/pause. Playing at the end starts again from the start. */
-void replay_toggle_play(struct replay_cursor *c, int64_t now);
+size_t replay_toggle_play(struct replay_cursor *c, int64_t now);
 /* Clamped to [REPLAY_SPEED_MIN, REPLAY_SPEED_MAX]; replay_faster/slower double/halve. */
 void replay_set_speed(struct replay_cursor *c, double speed, int64_t now);
-void replay_faster(struct replay_cursor *c, int64_t now);
-void replay_slower(struct replay_cursor *c, int64_t now);
+size_t replay_faster(struct replay_cursor *c, int64_t now);
+size_t replay_slower(struct replay_cursor *c, int64_t now);
 /* Playing: moves pos to where recorded time has reached at now. True if pos moved. */
 bool replay_tick(struct replay_cursor *c, int64_t now);
 /* Playing: ns from now until the next move is due (>= 0); -1 when not playing. */

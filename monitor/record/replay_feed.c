@@ -133,46 +133,30 @@ static void describe(const struct replay_feed *f, int64_t now_ns, struct seek_vi
 	view->wait_ns = replay_wait_ns(c, now_ns);
 }
 
+/* The moves that need only the time (NAV_HERE stays, NAV_TICK plays, a step has its
+ * direction): each returns the new position, unused here. */
+static size_t (*const moves[])(struct replay_cursor *c, int64_t now) = {
+    [NAV_PREV_MARK] = replay_prev_mark,
+    [NAV_NEXT_MARK] = replay_next_mark,
+    [NAV_START] = replay_start,
+    [NAV_END] = replay_end,
+    [NAV_PLAY_PAUSE] = replay_toggle_play,
+    [NAV_FASTER] = replay_faster,
+    [NAV_SLOWER] = replay_slower,
+};
+
 int replay_feed_navigate(void *ctx, enum seek_move nav, int64_t now_ns, struct xio_sample *prev,
                          struct xio_sample *cur, struct seek_view *view)
 {
 	struct replay_feed *f = ctx;
 	struct replay_cursor *c = &f->cur;
 	size_t was = c->pos;
-	switch (nav) {
-	case NAV_HERE:
-		break;
-	case NAV_TICK:
+	if (nav == NAV_TICK)
 		replay_tick(c, now_ns);
-		break;
-	case NAV_STEP_BACK:
-		replay_step(c, -1, now_ns);
-		break;
-	case NAV_STEP_AHEAD:
-		replay_step(c, +1, now_ns);
-		break;
-	case NAV_PREV_MARK:
-		replay_prev_mark(c, now_ns);
-		break;
-	case NAV_NEXT_MARK:
-		replay_next_mark(c, now_ns);
-		break;
-	case NAV_START:
-		replay_start(c, now_ns);
-		break;
-	case NAV_END:
-		replay_end(c, now_ns);
-		break;
-	case NAV_PLAY_PAUSE:
-		replay_toggle_play(c, now_ns);
-		break;
-	case NAV_FASTER:
-		replay_faster(c, now_ns);
-		break;
-	case NAV_SLOWER:
-		replay_slower(c, now_ns);
-		break;
-	}
+	else if (nav == NAV_STEP_BACK || nav == NAV_STEP_AHEAD)
+		replay_step(c, nav == NAV_STEP_AHEAD ? +1 : -1, now_ns);
+	else if ((size_t)nav < sizeof(moves) / sizeof(moves[0]) && moves[nav])
+		moves[nav](c, now_ns);
 	describe(f, now_ns, view);
 	f->err.msg[0] = '\0';
 	if (nav != NAV_HERE && c->pos == was)

@@ -175,15 +175,7 @@ static int live_next(void *ctx, struct xio_sample *out)
 	return live_sample(ctx, out) == 0 ? 0 : SOURCE_FAILED;
 }
 
-/* The only way live_next fails. */
-static const char *live_why(void *ctx)
-{
-	(void)ctx;
-	return "cannot read counters";
-}
-
 struct sample_source live_source(struct live *l)
 {
-	return (struct sample_source){
-	    .ctx = l, .next = live_next, .fail_status = 1, .title = "live", .why = live_why};
+	return source_runtime(l, live_next, "live", "cannot read counters");
 }

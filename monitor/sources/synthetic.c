@@ -207,29 +207,15 @@ int synthetic_sample_at(const struct synthetic *s, uint64_t elapsed_ns, int64_t 
 	return 0;
 }
 
+_Static_assert(SOURCE_FAILED == -1, "synthetic_sample's failure is a source's");
+
 int synthetic_sample(void *ctx, struct xio_sample *out)
 {
 	const struct synthetic *s = ctx;
 	return synthetic_sample_at(s, monotonic_ns() - s->start_ns, clock_real_ns(), out);
 }
 
-static int synthetic_next(void *ctx, struct xio_sample *out)
-{
-	return synthetic_sample(ctx, out) == 0 ? 0 : SOURCE_FAILED;
-}
-
-/* The only way synthetic_next fails. */
-static const char *synthetic_why(void *ctx)
-{
-	(void)ctx;
-	return "out of memory";
-}
-
 struct sample_source synthetic_source(struct synthetic *s)
 {
-	return (struct sample_source){.ctx = s,
-	                              .next = synthetic_next,
-	                              .fail_status = 1,
-	                              .title = "synthetic",
-	                              .why = synthetic_why};
+	return source_runtime(s, synthetic_sample, "synthetic", "out of memory");
 }

@@ -27,7 +27,8 @@ void synthetic_close(struct synthetic *s);
 /* The sample `elapsed_ns` after open, stamped `realtime_ns`. 0, or -1 (ENOMEM). */
 int synthetic_sample_at(const struct synthetic *s, uint64_t elapsed_ns, int64_t realtime_ns,
                         struct xio_sample *out);
-/* The sample now (ctx: a struct synthetic). 0, or -1 (ENOMEM). */
+/* The sample now (ctx: a struct synthetic). 0, or -1 (ENOMEM): SOURCE_FAILED, so that it
+ * is the source's next() itself. */
 int synthetic_sample(void *ctx, struct xio_sample *out);
 /* The same as a source for the interval loop (fail_status 1). */
 struct sample_source synthetic_source(struct synthetic *s);

@@ -192,17 +192,25 @@ _Static_assert(SAME_ROLE(XIOTOP_CPU_BACKEND, XIO_CPU_BACKEND) &&
                    SAME_ROLE(XIOTOP_CPU_ROLES, XIO_CPU_ROLES),
                "BPF CPU roles index the sample's cpu_ns[] directly");
 
+/* Steps key to the map's next key (to its first while *started is false); false at the
+ * end. The kernel reads the key before it writes the next one, so one buffer is both. */
+static bool map_next_key(int fd, void *key, bool *started)
+{
+	if (bpf_map_get_next_key(fd, *started ? key : NULL, key))
+		return false;
+	*started = true;
+	return true;
+}
+
 /* Per-domain on-CPU time by role into the sample's domain counters; *kworker_ns gets
  * what kworkers gave domains (loop and writeback), which the shared runtime holds too. */
 static int read_cpu(struct tracer *t, struct xio_sample *s, uint64_t *kworker_ns)
 {
 	int fd = bpf_map__fd(t->skel->maps.cpu_ns);
-	struct xiotop_cpu_key key, next;
-	const struct xiotop_cpu_key *prev = NULL;
+	struct xiotop_cpu_key key;
+	bool started = false;
 	s->has_cpu = true;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
+	while (map_next_key(fd, &key, &started)) {
 		if (bpf_map_lookup_elem(fd, &key, t->percpu_u64) || key.role >= XIOTOP_CPU_ROLES)
 			continue;
 		uint64_t ns = 0;
@@ -235,12 +243,10 @@ static void read_unattributed(struct tracer *t, struct xio_sample *s, uint64_t k
 static int read_dirty(struct tracer *t, struct xio_sample *s)
 {
 	int fd = bpf_map__fd(t->skel->maps.dirty);
-	uint32_t key, next;
-	const uint32_t *prev = NULL;
+	uint32_t key;
+	bool started = false;
 	s->has_dirty = true;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
+	while (map_next_key(fd, &key, &started)) {
 		struct xiotop_dirty d;
 		if (bpf_map_lookup_elem(fd, &key, &d))
 			continue;
@@ -257,12 +263,10 @@ static int read_dirty(struct tracer *t, struct xio_sample *s)
 static int read_latency(struct tracer *t, struct xio_sample *s)
 {
 	int fd = bpf_map__fd(t->skel->maps.lat_hist);
-	struct xiotop_lat_key key, next;
-	const struct xiotop_lat_key *prev = NULL;
+	struct xiotop_lat_key key;
+	bool started = false;
 	s->has_latency = true;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
+	while (map_next_key(fd, &key, &started)) {
 		if (bpf_map_lookup_elem(fd, &key, t->percpu_lat))
 			continue;
 		struct xio_latency l = {.domid = key.domid, .op = key.op};
@@ -314,11 +318,9 @@ static int read_layers(struct tracer *t, struct xio_sample *s)
 			return -1;
 	}
 	int fd = bpf_map__fd(t->skel->maps.layer_io);
-	struct xiotop_layer_key key, next;
-	const struct xiotop_layer_key *prev = NULL;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
+	struct xiotop_layer_key key;
+	bool started = false;
+	while (map_next_key(fd, &key, &started)) {
 		if (bpf_map_lookup_elem(fd, &key, t->percpu_io))
 			continue; /* deleted meanwhile */
 		struct xio_layer l = {.domid = key.domid, .dev = key.dev, .via = key.via};

@@ -3,11 +3,13 @@
  * or invalid UTF-8 byte, a cut output stays inside its buffer, and the text form is
  * unambiguous: decoding its escapes gives the input back. */
 #include "fuzz/fuzz_util.h"
+#include "core/text_scan.h"
 #include "ui/grid.h"
 
-static int hex(int c)
+/* sanitize_text writes lowercase hex digits only */
+static int hex(char c)
 {
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+	return c >= 'A' && c <= 'F' ? -1 : text_hex_digit(c);
 }
 
 static size_t put_utf8(uint32_t cp, char *out)
@@ -32,19 +34,12 @@ static size_t unescape(const char *s, char *out)
 			out[o++] = *s;
 			continue;
 		}
-		switch (*++s) {
-		case '\\':
-			out[o++] = '\\';
-			break;
-		case 'e':
-			out[o++] = 0x1b;
-			break;
-		case 'n':
-			out[o++] = '\n';
-			break;
-		case 't':
-			out[o++] = '\t';
-			break;
+		int byte = text_escape_byte(*++s, "\\ent");
+		if (byte >= 0) {
+			out[o++] = (char)byte;
+			continue;
+		}
+		switch (*s) {
 		case 'x':
 			if (hex(s[1]) < 0 || hex(s[2]) < 0)
 				abort();

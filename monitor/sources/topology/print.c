@@ -6,6 +6,7 @@
  */
 #include "sources/topology/topology.h"
 
+#include "core/free_all.h"
 #include "core/model.h"
 #include "core/sanitize.h"
 
@@ -24,15 +25,11 @@ const char *topo_role_name(enum xt_role r)
 	return model_role_name((enum model_role)r);
 }
 
+static const char *const kind_names[] = {[XT_BK_VBD] = "vbd", [XT_BK_QDISK] = "qdisk"};
+
 const char *topo_kind_name(enum xt_backend_kind k)
 {
-	switch (k) {
-	case XT_BK_VBD:
-		return "vbd";
-	case XT_BK_QDISK:
-		return "qdisk";
-	}
-	return "?";
+	return (unsigned)k < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[k] : "?";
 }
 
 /* Sanitized text; an escape takes at most 4 bytes per input byte. */
@@ -53,6 +50,13 @@ static void put_text(FILE *out, const char *s)
 	fputs(buf, out);
 	if (buf != small)
 		free(buf);
+}
+
+/* label as given, then s sanitized */
+static void put_labelled(FILE *out, const char *label, const char *s)
+{
+	fputs(label, out);
+	put_text(out, s);
 }
 
 static void print_layer_text(FILE *out, const struct xt_layer *l)
@@ -78,50 +82,59 @@ static void print_backend_text(FILE *out, const struct xt_backend *b)
 {
 	fprintf(out, "  %s %u ", topo_kind_name(b->kind), b->devid);
 	put_text(out, b->dev);
-	fputs("  type=", out);
-	put_text(out, b->type);
-	fputs(" mode=", out);
-	put_text(out, b->mode);
-	fputs(" params=", out);
-	put_text(out, b->params);
+	put_labelled(out, "  type=", b->type);
+	put_labelled(out, " mode=", b->mode);
+	put_labelled(out, " params=", b->params);
 	if (b->missing)
 		fputs("  MISSING", out);
-	if (b->error) {
-		fputs(b->missing ? ": " : "  note: ", out);
-		put_text(out, b->error);
-	}
+	if (b->error)
+		put_labelled(out, b->missing ? ": " : "  note: ", b->error);
 	fputc('\n', out);
 	for (size_t i = 0; i < b->n_layers; i++)
 		print_layer_text(out, &b->layers[i]);
 }
 
-void topo_print_text(FILE *out, const struct xt_topology *t)
+static void print_domain_text(FILE *out, const struct xt_domain *d)
 {
-	fputs("source: ", out);
-	put_text(out, t->source);
+	fprintf(out, "domain %u ", d->domid);
+	put_text(out, d->name);
+	if (d->device_model_pid)
+		fprintf(out, "  device model pid %d", d->device_model_pid);
 	fputc('\n', out);
-	for (size_t i = 0; i < t->n_domains; i++) {
-		const struct xt_domain *d = &t->domains[i];
-		fprintf(out, "domain %u ", d->domid);
-		put_text(out, d->name);
-		if (d->device_model_pid)
-			fprintf(out, "  device model pid %d", d->device_model_pid);
-		fputc('\n', out);
-		for (size_t j = 0; j < d->n_backends; j++)
-			print_backend_text(out, &d->backends[j]);
-	}
+	for (size_t j = 0; j < d->n_backends; j++)
+		print_backend_text(out, &d->backends[j]);
 }
 
-static void print_layer_json(FILE *out, const struct xt_layer *l)
+void topo_print_text(FILE *out, const struct xt_topology *t)
 {
+	put_labelled(out, "source: ", t->source);
+	fputc('\n', out);
+	for (size_t i = 0; i < t->n_domains; i++)
+		print_domain_text(out, &t->domains[i]);
+}
+
+/* items[0, n) of size bytes each as a JSON array, each written by put */
+static void print_json_array(FILE *out, const void *items, size_t n, size_t size,
+                             void (*put)(FILE *out, const void *item))
+{
+	fputc('[', out);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputc(',', out);
+		put(out, (const char *)items + i * size);
+	}
+	fputc(']', out);
+}
+
+static void print_layer_json(FILE *out, const void *item)
+{
+	const struct xt_layer *l = item;
 	if (l->path) {
-		fputs("{\"file\":", out);
-		json_put_string(out, l->path);
+		json_put_member(out, "{\"file\":", l->path);
 		fprintf(out, ",\"ino\":%" PRIu64 ",\"fs_maj_min\":\"%u:%u\"", l->ino,
 		        XT_KDEV_MAJOR(l->fs_dev), XT_KDEV_MINOR(l->fs_dev));
 	} else {
-		fputs("{\"dev\":", out);
-		json_put_string(out, l->name);
+		json_put_member(out, "{\"dev\":", l->name);
 		fprintf(out, ",\"maj_min\":\"%u:%u\"", XT_KDEV_MAJOR(l->dev),
 		        XT_KDEV_MINOR(l->dev));
 	}
@@ -129,45 +142,38 @@ static void print_layer_json(FILE *out, const struct xt_layer *l)
 	        l->depth, l->is_leaf ? "true" : "false");
 }
 
-static void print_backend_json(FILE *out, const struct xt_backend *b)
+static void print_backend_json(FILE *out, const void *item)
 {
-	fprintf(out, "{\"devid\":%u,\"dev\":", b->devid);
-	json_put_string(out, b->dev);
-	fprintf(out, ",\"kind\":\"%s\",\"type\":", topo_kind_name(b->kind));
-	json_put_string(out, b->type);
-	fputs(",\"mode\":", out);
-	json_put_string(out, b->mode);
-	fputs(",\"params\":", out);
-	json_put_string(out, b->params);
-	fprintf(out, ",\"missing\":%s,\"error\":", b->missing ? "true" : "false");
-	json_put_string(out, b->error);
-	fputs(",\"stack\":[", out);
-	for (size_t i = 0; i < b->n_layers; i++) {
-		if (i)
-			fputc(',', out);
-		print_layer_json(out, &b->layers[i]);
-	}
-	fputs("]}", out);
+	const struct xt_backend *b = item;
+	fprintf(out, "{\"devid\":%u", b->devid);
+	json_put_member(out, ",\"dev\":", b->dev);
+	fprintf(out, ",\"kind\":\"%s\"", topo_kind_name(b->kind));
+	json_put_member(out, ",\"type\":", b->type);
+	json_put_member(out, ",\"mode\":", b->mode);
+	json_put_member(out, ",\"params\":", b->params);
+	fprintf(out, ",\"missing\":%s", b->missing ? "true" : "false");
+	json_put_member(out, ",\"error\":", b->error);
+	fputs(",\"stack\":", out);
+	print_json_array(out, b->layers, b->n_layers, sizeof(*b->layers), print_layer_json);
+	fputc('}', out);
+}
+
+static void print_domain_json(FILE *out, const void *item)
+{
+	const struct xt_domain *d = item;
+	fprintf(out, "{\"domid\":%u", d->domid);
+	json_put_member(out, ",\"name\":", d->name);
+	fprintf(out, ",\"device_model_pid\":%d,\"backends\":", d->device_model_pid);
+	print_json_array(out, d->backends, d->n_backends, sizeof(*d->backends), print_backend_json);
+	fputc('}', out);
 }
 
 void topo_print_json(FILE *out, const struct xt_topology *t)
 {
-	fputs("{\"source\":", out);
-	json_put_string(out, t->source);
-	fputs(",\"domains\":[", out);
-	for (size_t i = 0; i < t->n_domains; i++) {
-		const struct xt_domain *d = &t->domains[i];
-		fprintf(out, "%s{\"domid\":%u,\"name\":", i ? "," : "", d->domid);
-		json_put_string(out, d->name);
-		fprintf(out, ",\"device_model_pid\":%d,\"backends\":[", d->device_model_pid);
-		for (size_t j = 0; j < d->n_backends; j++) {
-			if (j)
-				fputc(',', out);
-			print_backend_json(out, &d->backends[j]);
-		}
-		fputs("]}", out);
-	}
-	fputs("]}\n", out);
+	json_put_member(out, "{\"source\":", t->source);
+	fputs(",\"domains\":", out);
+	print_json_array(out, t->domains, t->n_domains, sizeof(*t->domains), print_domain_json);
+	fputs("}\n", out);
 }
 
 static int cmp_domid(const void *key, const void *elem)
@@ -189,12 +195,7 @@ void topo_backend_free(struct xt_backend *b)
 		free(b->layers[i].name);
 		free(b->layers[i].path);
 	}
-	free(b->layers);
-	free(b->dev);
-	free(b->type);
-	free(b->mode);
-	free(b->params);
-	free(b->error);
+	FREE_ALL(b->layers, b->dev, b->type, b->mode, b->params, b->error);
 }
 
 void topo_free(struct xt_topology *t)

@@ -116,12 +116,22 @@ static bool name_is_loop(const char *name)
 	return true;
 }
 
+/* Opens the directory named by fmt into p (PATH_MAX bytes): NULL when the name does not
+ * fit or it does not open. */
+static DIR *open_dirf(char *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static DIR *open_dirf(char *p, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(p, PATH_MAX, fmt, ap);
+	va_end(ap);
+	return n >= 0 && n < PATH_MAX ? opendir(p) : NULL;
+}
+
 static size_t count_slaves(const char *dir)
 {
 	char p[PATH_MAX];
-	if (snprintf(p, sizeof(p), "%s/slaves", dir) >= (int)sizeof(p))
-		return 0;
-	DIR *d = opendir(p);
+	DIR *d = open_dirf(p, "%s/slaves", dir);
 	if (!d)
 		return 0;
 	size_t n = 0;
@@ -179,9 +189,7 @@ uint32_t topo_dev_by_name(const struct xt_roots *roots, const char *name)
 			return dev;
 	}
 	/* no class/block (old or partial sysfs): find the dev/block link named so */
-	if (snprintf(p, sizeof(p), "%s/dev/block", sys) >= (int)sizeof(p))
-		return 0;
-	DIR *d = opendir(p);
+	DIR *d = open_dirf(p, "%s/dev/block", sys);
 	if (!d)
 		return 0;
 	uint32_t found = 0;
@@ -369,9 +377,7 @@ static int cmp_str(const void *a, const void *b)
 static void walk_slaves(struct walk *w, const char *dir, const char *name, int depth)
 {
 	char p[PATH_MAX];
-	if (snprintf(p, sizeof(p), "%s/slaves", dir) >= (int)sizeof(p))
-		return;
-	DIR *d = opendir(p);
+	DIR *d = open_dirf(p, "%s/slaves", dir);
 	if (!d)
 		return;
 	char **names = NULL;

@@ -12,6 +12,8 @@
  */
 #include "sources/topology/topology.h"
 
+#include "core/text_scan.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -50,17 +52,6 @@ static bool is_octal(char c)
 	return c >= '0' && c <= '7';
 }
 
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Does the quoted text end with the "\..." xenstore-ls appends when it cuts a value?
  * The marker's backslash is a lone one: escaped backslashes in the value come in
  * pairs, so an odd run of backslashes before "..." means a cut. */
@@ -90,24 +81,13 @@ static int unescape(struct parser *p, const char *s, size_t n, bool cut, char *o
 			return fail(p, "backslash at the end of the value");
 		}
 		char e = s[++i];
-		switch (e) {
-		case '\\':
-		case '"':
-			out[o++] = e;
-			break;
-		case 'n':
-			out[o++] = '\n';
-			break;
-		case 't':
-			out[o++] = '\t';
-			break;
-		case 'r':
-			out[o++] = '\r';
-			break;
-		case 'x': {
+		int byte = text_escape_byte(e, "\\\"ntr");
+		if (byte >= 0) {
+			out[o++] = (char)byte;
+		} else if (e == 'x') {
 			int v = 0, digits = 0;
-			while (digits < 2 && i + 1 < n && hex_value(s[i + 1]) >= 0) {
-				v = v * 16 + hex_value(s[++i]);
+			while (digits < 2 && i + 1 < n && text_hex_digit(s[i + 1]) >= 0) {
+				v = v * 16 + text_hex_digit(s[++i]);
 				digits++;
 			}
 			if (!digits) {
@@ -116,22 +96,18 @@ static int unescape(struct parser *p, const char *s, size_t n, bool cut, char *o
 				return fail(p, "\\x without hex digits");
 			}
 			out[o++] = (char)v;
-			break;
-		}
-		default:
-			if (is_octal(e)) {
-				int v = e - '0', digits = 1;
-				while (digits < 3 && i + 1 < n && is_octal(s[i + 1])) {
-					v = v * 8 + (s[++i] - '0');
-					digits++;
-				}
-				if (v > 255)
-					return fail(p, "octal escape above \\377");
-				out[o++] = (char)v;
-				break;
+		} else if (is_octal(e)) {
+			int v = e - '0', digits = 1;
+			while (digits < 3 && i + 1 < n && is_octal(s[i + 1])) {
+				v = v * 8 + (s[++i] - '0');
+				digits++;
 			}
-			if ((unsigned char)e >= 0x20 && (unsigned char)e < 0x7f)
-				return fail(p, "unknown escape \\%c", e);
+			if (v > 255)
+				return fail(p, "octal escape above \\377");
+			out[o++] = (char)v;
+		} else if ((unsigned char)e >= 0x20 && (unsigned char)e < 0x7f) {
+			return fail(p, "unknown escape \\%c", e);
+		} else {
 			return fail(p, "unknown escape \\ followed by byte 0x%02x",
 			            (unsigned char)e);
 		}
