@@ -50,8 +50,9 @@ static void tool_marks(const struct explain *ex, const struct ex_domain *d, cons
 	*end = b < d->n_series ? b + 1 : d->n_series;
 }
 
-/* The row's run in the domain's timeline, after the same file's previous run that way,
- * within the guest's marks around the tool when it left them. */
+/* The row's run in the domain's timeline, after the same file's previous run that way
+ * (the rows before it in ex->claims; a row not in it comes after them all), within the
+ * guest's marks around the tool when it left them. */
 static void locate_row(const struct explain *ex, const struct ex_domain *d, struct ex_claim *row)
 {
 	size_t from = 0, end = d->n_series;
@@ -59,7 +60,7 @@ static void locate_row(const struct explain *ex, const struct ex_domain *d, stru
 	while (d->dom0_subject && row->write && end > from &&
 	       !ex_dom0_in_data(ex, d->series[end - 1].t))
 		end--; /* dom0's own run: its data's drain ends it (dom0_subject.h) */
-	for (size_t i = 0; i < ex->n_claims; i++) {
+	for (size_t i = 0; i < ex->n_claims && &ex->claims[i] != row; i++) {
 		const struct ex_claim *p = &ex->claims[i];
 		if (p->domid == row->domid && p->write == row->write && p->located.found &&
 		    !strcmp(p->fig.file, row->fig.file) && p->located.last + 1 > from)
@@ -186,18 +187,15 @@ static void dom0_claimed(struct explain *ex, const struct ex_domain *d)
 		if (ex->claims[i].domid == d->domid && ex->claims[i].write)
 			data += ex->claims[i].bytes;
 	ex_dom0_data_drain(ex, &ex->doms[d - ex->doms], data);
-	size_t n = ex->n_claims;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < ex->n_claims; i++) {
 		struct ex_claim *row = &ex->claims[i];
 		if (row->domid != d->domid || !row->write)
 			continue;
 		struct claim_figures fig = row->fig;
 		const char *from = row->direction_from;
-		ex->n_claims = i + 1; /* the rows before it, as when it was added */
-		fill_row(ex, &fig, d, true, row);
+		fill_row(ex, &fig, d, true, row); /* located after the rows before it, as added */
 		row->direction_from = from;
 	}
-	ex->n_claims = n;
 }
 
 int explain_add_claim(struct explain *ex, const struct claim_figures *c, char *err, size_t errlen)
