@@ -8,14 +8,10 @@ It reads only files, so it can be run again on a kept work dir (XIOTOP_LIVE_KEEP
 figure made wrong (tests/live/check_bites.py). Exit 1 on a FAIL."""
 import json
 import sys
+from livelib import check as ok, failures  # one FAIL line format for every live judge
 
 work, leaf, loop, zram3 = sys.argv[1:5]
 MiB = 2**20
-bad = 0
-def ok(cond, what):
-    global bad
-    print(("ok   " if cond else "FAIL ") + what)
-    bad += not cond
 def near(x, truth, what, tol=0.05, floor=0.0):
     good = x is not None and abs(x - truth) <= max(abs(truth) * tol, floor)
     ok(good, f"{what}: explain {x if x is None else f'{x:.4g}'}, truth {truth:.4g} "
@@ -93,4 +89,4 @@ cmp = json.load(open(f"{work}/cmp.json"))["comparison"]
 ok(cmp["causes"][0]["id"] == "page_cache_inflation", f"A against B ranks {cmp['causes'][0]['id']} first")
 print(f"     comparison: A {cmp['a']['rate_bytes_per_s'] / MiB:.0f} MiB/s, B {cmp['b']['rate_bytes_per_s'] / MiB:.0f} MiB/s "
       f"({cmp['ratio']:.2f}x); " + "; ".join(f"{c['id']} {c['share'] * 100:+.0f} %" for c in cmp["causes"]))
-sys.exit(1 if bad else 0)
+sys.exit(1 if failures else 0)

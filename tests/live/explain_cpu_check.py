@@ -6,14 +6,10 @@ It reads only files, so it can be run again on a kept work dir (XIOTOP_LIVE_KEEP
 figure made wrong (tests/live/check_bites.py). Exit 1 on a FAIL."""
 import json
 import sys
+from livelib import check as ok, failures  # one FAIL line format for every live judge
 
 work = sys.argv[1]
 ex = json.load(open(f"{work}/cpu.json"))
-bad = 0
-def ok(good, what):
-    global bad
-    print(("ok   " if good else "FAIL ") + what)
-    bad += not good
 def writer(domid):
     w = json.loads(open(f"{work}/writer-cpu{domid}.out").read().strip().splitlines()[-1])
     # utime and stime are whole 10 ms ticks each: the runtime is up to 2 ticks above
@@ -45,4 +41,4 @@ ok(ratio is not None and abs(ratio - res[hi][0] / res[lo][0]) < 0.01 * ratio and
 if v:
     print("     seed 002 live: " + v["text"])
 print(f"     seed 002 live: dom1 (file via loop) {res[1][0]:.2f} s/GiB, dom3 (zram) {res[3][0]:.2f} s/GiB")
-sys.exit(1 if bad else 0)
+sys.exit(1 if failures else 0)

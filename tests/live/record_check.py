@@ -8,6 +8,7 @@ it within 1 %. It reads only files, so it can be run again on a kept work dir
 (XIOTOP_LIVE_KEEP) with a figure made wrong (tests/live/check_bites.py). Exit 1 on a FAIL."""
 import json
 import sys
+from livelib import check as ok, failures  # one FAIL line format for every live judge
 
 live, rec, work, host_leaf, zram3, loop1, loop2 = sys.argv[1:8]
 def totals(path):
@@ -23,11 +24,6 @@ def diskstats(path):
 a, b = totals(live), totals(rec)
 ds0, ds1 = diskstats(f"{work}/diskstats.before"), diskstats(f"{work}/diskstats.after")
 kernel = {dev: ds1[dev] - ds0[dev] for dev in ds1 if dev in ds0}
-bad = 0
-def ok(good, what):
-    global bad
-    print(f"{'ok  ' if good else 'FAIL'} {what}")
-    bad += not good
 def near(x, truth, pct):
     return abs(x - truth) <= truth * pct / 100 + 65536
 for domid in (1, 2, 3):
@@ -48,4 +44,4 @@ for domid, dev, k in ((3, zram3, "phys_wr_bytes"), (1, loop1, "double_counted_by
                       (2, loop2, "double_counted_bytes")):
     x = b.get(domid, {}).get(k, 0)
     ok(near(x, kernel[dev], 2), f"dom{domid} recorded {k} {x / 2**20:.1f} MiB vs {dev} diskstats {kernel[dev] / 2**20:.1f} MiB (2 %)")
-sys.exit(1 if bad else 0)
+sys.exit(1 if failures else 0)

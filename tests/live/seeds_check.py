@@ -11,16 +11,10 @@ import json
 import re
 import sys
 
+from livelib import check as ok, failures  # one FAIL line format for every live judge
+
 MiB = 2**20
 work = sys.argv[1]
-bad = 0
-
-
-def ok(good, what):
-    global bad
-    print(("ok   " if good else "FAIL ") + what)
-    bad += not good
-
 
 def near(x, truth, what, tol=0.05, floor=0.0):
     good = x is not None and abs(x - truth) <= max(abs(truth) * tol, floor)
@@ -358,5 +352,5 @@ c = verdict(ex, "claim", 1, "run 1")
 ok(c is not None and (fig(c, "inflation") is None or fig(c, "inflation") < 1.2),
    f"dio: the write claim is not inflated ({fig(c, 'inflation')})")
 
-print(f"seeds: {bad} check(s) failed")
-sys.exit(1 if bad else 0)
+print(f"seeds: {len(failures)} check(s) failed")
+sys.exit(1 if failures else 0)
