@@ -10,12 +10,28 @@
 #include "core/figures.h"
 #include "explain/verdicts.h"
 
-static int pick(const struct explain *ex, const char *name, const char *which,
-                const struct ex_domain **out, char *err, size_t errlen)
+/* The busiest domain of ex other than `not`, when it moved 1 MiB; else NULL. */
+static const struct ex_domain *next_active(const struct explain *ex, const struct ex_domain * not )
 {
+	const struct ex_domain *best = NULL;
+	for (size_t i = 0; i < ex->n_doms; i++) {
+		const struct ex_domain *d = &ex->doms[i];
+		if (d != not &&d->guest_wr + d->guest_rd >= EX_ACTIVE_BYTES &&
+		    (!best || d->guest_wr + d->guest_rd > best->guest_wr + best->guest_rd))
+			best = d;
+	}
+	return best;
+}
+
+static int pick(const struct explain *ex, const char *name, const char *which, struct ex_side *side,
+                char *err, size_t errlen)
+{
+	const struct ex_domain **out = &side->dom;
 	*out = name ? explain_find_domain(ex, name) : explain_busiest(ex);
-	if (*out && (*out)->guest_wr + (*out)->guest_rd >= EX_ACTIVE_BYTES)
+	if (*out && (*out)->guest_wr + (*out)->guest_rd >= EX_ACTIVE_BYTES) {
+		side->also_active = name ? NULL : next_active(ex, *out);
 		return 0;
+	}
 	if (name)
 		snprintf(err, errlen, "%s: no domain '%s' moved 1 MiB in the window (%s side)",
 		         ex->file, name, which);
@@ -174,8 +190,7 @@ int explain_compare(const struct explain *a, const char *dom_a, const struct exp
 	memset(out, 0, sizeof(*out));
 	out->a.ex = a;
 	out->b.ex = b;
-	if (pick(a, dom_a, "A", &out->a.dom, err, errlen) ||
-	    pick(b, dom_b, "B", &out->b.dom, err, errlen))
+	if (pick(a, dom_a, "A", &out->a, err, errlen) || pick(b, dom_b, "B", &out->b, err, errlen))
 		return compare_hosts(out);
 	out->reads =
 	    out->a.dom->guest_wr < EX_ACTIVE_BYTES && out->b.dom->guest_wr < EX_ACTIVE_BYTES;

@@ -30,6 +30,9 @@
 struct ex_side {
 	const struct explain *ex;
 	const struct ex_domain *dom;
+	/* dom taken as the busiest (no name given) while this other domain moved 1 MiB too:
+	 * said beside the side, so a busy dom0 or a second guest is not the subject unseen */
+	const struct ex_domain *also_active;
 	double bytes, rate_bps;
 	double seen_s_per_gib, true_s_per_gib, hidden_s_per_gib, cpu_s_per_gib;
 };

@@ -249,9 +249,15 @@ static void put_side(FILE *out, const struct ex_side *s)
 	json_put_string(out, s->dom->name);
 	fprintf(out,
 	        ",\"bytes\":%.0f,\"rate_bytes_per_s\":%.0f,\"seen_s_per_gib\":%.4f,"
-	        "\"true_s_per_gib\":%.4f,\"hidden_s_per_gib\":%.4f,\"dom0_cpu_s_per_gib\":%.4f}",
+	        "\"true_s_per_gib\":%.4f,\"hidden_s_per_gib\":%.4f,\"dom0_cpu_s_per_gib\":%.4f",
 	        s->bytes, s->rate_bps, s->seen_s_per_gib, s->true_s_per_gib, s->hidden_s_per_gib,
 	        s->cpu_s_per_gib);
+	/* taken as the busiest while this domain moved 1 MiB too; null: named, or alone */
+	fputs(",\"also_active_domid\":", out);
+	if (s->also_active)
+		fprintf(out, "%u}", s->also_active->domid);
+	else
+		fputs("null}", out);
 }
 
 int report_compare_json(FILE *out, const struct ex_compare *c)

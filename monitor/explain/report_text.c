@@ -195,6 +195,22 @@ int report_text(FILE *out, const struct explain *ex)
 	return ferror(out) ? -1 : 0;
 }
 
+/* A side taken as its recording's busiest domain while another moved 1 MiB too. */
+static void also_active(FILE *out, const char *which, const struct ex_side *s)
+{
+	if (!s->also_active)
+		return;
+	char chosen[160], other[160], bytes[32], line[512];
+	ex_bytes((double)(s->also_active->guest_wr + s->also_active->guest_rd), bytes,
+	         sizeof(bytes));
+	snprintf(line, sizeof(line),
+	         "(%s is its recording's busiest domain, %s; %s moved %s too: --domain names "
+	         "the one meant)",
+	         which, ex_dom_label(s->dom, chosen, sizeof(chosen)),
+	         ex_dom_label(s->also_active, other, sizeof(other)), bytes);
+	wrap(out, "", line);
+}
+
 int report_compare_text(FILE *out, const struct ex_compare *c)
 {
 	char a[160], b[160], fa[1024], fb[1024];
@@ -209,6 +225,8 @@ int report_compare_text(FILE *out, const struct ex_compare *c)
 		         ex_dom_label(c->a.dom, a, sizeof(a)), fa,
 		         ex_dom_label(c->b.dom, b, sizeof(b)), fb);
 	wrap(out, "", line);
+	also_active(out, "A", &c->a);
+	also_active(out, "B", &c->b);
 	fputc('\n', out);
 	wrap(out, "", c->text);
 	if (!c->hosts_only)

@@ -13,6 +13,7 @@
 
 #include "test_files.h"
 #include "explain/compare.h"
+#include "explain/report.h"
 #include "explain_scenario.h"
 
 TEST_SCRATCH_DIR("explain")
@@ -129,6 +130,8 @@ static void seed001_comparison_ranks_inflation_first(void **state)
 	struct ex_compare c;
 	char msg[256];
 	assert_int_equal(explain_compare(&a, NULL, &b, NULL, &c, msg, sizeof(msg)), 0);
+	assert_null(c.a.also_active); /* one domain in each: nothing else to name */
+	assert_null(c.b.also_active);
 	assert_true(c.ratio > 3.19 && c.ratio < 3.21); /* 256 MiB/s against 80 */
 	/* seen: A 4 s per GiB, B 12.8 (difference 8.8); the cache hid 12.5 s per GiB of A's
 	 * (drained 12.5 s after its 4 s), so counted to disk A was 3.7 s per GiB slower: CPU
@@ -208,6 +211,21 @@ static void seed002_cpu_per_gib(void **state)
 	assert_non_null(strstr(vf->text, "3.2x what lvm (domain 3)"));
 	assert_true(vl->share == 0);                       /* the cheapest */
 	assert_true(vf->share > 0.69 && vf->share < 0.70); /* 1 - 16/52 */
+	/* both domains moved 900 MiB: a side taken as the busiest names the other one (a
+	 * busy dom0 or a second guest is not the subject unseen); a named side names none */
+	struct ex_compare c;
+	char msg[256], *text = NULL;
+	size_t text_len = 0;
+	assert_int_equal(explain_compare(&ex, NULL, &ex, "3", &c, msg, sizeof(msg)), 0);
+	assert_non_null(c.a.also_active);
+	assert_int_not_equal(c.a.also_active->domid, c.a.dom->domid);
+	assert_null(c.b.also_active);
+	FILE *out = open_memstream(&text, &text_len);
+	assert_int_equal(report_compare_text(out, &c), 0);
+	fclose(out);
+	assert_non_null(strstr(text, "(A is its recording's busiest domain"));
+	assert_null(strstr(text, "(B is its recording's busiest domain"));
+	free(text);
 	explain_free(&ex);
 	rec_reader_close(r);
 }
