@@ -3,7 +3,9 @@ ground truth from /proc, and a check() that prints every figure it compares."""
 import calendar
 import json
 import os
+import signal
 import subprocess
+import sys
 import time
 
 MiB = 1 << 20
@@ -84,8 +86,10 @@ class Xiotop:
             raise SystemExit("xiotop printed no interval in 15 s")
 
     def intervals(self):
+        # complete lines only: a line still being written (bite_xiotop.py's long lines
+        # come in pieces) is not an interval yet
         with open(self.out_path) as f:
-            return [json.loads(l) for l in f if l.strip()]
+            return [json.loads(l) for l in f if l.endswith("\n") and l.strip()]
 
     def wait_next(self, n=1):
         """Wait until n more complete intervals exist; return all intervals."""
@@ -120,3 +124,31 @@ def dom_sum(intervals, domid, field, t0=None, t1=None):
     return total
 
 
+
+
+class KworkerSampler:
+    """kworker_sampler.py in the background: every kworker's runtime by the workqueue it
+    ran (the kernel's own runtime and worker comm), from start() (its baseline taken)
+    until stop(), which returns its totals (see that script)."""
+
+    def __init__(self, out_path):
+        self.out_path = out_path
+        here = os.path.dirname(os.path.abspath(__file__))
+        self.proc = subprocess.Popen([sys.executable, os.path.join(here, "kworker_sampler.py"),
+                                      out_path], stdout=subprocess.PIPE, text=True)
+        if self.proc.stdout.readline().strip() != "ready":
+            raise SystemExit("kworker_sampler.py did not start")
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGINT)
+        self.proc.communicate(timeout=30)
+        with open(self.out_path) as f:
+            return json.load(f)
+
+
+def workqueue_runtime(sampled, name):
+    """(lower, upper) bound in ns of the kworkers' runtime on workqueue NAME's work from
+    kworker_sampler's totals: lower the growth with NAME at both ends of a period, upper
+    every growth with NAME at either end."""
+    sure = sampled["sure"].get(name, 0)
+    return sure, sure + sum(sampled[k].get(name, 0) for k in ("entered", "mixed", "left"))
