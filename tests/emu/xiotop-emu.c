@@ -372,6 +372,7 @@ struct blk_state {
 	uint64_t wr_bytes, rd_bytes, wr_ios, rd_ios, passes;
 	unsigned long long utime, stime;
 	bool ticks_ok;
+	long long runtime_ns; /* the worker's own CLOCK_THREAD_CPUTIME_ID as it ends; -1 unread */
 	double elapsed;
 	struct lat_log wr_lat, rd_lat;
 	aio_context_t aio_ctx; /* --aio */
@@ -556,6 +557,12 @@ static void *blk_worker(void *arg)
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)s->tid);
 	s->ticks_ok = read_ticks(path, &s->utime, &s->stime);
+	/* the kernel's runtime of this thread in ns (se.sum_exec_runtime, what schedstat and
+	 * xiotop's task pass read), not cut down to ticks as utime and stime are */
+	struct timespec cpu;
+	s->runtime_ns = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0
+	                    ? (long long)cpu.tv_sec * 1000000000LL + cpu.tv_nsec
+	                    : -1;
 	free(wbuf);
 	free(rbuf);
 	return NULL;
@@ -713,6 +720,10 @@ static int cmd_blkback(int argc, char **argv)
 		printf(",\"utime_ticks\":%llu,\"stime_ticks\":%llu", s.utime, s.stime);
 	else
 		printf(",\"utime_ticks\":null,\"stime_ticks\":null");
+	if (s.runtime_ns >= 0)
+		printf(",\"runtime_ns\":%lld", s.runtime_ns);
+	else
+		printf(",\"runtime_ns\":null");
 	lat_log_print("wr_lat", &s.wr_lat);
 	lat_log_print("rd_lat", &s.rd_lat);
 	free(s.wr_lat.ns);

@@ -14,10 +14,11 @@
 #    beyond the leaf); dirty backlog at the end = /proc/vmstat nr_dirty's growth; drain =
 #    when the leaf had taken the backlog (within one 1 s sample late).
 #  - seed 002: 512 MiB from each domain one after the other (sync after each), one
-#    recording: dom0 CPU of the zram domain = its writer thread's utime+stime (nothing
-#    else works for it: no loop, no page cache), of the loop domain between its writer's
-#    and its writer's plus every kworker's runtime growth; per GiB of the writer's bytes;
-#    their ratio in the verdict.
+#    recording: dom0 CPU of the zram domain = its writer thread's runtime (its own
+#    CLOCK_THREAD_CPUTIME_ID; nothing else works for it: no loop, no page cache), of the
+#    loop domain between its writer's plus its loop device's kworkers' runtime while it
+#    wrote (kworker_sampler.py) and its writer's plus every kworker's runtime growth; per
+#    GiB of the writer's bytes; their ratio in the verdict.
 #  - the HTML report is written and holds a chart per domain.
 # Exit 77 (skipped) without root or zram.
 set -euo pipefail
@@ -103,9 +104,27 @@ for pid in filter(str.isdigit, os.listdir("/proc")):
         pass
 json.dump(seen, open(sys.argv[1], "w"))
 EOS
+# a command with kworker_sampler.py around it (OUT.json first): the loop device's kworkers'
+# own runtime, told by the workqueue their comm names
+cat >"$work/sampled.sh" <<'EOS'
+#!/bin/sh
+out=$1
+shift
+python3 "$XIOTOP_SRC/tests/live/kworker_sampler.py" "$out" >"$out.ready" &
+sp=$!
+until grep -q ready "$out.ready" 2>/dev/null; do
+	kill -0 "$sp" 2>/dev/null || exit 1
+	sleep 0.05
+done
+"$@"
+rc=$?
+kill -INT "$sp"
+wait "$sp" || rc=1
+exit $rc
+EOS
 "$X" record -o "$work/cpu.xiotop" -d 1 --tail 3 --xenstore-dump "$dump" -- sh -c \
 	"python3 '$work/kworkers.py' '$work/kw0.json' &&
-	 '$E' blkback --domid 1 --target '$DOM1_DEV' --write-mib 512 --read-mib 0 --zero-data >'$work/writer-cpu1.out' && sync && sleep 2 &&
+	 sh '$work/sampled.sh' '$work/kwloop.json' '$E' blkback --domid 1 --target '$DOM1_DEV' --write-mib 512 --read-mib 0 --zero-data >'$work/writer-cpu1.out' && sync && sleep 2 &&
 	 python3 '$work/kworkers.py' '$work/kw1.json' &&
 	 '$E' blkback --domid 3 --target '$DOM3_DEV' --write-mib 512 --read-mib 0 --zero-data >'$work/writer-cpu3.out' && sync && sleep 2" \
 	2>"$work/rec-cpu.err"
