@@ -74,6 +74,10 @@ MUTATIONS = {
                          "latency_check: write p50 and p99 at most the writer's bucket"),
     "read_latency_div8": (latency_times("read", 1 / 8),
                           "latency_check: read p50 at least one bucket below the writer's less its own part"),
+    "write_latency_x4": (latency_times("write", 4),
+                         "latency_check: write p50 at most the writer's bucket (4K too)"),
+    "read_latency_div4": (latency_times("read", 1 / 4),
+                          "latency_check: read p50 at least one bucket below the writer's less its own part (4K too)"),
 }
 
 
