@@ -9,11 +9,11 @@ In one emulated world (loop direct-io on or off, given by the world's env):
 - with --qemu, a qemu-like multi-threaded device model (domain 7) writing 16 KiB
   O_DIRECT into its image: its `device_model` CPU vs the process's utime+stime;
 - loop CPU of the loop-backed domain against its loop device's kworkers' runtime while it
-  did I/O (10 % below, 3 % above, + 10 ms): their schedstat runtime sampled every 20 ms with their comm,
-  which names the workqueue ("loopN") of the work item a worker runs or ran last
-  (kworker_sampler.py): at least the growth with "loopN" at both ends of a sample
-  period, at most the growth with it at either end and every kworker's; of the zram
-  domain zero;
+  did I/O: their schedstat runtime sampled every 20 ms with their comm, which names the
+  workqueue ("loopN") of the work item a worker runs or ran last (kworker_sampler.py):
+  at least the growth with "loopN" at both ends of a sample period (- 10 % - 10 ms, see
+  LOOP_LOW_PCT), at most the growth with it at either end and every kworker's (+ 3 % +
+  10 ms); of the zram domain zero;
 - over the run: attributed + unattributed CPU between /proc/stat's tick-sampled busy time
   and its elapsed-minus-idle time (3 %), see the check.
 """

@@ -10,15 +10,18 @@ item (or what the item set with set_worker_desc(): "flush-MAJ:MIN" for writeback
 device's work runs on the workqueue "loopN" (drivers/block/loop.c), so "+loop0"/"-loop0"
 names loop0's worker.
 
-A kworker's runtime growth between two samples is charged to NAME:
-- "sure": both samples show NAME (it ran NAME's items, began or ended in the window);
+It prints "ready" once its baseline is taken (start the work to sample then), and samples
+every PERIOD_S (0.02 s; a walk of /proc for new kworkers every RESCAN_S). A kworker's
+runtime growth between two samples is charged to NAME:
+- "sure": both samples show NAME;
 - "entered": the first sample shows it not running an item ("-OTHER" or born meanwhile)
   and the second shows NAME: it ran NAME's work last, maybe another item before it;
 - "mixed": it was running OTHER's item at the first sample and NAME at the second;
 - "left": the first sample shows NAME and the second OTHER (kept under NAME, the first).
 "sure" counts another workqueue's work only when a worker ran it between two items of
 NAME's within one period; all four hold every growth with NAME at either end: NAME's
-work is missed only where a worker ran OTHER, NAME and OTHER again within one period. A kworker gone meanwhile (idle ones exit) loses its last growth. `total` is every
+work is missed only where a worker ran OTHER, NAME and OTHER again within one period.
+A kworker gone meanwhile (idle ones exit) loses its last growth. `total` is every
 kworker's growth, whatever it ran."""
 import json
 import os
