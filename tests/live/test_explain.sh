@@ -16,8 +16,9 @@
 #  - seed 002: 512 MiB from each domain one after the other (sync after each), one
 #    recording: dom0 CPU of the zram domain = its writer thread's runtime (its own
 #    CLOCK_THREAD_CPUTIME_ID; nothing else works for it: no loop, no page cache), of the
-#    loop domain between its writer's plus its loop device's kworkers' runtime while it
-#    wrote (kworker_sampler.py) and its writer's plus every kworker's runtime growth; per
+#    loop domain between its writer's plus its loop device's and the host file system's
+#    flusher's kworkers' runtime while it wrote and synced (kworker_sampler.py) and its
+#    writer's plus every kworker's runtime growth; per
 #    GiB of the writer's bytes; their ratio in the verdict.
 #  - the HTML report is written and holds a chart per domain.
 # Exit 77 (skipped) without root or zram.
@@ -122,9 +123,15 @@ kill -INT "$sp"
 wait "$sp" || rc=1
 exit $rc
 EOS
+# the loop domain's writer, its sync and the quiet after, sampled: the loop work, then the
+# flusher's work for the host leaf's file system (its workqueue item names it flush-MAJ:MIN)
+cat "/sys/block/$HOST_ZRAM/dev" >"$work/hostfs.dev"
+cat >"$work/cpu1.sh" <<EOS
+'$E' blkback --domid 1 --target '$DOM1_DEV' --write-mib 512 --read-mib 0 --zero-data >'$work/writer-cpu1.out' && sync && sleep 2
+EOS
 "$X" record -o "$work/cpu.xiotop" -d 1 --tail 3 --xenstore-dump "$dump" -- sh -c \
 	"python3 '$work/kworkers.py' '$work/kw0.json' &&
-	 sh '$work/sampled.sh' '$work/kwloop.json' '$E' blkback --domid 1 --target '$DOM1_DEV' --write-mib 512 --read-mib 0 --zero-data >'$work/writer-cpu1.out' && sync && sleep 2 &&
+	 sh '$work/sampled.sh' '$work/kwloop.json' sh '$work/cpu1.sh' &&
 	 python3 '$work/kworkers.py' '$work/kw1.json' &&
 	 '$E' blkback --domid 3 --target '$DOM3_DEV' --write-mib 512 --read-mib 0 --zero-data >'$work/writer-cpu3.out' && sync && sleep 2" \
 	2>"$work/rec-cpu.err"
