@@ -4,7 +4,10 @@ checked against the "done when" list of issue 16. Every compared figure is print
 
 Ground truth is blkback's own statistics/{rd,wr}_sect x 512 of each vbd, read in dom0
 after the guest finished (snapshots.txt), the blkback threads' schedstat runtime read
-every 50 ms with the wall clock around each read (RUNTIME lines), and xentop's VBD lines. xiotop's side is the sum of its per-interval JSON objects per domid
+every 50 ms with the wall clock around each read (RUNTIME lines), the unbound kworkers'
+runtime and comm every 50 ms around a phase where one domain does I/O alone on a loop
+device (KWORKER lines: its loop CPU), phase A's blkback wr_sect every 0.2 s (WRPOLL
+lines: which domains the console must show writing), and xentop's VBD lines. xiotop's side is the sum of its per-interval JSON objects per domid
 (or per incarnation, split by time, when a domid is reused). xiotop runs with --latency:
 its histograms are checked by check_latency.py (counts against blkback's and the guest's,
 times against the guest's own)."""

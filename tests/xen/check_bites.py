@@ -7,7 +7,8 @@ would (a few per cent too many bytes, an interval counted twice, a unit off, a r
 lost from a histogram), runs check.py on the copy and wants it to fail on that figure's
 check. Each mutation names the FAIL line it must cause; a mutation that leaves check.py
 green is a check that does not bite, and fails this script. Only xiotop's output
-(xiotop.json) is changed, never the kernel's or the guests' counts it is checked against."""
+(xiotop.json, and the console's screens console-*.txt) is changed, never the kernel's or
+the guests' counts it is checked against."""
 import copy
 import json
 import os
