@@ -519,9 +519,6 @@ def check_reuse(got, vbds, domains, other):
 
 
 PHASE_A = ("file-nodio", "file-dio", "lvm")
-# a console interval is at most this long (the batch xiotop's -d 1 intervals reach 3.8 s
-# under TCG while phase A's guests boot and write)
-CONSOLE_MAX_S = 5.0
 
 
 def writing_truth():
@@ -563,9 +560,11 @@ def check_console(res):
     """The console xiotop inside tmux beside the batch one: it ran, showed the phase A
     domains, and showed writing (GWR_MB/s > 0) the domains blkback says wrote. A capture
     shows the interval ending at its header's clock T (to the second: it ends in
-    [T, T + 1)); it must show writing each domain that wrote throughout [T - 0.2, T + 1]
-    (its wr_sect grew before T - 0.2 and after T + 1: the interval holds at least 0.2 s
-    of its writes), and none that wrote nothing in [T - CONSOLE_MAX_S, T + 1]."""
+    [T, T + 1)) and starting at or after the clock P of the last capture before it with
+    an earlier one (the console's -d 1 interval lasts up to 7 s under a loaded TCG); it
+    must show writing each domain that wrote throughout [T - 0.2, T + 1] (its wr_sect grew
+    before T - 0.2 and after T + 1: the interval holds at least 0.2 s of its writes), and
+    none that wrote nothing in [P, T + 1]."""
     err_path = os.path.join(res, "console-live.err")  # as it was before tmux was ended
     err = open(err_path).read().strip().splitlines() if os.path.exists(err_path) else []
     for line in err:
@@ -575,16 +574,21 @@ def check_console(res):
     truth = writing_truth()
     near = wrpolls[0][0] if wrpolls else 0
     best, best_n, best_truth, shown_max, judged, must_seen, wrong = None, 0, "", 0, 0, 0, []
+    clocks = []  # the headers' clocks so far, in capture order
     for f in caps:
         lines = open(os.path.join(res, f), errors="replace").read().splitlines()
         rows = [l.split() for l in lines if l.split()[:1] in [[n] for n in PHASE_A]]
         shown_max = max(shown_max, len(rows))
         showing = {r[0] for r in rows if len(r) > 4 and re.match(r"[\d.]+$", r[4]) and float(r[4]) > 0}
         t = console_time(lines, near)
+        earlier = [c for c in clocks if t is not None and c < t]
+        if t is not None:
+            clocks.append(t)
         if t is None or not rows or len(truth) < len(PHASE_A):
             continue
+        start = max(earlier) if earlier else float("-inf")
         must = {n for n, s in truth.items() if s and s[1] <= t - 0.2 and s[2] >= t + 1}
-        may = {n for n, s in truth.items() if s and s[3] > t - CONSOLE_MAX_S and s[0] < t + 1}
+        may = {n for n, s in truth.items() if s and s[3] > start and s[0] < t + 1}
         judged += 1
         must_seen = max(must_seen, len(must))
         if not must <= showing <= may:
