@@ -281,6 +281,7 @@ exec 5<>/tmp/never
 for i in $(seq 100 300); do
 	read -r -t 0.3 -u 5 _
 	tmux -u capture-pane -p -t cap >"$R/console-$i.txt" 2>>$R/tmux.err
+	echo "CAPTURED $i $EPOCHREALTIME" >>$R/snapshots.txt # the interval it shows ended before
 	[ $((i % 4)) -ne 0 ] || tmux -u capture-pane -p -e -t cap >"$R/console-$i.ansi" 2>>$R/tmux.err # with colours
 	n=0
 	for g in file-nodio file-dio lvm; do
