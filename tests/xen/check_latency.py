@@ -119,7 +119,7 @@ def check_loop_time(check, tag, op, g, devstat):
     which follows its bios' completion work. From below: what the request's time holds
     beyond the bio's is that completion work, blkback's grant unmap and response for
     one request: measured 0-18.5 % of the request's time (xiotop's sum 81.5-100.0 % of the
-    loop's over 7 boots' file-nodio and file-dio, reads and writes), so xiotop's sum is
+    loop's over 8 boots' file-nodio and file-dio, reads and writes), so xiotop's sum is
     held to at least LOOP_LAT_LO of it: half of it fails, as twice does the upper bound. One bio per request: the counts must agree
     (blkback's own count is checked against xiotop's above)."""
     dev, st = devstat
