@@ -4,7 +4,10 @@ checked against the "done when" list of issue 16. Every compared figure is print
 
 Ground truth is blkback's own statistics/{rd,wr}_sect x 512 of each vbd, read in dom0
 after the guest finished (snapshots.txt), the blkback threads' schedstat runtime read
-every 50 ms with the wall clock around each read (RUNTIME lines), and xentop's VBD lines. xiotop's side is the sum of its per-interval JSON objects per domid
+every 50 ms with the wall clock around each read (RUNTIME lines), the unbound kworkers'
+runtime and comm every 50 ms around a phase where one domain does I/O alone on a loop
+device (KWORKER lines: its loop CPU), phase A's blkback wr_sect every 0.2 s (WRPOLL
+lines: which domains the console must show writing), and xentop's VBD lines. xiotop's side is the sum of its per-interval JSON objects per domid
 (or per incarnation, split by time, when a domid is reused). xiotop runs with --latency:
 its histograms are checked by check_latency.py (counts against blkback's and the guest's,
 times against the guest's own)."""
@@ -16,6 +19,9 @@ import sys
 from check_latency import check_latency
 from check_stacks import check_stacks
 from xenfig import MiB, epoch, mib, within
+
+# loop CPU against its kworkers' runtime (check_loop_cpu): the bounds' factors and slack
+LOOP_LO, LOOP_HI, LOOP_NS = 0.9, 1.1, 5e6
 
 failures = []
 notes = []
@@ -91,8 +97,16 @@ def load_guest_stats(res):
                     guest_reqs.setdefault(m.group(1), []).append(stat_reqs(v))
 
 
+# phase: {pid: [(wall before, after, runtime ns, comm)]}: the unbound kworkers read every
+# 50 ms around a phase where one domain does I/O alone on a loop device (kworker_series)
+kworkers = {}
+loopdevs = {}  # phase: (domid, loop device) of that one domain
+# [(wall time before the reads, after, {name: blkback wr bytes})]: phase A's vbds every 0.2 s
+wrpolls = []
+captured = {}  # console capture number: the wall clock just after it was taken
 dmcpu = {}  # (phase, domid): {"start": ticks, "end": ticks}, the QEMU's utime+stime
-xlcpu = {}  # (phase, domid): {"start": s, "end": s}, xl list's Time(s)
+# (phase, domid): {"start"|"end": (s, wall before, wall after)}, xl list's Time(s)
+xlcpu = {}
 
 
 def load_snapshots(path):
@@ -115,8 +129,21 @@ def load_snapshots(path):
             runtimes.setdefault((p[1], int(p[2])), []).append((float(p[3]), float(p[4]), int(p[5])))
         elif p[0] == "DMCPU" and len(p) == 6:
             dmcpu.setdefault((p[1], int(p[3])), {})[p[4]] = int(p[5])
-        elif p[0] == "XLCPU" and len(p) == 6:
-            xlcpu.setdefault((p[1], int(p[3])), {})[p[4]] = float(p[5])
+        elif p[0] == "XLCPU" and len(p) == 8:
+            # XLCPU PHASE NAME DOMID start|end SECONDS WALL_BEFORE WALL_AFTER
+            xlcpu.setdefault((p[1], int(p[3])), {})[p[4]] = (float(p[5]), float(p[6]), float(p[7]))
+        elif p[0] == "KWORKER" and len(p) >= 7:
+            kworkers.setdefault(p[1], {}).setdefault(int(p[2]), []).append(
+                (float(p[3]), float(p[4]), int(p[5]), " ".join(p[6:])))
+        elif p[0] == "LOOPDEV" and len(p) == 4:
+            loopdevs[p[1]] = (int(p[2]), p[3])
+        elif p[0] == "CAPTURED" and len(p) == 3:
+            captured[int(p[1])] = float(p[2])
+        elif p[0] == "WRPOLL":
+            # WRPOLL WALL_BEFORE NAME WR_SECT ... WALL_AFTER ("-": no vbd read)
+            wrpolls.append((float(p[1]), float(p[-1]),
+                            {p[k]: None if p[k + 1] == "-" else int(p[k + 1]) * 512
+                             for k in range(2, len(p) - 1, 2)}))
         elif p[0] == "EXPECT":
             expect[(p[1], int(p[3]))] = (int(p[5]) * MiB, int(p[4]) * MiB)
         else:
@@ -161,9 +188,12 @@ def totals(intervals, domid, t_from=None, t_to=None):
             t["backend_cpu"] += roles.get("backend") or 0
             t["backend_series"].append((epoch(iv["time"]), t["backend_cpu"]))
             t["dm_cpu"] = t.get("dm_cpu", 0) + (roles.get("device_model") or 0)
+            t["loop_cpu"] = t.get("loop_cpu", 0) + (roles.get("loop") or 0)
             if d.get("name"):
                 t["names"].add(d["name"])
             t["guest_cpu"].append(d.get("guest_cpu_ns"))
+            t["guest_cum"] = t.get("guest_cum", 0) + (d.get("guest_cpu_ns") or 0)
+            t.setdefault("guest_series", []).append((epoch(iv["time"]), t["guest_cum"]))
             for l in d["layers"]:
                 if l["rd_bytes"] or l["wr_bytes"]:
                     t["layers"].add((l.get("dev") or l.get("file"), l["role"], l["leaf"]))
@@ -202,6 +232,60 @@ def check_backend_runtime(tag, series, reads, comms):
           f"{tag}: backend CPU summed up to each of xiotop's {len(got)} sample instants inside"
           f" the runtime reads vs blkback threads {','.join(comms) or '(none)'} schedstat runtime"
           f" read around it (within 5 %): {figures or 'no instant to compare'}")
+
+
+def kworker_desc(comm):
+    """A workqueue worker's comm as the kernel shows it ("kworker/u4:2+loop2": running a
+    work item of workqueue loop2; "kworker/u4:2-loop2": idle, its last item loop2's) as
+    the workqueue's name, None when it names none."""
+    m = re.match(r"kworker/[^+-]+[+-](.+)$", comm)
+    return m.group(1) if m else None
+
+
+def loop_truth(series, dev):
+    """The kworkers' runtime growth in the window the reads span, given to the loop device
+    by the workqueue their comm names at the two reads around each growth: "sure" where
+    both reads name the device (the worker ran its items, or idled between them), "maybe"
+    where either does (the growth holds some of its work, or none), and the rest. A worker
+    first seen after the first pass was born in the window: its runtime from 0, judged by
+    its first read alone."""
+    sure = maybe = rest = 0
+    first = min(rs[0][1] for rs in series.values())
+    for rs in series.values():
+        prev = (None, None, 0, "") if rs[0][0] > first else None
+        for r in rs:
+            if prev is not None:
+                grew = r[2] - prev[2]
+                ends = [kworker_desc(prev[3]) == dev, kworker_desc(r[3]) == dev]
+                if all(ends):
+                    sure += grew
+                if any(ends):
+                    maybe += grew
+                else:
+                    rest += grew
+            prev = r
+    return sure, maybe, rest
+
+
+def check_loop_cpu(tag, phase, t):
+    """A domain doing I/O alone on a loop device: xiotop's loop-role CPU for it (summed over
+    all of its intervals) against its loop device's kworkers' runtime read around the
+    whole phase (kworker_series): at least what the reads surely give it, at most what
+    they may give it."""
+    dev = loopdevs.get(phase, (None, None))[1]
+    series = kworkers.get(phase)
+    if not series or dev is None:
+        check(False, f"{tag}: loop CPU: no kworker reads around the phase (kworker_series)")
+        return
+    sure, maybe, rest = loop_truth(series, dev)
+    got = t.get("loop_cpu", 0)
+    lo, hi = sure * LOOP_LO - LOOP_NS, maybe * LOOP_HI + LOOP_NS
+    reads = sum(len(rs) for rs in series.values())
+    check(sure > 0 and lo <= got <= hi,
+          f"{tag}: loop CPU {got / 1e6:.2f} ms vs its kworkers' runtime growth named {dev} at both"
+          f" reads {sure / 1e6:.2f} ms, at either {maybe / 1e6:.2f} ms ({100 * got / sure if sure else 0:.1f} %"
+          f" .. {100 * got / maybe if maybe else 0:.1f} %; other kworker work {rest / 1e6:.2f} ms;"
+          f" {len(series)} kworkers, {reads} reads): within {lo / 1e6:.2f} .. {hi / 1e6:.2f} ms")
 
 
 def check_domain(phase, domid, name, vbds, threads, intervals, xentop, window=(None, None)):
@@ -251,16 +335,26 @@ def check_domain(phase, domid, name, vbds, threads, intervals, xentop, window=(N
           f"{tag}: guest_cpu_ns a number in {len(gc)} of {len(t['guest_cpu'])} intervals"
           f" (sum {sum(gc) / 1e6:.1f} ms)")
     # the hypervisor's own count: a domain is made paused (0 s) and xiotop counts its first
-    # interval whole, so the sum over its intervals lies between xl list's Time(s) at the
-    # snapshot and 2.5 s later (each rounded to 0.1 s), plus what the idle guest spends
-    # until destroy (the last interval); a wrong unit, a lost interval or one counted
-    # twice falls outside
+    # interval whole, so its sum up to a sample instant is the vCPU time then. xl list's
+    # Time(s) (0.1 s) is read at the snapshot and 2.5 s later: the sum up to xiotop's first
+    # instant after the first read is at least that read's, the sum up to its last instant
+    # before the second at most that one's (0.05 s each for xl's rounding; 0.1 s more
+    # above: libxenstat is read just after the instant). The domain's tail (idle until its
+    # destroy, seconds under a loaded TCG) is in no read and not judged. A wrong unit, a
+    # lost interval or one counted twice falls outside
     xc = xlcpu.get((phase, domid), {})
-    gsum = sum(gc) / 1e9
-    lo, hi = xc.get("start"), xc.get("end")
-    check(lo is not None and hi is not None and lo - 0.05 <= gsum <= hi + 0.25,
-          f"{tag}: guest vCPU summed over xiotop's intervals {gsum:.2f} s within xl list's"
-          f" Time(s) {lo} s at the snapshot - 0.05 .. {hi} s 2.5 s later + 0.25 (idle until destroy)")
+    series = t.get("guest_series", [])
+    start, end = xc.get("start"), xc.get("end")
+    after = [c for at, c in series if start and at >= start[2]]
+    before = [c for at, c in series if end and at <= end[1]]
+    lo_ok = bool(after) and after[0] / 1e9 >= start[0] - 0.05
+    hi_ok = bool(before) and before[-1] / 1e9 <= end[0] + 0.15
+    check(lo_ok and hi_ok,
+          f"{tag}: guest vCPU summed over xiotop's intervals up to its first instant after xl list's"
+          f" read at the snapshot {after[0] / 1e9 if after else float('nan'):.2f} s >= its Time(s)"
+          f" {start[0] if start else None} s - 0.05, up to its last instant before the read 2.5 s later"
+          f" {before[-1] / 1e9 if before else float('nan'):.2f} s <= {end[0] if end else None} s + 0.15"
+          f" (in all, with the idle tail until destroy, {sum(gc) / 1e9:.2f} s)")
     if qdisk:
         # the QEMU serves this domain alone: its utime+stime (10 ms ticks) is the truth
         # for xiotop's device-model CPU, read at the snapshot and 2.5 s later (5 %, and a
@@ -273,6 +367,8 @@ def check_domain(phase, domid, name, vbds, threads, intervals, xentop, window=(N
               f" {lo} ms at the snapshot .. {hi} ms 2.5 s later (within 5 %)")
     else:
         check(t["backend_cpu"] > 0, f"{tag}: backend CPU {t['backend_cpu'] / 1e6:.2f} ms > 0")
+    if phase in loopdevs or phase in kworkers:
+        check_loop_cpu(tag, phase, t)
     if not qdisk:
         check_backend_runtime(tag, t["backend_series"], runtimes.get((phase, domid), []),
                               [x["comm"] for x in threads])
@@ -425,26 +521,99 @@ def check_reuse(got, vbds, domains, other):
           % (first, ", ".join(mib(x) for x in sums), ", ".join(mib(x) for x in bbs)))
 
 
+PHASE_A = ("file-nodio", "file-dio", "lvm")
+
+
+def writing_truth():
+    """Per phase A domain from blkback's wr_sect read every 0.2 s through phase A
+    (WRPOLL lines, the first before the unpause): (a0, a, b, b1): it wrote nothing
+    before a0, had begun by a, was still writing at b (more came after) and wrote
+    nothing after b1. dd writes back-to-back, so it writes throughout [a, b]."""
+    out = {}
+    for name in PHASE_A:
+        seq = [(t0, t1, w[name]) for t0, t1, w in wrpolls if w.get(name) is not None]
+        if len(seq) < 2:
+            continue
+        w0, wf = seq[0][2], seq[-1][2]
+        if wf == w0:
+            out[name] = None  # never wrote while polled
+            continue
+        # each read lies between the clock before and after it: the bounds taken each way
+        a0 = max(t0 for t0, _, w in seq if w == w0)
+        a = min(t1 for _, t1, w in seq if w > w0)
+        b = max((t0 for t0, _, w in seq if w < wf), default=a)
+        b1 = min(t1 for _, t1, w in seq if w == wf)
+        out[name] = (a0, a, b, b1)
+    return out
+
+
+def console_time(lines, near):
+    """The end of the interval a console capture shows: its header's clock (HH:MM:SS, the
+    dom0's UTC), as the epoch second nearest `near`; None without one."""
+    for l in lines[:3]:
+        m = re.search(r"xiotop live\s+(\d\d):(\d\d):(\d\d)", l)
+        if m:
+            day = near - near % 86400
+            sec = int(m.group(1)) * 3600 + int(m.group(2)) * 60 + int(m.group(3))
+            return min((day + k * 86400 + sec for k in (-1, 0, 1)), key=lambda t: abs(t - near))
+    return None
+
+
 def check_console(res):
-    """The console xiotop inside tmux beside the batch one: it ran, and showed domains."""
+    """The console xiotop inside tmux beside the batch one: it ran, showed the phase A
+    domains, and showed writing (GWR_MB/s > 0) the domains blkback says wrote. A capture
+    shows the interval ending at its header's clock T (to the second), so in [T, E), E the
+    earlier of T + 1 and the wall clock just after the capture, and starting at or after
+    the clock P of the last capture before it with an earlier one (the console's -d 1
+    interval lasts up to 7 s under a loaded TCG); it must show writing each domain that
+    wrote throughout [T - 0.1, E] (its wr_sect grew before T - 0.1 and after E: the
+    interval holds at least 0.1 s of its writes: 0.4 MB at the slowest rate seen, 4 MB/s,
+    which over the longest interval seen, 7 s, the console shows as 0.1), and none that
+    wrote nothing in [P, E]."""
     err_path = os.path.join(res, "console-live.err")  # as it was before tmux was ended
     err = open(err_path).read().strip().splitlines() if os.path.exists(err_path) else []
     for line in err:
         print("console stderr: " + line)
-    caps = sorted(f for f in os.listdir(res) if re.match(r"console-\d+\.txt$", f))
-    best, best_n, shown = None, 0, 0
+    caps = sorted((f for f in os.listdir(res) if re.match(r"console-\d+\.txt$", f)),
+                  key=lambda f: int(re.findall(r"\d+", f)[0]))
+    truth = writing_truth()
+    near = wrpolls[0][0] if wrpolls else 0
+    best, best_n, best_truth, shown_max, judged, must_seen, wrong = None, 0, "", 0, 0, 0, []
+    clocks = []  # the headers' clocks so far, in capture order
     for f in caps:
         lines = open(os.path.join(res, f), errors="replace").read().splitlines()
-        rows = [l.split() for l in lines if l.split()[:1] in (["file-nodio"], ["file-dio"], ["lvm"])]
-        shown = max(shown, len(rows))
-        writing = sum(1 for r in rows if len(r) > 4 and re.match(r"[\d.]+$", r[4]) and float(r[4]) > 0)
-        if writing > best_n:
-            best, best_n = f, writing
+        rows = [l.split() for l in lines if l.split()[:1] in [[n] for n in PHASE_A]]
+        shown_max = max(shown_max, len(rows))
+        showing = {r[0] for r in rows if len(r) > 4 and re.match(r"[\d.]+$", r[4]) and float(r[4]) > 0}
+        t = console_time(lines, near)
+        earlier = [c for c in clocks if t is not None and c < t]
+        if t is not None:
+            clocks.append(t)
+        if t is None or not rows or len(truth) < len(PHASE_A):
+            continue
+        start = max(earlier) if earlier else float("-inf")
+        n = int(re.findall(r"\d+", f)[0])
+        end = min(t + 1, captured[n]) if n in captured else t + 1
+        must = {n for n, s in truth.items() if s and s[1] <= t - 0.1 and s[2] >= end}
+        may = {n for n, s in truth.items() if s and s[3] > start and s[0] < end}
+        judged += 1
+        must_seen = max(must_seen, len(must))
+        if not must <= showing <= may:
+            wrong.append(f"{f}: shows {sorted(showing)}; blkback: must {sorted(must)}, may {sorted(may)}")
+        if len(showing) > best_n or best is None:
+            best, best_n, best_truth = f, len(showing), f"{len(must)} .. {len(may)}"
     exited = [l for l in err if l.startswith("xiotop console exit")]
-    check(bool(caps) and shown == 3 and not exited,
+    check(bool(caps) and shown_max == 3 and not exited,
           f"console: {len(caps)} tmux captures show the 3 phase A domains"
           f"{'; ' + exited[0] if exited else ''}")
-    print(f"     console: {best or 'no capture'} shows {best_n} domains writing at once (GWR_MB/s > 0)")
+    spans = ", ".join(f"{n} {s[1] - near:.1f} .. {s[2] - near:.1f} s" if s else f"{n} none"
+                      for n, s in truth.items())
+    # a capture that must show some domain writing, or nothing shown writing is judged
+    check(judged > 0 and must_seen > 0 and not wrong,
+          f"console: {best or 'no capture'} shows {best_n} domains writing at once (GWR_MB/s > 0),"
+          f" blkback's wr_sect says {best_truth}; in all {judged} captures the domains shown writing"
+          f" are those blkback's wr_sect says wrote (writing from the unpause: {spans};"
+          f" the most a capture must show: {must_seen})" + (f": {len(wrong)} wrong, {wrong[:2]}" if wrong else ""))
 
 
 marks = {}

@@ -7,7 +7,8 @@ would (a few per cent too many bytes, an interval counted twice, a unit off, a r
 lost from a histogram), runs check.py on the copy and wants it to fail on that figure's
 check. Each mutation names the FAIL line it must cause; a mutation that leaves check.py
 green is a check that does not bite, and fails this script. Only xiotop's output
-(xiotop.json) is changed, never the kernel's or the guests' counts it is checked against."""
+(xiotop.json, and the console's screens console-*.txt) is changed, never the kernel's or
+the guests' counts it is checked against."""
 import copy
 import json
 import os
@@ -51,8 +52,8 @@ def latency_times(factor):
             for h in (d.get("io_latency") or {}).values():
                 if not isinstance(h, dict) or not h.get("ios"):
                     continue
-                h["buckets"] = [[low * factor, c] for low, c in h["buckets"]]
-                h["sum_ns"] *= factor
+                h["buckets"] = [[int(low * factor), c] for low, c in h["buckets"]]
+                h["sum_ns"] = int(h["sum_ns"] * factor)
                 h["p50_ns"] = h["p50_ns"] * factor if h.get("p50_ns") is not None else None
                 if h.get("p99_ns") is not None:
                     h["p99_ns"] *= factor
@@ -92,6 +93,30 @@ def guest_cpu_twice(state):
     return mutate_all
 
 
+def console_gwr(value):
+    """The console captures (console-*.txt, xiotop's own screen) made wrong: each phase A
+    row's GWR_MB/s replaced by value(old text), in place, its width kept."""
+    def mutate_files(work):
+        for f in os.listdir(work):
+            if not re.match(r"console-\d+\.txt$", f):
+                continue
+            path = os.path.join(work, f)
+            out = []
+            for line in open(path, errors="replace").read().splitlines():
+                m = re.match(r"((?:file-nodio|file-dio|lvm)(?:\s+\S+){3}\s+)(\S+)(.*)$", line)
+                if m:
+                    new = value(m.group(2))
+                    line = m.group(1) + new.rjust(len(m.group(2))) + m.group(3)
+                out.append(line)
+            with open(path, "w") as fh:
+                fh.write("\n".join(out) + "\n")
+    return mutate_files
+
+
+def shown_writing(old):
+    return "1.0" if old in ("-", "0.0") else old
+
+
 def per_interval(f):
     def mutate_all(intervals):
         for iv in intervals:
@@ -123,6 +148,14 @@ MUTATIONS = [
     ("vbd_stats one request more", lambda s: per_interval(vbd_one_request_more), r"vbd_stats|VBD"),
     ("latency: one request lost", lambda s: per_interval(latency_one_lost(s)), r"latency .*timed"),
     ("latency: times 8x (three buckets up)", lambda s: per_interval(latency_times(8)), r"latency .*(mean|p50)"),
+    ("latency: times 2x", lambda s: per_interval(latency_times(2)), r"latency .*loop\d's own request time"),
+    ("latency: times 0.5x", lambda s: per_interval(latency_times(0.5)), r"latency .*loop\d's own request time"),
+    ("loop CPU halved", lambda s: per_interval(scale_role("loop", 0.5)), r"loop CPU"),
+    ("loop CPU 1.5x", lambda s: per_interval(scale_role("loop", 1.5)), r"loop CPU"),
+    ("console: no domain shown writing", lambda s: per_interval(lambda iv: None), r"console: .*writing",
+     console_gwr(lambda old: "0.0" if re.match(r"[\d.]+$", old) else old)),
+    ("console: idle domains shown writing", lambda s: per_interval(lambda iv: None), r"console: .*writing",
+     console_gwr(shown_writing)),
 ]
 
 
@@ -157,13 +190,17 @@ def main():
     bad = 0
     with tempfile.TemporaryDirectory(prefix="xiotop-bites.") as tmp:
         work = os.path.join(tmp, "res")
-        shutil.copytree(res, work)
-        for name, make, want in mutations:
+        for name, make, want, *files in mutations:
+            if os.path.exists(work):
+                shutil.rmtree(work)
+            shutil.copytree(res, work)  # afresh: a mutation of other files stays its own
             wrong = copy.deepcopy(intervals)
             make({})(wrong)
             with open(os.path.join(work, "xiotop.json"), "w") as f:
                 for iv in wrong:
                     f.write(json.dumps(iv) + "\n")
+            for mutate_files in files:  # xiotop's other output (the console's screens)
+                mutate_files(work)
             rc, fails = run_check(work, qdisk_status)
             hit = [f for f in fails if re.search(want, f)]
             ok = rc != 0 and bool(hit)

@@ -86,9 +86,40 @@ runtime_series() {
 	exec 8<&-
 }
 
+# kworker_series PHASE STOPFILE: every unbound kworker's runtime (schedstat's first field)
+# and comm, read every 50 ms until STOPFILE exists, the wall clock around each read. A
+# workqueue worker's comm names the workqueue of its current work ("kworker/u4:2+loop2") or,
+# when idle, of its last ("-loop2"): check.py gives each kworker's runtime growth between
+# two reads to a loop device by those names, the truth for xiotop's loop-role CPU of the
+# one domain doing I/O on it. Loop's workqueue is unbound: kworker/u* only. New kworkers
+# (the pool grows under load) are looked for every 10th pass. Bash builtins only.
+kworker_series() {
+	local phase=$1 stop=$2 f p c rt t0 t1 n=0
+	local -A kw=()
+	[ -p /tmp/never ] || mkfifo /tmp/never
+	exec 7<>/tmp/never
+	while [ ! -e "$stop" ]; do
+		if [ $((n % 10)) -eq 0 ]; then
+			for f in /proc/[0-9]*/comm; do
+				read -r c <"$f" 2>/dev/null || continue
+				case $c in kworker/u*) p=${f#/proc/} && kw[${p%/comm}]=1 ;; esac
+			done
+		fi
+		n=$((n + 1))
+		for p in "${!kw[@]}"; do
+			t0=$EPOCHREALTIME
+			{ read -r c <"/proc/$p/comm" && read -r rt _ <"/proc/$p/schedstat"; } 2>/dev/null || continue
+			t1=$EPOCHREALTIME
+			echo "KWORKER $phase $p $t0 $t1 $rt $c"
+		done
+		read -r -t 0.05 -u 7 _
+	done >>$R/snapshots.txt
+	exec 7<&-
+}
+
 # snapshot PHASE NAME...: blkback's counters, its threads' runtime, xentop beside xiotop
 snapshot() {
-	local phase=$1 n d v p b ma mi ids=()
+	local phase=$1 n d v p b ma mi t0 ids=()
 	shift
 	sync # the loop devices' page cache reaches ram0 while xiotop watches
 	sleep 1
@@ -113,10 +144,12 @@ snapshot() {
 		ids+=("$d")
 	done
 	# each guest's vCPU time as the hypervisor gives it (xl list, 0.1 s), now and after
-	# xiotop's last intervals: its summed guest_cpu_ns lies between (check.py)
+	# xiotop's last intervals, the wall clock around each: xiotop's guest_cpu_ns summed up
+	# to its sample instants after the first and before the second lies between (check.py)
 	for n in "$@"; do
 		d=$(xl domid "$n" 2>/dev/null) || continue
-		echo "XLCPU $phase $n $d start $(xl_time "$n")" >>$R/snapshots.txt
+		t0=$EPOCHREALTIME v=$(xl_time "$n")
+		echo "XLCPU $phase $n $d start $v $t0 $EPOCHREALTIME" >>$R/snapshots.txt
 		echo "DMCPU $phase $n $d start $(dm_ticks "$d")" >>$R/snapshots.txt
 	done
 	# the runtime series spans >= 3 of xiotop's 1 s intervals, read while xentop runs
@@ -126,7 +159,8 @@ snapshot() {
 	wait $!
 	for n in "$@"; do
 		d=$(xl domid "$n" 2>/dev/null) || continue
-		echo "XLCPU $phase $n $d end $(xl_time "$n")" >>$R/snapshots.txt
+		t0=$EPOCHREALTIME v=$(xl_time "$n")
+		echo "XLCPU $phase $n $d end $v $t0 $EPOCHREALTIME" >>$R/snapshots.txt
 		echo "DMCPU $phase $n $d end $(dm_ticks "$d")" >>$R/snapshots.txt
 	done
 }
@@ -211,21 +245,58 @@ export LC_ALL=C.UTF-8 # tmux wants a UTF-8 locale (glibc's built-in one)
 # the console's stderr and exit status go to console.err; the pane stays after an exit
 tmux -u new-session -d -s cap -x 118 -y 30 \
 	"echo TERM=\$TERM >$R/console.err; xiotop -d 1 2>>$R/console.err; echo \"xiotop console exit \$?\" >>$R/console.err; sleep 3600" 2>>$R/tmux.err
+# wr_polls STOPFILE: each phase A domain's blkback wr_sect every 0.2 s with the wall clock
+# before and after the reads, until STOPFILE exists: check.py judges from them which domains each
+# console capture (its header holds its interval's end) must and may show writing
+declare -A adom=()
+for n in file-nodio file-dio lvm; do adom[$n]=$(xl domid $n 2>/dev/null); done
+wr_polls() {
+	local g v w line
+	[ -p /tmp/never ] || mkfifo /tmp/never
+	exec 6<>/tmp/never
+	while [ ! -e "$1" ]; do
+		line="WRPOLL $EPOCHREALTIME"
+		for g in file-nodio file-dio lvm; do
+			w=-
+			for v in /sys/bus/xen-backend/devices/vbd-"${adom[$g]}"-*/statistics; do
+				read -r w <"$v/wr_sect" 2>/dev/null
+			done
+			line+=" $g $w"
+		done
+		echo "$line $EPOCHREALTIME"
+		read -r -t 0.2 -u 6 _
+	done >>$R/snapshots.txt
+	exec 6<&-
+}
+rm -f /tmp/wr.stop
+[ -p /tmp/never ] || mkfifo /tmp/never
+wr_polls /tmp/wr.stop &
+wrp=$!
 mark "phase A: unpause"
 for n in file-nodio file-dio lvm; do xl unpause $n; done
-for i in $(seq 100 180); do # the console inside dom0 while the guests write
-	sleep 0.5
+# the console inside dom0 while the guests write, captured as often as dom0 can: under
+# TCG a fork costs ~0.5 s while the guests run, so the loop forks tmux alone (the pauses
+# and the guests' logs are read with builtins)
+exec 5<>/tmp/never
+for i in $(seq 100 300); do
+	read -r -t 0.3 -u 5 _
 	tmux -u capture-pane -p -t cap >"$R/console-$i.txt" 2>>$R/tmux.err
-	tmux -u capture-pane -p -e -t cap >"$R/console-$i.ansi" 2>>$R/tmux.err # with colours
+	echo "CAPTURED $i $EPOCHREALTIME" >>$R/snapshots.txt # the interval it shows ended before
+	[ $((i % 4)) -ne 0 ] || tmux -u capture-pane -p -e -t cap >"$R/console-$i.ansi" 2>>$R/tmux.err # with colours
 	n=0
 	for g in file-nodio file-dio lvm; do
-		grep -q "XIOTOP-DOMU: done" /var/log/xen/guest-$g.log 2>/dev/null && n=$((n + 1))
+		log=()
+		mapfile -t log <"/var/log/xen/guest-$g.log" 2>/dev/null
+		[[ "${log[*]}" != *"XIOTOP-DOMU: done"* ]] || n=$((n + 1))
 	done
 	[ $n -lt 3 ] || break
 done
+exec 5<&-
 xiotop topology --format json >$R/topology-A.json 2>$R/topology-A.err
 wait_done file-nodio file-dio lvm
 mark "phase A: guests done"
+touch /tmp/wr.stop
+wait $wrp
 snapshot A file-nodio file-dio lvm
 cp $R/console.err $R/console-live.err 2>/dev/null # before the kill ends it
 tmux -u kill-server 2>/dev/null
@@ -254,12 +325,25 @@ fi
 
 ### phase C: churn: the same name again on the same loop device, a new domid (xl 4.17's
 # create cannot ask for a domid: a "domid =" line is ignored; phase D reuses one)
-cfg churn /dev/loop2 24 0
-create churn >/dev/null && xl unpause churn && wait_done churn && snapshot C1 churn
+# Each incarnation does its I/O alone, on loop2: its kworkers' runtime is read from before
+# its unpause to after its snapshot (kworker_series), the truth for its loop-role CPU
+churn_phase() { # PHASE WRITE_MIB
+	local kw
+	cfg churn /dev/loop2 "$2" 0
+	create churn >/dev/null || return 1
+	rm -f /tmp/kw.stop
+	kworker_series "$1" /tmp/kw.stop &
+	kw=$!
+	sleep 0.5 # its first reads before the guest runs
+	xl unpause churn && wait_done churn && snapshot "$1" churn
+	touch /tmp/kw.stop
+	wait $kw
+	echo "LOOPDEV $1 $(xl domid churn) loop2" >>$R/snapshots.txt
+}
+churn_phase C1 24
 destroy churn
 sleep 2
-cfg churn /dev/loop2 40 0
-create churn >/dev/null && xl unpause churn && wait_done churn && snapshot C2 churn
+churn_phase C2 40
 destroy churn
 sleep 2
 ### phase D: a reused domid. xl save -D keeps the domid in the saved configuration and
