@@ -6,7 +6,7 @@
 # second build dir, <build>/sanitize, configured with clang, XIOTOP_SANITIZE and (when
 # clang's libFuzzer links) XIOTOP_FUZZ:
 #   sanitize_build  configures and builds it (the other two need it)
-#   sanitize_unit   the unit suite once under ASan + UBSan + LeakSanitizer
+#   sanitize_unit   the unit suite once under ASan + UBSan + LeakSanitizer (two at a time)
 #   fuzz_smoke      each harness for a few seconds on its committed corpus
 file(GLOB FUZZ_HARNESSES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz_*.c)
 if(XIOTOP_FUZZ)

@@ -39,6 +39,16 @@ wait_for() { # SECONDS COMMAND...: until COMMAND succeeds
 	done
 }
 has_samples() { [ "$(samples "$1")" -ge "$2" ]; }
+# past_name_second FILE: until the clock has left the second that names FILE
+# (xiotop-YYYYmmddTHHMMSSZ.xrec, UTC), so that the next recorder in the same --dir makes
+# a file of its own name; at once when that second is over (most kills come later)
+past_name_second() {
+	local stamp=${1##*/xiotop-}
+	stamp=${stamp%Z.xrec}
+	local named
+	named=$(date -u -d "${stamp:0:8} ${stamp:9:2}:${stamp:11:2}:${stamp:13:2}" +%s) || return 1
+	until [ "$(date +%s)" -gt "$named" ]; do sleep 0.05; done
+}
 live_world_up off
 set +e
 
@@ -51,7 +61,8 @@ pids+=("$busy")
 runs=$work/runs.txt
 : >"$runs"
 for i in $(seq 1 50); do
-	delay=$(python3 -c 'import random; print(f"{random.uniform(0, 2.5):.3f}")')
+	ms=$((RANDOM % 2501)) # 0 to 2.5 s, by the millisecond
+	delay=$((ms / 1000)).$(printf '%03d' $((ms % 1000)))
 	if [ $((i % 2)) -eq 0 ]; then
 		mode=dir
 		args=(--dir "$work/dir" --period 1h)
@@ -72,7 +83,8 @@ for i in $(seq 1 50); do
 	if [ $mode = dir ]; then
 		file=$(comm -13 <(echo "$before") <(ls "$work/dir") | grep '\.xrec$' | head -1)
 		file=${file:+$work/dir/$file}
-		sleep 1 # the next file is named by another second
+		# the next file is named by another second: the one after this file's
+		if [ -n "$file" ]; then past_name_second "$file"; fi
 	else
 		file=$work/single/r$i.xrec
 	fi
@@ -180,7 +192,7 @@ pids+=("$rec")
 wait_for 30 bash -c "ls $dir/xiotop-*.xrec >/dev/null 2>&1"
 first=$(find "$dir" -name "xiotop-*.xrec" | sort | head -1)
 wait_for 10 has_samples "$first" 3
-sleep 1 # the next file is named by another second
+past_name_second "$first" # the next file is named by another second
 mv "$first" "$work/aside.xrec"
 wait_for 10 grep -q "was removed or renamed" "$work/rot.err"
 check $? "moved out: $(grep -m1 'removed or renamed' "$work/rot.err")"
