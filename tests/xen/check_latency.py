@@ -110,7 +110,7 @@ def ms(ns):
 LOOP_LAT_LO, LOOP_LAT_SLACK = 0.7, 0.02
 
 
-def check_loop_time(check, tag, op, g, devstat):
+def check_loop_time(check, tag, op, g, devstat, lost):
     """A loop backend: its own request time in dom0 (/sys/block/loopN/stat, fields 4 and
     8: per request from its allocation to its end, in ns summed, shown in whole ms) holds
     xiotop's time from both sides, request by request. From above: the bio enters loop
@@ -124,15 +124,20 @@ def check_loop_time(check, tag, op, g, devstat):
     (blkback's own count is checked against xiotop's above)."""
     dev, st = devstat
     n, ticks = st[op]
-    if n != g["ios"]:
+    if n != g["ios"] and not 0 < n - g["ios"] <= lost:
         check(False, f"{tag} {op}: {dev} completed {n} requests, xiotop timed {g['ios']} bios:"
               " one request per bio expected (merged in loop's queue?), its time bounds nothing")
         return
+    # requests xiotop said it lost (counted in lost_events) are not in its sum: the sum is
+    # taken over all n at the mean of those it timed
+    total = g["sum_ns"] * n / g["ios"]
+    part = f"; {g['ios']} timed, the rest said lost" if n != g["ios"] else ""
     lo, hi = LOOP_LAT_LO * ticks * 1e6, (ticks + 1) * 1e6 * (1 + LOOP_LAT_SLACK)
-    check(lo <= g["sum_ns"] <= hi,
-          f"{tag} {op}: mean {ms(g['sum_ns'] / n)} vs {dev}'s own request time in dom0"
-          f" {ms(ticks * 1e6 / n)} mean over {n} requests ({100 * g['sum_ns'] / (ticks * 1e6) if ticks else 0:.1f} %;"
-          f" {ticks} ms in all, rounded down): within {LOOP_LAT_LO:.2f} .. 1 + {LOOP_LAT_SLACK:.2f} of it")
+    check(lo <= total <= hi,
+          f"{tag} {op}: mean {ms(total / n)} vs {dev}'s own request time in dom0"
+          f" {ms(ticks * 1e6 / n)} mean over {n} requests ({100 * total / (ticks * 1e6) if ticks else 0:.1f} %;"
+          f" {ticks} ms in all, rounded down{part}):"
+          f" within {LOOP_LAT_LO:.2f} .. 1 + {LOOP_LAT_SLACK:.2f} of it")
 
 
 def check_latency(check, report, tag, domid, window, intervals, truth, guest, devstat):
@@ -155,8 +160,13 @@ def check_latency(check, report, tag, domid, window, intervals, truth, guest, de
         line = (f"{tag} {op}: xiotop timed {ios} requests in {g['intervals']} intervals, {whose}"
                 f" {want}, the guest's own {gio if gio is not None else '(no stat line)'}"
                 f"; xiotop's guest_*_ios {g['guest_ios']}; lost events meanwhile {lost}")
-        check(ios == want, line + ("" if ios == want or not lost else
-                                   " (lost events: xiotop missed what it should have timed)"))
+        # as the live test's rule: timed + said lost covers the truth. A request xiotop did
+        # not time but counted in lost_events (a stamp displaced, a completion program the
+        # kernel did not run) is not a silent loss; one it did not count is
+        said_lost = 0 < want - ios <= lost
+        check(ios == want or said_lost,
+              line + ("" if ios == want else f" ({want - ios} not timed, within the lost events xiotop said)"
+                      if said_lost else " (xiotop missed what it should have timed, beyond the lost events it said)"))
         if not ios:
             continue
         p50, b = quantile_ns(g["buckets"], 0.5)
@@ -166,7 +176,7 @@ def check_latency(check, report, tag, domid, window, intervals, truth, guest, de
         print(f"     {tag} {op} histogram {hist}")
         info = f"p50 {ms(p50)} (bucket [{ms(low)}, {ms(bucket_high(b))}))"
         if devstat and devstat[1][op][0] and devstat[0].startswith("loop"):
-            check_loop_time(check, tag, op, g, devstat)
+            check_loop_time(check, tag, op, g, devstat, lost)
         elif devstat and devstat[1][op][0]:
             dev, st = devstat
             info += (f"; {dev}'s own request time in dom0 {ms(st[op][1] * 1e6 / st[op][0])} mean"
@@ -183,7 +193,9 @@ def check_latency(check, report, tag, domid, window, intervals, truth, guest, de
                    f" requests, the device model made {ios} syscalls: not one per guest"
                    " request, so the guest's time bounds nothing")
             continue
-        if gios != ios:  # blkback takes one ring request per guest request
+        # blkback takes one ring request per guest request; those xiotop said lost are
+        # not in its sum, which stays an upper bound's subject (a part of the guest's time)
+        if gios != ios and not 0 < gios - ios <= lost:
             check(False, f"{tag} {op}: the guest completed {gios} requests, xiotop timed {ios}"
                   " (blkback's own count is checked above): one per guest request expected")
             continue
