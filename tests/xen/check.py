@@ -608,8 +608,12 @@ def check_console(res):
           f"{'; ' + exited[0] if exited else ''}")
     spans = ", ".join(f"{n} {s[1] - near:.1f} .. {s[2] - near:.1f} s" if s else f"{n} none"
                       for n, s in truth.items())
-    # a capture that must show some domain writing, or nothing shown writing is judged
-    check(judged > 0 and must_seen > 0 and not wrong,
+    # Something shown writing must be judged: a capture that must show a domain writing,
+    # or failing that one that shows some (each judged against blkback's `may`). Whether
+    # any capture falls wholly inside a guest's ~2 s of writes depends on when a loaded
+    # TCG redraws (every 1-7 s): a CI boot had none, and its capture showing 2 of the 3
+    # that may have written was right. A console showing none writing still fails.
+    check(judged > 0 and (must_seen > 0 or best_n > 0) and not wrong,
           f"console: {best or 'no capture'} shows {best_n} domains writing at once (GWR_MB/s > 0),"
           f" blkback's wr_sect says {best_truth}; in all {judged} captures the domains shown writing"
           f" are those blkback's wr_sect says wrote (writing from the unpause: {spans};"
