@@ -265,13 +265,13 @@ int explain_keep_domains(struct explain *ex, const char *const *names, size_t n,
 	return 0;
 }
 
-const struct ex_domain *explain_busiest(const struct explain *ex)
+const struct ex_domain *explain_busiest(const struct explain *ex, const struct ex_domain *except)
 {
 	const struct ex_domain *best = NULL;
 	for (size_t i = 0; i < ex->n_doms; i++) {
 		const struct ex_domain *d = &ex->doms[i];
-		if (d->guest_wr + d->guest_rd &&
-		    (!best || d->guest_wr + d->guest_rd > best->guest_wr + best->guest_rd))
+		uint64_t moved = d->guest_wr + d->guest_rd;
+		if (d != except && moved && (!best || moved > best->guest_wr + best->guest_rd))
 			best = d;
 	}
 	return best;

@@ -144,6 +144,9 @@ struct ex_claim {
 	/* the run in the domain's timeline; when found, observed_* are over that sub-window */
 	struct ex_located located;
 	const char *direction_from; /* "the tool", "the timeline", "the larger direction" */
+	/* set against the busiest domain (no @DOMAIN) while this one moved 1 MiB too;
+	 * EX_NO_DOMAIN: named, or no other was active */
+	uint32_t also_active_domid;
 };
 
 struct ex_figure {
@@ -245,8 +248,9 @@ int explain_keep_domains(struct explain *ex, const char *const *names, size_t n,
 
 /* The domain a name (decimal id or name) means; NULL if none. */
 const struct ex_domain *explain_find_domain(const struct explain *ex, const char *name);
-/* The domain with the most guest bytes in the window; NULL if none moved a byte. */
-const struct ex_domain *explain_busiest(const struct explain *ex);
+/* The domain with the most guest bytes in the window other than `except` (NULL: any);
+ * NULL if none moved a byte. */
+const struct ex_domain *explain_busiest(const struct explain *ex, const struct ex_domain *except);
 
 /* Derived figures shared by verdicts, comparison and reports. */
 double ex_dom0_cpu_s(const struct ex_domain *d);    /* window */

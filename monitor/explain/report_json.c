@@ -141,7 +141,11 @@ static void put_claim(FILE *out, const struct ex_claim *c)
 	fprintf(out, ",\"observed_guest_bytes\":%llu,\"observed_phys_bytes\":%llu,\"inflation\":",
 	        (unsigned long long)c->observed_guest, (unsigned long long)c->observed_phys);
 	put_num(out, c->inflation >= 0 ? c->inflation : NAN);
-	fputs("}", out);
+	fputs(",\"also_active_domid\":", out);
+	if (c->also_active_domid == EX_NO_DOMAIN)
+		fputs("null}", out);
+	else
+		fprintf(out, "%u}", c->also_active_domid);
 }
 
 static void put_verdict(FILE *out, const struct ex_verdict *v)

@@ -100,6 +100,7 @@ static void fill_row(const struct explain *ex, const struct claim_figures *c,
 	row->domid = d->domid;
 	row->write = write;
 	row->direction_from = "the tool";
+	row->also_active_domid = EX_NO_DOMAIN;
 	row->bytes = write ? c->wr_bytes : c->rd_bytes;
 	row->seconds = write ? c->wr_seconds : c->rd_seconds;
 	row->rate_bps = write ? c->wr_rate_bps : c->rd_rate_bps;
@@ -193,15 +194,17 @@ static void dom0_claimed(struct explain *ex, const struct ex_domain *d)
 			continue;
 		struct claim_figures fig = row->fig;
 		const char *from = row->direction_from;
+		uint32_t also_active = row->also_active_domid;
 		fill_row(ex, &fig, d, true, row); /* located after the rows before it, as added */
 		row->direction_from = from;
+		row->also_active_domid = also_active;
 	}
 }
 
 int explain_add_claim(struct explain *ex, const struct claim_figures *c, char *err, size_t errlen)
 {
 	const struct ex_domain *d =
-	    c->domain[0] ? explain_find_domain(ex, c->domain) : explain_busiest(ex);
+	    c->domain[0] ? explain_find_domain(ex, c->domain) : explain_busiest(ex, NULL);
 	char file[300];
 	sanitize_text(c->file, file, sizeof(file));
 	if (!d) {
@@ -226,6 +229,7 @@ int explain_add_claim(struct explain *ex, const struct claim_figures *c, char *e
 		         EX_MAX_CLAIMS);
 		return -1;
 	}
+	size_t first_row = ex->n_claims;
 	if (c->direction_unknown) {
 		add_undirected(ex, c, d);
 	} else {
@@ -234,6 +238,13 @@ int explain_add_claim(struct explain *ex, const struct claim_figures *c, char *e
 		if (rd)
 			fill_row(ex, c, d, false, &ex->claims[ex->n_claims++]);
 	}
+	/* taken as the busiest: say so when another domain was active (a busy dom0, a
+	 * second guest), so the reader can name the one meant */
+	const struct ex_domain *other = c->domain[0] ? NULL : explain_busiest(ex, d);
+	for (size_t i = first_row; i < ex->n_claims; i++)
+		ex->claims[i].also_active_domid =
+		    other && other->guest_wr + other->guest_rd >= EX_ACTIVE_BYTES ? other->domid
+		                                                                  : EX_NO_DOMAIN;
 	if (d->dom0_subject)
 		dom0_claimed(ex, d);
 	return 0;
@@ -324,6 +335,25 @@ static void say_located(struct ex_verdict *v, const struct ex_claim *c, const st
 		       ex_rate(guest_rate, r, sizeof(r)), cache);
 }
 
+/* Taken as the busiest domain while another moved 1 MiB too: which, and how to name it. */
+static void say_also_active(struct ex_verdict *v, const struct explain *ex,
+                            const struct ex_claim *c, const struct ex_domain *d)
+{
+	const struct ex_domain *other = NULL;
+	for (size_t i = 0; c->also_active_domid != EX_NO_DOMAIN && i < ex->n_doms && !other; i++)
+		if (ex->doms[i].domid == c->also_active_domid)
+			other = &ex->doms[i];
+	if (!other)
+		return;
+	char chosen[160], label[160], b[32];
+	ex_say(v,
+	       " (Set against %s, the recording's busiest domain; %s moved %s too: "
+	       "--claim FILE@DOMAIN names the one meant.)",
+	       d ? ex_dom_label(d, chosen, sizeof(chosen)) : "the busiest domain",
+	       ex_dom_label(other, label, sizeof(label)),
+	       ex_bytes((double)(other->guest_wr + other->guest_rd), b, sizeof(b)));
+}
+
 void verdict_claim(struct explain *ex, const struct ex_claim *c)
 {
 	struct ex_verdict *v = ex_verdict_new(ex, "claim", c->domid);
@@ -382,6 +412,7 @@ void verdict_claim(struct explain *ex, const struct ex_claim *c)
 	else
 		ex_say(v, ".");
 	say_located(v, c, d);
+	say_also_active(v, ex, c, d);
 	if (d && d->dom0_subject && c->write) { /* where its drain ended, what came after */
 		ex_dom0_drain_figures(v, ex, d);
 		ex_dom0_say_after_data(v, ex, " ");

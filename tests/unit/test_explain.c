@@ -14,6 +14,7 @@
 #include "test_files.h"
 #include "explain/compare.h"
 #include "explain/report.h"
+#include "explain/tool_claims.h"
 #include "explain_scenario.h"
 
 TEST_SCRATCH_DIR("explain")
@@ -226,6 +227,22 @@ static void seed002_cpu_per_gib(void **state)
 	assert_non_null(strstr(text, "(A is its recording's busiest domain"));
 	assert_null(strstr(text, "(B is its recording's busiest domain"));
 	free(text);
+	/* so does a claim without @DOMAIN, set against the busiest; one naming its domain not */
+	struct claim_figures dd = {.wr_bytes = 900ull << 20, .wr_seconds = 10, .wr_rate_bps = 94e6};
+	snprintf(dd.file, sizeof(dd.file), "dd.txt");
+	snprintf(dd.tool, sizeof(dd.tool), "dd");
+	assert_int_equal(explain_add_claim(&ex, &dd, msg, sizeof(msg)), 0);
+	snprintf(dd.domain, sizeof(dd.domain), "3");
+	assert_int_equal(explain_add_claim(&ex, &dd, msg, sizeof(msg)), 0);
+	explain_verdicts(&ex);
+	assert_int_equal(ex.n_claims, 2);
+	uint32_t busiest = ex.claims[0].domid;
+	assert_int_equal(ex.claims[0].also_active_domid, busiest == 1 ? 3 : 1);
+	assert_int_equal(ex.claims[1].also_active_domid, EX_NO_DOMAIN);
+	const struct ex_verdict *cv = sc_verdict(&ex, "claim", busiest);
+	assert_non_null(cv);
+	assert_non_null(strstr(cv->text, "(Set against "));
+	assert_non_null(strstr(cv->text, "--claim FILE@DOMAIN names the one meant.)"));
 	explain_free(&ex);
 	rec_reader_close(r);
 }

@@ -117,7 +117,7 @@ static void seed000_dom0_dd_is_the_subject(void **state)
 	assert_non_null(d);
 	assert_int_equal(d->domid, 0);
 	assert_string_equal(d->name, "dom0 (dd)");
-	assert_ptr_equal(explain_busiest(&ex), d);
+	assert_ptr_equal(explain_busiest(&ex, NULL), d);
 	assert_ptr_equal(explain_find_domain(&ex, "dom0"), d);
 	assert_int_equal(d->guest_wr, 10240 * MiB);
 	assert_int_equal(d->phys_wr, 9940 * MiB);
