@@ -104,7 +104,7 @@ loopdevs = {}  # phase: (domid, loop device) of that one domain
 # [(wall time before the reads, after, {name: blkback wr bytes})]: phase A's vbds every 0.2 s
 wrpolls = []
 captured = {}  # console capture number: the wall clock just after it was taken
-dmcpu = {}  # (phase, domid): {"start": ticks, "end": ticks}, the QEMU's utime+stime
+dmruns = {}  # (phase, domid): [(wall before, after, utime+stime in ns)], read every 50 ms
 # (phase, domid): {"start"|"end": (s, wall before, wall after)}, xl list's Time(s)
 xlcpu = {}
 
@@ -127,8 +127,8 @@ def load_snapshots(path):
             domains[(p[1], int(p[3]))] = p[2]
         elif p[0] == "RUNTIME":
             runtimes.setdefault((p[1], int(p[2])), []).append((float(p[3]), float(p[4]), int(p[5])))
-        elif p[0] == "DMCPU" and len(p) == 6:
-            dmcpu.setdefault((p[1], int(p[3])), {})[p[4]] = int(p[5])
+        elif p[0] == "DMRUN" and len(p) == 6:  # DMRUN PHASE DOMID WALL_BEFORE WALL_AFTER TICKS
+            dmruns.setdefault((p[1], int(p[2])), []).append((float(p[3]), float(p[4]), int(p[5]) * 10_000_000))
         elif p[0] == "XLCPU" and len(p) == 8:
             # XLCPU PHASE NAME DOMID start|end SECONDS WALL_BEFORE WALL_AFTER
             xlcpu.setdefault((p[1], int(p[3])), {})[p[4]] = (float(p[5]), float(p[6]), float(p[7]))
@@ -188,6 +188,7 @@ def totals(intervals, domid, t_from=None, t_to=None):
             t["backend_cpu"] += roles.get("backend") or 0
             t["backend_series"].append((epoch(iv["time"]), t["backend_cpu"]))
             t["dm_cpu"] = t.get("dm_cpu", 0) + (roles.get("device_model") or 0)
+            t.setdefault("dm_series", []).append((epoch(iv["time"]), t["dm_cpu"]))
             t["loop_cpu"] = t.get("loop_cpu", 0) + (roles.get("loop") or 0)
             if d.get("name"):
                 t["names"].add(d["name"])
@@ -209,19 +210,21 @@ def totals(intervals, domid, t_from=None, t_to=None):
     return t
 
 
-def check_backend_runtime(tag, series, reads, comms):
+def check_backend_runtime(tag, series, reads, comms, what="backend CPU", slack_ns=0):
     """xiotop's backend CPU summed up to each of its sample instants that falls inside the
     runtime series, against the blkback threads' runtime read just before and just after
     that instant: within 5 % of that bracket at every such instant. The sum up to an
     instant, not the total: blkback threads keep running while idle (a wake every 100 ms)
-    and at the domain's teardown, so a total holds runtime no read saw."""
+    and at the domain's teardown, so a total holds runtime no read saw. The same for a
+    QEMU's device-model CPU against its utime+stime (`slack_ns`: a read in whole ticks is
+    up to one below the runtime)."""
     got = []
     for at, cum in series:
         before = [r for r in reads if r[1] <= at]
         after = [r for r in reads if r[0] >= at]
         if not before or not after:
             continue
-        lo, hi = max(r[2] for r in before), min(r[2] for r in after)
+        lo, hi = max(r[2] for r in before), min(r[2] for r in after) + slack_ns
         gap_ms = (min(r[0] for r in after) - max(r[1] for r in before)) * 1e3
         truth = min(max(cum, lo), hi)  # the runtime in [lo, hi] nearest xiotop's figure
         got.append((cum, lo, hi, gap_ms, truth, truth > 0 and within(cum, truth, 5)))
@@ -229,9 +232,9 @@ def check_backend_runtime(tag, series, reads, comms):
                         + f" ms ({100 * c / tr if tr else 0:.1f} %, read {gap:.0f} ms apart)"
                         for c, lo, hi, gap, tr, _ in got)
     check(bool(got) and all(ok for *_, ok in got),
-          f"{tag}: backend CPU summed up to each of xiotop's {len(got)} sample instants inside"
-          f" the runtime reads vs blkback threads {','.join(comms) or '(none)'} schedstat runtime"
-          f" read around it (within 5 %): {figures or 'no instant to compare'}")
+          f"{tag}: {what} summed up to each of xiotop's {len(got)} sample instants inside"
+          f" the runtime reads vs {comms} read around it (within 5 %):"
+          f" {figures or 'no instant to compare'}")
 
 
 def kworker_desc(comm):
@@ -356,22 +359,20 @@ def check_domain(phase, domid, name, vbds, threads, intervals, xentop, window=(N
           f" {before[-1] / 1e9 if before else float('nan'):.2f} s <= {end[0] if end else None} s + 0.15"
           f" (in all, with the idle tail until destroy, {sum(gc) / 1e9:.2f} s)")
     if qdisk:
-        # the QEMU serves this domain alone: its utime+stime (10 ms ticks) is the truth
-        # for xiotop's device-model CPU, read at the snapshot and 2.5 s later (5 %, and a
-        # tick a side for the rounding)
-        dc = dmcpu.get((phase, domid), {})
-        dm_ms = t.get("dm_cpu", 0) / 1e6
-        lo, hi = (dc["start"] * 10, dc["end"] * 10) if "start" in dc and "end" in dc else (None, None)
-        check(lo is not None and lo * 0.95 - 10 <= dm_ms <= hi * 1.05 + 10,
-              f"{tag}: device-model CPU {dm_ms:.2f} ms vs its QEMU's utime+stime"
-              f" {lo} ms at the snapshot .. {hi} ms 2.5 s later (within 5 %)")
+        # the QEMU serves this domain alone: its utime+stime (all its threads, 10 ms
+        # ticks) read every 50 ms is the truth for xiotop's device-model CPU summed up to
+        # each of xiotop's instants inside those reads; not its total, which holds the
+        # QEMU's run until the domain is destroyed (seconds under a loaded TCG) no read saw
+        check_backend_runtime(tag, t.get("dm_series", []), dmruns.get((phase, domid), []),
+                              "its QEMU's utime+stime", what="device-model CPU", slack_ns=10_000_000)
     else:
         check(t["backend_cpu"] > 0, f"{tag}: backend CPU {t['backend_cpu'] / 1e6:.2f} ms > 0")
     if phase in loopdevs or phase in kworkers:
         check_loop_cpu(tag, phase, t)
     if not qdisk:
         check_backend_runtime(tag, t["backend_series"], runtimes.get((phase, domid), []),
-                              [x["comm"] for x in threads])
+                              "blkback threads " + (",".join(x["comm"] for x in threads) or "(none)")
+                              + " schedstat runtime")
     if xt is None and qdisk:
         pass
     elif xt is None:

@@ -58,19 +58,33 @@ wait_done() { # NAME...: until each guest said it is done (or 60 s in all); $DON
 # sample instants with the runtime read around that instant. An idle blkback thread
 # still runs (it wakes every 100 ms to purge persistent grants, ~2-5 ms a second under
 # TCG), so a runtime read at one time is only comparable with xiotop at that time.
+# A domain served by a QEMU (qdisk) has no blkback thread: its QEMU's utime+stime (all
+# its threads, live and exited; clock ticks) is read instead, as DMRUN lines, the truth
+# for xiotop's device-model CPU up to the same instants (its total holds the QEMU's
+# run until the domain is destroyed, seconds under a loaded TCG, that no read saw).
 # Bash builtins only (no fork per read): the reads are ~1 ms apart from the clock.
 runtime_series() {
-	local phase=$1 secs=$2 d p rt t0 t1 sum end
+	local phase=$1 secs=$2 d p rt t0 t1 sum end st
 	shift 2
-	local -A pids=()
+	local -A pids=() dm=()
+	local -a f
 	for d in "$@"; do
 		pids[$d]=$(ps -o pid,comm | awk -v d="$d" '$2 ~ "^" d "\\.xvd" {print $1}')
+		[ -n "${pids[$d]}" ] || dm[$d]=$(xenstore-read /local/domain/0/libxl/"$d"/qdisk-backend-pid 2>/dev/null ||
+			xenstore-read /local/domain/"$d"/image/device-model-pid 2>/dev/null)
 	done
 	[ -p /tmp/never ] || mkfifo /tmp/never
 	exec 8<>/tmp/never # read -t on it: a sleep without a fork
 	end=$(($(date +%s) + secs))
 	while [ "$(printf '%(%s)T' -1)" -lt $end ]; do
 		for d in "$@"; do
+			if [ -n "${dm[$d]:-}" ]; then
+				t0=$EPOCHREALTIME
+				read -r st <"/proc/${dm[$d]}/stat" 2>/dev/null || continue
+				t1=$EPOCHREALTIME
+				read -ra f <<<"${st##*) }" # f[0]: state; f[11], f[12]: utime, stime
+				echo "DMRUN $phase $d $t0 $t1 $((f[11] + f[12]))"
+			fi
 			[ -n "${pids[$d]}" ] || continue
 			sum=0
 			t0=$EPOCHREALTIME
@@ -150,7 +164,6 @@ snapshot() {
 		d=$(xl domid "$n" 2>/dev/null) || continue
 		t0=$EPOCHREALTIME v=$(xl_time "$n")
 		echo "XLCPU $phase $n $d start $v $t0 $EPOCHREALTIME" >>$R/snapshots.txt
-		echo "DMCPU $phase $n $d start $(dm_ticks "$d")" >>$R/snapshots.txt
 	done
 	# the runtime series spans >= 3 of xiotop's 1 s intervals, read while xentop runs
 	runtime_series "$phase" 4 "${ids[@]}" &
@@ -161,17 +174,7 @@ snapshot() {
 		d=$(xl domid "$n" 2>/dev/null) || continue
 		t0=$EPOCHREALTIME v=$(xl_time "$n")
 		echo "XLCPU $phase $n $d end $v $t0 $EPOCHREALTIME" >>$R/snapshots.txt
-		echo "DMCPU $phase $n $d end $(dm_ticks "$d")" >>$R/snapshots.txt
 	done
-}
-
-# dm_ticks DOMID: utime+stime of the domain's QEMU in clock ticks (USER_HZ, 100 on x86),
-# all its threads, live and exited (/proc/PID/stat); nothing when it has none
-dm_ticks() {
-	local p
-	p=$(xenstore-read /local/domain/0/libxl/"$1"/qdisk-backend-pid 2>/dev/null ||
-		xenstore-read /local/domain/"$1"/image/device-model-pid 2>/dev/null) || return 0
-	[ -r "/proc/$p/stat" ] && sed 's/^.*) //' "/proc/$p/stat" | awk '{print $12 + $13}'
 }
 
 # xl_time NAME: the domain's vCPU seconds, xl list's Time(s) column
