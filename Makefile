@@ -13,7 +13,8 @@ build: deps
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j2
 
-# ctest, then every skip with its reason (tests/skip_report.py): a skip not on
+# ctest -j2 (one test holds the host at a time, the sanitizer build and fuzzers run
+# niced beside it: CMakeLists.txt), then every skip with its reason (tests/skip_report.py): a skip not on
 # tests/skips.allow fails the run as a failed test does. CTEST_ARGS picks tests (-R ...).
 # The Debian 13 dom0 test is one command away, not in the default run: cold, its two
 # roots and its .deb cost ~10 minutes CI does not have (`make test-trixie`, or
@@ -22,7 +23,7 @@ build: deps
 CTEST_ARGS ?= -LE 'xen-trixie|xen-explain'
 test: build
 	@rm -f $(BUILD)/Testing/Temporary/junit.xml
-	@rc=0; (cd $(BUILD) && ctest --output-on-failure \
+	@rc=0; (cd $(BUILD) && ctest -j2 --output-on-failure \
 		--output-junit Testing/Temporary/junit.xml $(CTEST_ARGS)) || rc=1; \
 	python3 tests/skip_report.py $(BUILD) tests/skips.allow || rc=1; \
 	exit $$rc

@@ -18,7 +18,9 @@ if clang -fsanitize=fuzzer,address,undefined "$probe.c" -o "$probe" 2>"$probe.lo
 else
 	echo "note: clang's libFuzzer does not link here ($(head -1 "$probe.log")): harnesses not built"
 fi
+# RelWithDebInfo's flags less its -DNDEBUG: the asserts are checks the sanitizers should run
 cmake -S "$src" -B "$dir" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	-DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g" \
 	-DXIOTOP_SANITIZE=ON -DXIOTOP_FUZZ=$fuzz >"$dir/configure.log" 2>&1 ||
 	{ tail -20 "$dir/configure.log"; exit 1; }
 # only what the tests need: the unit tests and the harnesses (not the BPF tracer)
