@@ -136,7 +136,7 @@ static const char om_two_intervals[] =
     "# TYPE xiotop_host_vmstat_pgpgout_bytes counter\n"
     "# UNIT xiotop_host_vmstat_pgpgout_bytes bytes\n"
     "xiotop_host_vmstat_pgpgout_bytes_total 16384\n"
-    "# HELP xiotop_lost_events Events not counted because a tracer map was full.\n"
+    "# HELP xiotop_lost_events Events not counted: a tracer map full, a program the kernel skipped as nested, or (latency) a request not timed.\n"
     "# TYPE xiotop_lost_events counter\n"
     "xiotop_lost_events_total 6\n"
     "# HELP xiotop_intervals Sampling intervals since start.\n"
