@@ -415,6 +415,12 @@ def main():
     timed = "block_bio_complete" in attached and "block_rq_complete" in attached
     check(timed, "the latency completion hooks block_bio_complete and block_rq_complete are attached"
           + ("" if timed else " (why not: xiotop's stderr above)"))
+    # a guest's counts are read once it says it is done: one that was not done by then
+    # (scenarios.sh wait_done gave up) is judged on a half-written run, so it is said as such
+    unfinished = sorted(k[:-len(" did not finish")] for k in marks if k.endswith(" did not finish"))
+    check(not unfinished, "every guest said it was done before its counts were read"
+          + (f": not {', '.join(unfinished)} (wait_done's limit ran out; its checks below"
+             " compare a run still writing)" if unfinished else ""))
     if phases == "stacks":
         check_stacks(res, intervals, check, report, skip)  # md RAID, the console's keys, HVM
         return summary()

@@ -41,8 +41,10 @@ create() { # NAME: created paused; its domid is printed
 	xl domid "$1"
 }
 
-wait_done() { # NAME...: until each guest said it is done (or 60 s in all); $DONE: the word
-	local n end=$(($(date +%s) + 60))
+# NAME...: until each guest said it is done (or $WAIT_S, 60, seconds in all); $DONE: the
+# word. Giving up is marked "NAME did not finish", a failure in check.py.
+wait_done() {
+	local n end=$(($(date +%s) + ${WAIT_S:-60}))
 	for n in "$@"; do
 		while ! grep -q "XIOTOP-DOMU: ${DONE:-done}" "/var/log/xen/guest-$n.log" 2>/dev/null; do
 			[ "$(date +%s)" -lt $end ] || { mark "$n did not finish"; break; }

@@ -115,7 +115,9 @@ stacks_phase_r() {
 	console_drive &
 	local cs=$!
 	xiotop topology --format json >"$R"/topology-R.json 2>"$R"/topology-R.err
-	wait_done raid1 raid10 file-r
+	# file-r's 480 MiB through loop, ext4 and a ram disk took over 60 s while the host
+	# was loaded (a round read its counts at 311.5 MiB, and failed on a run still writing)
+	WAIT_S=240 wait_done raid1 raid10 file-r
 	mark "phase R: guests done"
 	settle R raid1 raid10 file-r
 	wait $cs
