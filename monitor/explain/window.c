@@ -71,6 +71,16 @@ static void add_layers(struct ex_domain *d, const struct model_domain *md)
 	}
 }
 
+/* The dom0 CPU an interval spent for the domain, in all and by role, added to the
+ * window's sums or to its drain's. */
+static void add_cpu(uint64_t *cpu_ns, uint64_t by_role[XIO_CPU_ROLES],
+                    const struct model_domain *md)
+{
+	*cpu_ns += md->cpu_ns;
+	for (int r = 0; r < XIO_CPU_ROLES; r++)
+		by_role[r] += md->cpu_ns_by_role[r];
+}
+
 static void add_window(struct ex_domain *d, const struct model_domain *md)
 {
 	d->guest_wr += md->guest_wr_bytes;
@@ -81,9 +91,7 @@ static void add_window(struct ex_domain *d, const struct model_domain *md)
 	d->phys_rd += md->phys_rd_bytes;
 	d->vmstat_wr += md->vmstat_wr_bytes;
 	d->double_counted += md->double_counted_bytes;
-	for (int r = 0; r < XIO_CPU_ROLES; r++)
-		d->cpu_ns_by_role[r] += md->cpu_ns_by_role[r];
-	d->cpu_ns += md->cpu_ns;
+	add_cpu(&d->cpu_ns, d->cpu_ns_by_role, md);
 	if (md->guest_cpu_ns >= 0) {
 		d->guest_cpu_ns += (uint64_t)md->guest_cpu_ns;
 		d->guest_cpu_known = true;
@@ -104,9 +112,7 @@ static void add_after(struct ex_domain *d, const struct model_domain *md, const 
 	d->after_phys_wr += md->phys_wr_bytes;
 	d->after_vmstat_wr += md->vmstat_wr_bytes;
 	d->after_double_counted += md->double_counted_bytes;
-	d->after_cpu_ns += md->cpu_ns;
-	for (int r = 0; r < XIO_CPU_ROLES; r++)
-		d->after_cpu_ns_by_role[r] += md->cpu_ns_by_role[r];
+	add_cpu(&d->after_cpu_ns, d->after_cpu_ns_by_role, md);
 	add_layers(d, md); /* the writeback's leaf appears here */
 	if (ex->host.has_dirty && md->dirty_backlog_bytes <= threshold) {
 		d->drained = true;

@@ -193,16 +193,15 @@ static int take_line(void *parser, unsigned line)
 
 static void drop_partial(struct imp_iostat *io, const char *file, unsigned cut_line)
 {
-	char safe[160];
-	imp_quote(file, safe, sizeof(safe));
 	if (io->n >= 2 && io->reports[io->n - 1].n < io->reports[io->n - 2].n) {
+		char safe[160];
+		imp_quote(file, safe, sizeof(safe));
 		io->n--;
 		snprintf(io->note, sizeof(io->note), "%s:%u: the last report is partial: ignored",
 		         safe, io->reports[io->n].line);
 		free(io->reports[io->n].devs);
-	} else if (cut_line) {
-		snprintf(io->note, sizeof(io->note), "%s:%u: the last line is cut short: ignored",
-		         safe, cut_line);
+	} else {
+		imp_note_cut(io->note, sizeof(io->note), file, cut_line);
 	}
 }
 
@@ -211,26 +210,20 @@ int imp_iostat_parse(const char *file, const char *buf, size_t len, struct imp_i
 {
 	memset(out, 0, sizeof(*out));
 	struct io_parser *p = calloc(1, sizeof(*p));
-	if (!p) {
-		imp_fail(err, file, 0, "out of memory");
-		return -1;
-	}
+	if (!p)
+		return imp_fail(err, file, 0, "out of memory"), -1;
 	*p = (struct io_parser){.file = file, .err = err, .out = out, .time_ns = -1};
 	struct imp_cursor c = {.buf = buf, .len = len};
 	const struct imp_reading r = {file, "iostat", err, &p->line, &p->words, take_line, p};
-	int rc = -1;
 	unsigned cut_line;
-	if (imp_read_lines(&c, &r, &cut_line))
-		goto done;
-	drop_partial(out, file, cut_line);
-	if (!p->header_line)
-		imp_fail(err, file, 0, "no iostat -x header (Device ... rkB/s ... wkB/s) found");
-	else if (out->n < 2)
-		imp_fail(err, file, c.line,
-		         "two reports or more expected (iostat -dx N: the first is since boot)");
-	else
-		rc = 0;
-done:
+	int rc = imp_read_lines(&c, &r, &cut_line) ? -1 : 0;
+	if (!rc) {
+		drop_partial(out, file, cut_line);
+		rc = imp_log_complete(&r, p->header_line, out->n, c.line,
+		                      "no iostat -x header (Device ... rkB/s ... wkB/s) found",
+		                      "two reports or more expected (iostat -dx N: the first is "
+		                      "since boot)");
+	}
 	free(p);
 	if (rc)
 		imp_iostat_free(out);

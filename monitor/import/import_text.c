@@ -76,6 +76,25 @@ int imp_read_lines(struct imp_cursor *c, const struct imp_reading *r, unsigned *
 	return 0;
 }
 
+int imp_log_complete(const struct imp_reading *r, unsigned header_line, size_t readings,
+                     unsigned line, const char *no_header, const char *too_few)
+{
+	if (!header_line)
+		return imp_fail(r->err, r->file, 0, "%s", no_header), -1;
+	if (readings < 2)
+		return imp_fail(r->err, r->file, line, "%s", too_few), -1;
+	return 0;
+}
+
+void imp_note_cut(char *note, size_t len, const char *file, unsigned cut_line)
+{
+	if (!cut_line)
+		return;
+	char safe[160];
+	imp_quote(file, safe, sizeof(safe));
+	snprintf(note, len, "%s:%u: the last line is cut short: ignored", safe, cut_line);
+}
+
 bool imp_blank(const char *text)
 {
 	for (; *text; text++)

@@ -70,6 +70,14 @@ struct imp_reading {
  * stopped mid-line) is not handed over: *cut_line is its number (0 when there is none).
  * c->line is the number of the last line read. */
 int imp_read_lines(struct imp_cursor *c, const struct imp_reading *r, unsigned *cut_line);
+/* After imp_read_lines: what every log must hold, its header (seen at header_line; 0
+ * never) and two readings or more (the first is since boot). 0, or -1 with r->err saying
+ * no_header (FILE: ...) or too_few (FILE:LINE: ..., line the last line read). */
+int imp_log_complete(const struct imp_reading *r, unsigned header_line, size_t readings,
+                     unsigned line, const char *no_header, const char *too_few);
+/* A last line cut short (cut_line, from imp_read_lines; 0 none) said in note:
+ * "FILE:LINE: the last line is cut short: ignored", FILE quoted (imp_quote). */
+void imp_note_cut(char *note, size_t len, const char *file, unsigned cut_line);
 /* Index of the first word equal to name at or after from, or -1. */
 int imp_find_word(const struct imp_words *w, const char *name, int from);
 

@@ -134,31 +134,19 @@ int imp_vmstat_parse(const char *file, const char *buf, size_t len, struct imp_v
 {
 	memset(out, 0, sizeof(*out));
 	struct vm_parser *p = calloc(1, sizeof(*p));
-	int rc = -1;
-	if (!p) {
-		imp_fail(err, file, 0, "out of memory");
-		return -1;
-	}
+	if (!p)
+		return imp_fail(err, file, 0, "out of memory"), -1;
 	*p = (struct vm_parser){.file = file, .err = err, .out = out};
 	struct imp_cursor c = {.buf = buf, .len = len};
 	const struct imp_reading r = {file, "vmstat", err, &p->line, &p->words, take_line, p};
 	unsigned cut_line;
-	if (imp_read_lines(&c, &r, &cut_line))
-		goto done;
-	if (cut_line) {
-		char safe[160];
-		imp_quote(file, safe, sizeof(safe));
-		snprintf(out->note, sizeof(out->note), "%s:%u: the last line is cut short: ignored",
-		         safe, cut_line);
+	int rc = imp_read_lines(&c, &r, &cut_line) ? -1 : 0;
+	if (!rc) {
+		imp_note_cut(out->note, sizeof(out->note), file, cut_line);
+		rc = imp_log_complete(
+		    &r, p->header_line, out->n, c.line, "no vmstat header (r b ... us sy id) found",
+		    "two rows or more expected (vmstat N: the first is since boot)");
 	}
-	if (!p->header_line)
-		imp_fail(err, file, 0, "no vmstat header (r b ... us sy id) found");
-	else if (out->n < 2)
-		imp_fail(err, file, c.line,
-		         "two rows or more expected (vmstat N: the first is since boot)");
-	else
-		rc = 0;
-done:
 	free(p);
 	if (rc)
 		imp_vmstat_free(out);

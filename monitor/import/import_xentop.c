@@ -307,32 +307,21 @@ int imp_xentop_parse(const char *file, const char *buf, size_t len, struct imp_x
 {
 	memset(out, 0, sizeof(*out));
 	struct xt_parser *p = calloc(1, sizeof(*p));
-	int rc = -1;
-	if (!p) {
-		imp_fail(err, file, 0, "out of memory");
-		goto done;
-	}
+	if (!p)
+		return imp_fail(err, file, 0, "out of memory"), -1;
 	p->file = file, p->err = err, p->out = out;
 	struct imp_cursor c = {.buf = buf, .len = len};
 	const struct imp_reading r = {file, "xentop -b", err, &p->line, &p->words, take_line, p};
 	unsigned cut_line;
-	if (imp_read_lines(&c, &r, &cut_line))
-		goto done;
-	if (!p->header_line) {
-		imp_fail(err, file, 0, "no xentop -b header (NAME STATE CPU(sec) ...) found");
-		goto done;
+	/* no header: no rows either (take_line refuses one), so no blocks to make */
+	int rc = (imp_read_lines(&c, &r, &cut_line) || make_blocks(p)) ? -1 : 0;
+	if (!rc) {
+		drop_partial(out, file, cut_line != 0);
+		rc = imp_log_complete(&r, p->header_line, out->n_blocks, c.line,
+		                      "no xentop -b header (NAME STATE CPU(sec) ...) found",
+		                      "two iterations or more expected (xentop -b -d N)");
 	}
-	if (make_blocks(p))
-		goto done;
-	drop_partial(out, file, cut_line != 0);
-	if (out->n_blocks < 2) {
-		imp_fail(err, file, c.line, "two iterations or more expected (xentop -b -d N)");
-		goto done;
-	}
-	rc = 0;
-done:
-	if (p)
-		free(p->group_of);
+	free(p->group_of);
 	free(p);
 	if (rc)
 		imp_xentop_free(out);
