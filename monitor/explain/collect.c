@@ -8,6 +8,7 @@
 #include "core/loop.h"
 #include "core/sanitize.h"
 #include "explain/dom0_subject.h"
+#include "explain/verdicts.h"
 #include "explain/window.h"
 #include "record/rec_stream.h"
 
@@ -275,6 +276,13 @@ const struct ex_domain *explain_busiest(const struct explain *ex, const struct e
 			best = d;
 	}
 	return best;
+}
+
+const struct ex_domain *explain_also_active(const struct explain *ex,
+                                            const struct ex_domain *picked)
+{
+	const struct ex_domain *d = explain_busiest(ex, picked);
+	return d && d->guest_wr + d->guest_rd >= EX_ACTIVE_BYTES ? d : NULL;
 }
 
 double ex_dom0_cpu_s(const struct ex_domain *d)

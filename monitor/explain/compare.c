@@ -10,20 +10,13 @@
 #include "core/figures.h"
 #include "explain/verdicts.h"
 
-/* The busiest domain of ex other than `picked`, when it moved 1 MiB; else NULL. */
-static const struct ex_domain *next_active(const struct explain *ex, const struct ex_domain *picked)
-{
-	const struct ex_domain *d = explain_busiest(ex, picked);
-	return d && d->guest_wr + d->guest_rd >= EX_ACTIVE_BYTES ? d : NULL;
-}
-
 static int pick(const struct explain *ex, const char *name, const char *which, struct ex_side *side,
                 char *err, size_t errlen)
 {
 	const struct ex_domain **out = &side->dom;
 	*out = name ? explain_find_domain(ex, name) : explain_busiest(ex, NULL);
 	if (*out && (*out)->guest_wr + (*out)->guest_rd >= EX_ACTIVE_BYTES) {
-		side->also_active = name ? NULL : next_active(ex, *out);
+		side->also_active = name ? NULL : explain_also_active(ex, *out);
 		return 0;
 	}
 	if (name)

@@ -251,6 +251,10 @@ const struct ex_domain *explain_find_domain(const struct explain *ex, const char
 /* The domain with the most guest bytes in the window other than `except` (NULL: any);
  * NULL if none moved a byte. */
 const struct ex_domain *explain_busiest(const struct explain *ex, const struct ex_domain *except);
+/* When `picked` was taken as the busiest domain (no name given): the next busiest, if it
+ * moved 1 MiB too (EX_ACTIVE_BYTES), the one the reader may have meant; else NULL. */
+const struct ex_domain *explain_also_active(const struct explain *ex,
+                                            const struct ex_domain *picked);
 
 /* Derived figures shared by verdicts, comparison and reports. */
 double ex_dom0_cpu_s(const struct ex_domain *d);    /* window */

@@ -240,11 +240,9 @@ int explain_add_claim(struct explain *ex, const struct claim_figures *c, char *e
 	}
 	/* taken as the busiest: say so when another domain was active (a busy dom0, a
 	 * second guest), so the reader can name the one meant */
-	const struct ex_domain *other = c->domain[0] ? NULL : explain_busiest(ex, d);
+	const struct ex_domain *other = c->domain[0] ? NULL : explain_also_active(ex, d);
 	for (size_t i = first_row; i < ex->n_claims; i++)
-		ex->claims[i].also_active_domid =
-		    other && other->guest_wr + other->guest_rd >= EX_ACTIVE_BYTES ? other->domid
-		                                                                  : EX_NO_DOMAIN;
+		ex->claims[i].also_active_domid = other ? other->domid : EX_NO_DOMAIN;
 	if (d->dom0_subject)
 		dom0_claimed(ex, d);
 	return 0;
@@ -335,14 +333,20 @@ static void say_located(struct ex_verdict *v, const struct ex_claim *c, const st
 		       ex_rate(guest_rate, r, sizeof(r)), cache);
 }
 
+/* The window's domain of that id; NULL if none (EX_NO_DOMAIN included). */
+static const struct ex_domain *domain_by_id(const struct explain *ex, uint32_t domid)
+{
+	for (size_t i = 0; i < ex->n_doms; i++)
+		if (ex->doms[i].domid == domid)
+			return &ex->doms[i];
+	return NULL;
+}
+
 /* Taken as the busiest domain while another moved 1 MiB too: which, and how to name it. */
 static void say_also_active(struct ex_verdict *v, const struct explain *ex,
                             const struct ex_claim *c, const struct ex_domain *d)
 {
-	const struct ex_domain *other = NULL;
-	for (size_t i = 0; c->also_active_domid != EX_NO_DOMAIN && i < ex->n_doms && !other; i++)
-		if (ex->doms[i].domid == c->also_active_domid)
-			other = &ex->doms[i];
+	const struct ex_domain *other = domain_by_id(ex, c->also_active_domid);
 	if (!other)
 		return;
 	char chosen[160], label[160], b[32];
@@ -359,10 +363,7 @@ void verdict_claim(struct explain *ex, const struct ex_claim *c)
 	struct ex_verdict *v = ex_verdict_new(ex, "claim", c->domid);
 	if (!v)
 		return;
-	const struct ex_domain *d = NULL;
-	for (size_t i = 0; i < ex->n_doms && !d; i++)
-		if (ex->doms[i].domid == c->domid)
-			d = &ex->doms[i];
+	const struct ex_domain *d = domain_by_id(ex, c->domid);
 	v->share = c->inflation > 1 ? 1 - 1 / c->inflation : 0;
 	claim_figures_of(v, c);
 	ex_evidence(v, "the tool's output");
