@@ -70,9 +70,14 @@ def promql(query):
     return reply["data"]["result"]
 
 
-def intervals():
+def counter_total(family):
+    """A label-free counter of xiotop's exposition, scraped now."""
     _, _, body = scrape(TEXT)
-    return int(re.search(rb"^xiotop_intervals_total (\d+)$", body, re.M).group(1))
+    return int(re.search(rb"^" + family.encode() + rb"_total (\d+)$", body, re.M).group(1))
+
+
+def intervals():
+    return counter_total("xiotop_intervals")
 
 
 def wait_intervals(n):
@@ -155,8 +160,7 @@ check(rates.get(1, 0) > 0 and all(v == 0 for d, v in rates.items() if d != 1),
 # a completion program the kernel skipped as nested), so timed + said lost covers them all
 counts = {int(r["metric"]["domid"]): float(r["value"][1])
           for r in promql('xiotop_domain_io_latency_seconds_count{op="write"}')}
-_, _, body = scrape(TEXT)
-lost = int(re.search(rb"^xiotop_lost_events_total (\d+)$", body, re.M).group(1))
+lost = counter_total("xiotop_lost_events")
 for domid, ios in sorted(write_ios.items()):
     n = counts.get(domid)
     check(n is not None and n <= ios and n + lost >= ios,

@@ -210,14 +210,14 @@ def totals(intervals, domid, t_from=None, t_to=None):
     return t
 
 
-def check_backend_runtime(tag, series, reads, comms, what="backend CPU", slack_ns=0):
-    """xiotop's backend CPU summed up to each of its sample instants that falls inside the
-    runtime series, against the blkback threads' runtime read just before and just after
-    that instant: within 5 % of that bracket at every such instant. The sum up to an
-    instant, not the total: blkback threads keep running while idle (a wake every 100 ms)
-    and at the domain's teardown, so a total holds runtime no read saw. The same for a
-    QEMU's device-model CPU against its utime+stime (`slack_ns`: a read in whole ticks is
-    up to one below the runtime)."""
+def check_runtime_series(tag, what, series, reads, truth_desc, slack_ns=0):
+    """xiotop's CPU figure `what` (its backend CPU, a QEMU's device-model CPU) summed up
+    to each of its sample instants that falls inside the reads of `truth_desc` (the blkback
+    threads' schedstat runtime, the QEMU's utime+stime), against the read just before and
+    just after that instant: within 5 % of that bracket at every such instant. The sum up
+    to an instant, not the total: blkback threads keep running while idle (a wake every
+    100 ms), a QEMU until its domain is destroyed, so a total holds runtime no read saw.
+    `slack_ns`: a read in whole ticks is up to one below the runtime."""
     got = []
     for at, cum in series:
         before = [r for r in reads if r[1] <= at]
@@ -233,7 +233,7 @@ def check_backend_runtime(tag, series, reads, comms, what="backend CPU", slack_n
                         for c, lo, hi, gap, tr, _ in got)
     check(bool(got) and all(ok for *_, ok in got),
           f"{tag}: {what} summed up to each of xiotop's {len(got)} sample instants inside"
-          f" the runtime reads vs {comms} read around it (within 5 %):"
+          f" the runtime reads vs {truth_desc} read around it (within 5 %):"
           f" {figures or 'no instant to compare'}")
 
 
@@ -363,16 +363,18 @@ def check_domain(phase, domid, name, vbds, threads, intervals, xentop, window=(N
         # ticks) read every 50 ms is the truth for xiotop's device-model CPU summed up to
         # each of xiotop's instants inside those reads; not its total, which holds the
         # QEMU's run until the domain is destroyed (seconds under a loaded TCG) no read saw
-        check_backend_runtime(tag, t.get("dm_series", []), dmruns.get((phase, domid), []),
-                              "its QEMU's utime+stime", what="device-model CPU", slack_ns=10_000_000)
+        check_runtime_series(tag, "device-model CPU", t.get("dm_series", []),
+                             dmruns.get((phase, domid), []), "its QEMU's utime+stime",
+                             slack_ns=10_000_000)
     else:
         check(t["backend_cpu"] > 0, f"{tag}: backend CPU {t['backend_cpu'] / 1e6:.2f} ms > 0")
     if phase in loopdevs or phase in kworkers:
         check_loop_cpu(tag, phase, t)
     if not qdisk:
-        check_backend_runtime(tag, t["backend_series"], runtimes.get((phase, domid), []),
-                              "blkback threads " + (",".join(x["comm"] for x in threads) or "(none)")
-                              + " schedstat runtime")
+        check_runtime_series(tag, "backend CPU", t["backend_series"],
+                             runtimes.get((phase, domid), []),
+                             "blkback threads " + (",".join(x["comm"] for x in threads) or "(none)")
+                             + " schedstat runtime")
     if xt is None and qdisk:
         pass
     elif xt is None:
