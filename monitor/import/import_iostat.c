@@ -20,8 +20,6 @@ struct io_parser {
 	bool in_report;  /* sysstat: between a header and a blank line */
 	bool skip_next;  /* the numbers line under avg-cpu */
 	int64_t time_ns; /* the last -t time line */
-	struct imp_words words;
-	struct imp_line line;
 };
 
 static int header_sysstat(struct io_parser *p, const struct imp_words *w, unsigned line)
@@ -149,10 +147,9 @@ bad:
 	       -1;
 }
 
-static int take_line(void *parser, unsigned line)
+static int take_line(void *parser, const struct imp_line *l, struct imp_words *w, unsigned line)
 {
 	struct io_parser *p = parser;
-	struct imp_words *w = &p->words;
 	struct imp_iostat *io = p->out;
 	if (!w->n || p->skip_next) {
 		p->in_report = p->skip_next = false;
@@ -173,10 +170,10 @@ static int take_line(void *parser, unsigned line)
 		p->skip_next = true;
 		return 0;
 	}
-	if (!io->n && !p->header_line && !io->has_time && strchr(p->line.text, '(')) {
-		const char *cpu = strstr(p->line.text, " CPU)");
+	if (!io->n && !p->header_line && !io->has_time && strchr(l->text, '(')) {
+		const char *cpu = strstr(l->text, " CPU)");
 		const char *open = cpu ? cpu : NULL;
-		while (open && open > p->line.text && isdigit((unsigned char)open[-1]))
+		while (open && open > l->text && isdigit((unsigned char)open[-1]))
 			open--;
 		if (cpu && open < cpu)
 			io->cpu_count = strtol(open, NULL, 10);
@@ -191,40 +188,41 @@ static int take_line(void *parser, unsigned line)
 	       -1;
 }
 
-static void drop_partial(struct imp_iostat *io, const char *file, unsigned cut_line)
+/* A last report with fewer devices than the one before was cut short: drop it. */
+static int drop_partial(void *parser, unsigned cut_line)
 {
+	const struct io_parser *p = parser;
+	struct imp_iostat *io = p->out;
 	if (io->n >= 2 && io->reports[io->n - 1].n < io->reports[io->n - 2].n) {
 		char safe[160];
-		imp_quote(file, safe, sizeof(safe));
+		imp_quote(p->file, safe, sizeof(safe));
 		io->n--;
 		snprintf(io->note, sizeof(io->note), "%s:%u: the last report is partial: ignored",
 		         safe, io->reports[io->n].line);
 		free(io->reports[io->n].devs);
 	} else {
-		imp_note_cut(io->note, sizeof(io->note), file, cut_line);
+		imp_note_cut(io->note, sizeof(io->note), p->file, cut_line);
 	}
+	return 0;
 }
 
 int imp_iostat_parse(const char *file, const char *buf, size_t len, struct imp_iostat *out,
                      struct xerr *err)
 {
 	memset(out, 0, sizeof(*out));
-	struct io_parser *p = calloc(1, sizeof(*p));
-	if (!p)
-		return imp_fail(err, file, 0, "out of memory"), -1;
-	*p = (struct io_parser){.file = file, .err = err, .out = out, .time_ns = -1};
-	struct imp_cursor c = {.buf = buf, .len = len};
-	const struct imp_reading r = {file, "iostat", err, &p->line, &p->words, take_line, p};
-	unsigned cut_line;
-	int rc = imp_read_lines(&c, &r, &cut_line) ? -1 : 0;
-	if (!rc) {
-		drop_partial(out, file, cut_line);
-		rc = imp_log_complete(&r, p->header_line, out->n, c.line,
-		                      "no iostat -x header (Device ... rkB/s ... wkB/s) found",
-		                      "two reports or more expected (iostat -dx N: the first is "
-		                      "since boot)");
-	}
-	free(p);
+	struct io_parser p = {.file = file, .err = err, .out = out, .time_ns = -1};
+	const struct imp_log log = {
+	    .file = file,
+	    .tool = "iostat",
+	    .err = err,
+	    .parser = &p,
+	    .take = take_line,
+	    .finish = drop_partial,
+	    .header_line = &p.header_line,
+	    .readings = &out->n,
+	    .no_header = "no iostat -x header (Device ... rkB/s ... wkB/s) found",
+	    .too_few = "two reports or more expected (iostat -dx N: the first is since boot)"};
+	int rc = imp_parse_log(&log, buf, len);
 	if (rc)
 		imp_iostat_free(out);
 	return rc;

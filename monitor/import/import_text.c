@@ -56,33 +56,48 @@ int imp_next_line(struct imp_cursor *c, struct imp_line *l)
 	return 1;
 }
 
-int imp_read_lines(struct imp_cursor *c, const struct imp_reading *r, unsigned *cut_line)
+/* Each whole line of c's buffer to log->take: 0 at the end, or what take returned. */
+static int read_lines(struct imp_cursor *c, const struct imp_log *log, struct imp_line *line,
+                      struct imp_words *words, unsigned *cut_line)
 {
 	*cut_line = 0;
-	while (imp_next_line(c, r->line)) {
-		if (!r->line->terminated && !imp_blank(r->line->text)) {
+	while (imp_next_line(c, line)) {
+		if (!line->terminated && !imp_blank(line->text)) {
 			*cut_line = c->line;
 			return 0;
 		}
-		imp_split(r->line->text, r->words);
-		if (r->line->has_nul || r->line->too_long || r->words->overflow)
-			return imp_fail(r->err, r->file, c->line, "a line of %s text expected",
-			                r->tool),
+		imp_split(line->text, words);
+		if (line->has_nul || line->too_long || words->overflow)
+			return imp_fail(log->err, log->file, c->line, "a line of %s text expected",
+			                log->tool),
 			       -1;
-		int rc = r->take(r->parser, c->line);
+		int rc = log->take(log->parser, line, words, c->line);
 		if (rc)
 			return rc;
 	}
 	return 0;
 }
 
-int imp_log_complete(const struct imp_reading *r, unsigned header_line, size_t readings,
-                     unsigned line, const char *no_header, const char *too_few)
+int imp_parse_log(const struct imp_log *log, const char *buf, size_t len)
 {
-	if (!header_line)
-		return imp_fail(r->err, r->file, 0, "%s", no_header), -1;
-	if (readings < 2)
-		return imp_fail(r->err, r->file, line, "%s", too_few), -1;
+	/* a line and its words: two IMP_LINE_MAX buffers, not on the stack */
+	struct {
+		struct imp_line line;
+		struct imp_words words;
+	} *text = calloc(1, sizeof(*text));
+	if (!text)
+		return imp_fail(log->err, log->file, 0, "out of memory"), -1;
+	struct imp_cursor c = {.buf = buf, .len = len};
+	unsigned cut_line;
+	bool stopped = read_lines(&c, log, &text->line, &text->words, &cut_line) ||
+	               log->finish(log->parser, cut_line);
+	free(text);
+	if (stopped)
+		return -1;
+	if (!*log->header_line)
+		return imp_fail(log->err, log->file, 0, "%s", log->no_header), -1;
+	if (*log->readings < 2)
+		return imp_fail(log->err, log->file, c.line, "%s", log->too_few), -1;
 	return 0;
 }
 

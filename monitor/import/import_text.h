@@ -51,31 +51,36 @@ struct imp_words {
 };
 void imp_split(const char *text, struct imp_words *out);
 
-/* One log read line by line (imp_read_lines): where each line and its words go, and
- * the parser that takes them. */
-struct imp_reading {
+/* One log parsed whole (imp_parse_log): whose text it is, the parser that takes its
+ * lines, and what every log must hold. */
+struct imp_log {
 	const char *file; /* as given, for messages */
 	const char *tool; /* whose text the log is ("vmstat"), for messages */
 	struct xerr *err;
-	struct imp_line *line;
-	struct imp_words *words;
-	/* takes the line in *line and *words (its number: line_no): 0, or non-zero to stop */
-	int (*take)(void *parser, unsigned line_no);
 	void *parser;
+	/* takes one whole line and its words (its number: line_no): 0, or non-zero to stop */
+	int (*take)(void *parser, const struct imp_line *line, struct imp_words *words,
+	            unsigned line_no);
+	/* after the last whole line (cut_line: the number of a last line cut short, not
+	 * taken; 0 none): the parser's result tidied (a partial last reading dropped) and
+	 * its note said; 0, or -1 with err said */
+	int (*finish)(void *parser, unsigned cut_line);
+	/* the parser's counts, read after finish: the line of its first header (0 none)
+	 * and its readings (the first is since boot) */
+	const unsigned *header_line;
+	const size_t *readings;
+	const char *no_header; /* said as "FILE: no_header" */
+	const char *too_few;   /* said as "FILE:LINE: too_few", LINE the last line read */
 };
-/* Hands each whole line of c's buffer, split into words, to r->take in order: 0 at the
- * end, or what take returned when it stopped. A line that is no text (a NUL byte, longer
- * than IMP_LINE_MAX, more than IMP_WORDS_MAX words) stops it with -1 and "FILE:N: a line
- * of TOOL text expected". A last line cut short (no newline, not blank: the capture was
- * stopped mid-line) is not handed over: *cut_line is its number (0 when there is none).
- * c->line is the number of the last line read. */
-int imp_read_lines(struct imp_cursor *c, const struct imp_reading *r, unsigned *cut_line);
-/* After imp_read_lines: what every log must hold, its header (seen at header_line; 0
- * never) and two readings or more (the first is since boot). 0, or -1 with r->err saying
- * no_header (FILE: ...) or too_few (FILE:LINE: ..., line the last line read). */
-int imp_log_complete(const struct imp_reading *r, unsigned header_line, size_t readings,
-                     unsigned line, const char *no_header, const char *too_few);
-/* A last line cut short (cut_line, from imp_read_lines; 0 none) said in note:
+/* Hands each whole line of buf, split into words, to log->take in order, then calls
+ * log->finish, and checks what every log must hold: its header and two readings or
+ * more. 0, or -1 with log->err said: by take or finish, as no_header or too_few, "out
+ * of memory", or "FILE:N: a line of TOOL text expected" for a line that is no text (a
+ * NUL byte, longer than IMP_LINE_MAX, more than IMP_WORDS_MAX words). A last line cut
+ * short (no newline, not blank: the capture was stopped mid-line) is not taken: finish
+ * gets its number. */
+int imp_parse_log(const struct imp_log *log, const char *buf, size_t len);
+/* A last line cut short (cut_line, from imp_parse_log; 0 none) said in note:
  * "FILE:LINE: the last line is cut short: ignored", FILE quoted (imp_quote). */
 void imp_note_cut(char *note, size_t len, const char *file, unsigned cut_line);
 /* Index of the first word equal to name at or after from, or -1. */

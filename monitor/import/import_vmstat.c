@@ -15,8 +15,6 @@ struct vm_parser {
 	unsigned header_line;
 	int n_cols;             /* numeric columns of a row */
 	int bi, bo, us, sy, st; /* word index, -1 absent */
-	struct imp_words words;
-	struct imp_line line;
 };
 
 static int last_word(const struct imp_words *w, const char *name)
@@ -28,10 +26,11 @@ static int last_word(const struct imp_words *w, const char *name)
 	return found;
 }
 
-static int take_header(struct vm_parser *p, const struct imp_words *w, unsigned line)
+static int take_header(struct vm_parser *p, const struct imp_line *l, const struct imp_words *w,
+                       unsigned line)
 {
 	if (p->header_line) {
-		if (strcmp(p->line.text, p->header))
+		if (strcmp(l->text, p->header))
 			return imp_fail(p->err, p->file, line,
 			                "the same vmstat header as line %u expected",
 			                p->header_line),
@@ -39,7 +38,7 @@ static int take_header(struct vm_parser *p, const struct imp_words *w, unsigned 
 		return 0;
 	}
 	struct imp_vmstat *v = p->out;
-	snprintf(p->header, sizeof(p->header), "%s", p->line.text);
+	snprintf(p->header, sizeof(p->header), "%s", l->text);
 	p->header_line = line;
 	p->bi = imp_find_word(w, "bi", 0);
 	p->bo = imp_find_word(w, "bo", 0);
@@ -113,41 +112,45 @@ static int take_row(struct vm_parser *p, const struct imp_words *w, unsigned lin
 	return 0;
 }
 
-static int take_line(void *parser, unsigned line)
+static int take_line(void *parser, const struct imp_line *l, struct imp_words *w, unsigned line)
 {
 	struct vm_parser *p = parser;
-	struct imp_words *w = &p->words;
 	if (!w->n)
 		return 0;
 	if (!strcmp(w->w[0], "procs")) { /* the group line over the header */
 		if (!p->header_line)
-			p->out->has_time = strstr(p->line.text, "timestamp") != NULL;
+			p->out->has_time = strstr(l->text, "timestamp") != NULL;
 		return 0;
 	}
 	if (!strcmp(w->w[0], "r") && w->n > 2 && !strcmp(w->w[1], "b"))
-		return take_header(p, w, line);
+		return take_header(p, l, w, line);
 	return take_row(p, w, line);
+}
+
+static int finish(void *parser, unsigned cut_line)
+{
+	struct vm_parser *p = parser;
+	imp_note_cut(p->out->note, sizeof(p->out->note), p->file, cut_line);
+	return 0;
 }
 
 int imp_vmstat_parse(const char *file, const char *buf, size_t len, struct imp_vmstat *out,
                      struct xerr *err)
 {
 	memset(out, 0, sizeof(*out));
-	struct vm_parser *p = calloc(1, sizeof(*p));
-	if (!p)
-		return imp_fail(err, file, 0, "out of memory"), -1;
-	*p = (struct vm_parser){.file = file, .err = err, .out = out};
-	struct imp_cursor c = {.buf = buf, .len = len};
-	const struct imp_reading r = {file, "vmstat", err, &p->line, &p->words, take_line, p};
-	unsigned cut_line;
-	int rc = imp_read_lines(&c, &r, &cut_line) ? -1 : 0;
-	if (!rc) {
-		imp_note_cut(out->note, sizeof(out->note), file, cut_line);
-		rc = imp_log_complete(
-		    &r, p->header_line, out->n, c.line, "no vmstat header (r b ... us sy id) found",
-		    "two rows or more expected (vmstat N: the first is since boot)");
-	}
-	free(p);
+	struct vm_parser p = {.file = file, .err = err, .out = out};
+	const struct imp_log log = {
+	    .file = file,
+	    .tool = "vmstat",
+	    .err = err,
+	    .parser = &p,
+	    .take = take_line,
+	    .finish = finish,
+	    .header_line = &p.header_line,
+	    .readings = &out->n,
+	    .no_header = "no vmstat header (r b ... us sy id) found",
+	    .too_few = "two rows or more expected (vmstat N: the first is since boot)"};
+	int rc = imp_parse_log(&log, buf, len);
 	if (rc)
 		imp_vmstat_free(out);
 	return rc;

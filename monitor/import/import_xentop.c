@@ -23,8 +23,6 @@ struct xt_parser {
 	size_t cap;
 	unsigned group;     /* headers seen */
 	unsigned *group_of; /* per row */
-	struct imp_words words;
-	struct imp_line line;
 };
 
 static int grow_rows(struct xt_parser *p)
@@ -220,13 +218,12 @@ static bool detail_line(const char *text, const struct imp_words *w)
 	       strspn(w->w[0], "0123456789") == k - 1;
 }
 
-static int take_line(void *parser, unsigned line)
+static int take_line(void *parser, const struct imp_line *l, struct imp_words *w, unsigned line)
 {
 	struct xt_parser *p = parser;
-	struct imp_words *w = &p->words;
 	if (w->n >= 3 && !strcmp(w->w[0], "NAME") && imp_find_word(w, "CPU(sec)", 1) > 0)
 		return take_header(p, w, line);
-	if (detail_line(p->line.text, w))
+	if (detail_line(l->text, w))
 		return 0;
 	if (!p->header_line)
 		return imp_fail(p->err, p->file, line,
@@ -302,27 +299,34 @@ static void drop_partial(struct imp_xentop *x, const char *file, bool cut_line)
 	}
 }
 
+static int finish(void *parser, unsigned cut_line)
+{
+	struct xt_parser *p = parser;
+	/* no header: no rows either (take_line refuses one), so no blocks to make */
+	if (make_blocks(p))
+		return -1;
+	drop_partial(p->out, p->file, cut_line != 0);
+	return 0;
+}
+
 int imp_xentop_parse(const char *file, const char *buf, size_t len, struct imp_xentop *out,
                      struct xerr *err)
 {
 	memset(out, 0, sizeof(*out));
-	struct xt_parser *p = calloc(1, sizeof(*p));
-	if (!p)
-		return imp_fail(err, file, 0, "out of memory"), -1;
-	p->file = file, p->err = err, p->out = out;
-	struct imp_cursor c = {.buf = buf, .len = len};
-	const struct imp_reading r = {file, "xentop -b", err, &p->line, &p->words, take_line, p};
-	unsigned cut_line;
-	/* no header: no rows either (take_line refuses one), so no blocks to make */
-	int rc = (imp_read_lines(&c, &r, &cut_line) || make_blocks(p)) ? -1 : 0;
-	if (!rc) {
-		drop_partial(out, file, cut_line != 0);
-		rc = imp_log_complete(&r, p->header_line, out->n_blocks, c.line,
-		                      "no xentop -b header (NAME STATE CPU(sec) ...) found",
-		                      "two iterations or more expected (xentop -b -d N)");
-	}
-	free(p->group_of);
-	free(p);
+	struct xt_parser p = {.file = file, .err = err, .out = out};
+	const struct imp_log log = {.file = file,
+	                            .tool = "xentop -b",
+	                            .err = err,
+	                            .parser = &p,
+	                            .take = take_line,
+	                            .finish = finish,
+	                            .header_line = &p.header_line,
+	                            .readings = &out->n_blocks,
+	                            .no_header =
+	                                "no xentop -b header (NAME STATE CPU(sec) ...) found",
+	                            .too_few = "two iterations or more expected (xentop -b -d N)"};
+	int rc = imp_parse_log(&log, buf, len);
+	free(p.group_of);
 	if (rc)
 		imp_xentop_free(out);
 	return rc;
