@@ -9,6 +9,7 @@
  */
 #include "record/rec_reader_internal.h"
 
+#include "core/arrays.h"
 #include "core/free_all.h"
 
 #include <limits.h>
@@ -16,31 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* Grows *arr to hold n + 1 items of size bytes, doubling. 0 or -1. */
-static int grow(void *arr, size_t n, size_t size)
-{
-	void **p = arr;
-	/* The capacity is implied by n: 8, then the next power of two. */
-	if (n && (n < 8 || (n & (n - 1))))
-		return 0;
-	void *q = realloc(*p, (n ? n * 2 : 8) * size);
-	if (!q)
-		return -1;
-	*p = q;
-	return 0;
-}
-
-/* A new zeroed item at the end of *arr (*n items of size bytes), counted in *n; NULL when
- * out of memory. */
-static void *take_row(void *arr, size_t *n, size_t size)
-{
-	if (grow(arr, *n, size))
-		return NULL;
-	char *item = *(char **)arr + (*n)++ * size;
-	memset(item, 0, size);
-	return item;
-}
 
 static void copy_text(char *dst, size_t len, sqlite3_stmt *st, int col)
 {
@@ -77,20 +53,22 @@ static int each_row(struct rec_reader *r, const char *sql, row_fn fn)
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
+/* Appends a copy of row (size bytes) to one of the snapshot's growable arrays
+ * (core/arrays.h): 0, or SQLITE_NOMEM. Each row loader below builds its row and keeps it. */
+static int keep_row(void **items, size_t *n, const void *row, size_t size)
+{
+	return arrays_append(items, n, row, size) ? SQLITE_NOMEM : 0;
+}
+
 static int meta_row(struct rec_reader *r, sqlite3_stmt *st)
 {
-	if (grow(&r->meta, r->n_meta, sizeof(*r->meta)))
-		return SQLITE_NOMEM;
 	const unsigned char *k = sqlite3_column_text(st, 0), *v = sqlite3_column_text(st, 1);
-	struct meta_kv *m = &r->meta[r->n_meta];
-	m->key = strdup(k ? (const char *)k : "");
-	m->value = strdup(v ? (const char *)v : "");
-	if (!m->key || !m->value) {
-		free(m->key);
-		free(m->value);
+	struct meta_kv m = {strdup(k ? (const char *)k : ""), strdup(v ? (const char *)v : "")};
+	if (!m.key || !m.value || arrays_append((void **)&r->meta, &r->n_meta, &m, sizeof(m))) {
+		free(m.key);
+		free(m.value);
 		return SQLITE_NOMEM;
 	}
-	r->n_meta++;
 	return 0;
 }
 
@@ -101,95 +79,72 @@ static int time_row(struct rec_reader *r, sqlite3_stmt *st)
 		r->gap = true;
 		return SQLITE_CORRUPT;
 	}
-	if (grow(&r->times, r->count, sizeof(*r->times)))
-		return SQLITE_NOMEM;
-	r->times[r->count++] = sqlite3_column_int64(st, 1);
-	return 0;
+	int64_t t = sqlite3_column_int64(st, 1);
+	return keep_row((void **)&r->times, &r->count, &t, sizeof(t));
 }
 
 static int key_row(struct rec_reader *r, sqlite3_stmt *st)
 {
-	struct key_row *k = take_row(&r->keys, &r->n_keys, sizeof(*r->keys));
-	if (!k)
-		return SQLITE_NOMEM;
-	*k = (struct key_row){sqlite3_column_int64(st, 0), (uint32_t)sqlite3_column_int64(st, 1),
-	                      (uint32_t)sqlite3_column_int64(st, 2),
-	                      (uint32_t)sqlite3_column_int64(st, 3)};
-	return 0;
+	struct key_row k = {sqlite3_column_int64(st, 0), (uint32_t)sqlite3_column_int64(st, 1),
+	                    (uint32_t)sqlite3_column_int64(st, 2),
+	                    (uint32_t)sqlite3_column_int64(st, 3)};
+	return keep_row((void **)&r->keys, &r->n_keys, &k, sizeof(k));
 }
 
 static int disk_key_row(struct rec_reader *r, sqlite3_stmt *st)
 {
-	struct disk_row *d = take_row(&r->disk_keys, &r->n_disk_keys, sizeof(*r->disk_keys));
-	if (!d)
-		return SQLITE_NOMEM;
-	d->id = sqlite3_column_int64(st, 0);
-	d->dev = (uint32_t)sqlite3_column_int64(st, 1);
-	copy_text(d->name, sizeof(d->name), st, 2);
-	return 0;
+	struct disk_row d = {.id = sqlite3_column_int64(st, 0),
+	                     .dev = (uint32_t)sqlite3_column_int64(st, 1)};
+	copy_text(d.name, sizeof(d.name), st, 2);
+	return keep_row((void **)&r->disk_keys, &r->n_disk_keys, &d, sizeof(d));
 }
 
 static int vbd_key_row(struct rec_reader *r, sqlite3_stmt *st)
 {
-	struct vbd_row *v = take_row(&r->vbd_keys, &r->n_vbd_keys, sizeof(*r->vbd_keys));
-	if (!v)
-		return SQLITE_NOMEM;
-	*v = (struct vbd_row){
+	struct vbd_row v = {
 	    sqlite3_column_int64(st, 0),           (uint32_t)sqlite3_column_int64(st, 1),
 	    (uint32_t)sqlite3_column_int64(st, 2), (uint32_t)sqlite3_column_int64(st, 3),
 	    (uint32_t)sqlite3_column_int64(st, 4), col_u64(st, 5)};
-	return 0;
+	return keep_row((void **)&r->vbd_keys, &r->n_vbd_keys, &v, sizeof(v));
 }
 
 static int hooks_row(struct rec_reader *r, sqlite3_stmt *st)
 {
-	struct hooks_row *h = take_row(&r->hooks, &r->n_hooks, sizeof(*r->hooks));
-	if (!h)
-		return SQLITE_NOMEM;
-	h->id = sqlite3_column_int64(st, 0);
-	copy_text(h->hooks, sizeof(h->hooks), st, 1);
-	return 0;
+	struct hooks_row h = {.id = sqlite3_column_int64(st, 0)};
+	copy_text(h.hooks, sizeof(h.hooks), st, 1);
+	return keep_row((void **)&r->hooks, &r->n_hooks, &h, sizeof(h));
 }
 
 static int dev_row(struct rec_reader *r, sqlite3_stmt *st)
 {
-	struct dev_row *d = take_row(&r->devs, &r->n_devs, sizeof(*r->devs));
-	if (!d)
-		return SQLITE_NOMEM;
-	d->dev.dev = (uint32_t)sqlite3_column_int64(st, 0);
-	copy_text(d->dev.name, sizeof(d->dev.name), st, 1);
-	d->dev.is_leaf = sqlite3_column_int(st, 2) != 0;
-	col_span(st, 3, &d->first, &d->last);
-	return 0;
+	struct dev_row d = {.dev.dev = (uint32_t)sqlite3_column_int64(st, 0)};
+	copy_text(d.dev.name, sizeof(d.dev.name), st, 1);
+	d.dev.is_leaf = sqlite3_column_int(st, 2) != 0;
+	col_span(st, 3, &d.first, &d.last);
+	return keep_row((void **)&r->devs, &r->n_devs, &d, sizeof(d));
 }
 
 static int dom_row(struct rec_reader *r, sqlite3_stmt *st)
 {
-	struct dom_row *d = take_row(&r->doms, &r->n_doms, sizeof(*r->doms));
-	if (!d)
-		return SQLITE_NOMEM;
-	d->dom.domid = (uint32_t)sqlite3_column_int64(st, 0);
-	copy_text(d->dom.name, sizeof(d->dom.name), st, 1);
-	copy_text(d->dom.kind, sizeof(d->dom.kind), st, 2);
-	copy_text(d->dom.file, sizeof(d->dom.file), st, 3);
-	d->dom.missing = sqlite3_column_int(st, 4) != 0;
-	col_span(st, 5, &d->first, &d->last);
-	copy_text(d->dom.uuid, sizeof(d->dom.uuid), st, 7);
-	d->dom.generation = (uint32_t)sqlite3_column_int64(st, 8); /* NULL: 0, unknown */
-	d->dom.mem_bytes = col_u64(st, 9);
-	return 0;
+	struct dom_row d = {.dom.domid = (uint32_t)sqlite3_column_int64(st, 0)};
+	copy_text(d.dom.name, sizeof(d.dom.name), st, 1);
+	copy_text(d.dom.kind, sizeof(d.dom.kind), st, 2);
+	copy_text(d.dom.file, sizeof(d.dom.file), st, 3);
+	d.dom.missing = sqlite3_column_int(st, 4) != 0;
+	col_span(st, 5, &d.first, &d.last);
+	copy_text(d.dom.uuid, sizeof(d.dom.uuid), st, 7);
+	d.dom.generation = (uint32_t)sqlite3_column_int64(st, 8); /* NULL: 0, unknown */
+	d.dom.mem_bytes = col_u64(st, 9);
+	return keep_row((void **)&r->doms, &r->n_doms, &d, sizeof(d));
 }
 
 static int mark_row(struct rec_reader *r, sqlite3_stmt *st)
 {
-	struct rec_mark *m = take_row(&r->marks, &r->n_marks, sizeof(*r->marks));
-	if (!m)
-		return SQLITE_NOMEM;
-	m->realtime_ns = sqlite3_column_int64(st, 0);
-	copy_text(m->label, sizeof(m->label), st, 1);
-	copy_text(m->origin, sizeof(m->origin), st, 2);
-	m->exit_status = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 3);
-	return 0;
+	struct rec_mark m = {.realtime_ns = sqlite3_column_int64(st, 0)};
+	copy_text(m.label, sizeof(m.label), st, 1);
+	copy_text(m.origin, sizeof(m.origin), st, 2);
+	m.exit_status = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 3);
+	return keep_row((void **)&r->marks, &r->n_marks, &m, sizeof(m));
 }
 
 /* SQLite finds a damaged page only when a query reaches it; checking every page first
