@@ -56,6 +56,10 @@ const volatile bool track_latency = false;
  * take the stamps (set by user space before load). */
 const volatile bool lat_stamp_bios = false;
 
+/* bio_chain_endio's address (kallsyms, set by user space; 0 unknown): the end_io of a
+ * bio split off another, whose request is not the guest's I/O (see on_rq_complete). */
+const volatile unsigned long long bio_chain_endio_addr = 0;
+
 /* The slot count less one (a power of two), set by user space with the map's size. */
 const volatile unsigned int lat_slot_mask = XIOTOP_LAT_SLOTS - 1;
 
@@ -221,6 +225,7 @@ struct rq_facts {
 	u32 dev;         /* the device its first bio was queued to (a partition's own) */
 	u64 start_ns;    /* start_time_ns */
 	u64 io_start_ns; /* io_start_time_ns */
+	u64 end_io;      /* its first bio's bi_end_io */
 };
 
 /* A blk-mq request completed nr_bytes: at its last part, a backend's read or write is
@@ -241,6 +246,12 @@ static __always_inline int on_rq_complete(const struct rq_facts *f, u32 nr_bytes
 	stat_inc(XIOTOP_STAT_LATENCY_RQ_SEEN);
 	if (op > KERNEL_REQ_OP_WRITE)
 		return 0; /* write-zeroes, zone operations: in diskstats, not guest data */
+	/* A bio over the device's limits is split (bio_split_to_limits): the parts split off
+	 * are new bios chained to it (bi_end_io bio_chain_endio), the original keeps the
+	 * rest and is queued last. Only the request holding the original is timed, so a
+	 * guest's I/O counts once (from its last part's start: an under-estimate). */
+	if (bio_chain_endio_addr && f->end_io == bio_chain_endio_addr)
+		return 0;
 	u64 start = f->start_ns ? f->start_ns : f->io_start_ns;
 	if (!start) {
 		stat_inc(XIOTOP_STAT_LATENCY_UNSTAMPED);

@@ -63,6 +63,7 @@ int BPF_PROG(btf_rq_complete, struct request *rq, blk_status_t error, unsigned i
 	    .dev = rq->bio->bi_bdev->bd_dev,
 	    .start_ns = rq->start_time_ns,
 	    .io_start_ns = rq->io_start_time_ns,
+	    .end_io = (u64)rq->bio->bi_end_io,
 	};
 	return on_rq_complete(&f, nr_bytes);
 }
@@ -155,6 +156,7 @@ int BPF_PROG(raw_rq_complete, struct request *rq, blk_status_t error, unsigned i
 	    .dev = bio_devt(BPF_CORE_READ(rq, bio)),
 	    .start_ns = BPF_CORE_READ(rq, start_time_ns),
 	    .io_start_ns = BPF_CORE_READ(rq, io_start_time_ns),
+	    .end_io = (u64)BPF_CORE_READ(rq, bio, bi_end_io),
 	};
 	return on_rq_complete(&f, nr_bytes);
 }

@@ -28,6 +28,7 @@ static void hook_config_init(struct hook_config *cfg)
 	cfg->loop_rootcg_workfn = kallsyms_addr(KALLSYMS, "loop_rootcg_workfn");
 	cfg->loop_workfn = kallsyms_addr(KALLSYMS, "loop_workfn");
 	cfg->wb_workfn = kallsyms_addr(KALLSYMS, "wb_workfn");
+	cfg->bio_chain_endio = kallsyms_addr(KALLSYMS, "bio_chain_endio");
 	cfg->page_size = (unsigned int)sysconf(_SC_PAGESIZE);
 	if (!cfg->loop_rootcg_workfn && !cfg->loop_workfn)
 		xnote("loop work functions not in /proc/kallsyms: loop "

@@ -160,6 +160,7 @@ static struct xiotop_bpf *load_with(bool btf, const bool want[HOOK_COUNT],
 	s->rodata->loop_rootcg_workfn_addr = cfg->loop_rootcg_workfn;
 	s->rodata->loop_workfn_addr = cfg->loop_workfn;
 	s->rodata->wb_workfn_addr = cfg->wb_workfn;
+	s->rodata->bio_chain_endio_addr = cfg->bio_chain_endio;
 	s->rodata->kernel_page_size = cfg->page_size;
 	s->rodata->track_cpu = want[HOOK_TASK_PASS];
 	/* no completion, no latency: stamps nothing would consume are not taken */

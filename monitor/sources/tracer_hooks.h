@@ -37,6 +37,7 @@ enum hook_id {
 /* Values set in the BPF object before it is loaded. */
 struct hook_config {
 	unsigned long long loop_rootcg_workfn, loop_workfn, wb_workfn;
+	unsigned long long bio_chain_endio; /* a split-off bio's end_io (latency.bpf.h) */
 	unsigned int page_size;
 	bool latency; /* --latency: time I/O (latency.bpf.h) */
 };
