@@ -113,6 +113,7 @@ struct bio_facts {
 	u32 dev;   /* queued to */
 	u32 whole; /* whole disk of dev */
 	u32 bio_flags;
+	bool bio_based; /* dev has no blk-mq queue (read only when bios are stamped) */
 };
 
 /* The dirty backlog, for a charged write. */
@@ -150,7 +151,9 @@ static __always_inline int on_bio_queue(struct bio *bio, const struct bio_facts 
 	} else {
 		domid = owner_of(bio, d, &via, &ws);
 	}
-	if (track_latency && via == XIOTOP_VIA_DEV)
+	/* a blk-mq backend's requests are timed from the kernel's own stamps: only a
+	 * bio-based backend's bios are stamped here (latency.bpf.h) */
+	if (lat_stamp_bios && via == XIOTOP_VIA_DEV && f->bio_based)
 		latency_start(bio, domid, is_write);
 	charge_io(domid, dev, via, is_write, bytes);
 	if (via == XIOTOP_VIA_DMTASK && in_io_submit())

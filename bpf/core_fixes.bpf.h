@@ -84,6 +84,15 @@ static __always_inline u32 bio_whole_devt(struct bio *bio)
 	return gendisk_devt(BPF_CORE_READ(old, bi_disk));
 }
 
+/* Is the bio's device bio-based (zram, dm, md: no blk-mq queue, queue_is_mq())? */
+static __always_inline bool bio_dev_bio_based(struct bio *bio)
+{
+	if (bpf_core_field_exists(bio->bi_bdev))
+		return !BPF_CORE_READ(bio, bi_bdev, bd_disk, queue, mq_ops);
+	struct bio___pre512 *old = (void *)bio;
+	return !BPF_CORE_READ(old, bi_disk, queue, mq_ops);
+}
+
 /* LO_FLAGS_DIRECT_IO (uapi linux/loop.h, an anonymous enum: no CO-RE relocation by
  * name; uapi values never change): set in lo_flags while the loop device does direct I/O
  * to its backing file (kept in step with the older `use_dio` since 4.4). */
@@ -160,6 +169,13 @@ static __always_inline int bio_first_inode(struct bio *bio, u64 *ino, u32 *fs_de
  * 4.10); REQ_OP_READ is 0 and REQ_OP_WRITE 1 in every version. */
 #define KERNEL_REQ_OP_MASK  0xff
 #define KERNEL_REQ_OP_WRITE 1
+/* The operations /proc/diskstats does not count as reads or writes (op_stat_group(),
+ * passthrough): values of enum req_op (include/linux/blk_types.h) as in 6.18's BTF, not
+ * checked on older kernels (REQ_OP_DRV_IN was added in 4.11) */
+#define KERNEL_REQ_OP_FLUSH        2
+#define KERNEL_REQ_OP_DISCARD      3
+#define KERNEL_REQ_OP_SECURE_ERASE 5
+#define KERNEL_REQ_OP_DRV_IN       34
 
 /* USER_HZ ticks, as /proc/<pid>/stat prints a start time (USER_HZ is 100 on every
  * architecture xiotop builds for). */

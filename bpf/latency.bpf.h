@@ -1,38 +1,49 @@
 /* latency.bpf.h - per-domain I/O latency at the guest-visible layer (--latency).
  *
- * Two sources feed one log2 histogram of nanoseconds per (domain, op) (struct xiotop_lat):
- *   - a bio queued to a domain's backend device (rule 1, `dev`: what blkback or an
- *     emulated backend submits) is stamped at block_bio_queue, keyed by its pointer, and
- *     timed when it completes. A bio-based device (zram, dm, md) completes it through
- *     bio_endio, which fires block_bio_complete once for a bio that passed
- *     block_bio_queue (BIO_TRACE_COMPLETION: set in submit_bio_noacct_nocheck,
- *     block/blk-core.c, cleared by bio_endio, block/bio.c). A request-based (blk-mq)
- *     device (loop, nvme, sd) does not: blk_update_request clears the flag ("completion
- *     has already been traced") after block_rq_complete, so there the request's bios
- *     are timed at block_rq_complete, each one the completed byte count covers;
+ * Three sources feed one log2 histogram of nanoseconds per (domain, op) (struct xiotop_lat),
+ * each timing only I/O of a device that backs a domain (rule 1: the device table's
+ * XIOTOP_DEV_IS_BACKEND, what blkback or an emulated backend submits to):
+ *   - a request-based (blk-mq) device (loop, nvme, sd, virtio): the request is timed at
+ *     its last block_rq_complete from the kernel's own stamp, rq->start_time_ns, set by
+ *     blk_account_io_start (block/blk-mq.c) when the request is made from its first bio,
+ *     on a queue with iostats on (the default; the time /proc/diskstats' ticks are
+ *     counted from). Where it is 0 (iostats off) rq->io_start_time_ns, the driver's
+ *     start, if the queue keeps it (blk-stat users); else the request is not timed and
+ *     counted in XIOTOP_STAT_LATENCY_UNSTAMPED (a lost event). No program runs at issue
+ *     for these, no bio is walked: one program per completion. A request is one I/O:
+ *     bios merged into it count once (a backend that waits for each, as blkback's
+ *     guest-sized requests and the live tests' writers, merges none);
+ *   - a bio-based device (zram, dm, md) completes each bio through bio_endio, which
+ *     fires block_bio_complete once for a bio that passed block_bio_queue
+ *     (BIO_TRACE_COMPLETION). The kernel keeps no issue time of such a bio any more:
+ *     bio->issue_time_ns (bi_issue before 6.17) is set only in blk_mq_submit_bio since
+ *     commit 1f963bdd6420 ("block: initialize bio issue time in blk_mq_submit_bio()"),
+ *     so these bios are stamped at block_bio_queue, keyed by their pointer, as below;
  *   - a device model's read/write syscall on its image file is timed from sys_enter to
  *     sys_exit (fileio.bpf.h).
  * Off by default: user space sets track_latency before load and only then loads the
  * completion programs, so without --latency the verifier drops every latency branch and
  * the hot path is unchanged.
  *
- * The stamps are an array of slots indexed by a hash of the bio pointer, not a hash map:
+ * The bio stamps are an array of slots indexed by a hash of the bio pointer, not a hash map:
  * an array element is a direct memory access (no lock, no allocation), which made a
  * stamp and its completion about ten times cheaper than a hash update and delete. A
  * slot holds its bio's pointer, so a completion only times its own stamp, and takes it
  * (frees the slot). So a stamp still in its slot when a new bio is stamped there is a
  * request that will not be timed: either it is still in flight (two bios in one slot,
  * rare with XIOTOP_LAT_SLOTS slots) or its completion never reached us. Each is counted
- * in XIOTOP_STAT_LATENCY_DISPLACED, which user space adds to the lost events when both
- * completion hooks are attached (without one, its backends' stamps are never taken, and
- * the hooks line already says that they are not timed).
- * The second case is real: on a 6.18 kernel, up to about one loop completion in 200,000 fired
- * block_rq_complete (ftrace recorded it, diskstats counted it) without running our
- * program and without a recursion miss; each of the three caught ran in a softirq on
- * top of another task. The bio's slab slot is reused within milliseconds, so the orphan
- * is found, and said, at the next stamp of that pointer. A completion program the
- * kernel does not run because one is already running on that CPU (recursion_misses)
- * is added to the lost events by user space as well.
+ * in XIOTOP_STAT_LATENCY_DISPLACED, which user space adds to the lost events when
+ * block_bio_complete is attached (only then are bios stamped).
+ * A completion can be missed: on a 6.18 kernel, up to about one loop completion in
+ * 200,000 fired block_rq_complete (ftrace recorded it, diskstats counted it) without
+ * running our program and without a recursion miss; each of the three caught ran in a
+ * softirq on top of another task. A completion program the kernel does not run because
+ * one is already running on that CPU (recursion_misses) is added to the lost events by
+ * user space.
+ *
+ * The histograms are per-CPU array slots (struct xiotop_lat_slot: domain slot x op x
+ * log2 bucket), the per-CPU lat_hist hash only for a domain whose slot on that CPU
+ * another domain owns.
  */
 #ifndef XIOTOP_LATENCY_BPF_H
 #define XIOTOP_LATENCY_BPF_H
@@ -40,6 +51,14 @@
 #include "maps.bpf.h"
 
 const volatile bool track_latency = false;
+
+/* Bios of bio-based backends are stamped: only when block_bio_complete is loaded to
+ * take the stamps (set by user space before load). */
+const volatile bool lat_stamp_bios = false;
+
+/* bio_chain_endio's address (kallsyms, set by user space; 0 unknown): the end_io of a
+ * bio split off another, whose request is not the guest's I/O (see on_rq_complete). */
+const volatile unsigned long long bio_chain_endio_addr = 0;
 
 /* The slot count less one (a power of two), set by user space with the map's size. */
 const volatile unsigned int lat_slot_mask = XIOTOP_LAT_SLOTS - 1;
@@ -74,12 +93,22 @@ static __always_inline struct lat_stamp *lat_slot(u64 bio)
 	return bpf_map_lookup_elem(&lat_inflight, &idx);
 }
 
+/* Histograms of domains whose slot on a CPU another domain holds. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, XIOTOP_MAX_LAT_KEYS);
 	__type(key, struct xiotop_lat_key);
 	__type(value, struct xiotop_lat);
 } lat_hist SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries,
+	       XIOTOP_LAT_DOM_SLOTS); /* ncpus * XIOTOP_LAT_DOM_SLOTS, set before load */
+	__type(key, u32);
+	__type(value, struct xiotop_lat_slot);
+} lat_slots SEC(".maps");
 
 /* floor(log2(v)) for v >= 1 by halving the range (BPF has no count-leading-zeros): each
  * step moves the top `bits` bits down when any is set. Unrolled at compile time into the
@@ -96,9 +125,20 @@ static __always_inline u32 log2_floor(u64 v)
 	return r | (u32)(v >> 1);
 }
 
-/* The histogram of (domid, op), created on first use; NULL (counted lost) when full. */
+/* The histogram of (domid, op): this CPU's slot of the domain if the domain owns it
+ * (claiming it if free: a compare-and-swap, so a program nested on this CPU cannot claim
+ * it for another), else the hash's, created on first use; NULL (counted lost) when full. */
 static __always_inline struct xiotop_lat *lat_hist_of(u32 domid, u32 op)
 {
+	u32 idx = bpf_get_smp_processor_id() * XIOTOP_LAT_DOM_SLOTS + xiotop_lat_home(domid);
+	struct xiotop_lat_slot *s = bpf_map_lookup_elem(&lat_slots, &idx);
+	u64 owner = (u64)domid + 1;
+	if (s) {
+		if (!s->owner)
+			__sync_val_compare_and_swap(&s->owner, 0, owner);
+		if (s->owner == owner)
+			return &s->lat[op & 1];
+	}
 	struct xiotop_lat_key key = {.domid = domid, .op = op};
 	struct xiotop_lat zero = {};
 	struct xiotop_lat *h = lookup_or_init(&lat_hist, &key, &zero);
@@ -165,48 +205,60 @@ static __always_inline u64 lat_since(u64 start)
 	return now > start ? now - start : 0;
 }
 
-/* A stamped bio completed (a bio without a stamp is not one of ours: nothing). */
-static __always_inline int on_bio_complete(struct bio *bio)
+/* A bio completed at bio-based device `dev`: timed if it was stamped (only a backend's
+ * are: the device is checked first, so other devices' bios cost no pointer copy). */
+static __always_inline int on_bio_complete(struct bio *bio, u32 dev)
 {
+	struct xiotop_dev_owner *d = dev_owner(dev);
+	if (!d || !(d->flags & XIOTOP_DEV_IS_BACKEND))
+		return 0;
 	struct lat_stamp st;
 	if (lat_take(bio_number(bio), &st))
 		latency_add(st.domid, st.op, lat_since(st.start_ns));
 	return 0;
 }
 
-/* Bios of a request looked at per completion: a request holds at most max_segments bios
- * (128 by default); any beyond are not timed (their slots are overwritten later). */
-#define LAT_RQ_BIOS 128
-
-struct rq_walk {
-	u64 bio;  /* the next bio of the request (a plain number: read by probe) */
-	u32 left; /* completed bytes not yet matched to a bio */
+/* What block_rq_complete needs of a request, read by the caller. */
+struct rq_facts {
+	u32 op;          /* cmd_flags */
+	u32 bytes_left;  /* __data_len: bytes not completed before this call */
+	u32 dev;         /* the device its first bio was queued to (a partition's own) */
+	u64 start_ns;    /* start_time_ns */
+	u64 io_start_ns; /* io_start_time_ns */
+	u64 end_io;      /* its first bio's bi_end_io */
 };
 
-/* One bio of a completing request (a bpf_loop callback: verified once, not per bio). */
-static long rq_walk_one(u64 index, void *ctx)
+/* A blk-mq request completed nr_bytes: at its last part, a backend's read or write is
+ * timed from the kernel's start stamp (see the top of this file). Every backend request
+ * that /proc/diskstats counts as a read or a write (all but discards, flushes and
+ * driver-private ones) is counted seen, so that user space can tell a completion no
+ * program saw from the kernel's own count (tracer.c). */
+static __always_inline int on_rq_complete(const struct rq_facts *f, u32 nr_bytes)
 {
-	struct rq_walk *w = ctx;
-	struct bio *b = (struct bio *)w->bio;
-	if (!b)
-		return 1;
-	u32 size = BPF_CORE_READ(b, bi_iter.bi_size);
-	if (size > w->left)
-		return 1; /* partly done: it completes at a later call */
-	w->left -= size;
-	struct lat_stamp st;
-	if (lat_take(w->bio, &st))
-		latency_add(st.domid, st.op, lat_since(st.start_ns));
-	w->bio = (u64)BPF_CORE_READ(b, bi_next);
-	return 0;
-}
-
-/* A blk-mq request completed nr_bytes: the bios those bytes finish, in order. bpf_loop
- * (kernel 5.17) walks them; without it this program does not load and reports so. */
-static __always_inline int on_rq_complete(struct request *rq, u32 nr_bytes)
-{
-	struct rq_walk w = {.bio = (u64)BPF_CORE_READ(rq, bio), .left = nr_bytes};
-	bpf_loop(LAT_RQ_BIOS, rq_walk_one, &w, 0);
+	u32 op = f->op & KERNEL_REQ_OP_MASK;
+	if (nr_bytes < f->bytes_left || !f->dev || op == KERNEL_REQ_OP_FLUSH ||
+	    op == KERNEL_REQ_OP_DISCARD || op == KERNEL_REQ_OP_SECURE_ERASE ||
+	    op >= KERNEL_REQ_OP_DRV_IN)
+		return 0; /* a part (timed at its last), or not counted as a read or a write */
+	struct xiotop_dev_owner *d = dev_owner(f->dev);
+	if (!d || !(d->flags & XIOTOP_DEV_IS_BACKEND))
+		return 0;
+	stat_inc(XIOTOP_STAT_LATENCY_RQ_SEEN);
+	if (op > KERNEL_REQ_OP_WRITE)
+		return 0; /* write-zeroes, zone operations: in diskstats, not guest data */
+	/* A bio over the device's limits is split (bio_split_to_limits): the parts split off
+	 * are new bios chained to it (bi_end_io bio_chain_endio), the original keeps the
+	 * rest and is queued last. Only the request holding the original is timed, so a
+	 * guest's I/O counts once (from its last part's start: an under-estimate). */
+	if (bio_chain_endio_addr && f->end_io == bio_chain_endio_addr)
+		return 0;
+	u64 start = f->start_ns ? f->start_ns : f->io_start_ns;
+	if (!start) {
+		stat_inc(XIOTOP_STAT_LATENCY_UNSTAMPED);
+		return 0;
+	}
+	latency_add(d->domid, op == KERNEL_REQ_OP_WRITE ? XIOTOP_LAT_WRITE : XIOTOP_LAT_READ,
+	            lat_since(start));
 	return 0;
 }
 

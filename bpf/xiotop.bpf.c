@@ -37,6 +37,8 @@ int BPF_PROG(btf_bio_queue, struct bio *bio)
 	    .whole = bio->bi_bdev->bd_disk->part0->bd_dev,
 	    .bio_flags = bio->bi_flags,
 	};
+	if (lat_stamp_bios)
+		f.bio_based = !bio->bi_bdev->bd_disk->queue->mq_ops;
 	return on_bio_queue(bio, &f);
 }
 
@@ -49,13 +51,21 @@ int BPF_PROG(btf_bio_remap, struct bio *bio, dev_t dev, sector_t from)
 SEC("tp_btf/block_bio_complete")
 int BPF_PROG(btf_bio_complete, struct request_queue *q, struct bio *bio)
 {
-	return on_bio_complete(bio);
+	return on_bio_complete(bio, bio->bi_bdev->bd_dev);
 }
 
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(btf_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
-	return on_rq_complete(rq, nr_bytes);
+	struct rq_facts f = {
+	    .op = rq->cmd_flags,
+	    .bytes_left = rq->__data_len,
+	    .dev = rq->bio->bi_bdev->bd_dev,
+	    .start_ns = rq->start_time_ns,
+	    .io_start_ns = rq->io_start_time_ns,
+	    .end_io = (u64)rq->bio->bi_end_io,
+	};
+	return on_rq_complete(&f, nr_bytes);
 }
 
 SEC("tp_btf/workqueue_execute_start")
@@ -120,6 +130,8 @@ int BPF_PROG(raw_bio_queue, struct bio *bio)
 	    .whole = bio_whole_devt(bio),
 	    .bio_flags = BPF_CORE_READ(bio, bi_flags),
 	};
+	if (lat_stamp_bios)
+		f.bio_based = bio_dev_bio_based(bio);
 	return on_bio_queue(bio, &f);
 }
 
@@ -132,13 +144,21 @@ int BPF_PROG(raw_bio_remap, struct bio *bio, dev_t dev, sector_t from)
 SEC("raw_tp/block_bio_complete")
 int BPF_PROG(raw_bio_complete, struct request_queue *q, struct bio *bio)
 {
-	return on_bio_complete(bio);
+	return on_bio_complete(bio, bio_devt(bio));
 }
 
 SEC("raw_tp/block_rq_complete")
 int BPF_PROG(raw_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
-	return on_rq_complete(rq, nr_bytes);
+	struct rq_facts f = {
+	    .op = BPF_CORE_READ(rq, cmd_flags),
+	    .bytes_left = BPF_CORE_READ(rq, __data_len),
+	    .dev = bio_devt(BPF_CORE_READ(rq, bio)),
+	    .start_ns = BPF_CORE_READ(rq, start_time_ns),
+	    .io_start_ns = BPF_CORE_READ(rq, io_start_time_ns),
+	    .end_io = (u64)BPF_CORE_READ(rq, bio, bi_end_io),
+	};
+	return on_rq_complete(&f, nr_bytes);
 }
 
 SEC("raw_tp/workqueue_execute_start")

@@ -164,6 +164,23 @@ struct xiotop_lat {
 	unsigned long long buckets[XIOTOP_LAT_BUCKETS];
 };
 
+/* The fast path of the histograms, as the layer slots: per CPU, XIOTOP_LAT_DOM_SLOTS
+ * slots each owned for good by the first domain that lands on it (its histograms for
+ * both ops), the lat_hist hash for a domain whose slot another holds. An array indexed
+ * cpu * XIOTOP_LAT_DOM_SLOTS + home: plain loads for the programs, mapped by user space. */
+#define XIOTOP_LAT_SLOT_BITS 5
+#define XIOTOP_LAT_DOM_SLOTS (1u << XIOTOP_LAT_SLOT_BITS)
+
+struct xiotop_lat_slot {
+	unsigned long long owner; /* domid + 1; 0: free */
+	struct xiotop_lat lat[XIOTOP_LAT_OPS];
+};
+
+static inline unsigned int xiotop_lat_home(unsigned int domid)
+{
+	return (domid * 2654435769u) >> (32 - XIOTOP_LAT_SLOT_BITS);
+}
+
 /* Global counters (per-CPU array indexes). */
 enum xiotop_stat {
 	XIOTOP_STAT_LOST_LAYER = 0,    /* counter map full: an event not counted */
@@ -172,6 +189,8 @@ enum xiotop_stat {
 	XIOTOP_STAT_SHARED_RUNTIME_NS, /* runtime of tasks serving no one domain (kworkers too) */
 	XIOTOP_STAT_LOST_LATENCY,      /* latency map full: an I/O not timed */
 	XIOTOP_STAT_LATENCY_DISPLACED, /* a stamp never taken: its I/O not timed (latency.bpf.h) */
+	XIOTOP_STAT_LATENCY_UNSTAMPED, /* a backend's request without the kernel's start time */
+	XIOTOP_STAT_LATENCY_RQ_SEEN,   /* backends' requests whose last completion a program saw */
 	XIOTOP_STAT_MAX
 };
 

@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "core/latency.h"
+#include "sources/hostinfo.h"
 #include "sources/kallsyms.h"
 #include "sources/tracer_internal.h"
 #include "xiotop.skel.h"
@@ -27,6 +28,7 @@ static void hook_config_init(struct hook_config *cfg)
 	cfg->loop_rootcg_workfn = kallsyms_addr(KALLSYMS, "loop_rootcg_workfn");
 	cfg->loop_workfn = kallsyms_addr(KALLSYMS, "loop_workfn");
 	cfg->wb_workfn = kallsyms_addr(KALLSYMS, "wb_workfn");
+	cfg->bio_chain_endio = kallsyms_addr(KALLSYMS, "bio_chain_endio");
 	cfg->page_size = (unsigned int)sysconf(_SC_PAGESIZE);
 	if (!cfg->loop_rootcg_workfn && !cfg->loop_workfn)
 		xnote("loop work functions not in /proc/kallsyms: loop "
@@ -83,21 +85,36 @@ static int run_task_pass(struct tracer *t)
 	return 0;
 }
 
-/* The layer slots, mapped read-only: read each interval without a system call. */
+/* An mmapable array map, mapped read-only: read each interval without a system call.
+ * Its length in *len (0 when not mapped). */
+static const void *map_array(const struct bpf_map *m, size_t elem, size_t *len, const char *what,
+                             char *err, size_t errlen)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	*len = (bpf_map__max_entries(m) * elem + page - 1) / page * page;
+	void *p = mmap(NULL, *len, PROT_READ, MAP_SHARED, bpf_map__fd(m), 0);
+	if (p == MAP_FAILED) {
+		snprintf(err, errlen, "cannot map the %s: %s", what, strerror(errno));
+		*len = 0;
+		return NULL;
+	}
+	return p;
+}
+
+/* The layer slots, and the latency slots when latency is timed. */
 static int map_slots(struct tracer *t, char *err, size_t errlen)
 {
-	const struct bpf_map *m = t->skel->maps.layer_slots;
-	t->n_slots = bpf_map__max_entries(m);
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	t->slots_len = (t->n_slots * sizeof(struct xiotop_layer_slot) + page - 1) / page * page;
-	void *p = mmap(NULL, t->slots_len, PROT_READ, MAP_SHARED, bpf_map__fd(m), 0);
-	if (p == MAP_FAILED) {
-		snprintf(err, errlen, "cannot map the layer counters: %s", strerror(errno));
-		t->slots_len = 0;
+	t->n_slots = bpf_map__max_entries(t->skel->maps.layer_slots);
+	t->slots = map_array(t->skel->maps.layer_slots, sizeof(*t->slots), &t->slots_len,
+	                     "layer counters", err, errlen);
+	if (!t->slots)
 		return -1;
-	}
-	t->slots = p;
-	return 0;
+	if (!t->has_latency)
+		return 0;
+	t->n_lat_slots = bpf_map__max_entries(t->skel->maps.lat_slots);
+	t->lat_slots = map_array(t->skel->maps.lat_slots, sizeof(*t->lat_slots), &t->lat_slots_len,
+	                         "latency histograms", err, errlen);
+	return t->lat_slots ? 0 : -1;
 }
 
 int tracer_open(struct tracer **out, bool latency, char *err, size_t errlen)
@@ -259,21 +276,46 @@ static int read_dirty(struct tracer *t, struct xio_sample *s)
 	return 0;
 }
 
-/* The latency histograms per (domain, op), summed over CPUs. */
+/* The sample's histogram of (domid, op), added empty if it has none yet; NULL when out
+ * of memory. */
+static struct xiotop_lat *latency_of(struct xio_sample *s, uint32_t domid, uint32_t op)
+{
+	for (size_t i = 0; i < s->n_latency; i++)
+		if (s->latency[i].domid == domid && s->latency[i].op == op)
+			return &s->latency[i].hist;
+	struct xio_latency l = {.domid = domid, .op = op};
+	if (sample_add_latency(s, &l))
+		return NULL;
+	return &s->latency[s->n_latency - 1].hist;
+}
+
+/* The latency histograms per (domain, op), summed over CPUs: the slots, then the hash. */
 static int read_latency(struct tracer *t, struct xio_sample *s)
 {
+	s->has_latency = true;
+	for (size_t i = 0; i < t->n_lat_slots; i++) {
+		const struct xiotop_lat_slot *slot = &t->lat_slots[i];
+		unsigned long long owner = __atomic_load_n(&slot->owner, __ATOMIC_ACQUIRE);
+		if (!owner)
+			continue; /* free */
+		for (uint32_t op = 0; op < XIOTOP_LAT_OPS; op++) {
+			struct xiotop_lat *h = latency_of(s, (uint32_t)(owner - 1), op);
+			if (!h)
+				return -1;
+			latency_merge(h, &slot->lat[op]);
+		}
+	}
 	int fd = bpf_map__fd(t->skel->maps.lat_hist);
 	struct xiotop_lat_key key;
 	bool started = false;
-	s->has_latency = true;
 	while (map_next_key(fd, &key, &started)) {
 		if (bpf_map_lookup_elem(fd, &key, t->percpu_lat))
 			continue;
-		struct xio_latency l = {.domid = key.domid, .op = key.op};
-		for (int c = 0; c < t->ncpus; c++)
-			latency_merge(&l.hist, &t->percpu_lat[c]);
-		if (sample_add_latency(s, &l))
+		struct xiotop_lat *h = latency_of(s, key.domid, key.op);
+		if (!h)
 			return -1;
+		for (int c = 0; c < t->ncpus; c++)
+			latency_merge(h, &t->percpu_lat[c]);
 	}
 	return 0;
 }
@@ -351,11 +393,24 @@ int tracer_read(struct tracer *t, struct xio_sample *s)
 	uint64_t kworker_ns = 0;
 	if (t->has_cpu && read_cpu(t, s, &kworker_ns))
 		return -1;
+	uint64_t rq_missed = 0;
+	if (t->proc_root[0]) { /* diskstats first: the programs see each request before it */
+		struct host_diskstat *ds = NULL;
+		size_t n_ds = 0;
+		if (!host_read_diskstats(t->proc_root, &ds, &n_ds))
+			rq_missed = rq_watch_lost(&t->rq_watch, ds, n_ds,
+			                          read_stat(t, XIOTOP_STAT_LATENCY_RQ_SEEN));
+		else
+			rq_missed = t->rq_watch.lost;
+		free(ds);
+	}
 	s->lost_events =
-	    read_stat(t, XIOTOP_STAT_LOST_LAYER) + read_stat(t, XIOTOP_STAT_LOST_REMAP) +
-	    read_stat(t, XIOTOP_STAT_LOST_CPU) + read_stat(t, XIOTOP_STAT_LOST_LATENCY) +
+	    rq_missed + read_stat(t, XIOTOP_STAT_LOST_LAYER) +
+	    read_stat(t, XIOTOP_STAT_LOST_REMAP) + read_stat(t, XIOTOP_STAT_LOST_CPU) +
+	    read_stat(t, XIOTOP_STAT_LOST_LATENCY) +
 	    (t->has_latency ? hooks_latency_misses(&t->hooks) : 0) +
-	    (hooks_latency_all(&t->hooks) ? read_stat(t, XIOTOP_STAT_LATENCY_DISPLACED) : 0) +
+	    (hooks_latency_stamps(&t->hooks) ? read_stat(t, XIOTOP_STAT_LATENCY_DISPLACED) : 0) +
+	    read_stat(t, XIOTOP_STAT_LATENCY_UNSTAMPED) +
 	    map_updates_lost(&t->updates); /* topology entries the maps refused */
 	if (t->has_cpu)
 		read_unattributed(t, s, kworker_ns);
@@ -373,9 +428,12 @@ void tracer_close(struct tracer *t)
 	hooks_close(&t->hooks);
 	if (t->slots)
 		munmap((void *)t->slots, t->slots_len);
+	if (t->lat_slots)
+		munmap((void *)t->lat_slots, t->lat_slots_len);
 	free(t->layer_buf);
 	free(t->percpu_io);
 	free(t->percpu_u64);
 	free(t->percpu_lat);
+	rq_watch_free(&t->rq_watch);
 	free(t);
 }

@@ -160,20 +160,29 @@ static struct xiotop_bpf *load_with(bool btf, const bool want[HOOK_COUNT],
 	s->rodata->loop_rootcg_workfn_addr = cfg->loop_rootcg_workfn;
 	s->rodata->loop_workfn_addr = cfg->loop_workfn;
 	s->rodata->wb_workfn_addr = cfg->wb_workfn;
+	s->rodata->bio_chain_endio_addr = cfg->bio_chain_endio;
 	s->rodata->kernel_page_size = cfg->page_size;
 	s->rodata->track_cpu = want[HOOK_TASK_PASS];
 	/* no completion, no latency: stamps nothing would consume are not taken */
 	s->rodata->track_latency =
 	    cfg->latency && (want[HOOK_BIO_COMPLETE] || want[HOOK_RQ_COMPLETE]);
-	if (!s->rodata->track_latency) { /* the maps' memory only when timing */
+	/* bio-based backends' bios are stamped at queue only for the program that takes
+	 * the stamps; blk-mq requests need none (the kernel's own start time) */
+	s->rodata->lat_stamp_bios = s->rodata->track_latency && want[HOOK_BIO_COMPLETE];
+	if (!s->rodata->lat_stamp_bios) { /* the maps' memory only when used */
 		bpf_map__set_max_entries(s->maps.lat_inflight, 1);
-		bpf_map__set_max_entries(s->maps.lat_hist, 1);
 		s->rodata->lat_slot_mask = 0;
 	}
+	if (!s->rodata->track_latency)
+		bpf_map__set_max_entries(s->maps.lat_hist, 1);
 	int ncpus = libbpf_num_possible_cpus();
-	if (ncpus > 0) /* else the one-CPU default: CPUs beyond it use the layer_io hash */
+	if (ncpus > 0) { /* else the one-CPU default: CPUs beyond it use the hashes */
 		bpf_map__set_max_entries(s->maps.layer_slots,
 		                         (unsigned int)ncpus * XIOTOP_LAYER_SLOTS);
+		if (s->rodata->track_latency)
+			bpf_map__set_max_entries(s->maps.lat_slots,
+			                         (unsigned int)ncpus * XIOTOP_LAT_DOM_SLOTS);
+	}
 	struct bpf_program *mine[HOOK_COUNT], *other[HOOK_COUNT];
 	hook_progs(s, btf, mine);
 	hook_progs(s, !btf, other);
@@ -335,6 +344,17 @@ void hooks_describe(const struct hook_set *h, char *out, size_t outlen)
 			append(out, outlen, hook_defs[i].event);
 	if (h->attached[HOOK_SYS_ENTER] && h->attached[HOOK_SYS_EXIT])
 		append(out, outlen, "sys_enter/sys_exit(while device models run)");
+	/* how each kind of backend is timed (latency.bpf.h); no hook's name in it, as the
+	 * names are the line's words */
+	bool rq = hooks_latency(h) && h->attached[HOOK_RQ_COMPLETE];
+	bool bio = hooks_latency_stamps(h);
+	if (rq || bio)
+		append(out, outlen,
+		       rq && bio
+		           ? "(latency: blk-mq requests from the kernel's start time, bio-based "
+		             "devices' bios stamped at queue)"
+		       : rq ? "(latency: blk-mq requests from the kernel's start time)"
+		            : "(latency: bio-based devices' bios stamped at queue)");
 	bool first_missing = true;
 	for (int i = 0; i < HOOK_COUNT; i++) {
 		if (h->attached[i] || !h->asked[i])
@@ -352,9 +372,10 @@ bool hooks_latency(const struct hook_set *h)
 	       (h->attached[HOOK_BIO_COMPLETE] || h->attached[HOOK_RQ_COMPLETE]);
 }
 
-bool hooks_latency_all(const struct hook_set *h)
+bool hooks_latency_stamps(const struct hook_set *h)
 {
-	return hooks_latency(h) && h->attached[HOOK_BIO_COMPLETE] && h->attached[HOOK_RQ_COMPLETE];
+	return hooks_latency(h) && h->skel->rodata->lat_stamp_bios &&
+	       h->attached[HOOK_BIO_COMPLETE];
 }
 
 unsigned long long hooks_latency_misses(const struct hook_set *h)

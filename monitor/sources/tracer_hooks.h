@@ -37,6 +37,7 @@ enum hook_id {
 /* Values set in the BPF object before it is loaded. */
 struct hook_config {
 	unsigned long long loop_rootcg_workfn, loop_workfn, wb_workfn;
+	unsigned long long bio_chain_endio; /* a split-off bio's end_io (latency.bpf.h) */
 	unsigned int page_size;
 	bool latency; /* --latency: time I/O (latency.bpf.h) */
 };
@@ -67,9 +68,9 @@ void hooks_want_syscalls(struct hook_set *h, bool want);
 void hooks_describe(const struct hook_set *h, char *out, size_t outlen);
 /* Is I/O latency timed (asked for, and a completion hook attached)? */
 bool hooks_latency(const struct hook_set *h);
-/* Are both completion hooks attached, so that every stamped request's completion reaches
- * a program (a stamp never taken is then an untimed request, not a missing hook)? */
-bool hooks_latency_all(const struct hook_set *h);
+/* Are bio-based backends' bios stamped, and block_bio_complete attached to take the
+ * stamps (a stamp never taken is then an untimed request, not a missing hook)? */
+bool hooks_latency_stamps(const struct hook_set *h);
 /* Runs of the latency completion programs the kernel skipped because one was already
  * running on that CPU (recursion_misses): completions not timed. 0 without them. */
 unsigned long long hooks_latency_misses(const struct hook_set *h);

@@ -11,6 +11,7 @@
 
 #include "core/sample.h"
 #include "sources/map_updates.h"
+#include "sources/rq_watch.h"
 #include "sources/tracer_hooks.h"
 #include "bpf/xiotop.h"
 
@@ -26,6 +27,8 @@ struct tracer {
 	struct xiotop_io *percpu_io;           /* ncpus values of one layer_io entry */
 	const struct xiotop_layer_slot *slots; /* layer_slots, mapped read-only */
 	size_t slots_len, n_slots;
+	const struct xiotop_lat_slot *lat_slots; /* lat_slots, mapped read-only (has_latency) */
+	size_t lat_slots_len, n_lat_slots;
 	struct xio_layer *layer_buf; /* one interval's layers before they are merged */
 	size_t layer_cap, n_layers_buf;
 	struct xiotop_lat *percpu_lat;
@@ -34,6 +37,8 @@ struct tracer {
 	bool pass_failed;         /* said once */
 	struct xiotop_dev_slot dev_staging[XIOTOP_DEV_SLOTS]; /* the next dev_table */
 	struct map_updates updates; /* topology writes the maps refused: lost_events */
+	struct rq_watch rq_watch;   /* blk-mq backends' completions no program saw */
+	char proc_root[256];        /* where rq_watch reads diskstats ("" : not watching) */
 };
 
 #endif

@@ -4,13 +4,16 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "core/error.h"
 #include "sources/dev_table.h"
+#include "sources/hostinfo.h"
 
 #include "core/error.h"
 #include "sources/proc_stat.h"
@@ -129,6 +132,47 @@ static bool map_device_model(struct tracer *t, const struct xt_roots *roots,
 	                           bpf_map_update_elem(bits_fd, &word, &bits, BPF_ANY));
 }
 
+/* Is the device (or the disk of a partition) request-based, blk-mq (its sysfs mq/)? */
+static bool dev_is_blk_mq(const char *sysfs, uint32_t dev)
+{
+	char p[512];
+	unsigned int major = XT_KDEV_MAJOR(dev), minor = XT_KDEV_MINOR(dev);
+	snprintf(p, sizeof(p), "%s/dev/block/%u:%u/mq", sysfs, major, minor);
+	if (!access(p, F_OK))
+		return true;
+	snprintf(p, sizeof(p), "%s/dev/block/%u:%u/partition", sysfs, major, minor);
+	if (access(p, F_OK))
+		return false;
+	snprintf(p, sizeof(p), "%s/dev/block/%u:%u/../mq", sysfs, major, minor);
+	return !access(p, F_OK);
+}
+
+/* The blk-mq backend devices of the table now live, watched for completions no program
+ * saw (rq_watch.h), when their requests are timed. */
+static void watch_rq_backends(struct tracer *t, const struct xt_roots *roots)
+{
+	if (!hooks_latency(&t->hooks) || !t->hooks.attached[HOOK_RQ_COMPLETE])
+		return;
+	uint32_t *devs = malloc(XIOTOP_DEV_SLOTS * sizeof(*devs));
+	struct host_diskstat *ds = NULL;
+	size_t n = 0, n_ds = 0;
+	if (!devs)
+		return;
+	for (size_t i = 0; i < XIOTOP_DEV_SLOTS; i++) {
+		const struct xiotop_dev_slot *s = &t->dev_staging[i];
+		if (s->dev && (s->owner.flags & XIOTOP_DEV_IS_BACKEND) &&
+		    dev_is_blk_mq(roots->sysfs, s->dev))
+			devs[n++] = s->dev;
+	}
+	snprintf(t->proc_root, sizeof(t->proc_root), "%s", roots->proc);
+	if (host_read_diskstats(roots->proc, &ds, &n_ds)) /* none read: counted from 0 */
+		n_ds = 0;
+	if (rq_watch_set(&t->rq_watch, devs, n, ds, n_ds))
+		xnote("out of memory: requests of blk-mq backends no program saw are not counted");
+	free(ds);
+	free(devs);
+}
+
 int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
                         const struct xt_roots *roots)
 {
@@ -161,6 +205,7 @@ int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
 	t->skel->bss->topology_gen++; /* cached loop-work owners are stale now */
 	/* after the maps: a program that sees the count finds the entries */
 	t->skel->bss->device_models = n_device_models;
+	watch_rq_backends(t, roots); /* after the table is live: a window only hides misses */
 	return 0;
 }
 

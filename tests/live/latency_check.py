@@ -65,8 +65,9 @@ def guest_ios(intervals, domid, op, t0):
 
 
 def lost_events(intervals, t0):
-    """Events xiotop says it did not count (stamps displaced, completion programs the
-    kernel skipped as nested on their CPU) over the intervals ending after t0."""
+    """Events xiotop says it did not count (bio stamps displaced, completion programs the
+    kernel skipped as nested on their CPU or never ran) over the intervals ending after
+    t0."""
     return sum(iv["lost_events"] for iv in intervals if iv_end(iv) > t0)
 
 
@@ -163,9 +164,11 @@ def main():
                 theirs = bucket_of(own["p50_ns"])
                 ios = w["wr_ios" if op == "write" else "rd_ios"]
                 lost = lost_events(ivs, start)
-                # every untimed request is a lost event: a stamp displaced (in flight in
-                # the same slot, or its completion never delivered: latency.bpf.h), or a
-                # completion program the kernel skipped as nested
+                # every untimed request is a lost event: a bio stamp displaced (in flight
+                # in the same slot, or its completion never delivered: latency.bpf.h), a
+                # completion program the kernel skipped as nested, or a blk-mq backend's
+                # completion no program saw (diskstats against the programs' count:
+                # sources/rq_watch.h)
                 check(count <= ios and count + lost >= ios,
                       f"dom{domid} ({what}, {bs}) {op}: xiotop timed {count} requests, "
                       f"the backend made {ios} (xiotop's guest count "
