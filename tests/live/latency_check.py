@@ -19,6 +19,7 @@ import math
 import os
 import subprocess
 import sys
+import time
 
 from livelib import Xiotop, check, failures, finish_writer, iv_end, read_env, run_writer
 
@@ -122,12 +123,12 @@ def device_model(xt, env, emu):
     image = os.path.join(env["HOSTFS"], "dom7.img")
     with open(image, "wb") as f:
         f.truncate(64 << 20)
-    start = iv_end(xt.wait_next(1)[-1])
+    start = iv_end(xt.intervals()[-1])  # after the last writer's end: see main
     out = subprocess.run([emu, "qemu", "-xen-domid", "7", "--image", image, "--buffered-mib",
                           "16", "--direct-mib", "16", "--bs", "64K", "--wait-before", "2.5"],
                          check=True, capture_output=True, text=True).stdout
     w = json.loads(out.strip().splitlines()[-1])
-    ivs = xt.wait_next(2)
+    ivs = xt.wait_past(time.time())  # each syscall is timed at its exit, before qemu's
     hist = histogram(ivs, 7, "write", start)
     mine, count = p50_bucket(hist)
     theirs = bucket_of(w["wr_lat"]["p50_ns"])
@@ -154,9 +155,14 @@ def main():
                 ["--latency"])
     for bs in sizes:
         for domid, (what, target) in doms.items():
-            start = iv_end(xt.wait_next(1)[-1])
+            # The intervals ending after start hold this writer's requests alone: the
+            # last interval holds the previous writer's last (it ends after that writer
+            # did: wait_past) and this one starts after it was printed.
+            start = iv_end(xt.intervals()[-1])
             w = finish_writer(run_writer(emu, domid, target, WRITE_MIB, READ_MIB, ["--bs", bs, "--aio"]))
-            ivs = xt.wait_next(2)
+            # every request completed (the kernel's completion hook ran) before the writer
+            # saw it complete and exited: the first interval ending after that holds it
+            ivs = xt.wait_past(w["end"])
             for op, key in OPS.items():
                 own = w[key]
                 hist = histogram(ivs, domid, op, start)

@@ -99,6 +99,19 @@ class Xiotop:
             time.sleep(0.1)
         return self.intervals()
 
+    def wait_past(self, t):
+        """Wait until an interval ends after wall-clock time t (time.time()); return all
+        intervals. xiotop stamps a sample's instant before it reads the tracer's maps
+        (collector_sample), so that interval holds everything the kernel counted by t:
+        the requests of a writer that had ended by t, its completions included."""
+        deadline = time.time() + 12
+        while time.time() < deadline:
+            ivs = self.intervals()
+            if ivs and iv_end(ivs[-1]) > t:
+                return ivs
+            time.sleep(0.05)
+        raise SystemExit(f"xiotop printed no interval ending after {t:.3f} in 12 s")
+
     def stop(self):
         self.proc.terminate()
         self.proc.wait(timeout=10)
