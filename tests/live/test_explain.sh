@@ -31,9 +31,22 @@ live_require_zram "the emulated domains need zram"
 live_workdir explain
 X=$XIOTOP_BIN
 E=$XIOTOP_EMU
-# dirty pages expire after vm.dirty_expire_centisecs: the tail must outlast that
-expire_s=$(($(cat /proc/sys/vm/dirty_expire_centisecs) / 100))
-tail_s=$((expire_s + 15))
+# Seed 001's drain: dirty pages expire after vm.dirty_expire_centisecs and the flusher
+# wakes every vm.dirty_writeback_centisecs, so the file-backed recording's tail must
+# outlast both: 5 s and 1 s for that recording (restored after it, and at cleanup), as
+# test_seeds.sh does, and 10 s more; the kernel's 30 s and 5 s made a 45 s tail, idle
+# but for the drain. The backlog still waits for its expiry: the writer's 256 MiB take
+# well under a second.
+saved_wb=$(sysctl -n vm.dirty_expire_centisecs vm.dirty_writeback_centisecs | tr '\n' ' ')
+restore_writeback() {
+	local expire writeback
+	read -r expire writeback <<<"$saved_wb"
+	sysctl -qw vm.dirty_expire_centisecs="$expire" vm.dirty_writeback_centisecs="$writeback"
+}
+before_cleanup() { restore_writeback; }
+expire_s=5
+writeback_s=1
+tail_s=$((expire_s + writeback_s + 10))
 live_world_up off --size-mib 600
 dump=$XENSTORE_DUMP
 set +e
@@ -59,11 +72,14 @@ poll_leaf() {
 }
 poll_leaf "$HOST_ZRAM" "$work/leaf.poll" &
 poll_pid=$!
+sync # nothing dirty from before the writeback settings
+sysctl -qw vm.dirty_expire_centisecs=$((expire_s * 100)) vm.dirty_writeback_centisecs=$((writeback_s * 100))
 "$X" record -o "$work/file.xiotop" -d 1 --tail "$tail_s" --xenstore-dump "$dump" -- \
 	sh "$work/between.sh" "$work/k1" \
 	"$E" blkback --domid 1 --target "$DOM1_DEV" --write-mib 256 --read-mib 0 \
 	>"$work/writer1.out" 2>"$work/rec1.err"
 check $? "record -- the file-backed guest's dd (tail $tail_s s)"
+restore_writeback
 kill "$poll_pid"
 wait "$poll_pid" 2>/dev/null
 "$X" record -o "$work/lv.xiotop" -d 1 --tail 3 --xenstore-dump "$dump" -- \
