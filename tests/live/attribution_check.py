@@ -60,9 +60,11 @@ def main():
 
     # Phases 1-3: one domain at a time, each followed by sync, so the leaf's diskstats
     # delta over the phase is that domain's physical writes.
+    # Each phase ends with the first interval that ends after its last read of the kernel
+    # (wait_past: xiotop stamps a sample before it reads the tracer's maps), which holds
+    # everything the phase's writer and sync made the kernel count.
     phase = {}
     for domid, target in doms.items():
-        xt.wait_next(1)
         leaf0 = diskstat_wr_bytes(leaf_of[domid])
         vm0 = vmstat_pages("nr_dirtied", "nr_written")
         start = time.time()
@@ -71,19 +73,19 @@ def main():
         time.sleep(0.5)
         leaf1 = diskstat_wr_bytes(leaf_of[domid])
         vm1 = vmstat_pages("nr_dirtied", "nr_written")
-        xt.wait_next(2)
+        xt.wait_past(time.time())
         phase[domid] = dict(start=start, writer=w, leaf=leaf1 - leaf0,
                             dirtied=(vm1[0] - vm0[0]) * PAGE, written=(vm1[1] - vm0[1]) * PAGE)
 
     # Phase 4: all three at once, to see that nothing of one is charged to another.
-    # Intervals ending by `boundary` hold phases 1-3 only.
-    boundary = iv_end(xt.wait_next(1)[-1])
+    # Intervals ending by `boundary` hold phases 1-3 only: the last one ends after phase 3.
+    boundary = iv_end(xt.intervals()[-1])
     start4 = time.time()
     procs = {d: run_writer(emu, d, t, WRITE_MIB, READ_MIB, ["--pattern", "rand"]) for d, t in doms.items()}
     conc = {d: finish_writer(p) for d, p in procs.items()}
     subprocess.run(["sync"], check=True)
     time.sleep(0.5)
-    ivs = xt.wait_next(2)
+    xt.wait_past(time.time())
     xt.stop()
     ivs = xt.intervals()
 
