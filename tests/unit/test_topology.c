@@ -696,6 +696,136 @@ static void test_file_on_anonymous_fs(void **state)
 	free_layers(&n);
 }
 
+/* PROC/PID/cmdline from a NULL-terminated argv (NUL-separated, as the kernel gives it). */
+static void write_cmdline(const char *proc, int pid, const char *const *argv)
+{
+	char path[PATH_MAX];
+	fmt(path, sizeof(path), "%s/%d/cmdline", proc, pid);
+	write_text(path, "");
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	for (; *argv; argv++)
+		fwrite(*argv, 1, strlen(*argv) + 1, f);
+	fclose(f);
+}
+
+/* The device model's pid of domain 4 in a store holding image/device-model-pid
+ * (`dm_pid`, 0: none) and libxl's qdisk-backend-pid (`qdisk_pid`, 0: none). */
+static int dm_pid_of(const struct xt_roots *r, int dm_pid, int qdisk_pid)
+{
+	struct xs_store s = {0};
+	char v[16];
+	assert_int_equal(xs_store_add(&s, "/local/domain/4/name", "qdisk", 5), 0);
+	if (dm_pid) {
+		snprintf(v, sizeof(v), "%d", dm_pid);
+		assert_int_equal(
+		    xs_store_add(&s, "/local/domain/4/image/device-model-pid", v, strlen(v)), 0);
+	}
+	if (qdisk_pid) {
+		snprintf(v, sizeof(v), "%d", qdisk_pid);
+		assert_int_equal(
+		    xs_store_add(&s, "/local/domain/0/libxl/4/qdisk-backend-pid", v, strlen(v)), 0);
+	}
+	xs_store_sort(&s);
+	struct xt_topology t;
+	assert_int_equal(topo_from_xenstore(&s, r, &t), 0);
+	const struct xt_domain *d = topo_find_domain(&t, 4);
+	assert_non_null(d);
+	int pid = d->device_model_pid;
+	topo_free(&t);
+	xs_free(&s);
+	return pid;
+}
+
+/* Xen 4.20's libxl spawns a QEMU command-line probe first (-machine none, no -xen-domid),
+ * its pid in image/device-model-pid until the device model's replaces it; the device
+ * model's pid is written there before its exec, while it is still a fork of xl. Neither
+ * is the domain's device model: its CPU was charged to the domain's (115 % of its QEMU's
+ * utime+stime on Debian 13). Xen 4.17 spawns no probe: a PV guest's qdisk QEMU is only
+ * libxl's qdisk-backend-pid, an HVM guest's in image/device-model-pid. */
+static void test_device_model_pid_names_its_domain(void **state)
+{
+	(void)state;
+	char proc3[PATH_MAX];
+	fmt(proc3, sizeof(proc3), "%s/proc3", root);
+	struct xt_roots r = {.sysfs = sysfs, .proc = proc3, .dev = devfs};
+	const char *probe[] = {"/usr/libexec/xen-qemu-system-i386",
+	                       "-S",
+	                       "-no-user-config",
+	                       "-nodefaults",
+	                       "-nographic",
+	                       "-machine",
+	                       "none,accel=xen",
+	                       "-chardev",
+	                       "socket,id=libxl-cmd,fd=5,server=on,wait=off",
+	                       "-mon",
+	                       "chardev=libxl-cmd,mode=control",
+	                       NULL};
+	const char *dm420[] = {"/usr/libexec/xen-qemu-system-i386",
+	                       "-xen-domid",
+	                       "4",
+	                       "-no-shutdown",
+	                       "-xen-attach",
+	                       "-name",
+	                       "qdisk",
+	                       "-machine",
+	                       "xenpv",
+	                       "-m",
+	                       "96",
+	                       NULL};
+	const char *xl_fork[] = {"xl", "create", "-p", "/root/qdisk.cfg", NULL};
+	const char *dm417[] = {"/usr/bin/qemu-system-i386",
+	                       "--xen-domid",
+	                       "4",
+	                       "-xen-attach",
+	                       "-name",
+	                       "qdisk",
+	                       "-M",
+	                       "xenpv",
+	                       NULL};
+	const char *other[] = {"/usr/bin/qemu-system-i386", "-xen-domid", "5", "-M", "xenpv", NULL};
+	const char *qemu_dm[] = {"/usr/lib/xen/bin/qemu-dm", "-d", "4", "-M", "xenfv", NULL};
+	write_cmdline(proc3, 501, probe);
+	write_cmdline(proc3, 502, dm420);
+	write_cmdline(proc3, 503, xl_fork);
+	write_cmdline(proc3, 504, dm417);
+	write_cmdline(proc3, 505, other);
+	write_cmdline(proc3, 506, qemu_dm);
+	write_text(in_root("proc3/507/cmdline"), ""); /* a zombie */
+
+	/* Xen 4.20: the probe, then the device model before its exec: none yet */
+	assert_int_equal(dm_pid_of(&r, 501, 0), 0);
+	assert_int_equal(dm_pid_of(&r, 503, 0), 0);
+	/* the probe with a qdisk-backend-pid beside: that one */
+	assert_int_equal(dm_pid_of(&r, 501, 504), 504);
+	/* the device model, named by its -xen-domid */
+	assert_int_equal(dm_pid_of(&r, 502, 0), 502);
+	/* Xen 4.17: a PV guest's qdisk QEMU (libxl's qdisk-backend-pid only), an HVM
+	 * guest's device model, an old qemu-dm */
+	assert_int_equal(dm_pid_of(&r, 0, 504), 504);
+	assert_int_equal(dm_pid_of(&r, 504, 0), 504);
+	assert_int_equal(dm_pid_of(&r, 506, 0), 506);
+	/* another domain's QEMU (a reused pid) is not this one's */
+	assert_int_equal(dm_pid_of(&r, 505, 0), 0);
+	/* unreadable (gone, no /proc) or empty (a zombie): kept, as before; the tracer
+	 * says when it is not running */
+	assert_int_equal(dm_pid_of(&r, 999, 0), 999);
+	assert_int_equal(dm_pid_of(&r, 507, 0), 507);
+
+	/* the command line alone */
+	char buf[512];
+	size_t len = 0;
+	for (const char *const *a = dm420; *a; a++) {
+		memcpy(buf + len, *a, strlen(*a) + 1);
+		len += strlen(*a) + 1;
+	}
+	assert_int_equal(topo_cmdline_names_domid(buf, len, 4), 1);
+	assert_int_equal(topo_cmdline_names_domid(buf, len, 40), 0);
+	assert_int_equal(topo_cmdline_names_domid(buf, 0, 4), -1);
+	assert_int_equal(topo_pid_names_domid(&r, 501, 4), 0);
+	assert_int_equal(topo_pid_names_domid(&r, 999, 4), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -717,6 +847,7 @@ int main(void)
 	    cmocka_unit_test(test_json_output),
 	    cmocka_unit_test(test_resolve_without_xenstore),
 	    cmocka_unit_test(test_file_on_anonymous_fs),
+	    cmocka_unit_test(test_device_model_pid_names_its_domain),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

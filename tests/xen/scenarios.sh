@@ -250,6 +250,16 @@ export LC_ALL=C.UTF-8 # tmux wants a UTF-8 locale (glibc's built-in one)
 # the console's stderr and exit status go to console.err; the pane stays after an exit
 tmux -u new-session -d -s cap -x 118 -y 30 \
 	"echo TERM=\$TERM >$R/console.err; xiotop -d 1 2>>$R/console.err; echo \"xiotop console exit \$?\" >>$R/console.err; sleep 3600" 2>>$R/tmux.err
+# the console drawing before the guests run: its first frame (rates "-") and one with
+# rates, or 90 s. Started beside the guests' boots it drew its first frame 24 s after the
+# unpause (its BPF load in a starved dom0), inside their writes: no screen showed them.
+tc=$SECONDS
+for _ in $(seq 1 90); do
+	scr=$(tmux -u capture-pane -p -t cap 2>/dev/null)
+	[[ $scr =~ lvm\ +[0-9]+\ +[a-z]+\ +[0-9] ]] && break
+	sleep 1
+done
+mark "console up after $((SECONDS - tc)) s"
 # wr_polls STOPFILE: each phase A domain's blkback wr_sect every 0.2 s with the wall clock
 # before and after the reads, until STOPFILE exists: check.py judges from them which domains each
 # console capture (its header holds its interval's end) must and may show writing
@@ -279,23 +289,55 @@ wr_polls /tmp/wr.stop &
 wrp=$!
 mark "phase A: unpause"
 for n in file-nodio file-dio lvm; do xl unpause $n; done
-# the console inside dom0 while the guests write, captured as often as dom0 can: under
-# TCG a fork costs ~0.5 s while the guests run, so the loop forks tmux alone (the pauses
-# and the guests' logs are read with builtins)
+# the console inside dom0 while the guests write: a capture is taken once blkback's
+# wr_sect (read with builtins every 0.2 s, no fork) says the guests' writes have been
+# running for 1.2 s (so the console's last interval holds some), then each second while
+# they still grow; and every 4 s while they boot, before any write (screens on which no
+# domain may be shown writing, once the console has drawn its first: the first, 3 s
+# after the unpause, was still blank). Each capture runs in the background: under TCG a fork
+# costs ~0.5 s while the guests run and tmux took seconds while they boot, so captures
+# taken in turn on a clock came out up to 28 s apart and one boot's two fell outside the
+# writes (~2-3 s of them when the host is not loaded).
+capture() { # N: console-N.txt, and CAPTURED N with the wall clock just after it
+	tmux -u capture-pane -p -t cap >"$R/console-$1.txt" 2>>$R/tmux.err
+	echo "CAPTURED $1 $EPOCHREALTIME" >>$R/snapshots.txt # the interval it shows ended before
+	[ $(($1 % 4)) -ne 0 ] || tmux -u capture-pane -p -e -t cap >"$R/console-$1.ansi" 2>>$R/tmux.err # with colours
+}
 exec 5<>/tmp/never
-for i in $(seq 100 300); do
-	read -r -t 0.3 -u 5 _
-	tmux -u capture-pane -p -t cap >"$R/console-$i.txt" 2>>$R/tmux.err
-	echo "CAPTURED $i $EPOCHREALTIME" >>$R/snapshots.txt # the interval it shows ended before
-	[ $((i % 4)) -ne 0 ] || tmux -u capture-pane -p -e -t cap >"$R/console-$i.ansi" 2>>$R/tmux.err # with colours
-	n=0
+declare -A wlast=()
+cpids=()
+i=100 seen_us=0 cap_us=0 boot_us=${EPOCHREALTIME/./} end=$((SECONDS + 150))
+while [ $SECONDS -lt $end ] && [ $i -le 300 ]; do
+	read -r -t 0.2 -u 5 _
+	grew=0 n=0
 	for g in file-nodio file-dio lvm; do
+		w=0
+		for v in /sys/bus/xen-backend/devices/vbd-"${adom[$g]}"-*/statistics; do
+			read -r w <"$v/wr_sect" 2>/dev/null
+		done
+		[ "$w" = "${wlast[$g]:-0}" ] || grew=$((grew + 1))
+		wlast[$g]=$w
 		log=()
 		mapfile -t log <"/var/log/xen/guest-$g.log" 2>/dev/null
 		[[ "${log[*]}" != *"XIOTOP-DOMU: done"* ]] || n=$((n + 1))
 	done
 	[ $n -lt 3 ] || break
+	now_us=${EPOCHREALTIME/./}
+	if ((seen_us == 0 && grew == 0 && now_us - boot_us >= 4000000)); then
+		capture $i & # the guests boot: none writes yet
+		cpids+=($!) i=$((i + 1)) boot_us=$now_us
+	fi
+	[ $grew -gt 0 ] || continue
+	((seen_us > 0)) || seen_us=$now_us
+	if ((now_us - seen_us < 1200000 || now_us - cap_us < 1000000)); then continue; fi
+	capture $i &
+	cpids+=($!) i=$((i + 1)) cap_us=$now_us
 done
+if ((cap_us == 0)); then # all done within 1.2 s of their first write (or none seen): one now
+	capture $i &
+	cpids+=($!)
+fi
+wait "${cpids[@]}"
 exec 5<&-
 xiotop topology --format json >$R/topology-A.json 2>$R/topology-A.err
 wait_done file-nodio file-dio lvm

@@ -139,6 +139,49 @@ int topo_parse_qemu_cmdline(const char *buf, size_t len, struct qemu_proc *q)
 	return 0;
 }
 
+/* Whether one NUL-separated command line names Xen domain `domid`: -xen-domid N (an old
+ * qemu-dm's -d N). 1 yes, 0 no, -1 empty. */
+int topo_cmdline_names_domid(const char *buf, size_t len, uint32_t domid)
+{
+	const char *args[QEMU_MAX_ARGS];
+	size_t n = 0;
+	for (size_t i = 0; i < len && n < QEMU_MAX_ARGS; i += strlen(buf + i) + 1)
+		args[n++] = buf + i;
+	if (!n)
+		return -1;
+	bool old_qemu_dm = strstr(args[0], "qemu-dm") != NULL;
+	for (size_t i = 1; i + 1 < n; i++) {
+		const char *opt = args[i];
+		if (opt[0] == '-' && opt[1] == '-')
+			opt++;
+		if ((!strcmp(opt, "-xen-domid") || (old_qemu_dm && !strcmp(opt, "-d"))) &&
+		    parse_domid(args[i + 1]) == (long)domid)
+			return 1;
+	}
+	return 0;
+}
+
+int topo_pid_names_domid(const struct xt_roots *roots, int pid, uint32_t domid)
+{
+	const char *proc = roots && roots->proc ? roots->proc : "/proc";
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%d/cmdline", proc, pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1; /* gone, or no such /proc */
+	char *buf = malloc(CMDLINE_MAX);
+	if (!buf) {
+		fclose(f);
+		return -1;
+	}
+	size_t len = fread(buf, 1, CMDLINE_MAX - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	int rc = topo_cmdline_names_domid(buf, len, domid);
+	free(buf);
+	return rc;
+}
+
 void topo_qemu_proc_free(struct qemu_proc *q)
 {
 	for (size_t i = 0; i < q->n_disks; i++)

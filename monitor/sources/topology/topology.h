@@ -162,6 +162,12 @@ struct qemu_proc {
 /* One NUL-separated command line into q (pid preset); 0 if it is a qemu. */
 int topo_parse_qemu_cmdline(const char *buf, size_t len, struct qemu_proc *q);
 void topo_qemu_proc_free(struct qemu_proc *q);
+/* Whether a command line (NUL-separated) names Xen domain `domid` as the one its
+ * process serves: -xen-domid N, or an old qemu-dm's -d N. 1 yes, 0 no, -1 empty (a
+ * zombie, a kernel thread). topo_pid_names_domid() reads ROOTS->proc/PID/cmdline: -1
+ * also when it cannot be read (the process is gone, or a fixture has no /proc). */
+int topo_cmdline_names_domid(const char *buf, size_t len, uint32_t domid);
+int topo_pid_names_domid(const struct xt_roots *roots, int pid, uint32_t domid);
 
 /* May a path read from xenstore be followed? Only absolute paths without a ".." component,
  * under /dev or, when roots->image_dirs are given, under one of them (also once symlinks

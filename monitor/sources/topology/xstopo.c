@@ -3,7 +3,8 @@
  *
  * Read from the store (dom0 as the backend domain):
  *   /local/domain/<domid>/name                          domain name
- *   /local/domain/<domid>/image/device-model-pid        qemu of an HVM guest
+ *   /local/domain/<domid>/image/device-model-pid        qemu of an HVM guest (Xen 4.20:
+ *                                                       of a PV one too; its probe first)
  *   /local/domain/0/libxl/<domid>/qdisk-backend-pid     qemu serving PV qdisk disks
  *   /local/domain/0/backend/vbd/<domid>/<devid>/...     blkback: physical-device
  *                                                       (hex maj:min), node, params
@@ -418,6 +419,14 @@ int topo_from_xenstore(const struct xs_store *s, const struct xt_roots *roots,
 		rc = scan_entry(&bld, &s->entries[i]);
 	for (size_t i = 0; i < out->n_domains && !rc; i++) {
 		struct xt_domain *d = &out->domains[i];
+		/* libxl (4.20) first spawns a QEMU that only answers which options it has
+		 * (-machine none, no -xen-domid: "qemu command-line probe"), its pid in the
+		 * domain's image/device-model-pid until the device model's replaces it; before
+		 * exec the device model's own pid is a fork of xl. Neither serves the domain:
+		 * a pid whose command line does not name it is no device model (yet). */
+		if (d->device_model_pid &&
+		    !topo_pid_names_domid(roots, d->device_model_pid, d->domid))
+			d->device_model_pid = 0;
 		if (!d->device_model_pid)
 			d->device_model_pid = qdisk_pid_of(&bld, d->domid);
 	}
