@@ -33,12 +33,7 @@ int rq_watch_set(struct rq_watch *w, const uint32_t *devs, size_t n, const struc
                  size_t n_ds)
 {
 	w->done_before = done_since(w, ds, n_ds);
-	free(w->devs);
-	free(w->base);
-	free(w->last);
-	w->devs = NULL;
-	w->base = w->last = NULL;
-	w->n = 0;
+	rq_watch_free(w); /* the old device list; the counts so far stay */
 	if (!n)
 		return 0;
 	w->devs = malloc(n * sizeof(*w->devs));
