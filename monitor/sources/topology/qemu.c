@@ -100,23 +100,41 @@ static long parse_domid(const char *s)
 	return (*s && !*end && v >= 0 && v <= 0x7fff) ? v : -1;
 }
 
+/* A NUL-separated command line split into args (at most QEMU_MAX_ARGS); their count. */
+static size_t split_args(const char *buf, size_t len, const char *args[QEMU_MAX_ARGS])
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len && n < QEMU_MAX_ARGS; i += strlen(buf + i) + 1)
+		args[n++] = buf + i;
+	return n;
+}
+
+/* An option as qemu reads it: --opt is -opt. */
+static const char *qemu_optname(const char *opt)
+{
+	return opt[0] == '-' && opt[1] == '-' ? opt + 1 : opt;
+}
+
+/* Whether args[i] names the Xen domain the process serves: -xen-domid (an old
+ * qemu-dm's -d), its value args[i + 1]. */
+static bool is_domid_opt(const char *const *args, size_t i)
+{
+	const char *opt = qemu_optname(args[i]);
+	return !strcmp(opt, "-xen-domid") || (!strcmp(opt, "-d") && strstr(args[0], "qemu-dm"));
+}
+
 /* Parse one NUL-separated command line. Returns 0 if it is a qemu. */
 int topo_parse_qemu_cmdline(const char *buf, size_t len, struct qemu_proc *q)
 {
 	const char *args[QEMU_MAX_ARGS];
-	size_t n = 0;
-	for (size_t i = 0; i < len && n < QEMU_MAX_ARGS; i += strlen(buf + i) + 1)
-		args[n++] = buf + i;
+	size_t n = split_args(buf, len, args);
 	if (!n || !is_qemu(args[0]))
 		return -1;
-	bool old_qemu_dm = strstr(args[0], "qemu-dm") != NULL;
 	q->xen_domid = -1;
 	char val[4096];
 	for (size_t i = 1; i + 1 < n; i++) {
-		const char *opt = args[i], *arg = args[i + 1];
-		if (opt[0] == '-' && opt[1] == '-')
-			opt++; /* qemu takes --opt as -opt */
-		if (!strcmp(opt, "-xen-domid") || (old_qemu_dm && !strcmp(opt, "-d"))) {
+		const char *opt = qemu_optname(args[i]), *arg = args[i + 1];
+		if (is_domid_opt(args, i)) {
 			q->xen_domid = parse_domid(arg);
 		} else if (!strcmp(opt, "-name")) {
 			if (qemu_opt(arg, "guest", q->name, sizeof(q->name)))
@@ -144,40 +162,38 @@ int topo_parse_qemu_cmdline(const char *buf, size_t len, struct qemu_proc *q)
 int topo_cmdline_names_domid(const char *buf, size_t len, uint32_t domid)
 {
 	const char *args[QEMU_MAX_ARGS];
-	size_t n = 0;
-	for (size_t i = 0; i < len && n < QEMU_MAX_ARGS; i += strlen(buf + i) + 1)
-		args[n++] = buf + i;
+	size_t n = split_args(buf, len, args);
 	if (!n)
 		return -1;
-	bool old_qemu_dm = strstr(args[0], "qemu-dm") != NULL;
-	for (size_t i = 1; i + 1 < n; i++) {
-		const char *opt = args[i];
-		if (opt[0] == '-' && opt[1] == '-')
-			opt++;
-		if ((!strcmp(opt, "-xen-domid") || (old_qemu_dm && !strcmp(opt, "-d"))) &&
-		    parse_domid(args[i + 1]) == (long)domid)
+	for (size_t i = 1; i + 1 < n; i++)
+		if (is_domid_opt(args, i) && parse_domid(args[i + 1]) == (long)domid)
 			return 1;
-	}
 	return 0;
+}
+
+/* PROC/PID/cmdline into buf (CMDLINE_MAX bytes, NUL-terminated): its length, or -1 when
+ * it cannot be read (the process is gone, or no such /proc). */
+static long read_cmdline(const char *proc, long pid, char *buf)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%ld/cmdline", proc, pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	size_t len = fread(buf, 1, CMDLINE_MAX - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	return (long)len;
 }
 
 int topo_pid_names_domid(const struct xt_roots *roots, int pid, uint32_t domid)
 {
 	const char *proc = roots && roots->proc ? roots->proc : "/proc";
-	char path[512];
-	snprintf(path, sizeof(path), "%s/%d/cmdline", proc, pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -1; /* gone, or no such /proc */
 	char *buf = malloc(CMDLINE_MAX);
-	if (!buf) {
-		fclose(f);
+	if (!buf)
 		return -1;
-	}
-	size_t len = fread(buf, 1, CMDLINE_MAX - 1, f);
-	fclose(f);
-	buf[len] = '\0';
-	int rc = topo_cmdline_names_domid(buf, len, domid);
+	long len = read_cmdline(proc, pid, buf);
+	int rc = len < 0 ? -1 : topo_cmdline_names_domid(buf, (size_t)len, domid);
 	free(buf);
 	return rc;
 }
@@ -242,16 +258,11 @@ int topo_add_qemu_processes(const struct xt_roots *roots, struct xt_topology *t)
 		long pid = strtol(e->d_name, &end, 10);
 		if (*end || pid <= 0)
 			continue;
-		char path[512];
-		snprintf(path, sizeof(path), "%s/%ld/cmdline", proc, pid);
-		FILE *f = fopen(path, "re");
-		if (!f)
+		long len = read_cmdline(proc, pid, buf);
+		if (len < 0)
 			continue; /* exited meanwhile */
-		size_t len = fread(buf, 1, CMDLINE_MAX - 1, f);
-		fclose(f);
-		buf[len] = '\0';
 		struct qemu_proc q = {.pid = (int)pid};
-		if (topo_parse_qemu_cmdline(buf, len, &q) == 0) {
+		if (topo_parse_qemu_cmdline(buf, (size_t)len, &q) == 0) {
 			if (merge(roots, t, &q) == 0)
 				found++;
 		}
