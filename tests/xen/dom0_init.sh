@@ -45,7 +45,11 @@ deadline=300
 for a in $(cat /proc/cmdline); do case $a in xiotop_deadline=*) deadline=${a#*=} ;; esac; done
 left=$((deadline - $(cut -d. -f1 /proc/uptime) - 20))
 [ $left -gt 30 ] || left=30
-timeout -s KILL $left bash /root/scenarios.sh >/results/scenarios.log 2>&1
+if grep -qw xiotop_phases=flip /proc/cmdline; then
+	timeout -s KILL $left bash /root/flip.sh >/results/scenarios.log 2>&1
+else
+	timeout -s KILL $left bash /root/scenarios.sh >/results/scenarios.log 2>&1
+fi
 mark "scenarios rc=$?"
 # the results disk: a plain tar the host unpacks
 if [ -b /dev/vda ]; then

@@ -98,6 +98,7 @@ install -m 755 "$here/dom0_init.sh" "$O/init"
 install -m 755 "$here/scenarios.sh" "$O/root/scenarios.sh"
 install -m 644 "$here/stacks.sh" "$O/root/stacks.sh"
 install -m 644 "$here/explain.sh" "$O/root/explain.sh"
+install -m 644 "$here/flip.sh" "$O/root/flip.sh"
 case ",${XIOTOP_XEN_DOM0_ARGS:-}," in
 *xiotop_phases=explain*) cp "$cache/img/domU-bench.cpio.gz" "$O/root/" ;; # ~30 MiB: only for it
 esac
@@ -114,10 +115,17 @@ tq=$(date +%s.%N)
 # XIOTOP_XEN_CPU: another qemu CPU model. Under qemu64,+svm Xen finds no HAP, and
 # Debian's Xen has no shadow paging, so xl refuses HVM guests ("neither hap nor shadow
 # paging available"); qemu64,+svm,+npt (TCG emulates nested paging) should give HAP
+# Single-threaded TCG (XIOTOP_XEN_TCG=multi for the other): under qemu 7.2's
+# multi-threaded TCG a vCPU can go on running code the other rewrote, and the kernel
+# rewrites a tracepoint's call sites each time one is switched on or off: both vCPUs then
+# hang at the system-call entry (soft lockups at syscall_trace_enter: one CI run of ~15 hung,
+# and a Debian 13 boot crashed there). The test xen_tcg_flip shows it in
+# ~100 flips under multi and none under single. Single costs ~70 s per boot.
+tcg=${XIOTOP_XEN_TCG:-single}
 tmo=${XIOTOP_XEN_TIMEOUT:-600}
 # shellcheck disable=SC2016 # $0 and $@ are the inner sh's, not expanded here
 flock /tmp/xiotop-live.lock sh -c 'date +%s.%N >"$0"; exec "$@"' "$work/qemu.start" timeout -k 5 "$tmo" \
-	qemu-system-x86_64 -accel tcg -cpu "${XIOTOP_XEN_CPU:-qemu64,+svm}" -m 3072 -smp 2 -nographic -no-reboot \
+	qemu-system-x86_64 -accel "tcg,thread=$tcg" -cpu "${XIOTOP_XEN_CPU:-qemu64,+svm}" -m 3072 -smp 2 -nographic -no-reboot \
 	-monitor none -serial stdio -kernel "$work/xen" -append "$xen_cmdline" \
 	-initrd "$work/vmlinuz console=hvc0 earlyprintk=xen xiotop_deadline=$((tmo - 30)) ${XIOTOP_XEN_DOM0_ARGS:-},$work/dom0.cpio.gz" \
 	-drive "file=$work/results.img,format=raw,if=virtio" </dev/null >"$console" 2>&1 || rc=$?
@@ -127,7 +135,15 @@ echo "xen test: qemu ran $(echo "$(date +%s.%N) $tl" | awk '{printf "%.1f", $1 -
 grep -a "XIOTOP-DOM0" "$console" | tr -d '\r' | sed 's/^/  /'
 mkdir -p "$work/results"
 if ! tar -xf "$work/results.img" -C "$work/results" 2>/dev/null || [ ! -f "$work/results/events.log" ]; then
-	echo "FAIL: no results came out of dom0; console tail:"
+	# the first sign of kernel trouble says more than the tail of repeated reports
+	first=$(grep -a -n -m1 -E 'soft lockup|BUG:|Oops|kernel BUG|rcu: INFO|Dom0 crashed' "$console" | cut -d: -f1)
+	if [ -n "$first" ]; then
+		echo "FAIL: no results came out of dom0; the console from its first kernel report:"
+		sed -n "$((first > 5 ? first - 5 : 1)),$((first + 40))p" "$console" | tr -d '\r'
+		echo "..."
+	else
+		echo "FAIL: no results came out of dom0; console tail:"
+	fi
 	tail -30 "$console" | tr -d '\r'
 	exit 1
 fi
@@ -135,6 +151,16 @@ fi
 # -B: check.py imports check_latency.py; no __pycache__ written into the source tree
 case ",${XIOTOP_XEN_DOM0_ARGS:-}," in
 *xiotop_phases=explain*) python3 -B "$here/check_explain.py" "$work/results" || rc=1 ;;
+*xiotop_phases=flip*)
+	# the boot ended by itself; a hang is a soft lockup or a stall on the console
+	cat "$work/results/flip.txt"
+	if grep -a -q -E 'soft lockup|rcu: INFO|Oops|BUG:' "$console"; then
+		echo "FAIL: the kernel hung or crashed while flipping sys_enter"
+		rc=1
+	elif ! grep -q '^flips [0-9]' "$work/results/flip.txt"; then
+		rc=1
+	fi
+	;;
 *)
 	python3 -B "$here/check.py" "$work/results" "$work/qdisk.status" || rc=1
 	# and do those checks fail when xiotop's figures are wrong? (each made wrong on a copy)
