@@ -49,6 +49,29 @@ static void test_xen_qemu(void **state)
 	topo_qemu_proc_free(&q);
 }
 
+/* the device model as Xen's install and Fedora name it, a PV guest's qdisk */
+static void test_xen_named_qemu(void **state)
+{
+	(void)state;
+	const char *argv[] = {"/usr/libexec/xen-qemu-system-i386",
+	                      "-xen-domid",
+	                      "7",
+	                      "-xen-attach",
+	                      "-name",
+	                      "db2",
+	                      "-machine",
+	                      "xenpv",
+	                      NULL};
+	struct qemu_proc q;
+	assert_int_equal(parse(argv, &q), 0);
+	assert_int_equal(q.xen_domid, 7);
+	assert_string_equal(q.name, "db2");
+	topo_qemu_proc_free(&q);
+	/* a name that only ends in qemu is not one */
+	const char *other[] = {"/usr/bin/not-qemu", "-xen-domid", "7", NULL};
+	assert_int_equal(parse(other, &q), -1);
+}
+
 static void test_old_qemu_dm(void **state)
 {
 	(void)state;
@@ -113,6 +136,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_xen_qemu),
+	    cmocka_unit_test(test_xen_named_qemu),
 	    cmocka_unit_test(test_old_qemu_dm),
 	    cmocka_unit_test(test_kvm_blockdev_and_escapes),
 	    cmocka_unit_test(test_not_qemu_and_odd_input),

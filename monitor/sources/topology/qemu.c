@@ -86,11 +86,13 @@ static void add_disk(struct qemu_proc *q, const char *path)
 		q->disks[q->n_disks++] = copy;
 }
 
+/* qemu-system-*, qemu-dm, or the name Xen's own install and Fedora's package give the
+ * device model: /usr/libexec/xen-qemu-system-i386 */
 static bool is_qemu(const char *argv0)
 {
 	const char *base = strrchr(argv0, '/');
 	base = base ? base + 1 : argv0;
-	return !strncmp(base, "qemu", 4);
+	return !strncmp(base, "qemu", 4) || !strncmp(base, "xen-qemu", 8);
 }
 
 static long parse_domid(const char *s)
