@@ -522,7 +522,7 @@ int cmd_record(struct cli_opts *o)
 	if (drop_privileges(&s, &user)) {
 		rec_close(s.rec, NULL);
 		rec_registry_withdraw();
-		live_close(s.live);
+		close_live(s.live);
 		return 1;
 	}
 	catch_signals(&s.wait_mask);
@@ -543,7 +543,7 @@ int cmd_record(struct cli_opts *o)
 		rc = 2;
 	}
 	rec_registry_withdraw();
-	live_close(s.live);
+	close_live(s.live);
 	if (s.lost)
 		fprintf(stderr, "xiotop: %ld samples lost to a full %s\n", s.lost, o->dir);
 	fprintf(stderr, "xiotop: %s: %zu samples (%zu intervals)\n", s.path, n, n ? n - 1 : 0);

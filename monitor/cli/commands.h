@@ -26,6 +26,9 @@ int cmd_serve(struct cli_opts *o); /* Prometheus /metrics over HTTP (cmd_serve.c
  * which topology entries the BPF maps refused at once: they fall in the first sample,
  * which no interval's lost_events counts. */
 int open_live(struct live **out, const struct source_opts *o);
+/* live_close() for a command: first says on stderr which kinds of events were lost, when
+ * any were (the samples hold only their sum, lost_events). NULL: nothing. */
+void close_live(struct live *l);
 /* Opens the source o names (--synthetic N, else the live tracer), runs run(ctx, source)
  * over it and closes it: run's status, or the exit status after an open failed (`who`
  * prefixes the message). */

@@ -24,6 +24,17 @@ int open_live(struct live **out, const struct source_opts *o)
 	return 0;
 }
 
+void close_live(struct live *l)
+{
+	if (!l)
+		return;
+	char lost[512];
+	live_lost_describe(l, lost, sizeof(lost));
+	if (lost[0])
+		fprintf(stderr, "xiotop: events lost: %s\n", lost);
+	live_close(l);
+}
+
 int cli_with_source(const struct cli_opts *o, const char *who, cli_source_run run, void *ctx)
 {
 	if (o->synthetic) {
@@ -41,7 +52,7 @@ int cli_with_source(const struct cli_opts *o, const char *who, cli_source_run ru
 	if (rc)
 		return rc;
 	rc = run(ctx, live_source(live));
-	live_close(live);
+	close_live(live);
 	return rc;
 }
 

@@ -165,6 +165,11 @@ const struct map_updates *live_map_updates(const struct live *l)
 	return tracer_map_updates(l->tracer);
 }
 
+void live_lost_describe(const struct live *l, char *out, size_t outlen)
+{
+	tracer_lost_words(tracer_lost(l->tracer), out, outlen);
+}
+
 const char *live_tracer_hooks(const struct live *l)
 {
 	return tracer_hooks(l->tracer);

@@ -47,6 +47,8 @@ const char *live_tracer_mode(const struct live *l);
 const char *live_tracer_hooks(const struct live *l);
 /* The topology entries the tracer's maps refused so far (in lost_events too). */
 const struct map_updates *live_map_updates(const struct live *l);
+/* The tracer's lost events by kind, in words (tracer_lost_words); "" when none. */
+void live_lost_describe(const struct live *l, char *out, size_t outlen);
 /* As topo_source_take_marks(). */
 size_t live_take_marks(struct live *l, struct xenlive_mark *out, size_t max,
                        unsigned long *refused);

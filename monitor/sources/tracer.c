@@ -382,6 +382,11 @@ static int read_layers(struct tracer *t, struct xio_sample *s)
 	return 0;
 }
 
+const struct tracer_lost *tracer_lost(const struct tracer *t)
+{
+	return &t->lost;
+}
+
 int tracer_read(struct tracer *t, struct xio_sample *s)
 {
 	/* the pass first: the collector stamps the sample and reads /proc/stat just around
@@ -404,14 +409,20 @@ int tracer_read(struct tracer *t, struct xio_sample *s)
 			rq_missed = t->rq_watch.lost;
 		free(ds);
 	}
-	s->lost_events =
-	    rq_missed + read_stat(t, XIOTOP_STAT_LOST_LAYER) +
-	    read_stat(t, XIOTOP_STAT_LOST_REMAP) + read_stat(t, XIOTOP_STAT_LOST_CPU) +
-	    read_stat(t, XIOTOP_STAT_LOST_LATENCY) +
-	    (t->has_latency ? hooks_latency_misses(&t->hooks) : 0) +
-	    (hooks_latency_stamps(&t->hooks) ? read_stat(t, XIOTOP_STAT_LATENCY_DISPLACED) : 0) +
-	    read_stat(t, XIOTOP_STAT_LATENCY_UNSTAMPED) +
-	    map_updates_lost(&t->updates); /* topology entries the maps refused */
+	struct tracer_lost *l = &t->lost;
+	l->layer_map = read_stat(t, XIOTOP_STAT_LOST_LAYER);
+	l->remap_map = read_stat(t, XIOTOP_STAT_LOST_REMAP);
+	l->cpu_map = read_stat(t, XIOTOP_STAT_LOST_CPU);
+	l->latency_map = read_stat(t, XIOTOP_STAT_LOST_LATENCY);
+	l->latency_nested = t->has_latency ? hooks_latency_misses(&t->hooks) : 0;
+	l->latency_displaced =
+	    hooks_latency_stamps(&t->hooks) ? read_stat(t, XIOTOP_STAT_LATENCY_DISPLACED) : 0;
+	l->latency_unstamped = read_stat(t, XIOTOP_STAT_LATENCY_UNSTAMPED);
+	l->latency_unseen = rq_missed;
+	l->map_refused = map_updates_lost(&t->updates); /* topology entries the maps refused */
+	s->lost_events = l->layer_map + l->remap_map + l->cpu_map + l->latency_map +
+	                 l->latency_nested + l->latency_displaced + l->latency_unstamped +
+	                 l->latency_unseen + l->map_refused;
 	if (t->has_cpu)
 		read_unattributed(t, s, kworker_ns);
 	if (t->has_dirty && read_dirty(t, s))

@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "core/sample.h"
+#include "sources/lost_kinds.h"
 #include "sources/map_updates.h"
 #include "sources/topology/topology.h"
 
@@ -28,6 +29,8 @@ int tracer_open(struct tracer **out, bool latency, char *err, size_t errlen);
 int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
                         const struct xt_roots *roots);
 int tracer_read(struct tracer *t, struct xio_sample *s);
+/* The last tracer_read()'s lost_events by kind. */
+const struct tracer_lost *tracer_lost(const struct tracer *t);
 /* The map updates refused so far, per map (they are in lost_events too). */
 const struct map_updates *tracer_map_updates(const struct tracer *t);
 /* "tp_btf" or "raw_tp" */

@@ -39,6 +39,7 @@ struct tracer {
 	struct map_updates updates; /* topology writes the maps refused: lost_events */
 	struct rq_watch rq_watch;   /* blk-mq backends' completions no program saw */
 	char proc_root[256];        /* where rq_watch reads diskstats ("" : not watching) */
+	struct tracer_lost lost;    /* the last read's lost_events by kind */
 };
 
 #endif

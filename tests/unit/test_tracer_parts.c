@@ -1,7 +1,8 @@
 /* test_tracer_parts.c - the tracer's jobs that need no BPF: the kallsyms parser, the
  * /proc/PID/stat start time (a command name with spaces and parentheses), and the
  * count of refused map updates that goes into lost_events (a full map is never
- * silent: each refusal counts once, per map, whatever its errno). */
+ * silent: each refusal counts once, per map, whatever its errno), and the lost events'
+ * kinds in words, said when a command ends. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #include "sources/kallsyms.h"
 #include "sources/map_updates.h"
 #include "sources/proc_stat.h"
+#include "sources/lost_kinds.h"
 
 static void write_file(const char *path, const char *text)
 {
@@ -91,12 +93,30 @@ static void refused_updates_are_counted_per_map(void **state)
 	assert_string_equal(line, "dev_dom full 2, inode_dom full 1, tgid_dom failed 1");
 }
 
+/* only the kinds that lost something, in the table's order; nothing when none; a short
+ * buffer cut, never overrun */
+static void lost_kinds_in_words(void **state)
+{
+	(void)state;
+	char out[256];
+	struct tracer_lost none = {0};
+	tracer_lost_words(&none, out, sizeof(out));
+	assert_string_equal(out, "");
+	struct tracer_lost some = {.cpu_map = 1, .latency_unseen = 12};
+	tracer_lost_words(&some, out, sizeof(out));
+	assert_string_equal(out, "cpu map full 1, completions no program saw 12");
+	char small[8];
+	tracer_lost_words(&some, small, sizeof(small));
+	assert_string_equal(small, "cpu map");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(kallsyms_finds_the_symbol),
 	    cmocka_unit_test(start_ticks_after_the_last_paren),
 	    cmocka_unit_test(refused_updates_are_counted_per_map),
+	    cmocka_unit_test(lost_kinds_in_words),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
