@@ -115,13 +115,15 @@ tq=$(date +%s.%N)
 # XIOTOP_XEN_CPU: another qemu CPU model. Under qemu64,+svm Xen finds no HAP, and
 # Debian's Xen has no shadow paging, so xl refuses HVM guests ("neither hap nor shadow
 # paging available"); qemu64,+svm,+npt (TCG emulates nested paging) should give HAP
-# Single-threaded TCG (XIOTOP_XEN_TCG=multi for the other): under qemu 7.2's
-# multi-threaded TCG a vCPU can go on running code the other rewrote, and the kernel
-# rewrites a tracepoint's call sites each time one is switched on or off: both vCPUs then
-# hang at the system-call entry (soft lockups at syscall_trace_enter: one CI run of ~15 hung,
-# and a Debian 13 boot crashed there). The test xen_tcg_flip shows it in
-# ~100 flips under multi and none under single. Single costs ~70 s per boot.
-tcg=${XIOTOP_XEN_TCG:-single}
+# Multi-threaded TCG (XIOTOP_XEN_TCG=single for the other). Under qemu 7.2's a vCPU can
+# go on running code the other rewrote, and the kernel rewrites a tracepoint's call
+# sites when xiotop attaches or detaches on an idle tracepoint: both vCPUs then hang
+# there (soft lockups at syscall_trace_enter: one CI run of ~15 hung, and a Debian 13
+# boot crashed there). dom0_init.sh holds every tracepoint xiotop hooks at two probes
+# from boot, so no attach rewrites code (the test xen_tcg_flip checks that hold, and
+# shows the hang without it). Single-threaded TCG, immune, cost ~70 s a boot, and its
+# coarser timing failed the console's and the loop CPU's checks in one of two boots.
+tcg=${XIOTOP_XEN_TCG:-multi}
 tmo=${XIOTOP_XEN_TIMEOUT:-600}
 # shellcheck disable=SC2016 # $0 and $@ are the inner sh's, not expanded here
 flock /tmp/xiotop-live.lock sh -c 'date +%s.%N >"$0"; exec "$@"' "$work/qemu.start" timeout -k 5 "$tmo" \
@@ -157,7 +159,7 @@ case ",${XIOTOP_XEN_DOM0_ARGS:-}," in
 	if grep -a -q -E 'soft lockup|rcu: INFO|Oops|BUG:' "$console"; then
 		echo "FAIL: the kernel hung or crashed while flipping sys_enter"
 		rc=1
-	elif ! grep -q '^flips [0-9]' "$work/results/flip.txt"; then
+	elif ! grep -q '^flips of ' "$work/results/flip.txt"; then
 		rc=1
 	fi
 	;;
