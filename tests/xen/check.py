@@ -21,7 +21,10 @@ from check_stacks import check_stacks
 from xenfig import MiB, epoch, mib, within
 
 # loop CPU against its kworkers' runtime (check_loop_cpu): the bounds' factors and slack
-LOOP_LO, LOOP_HI, LOOP_NS = 0.9, 1.1, 5e6
+# xiotop's loop CPU against the kworkers' growth named loop2 at either read around it:
+# 0.85-1.22 of it over 14 boots (the comm names only the current or last work item, so
+# that growth is an estimate, not a bound); a figure 0.5x or 2x off falls outside
+LOOP_LO, LOOP_HI, LOOP_NS = 0.75, 1.35, 5e6
 
 failures = []
 notes = []
@@ -273,8 +276,11 @@ def loop_truth(series, dev):
 def check_loop_cpu(tag, phase, t):
     """A domain doing I/O alone on a loop device: xiotop's loop-role CPU for it (summed over
     all of its intervals) against its loop device's kworkers' runtime read around the
-    whole phase (kworker_series): at least what the reads surely give it, at most what
-    they may give it."""
+    whole phase (kworker_series): the growth either read around names the device, within
+    LOOP_LO .. LOOP_HI of it. Not bounds: the growth both reads name (the old lower bound)
+    fell to 0-25 % of xiotop's figure in some boots, so a halved figure passed (3 of 11
+    boots failed one way or the other); a worker that ran the device's items between two
+    reads naming other queues escapes "either" (one boot: xiotop 1.22 x it)."""
     dev = loopdevs.get(phase, (None, None))[1]
     series = kworkers.get(phase)
     if not series or dev is None:
@@ -282,9 +288,9 @@ def check_loop_cpu(tag, phase, t):
         return
     sure, maybe, rest = loop_truth(series, dev)
     got = t.get("loop_cpu", 0)
-    lo, hi = sure * LOOP_LO - LOOP_NS, maybe * LOOP_HI + LOOP_NS
+    lo, hi = maybe * LOOP_LO - LOOP_NS, maybe * LOOP_HI + LOOP_NS
     reads = sum(len(rs) for rs in series.values())
-    check(sure > 0 and lo <= got <= hi,
+    check(maybe > 0 and lo <= got <= hi,
           f"{tag}: loop CPU {got / 1e6:.2f} ms vs its kworkers' runtime growth named {dev} at both"
           f" reads {sure / 1e6:.2f} ms, at either {maybe / 1e6:.2f} ms ({100 * got / sure if sure else 0:.1f} %"
           f" .. {100 * got / maybe if maybe else 0:.1f} %; other kworker work {rest / 1e6:.2f} ms;"
