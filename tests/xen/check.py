@@ -418,6 +418,15 @@ def main():
     hook_words = hooks[0].split() if hooks else []
     check("iter/task" in hook_words and "sched_process_free" in hook_words,
           "the CPU hooks iter/task and sched_process_free are attached in this dom0")
+    # every tracepoint xiotop attached is held at two probes from boot (dom0_init.sh),
+    # else its attach rewrites code and multi-threaded TCG can hang (flip.sh)
+    hp = os.path.join(res, "held.txt")
+    held = set(open(hp).read().split()) if os.path.exists(hp) else set()
+    listed = re.sub(r"\([^)]*\)", " ", hooks[0].split("programs:", 1)[-1].split(" without:")[0]) if hooks else ""
+    points = [w for word in listed.split() if word != "iter/task" for w in word.split("/")]
+    unheld = [p for p in points if p not in held]
+    check(bool(points) and not unheld, f"every tracepoint xiotop attached is held from boot ({len(points)})"
+          + (f"; not held: {' '.join(unheld)} (add it to dom0_init.sh's hold_tracepoints)" if unheld else ""))
     # --latency: a dm device completes through bio_endio, loop through its requests
     attached = hook_words[:hook_words.index("without:")] if "without:" in hook_words else hook_words
     timed = "block_bio_complete" in attached and "block_rq_complete" in attached

@@ -131,6 +131,8 @@ flock /tmp/xiotop-live.lock sh -c 'date +%s.%N >"$0"; exec "$@"' "$work/qemu.sta
 	-monitor none -serial stdio -kernel "$work/xen" -append "$xen_cmdline" \
 	-initrd "$work/vmlinuz console=hvc0 earlyprintk=xen xiotop_deadline=$((tmo - 30)) ${XIOTOP_XEN_DOM0_ARGS:-},$work/dom0.cpio.gz" \
 	-drive "file=$work/results.img,format=raw,if=virtio" </dev/null >"$console" 2>&1 || rc=$?
+# what the dom0 kernel prints when it hangs or crashes (a soft lockup's report says BUG:)
+kernel_trouble='BUG:|Oops|rcu: INFO|Dom0 crashed'
 tl=$(cat "$work/qemu.start" 2>/dev/null || echo "$tq")
 echo "xen test: qemu ran $(echo "$(date +%s.%N) $tl" | awk '{printf "%.1f", $1 - $2}') s (exit $rc)" \
 	"after $(echo "$tl $tq" | awk '{printf "%.1f", $1 - $2}') s waiting for the live lock"
@@ -138,7 +140,7 @@ grep -a "XIOTOP-DOM0" "$console" | tr -d '\r' | sed 's/^/  /'
 mkdir -p "$work/results"
 if ! tar -xf "$work/results.img" -C "$work/results" 2>/dev/null || [ ! -f "$work/results/events.log" ]; then
 	# the first sign of kernel trouble says more than the tail of repeated reports
-	first=$(grep -a -n -m1 -E 'soft lockup|BUG:|Oops|kernel BUG|rcu: INFO|Dom0 crashed' "$console" | cut -d: -f1)
+	first=$(grep -a -n -m1 -E "$kernel_trouble" "$console" | cut -d: -f1)
 	if [ -n "$first" ]; then
 		echo "FAIL: no results came out of dom0; the console from its first kernel report:"
 		sed -n "$((first > 5 ? first - 5 : 1)),$((first + 40))p" "$console" | tr -d '\r'
@@ -156,8 +158,8 @@ case ",${XIOTOP_XEN_DOM0_ARGS:-}," in
 *xiotop_phases=flip*)
 	# the boot ended by itself; a hang is a soft lockup or a stall on the console
 	cat "$work/results/flip.txt"
-	if grep -a -q -E 'soft lockup|rcu: INFO|Oops|BUG:' "$console"; then
-		echo "FAIL: the kernel hung or crashed while flipping sys_enter"
+	if grep -a -q -E "$kernel_trouble" "$console"; then
+		echo "FAIL: the kernel hung or crashed while flipping tracepoint probes"
 		rc=1
 	elif ! grep -q '^flips of ' "$work/results/flip.txt"; then
 		rc=1
