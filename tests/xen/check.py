@@ -22,9 +22,10 @@ from xenfig import MiB, epoch, mib, within
 
 # loop CPU against its kworkers' runtime (check_loop_cpu): the bounds' factors and slack
 # xiotop's loop CPU against the kworkers' growth named loop2 at either read around it:
-# 0.85-1.22 of it over 14 boots (the comm names only the current or last work item, so
-# that growth is an estimate, not a bound); a figure 0.5x or 2x off falls outside
-LOOP_LO, LOOP_HI, LOOP_NS = 0.75, 1.35, 5e6
+# 0.755-1.22 of it over 24 boots (the comm names only the current or last work item, so
+# that growth is an estimate, not a bound: the 0.755 boot had 4.8 s of other kworker work
+# in the window); a figure 0.5x or 2x off falls outside
+LOOP_LO, LOOP_HI, LOOP_NS = 0.65, 1.35, 5e6
 
 failures = []
 notes = []
