@@ -144,7 +144,7 @@ static void put_quantile(FILE *out, const char *key, const struct xiotop_lat *h,
 		fprintf(out, "%.0f", ns);
 }
 
-/* I/O latency by op this interval (only when it was timed: --latency). */
+/* I/O latency by op this interval (only when it was timed: not --no-latency). */
 static void put_io_latency(FILE *out, const struct model_interval *m, const struct model_domain *d,
                            bool csv)
 {
