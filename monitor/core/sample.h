@@ -72,7 +72,7 @@ struct xio_domain {
 	uint64_t mem_bytes;  /* current memory reservation (libxenstat); 0 unknown */
 };
 
-/* I/O latency of one (domain, op) at its guest-visible layer (unless --no-latency; cumulative). */
+/* I/O latency of one (domain, op) at its guest-visible layer (cumulative). */
 struct xio_latency {
 	uint32_t domid;
 	uint32_t op; /* XIOTOP_LAT_READ, XIOTOP_LAT_WRITE */
