@@ -897,7 +897,7 @@ static void test_screen_drill(void **state)
 	console_state_free(&st);
 }
 
-/* --latency: P50_ms/P99_ms in the table, a latency line in the drill-down, sorting by it. */
+/* Latency timed: P50_ms/P99_ms in the table, a latency line in the drill-down, sorting by it. */
 static void test_screen_latency(void **state)
 {
 	(void)state;
