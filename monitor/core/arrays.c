@@ -1,6 +1,7 @@
 /* arrays.c - growable and fixed arrays filled one item at a time; see arrays.h. */
 #include "core/arrays.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,4 +34,15 @@ void *arrays_put(void *items, size_t *n, size_t max, const void *item, size_t si
 	void *copy = (char *)items + (*n)++ * size;
 	memcpy(copy, item, size);
 	return copy;
+}
+
+struct keyed_text *arrays_put_text(struct keyed_text *items, size_t *n, size_t max, const char *key,
+                                   const char *fmt, va_list ap)
+{
+	if (*n >= max)
+		return NULL;
+	struct keyed_text *t = &items[(*n)++];
+	t->key = key;
+	vsnprintf(t->text, sizeof(t->text), fmt, ap);
+	return t;
 }

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/arrays.h"
 #include "core/model.h"
 #include "record/record.h"
 
@@ -219,10 +220,7 @@ struct explain {
 	uint64_t disk_wr_ios, disk_rd_ios; /* the leaf disks' requests (diskstats, iostat) */
 	/* verdicts the recording's counters do not allow (imports): each with what is
 	 * missing and which log would give it */
-	struct ex_not_given {
-		const char *id;
-		char why[400];
-	} not_given[EX_MAX_NOT_GIVEN];
+	struct keyed_text not_given[EX_MAX_NOT_GIVEN]; /* key: the verdict's id */
 	size_t n_not_given;
 	/* dom0's own run (the subject domain 0): its intervals after the window, to end its
 	 * drain where its disks took the run's data (dom0_subject.h); NULL none */

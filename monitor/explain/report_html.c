@@ -240,8 +240,8 @@ static void html_imported(FILE *out, const struct explain *ex)
 	verdict_list(out, ex, EX_NO_DOMAIN);
 	fputs("<h3>Not given: the recording lacks their counters</h3>\n<ul>\n", out);
 	for (size_t i = 0; i < ex->n_not_given; i++) {
-		fprintf(out, "<li><b>%s</b> ", ex->not_given[i].id);
-		html_put(out, ex->not_given[i].why);
+		fprintf(out, "<li><b>%s</b> ", ex->not_given[i].key);
+		html_put(out, ex->not_given[i].text);
 		fputs("</li>\n", out);
 	}
 	fputs("</ul>\n", out);

@@ -198,8 +198,8 @@ static void put_imported(FILE *out, const struct explain *ex)
 	put_num(out, disks ? (double)ex->disk_rd : NAN);
 	fputs("},\"not_given\":[", out);
 	for (size_t i = 0; i < ex->n_not_given; i++) {
-		fprintf(out, "%s{\"id\":\"%s\",\"why\":", i ? "," : "", ex->not_given[i].id);
-		json_put_string(out, ex->not_given[i].why);
+		fprintf(out, "%s{\"id\":\"%s\",\"why\":", i ? "," : "", ex->not_given[i].key);
+		json_put_string(out, ex->not_given[i].text);
 		fputs("}", out);
 	}
 	fputs("]", out);

@@ -182,7 +182,8 @@ static void verdicts(FILE *out, const struct explain *ex)
 		fputs("\nNot given: the recording lacks their counters.\n\n", out);
 	for (size_t i = 0; i < ex->n_not_given; i++) {
 		char line[600];
-		snprintf(line, sizeof(line), "- %s %s.", ex->not_given[i].id, ex->not_given[i].why);
+		snprintf(line, sizeof(line), "- %s %s.", ex->not_given[i].key,
+		         ex->not_given[i].text);
 		wrap(out, "   ", line);
 	}
 }

@@ -19,14 +19,12 @@ static bool holds(const struct explain *ex, enum figure_id id)
 void ex_not_given(struct explain *ex, const char *id, const char *fmt, ...)
 {
 	for (size_t i = 0; i < ex->n_not_given; i++)
-		if (!strcmp(ex->not_given[i].id, id))
+		if (!strcmp(ex->not_given[i].key, id))
 			return; /* once per recording, not per domain */
-	struct ex_not_given n = {.id = id};
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(n.why, sizeof(n.why), fmt, ap);
+	arrays_put_text(ex->not_given, &ex->n_not_given, EX_MAX_NOT_GIVEN, id, fmt, ap);
 	va_end(ap);
-	arrays_put(ex->not_given, &ex->n_not_given, EX_MAX_NOT_GIVEN, &n, sizeof(n));
 }
 
 static bool imported_log(const struct explain *ex, const char *kind)

@@ -35,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/arrays.h"
 #include "core/sample.h"
 #include "import/import_iostat.h"
 #include "import/import_text.h"
@@ -60,15 +61,11 @@ struct imp_logs {
 };
 
 #define IMP_META_MAX 16
-struct imp_meta {
-	const char *key;
-	char value[768];
-};
 
 struct imp_result {
 	struct xio_sample *samples;
 	size_t n;
-	struct imp_meta meta[IMP_META_MAX];
+	struct keyed_text meta[IMP_META_MAX];
 	size_t n_meta;
 	long cpus;            /* what the recording's cpu_count says; 0 unknown */
 	uint64_t dom0_mem_kb; /* Domain-0's MEM(k); 0 unknown */

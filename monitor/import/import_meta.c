@@ -13,12 +13,10 @@ static void put(struct imp_result *r, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void put(struct imp_result *r, const char *key, const char *fmt, ...)
 {
-	struct imp_meta m = {.key = key};
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(m.value, sizeof(m.value), fmt, ap);
+	arrays_put_text(r->meta, &r->n_meta, IMP_META_MAX, key, fmt, ap);
 	va_end(ap);
-	arrays_put(r->meta, &r->n_meta, IMP_META_MAX, &m, sizeof(m));
 }
 
 /* Appends ",word" (or "word") to list. */
@@ -157,7 +155,7 @@ int imp_write(const char *path, const struct imp_result *r, struct xerr *err)
 		return -1;
 	struct xerr ignored;
 	for (size_t i = 0; i < r->n_meta; i++)
-		if (rec_set_meta(w, r->meta[i].key, r->meta[i].value, err))
+		if (rec_set_meta(w, r->meta[i].key, r->meta[i].text, err))
 			return rec_close(w, &ignored), -1;
 	for (size_t i = 0; i < r->n; i++)
 		if (rec_append(w, &r->samples[i], err))

@@ -113,8 +113,8 @@ static double figure(const struct ex_verdict *v, const char *key)
 static const char *not_given(const struct explain *ex, const char *id)
 {
 	for (size_t i = 0; i < ex->n_not_given; i++)
-		if (!strcmp(ex->not_given[i].id, id))
-			return ex->not_given[i].why;
+		if (!strcmp(ex->not_given[i].key, id))
+			return ex->not_given[i].text;
 	return NULL;
 }
 

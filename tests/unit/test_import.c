@@ -72,7 +72,7 @@ static const char *meta(const struct imp_result *r, const char *key)
 {
 	for (size_t i = 0; i < r->n_meta; i++)
 		if (!strcmp(r->meta[i].key, key))
-			return r->meta[i].value;
+			return r->meta[i].text;
 	return NULL;
 }
 

@@ -136,8 +136,8 @@ static double figure(const struct ex_verdict *v, const char *key)
 static const char *not_given(const struct explain *ex, const char *id)
 {
 	for (size_t i = 0; i < ex->n_not_given; i++)
-		if (!strcmp(ex->not_given[i].id, id))
-			return ex->not_given[i].why;
+		if (!strcmp(ex->not_given[i].key, id))
+			return ex->not_given[i].text;
 	return NULL;
 }
 
@@ -372,8 +372,8 @@ static void test_seed003_netbsd_named(void **state)
 	assert_contains(not_given(&ex, "double_counting"), "has no bi/bo");
 	/* advice that runs on a NetBSD dom0: not xiotop record (Linux eBPF) */
 	for (size_t i = 0; i < ex.n_not_given; i++)
-		if (strstr(ex.not_given[i].why, "xiotop record"))
-			fail_msg("NetBSD dom0 told: %s", ex.not_given[i].why);
+		if (strstr(ex.not_given[i].text, "xiotop record"))
+			fail_msg("NetBSD dom0 told: %s", ex.not_given[i].text);
 	assert_contains(not_given(&ex, "dom0_cpu_by_role"), "iostat -x of the disks and vmstat");
 	explain_free(&ex);
 	rec_reader_close(r);

@@ -42,8 +42,13 @@ def bucket_index(low):
     return 0 if low < 2 else low.bit_length() - 1
 
 
+TOP_BUCKET = 31  # XIOTOP_LAT_BUCKETS - 1: everything from 2^31 ns (2.1 s) up, no upper bound
+
+
 def bucket_high(i):
-    return 2 << i
+    """A bucket's upper bound: none for the top one (a loaded boot's lvm write took over
+    4.3 s, 2^32 ns, and its interval's sum was wrongly judged outside its buckets)."""
+    return float("inf") if i >= TOP_BUCKET else 2 << i
 
 
 def quantile_ns(buckets, q):
@@ -59,6 +64,8 @@ def quantile_ns(buckets, q):
             below += n
             continue
         low = 0 if i == 0 else 1 << i
+        if i >= TOP_BUCKET:
+            return low, i  # as core/latency.c: no upper bound to interpolate to
         return low + (bucket_high(i) - low) * ((rank - below) / n), i
     return None, None
 
