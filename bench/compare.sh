@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Side by side, in one run: what xiotop costs per I/O next to its peers (issue 17).
 #
-# Peers: no tracer, xiotop (this build), xiotop --latency (this build, timing each I/O),
-# optionally an older xiotop (XIOTOP_BEFORE=path), with and without --latency,
+# Peers: no tracer, xiotop (this build as it runs by default: timing each I/O), xiotop_nolat
+# (this build with --no-latency), optionally an older xiotop (XIOTOP_BEFORE=path: as it
+# runs by default, and with --latency),
 # a bpftrace byte sum per (dev, comm) at block_bio_queue, a bpftrace latency histogram
 # (block_rq_issue -> block_rq_complete), and bcc's biotop where it runs (else the reason
 # is printed). Workloads on an emulated loop domain (tests/emu, loop direct-io on):
@@ -15,8 +16,8 @@
 # run stats of the peer's own programs), IOPS ratio to no tracer in the same round,
 # median (min-max), tool RSS; then ns per event per program.
 # Usage: bench/compare.sh [BUILD_DIR]   (root; ROUNDS SECS XIOTOP_BEFORE WORKLOADS, and
-# PEERS to keep only some of: none xiotop xiotop_latency xiotop_before xiotop_before_latency
-# bt_sum bt_hist biotop)
+# PEERS to keep only some of: none xiotop xiotop_nolat xiotop_before xiotop_before_latency
+# bt_sum bt_hist biotop; xiotop_latency, its name from when latency was opt-in, is xiotop)
 set -euo pipefail
 build=${1:-build}
 rounds=${ROUNDS:-10}
@@ -53,7 +54,7 @@ tracepoint:block:block_rq_complete /@start[args->dev, args->sector]/ {
   @usecs = hist((nsecs - @start[args->dev, args->sector]) / 1000);
   delete(@start[args->dev, args->sector]); }'
 
-peers="none xiotop xiotop_latency"
+peers="none xiotop xiotop_nolat"
 [ -n "${XIOTOP_BEFORE:-}" ] && peers="$peers xiotop_before xiotop_before_latency"
 if command -v bpftrace >/dev/null; then
 	peers="$peers bt_sum bt_hist"
@@ -81,10 +82,11 @@ start_tool() { # peer -> sets tool_pid, waits until attached
 	local log="$work/tool.log"
 	case $1 in
 	none) return 0 ;;
-	xiotop | xiotop_latency | xiotop_before | xiotop_before_latency)
+	xiotop | xiotop_nolat | xiotop_before | xiotop_before_latency)
 		local bin=$xiotop extra=()
 		[[ $1 == xiotop_before* ]] && bin=$XIOTOP_BEFORE
-		[[ $1 == *_latency ]] && extra=(--latency)
+		[[ $1 == *_latency ]] && extra=(--latency) # an older build's opt-in
+		[[ $1 == *_nolat ]] && extra=(--no-latency)
 		"$bin" -b -d 1 --format json "${extra[@]}" --xenstore-dump "$XENSTORE_DUMP" \
 			>"$work/tool.out" 2>"$log" &
 		tool_pid=$!
@@ -121,6 +123,9 @@ run_fio() { # workload -> fio JSON on stdout
 
 : >"$work/results"
 if [ -n "${PEERS:-}" ]; then
+	asked=
+	for p in $PEERS; do [ "$p" = xiotop_latency ] && p=xiotop; asked="$asked $p"; done
+	PEERS=$asked
 	kept=
 	for p in $peers; do [[ " $PEERS " == *" $p "* ]] && kept="$kept $p"; done
 	peers=${kept# }

@@ -5,9 +5,12 @@
  * Each domain looks like a file-backed guest (the costliest common case): three layers
  * (its loop device as backend, the loop device's writes charged by inode at the host
  * disk, its reads via loop work), CPU on two roles, dirty and written-back bytes, guest
- * CPU, blkback's own counters for its vbd (a Xen dom0 reads them); rates drawn per domain between 1
- * and 40 MB/s and jittered each second, so the cumulative counters grow as they would in an hour of
- * benchmarks. Deterministic.
+ * CPU, blkback's own counters for its vbd (a Xen dom0 reads them), and (unless LATENCY is 0,
+ * the fourth argument) a read and a write latency histogram of its backend's requests, as
+ * latency is timed by default: eight adjacent log2 buckets around ~150 us, the requests
+ * of each second spread over them as the live tests' loop backends show; rates drawn per
+ * domain between 1 and 40 MB/s and jittered each second, so the cumulative counters grow as
+ * they would in an hour of benchmarks. Deterministic.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,14 +35,35 @@ static uint64_t between(uint64_t lo, uint64_t hi)
 }
 
 #define LAYERS_PER_DOMAIN 3
-#define HOST_DISK         ((8u << 20) | 0)
+#define LAT_FIRST_BUCKET  14 /* 16 us: the shape's first bucket (median 2^17 ns) */
+
+/* per cent of a second's requests in each of the eight buckets from LAT_FIRST_BUCKET */
+static const unsigned lat_shape[8] = {2, 8, 30, 35, 15, 6, 3, 1};
+
+/* n more requests into h, spread by lat_shape (what the per cents round off, to the
+ * median), so that the buckets add up to the count */
+static void lat_add(struct xiotop_lat *h, uint64_t n)
+{
+	uint64_t left = n;
+	for (int i = 0; i < 8; i++) {
+		uint64_t k = n * lat_shape[i] / 100;
+		h->buckets[LAT_FIRST_BUCKET + i] += k;
+		h->sum_ns += k * (3ull << (LAT_FIRST_BUCKET + i - 1));
+		left -= k;
+	}
+	h->buckets[LAT_FIRST_BUCKET + 3] += left;
+	h->sum_ns += left * (3ull << (LAT_FIRST_BUCKET + 2));
+	h->count += n;
+}
+#define HOST_DISK ((8u << 20) | 0)
 
 int main(int argc, char **argv)
 {
-	if (argc != 4) {
-		fprintf(stderr, "usage: %s OUT DOMAINS SAMPLES\n", argv[0]);
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: %s OUT DOMAINS SAMPLES [LATENCY]\n", argv[0]);
 		return 2;
 	}
+	bool latency = argc < 5 || atoi(argv[4]) != 0;
 	unsigned n_dom = (unsigned)atoi(argv[2]);
 	unsigned n_samples = (unsigned)atoi(argv[3]);
 	if (!n_dom || !n_samples || n_dom > 4000) {
@@ -58,6 +82,7 @@ int main(int argc, char **argv)
 	memset(&s, 0, sizeof(s));
 	snprintf(s.hooks, sizeof(s.hooks), "block_bio_queue block_bio_remap sched_switch");
 	s.has_cpu = s.has_dirty = s.domains_live = s.has_vbd_stats = true;
+	s.has_latency = latency;
 	uint64_t *rate = calloc(n_dom, sizeof(*rate));
 	for (unsigned d = 0; d < n_dom; d++) {
 		rate[d] = between(1000000, 40000000);
@@ -85,6 +110,10 @@ int main(int argc, char **argv)
 		struct xio_vbd_stat v = {
 		    .domid = domid, .devid = 51712, .backend_dev = loop, .instance = 1000 + d};
 		sample_add_vbd_stat(&s, &v);
+		for (uint32_t op = 0; latency && op < XIOTOP_LAT_OPS; op++) {
+			struct xio_latency l = {.domid = domid, .op = op};
+			sample_add_latency(&s, &l);
+		}
 	}
 	struct xio_dev sda = {.dev = HOST_DISK, .is_leaf = true};
 	snprintf(sda.name, sizeof(sda.name), "sda");
@@ -123,6 +152,10 @@ int main(int argc, char **argv)
 			v->wr_req += wr / 65536 + 1;
 			v->rd_req += rd / 65536 + 1;
 			v->f_req += between(0, 3);
+			if (latency) {
+				lat_add(&s.latency[2 * d + XIOTOP_LAT_READ].hist, rd / 65536 + 1);
+				lat_add(&s.latency[2 * d + XIOTOP_LAT_WRITE].hist, wr / 65536 + 1);
+			}
 			all += 2 * wr;
 		}
 		s.vmstat_pgpgout_kb += all / 1024;
@@ -143,8 +176,9 @@ int main(int argc, char **argv)
 	struct stat st;
 	if (stat(argv[1], &st))
 		return 1;
-	printf("%lld bytes, %u domains x %u samples: %.1f bytes per domain-sample\n",
+	printf("%lld bytes, %u domains x %u samples%s: %.1f bytes per domain-sample\n",
 	       (long long)st.st_size, n_dom, n_samples,
+	       latency ? ", latency histograms" : ", no latency",
 	       (double)st.st_size / ((double)n_dom * n_samples));
 	return 0;
 }

@@ -4,13 +4,14 @@
 # and prints its steady-state CPU (the kernel's runtime of all its threads, from
 # /proc/<pid>/task/*/schedstat, between the first and the last of COUNT more intervals)
 # and peak RSS (VmHWM), against those limits. Start-up is printed apart.
-# Usage: bench/synthetic_domains.sh [BUILD_DIR]   (N=1000 COUNT=30 by default; no root)
+# Usage: bench/synthetic_domains.sh [BUILD_DIR [XIOTOP_OPTION...]]   (N=1000 COUNT=30 by
+# default; no root; e.g. --no-latency for domains without latency histograms)
 set -euo pipefail
 build=${1:-build}
 n=${N:-1000}
 count=${COUNT:-30}
 [ -x "$build/xiotop" ] || { echo "bench: $build/xiotop not built (make build)" >&2; exit 2; }
-python3 - "$build/xiotop" "$n" "$count" <<'PY'
+python3 - "$build/xiotop" "$n" "$count" "${@:2}" <<'PY'
 import glob, subprocess, sys, time
 binary, n, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 
@@ -29,7 +30,7 @@ def status_kib(pid, key):
     return 0
 
 t_start = time.monotonic()
-p = subprocess.Popen([binary, "-b", "--format", "json", "-d", "1", "--synthetic", str(n)],
+p = subprocess.Popen([binary, "-b", "--format", "json", "-d", "1", "--synthetic", str(n)] + sys.argv[4:],
                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 line = p.stdout.readline()
 if not line:

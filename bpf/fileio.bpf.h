@@ -12,7 +12,7 @@
 #define SYS_IO_SUBMIT 3 /* sys_pending.is_write: inside io_submit (native AIO) */
 
 /* A device-model thread inside a read/write syscall: which fd, which direction, since
- * when (--latency only). */
+ * when (not with --no-latency). */
 struct sys_pending {
 	int fd;
 	u32 is_write; /* 0 none pending, 1 read, 2 write, SYS_IO_SUBMIT */

@@ -1,4 +1,4 @@
-/* latency.bpf.h - per-domain I/O latency at the guest-visible layer (--latency).
+/* latency.bpf.h - per-domain I/O latency at the guest-visible layer (unless --no-latency).
  *
  * Three sources feed one log2 histogram of nanoseconds per (domain, op) (struct xiotop_lat),
  * each timing only I/O of a device that backs a domain (rule 1: the device table's
@@ -21,9 +21,9 @@
  *     so these bios are stamped at block_bio_queue, keyed by their pointer, as below;
  *   - a device model's read/write syscall on its image file is timed from sys_enter to
  *     sys_exit (fileio.bpf.h).
- * Off by default: user space sets track_latency before load and only then loads the
- * completion programs, so without --latency the verifier drops every latency branch and
- * the hot path is unchanged.
+ * On by default: user space sets track_latency before load and only then loads the
+ * completion programs, so with --no-latency the verifier drops every latency branch and
+ * the hot path is as without it.
  *
  * The bio stamps are an array of slots indexed by a hash of the bio pointer, not a hash map:
  * an array element is a direct memory access (no lock, no allocation), which made a

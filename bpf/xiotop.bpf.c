@@ -5,7 +5,7 @@
  *   cpu.bpf.h     dom0 CPU from the kernel's runtime accounting (task pass, work items)
  *   bio.bpf.h     the attribution rules for bios, the dirty backlog
  *   fileio.bpf.h  device models' file-level I/O (syscalls, io_uring)
- *   latency.bpf.h per-domain I/O latency histograms (--latency)
+ *   latency.bpf.h per-domain I/O latency histograms (unless --no-latency)
  *   core_fixes.bpf.h  kernel literals and version differences
  *
  * Each hook exists twice: tp_btf (preferred, cheaper) and raw_tp (fallback); user

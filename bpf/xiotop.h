@@ -144,7 +144,7 @@ struct xiotop_cpu_key {
 	unsigned int role;
 };
 
-/* I/O latency at the guest-visible layer (--latency): a log2 histogram of nanoseconds
+/* I/O latency at the guest-visible layer (not --no-latency): a log2 histogram of nanoseconds
  * per (domain, op). Bucket 0 holds 0 and 1 ns; bucket i (1 <= i < XIOTOP_LAT_BUCKETS - 1)
  * holds [2^i, 2^(i+1)) ns; the last bucket holds everything from 2^(BUCKETS-1) ns (2.1 s)
  * up. Cumulative, like every counter. */

@@ -332,7 +332,7 @@ static void latency_text(char *buf, size_t len, const char *op, const struct xio
 	snprintf(buf, len, "%s p50 %s p99 %s ms (%llu ios)", op, a, b, h->count);
 }
 
-/* The domain's I/O latency by op (only when latency was timed: --latency). */
+/* The domain's I/O latency by op (only when latency was timed: not --no-latency). */
 static int render_latency(const struct console_state *st, struct grid *g, int y, int bottom,
                           const struct model_domain *dom)
 {

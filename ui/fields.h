@@ -38,7 +38,7 @@ enum field_id {
 	FIELD_CPU_PCT,
 	FIELD_CPU_S,
 	FIELD_GUEST_CPU,
-	FIELD_LAT_P50, /* only laid out when the interval has latency (--latency) */
+	FIELD_LAT_P50, /* only laid out when the interval has latency (not --no-latency) */
 	FIELD_LAT_P99,
 	FIELD_COUNT
 };

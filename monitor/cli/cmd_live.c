@@ -79,9 +79,11 @@ int cmd_live(struct cli_opts *o)
 			        "xiotop: --from-file goes with -b (or use xiotop replay FILE)\n");
 			return 2;
 		}
-		if (o->src.latency) {
-			fprintf(stderr, "xiotop: --latency times the live tracer; a recording "
-			                "holds the latency it was recorded with\n");
+		if (o->latency_given) {
+			fprintf(stderr,
+			        "xiotop: --%s chooses what the live tracer times; a "
+			        "recording holds the latency it was recorded with\n",
+			        o->src.latency ? "latency" : "no-latency");
 			return 2;
 		}
 		return print_recording(o->from_file, o);

@@ -93,6 +93,25 @@ static const char *take_claim(struct cli_opts *o, const char *arg)
 	return add_to_list(o->claims, &o->n_claims, arg) ? "too many --claim" : NULL;
 }
 
+/* Latency is timed by default; --no-latency drops it, --latency (the switch before it was
+ * the default) is taken and changes nothing. Either is remembered as given: a recording
+ * read with -b --from-file is not timed again. */
+static const char *take_no_latency(struct cli_opts *o, const char *arg)
+{
+	(void)arg;
+	o->src.latency = false;
+	o->latency_given = true;
+	return NULL;
+}
+
+static const char *take_latency(struct cli_opts *o, const char *arg)
+{
+	(void)arg;
+	o->src.latency = true;
+	o->latency_given = true;
+	return NULL;
+}
+
 static const char *take_image_dir(struct cli_opts *o, const char *arg)
 {
 	if (arg[0] != '/' || o->src.roots.n_image_dirs == SOURCE_MAX_IMAGE_DIRS)
@@ -180,8 +199,10 @@ const struct cli_option cli_options[] = {
      STRING(import_start)},
     {"cpus", 0, "N", CMD_IMPORT, "dom0's CPU count, for vmstat's CPU percentages",
      COUNT(import_cpus, 1, 65536, "--cpus wants a CPU count")},
-    {"latency", 0, NULL, CMD_LIVE | CMD_RECORD | CMD_SERVE,
-     "also time each domain's I/O (p50/p99, histogram): costs BPF time per I/O", FLAG(src.latency)},
+    {"no-latency", 0, NULL, CMD_LIVE | CMD_RECORD | CMD_SERVE,
+     "do not time each domain's I/O (p50/p99, histogram; timed by default: BPF time per I/O)",
+     TAKE(take_no_latency)},
+    {"latency", 0, NULL, CMD_LIVE | CMD_RECORD | CMD_SERVE, NULL, TAKE(take_latency)},
     {"listen", 0, "ADDR:PORT", CMD_SERVE,
      "where /metrics is served (default 127.0.0.1:9717; [::1]:PORT for IPv6)", STRING(listen)},
     {"user", 0, "NAME", CMD_RECORD | CMD_SERVE, "once attached, run on as NAME with no capability",
@@ -248,6 +269,7 @@ void cli_defaults(struct cli_opts *o)
 	o->retain_bytes = 2.0 * 1024 * 1024 * 1024;
 	o->listen = "127.0.0.1:9717";
 	o->format = BATCH_TEXT;
+	o->src.latency = true; /* --no-latency */
 	o->src.roots = (struct xt_roots){.sysfs = "/sys", .proc = "/proc", .dev = "/dev"};
 }
 

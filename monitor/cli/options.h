@@ -55,6 +55,7 @@ struct cli_opts {
 	bool full_names;       /* -f */
 	bool dom0_first;       /* -z */
 	long synthetic;        /* --synthetic N (hidden: benchmarks) */
+	bool latency_given;    /* --latency or --no-latency (src.latency: which) */
 	const char *from_file; /* -b --from-file FILE */
 	const char *output;    /* -o FILE */
 	const char *from, *to; /* --from / --to MARK|TIME */

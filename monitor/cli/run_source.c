@@ -38,7 +38,7 @@ void close_live(struct live *l)
 int cli_with_source(const struct cli_opts *o, const char *who, cli_source_run run, void *ctx)
 {
 	if (o->synthetic) {
-		struct synthetic *syn = synthetic_open(o->synthetic);
+		struct synthetic *syn = synthetic_open(o->synthetic, o->src.latency);
 		if (!syn) {
 			fprintf(stderr, "%s: out of memory\n", who);
 			return 1;

@@ -177,6 +177,17 @@ static void *copy_array(const void *items, size_t n, size_t size)
 	return copy;
 }
 
+/* prev's histogram of (domid, op), looked for first at position i: samples list them in
+ * the same order from one to the next (the tracer's slots, a recording's rows), so a
+ * thousand domains' are not a million compares. NULL: none. */
+static const struct xio_latency *prev_latency(const struct xio_sample *prev, size_t i,
+                                              uint32_t domid, uint32_t op)
+{
+	if (i < prev->n_latency && prev->latency[i].domid == domid && prev->latency[i].op == op)
+		return &prev->latency[i];
+	return sample_latency(prev, domid, op);
+}
+
 /* Each domain's latency histograms this interval (a domain only seen in them is added). */
 static int latency_of_interval(const struct xio_sample *prev, const struct xio_sample *cur,
                                struct model_interval *m, size_t cap)
@@ -187,7 +198,7 @@ static int latency_of_interval(const struct xio_sample *prev, const struct xio_s
 		if (l->op >= XIOTOP_LAT_OPS || l->domid == XIOTOP_DOM_NONE)
 			continue;
 		const struct xio_latency *p =
-		    prev && prev->has_latency ? sample_latency(prev, l->domid, l->op) : NULL;
+		    prev && prev->has_latency ? prev_latency(prev, i, l->domid, l->op) : NULL;
 		struct model_domain *d = domain_slot(m, l->domid, cap);
 		if (!d)
 			return -1;

@@ -93,7 +93,7 @@ struct model_interval {
 	size_t n_unaccounted_leaves;
 	char unaccounted_leaf[32];
 	bool has_vbd_stats; /* blkback's per-vbd counters were read (a Xen dom0) */
-	bool has_latency;   /* I/O latency was timed (cur's histograms, --latency) */
+	bool has_latency;   /* I/O latency was timed (cur's histograms; not --no-latency) */
 	/* domains[] by domid while model_compute() fills it: open addressing, slot + 1 (0 is
 	 * empty), dom_index_mask + 1 entries, at least twice the capacity; freed with it */
 	uint32_t *dom_index;

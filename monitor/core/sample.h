@@ -72,7 +72,7 @@ struct xio_domain {
 	uint64_t mem_bytes;  /* current memory reservation (libxenstat); 0 unknown */
 };
 
-/* I/O latency of one (domain, op) at its guest-visible layer (--latency; cumulative). */
+/* I/O latency of one (domain, op) at its guest-visible layer (cumulative). */
 struct xio_latency {
 	uint32_t domid;
 	uint32_t op; /* XIOTOP_LAT_READ, XIOTOP_LAT_WRITE */
@@ -152,7 +152,7 @@ struct xio_sample {
 	bool has_vbd_stats; /* vbd_stats were read (a Xen dom0); else none exist here */
 	struct xio_vbd_stat *vbd_stats;
 	size_t n_vbd_stats;
-	bool has_latency; /* latency was timed (--latency): latency[] holds every histogram */
+	bool has_latency; /* timed (not --no-latency): latency[] holds every histogram */
 	struct xio_latency *latency;
 	size_t n_latency;
 };

@@ -53,7 +53,7 @@ struct metrics_state {
 	unsigned long intervals;
 	int64_t realtime_ns; /* end of the latest interval; 0 none yet */
 	bool has_cpu, has_dirty;
-	bool has_latency; /* the latest interval timed I/O (--latency) */
+	bool has_latency; /* the latest interval timed I/O (not --no-latency) */
 	uint32_t absent;  /* enum xio_absent, the latest interval's: those series are left out */
 	/* each count of the host in the figure table summed (gauges the latest), by figure id */
 	uint64_t host[FIGURE_MAX];

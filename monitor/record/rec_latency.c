@@ -20,11 +20,14 @@ int rec_store_latency(sqlite3_stmt *st, size_t sample, const struct xio_sample *
 			low++;
 		while (high >= low && !l->hist.buckets[high])
 			high--;
-		unsigned char blob[XIOTOP_LAT_BUCKETS * 8];
+		unsigned char blob[XIOTOP_LAT_BUCKETS * REC_VARINT_MAX];
 		size_t n = 0;
-		for (int b = low; b <= high; b++)
-			for (int byte = 0; byte < 8; byte++)
-				blob[n++] = (unsigned char)(l->hist.buckets[b] >> (8 * byte));
+		for (int b = low; b <= high; b++) /* LEB128: 7 bits a byte, low first */
+			for (uint64_t v = l->hist.buckets[b];; v >>= 7) {
+				blob[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+				if (v <= 0x7f)
+					break;
+			}
 		sqlite3_bind_int64(st, 1, REC_SLOT(sample, i));
 		sqlite3_bind_int64(st, 2, l->domid);
 		sqlite3_bind_int64(st, 3, l->op);
@@ -41,15 +44,10 @@ int rec_store_latency(sqlite3_stmt *st, size_t sample, const struct xio_sample *
 	return SQLITE_OK;
 }
 
-/* The buckets of one row from its span; false when the span does not fit. */
-static bool decode_buckets(sqlite3_stmt *st, struct xiotop_lat *h)
+/* Schema 1's span: little-endian 64-bit counts. False when it does not fit. */
+static bool decode_fixed(const unsigned char *blob, int len, int64_t low, struct xiotop_lat *h)
 {
-	if (sqlite3_column_type(st, 5) == SQLITE_NULL)
-		return true; /* no I/O timed yet */
-	int64_t low = sqlite3_column_int64(st, 4);
-	const unsigned char *blob = sqlite3_column_blob(st, 5);
-	int len = sqlite3_column_bytes(st, 5);
-	if (low < 0 || len % 8 || low + len / 8 > XIOTOP_LAT_BUCKETS || (len && !blob))
+	if (len % 8 || low + len / 8 > XIOTOP_LAT_BUCKETS)
 		return false;
 	for (int b = 0; b < len / 8; b++) {
 		uint64_t v = 0;
@@ -60,7 +58,42 @@ static bool decode_buckets(sqlite3_stmt *st, struct xiotop_lat *h)
 	return true;
 }
 
-int rec_read_latency(sqlite3_stmt *st, struct xio_sample *s)
+/* Schema 2's span: LEB128 counts. False for a count cut short or over 64 bits, or a span
+ * past the last bucket. */
+static bool decode_varints(const unsigned char *blob, int len, int64_t low, struct xiotop_lat *h)
+{
+	int64_t b = low;
+	for (int i = 0; i < len; b++) {
+		if (b >= XIOTOP_LAT_BUCKETS)
+			return false;
+		uint64_t v = 0;
+		for (int shift = 0;; shift += 7, i++) {
+			if (i >= len || shift > 63 || (shift == 63 && blob[i] > 1))
+				return false;
+			v |= (uint64_t)(blob[i] & 0x7f) << shift;
+			if (!(blob[i] & 0x80))
+				break;
+		}
+		i++;
+		h->buckets[b] = v;
+	}
+	return true;
+}
+
+/* The buckets of one row from its span; false when the span does not fit. */
+static bool decode_buckets(sqlite3_stmt *st, int version, struct xiotop_lat *h)
+{
+	if (sqlite3_column_type(st, 5) == SQLITE_NULL)
+		return true; /* no I/O timed yet */
+	int64_t low = sqlite3_column_int64(st, 4);
+	const unsigned char *blob = sqlite3_column_blob(st, 5);
+	int len = sqlite3_column_bytes(st, 5);
+	if (low < 0 || low >= XIOTOP_LAT_BUCKETS || (len && !blob))
+		return false;
+	return version < 2 ? decode_fixed(blob, len, low, h) : decode_varints(blob, len, low, h);
+}
+
+int rec_read_latency(sqlite3_stmt *st, int version, struct xio_sample *s)
 {
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -73,7 +106,7 @@ int rec_read_latency(sqlite3_stmt *st, struct xio_sample *s)
 		l.op = (uint32_t)op;
 		l.hist.count = (uint64_t)sqlite3_column_int64(st, 2);
 		l.hist.sum_ns = (uint64_t)sqlite3_column_int64(st, 3);
-		if (!decode_buckets(st, &l.hist))
+		if (!decode_buckets(st, version, &l.hist))
 			return SQLITE_CORRUPT;
 		if (sample_add_latency(s, &l))
 			return SQLITE_NOMEM;

@@ -2,15 +2,18 @@
  * SCHEMA.md), for the writer and the reader.
  *
  * Contract: a histogram is stored as its count, sum and the span of buckets from the
- * first to the last non-empty one (`low`, and a BLOB of little-endian 64-bit counts), so
- * an idle (domain, op) costs a few bytes. Reading checks the span: a blob that is not
- * whole 64-bit counts, or reaches past the last bucket, is a corrupt file. Not part of the
- * public API (record.h).
+ * first to the last non-empty one (`low`, and a BLOB of the counts: LEB128 varints since
+ * schema 2, little-endian 64-bit counts in schema 1), so an idle (domain, op) costs a few
+ * bytes and a count a byte per 7 bits. Reading checks the span: a count cut short or
+ * over 64 bits (schema 1: a blob that is not whole 64-bit counts), or a span past the
+ * last bucket, is a corrupt file. Not part of the public API (record.h).
  */
 #ifndef XIOTOP_REC_LATENCY_H
 #define XIOTOP_REC_LATENCY_H
 
 #include "record/rec_internal.h"
+
+#define REC_VARINT_MAX 10 /* bytes of a 64-bit count in LEB128 */
 
 #define REC_LATENCY_INSERT_SQL "INSERT INTO latency_counts VALUES (?,?,?,?,?,?,?)"
 #define REC_LATENCY_SELECT_SQL                                                                     \
@@ -19,8 +22,8 @@
 
 /* Sample `sample`'s histograms through the prepared insert st. SQLite result code. */
 int rec_store_latency(sqlite3_stmt *st, size_t sample, const struct xio_sample *s);
-/* The rows of the select st (bound to one sample's slots) into s. SQLite result code
- * (SQLITE_CORRUPT for a bad span). */
-int rec_read_latency(sqlite3_stmt *st, struct xio_sample *s);
+/* The rows of the select st (bound to one sample's slots) into s, their spans encoded as
+ * schema `version` writes them. SQLite result code (SQLITE_CORRUPT for a bad span). */
+int rec_read_latency(sqlite3_stmt *st, int version, struct xio_sample *s);
 
 #endif

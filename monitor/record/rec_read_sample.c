@@ -268,7 +268,7 @@ int rec_read(struct rec_reader *r, size_t i, struct xio_sample *out, struct xerr
 	if (rc == SQLITE_OK)
 		rc = read_each(r, RS_VBDS, i, out, read_vbd);
 	if (rc == SQLITE_OK && out->has_latency && r->st[RS_LATENCY])
-		rc = rec_read_latency(range_stmt(r, RS_LATENCY, i), out);
+		rc = rec_read_latency(range_stmt(r, RS_LATENCY, i), r->version, out);
 	if (rc == SQLITE_OK)
 		rc = read_names(r, i, out);
 	for (int k = RS_LAYERS; k < RS_COUNT; k++)

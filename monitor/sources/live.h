@@ -29,7 +29,7 @@ struct source_opts {
 	const char *xenstore_dump; /* NULL: no dump */
 	struct xt_roots roots;
 	const char *image_dirs[SOURCE_MAX_IMAGE_DIRS]; /* roots.image_dirs points here */
-	bool latency; /* --latency: the tracer times I/O per domain */
+	bool latency; /* the tracer times I/O per domain (the default; --no-latency) */
 };
 
 struct live;

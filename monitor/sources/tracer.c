@@ -112,9 +112,15 @@ static int map_slots(struct tracer *t, char *err, size_t errlen)
 	if (!t->has_latency)
 		return 0;
 	t->n_lat_slots = bpf_map__max_entries(t->skel->maps.lat_slots);
+	char why[200];
 	t->lat_slots = map_array(t->skel->maps.lat_slots, sizeof(*t->lat_slots), &t->lat_slots_len,
-	                         "latency histograms", err, errlen);
-	return t->lat_slots ? 0 : -1;
+	                         "latency histograms", why, sizeof(why));
+	if (!t->lat_slots) { /* latency is not worth a failed start: on without it */
+		hooks_drop_latency(&t->hooks, why);
+		hooks_describe(&t->hooks, t->hooks_line, sizeof(t->hooks_line));
+		t->has_latency = false;
+	}
+	return 0;
 }
 
 int tracer_open(struct tracer **out, bool latency, char *err, size_t errlen)

@@ -24,7 +24,7 @@
 struct tracer;
 
 /* Returns 0, or -1 with a one-line reason in err (what is missing). latency: also time
- * I/O per domain (--latency: block_bio_complete, latency.bpf.h). */
+ * I/O per domain (the default; --no-latency: not; latency.bpf.h). */
 int tracer_open(struct tracer **out, bool latency, char *err, size_t errlen);
 int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
                         const struct xt_roots *roots);

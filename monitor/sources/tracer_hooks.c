@@ -397,6 +397,21 @@ unsigned long long hooks_latency_misses(const struct hook_set *h)
 	return misses;
 }
 
+void hooks_drop_latency(struct hook_set *h, const char *why)
+{
+	const enum hook_id ids[2] = {HOOK_BIO_COMPLETE, HOOK_RQ_COMPLETE};
+	for (int i = 0; i < 2; i++) {
+		if (!h->attached[ids[i]])
+			continue;
+		bpf_link__destroy(h->links[ids[i]]);
+		h->links[ids[i]] = NULL;
+		h->attached[ids[i]] = false;
+		snprintf(h->why_not[ids[i]], sizeof(h->why_not[ids[i]]), "%s", why);
+		xnote("hook %s not active (%s): %s", hook_defs[ids[i]].event, why,
+		      hook_defs[ids[i]].loss);
+	}
+}
+
 void hooks_report_missing(const struct hook_set *h)
 {
 	for (int i = 0; i < HOOK_COUNT; i++)

@@ -7,8 +7,9 @@
  * hooks_attach() attaches the loaded hooks the same way (one failing attach drops only
  * itself). The syscall hooks are attached on demand (hooks_want_syscalls()) because
  * they put every syscall of every task on a slower path. block_bio_complete and
- * block_rq_complete are loaded only when hook_config.latency asks for them (--latency);
- * not asked for, they are not reported as missing either. Latency is timed when either
+ * block_rq_complete are loaded only when hook_config.latency asks for them (the
+ * default; not with --no-latency); not asked for, they are not reported as missing
+ * either. Latency is timed when either
  * loads (track_latency in the object): bio-based devices complete at the first,
  * request-based ones at the second.
  */
@@ -39,7 +40,7 @@ struct hook_config {
 	unsigned long long loop_rootcg_workfn, loop_workfn, wb_workfn;
 	unsigned long long bio_chain_endio; /* a split-off bio's end_io (latency.bpf.h) */
 	unsigned int page_size;
-	bool latency; /* --latency: time I/O (latency.bpf.h) */
+	bool latency; /* time I/O (latency.bpf.h): the default, not with --no-latency */
 };
 
 struct xiotop_bpf;
@@ -74,6 +75,9 @@ bool hooks_latency_stamps(const struct hook_set *h);
 /* Runs of the latency completion programs the kernel skipped because one was already
  * running on that CPU (recursion_misses): completions not timed. 0 without them. */
 unsigned long long hooks_latency_misses(const struct hook_set *h);
+/* Detach the latency completion hooks (said on stderr, one line each, with why): the
+ * run goes on without latency, as when they do not load. */
+void hooks_drop_latency(struct hook_set *h, const char *why);
 /* Say on stderr, one line each, which hooks are not active and what is lost. */
 void hooks_report_missing(const struct hook_set *h);
 void hooks_close(struct hook_set *h);

@@ -56,6 +56,15 @@ def latency_times(op, factor):
     return mutate
 
 
+def latency_zero_when_untimed(iv):
+    """Latency not timed (--no-latency, or no completion hook attached) shown as 0
+    requests timed instead of not given."""
+    for d in iv.get("domains", []):
+        if "io_latency" not in d:
+            d["io_latency"] = {op: {"ios": 0, "sum_ns": 0, "p50_ns": None, "p99_ns": None,
+                                    "buckets": []} for op in ("read", "write")}
+
+
 # name: (mutation, the check it must break)
 MUTATIONS = {
     "dirtied_x1.1": (scale_key("dirtied_bytes", 1.10),
@@ -78,6 +87,8 @@ MUTATIONS = {
                          "latency_check: write p50 at most the writer's bucket (4K too)"),
     "read_latency_div4": (latency_times("read", 1 / 4),
                           "latency_check: read p50 at least one bucket below the writer's less its own part (4K too)"),
+    "latency_zero_when_untimed": (latency_zero_when_untimed,
+                                  "test_latency: no io_latency key when nothing is timed"),
 }
 
 

@@ -5,7 +5,9 @@
 # and at least one below its p50 less its own 6 us, at 64K, 256K and 4K; p99 at most the
 # writer's bucket at 64K and 256K; every request timed or said lost), over a loop device
 # with direct I/O, a partition of one and zram, in both program sets; then each
-# completion hook failing on its own, and no latency hook or key without --latency.
+# completion hook failing on its own; latency by default (no flag): timed, and with both
+# completion hooks failing the run goes on, says so once and gives no latency (no key,
+# no column), never 0; no latency hook or key with --no-latency.
 # Exit 77 (skipped) without root or zram; exit 1 when a check failed before such a skip.
 set -euo pipefail
 : "${XIOTOP_BIN:?}" "${XIOTOP_EMU:?}" "${XIOTOP_SRC:?}"
@@ -16,11 +18,18 @@ X=$XIOTOP_BIN
 # --- bad input, before any tracer: a recording is not timed again ---
 rc=0
 out=$(timeout 20 "$X" -b --from-file /nonexistent.xiotop --latency 2>&1 >/dev/null) || rc=$?
-check "$([ $rc -eq 2 ] && grep -q -- "--latency times the live tracer" <<<"$out" && echo 0 || echo 1)" \
+check "$([ $rc -eq 2 ] && grep -q -- "--latency chooses what the live tracer times" <<<"$out" && echo 0 || echo 1)" \
 	"-b --from-file with --latency: exit $rc, $out"
+rc=0
+out=$(timeout 20 "$X" -b --from-file /nonexistent.xiotop --no-latency 2>&1 >/dev/null) || rc=$?
+check "$([ $rc -eq 2 ] && grep -q -- "--no-latency chooses what the live tracer times" <<<"$out" && echo 0 || echo 1)" \
+	"-b --from-file with --no-latency: exit $rc, $out"
 rc=0
 out=$(timeout 20 "$X" topology --latency 2>&1 >/dev/null) || rc=$?
 check "$([ $rc -eq 2 ] && echo 0 || echo 1)" "topology --latency is no option of topology: exit $rc"
+rc=0
+out=$(timeout 20 "$X" topology --no-latency 2>&1 >/dev/null) || rc=$?
+check "$([ $rc -eq 2 ] && echo 0 || echo 1)" "topology --no-latency is no option of topology: exit $rc"
 
 live_require_root "live latency needs root (BPF, loop devices, zram)"
 live_require_zram "zram is the bio-based backend of this test"
@@ -73,12 +82,42 @@ check "$([[ " $got " == *" key:False "* ]] && echo 0 || echo 1)" \
 check "$(grep -q 'without:.*block_bio_complete.*block_rq_complete' "$work/fail.err" && echo 0 || echo 1)" \
 	"  both named after 'without:'"
 
-# --- without --latency: no latency hook attached or missing, no io_latency key ---
+# --- the default (no flag): both completion hooks attached, io_latency and P50_ms given ---
 timeout 20 "$X" -b -d 1 -i 2 --format json --xenstore-dump "$XENSTORE_DUMP" \
+	>"$work/default.json" 2>"$work/default.err" || true
+dline=$(grep 'tracing with' "$work/default.err" || true)
+check "$(grep -qw block_bio_complete <<<"${dline%%without:*}" && grep -qw block_rq_complete <<<"${dline%%without:*}" && echo 0 || echo 1)" \
+	"default: both completion hooks attached: ${dline#*programs: }"
+check "$(grep -q '"io_latency"' "$work/default.json" && echo 0 || echo 1)" \
+	"default: io_latency in the JSON"
+
+# --- the default with both completion hooks failing: the run goes on, says so once per
+# hook and in the hooks line, and gives no latency at all (no key, no column), never 0 ---
+rc=0
+XIOTOP_FAIL_HOOKS=block_bio_complete,block_rq_complete timeout 20 "$X" -b -d 1 -i 3 \
+	--format json --xenstore-dump "$XENSTORE_DUMP" >"$work/degraded.json" 2>"$work/degraded.err" || rc=$?
+check "$([ $rc -eq 0 ] && [ "$(grep -c '"domains"' "$work/degraded.json")" -eq 3 ] && echo 0 || echo 1)" \
+	"both completion hooks refused, no flag: exit $rc, $(grep -c '"domains"' "$work/degraded.json") of 3 intervals"
+for h in block_bio_complete block_rq_complete; do
+	n=$(grep -c "hook $h not active (forced by XIOTOP_FAIL_HOOKS): no I/O latency" "$work/degraded.err" || true)
+	check "$([ "$n" -eq 1 ] && echo 0 || echo 1)" "  $h said once on stderr ($n times)"
+done
+check "$(grep 'tracing with' "$work/degraded.err" | grep -q 'without:.*block_bio_complete.*block_rq_complete' && echo 0 || echo 1)" \
+	"  both named after 'without:' in the hooks line"
+check "$(grep -q '"domains"' "$work/degraded.json" && ! grep -q io_latency "$work/degraded.json" && echo 0 || echo 1)" \
+	"  no io_latency key (not given, not 0)"
+XIOTOP_FAIL_HOOKS=block_bio_complete,block_rq_complete timeout 20 "$X" -b -d 1 -i 2 \
+	--xenstore-dump "$XENSTORE_DUMP" >"$work/degraded.txt" 2>/dev/null || true
+timeout 20 "$X" -b -d 1 -i 2 --xenstore-dump "$XENSTORE_DUMP" >"$work/default.txt" 2>/dev/null || true
+check "$(grep -q GWR_MB/s "$work/degraded.txt" && ! grep -q P50_ms "$work/degraded.txt" && grep -q P50_ms "$work/default.txt" && echo 0 || echo 1)" \
+	"  -b text: no P50_ms column (the default run has one)"
+
+# --- --no-latency: no latency hook attached or missing, no io_latency key ---
+timeout 20 "$X" -b -d 1 -i 2 --format json --no-latency --xenstore-dump "$XENSTORE_DUMP" \
 	>"$work/plain.json" 2>"$work/plain.err" || true
 check "$(grep -q 'tracing with' "$work/plain.err" && ! grep -qE 'block_(bio|rq)_complete' <(grep 'tracing with' "$work/plain.err") && echo 0 || echo 1)" \
-	"without --latency no completion hook in: $(grep 'tracing with' "$work/plain.err" | sed 's/.*programs: //')"
+	"--no-latency: no completion hook in: $(grep 'tracing with' "$work/plain.err" | sed 's/.*programs: //')"
 check "$(grep -q '"domains"' "$work/plain.json" && ! grep -q io_latency "$work/plain.json" && echo 0 || echo 1)" \
-	"without --latency no io_latency key in the JSON"
+	"--no-latency: no io_latency key in the JSON"
 
 live_finish latency

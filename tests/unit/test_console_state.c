@@ -17,6 +17,7 @@
 #include "ui/console_state.h"
 #include "ui/fields.h"
 #include "ui/grid.h"
+#include "core/latency.h"
 #include "sources/synthetic.h"
 
 #define EVIL_NAME "\x1b]0;owned\x07"
@@ -896,7 +897,7 @@ static void test_screen_drill(void **state)
 	console_state_free(&st);
 }
 
-/* --latency: P50_ms/P99_ms in the table, a latency line in the drill-down, sorting by it. */
+/* Latency timed: P50_ms/P99_ms in the table, a latency line in the drill-down, sorting by it. */
 static void test_screen_latency(void **state)
 {
 	(void)state;
@@ -1057,9 +1058,9 @@ static void test_ascii_terminal(void **state)
 static void test_synthetic(void **state)
 {
 	(void)state;
-	struct synthetic *syn = synthetic_open(30);
+	struct synthetic *syn = synthetic_open(30, true);
 	assert_non_null(syn);
-	assert_null(synthetic_open(0));
+	assert_null(synthetic_open(0, true));
 	struct xio_sample a, b;
 	assert_int_equal(synthetic_sample_at(syn, 10 * SEC, 1, &a), 0);
 	assert_int_equal(synthetic_sample_at(syn, 11 * SEC, 2, &b), 0);
@@ -1081,6 +1082,30 @@ static void test_synthetic(void **state)
 	/* counters never go back */
 	for (size_t i = 0; i < a.n_layers; i++)
 		assert_true(b.layers[i].io.wr_bytes >= a.layers[i].io.wr_bytes);
+	/* latency as the tracer gives it: histograms that grow, whose buckets add up to their
+	 * count, a busy domain's median in its stack's range (domain 1: a 64 KiB loop
+	 * request, 2^14 .. 2^21 ns) */
+	assert_true(a.has_latency && b.has_latency && m.has_latency);
+	assert_int_equal(a.n_latency, b.n_latency);
+	assert_true(b.n_latency > 30); /* reads and writes of the busy ones */
+	for (size_t i = 0; i < b.n_latency; i++) {
+		const struct xiotop_lat *ha = &a.latency[i].hist, *hb = &b.latency[i].hist;
+		unsigned long long sum = 0;
+		for (int k = 0; k < XIOTOP_LAT_BUCKETS; k++) {
+			assert_true(hb->buckets[k] >= ha->buckets[k]);
+			sum += hb->buckets[k];
+		}
+		assert_int_equal(sum, hb->count);
+		assert_true(hb->sum_ns >= ha->sum_ns);
+	}
+	const struct model_domain *d1 = NULL;
+	for (size_t i = 0; i < m.n_domains; i++)
+		if (m.domains[i].domid == 1)
+			d1 = &m.domains[i];
+	assert_non_null(d1);
+	assert_true(d1->lat[XIOTOP_LAT_WRITE].count > 0);
+	double p50 = latency_quantile_ns(&d1->lat[XIOTOP_LAT_WRITE], 0.5);
+	assert_true(p50 > 16384 && p50 < 2097152);
 	model_free(&m);
 	sample_free(&a);
 	sample_free(&b);

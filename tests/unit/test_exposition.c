@@ -456,7 +456,7 @@ static void test_negotiation(void **state)
 	                    "application/openmetrics-text; version=1.0.0; charset=utf-8");
 }
 
-/* Latency (--latency): a histogram per domain and op, cumulative buckets from 1.024 us
+/* Latency (timed by default): a histogram per domain and op, cumulative buckets from 1.024 us
  * doubling to 2.147483648 s, +Inf holding the open-ended last bucket, _sum in exact
  * seconds, _count; two intervals add up; nothing of it without has_latency. */
 static void test_latency_histogram(void **state)
@@ -518,7 +518,7 @@ static void test_latency_histogram(void **state)
 	t = render(&st, EXPO_PROMETHEUS);
 	assert_non_null(strstr(t, "# TYPE xiotop_domain_io_latency_seconds histogram\n"));
 	free(t);
-	st.has_latency = false; /* an interval without --latency: no family */
+	st.has_latency = false; /* an interval not timed (--no-latency): no family */
 	t = render(&st, EXPO_OPENMETRICS);
 	assert_null(strstr(t, "io_latency"));
 	free(t);

@@ -136,7 +136,7 @@ static char *json_of(const struct model_interval *m)
 }
 
 /* io_latency: per op ios, sum, p50/p99 (null when idle) and the non-empty buckets; only
- * when latency was timed, so output without --latency is as before. */
+ * when latency was timed, so output with --no-latency is as before it was timed. */
 static void test_json(void **state)
 {
 	(void)state;

@@ -147,6 +147,31 @@ static void every_entry_reaches_its_route(void **state)
 	}
 }
 
+/* Latency is timed unless --no-latency; --latency, the switch of before, changes nothing
+ * of what is timed (it is only remembered as given, for -b --from-file's refusal). */
+static void latency_on_by_default(void **state)
+{
+	(void)state;
+	const enum cli_cmd timed[] = {CMD_LIVE, CMD_RECORD, CMD_SERVE};
+	for (size_t i = 0; i < sizeof(timed) / sizeof(timed[0]); i++) {
+		struct cli_opts o;
+		assert_int_equal(parse_one(timed[i], "-d", "5", &o), 0);
+		assert_true(o.src.latency);
+		assert_false(o.latency_given);
+		assert_int_equal(parse_one(timed[i], "--no-latency", NULL, &o), 0);
+		assert_false(o.src.latency);
+		assert_true(o.latency_given);
+		assert_int_equal(parse_one(timed[i], "--latency", NULL, &o), 0);
+		assert_true(o.src.latency);
+	}
+	/* the last word wins, as for any flag given twice */
+	struct cli_opts o;
+	char *argv[] = {"xiotop", "--latency", "--no-latency", NULL};
+	cli_defaults(&o);
+	assert_int_equal(cli_parse(CMD_LIVE, 3, argv, &o), 0);
+	assert_false(o.src.latency);
+}
+
 static void every_route_is_well_formed(void **state)
 {
 	(void)state;
@@ -244,6 +269,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(every_entry_reaches_its_route),
+	    cmocka_unit_test(latency_on_by_default),
 	    cmocka_unit_test(every_route_is_well_formed),
 	    cmocka_unit_test(every_command_is_named_once),
 	    cmocka_unit_test(bad_values_exit_2),

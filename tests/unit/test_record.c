@@ -404,7 +404,10 @@ static void test_latency_old_and_bad(void **state)
 	rec_reader_close(r);
 
 	const char *bad[] = {"UPDATE latency_counts SET low = 30 WHERE domid = 1",
-	                     "UPDATE latency_counts SET buckets = x'0102' WHERE domid = 1",
+	                     /* a count cut short, one over 64 bits */
+	                     "UPDATE latency_counts SET buckets = x'0180' WHERE domid = 1",
+	                     "UPDATE latency_counts SET buckets = x'ffffffffffffffffff02' "
+	                     "WHERE domid = 1",
 	                     "UPDATE latency_counts SET op = 7 WHERE domid = 1"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		path = path_of("badlat.xiotop");
@@ -420,6 +423,83 @@ static void test_latency_old_and_bad(void **state)
 		assert_non_null(strstr(err.msg, "sample 2 is incomplete"));
 		rec_reader_close(r);
 	}
+}
+
+static void exec_sql(const char *path, const char *sql);
+
+/* A schema 1 file (written before the buckets were varints: each a little-endian 64-bit
+ * count) still reads, to the same samples; in it a span that is not whole 64-bit counts is
+ * corrupt. The file is this writer's with each span rewritten as schema 1 had it. */
+static void test_latency_schema_1(void **state)
+{
+	(void)state;
+	const char *path = path_of("lat_v1.xiotop");
+	unlink(path);
+	write_recording(path, 4);
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_stmt *sel, *upd;
+	assert_int_equal(sqlite3_prepare_v2(db,
+	                                    "SELECT slot, buckets FROM latency_counts"
+	                                    " WHERE buckets IS NOT NULL",
+	                                    -1, &sel, NULL),
+	                 SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db,
+	                                    "UPDATE latency_counts SET buckets = ? WHERE slot = ?",
+	                                    -1, &upd, NULL),
+	                 SQLITE_OK);
+	int rows = 0;
+	while (sqlite3_step(sel) == SQLITE_ROW) {
+		const unsigned char *v = sqlite3_column_blob(sel, 1);
+		int len = sqlite3_column_bytes(sel, 1), n = 0;
+		unsigned char fixed[32 * 8];
+		for (int i = 0; i < len; n++) {
+			uint64_t c = 0;
+			for (int shift = 0;; shift += 7) {
+				c |= (uint64_t)(v[i] & 0x7f) << shift;
+				if (!(v[i++] & 0x80))
+					break;
+			}
+			for (int byte = 0; byte < 8; byte++)
+				fixed[8 * n + byte] = (unsigned char)(c >> (8 * byte));
+		}
+		sqlite3_bind_blob(upd, 1, fixed, 8 * n, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(upd, 2, sqlite3_column_int64(sel, 0));
+		assert_int_equal(sqlite3_step(upd), SQLITE_DONE);
+		sqlite3_reset(upd);
+		rows++;
+	}
+	assert_true(rows >= 6); /* samples 1..3, two spans each */
+	sqlite3_finalize(sel);
+	sqlite3_finalize(upd);
+	assert_int_equal(sqlite3_exec(db,
+	                              "PRAGMA user_version=1;"
+	                              "UPDATE meta SET value='1' WHERE key='schema_version'",
+	                              NULL, NULL, NULL),
+	                 SQLITE_OK);
+	sqlite3_close(db);
+	struct xerr err;
+	struct rec_reader *r = rec_open(path, &err);
+	assert_non_null(r);
+	assert_int_equal(rec_schema_version(r), 1);
+	for (unsigned i = 0; i < 4; i++) {
+		struct xio_sample want, got;
+		synthetic(&want, i);
+		assert_int_equal(rec_read(r, i, &got, &err), 0);
+		assert_same_sample(&want, &got);
+		sample_free(&want);
+		sample_free(&got);
+	}
+	rec_reader_close(r);
+	/* a schema 1 span of 12 bytes: corrupt */
+	exec_sql(path, "UPDATE latency_counts SET buckets = x'010000000000000002000000'"
+	               " WHERE domid = 1");
+	r = rec_open(path, &err);
+	assert_non_null(r);
+	struct xio_sample got;
+	assert_int_equal(rec_read(r, 2, &got, &err), -1);
+	assert_int_equal(err.code, REC_ERR_CORRUPT);
+	rec_reader_close(r);
 }
 
 /* Topology changes are stored once, not per sample. */
@@ -809,6 +889,7 @@ int main(void)
 	    cmocka_unit_test(test_round_trip),
 	    cmocka_unit_test(test_vbds_without_skew_columns),
 	    cmocka_unit_test(test_latency_old_and_bad),
+	    cmocka_unit_test(test_latency_schema_1),
 	    cmocka_unit_test(test_cpu_times_old_file),
 	    cmocka_unit_test(test_names_deduplicated),
 	    cmocka_unit_test(test_marks_and_windows),

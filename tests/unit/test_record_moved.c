@@ -28,7 +28,7 @@ static struct synthetic *syn;
 
 static int setup(void **state)
 {
-	syn = synthetic_open(4);
+	syn = synthetic_open(4, false);
 	return syn ? make_dir(state) : -1;
 }
 

@@ -31,7 +31,7 @@ static int make_recording(void **state)
 	snprintf(path, sizeof(path), "%s/run.xiotop", dir);
 	struct xerr err;
 	struct rec_writer *w = rec_create(path, NULL, &err);
-	struct synthetic *syn = synthetic_open(3);
+	struct synthetic *syn = synthetic_open(3, false);
 	if (!w || !syn)
 		return -1;
 	for (int i = 0; i < 9; i++) {
