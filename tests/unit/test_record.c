@@ -174,6 +174,24 @@ static void write_recording(const char *path, unsigned n)
 	assert_int_equal(rec_close(w, &err), 0);
 }
 
+static void exec_sql(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+/* The recording at path after sql ran on it (as an older or damaged file would be), opened
+ * for reading. */
+static struct rec_reader *open_after_sql(const char *path, const char *sql, struct xerr *err)
+{
+	exec_sql(path, sql);
+	struct rec_reader *r = rec_open(path, err);
+	assert_non_null(r);
+	return r;
+}
+
 /* What batch mode prints for an interval, in one format. Caller frees. */
 static char *printed(const struct xio_sample *prev, const struct xio_sample *cur,
                      enum batch_format format)
@@ -318,19 +336,13 @@ static void test_vbds_without_skew_columns(void **state)
 	(void)state;
 	const char *path = path_of("noskew.xiotop");
 	write_recording(path, 3);
-	sqlite3 *db;
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db,
-	                              "DROP VIEW vbds_v;"
-	                              "ALTER TABLE vbd_counts DROP COLUMN skew_rd_bytes;"
-	                              "ALTER TABLE vbd_counts DROP COLUMN skew_wr_bytes;"
-	                              "ALTER TABLE vbd_counts DROP COLUMN read_state;",
-	                              NULL, NULL, NULL),
-	                 SQLITE_OK);
-	sqlite3_close(db);
 	struct xerr err;
-	struct rec_reader *r = rec_open(path, &err);
-	assert_non_null(r);
+	struct rec_reader *r = open_after_sql(path,
+	                                      "DROP VIEW vbds_v;"
+	                                      "ALTER TABLE vbd_counts DROP COLUMN skew_rd_bytes;"
+	                                      "ALTER TABLE vbd_counts DROP COLUMN skew_wr_bytes;"
+	                                      "ALTER TABLE vbd_counts DROP COLUMN read_state;",
+	                                      &err);
 	struct xio_sample got;
 	assert_int_equal(rec_read(r, 2, &got, &err), 0);
 	assert_int_equal(got.n_vbd_stats, 2);
@@ -351,17 +363,11 @@ static void test_cpu_times_old_file(void **state)
 	(void)state;
 	const char *path = path_of("noirq.xiotop");
 	write_recording(path, 3);
-	sqlite3 *db;
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db,
-	                              "ALTER TABLE samples DROP COLUMN host_irq_ns;"
-	                              "ALTER TABLE samples DROP COLUMN host_steal_ns;",
-	                              NULL, NULL, NULL),
-	                 SQLITE_OK);
-	sqlite3_close(db);
 	struct xerr err;
-	struct rec_reader *r = rec_open(path, &err);
-	assert_non_null(r);
+	struct rec_reader *r = open_after_sql(path,
+	                                      "ALTER TABLE samples DROP COLUMN host_irq_ns;"
+	                                      "ALTER TABLE samples DROP COLUMN host_steal_ns;",
+	                                      &err);
 	struct xio_sample a, b;
 	assert_int_equal(rec_read(r, 1, &a, &err), 0);
 	assert_int_equal(rec_read(r, 2, &b, &err), 0);
@@ -385,17 +391,11 @@ static void test_latency_old_and_bad(void **state)
 	(void)state;
 	const char *path = path_of("nolat.xiotop");
 	write_recording(path, 3);
-	sqlite3 *db;
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db,
-	                              "DROP TABLE latency_counts;"
-	                              "ALTER TABLE samples DROP COLUMN has_latency;",
-	                              NULL, NULL, NULL),
-	                 SQLITE_OK);
-	sqlite3_close(db);
 	struct xerr err;
-	struct rec_reader *r = rec_open(path, &err);
-	assert_non_null(r);
+	struct rec_reader *r = open_after_sql(path,
+	                                      "DROP TABLE latency_counts;"
+	                                      "ALTER TABLE samples DROP COLUMN has_latency;",
+	                                      &err);
 	struct xio_sample got;
 	assert_int_equal(rec_read(r, 2, &got, &err), 0);
 	assert_false(got.has_latency);
@@ -413,19 +413,13 @@ static void test_latency_old_and_bad(void **state)
 		path = path_of("badlat.xiotop");
 		unlink(path);
 		write_recording(path, 3);
-		assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-		assert_int_equal(sqlite3_exec(db, bad[i], NULL, NULL, NULL), SQLITE_OK);
-		sqlite3_close(db);
-		r = rec_open(path, &err);
-		assert_non_null(r);
+		r = open_after_sql(path, bad[i], &err);
 		assert_int_equal(rec_read(r, 2, &got, &err), -1);
 		assert_int_equal(err.code, REC_ERR_CORRUPT);
 		assert_non_null(strstr(err.msg, "sample 2 is incomplete"));
 		rec_reader_close(r);
 	}
 }
-
-static void exec_sql(const char *path, const char *sql);
 
 /* A schema 1 file (written before the buckets were varints: each a little-endian 64-bit
  * count) still reads, to the same samples; in it a span that is not whole 64-bit counts is
@@ -472,15 +466,11 @@ static void test_latency_schema_1(void **state)
 	assert_true(rows >= 6); /* samples 1..3, two spans each */
 	sqlite3_finalize(sel);
 	sqlite3_finalize(upd);
-	assert_int_equal(sqlite3_exec(db,
-	                              "PRAGMA user_version=1;"
-	                              "UPDATE meta SET value='1' WHERE key='schema_version'",
-	                              NULL, NULL, NULL),
-	                 SQLITE_OK);
 	sqlite3_close(db);
 	struct xerr err;
-	struct rec_reader *r = rec_open(path, &err);
-	assert_non_null(r);
+	struct rec_reader *r = open_after_sql(
+	    path, "PRAGMA user_version=1; UPDATE meta SET value='1' WHERE key='schema_version'",
+	    &err);
 	assert_int_equal(rec_schema_version(r), 1);
 	for (unsigned i = 0; i < 4; i++) {
 		struct xio_sample want, got;
@@ -666,14 +656,6 @@ static void test_empty(void **state)
 	write_bytes(path, "", 0);
 	expect_open_error(path, REC_ERR_EMPTY, "is empty");
 	expect_open_error(path_of("missing.xiotop"), REC_ERR_IO, "No such file");
-}
-
-static void exec_sql(const char *path, const char *sql)
-{
-	sqlite3 *db;
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 }
 
 static void test_newer_schema(void **state)
