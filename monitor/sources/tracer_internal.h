@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "core/sample.h"
+#include "sources/dm_keep.h"
 #include "sources/map_updates.h"
 #include "sources/rq_watch.h"
 #include "sources/tracer_hooks.h"
@@ -40,6 +41,7 @@ struct tracer {
 	struct rq_watch rq_watch;   /* blk-mq backends' completions no program saw */
 	char proc_root[256];        /* where rq_watch reads diskstats ("" : not watching) */
 	struct tracer_lost lost;    /* the last read's lost_events by kind */
+	struct dm_keep dms;         /* the device models in tgid_dom and tgid_bits */
 };
 
 #endif

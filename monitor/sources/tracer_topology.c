@@ -1,6 +1,7 @@
 /* tracer_topology.c - the topology into the BPF lookup maps: devices into the device
  * table (else the dev_dom hash), image files into inode_dom, device models into tgid_dom
- * and its bitmap; every update's result counted (sources/map_updates.h). See tracer.h.
+ * and its bitmap (kept a while after they leave, dm_keep.h); every update's result counted
+ * (sources/map_updates.h). See tracer.h.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,11 +12,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "sources/dev_table.h"
+#include "sources/dm_keep.h"
 #include "sources/hostinfo.h"
-
-#include "core/error.h"
 #include "sources/proc_stat.h"
 #include "sources/tracer.h"
 #include "sources/tracer_internal.h"
@@ -90,46 +91,55 @@ static void map_backend(struct tracer *t, const struct xt_roots *roots, uint32_t
 	}
 }
 
-/* Zero the bitmap words of the device models being forgotten, then forget them. */
-static void forget_device_models(struct tracer *t, int tgid_fd, int bits_fd)
+/* The device models of topo into tgid_dom and tgid_bits, with those kept past their
+ * topology (dm_keep.h). Entries and bits are written before the gone ones are taken out:
+ * a model in both topologies is never missing from the maps. Returns how many the
+ * programs will find. */
+static unsigned int map_device_models(struct tracer *t, const struct xt_topology *topo,
+                                      const struct xt_roots *roots)
 {
-	uint32_t tgid, next_tgid;
-	const uint32_t *prev_tgid = NULL;
-	while (!bpf_map_get_next_key(tgid_fd, prev_tgid, &next_tgid)) {
-		tgid = next_tgid;
-		prev_tgid = &tgid;
-		uint32_t word = tgid >> 6;
-		uint64_t zero = 0;
+	int tgid_fd = bpf_map__fd(t->skel->maps.tgid_dom);
+	int bits_fd = bpf_map__fd(t->skel->maps.tgid_bits);
+	dm_keep_begin(&t->dms);
+	for (size_t i = 0; i < topo->n_domains; i++) {
+		const struct xt_domain *d = &topo->domains[i];
+		if (d->device_model_pid <= 0)
+			continue;
+		if (d->device_model_pid >= XIOTOP_TGID_BITMAP_WORDS * 64) {
+			/* a pid past the bitmap has no word: counted as tgid_bits full */
+			map_update_counted(&t->updates, TOPO_MAP_TGID_BITS, -E2BIG);
+			continue;
+		}
+		struct xiotop_dm_owner owner = {.domid = d->domid};
+		if (proc_start_ticks(roots->proc, d->device_model_pid, &owner.start_ticks)) {
+			xnote("device model pid %d of domain %u is not running",
+			      d->device_model_pid, d->domid);
+			continue;
+		}
+		if (!dm_keep_see(&t->dms, (uint32_t)d->device_model_pid, &owner))
+			map_update_counted(&t->updates, TOPO_MAP_TGID_DOM, -E2BIG);
+	}
+	dm_keep_end(&t->dms, clock_mono_ns());
+	unsigned int mapped = 0;
+	for (size_t i = 0; i < t->dms.n; i++) {
+		const struct dm_kept *k = &t->dms.v[i];
+		uint32_t word = k->tgid >> 6;
+		uint64_t bits = dm_keep_word(&t->dms, word);
+		if (!map_update_counted(
+		        &t->updates, TOPO_MAP_TGID_DOM,
+		        bpf_map_update_elem(tgid_fd, &k->tgid, &k->owner, BPF_ANY)) &&
+		    !map_update_counted(&t->updates, TOPO_MAP_TGID_BITS,
+		                        bpf_map_update_elem(bits_fd, &word, &bits, BPF_ANY)))
+			mapped++;
+	}
+	for (size_t i = 0; i < t->dms.n_dropped; i++) {
+		uint32_t word = t->dms.dropped[i] >> 6;
+		uint64_t bits = dm_keep_word(&t->dms, word);
 		map_update_counted(&t->updates, TOPO_MAP_TGID_BITS,
-		                   bpf_map_update_elem(bits_fd, &word, &zero, BPF_ANY));
+		                   bpf_map_update_elem(bits_fd, &word, &bits, BPF_ANY));
+		bpf_map_delete_elem(tgid_fd, &t->dms.dropped[i]);
 	}
-	clear_map(tgid_fd, sizeof(uint32_t));
-}
-
-/* Domain d's device model into tgid_dom and its bitmap word; true if the programs will
- * find it. A pid past the bitmap has no word: counted as tgid_bits full. */
-static bool map_device_model(struct tracer *t, const struct xt_roots *roots,
-                             const struct xt_domain *d, int tgid_fd, int bits_fd)
-{
-	if (d->device_model_pid >= XIOTOP_TGID_BITMAP_WORDS * 64) {
-		map_update_counted(&t->updates, TOPO_MAP_TGID_BITS, -E2BIG);
-		return false;
-	}
-	uint32_t dm_tgid = (uint32_t)d->device_model_pid, word = dm_tgid >> 6;
-	uint64_t bits = 0;
-	struct xiotop_dm_owner owner = {.domid = d->domid};
-	if (proc_start_ticks(roots->proc, d->device_model_pid, &owner.start_ticks)) {
-		xnote("device model pid %d of domain %u is not running", d->device_model_pid,
-		      d->domid);
-		return false;
-	}
-	if (map_update_counted(&t->updates, TOPO_MAP_TGID_DOM,
-	                       bpf_map_update_elem(tgid_fd, &dm_tgid, &owner, BPF_ANY)))
-		return false;
-	bpf_map_lookup_elem(bits_fd, &word, &bits);
-	bits |= 1ull << (dm_tgid & 63);
-	return !map_update_counted(&t->updates, TOPO_MAP_TGID_BITS,
-	                           bpf_map_update_elem(bits_fd, &word, &bits, BPF_ANY));
+	return mapped;
 }
 
 /* Is the device (or the disk of a partition) request-based, blk-mq (its sysfs mq/)? */
@@ -176,15 +186,11 @@ static void watch_rq_backends(struct tracer *t, const struct xt_roots *roots)
 int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
                         const struct xt_roots *roots)
 {
-	int tgid_fd = bpf_map__fd(t->skel->maps.tgid_dom);
-	int bits_fd = bpf_map__fd(t->skel->maps.tgid_bits);
-	forget_device_models(t, tgid_fd, bits_fd);
 	clear_map(bpf_map__fd(t->skel->maps.dev_dom), sizeof(uint32_t));
 	clear_map(bpf_map__fd(t->skel->maps.inode_dom), sizeof(struct xiotop_inode_key));
 	dev_table_clear(t->dev_staging);
 	bool images_off_device = false;
 	bool device_models = false;
-	unsigned int n_device_models = 0;
 	for (size_t i = 0; i < topo->n_domains; i++) {
 		const struct xt_domain *d = &topo->domains[i];
 		device_models |= d->device_model_pid > 0;
@@ -192,9 +198,8 @@ int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
 			if (!d->backends[j].missing)
 				map_backend(t, roots, d->domid, &d->backends[j],
 				            &images_off_device);
-		if (d->device_model_pid > 0 && map_device_model(t, roots, d, tgid_fd, bits_fd))
-			n_device_models++;
 	}
+	unsigned int n_device_models = map_device_models(t, topo, roots);
 	hooks_want_syscalls(&t->hooks, device_models);
 	/* the table not in use gets the new topology, then programs switch to it whole; one
 	 * still reading the old copy finishes long before the next topology overwrites it */

@@ -1,8 +1,9 @@
 /* test_tracer_parts.c - the tracer's jobs that need no BPF: the kallsyms parser, the
  * /proc/PID/stat start time (a command name with spaces and parentheses), and the
  * count of refused map updates that goes into lost_events (a full map is never
- * silent: each refusal counts once, per map, whatever its errno), and the lost events'
- * kinds in words, said when a command ends. */
+ * silent: each refusal counts once, per map, whatever its errno), the lost events'
+ * kinds in words, said when a command ends, and the device models kept mapped after they
+ * left the topology (their threads' last runtime comes when their tasks are freed). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sources/dm_keep.h"
 #include "sources/kallsyms.h"
 #include "sources/map_updates.h"
 #include "sources/proc_stat.h"
@@ -110,6 +112,74 @@ static void lost_kinds_in_words(void **state)
 	assert_string_equal(small, "cpu map");
 }
 
+#define SEC 1000000000LL
+
+static bool kept(const struct dm_keep *k, uint32_t tgid, unsigned int domid)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (k->v[i].tgid == tgid)
+			return k->v[i].owner.domid == domid;
+	return false;
+}
+
+/* a model that left stays DM_KEEP_GONE_NS from the first topology without it (not from
+ * the last with it), then is dropped with its bit; one that comes back is in again */
+static void gone_device_models_stay_a_while(void **state)
+{
+	(void)state;
+	static struct dm_keep k;
+	struct xiotop_dm_owner qemu7 = {.domid = 7, .start_ticks = 100};
+	struct xiotop_dm_owner qemu9 = {.domid = 9, .start_ticks = 200};
+	dm_keep_begin(&k);
+	assert_true(dm_keep_see(&k, 4000, &qemu7));
+	assert_true(dm_keep_see(&k, 4001, &qemu9));
+	dm_keep_end(&k, 10 * SEC);
+	assert_true(k.n == 2 && k.n_dropped == 0);
+	assert_true(dm_keep_word(&k, 4000 >> 6) == (1ull << (4000 & 63) | 1ull << (4001 & 63)));
+
+	/* 4000 exits: kept through the next topologies, one of them 100 s later */
+	dm_keep_begin(&k);
+	dm_keep_see(&k, 4001, &qemu9);
+	dm_keep_end(&k, 110 * SEC);
+	assert_true(kept(&k, 4000, 7) && k.n_dropped == 0);
+	dm_keep_begin(&k);
+	dm_keep_see(&k, 4001, &qemu9);
+	dm_keep_end(&k, 110 * SEC + DM_KEEP_GONE_NS - 1);
+	assert_true(kept(&k, 4000, 7) && k.n_dropped == 0);
+	dm_keep_begin(&k);
+	dm_keep_see(&k, 4001, &qemu9);
+	dm_keep_end(&k, 110 * SEC + DM_KEEP_GONE_NS);
+	assert_false(kept(&k, 4000, 7));
+	assert_true(k.n == 1 && k.n_dropped == 1 && k.dropped[0] == 4000);
+	assert_true(dm_keep_word(&k, 4000 >> 6) == 1ull << (4001 & 63));
+
+	/* 4001 leaves and its pid comes back as another process: the new one replaces it */
+	dm_keep_begin(&k);
+	dm_keep_end(&k, 200 * SEC);
+	assert_true(kept(&k, 4001, 9));
+	struct xiotop_dm_owner reused = {.domid = 12, .start_ticks = 900};
+	dm_keep_begin(&k);
+	dm_keep_see(&k, 4001, &reused);
+	dm_keep_end(&k, 300 * SEC);
+	assert_true(k.n == 1 && kept(&k, 4001, 12) && k.v[0].owner.start_ticks == 900);
+	assert_true(k.v[0].gone_since_ns == 0 && k.n_dropped == 0);
+}
+
+/* no more than tgid_dom holds */
+static void device_models_past_the_map_are_refused(void **state)
+{
+	(void)state;
+	static struct dm_keep k;
+	struct xiotop_dm_owner o = {.domid = 1, .start_ticks = 1};
+	dm_keep_begin(&k);
+	for (uint32_t tgid = 1; tgid <= XIOTOP_MAX_TGIDS; tgid++)
+		assert_true(dm_keep_see(&k, tgid, &o));
+	assert_false(dm_keep_see(&k, XIOTOP_MAX_TGIDS + 1, &o));
+	assert_true(dm_keep_see(&k, 5, &o)); /* one kept already is refreshed */
+	dm_keep_end(&k, SEC);
+	assert_true(k.n == XIOTOP_MAX_TGIDS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -117,6 +187,8 @@ int main(void)
 	    cmocka_unit_test(start_ticks_after_the_last_paren),
 	    cmocka_unit_test(refused_updates_are_counted_per_map),
 	    cmocka_unit_test(lost_kinds_in_words),
+	    cmocka_unit_test(gone_device_models_stay_a_while),
+	    cmocka_unit_test(device_models_past_the_map_are_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
