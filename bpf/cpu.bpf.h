@@ -126,28 +126,44 @@ static __always_inline u32 task_domain(struct task_struct *task, u32 *role)
 	return XIOTOP_DOM_NONE;
 }
 
+/* A task's runtime growth to its domain and role, else to the shared runtime. */
+static __always_inline void charge_growth(struct task_struct *task, u64 ns)
+{
+	u32 role = 0;
+	u32 domid = task_domain(task, &role);
+	if (domid != XIOTOP_DOM_NONE)
+		charge_cpu(domid, role, ns);
+	else
+		stat_add(XIOTOP_STAT_SHARED_RUNTIME_NS, ns);
+}
+
 /* Charge a task its runtime growth since it was last seen. A task seen for the first
  * time is charged from birth if it was born after the first pass, else (the baseline)
  * not at all. The compare-and-swap keeps an exit and a pass racing on the same task from
- * charging the same growth twice. */
-static __always_inline void task_account(struct task_struct *task)
+ * charging the same growth twice. `freed`: the task's last call (sched_process_free). */
+static __always_inline void task_account(struct task_struct *task, bool freed)
 {
 	u64 *seen = bpf_task_storage_get(&runtime_seen, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	u64 now = task->se.sum_exec_runtime;
 	if (!seen) {
-		stat_inc(XIOTOP_STAT_LOST_CPU);
+		/* The kernel creates no task storage while another task-storage call is in
+		 * progress on this CPU (a free in an RCU callback over the pass, or the pass
+		 * preempted): a lookup only. A task freed with none was never charged, and no
+		 * pass can see it any more: charged as seen for the first time. */
+		if (!freed) {
+			stat_inc(XIOTOP_STAT_LOST_CPU);
+			return;
+		}
+		if (task->start_time > first_pass_ns && now)
+			charge_growth(task, now);
 		return;
 	}
-	u64 now = task->se.sum_exec_runtime, old = *seen, from = old;
+	u64 old = *seen, from = old;
 	if (!old && task->start_time <= first_pass_ns)
 		from = now; /* ran before xiotop looked: its past is in no interval */
 	if (now <= old || __sync_val_compare_and_swap(seen, old, now) != old || now <= from)
 		return; /* nothing new, another CPU charged it, or the baseline was just taken */
-	u32 role = 0;
-	u32 domid = task_domain(task, &role);
-	if (domid != XIOTOP_DOM_NONE)
-		charge_cpu(domid, role, now - from);
-	else
-		stat_add(XIOTOP_STAT_SHARED_RUNTIME_NS, now - from);
+	charge_growth(task, now - from);
 }
 
 /* ---- kworkers: domain shares of their runtime, per run ---- */
@@ -383,7 +399,7 @@ static __always_inline int on_task_pass(struct bpf_iter_meta *meta, struct task_
 	if (meta->seq_num == 0 && !first_pass_ns)
 		first_pass_ns = bpf_ktime_get_ns();
 	if (task) {
-		task_account(task);
+		task_account(task, false);
 		kworker_flush(task, false);
 	}
 	return 0;
@@ -392,7 +408,7 @@ static __always_inline int on_task_pass(struct bpf_iter_meta *meta, struct task_
 static __always_inline int on_task_exit(struct task_struct *task)
 {
 	if (track_cpu && first_pass_ns) {
-		task_account(task);
+		task_account(task, true);
 		kworker_flush(task, true);
 	}
 	return 0;

@@ -185,7 +185,7 @@ static inline unsigned int xiotop_lat_home(unsigned int domid)
 enum xiotop_stat {
 	XIOTOP_STAT_LOST_LAYER = 0,    /* counter map full: an event not counted */
 	XIOTOP_STAT_LOST_REMAP,        /* remap map full: a clone may be charged wrong */
-	XIOTOP_STAT_LOST_CPU,          /* cpu or work-state map full */
+	XIOTOP_STAT_LOST_CPU,          /* cpu map full, or task storage not created (busy) */
 	XIOTOP_STAT_SHARED_RUNTIME_NS, /* runtime of tasks serving no one domain (kworkers too) */
 	XIOTOP_STAT_LOST_LATENCY,      /* latency map full: an I/O not timed */
 	XIOTOP_STAT_LATENCY_DISPLACED, /* a stamp never taken: its I/O not timed (latency.bpf.h) */

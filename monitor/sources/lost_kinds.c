@@ -11,7 +11,7 @@ void tracer_lost_words(const struct tracer_lost *l, char *out, size_t outlen)
 	} kinds[] = {
 	    {"layer counter map full", l->layer_map},
 	    {"remap map full", l->remap_map},
-	    {"cpu map full", l->cpu_map},
+	    {"cpu state busy or map full", l->cpu_map},
 	    {"latency map full", l->latency_map},
 	    {"latency program skipped as nested", l->latency_nested},
 	    {"bio stamp displaced", l->latency_displaced},

@@ -106,10 +106,10 @@ static void lost_kinds_in_words(void **state)
 	assert_string_equal(out, "");
 	struct tracer_lost some = {.cpu_map = 1, .latency_unseen = 12};
 	tracer_lost_words(&some, out, sizeof(out));
-	assert_string_equal(out, "cpu map full 1, completions no program saw 12");
+	assert_string_equal(out, "cpu state busy or map full 1, completions no program saw 12");
 	char small[8];
 	tracer_lost_words(&some, small, sizeof(small));
-	assert_string_equal(small, "cpu map");
+	assert_string_equal(small, "cpu sta");
 }
 
 #define SEC 1000000000LL
