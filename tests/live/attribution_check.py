@@ -18,6 +18,46 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 
 WRITE_MIB = int(os.environ.get("XIOTOP_TEST_WRITE_MIB", "256"))
 READ_MIB = int(os.environ.get("XIOTOP_TEST_READ_MIB", "64"))
+# Lost events that cost a latency sample, never a byte (sources/lost_kinds.c's words):
+# the kernel now and then counts a blk-mq completion in /proc/diskstats without firing
+# block_rq_complete at all (bpf/latency.bpf.h), which xiotop says as "completions no
+# program saw": 5 in ~40,000 requests over 22 direct-io-on worlds here (2026-12-05), up
+# to 2 in one world of ~2,000 requests of 1 MiB, so at most 1 % of the writers'
+# requests. A kworker's run whose per-task state the kernel would not create (another
+# task-storage call busy on that CPU) costs CPU, not bytes: cpu_check judges CPU. Every
+# other kind (a full map, a refused topology entry) must be 0.
+LATENCY_KINDS = ("latency program skipped as nested", "bio stamp displaced",
+                 "request without the kernel's start time", "completions no program saw")
+CPU_KINDS = ("cpu state busy or map full",)
+LATENCY_LOST_PER_MILLE = 10
+
+
+def lost_kinds(stderr_text):
+    """{kind: count} from xiotop's last "events lost: KIND N, KIND N" line ({} if none)."""
+    kinds = {}
+    for line in stderr_text.splitlines():
+        if "events lost: " in line:
+            kinds = {}
+            for part in line.split("events lost: ", 1)[1].split(", "):
+                what, _, n = part.rpartition(" ")
+                if n.isdigit():
+                    kinds[what] = kinds.get(what, 0) + int(n)
+    return kinds
+
+
+def lost_checks(ivs, stderr_text, requests):
+    lost = sum(iv["lost_events"] for iv in ivs)
+    kinds = lost_kinds(stderr_text)
+    check(sum(kinds.values()) == lost,
+          f"lost_events {lost} = the kinds xiotop names as it ends ({kinds or 'none'})")
+    counters = {k: n for k, n in kinds.items() if k not in LATENCY_KINDS + CPU_KINDS}
+    check(not counters, f"no byte counter lost ({counters or 'none'})")
+    samples = sum(n for k, n in kinds.items() if k in LATENCY_KINDS)
+    check(samples <= max(1, requests * LATENCY_LOST_PER_MILLE // 1000),
+          f"latency samples lost {samples} of the writers' {requests} requests "
+          f"(at most {LATENCY_LOST_PER_MILLE / 10:g} %)")
+
+
 def dirty_checks(ivs, domid, dio, p, leaf, t1):
     """dom0's page cache for the domain against the writer, /proc/vmstat and the leaf.
     With loop direct-io off every byte the guest wrote lands in the backing file's page
@@ -55,7 +95,10 @@ def main():
     doms = {1: env["DOM1_DEV"], 2: env["DOM2_DEV"], 3: env["DOM3_DEV"]}
     leaf_of = {1: env["HOST_ZRAM"], 2: env["HOST_ZRAM"], 3: env["DOM3_ZRAM"]}
     expect_double = {1: WRITE_MIB * MiB, 2: WRITE_MIB * MiB, 3: 0}
-    xt = Xiotop(binary, os.path.join(os.path.dirname(env_path), "xenstore.dump"), out_path)
+    err_path = out_path + ".stderr"
+    err = open(err_path, "w")
+    xt = Xiotop(binary, os.path.join(os.path.dirname(env_path), "xenstore.dump"), out_path,
+                stderr=err)
     print(f"# loop direct-io {dio}: {WRITE_MIB} MiB written, {READ_MIB} MiB read per domain")
 
     # Phases 1-3: one domain at a time, each followed by sync, so the leaf's diskstats
@@ -87,6 +130,10 @@ def main():
     time.sleep(0.5)
     xt.wait_past(time.time())
     xt.stop()
+    err.close()
+    with open(err_path) as f:
+        stderr_text = f.read()
+    sys.stderr.write(stderr_text)  # the log shows what xiotop said, as before
     ivs = xt.intervals()
 
     for domid in doms:
@@ -131,8 +178,8 @@ def main():
     unattr = sum(iv["unattributed"]["wr_bytes"] for iv in ivs)
     check(within(explained + unattr, pgpgout, 2),
           f"pgpgout {pgpgout / MiB:.1f} MiB vs domains phys+double {explained / MiB:.1f} + unattributed {unattr / MiB:.1f} MiB (2 %)")
-    lost = sum(iv["lost_events"] for iv in ivs)
-    check(lost == 0, f"lost_events {lost}")
+    writers = [p["writer"] for p in phase.values()] + list(conc.values())
+    lost_checks(ivs, stderr_text, sum(w["wr_ios"] + w["rd_ios"] for w in writers))
     print(f"{len(failures) and 'FAILED' or 'PASSED'}: loop direct-io {dio}, {len(failures)} failure(s)")
     return 1 if failures else 0
 

@@ -66,6 +66,17 @@ def latency_zero_when_untimed(iv):
 
 
 # name: (mutation, the check it must break)
+def lost_plus(n):
+    """n events lost that xiotop never said it lost (the first interval's count)."""
+    done = []
+
+    def mutate(iv):
+        if not done and isinstance(iv.get("lost_events"), int):
+            iv["lost_events"] += n
+            done.append(True)
+    return mutate
+
+
 MUTATIONS = {
     "dirtied_x1.1": (scale_key("dirtied_bytes", 1.10),
                      "attribution_check: dirtied_bytes vs the writer's bytes (1 %)"),
@@ -87,6 +98,8 @@ MUTATIONS = {
                          "latency_check: write p50 at most the writer's bucket (4K too)"),
     "read_latency_div4": (latency_times("read", 1 / 4),
                           "latency_check: read p50 at least one bucket below the writer's less its own part (4K too)"),
+    "lost_events_plus_1": (lost_plus(1),
+                           "attribution_check: lost_events = the kinds xiotop names as it ends"),
     "latency_zero_when_untimed": (latency_zero_when_untimed,
                                   "test_latency: no io_latency key when nothing is timed"),
 }
