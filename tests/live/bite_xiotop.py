@@ -66,6 +66,13 @@ def latency_zero_when_untimed(iv):
 
 
 # name: (mutation, the check it must break)
+def scale_interval_key(key, factor):
+    def mutate(iv):
+        if isinstance(iv.get(key), int):
+            iv[key] = int(iv[key] * factor)
+    return mutate
+
+
 def lost_plus(n):
     """n events lost that xiotop never said it lost (the first interval's count)."""
     done = []
@@ -98,6 +105,10 @@ MUTATIONS = {
                          "latency_check: write p50 at most the writer's bucket (4K too)"),
     "read_latency_div4": (latency_times("read", 1 / 4),
                           "latency_check: read p50 at least one bucket below the writer's less its own part (4K too)"),
+    "unattributed_cpu_x1.2": (scale_interval_key("unattributed_cpu_ns", 1.2),
+                              "cpu_check: intervals inside the run at most /proc/stat not-idle (3 %)"),
+    "unattributed_cpu_x0.8": (scale_interval_key("unattributed_cpu_ns", 0.8),
+                              "cpu_check: intervals overlapping the run at least /proc/stat busy (3 %)"),
     "lost_events_plus_1": (lost_plus(1),
                            "attribution_check: lost_events = the kinds xiotop names as it ends"),
     "latency_zero_when_untimed": (latency_zero_when_untimed,
