@@ -91,6 +91,50 @@ static void map_backend(struct tracer *t, const struct xt_roots *roots, uint32_t
 	}
 }
 
+/* Whether topo maps the image file k (map_backend writes it to inode_dom). */
+static bool topo_maps_image(const struct xt_topology *topo, const struct xiotop_inode_key *k)
+{
+	for (size_t i = 0; i < topo->n_domains; i++)
+		for (size_t j = 0; j < topo->domains[i].n_backends; j++) {
+			const struct xt_backend *b = &topo->domains[i].backends[j];
+			for (size_t l = 0; !b->missing && l < b->n_layers; l++)
+				if (b->layers[l].role == XT_ROLE_FILE &&
+				    b->layers[l].ino == k->ino && b->layers[l].fs_dev == k->fs_dev)
+					return true;
+		}
+	return false;
+}
+
+/* The image files no longer in the topology out of inode_dom, once the current ones are
+ * written: an image in both topologies never misses its entry (cleared and refilled, the
+ * map had none for a moment each interval, and a writeback bio then went unattributed). */
+static void prune_images(struct tracer *t, const struct xt_topology *topo)
+{
+	int fd = bpf_map__fd(t->skel->maps.inode_dom);
+	struct xiotop_inode_key key, next, *gone = NULL;
+	const struct xiotop_inode_key *prev = NULL;
+	size_t n = 0, cap = 0;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (topo_maps_image(topo, &key))
+			continue;
+		if (n == cap) {
+			size_t more = cap ? 2 * cap : 16;
+			struct xiotop_inode_key *grown = realloc(gone, more * sizeof(*gone));
+			if (!grown)
+				break; /* kept: an image gone keeps its domain until the next
+				          topology */
+			gone = grown;
+			cap = more;
+		}
+		gone[n++] = key;
+	}
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, &gone[i]);
+	free(gone);
+}
+
 /* The device models of topo into tgid_dom and tgid_bits, with those kept past their
  * topology (dm_keep.h). Entries and bits are written before the gone ones are taken out:
  * a model in both topologies is never missing from the maps. Returns how many the
@@ -186,8 +230,9 @@ static void watch_rq_backends(struct tracer *t, const struct xt_roots *roots)
 int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
                         const struct xt_roots *roots)
 {
+	/* the overflow of the device table is built afresh (set_dev_owner merges into it);
+	 * image files are updated in place and pruned after (prune_images) */
 	clear_map(bpf_map__fd(t->skel->maps.dev_dom), sizeof(uint32_t));
-	clear_map(bpf_map__fd(t->skel->maps.inode_dom), sizeof(struct xiotop_inode_key));
 	dev_table_clear(t->dev_staging);
 	bool images_off_device = false;
 	bool device_models = false;
@@ -199,6 +244,7 @@ int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
 				map_backend(t, roots, d->domid, &d->backends[j],
 				            &images_off_device);
 	}
+	prune_images(t, topo);
 	unsigned int n_device_models = map_device_models(t, topo, roots);
 	hooks_want_syscalls(&t->hooks, device_models);
 	/* the table not in use gets the new topology, then programs switch to it whole; one
