@@ -167,7 +167,12 @@ static void put_io_latency(FILE *out, const struct model_interval *m, const stru
 	(void)csv;
 	for (int op = 0; op < XIOTOP_LAT_OPS; op++) {
 		const struct xiotop_lat *h = &d->lat[op];
-		fprintf(out, "%s\"%s\":{\"ios\":", op ? "," : "{", ops[op]);
+		fprintf(out, "%s\"%s\":", op ? "," : "{", ops[op]);
+		if (d->lat_untimed[op]) { /* a kind of its backends not timed: unknown, not 0 */
+			fputs("null", out);
+			continue;
+		}
+		fputs("{\"ios\":", out);
 		put_u64(out, h->count);
 		fputs(",\"sum_ns\":", out);
 		put_u64(out, h->sum_ns);

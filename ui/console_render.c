@@ -8,7 +8,6 @@
 
 #include "core/clock.h"
 #include "core/figures.h"
-#include "core/latency.h"
 
 #define LINE_MAX_BYTES 4096 /* one screen line before the grid cuts it */
 
@@ -318,29 +317,17 @@ static int render_layers(const struct console_state *st, struct grid *g, int y, 
 	return y;
 }
 
-/* "rd p50 0.12 p99 0.50 ms (1234 ios)": one op's latency this interval, "-" without I/O. */
-static void latency_text(char *buf, size_t len, const char *op, const struct xiotop_lat *h)
-{
-	double p50 = latency_quantile_ns(h, 0.5), p99 = latency_quantile_ns(h, 0.99);
-	if (p50 < 0) {
-		snprintf(buf, len, "%s -", op);
-		return;
-	}
-	char a[16], b[16];
-	fields_number(a, sizeof(a), 7, p50 / (double)NS_PER_MS, 3);
-	fields_number(b, sizeof(b), 7, p99 / (double)NS_PER_MS, 3);
-	snprintf(buf, len, "%s p50 %s p99 %s ms (%llu ios)", op, a, b, h->count);
-}
-
 /* The domain's I/O latency by op (only when latency was timed: not --no-latency). */
 static int render_latency(const struct console_state *st, struct grid *g, int y, int bottom,
                           const struct model_domain *dom)
 {
 	if (!st->m || !st->m->has_latency || !dom || y >= bottom)
 		return y;
-	char line[LINE_MAX_BYTES], rd[96], wr[96];
-	latency_text(rd, sizeof(rd), "rd", &dom->lat[XIOTOP_LAT_READ]);
-	latency_text(wr, sizeof(wr), "wr", &dom->lat[XIOTOP_LAT_WRITE]);
+	char line[LINE_MAX_BYTES], rd[128], wr[128];
+	fields_latency_text(rd, sizeof(rd), "rd", &dom->lat[XIOTOP_LAT_READ],
+	                    dom->lat_untimed[XIOTOP_LAT_READ]);
+	fields_latency_text(wr, sizeof(wr), "wr", &dom->lat[XIOTOP_LAT_WRITE],
+	                    dom->lat_untimed[XIOTOP_LAT_WRITE]);
 	snprintf(line, sizeof(line), "latency    %s   %s", rd, wr);
 	grid_put(g, y++, line, GRID_PLAIN);
 	return y;

@@ -6,6 +6,7 @@
 
 #include "ui/grid.h"
 #include "core/clock.h"
+#include "core/latency.h"
 
 double fields_mb_per_s(uint64_t bytes, double interval_s)
 {
@@ -455,4 +456,22 @@ void fields_row(const struct field_layout *l, const struct field_row *r, char *b
 			text_append_cell(buf, len, "", 1, true);
 		text_append_cell(buf, len, cell, l->widths[i], f->left);
 	}
+}
+
+void fields_latency_text(char *buf, size_t len, const char *op, const struct xiotop_lat *h,
+                         uint32_t untimed)
+{
+	double p50 = latency_quantile_ns(h, 0.5), p99 = latency_quantile_ns(h, 0.99);
+	if (untimed) {
+		snprintf(buf, len, "%s not timed (%s not active)", op, xio_untimed_hook(untimed));
+		return;
+	}
+	if (p50 < 0) {
+		snprintf(buf, len, "%s -", op);
+		return;
+	}
+	char a[16], b[16];
+	fields_number(a, sizeof(a), 7, p50 / (double)NS_PER_MS, 3);
+	fields_number(b, sizeof(b), 7, p99 / (double)NS_PER_MS, 3);
+	snprintf(buf, len, "%s p50 %s p99 %s ms (%llu ios)", op, a, b, h->count);
 }

@@ -39,8 +39,10 @@ static void fill_domain_figures(struct field_row *r, const struct model_interval
 	r->guest_cpu_ns = d->guest_cpu_ns;
 	struct xiotop_lat both = d->lat[XIOTOP_LAT_READ];
 	latency_merge(&both, &d->lat[XIOTOP_LAT_WRITE]);
-	r->lat_p50_ns = m->has_latency ? latency_quantile_ns(&both, 0.5) : -1;
-	r->lat_p99_ns = m->has_latency ? latency_quantile_ns(&both, 0.99) : -1;
+	/* "-" too where it was not timed (--no-latency, or a kind of its backends was not) */
+	bool timed = figure_known(FIG_LATENCY_P50, m, d);
+	r->lat_p50_ns = timed ? latency_quantile_ns(&both, 0.5) : -1;
+	r->lat_p99_ns = timed ? latency_quantile_ns(&both, 0.99) : -1;
 }
 
 int field_rows_build(const struct model_interval *m, struct field_row **rows, size_t *cap,

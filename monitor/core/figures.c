@@ -50,6 +50,9 @@ VALUE(lost_events, m->lost_events)
 /* what only the tracer attributes: the layers below each guest, the unattributed bytes */
 #define STACK XIO_ABSENT_STACK
 #define GUEST XIO_ABSENT_GUEST_IO
+/* latency: timed at all (not --no-latency), and for the domain (no kind of its backends
+ * left untimed by a hook not attached) */
+#define LATENCY (NEED_LATENCY | NEED_TIMED)
 
 static const char read_help[] = "Bytes read for the domain: at its backend (guest) or at physical "
                                 "devices (physical).";
@@ -80,11 +83,11 @@ static const struct figure table[] = {
     [FIG_WRITTEN_BACK_BYTES]    = {FIGURE_DOMAIN, FORM_COUNT,  "bytes",    0,                   NEED_DIRTY,     0,          NULL,        "written_back_bytes",    NULL,                        written_back_bytes,     "of its dirty page cache, written back"},
     [FIG_LAYERS]                = {FIGURE_DOMAIN, FORM_RECORD, "bytes",    0,                   0,              0,          NULL,        "layers",                NULL,                        NULL,                   "the devices and file of its stack with their bytes"},
     [FIG_VBD_STATS]             = {FIGURE_DOMAIN, FORM_RECORD, "bytes",    0,                   NEED_VBD,       0,          NULL,        "vbd_stats",             NULL,                        NULL,                   "blkback's own per-vbd counters beside xiotop's bytes"},
-    [FIG_IO_LATENCY]            = {FIGURE_DOMAIN, FORM_RECORD, "ns",       0,                   NEED_LATENCY,   0,          NULL,        "io_latency",            NULL,                        NULL,                   "I/O latency by op at its guest-visible layer (unless --no-latency)", {"xiotop_domain_io_latency_seconds", "I/O latency of the domain at its guest-visible layer (its backend device from queue to completion, or its device model's file syscalls), by op (timed unless --no-latency).", "op", NULL}},
+    [FIG_IO_LATENCY]            = {FIGURE_DOMAIN, FORM_RECORD, "ns",       0,                   LATENCY,        0,          NULL,        "io_latency",            NULL,                        NULL,                   "I/O latency by op at its guest-visible layer (unless --no-latency)", {"xiotop_domain_io_latency_seconds", "I/O latency of the domain at its guest-visible layer (its backend device from queue to completion, or its device model's file syscalls), by op (timed unless --no-latency).", "op", NULL}},
     [FIG_AMPLIFICATION]         = {FIGURE_DOMAIN, FORM_SCREEN, NULL,       STACK,               0,              0,          "AMPL",      NULL,                    NULL,                        NULL,                   "amplification: physical / guest writes"},
     [FIG_DOM0_CPU_SINCE_START]  = {FIGURE_DOMAIN, FORM_SCREEN, "ns",       0,                   NEED_CPU,       0,          "CPU_s",     NULL,                    NULL,                        NULL,                   "dom0 CPU seconds for it since xiotop started"},
-    [FIG_LATENCY_P50]           = {FIGURE_DOMAIN, FORM_SCREEN, "ns",       0,                   NEED_LATENCY,   0,          "P50_ms",    NULL,                    NULL,                        NULL,                   "median I/O latency, reads and writes (unless --no-latency)"},
-    [FIG_LATENCY_P99]           = {FIGURE_DOMAIN, FORM_SCREEN, "ns",       0,                   NEED_LATENCY,   0,          "P99_ms",    NULL,                    NULL,                        NULL,                   "99th percentile I/O latency, reads and writes (unless --no-latency)"},
+    [FIG_LATENCY_P50]           = {FIGURE_DOMAIN, FORM_SCREEN, "ns",       0,                   LATENCY,        0,          "P50_ms",    NULL,                    NULL,                        NULL,                   "median I/O latency, reads and writes (unless --no-latency)"},
+    [FIG_LATENCY_P99]           = {FIGURE_DOMAIN, FORM_SCREEN, "ns",       0,                   LATENCY,        0,          "P99_ms",    NULL,                    NULL,                        NULL,                   "99th percentile I/O latency, reads and writes (unless --no-latency)"},
     [FIG_VMSTAT_PGPGOUT_BYTES]  = {FIGURE_HOST,   FORM_COUNT,  "bytes",    XIO_ABSENT_VMSTAT,   0,              FIGURE_CSV, "vmstat bo", "vmstat_pgpgout_bytes",  "host.vmstat_pgpgout_bytes", pgpgout_bytes,          "/proc/vmstat pgpgout, in bytes (vmstat bo)", {"xiotop_host_vmstat_pgpgout_bytes", "/proc/vmstat pgpgout, in bytes."}},
     [FIG_VMSTAT_PGPGIN_BYTES]   = {FIGURE_HOST,   FORM_COUNT,  "bytes",    XIO_ABSENT_VMSTAT,   0,              0,          NULL,        "vmstat_pgpgin_bytes",   "host.vmstat_pgpgin_bytes",  pgpgin_bytes,           "/proc/vmstat pgpgin, in bytes (vmstat bi)", {"xiotop_host_vmstat_pgpgin_bytes", "/proc/vmstat pgpgin, in bytes."}},
     [FIG_DISKS]                 = {FIGURE_HOST,   FORM_RECORD, "bytes",    XIO_ABSENT_DISKS,    0,              0,          NULL,        "disks",                 "host.disks",                NULL,                   "each leaf (physical) device's bytes, from /proc/diskstats"},
@@ -136,7 +139,10 @@ bool figure_known_with(enum figure_id id, uint32_t absent, unsigned collected,
 		return false;
 	if ((f->needs & NEED_GUEST_CPU) && !(d && d->guest_cpu_ns >= 0))
 		return false;
-	return !(f->needs & ~NEED_GUEST_CPU & ~collected);
+	if ((f->needs & NEED_TIMED) && d &&
+	    (d->lat_untimed[XIOTOP_LAT_READ] | d->lat_untimed[XIOTOP_LAT_WRITE]))
+		return false;
+	return !(f->needs & ~(NEED_GUEST_CPU | NEED_TIMED) & ~collected);
 }
 
 bool figure_known(enum figure_id id, const struct model_interval *m, const struct model_domain *d)

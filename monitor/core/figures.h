@@ -7,7 +7,8 @@
  * A figure is unknown (figure_known) when the interval lacks what it is made of: a
  * counter the samples do not hold (its `absent` bits, an imported recording), one not
  * collected (CPU, dirty pages, blkback's counters, latency), a domain's vCPU time where
- * the hypervisor gave none. Unknown prints null or "-", never 0.
+ * the hypervisor gave none, a domain's latency where a kind of its backends was not timed
+ * (its completion hook not attached: model_domain.lat_untimed). Unknown prints null or "-", never 0.
  * Per-domain figures are in the JSON contract's order (README "JSON output"); the
  * screen-only ones follow, then the host's. Adding a per-domain counter or gauge is one
  * entry at the table's end, with a value function and no name in enum figure_id: the
@@ -93,6 +94,7 @@ enum figure_need {
 	NEED_VBD = 1u << 2,       /* has_vbd_stats: the key is absent without it */
 	NEED_LATENCY = 1u << 3,   /* has_latency: the key is absent without it */
 	NEED_GUEST_CPU = 1u << 4, /* the domain's guest_cpu_ns >= 0 */
+	NEED_TIMED = 1u << 5,     /* the domain's latency was timed (no lat_untimed bit) */
 };
 
 enum figure_flag {

@@ -203,6 +203,8 @@ static int latency_of_interval(const struct xio_sample *prev, const struct xio_s
 		if (!d)
 			return -1;
 		latency_delta(&l->hist, p ? &p->hist : NULL, &d->lat[l->op]);
+		/* not timed at either end: part of the interval was not */
+		d->lat_untimed[l->op] = l->untimed | (p ? p->untimed : 0);
 	}
 	return 0;
 }

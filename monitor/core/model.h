@@ -58,6 +58,9 @@ struct model_domain {
 	/* I/O latency this interval by op (XIOTOP_LAT_READ/WRITE): when the interval
 	 * has_latency; core/latency.h gives its quantiles */
 	struct xiotop_lat lat[XIOTOP_LAT_OPS];
+	/* why lat[op] is not the domain's latency this interval (enum xio_untimed: a kind of
+	 * its backends was not timed, at either sample); 0: timed. Unknown, never 0 requests */
+	uint32_t lat_untimed[XIOTOP_LAT_OPS];
 	struct model_layer *layers;
 	size_t n_layers;
 	struct model_vbd *vbds; /* when the interval has_vbd_stats */

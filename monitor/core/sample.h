@@ -72,10 +72,25 @@ struct xio_domain {
 	uint64_t mem_bytes;  /* current memory reservation (libxenstat); 0 unknown */
 };
 
+/* Why a (domain, op)'s latency was not timed: a kind of backend it has is timed by a hook
+ * that is not attached (bits; none: timed). Each kind is timed by its own hook
+ * (bpf/latency.bpf.h), so one refused hook leaves the other kinds timed. */
+enum xio_untimed {
+	XIO_UNTIMED_RQ = 1u << 0,      /* a blk-mq backend (loop, a disk): block_rq_complete */
+	XIO_UNTIMED_BIO = 1u << 1,     /* a bio-based backend (zram, dm, md): block_bio_complete */
+	XIO_UNTIMED_SYSCALL = 1u << 2, /* a device model's image file: sys_enter/sys_exit */
+};
+/* The hook a set of xio_untimed bits names first ("block_rq_complete"), and the kind of
+ * backend it times ("blk-mq backend (loop, disk)"); "" for none. */
+const char *xio_untimed_hook(uint32_t untimed);
+const char *xio_untimed_kind(uint32_t untimed);
+
 /* I/O latency of one (domain, op) at its guest-visible layer (cumulative). */
 struct xio_latency {
 	uint32_t domid;
-	uint32_t op; /* XIOTOP_LAT_READ, XIOTOP_LAT_WRITE */
+	uint32_t op;       /* XIOTOP_LAT_READ, XIOTOP_LAT_WRITE */
+	uint32_t untimed;  /* enum xio_untimed: not 0, hist is not the domain's latency (unknown) */
+	uint32_t zero_pad; /* named, so an initializer zeroes it: copies compare byte for byte */
 	struct xiotop_lat hist;
 };
 
@@ -152,7 +167,9 @@ struct xio_sample {
 	bool has_vbd_stats; /* vbd_stats were read (a Xen dom0); else none exist here */
 	struct xio_vbd_stat *vbd_stats;
 	size_t n_vbd_stats;
-	bool has_latency; /* timed (not --no-latency): latency[] holds every histogram */
+	/* timed (not --no-latency): latency[] holds every histogram, and an entry per op for
+	 * each domain whose latency is not timed (its untimed bits set) */
+	bool has_latency;
 	struct xio_latency *latency;
 	size_t n_latency;
 };

@@ -247,7 +247,9 @@ static void latency(struct writer *w, const struct metrics_state *st)
 	begin(w, &fam);
 	for (size_t i = 0; i < st->n_domains; i++)
 		for (int op = 0; op < XIOTOP_LAT_OPS; op++)
-			latency_series(w, &st->domains[i], ops[op], &st->domains[i].lat[op]);
+			if (!st->domains[i].lat_untimed[op]) /* not timed: no series, never 0 */
+				latency_series(w, &st->domains[i], ops[op],
+				               &st->domains[i].lat[op]);
 }
 
 static void host(struct writer *w, const struct metrics_state *st)

@@ -16,7 +16,9 @@
  *   xiotop_lost_events_total, xiotop_intervals_total,
  *   xiotop_domain_io_latency_seconds {..., op="read|write"} (a histogram: cumulative
  *   _bucket{le} from 1.024e-06 s doubling to 2.147483648 s and +Inf, _sum, _count; only
- *   when latency was timed: the default, not with --no-latency),
+ *   when latency was timed: the default, not with --no-latency; no series for a domain
+ *   whose latency the latest interval did not time, a kind of its backends timed by a
+ *   hook not attached: a 0-count histogram would say it did no I/O),
  *   xiotop_host_vmstat_pgpg{in,out}_bytes_total, xiotop_host_disk_{read,written}_bytes_total
  *   {device}, and the info metrics xiotop_build_info{version}, xiotop_hook_info{hook,mode}.
  * CPU families appear only when CPU was collected, the backlog only when dirty pages were.

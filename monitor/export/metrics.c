@@ -76,8 +76,11 @@ static void add_domain(struct metrics_domain *s, const struct model_interval *m,
 	add_figures(s->value, FIGURE_DOMAIN, m, d);
 	for (int r = 0; r < XIO_CPU_ROLES; r++)
 		s->cpu_ns_by_role[r] += d->cpu_ns_by_role[r];
-	for (int op = 0; op < XIOTOP_LAT_OPS; op++)
-		latency_merge(&s->lat[op], &d->lat[op]);
+	for (int op = 0; op < XIOTOP_LAT_OPS; op++) {
+		s->lat_untimed[op] = d->lat_untimed[op];
+		if (!d->lat_untimed[op])
+			latency_merge(&s->lat[op], &d->lat[op]);
+	}
 	if (d->info) {
 		snprintf(s->name, sizeof(s->name), "%s", d->info->name);
 		if (d->info->generation)

@@ -36,6 +36,9 @@ struct metrics_domain {
 	uint64_t value[FIGURE_MAX];
 	uint64_t cpu_ns_by_role[XIO_CPU_ROLES];
 	struct xiotop_lat lat[XIOTOP_LAT_OPS]; /* I/O latency by op (with has_latency) */
+	/* the latest interval's model_domain.lat_untimed: not 0, the op's latency is not
+	 * timed and has no series (what lat holds is not its latency) */
+	uint32_t lat_untimed[XIOTOP_LAT_OPS];
 };
 
 struct metrics_disk {

@@ -37,6 +37,8 @@ int rec_store_latency(sqlite3_stmt *st, size_t sample, const struct xio_sample *
 			sqlite3_bind_int(st, 6, low);
 			sqlite3_bind_blob(st, 7, blob, (int)n, SQLITE_TRANSIENT);
 		}
+		if (l->untimed) /* NULL: timed */
+			sqlite3_bind_int64(st, 8, l->untimed);
 		int rc = step_done(st);
 		if (rc != SQLITE_OK)
 			return rc;
@@ -108,6 +110,7 @@ int rec_read_latency(sqlite3_stmt *st, int version, struct xio_sample *s)
 		l.hist.sum_ns = (uint64_t)sqlite3_column_int64(st, 3);
 		if (!decode_buckets(st, version, &l.hist))
 			return SQLITE_CORRUPT;
+		l.untimed = (uint32_t)sqlite3_column_int64(st, 6); /* NULL: 0, timed */
 		if (sample_add_latency(s, &l))
 			return SQLITE_NOMEM;
 	}

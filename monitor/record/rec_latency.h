@@ -6,7 +6,9 @@
  * schema 2, little-endian 64-bit counts in schema 1), so an idle (domain, op) costs a few
  * bytes and a count a byte per 7 bits. Reading checks the span: a count cut short or
  * over 64 bits (schema 1: a blob that is not whole 64-bit counts), or a span past the
- * last bucket, is a corrupt file. Not part of the public API (record.h).
+ * last bucket, is a corrupt file. An entry not timed (xio_latency.untimed) keeps its bits in
+ * `untimed`; NULL there (and a file without the column) is timed. Not part of the public
+ * API (record.h).
  */
 #ifndef XIOTOP_REC_LATENCY_H
 #define XIOTOP_REC_LATENCY_H
@@ -15,9 +17,10 @@
 
 #define REC_VARINT_MAX 10 /* bytes of a 64-bit count in LEB128 */
 
-#define REC_LATENCY_INSERT_SQL "INSERT INTO latency_counts VALUES (?,?,?,?,?,?,?)"
+#define REC_LATENCY_INSERT_SQL "INSERT INTO latency_counts VALUES (?,?,?,?,?,?,?,?)"
+/* %s: the untimed column, or NULL for a file written before it (every entry timed) */
 #define REC_LATENCY_SELECT_SQL                                                                     \
-	"SELECT domid, op, count, sum_ns, low, buckets FROM latency_counts"                        \
+	"SELECT domid, op, count, sum_ns, low, buckets, %s FROM latency_counts"                    \
 	" WHERE slot BETWEEN ? AND ? ORDER BY slot"
 
 /* Sample `sample`'s histograms through the prepared insert st. SQLite result code. */

@@ -21,7 +21,7 @@ static const char *const reader_sql[RS_COUNT] = {
     [RS_DISKS] = "SELECT disk, rd_bytes, wr_bytes, rd_ios, wr_ios FROM disk_counts"
                  " WHERE slot BETWEEN ? AND ? ORDER BY slot",
     [RS_VBDS] = NULL, /* vbds_sql: its columns depend on the file's age */
-    [RS_LATENCY] = REC_LATENCY_SELECT_SQL,
+    [RS_LATENCY] = NULL, /* REC_LATENCY_SELECT_SQL: its columns depend on the file's age */
 };
 /* A file written before vbd_counts had its skew columns: unknown, read as 0; before its
  * read_state column: every vbd counted was read (NULL, XIO_VBD_READ). */
@@ -55,12 +55,18 @@ int rec_reader_prepare(struct rec_reader *r)
 	         has_column(r->db, "samples", "host_irq_ns") ? "host_irq_ns, host_steal_ns"
 	                                                     : "NULL, NULL");
 	bool latency_table = has_column(r->db, "latency_counts", "slot");
+	char latency[sizeof(REC_LATENCY_SELECT_SQL) + 16];
+	snprintf(latency, sizeof(latency), REC_LATENCY_SELECT_SQL,
+	         has_column(r->db, "latency_counts", "untimed") ? "untimed" : "NULL");
 	char vbds[sizeof(vbds_sql) + 64];
 	snprintf(vbds, sizeof(vbds), vbds_sql,
 	         skew_known ? "skew_rd_bytes, skew_wr_bytes" : "NULL, NULL",
 	         has_column(r->db, "vbd_counts", "read_state") ? "read_state" : "NULL");
 	for (int i = 0; rc == SQLITE_OK && i < RS_COUNT; i++) {
-		const char *sql = i == RS_SAMPLE ? sample : i == RS_VBDS ? vbds : reader_sql[i];
+		const char *sql = i == RS_SAMPLE    ? sample
+		                  : i == RS_VBDS    ? vbds
+		                  : i == RS_LATENCY ? latency
+		                                    : reader_sql[i];
 		if (i == RS_LATENCY && !latency_table)
 			continue;
 		rc = sqlite3_prepare_v3(r->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &r->st[i], NULL);

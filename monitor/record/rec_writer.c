@@ -28,7 +28,7 @@
 _Static_assert(sizeof(struct xio_sample) == 464 && sizeof(struct xio_layer) == 48 &&
                    sizeof(struct xio_dev) == 40 && sizeof(struct xio_disk) == 72 &&
                    sizeof(struct xio_domain) == 392 && sizeof(struct xio_dom_counters) == 64 &&
-                   sizeof(struct xio_vbd_stat) == 104 && sizeof(struct xio_latency) == 280,
+                   sizeof(struct xio_vbd_stat) == 104 && sizeof(struct xio_latency) == 288,
                "sample.h changed: store the new field in recordings (record/)");
 #endif
 static void finalize_all(struct rec_writer *w)

@@ -282,17 +282,23 @@ static int read_dirty(struct tracer *t, struct xio_sample *s)
 	return 0;
 }
 
-/* The sample's histogram of (domid, op), added empty if it has none yet; NULL when out
- * of memory. */
-static struct xiotop_lat *latency_of(struct xio_sample *s, uint32_t domid, uint32_t op)
+/* The sample's entry of (domid, op), added empty if it has none yet; NULL when out of
+ * memory. */
+static struct xio_latency *latency_entry(struct xio_sample *s, uint32_t domid, uint32_t op)
 {
 	for (size_t i = 0; i < s->n_latency; i++)
 		if (s->latency[i].domid == domid && s->latency[i].op == op)
-			return &s->latency[i].hist;
+			return &s->latency[i];
 	struct xio_latency l = {.domid = domid, .op = op};
 	if (sample_add_latency(s, &l))
 		return NULL;
-	return &s->latency[s->n_latency - 1].hist;
+	return &s->latency[s->n_latency - 1];
+}
+
+static struct xiotop_lat *latency_of(struct xio_sample *s, uint32_t domid, uint32_t op)
+{
+	struct xio_latency *l = latency_entry(s, domid, op);
+	return l ? &l->hist : NULL;
 }
 
 /* The latency histograms per (domain, op), summed over CPUs: the slots, then the hash. */
@@ -323,6 +329,15 @@ static int read_latency(struct tracer *t, struct xio_sample *s)
 		for (int c = 0; c < t->ncpus; c++)
 			latency_merge(h, &t->percpu_lat[c]);
 	}
+	/* a domain a kind of whose backends no attached hook times: its histograms (of the
+	 * other kinds, or none) are not its latency, said so per op, never 0 requests */
+	for (size_t i = 0; i < t->n_untimed; i++)
+		for (uint32_t op = 0; op < XIOTOP_LAT_OPS; op++) {
+			struct xio_latency *l = latency_entry(s, t->untimed[i].domid, op);
+			if (!l)
+				return -1;
+			l->untimed = t->untimed[i].untimed;
+		}
 	return 0;
 }
 
@@ -452,5 +467,6 @@ void tracer_close(struct tracer *t)
 	free(t->percpu_u64);
 	free(t->percpu_lat);
 	rq_watch_free(&t->rq_watch);
+	free(t->untimed);
 	free(t);
 }

@@ -42,6 +42,12 @@ struct tracer {
 	char proc_root[256];        /* where rq_watch reads diskstats ("" : not watching) */
 	struct tracer_lost lost;    /* the last read's lost_events by kind */
 	struct dm_keep dms;         /* the device models in tgid_dom and tgid_bits */
+	/* the domains of the topology whose latency is not timed (a kind of their backends is
+	 * timed by a hook not attached) and why (enum xio_untimed), by domid (has_latency) */
+	struct tracer_untimed {
+		uint32_t domid, untimed;
+	} *untimed;
+	size_t n_untimed;
 };
 
 #endif

@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "core/arrays.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "sources/dev_table.h"
@@ -227,6 +228,54 @@ static void watch_rq_backends(struct tracer *t, const struct xt_roots *roots)
 	free(devs);
 }
 
+/* Why a backend's latency is not timed (enum xio_untimed), 0 when it is: the hook that
+ * times its kind (latency.bpf.h) is not attached. Its top layer says the kind: a blk-mq
+ * device, a bio-based one, or a device model's image file. */
+static uint32_t backend_untimed(const struct tracer *t, const struct xt_roots *roots,
+                                const struct xt_backend *b)
+{
+	const struct hook_set *h = &t->hooks;
+	for (size_t i = 0; !b->missing && i < b->n_layers; i++) {
+		const struct xt_layer *l = &b->layers[i];
+		if (l->depth != 0)
+			continue;
+		if (l->role == XT_ROLE_FILE) /* attached: sys_enter/sys_exit's links are made */
+			return h->links[HOOK_SYS_ENTER] && h->links[HOOK_SYS_EXIT]
+			           ? 0
+			           : XIO_UNTIMED_SYSCALL;
+		if (!l->dev)
+			return 0;
+		if (dev_is_blk_mq(roots->sysfs, l->dev))
+			return h->attached[HOOK_RQ_COMPLETE] ? 0 : XIO_UNTIMED_RQ;
+		return hooks_latency_stamps(h) ? 0 : XIO_UNTIMED_BIO;
+	}
+	return 0;
+}
+
+/* The domains whose latency is not timed: one of their backends' kinds is not (a domain
+ * with a loop backend and block_rq_complete refused; not when only block_bio_complete
+ * is refused). Nothing when latency is not timed at all (no histogram is read). */
+static void find_untimed(struct tracer *t, const struct xt_topology *topo,
+                         const struct xt_roots *roots)
+{
+	t->n_untimed = 0;
+	if (!t->has_latency)
+		return;
+	for (size_t i = 0; i < topo->n_domains; i++) {
+		const struct xt_domain *d = &topo->domains[i];
+		uint32_t untimed = 0;
+		for (size_t j = 0; j < d->n_backends; j++)
+			untimed |= backend_untimed(t, roots, &d->backends[j]);
+		if (!untimed)
+			continue;
+		struct tracer_untimed u = {.domid = d->domid, .untimed = untimed};
+		if (arrays_append((void **)&t->untimed, &t->n_untimed, &u, sizeof(u))) {
+			xnote("out of memory: domains whose latency is not timed may show it as 0");
+			return;
+		}
+	}
+}
+
 int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
                         const struct xt_roots *roots)
 {
@@ -257,6 +306,7 @@ int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
 	/* after the maps: a program that sees the count finds the entries */
 	t->skel->bss->device_models = n_device_models;
 	watch_rq_backends(t, roots); /* after the table is live: a window only hides misses */
+	find_untimed(t, topo, roots);
 	return 0;
 }
 
