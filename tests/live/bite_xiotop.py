@@ -65,6 +65,17 @@ def latency_zero_when_untimed(iv):
                                     "buckets": []} for op in ("read", "write")}
 
 
+def untimed_latency_as_zero(iv):
+    """A domain whose latency was not timed (a kind of its backends timed by a hook not
+    attached: io_latency's op null) shown as 0 requests timed instead."""
+    for d in iv.get("domains", []):
+        lat = d.get("io_latency") or {}
+        for op in ("read", "write"):
+            if op in lat and lat[op] is None:
+                lat[op] = {"ios": 0, "sum_ns": 0, "p50_ns": None, "p99_ns": None,
+                           "buckets": []}
+
+
 # name: (mutation, the check it must break)
 def scale_interval_key(key, factor):
     def mutate(iv):
@@ -113,6 +124,9 @@ MUTATIONS = {
                            "attribution_check: lost_events = the kinds xiotop names as it ends"),
     "latency_zero_when_untimed": (latency_zero_when_untimed,
                                   "test_latency: no io_latency key when nothing is timed"),
+    "untimed_latency_as_zero": (untimed_latency_as_zero,
+                                "test_latency (untimed_check): a loop domain's io_latency null "
+                                "with block_rq_complete refused"),
 }
 
 

@@ -5,7 +5,8 @@
 # and at least one below its p50 less its own 6 us, at 64K, 256K and 4K; p99 at most the
 # writer's bucket at 64K and 256K; every request timed or said lost), over a loop device
 # with direct I/O, a partition of one and zram, in both program sets; then each
-# completion hook failing on its own; latency by default (no flag): timed, and with both
+# completion hook failing on its own (the domains it would time: io_latency null, not 0;
+# the others timed and right, untimed_check.py); latency by default (no flag): timed, and with both
 # completion hooks failing the run goes on, says so once and gives no latency (no key,
 # no column), never 0; no latency hook or key with --no-latency.
 # Exit 77 (skipped) without root or zram; exit 1 when a check failed before such a skip.
@@ -63,24 +64,35 @@ timed_with() { # FAIL_HOOKS -> "domid:write_ios ..." of the last interval after 
 		for line in open(sys.argv[1]):
 		    for d in json.loads(line)["domains"]:
 		        lat = d.get("io_latency")
-		        ios[d["domid"]] = ios.get(d["domid"], 0) + (lat["write"]["ios"] if lat else 0)
+		        if lat and lat["write"] is None or ios.get(d["domid"]) == "null":
+		            ios[d["domid"]] = "null"  # not timed: not given, in any interval
+		        else:
+		            ios[d["domid"]] = ios.get(d["domid"], 0) + (lat["write"]["ios"] if lat else 0)
 		        ios.setdefault("key", "io_latency" in d)
 		print(" ".join(f"{k}:{v}" for k, v in sorted(ios.items(), key=str)))
 	PY
 }
 got=$(timed_with block_rq_complete)
-check "$([[ " $got " == *" 1:0 "* && " $got " != *" 3:0 "* ]] && echo 0 || echo 1)" \
-	"block_rq_complete forced off: zram (dom3) still timed, loop (dom1) not: $got"
+check "$([[ " $got " == *" 1:null "* && " $got " != *" 3:0 "* && " $got " != *" 3:null "* ]] && echo 0 || echo 1)" \
+	"block_rq_complete forced off: zram (dom3) still timed, loop (dom1) not given (null): $got"
 check "$(grep -q 'hook block_rq_complete not active (forced by XIOTOP_FAIL_HOOKS): no I/O latency of request-based' "$work/fail.err" && echo 0 || echo 1)" \
 	"  and said: $(grep 'block_rq_complete not active' "$work/fail.err" || true)"
 got=$(timed_with block_bio_complete)
-check "$([[ " $got " != *" 1:0 "* && " $got " == *" 3:0 "* ]] && echo 0 || echo 1)" \
-	"block_bio_complete forced off: loop (dom1) still timed, zram (dom3) not: $got"
+check "$([[ " $got " != *" 1:0 "* && " $got " != *" 1:null "* && " $got " == *" 3:null "* ]] && echo 0 || echo 1)" \
+	"block_bio_complete forced off: loop (dom1) still timed, zram (dom3) not given (null): $got"
 got=$(timed_with block_bio_complete,block_rq_complete)
 check "$([[ " $got " == *" key:False "* ]] && echo 0 || echo 1)" \
 	"both completion hooks off: no io_latency key (nothing is timed): $got"
 check "$(grep -q 'without:.*block_bio_complete.*block_rq_complete' "$work/fail.err" && echo 0 || echo 1)" \
 	"  both named after 'without:'"
+
+# --- block_rq_complete refused: the loop and partition domains' latency null in every
+# interval while they do I/O, never 0 requests; zram's timed and right (its writer's count
+# and p50), as at full strength (untimed_check.py) ---
+rc=0
+XIOTOP_FAIL_HOOKS=block_rq_complete python3 "$XIOTOP_SRC/tests/live/untimed_check.py" \
+	"$work/world/env" "$X" "$XIOTOP_EMU" "$work/untimed.json" || rc=1
+check $rc "block_rq_complete refused: loop domains' io_latency null (not 0) while they do I/O, zram's timed and right"
 
 # --- the default (no flag): both completion hooks attached, io_latency and P50_ms given ---
 timeout 20 "$X" -b -d 1 -i 2 --format json --xenstore-dump "$XENSTORE_DUMP" \
