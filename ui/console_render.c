@@ -328,7 +328,9 @@ static int render_latency(const struct console_state *st, struct grid *g, int y,
 	                    dom->lat_untimed[XIOTOP_LAT_READ]);
 	fields_latency_text(wr, sizeof(wr), "wr", &dom->lat[XIOTOP_LAT_WRITE],
 	                    dom->lat_untimed[XIOTOP_LAT_WRITE]);
-	snprintf(line, sizeof(line), "latency    %s   %s", rd, wr);
+	uint32_t untimed = dom->lat_untimed[XIOTOP_LAT_READ] | dom->lat_untimed[XIOTOP_LAT_WRITE];
+	snprintf(line, sizeof(line), "latency    %s   %s%s%s%s", rd, wr, untimed ? "   (" : "",
+	         xio_untimed_hook(untimed), untimed ? " not active)" : "");
 	grid_put(g, y++, line, GRID_PLAIN);
 	return y;
 }

@@ -462,12 +462,8 @@ void fields_latency_text(char *buf, size_t len, const char *op, const struct xio
                          uint32_t untimed)
 {
 	double p50 = latency_quantile_ns(h, 0.5), p99 = latency_quantile_ns(h, 0.99);
-	if (untimed) {
-		snprintf(buf, len, "%s not timed (%s not active)", op, xio_untimed_hook(untimed));
-		return;
-	}
-	if (p50 < 0) {
-		snprintf(buf, len, "%s -", op);
+	if (untimed || p50 < 0) {
+		snprintf(buf, len, "%s %s", op, untimed ? "not timed" : "-");
 		return;
 	}
 	char a[16], b[16];

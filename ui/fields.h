@@ -149,8 +149,7 @@ double fields_cpu_pct(uint64_t ns, double interval_s);
 /* A number in at most `width` characters: fewer decimals, then a k/M/G suffix. */
 void fields_number(char *buf, size_t len, int width, double value, int decimals);
 /* "rd p50 0.12 p99 0.50 ms (1234 ios)": one op's latency this interval, "rd -" without
- * I/O, "rd not timed (block_rq_complete not active)" when `untimed` (enum xio_untimed:
- * unknown, never 0 requests). */
+ * I/O, "rd not timed" when `untimed` (enum xio_untimed: unknown, never 0 requests). */
 void fields_latency_text(char *buf, size_t len, const char *op, const struct xiotop_lat *h,
                          uint32_t untimed);
 

@@ -936,6 +936,38 @@ static void test_screen_latency(void **state)
 	console_state_free(&st);
 }
 
+/* A domain whose latency was not timed (block_bio_complete not attached for its dm
+ * backend) beside ones timed: "-" in P50_ms/P99_ms, never 0, and its drill-down names the
+ * hook; the timed domains' rows as in table_latency_120x12.txt. */
+static void test_screen_latency_untimed(void **state)
+{
+	(void)state;
+	struct world w;
+	struct console_state st;
+	struct console_state_opts o = {.delay_s = 2.0, .title = "test"};
+	make_world(&w);
+	w.m.has_latency = true;
+	w.doms[1].lat[XIOTOP_LAT_WRITE].buckets[14] = 60;
+	w.doms[1].lat[XIOTOP_LAT_WRITE].buckets[20] = 20;
+	w.doms[1].lat[XIOTOP_LAT_WRITE].count = 80;
+	w.doms[1].lat[XIOTOP_LAT_READ].buckets[13] = 40;
+	w.doms[1].lat[XIOTOP_LAT_READ].count = 40;
+	/* db: its histogram is of its other backends only: not its latency */
+	w.doms[2].lat[XIOTOP_LAT_WRITE].buckets[22] = 10;
+	w.doms[2].lat[XIOTOP_LAT_WRITE].count = 10;
+	w.doms[2].lat_untimed[XIOTOP_LAT_READ] = XIO_UNTIMED_BIO;
+	w.doms[2].lat_untimed[XIOTOP_LAT_WRITE] = XIO_UNTIMED_BIO;
+	console_state_init(&st, &o);
+	assert_true(console_state_interval(&st, &w.m));
+	render_to(&st, 120, 12, "table_latency_untimed_120x12.txt");
+	console_state_key(&st, CK_HOME, 0);
+	while (selected_domid(&st) != 2)
+		console_state_key(&st, CK_DOWN, 0);
+	console_state_key(&st, CK_ENTER, 0);
+	render_to(&st, 100, 24, "drill_latency_untimed_100x24.txt");
+	console_state_free(&st);
+}
+
 static void test_screen_help_and_prompt(void **state)
 {
 	(void)state;
@@ -1135,6 +1167,7 @@ int main(void)
 	    cmocka_unit_test(test_screen_full_names),
 	    cmocka_unit_test(test_screen_drill),
 	    cmocka_unit_test(test_screen_latency),
+	    cmocka_unit_test(test_screen_latency_untimed),
 	    cmocka_unit_test(test_screen_help_and_prompt),
 	    cmocka_unit_test(test_screen_replay),
 	    cmocka_unit_test(test_screen_sizes),

@@ -525,6 +525,44 @@ static void test_latency_histogram(void **state)
 	metrics_free(&st);
 }
 
+/* A domain whose latency was not timed (a kind of its backends timed by a hook not
+ * attached: lat_untimed) has no histogram series beside one that was, which keeps its
+ * own: a 0-count histogram would say it did no I/O. */
+static void test_latency_untimed(void **state)
+{
+	(void)state;
+	static struct xio_domain web, db;
+	web = info(1, "web", 0, "");
+	db = info(2, "db", 0, "");
+	struct metrics_state st;
+	metrics_init(&st);
+	struct model_domain d[2] = {dom(&web, 1, 1000), dom(&db, 2, 1000)};
+	d[0].lat[XIOTOP_LAT_WRITE].buckets[12] = 5;
+	d[0].lat[XIOTOP_LAT_WRITE].count = 5;
+	d[0].lat[XIOTOP_LAT_WRITE].sum_ns = 25000;
+	d[1].lat[XIOTOP_LAT_WRITE].buckets[14] = 3; /* of another kind of its backends */
+	d[1].lat[XIOTOP_LAT_WRITE].count = 3;
+	d[1].lat_untimed[XIOTOP_LAT_READ] = d[1].lat_untimed[XIOTOP_LAT_WRITE] = XIO_UNTIMED_RQ;
+	struct model_interval m = interval(d, 2);
+	m.has_latency = true;
+	assert_int_equal(metrics_add_interval(&st, &m), 0);
+	char *t = render(&st, EXPO_OPENMETRICS);
+	assert_int_equal(value_of(t, "xiotop_domain_io_latency_seconds_count{domid=\"1\","
+	                             "domain=\"web\",generation=\"1\",op=\"write\"}"),
+	                 5);
+	assert_int_equal(value_of(t, "xiotop_domain_io_latency_seconds_count{domid=\"1\","
+	                             "domain=\"web\",generation=\"1\",op=\"read\"}"),
+	                 0); /* timed and idle: 0 is its figure */
+	assert_null(strstr(t, "io_latency_seconds_bucket{domid=\"2\""));
+	assert_null(strstr(t, "io_latency_seconds_sum{domid=\"2\""));
+	assert_null(strstr(t, "io_latency_seconds_count{domid=\"2\""));
+	/* its other families are there */
+	assert_true(value_of(t, "xiotop_domain_written_bytes_total{domid=\"2\",domain=\"db\","
+	                        "generation=\"1\",layer=\"guest\"}") == 1000);
+	free(t);
+	metrics_free(&st);
+}
+
 /* Before any interval: info metrics, families with no samples, zero host counters. */
 static void test_empty_state(void **state)
 {
@@ -553,6 +591,7 @@ int main(void)
 	    cmocka_unit_test(test_negotiation),
 	    cmocka_unit_test(test_empty_state),
 	    cmocka_unit_test(test_latency_histogram),
+	    cmocka_unit_test(test_latency_untimed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "core/figures.h"
 #include "core/latency.h"
 #include "core/model.h"
 #include "ui/batch.h"
@@ -124,6 +125,65 @@ static void test_model_interval(void **state)
 	sample_free(&b);
 }
 
+/* A domain not timed (a kind of its backends timed by a hook not attached) beside one
+ * timed: the model carries its untimed bits per op, also when only one sample of the
+ * interval had them, and the figure table makes its latency figures unknown. */
+static void test_model_untimed(void **state)
+{
+	(void)state;
+	struct xio_sample a, b;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a.has_latency = b.has_latency = true;
+	b.monotonic_ns = 1000000000;
+	for (uint32_t op = 0; op < XIOTOP_LAT_OPS; op++) {
+		struct xio_latency timed = {.domid = 4, .op = op};
+		timed.hist.buckets[14] = 10 + op, timed.hist.count = 10 + op;
+		assert_int_equal(sample_add_latency(&a, &timed), 0);
+		timed.hist.buckets[14] = 20, timed.hist.count = 20;
+		assert_int_equal(sample_add_latency(&b, &timed), 0);
+		/* domain 6: its zram backend timed, its loop backend not (block_rq_complete) */
+		struct xio_latency untimed = {.domid = 6, .op = op, .untimed = XIO_UNTIMED_RQ};
+		untimed.hist.buckets[12] = 2, untimed.hist.count = 2;
+		assert_int_equal(sample_add_latency(&a, &untimed), 0);
+		untimed.hist.buckets[12] = 7, untimed.hist.count = 7;
+		assert_int_equal(sample_add_latency(&b, &untimed), 0);
+		/* domain 8: not timed at the interval's start only (a backend it no longer has) */
+		struct xio_latency was = {.domid = 8, .op = op, .untimed = XIO_UNTIMED_BIO};
+		assert_int_equal(sample_add_latency(&a, &was), 0);
+		was.untimed = 0;
+		assert_int_equal(sample_add_latency(&b, &was), 0);
+	}
+	struct model_interval m;
+	assert_int_equal(model_compute(&a, &b, &m), 0);
+	assert_int_equal(m.n_domains, 3);
+	const struct model_domain *d4 = &m.domains[0], *d6 = &m.domains[1], *d8 = &m.domains[2];
+	assert_int_equal(d4->domid, 4);
+	assert_int_equal(d6->domid, 6);
+	for (int op = 0; op < XIOTOP_LAT_OPS; op++) {
+		assert_int_equal(d4->lat_untimed[op], 0);
+		assert_int_equal(d6->lat_untimed[op], XIO_UNTIMED_RQ);
+		assert_int_equal(d8->lat_untimed[op], XIO_UNTIMED_BIO);
+	}
+	assert_int_equal(d4->lat[XIOTOP_LAT_WRITE].count, 9);
+	assert_true(figure_known(FIG_IO_LATENCY, &m, d4));
+	assert_true(figure_known(FIG_LATENCY_P50, &m, d4));
+	for (const struct model_domain *d = d6; d <= d8; d++) {
+		assert_false(figure_known(FIG_IO_LATENCY, &m, d));
+		assert_false(figure_known(FIG_LATENCY_P50, &m, d));
+		assert_false(figure_known(FIG_LATENCY_P99, &m, d));
+	}
+	/* the key is there for all (latency was timed), unknown for some */
+	assert_true(figure_present(FIG_IO_LATENCY, &m));
+	assert_string_equal(xio_untimed_hook(d6->lat_untimed[0]), "block_rq_complete");
+	assert_string_equal(xio_untimed_hook(d8->lat_untimed[0]), "block_bio_complete");
+	assert_string_equal(xio_untimed_hook(XIO_UNTIMED_SYSCALL), "sys_enter/sys_exit");
+	assert_string_equal(xio_untimed_hook(0), "");
+	model_free(&m);
+	sample_free(&a);
+	sample_free(&b);
+}
+
 static char *json_of(const struct model_interval *m)
 {
 	char *buf = NULL;
@@ -161,6 +221,52 @@ static void test_json(void **state)
 	free(j);
 }
 
+static char *csv_of(const struct model_interval *m)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	struct batch_opts o = {.format = BATCH_CSV};
+	batch_print(out, m, &o, 0);
+	fclose(out);
+	return buf;
+}
+
+/* io_latency of a domain not timed beside one timed: null per op, never 0 requests; the
+ * timed one's as before. CSV has no latency column: the two rows differ only by domid. */
+static void test_json_untimed(void **state)
+{
+	(void)state;
+	struct model_domain d[2];
+	memset(d, 0, sizeof(d));
+	for (int i = 0; i < 2; i++) {
+		d[i].domid = 5 + (uint32_t)i;
+		d[i].guest_cpu_ns = -1;
+		d[i].lat[XIOTOP_LAT_WRITE].buckets[12] = 100;
+		d[i].lat[XIOTOP_LAT_WRITE].count = 100;
+		d[i].lat[XIOTOP_LAT_WRITE].sum_ns = 600000;
+	}
+	d[1].lat_untimed[XIOTOP_LAT_READ] = d[1].lat_untimed[XIOTOP_LAT_WRITE] = XIO_UNTIMED_RQ;
+	struct model_interval m = {.interval_s = 1, .domains = d, .n_domains = 2};
+	m.has_latency = true;
+	char *j = json_of(&m);
+	size_t six = 0; /* where domain 6's object starts */
+	while (j[six] && strncmp(j + six, "{\"domid\":6,", 11))
+		six++;
+	assert_true(j[six]);
+	j[six] = '\0'; /* domain 5's, as without domain 6 */
+	assert_non_null(strstr(j, ",\"io_latency\":{\"read\":{\"ios\":0,\"sum_ns\":0,"
+	                          "\"p50_ns\":null,\"p99_ns\":null,\"buckets\":[]},\"write\":"
+	                          "{\"ios\":100,\"sum_ns\":600000,\"p50_ns\":6144,"
+	                          "\"p99_ns\":8151,\"buckets\":[[4096,100]]}}"));
+	assert_non_null(strstr(j + six + 1, ",\"io_latency\":{\"read\":null,\"write\":null}"));
+	free(j);
+	char *c = csv_of(&m);
+	assert_null(strstr(c, "latency"));
+	assert_null(strstr(c, "p50"));
+	free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -169,6 +275,8 @@ int main(void)
 	    cmocka_unit_test(test_delta_and_merge),
 	    cmocka_unit_test(test_model_interval),
 	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_model_untimed),
+	    cmocka_unit_test(test_json_untimed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -421,6 +421,71 @@ static void test_latency_old_and_bad(void **state)
 	}
 }
 
+/* Synthetic sample i with domain 7's latency not timed (block_rq_complete not attached
+ * for its loop backend; its histogram of its other backends kept), from sample 1 on. */
+static void synthetic_untimed(struct xio_sample *s, unsigned i)
+{
+	synthetic(s, i);
+	for (uint32_t op = 0; s->has_latency && op < XIOTOP_LAT_OPS; op++) {
+		struct xio_latency l = {.domid = 7, .op = op, .untimed = XIO_UNTIMED_RQ};
+		l.hist.buckets[14] = op * i, l.hist.count = op * i;
+		assert_int_equal(sample_add_latency(s, &l), 0);
+	}
+}
+
+/* A (domain, op) not timed is stored with its bits (latency_counts.untimed) and reads back
+ * so: the samples, and the intervals every format prints from them, are the live ones
+ * (JSON: its io_latency null per op beside the timed domains'). A file without the column
+ * (written before it) reads every entry as timed, as before. */
+static void test_latency_untimed(void **state)
+{
+	(void)state;
+	const char *path = path_of("untimed.xiotop");
+	struct rec_host_facts f = some_facts();
+	struct xerr err;
+	struct rec_writer *w = rec_create(path, &f, &err);
+	assert_non_null(w);
+	for (unsigned i = 0; i < 3; i++) {
+		struct xio_sample s;
+		synthetic_untimed(&s, i);
+		assert_int_equal(rec_append(w, &s, &err), 0);
+		sample_free(&s);
+	}
+	assert_int_equal(rec_close(w, &err), 0);
+	struct rec_reader *r = rec_open(path, &err);
+	assert_non_null(r);
+	struct xio_sample want[3], got[3];
+	for (unsigned i = 0; i < 3; i++) {
+		synthetic_untimed(&want[i], i);
+		assert_int_equal(rec_read(r, i, &got[i], &err), 0);
+		assert_same_sample(&want[i], &got[i]);
+	}
+	assert_int_equal(sample_latency(&got[2], 7, XIOTOP_LAT_WRITE)->untimed, XIO_UNTIMED_RQ);
+	assert_int_equal(sample_latency(&got[2], 1, XIOTOP_LAT_WRITE)->untimed, 0);
+	for (int fmt = BATCH_TEXT; fmt <= BATCH_JSON; fmt++) {
+		char *a = printed(&want[1], &want[2], fmt);
+		char *b = printed(&got[1], &got[2], fmt);
+		assert_string_equal(b, a);
+		if (fmt == BATCH_JSON)
+			assert_non_null(strstr(b, "\"io_latency\":{\"read\":null,\"write\":null}"));
+		free(a);
+		free(b);
+	}
+	for (unsigned i = 0; i < 3; i++) {
+		sample_free(&want[i]);
+		sample_free(&got[i]);
+	}
+	rec_reader_close(r);
+	r = open_after_sql(path, "ALTER TABLE latency_counts DROP COLUMN untimed;", &err);
+	assert_int_equal(rec_read(r, 2, &got[0], &err), 0);
+	const struct xio_latency *l = sample_latency(&got[0], 7, XIOTOP_LAT_WRITE);
+	assert_non_null(l);
+	assert_int_equal(l->untimed, 0);
+	assert_int_equal(l->hist.count, 2);
+	sample_free(&got[0]);
+	rec_reader_close(r);
+}
+
 /* A schema 1 file (written before the buckets were varints: each a little-endian 64-bit
  * count) still reads, to the same samples; in it a span that is not whole 64-bit counts is
  * corrupt. The file is this writer's with each span rewritten as schema 1 had it. */
@@ -872,6 +937,7 @@ int main(void)
 	    cmocka_unit_test(test_vbds_without_skew_columns),
 	    cmocka_unit_test(test_latency_old_and_bad),
 	    cmocka_unit_test(test_latency_schema_1),
+	    cmocka_unit_test(test_latency_untimed),
 	    cmocka_unit_test(test_cpu_times_old_file),
 	    cmocka_unit_test(test_names_deduplicated),
 	    cmocka_unit_test(test_marks_and_windows),
