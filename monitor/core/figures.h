@@ -7,8 +7,9 @@
  * A figure is unknown (figure_known) when the interval lacks what it is made of: a
  * counter the samples do not hold (its `absent` bits, an imported recording), one not
  * collected (CPU, dirty pages, blkback's counters, latency), a domain's vCPU time where
- * the hypervisor gave none, a domain's latency where a kind of its backends was not timed
- * (its completion hook not attached: model_domain.lat_untimed). Unknown prints null or "-", never 0.
+ * the hypervisor gave none, a domain's latency where a kind of its backends was not
+ * timed (its completion hook not attached: model_domain.lat_untimed). Unknown prints
+ * null or "-", never 0.
  * Per-domain figures are in the JSON contract's order (README "JSON output"); the
  * screen-only ones follow, then the host's. Adding a per-domain counter or gauge is one
  * entry at the table's end, with a value function and no name in enum figure_id: the

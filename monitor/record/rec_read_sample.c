@@ -20,7 +20,7 @@ static const char *const reader_sql[RS_COUNT] = {
                     " FROM dom_counters WHERE slot BETWEEN ? AND ? ORDER BY slot",
     [RS_DISKS] = "SELECT disk, rd_bytes, wr_bytes, rd_ios, wr_ios FROM disk_counts"
                  " WHERE slot BETWEEN ? AND ? ORDER BY slot",
-    [RS_VBDS] = NULL, /* vbds_sql: its columns depend on the file's age */
+    [RS_VBDS] = NULL,    /* vbds_sql: its columns depend on the file's age */
     [RS_LATENCY] = NULL, /* REC_LATENCY_SELECT_SQL: its columns depend on the file's age */
 };
 /* A file written before vbd_counts had its skew columns: unknown, read as 0; before its

@@ -46,7 +46,7 @@ struct tracer {
 	 * timed by a hook not attached) and why (enum xio_untimed), by domid (has_latency) */
 	struct tracer_untimed {
 		uint32_t domid, untimed;
-	} *untimed;
+	} * untimed;
 	size_t n_untimed;
 };
 

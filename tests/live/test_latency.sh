@@ -5,10 +5,10 @@
 # and at least one below its p50 less its own 6 us, at 64K, 256K and 4K; p99 at most the
 # writer's bucket at 64K and 256K; every request timed or said lost), over a loop device
 # with direct I/O, a partition of one and zram, in both program sets; then each
-# completion hook failing on its own (the domains it would time: io_latency null, not 0;
-# the others timed and right, untimed_check.py); latency by default (no flag): timed, and with both
-# completion hooks failing the run goes on, says so once and gives no latency (no key,
-# no column), never 0; no latency hook or key with --no-latency.
+# completion hook failing on its own (the domains it would time: io_latency null, never
+# 0; the others timed and right, untimed_check.py); latency by default (no flag): timed,
+# and with both completion hooks failing the run goes on, says so once and gives no
+# latency (no key, no column), never 0; no latency hook or key with --no-latency.
 # Exit 77 (skipped) without root or zram; exit 1 when a check failed before such a skip.
 set -euo pipefail
 : "${XIOTOP_BIN:?}" "${XIOTOP_EMU:?}" "${XIOTOP_SRC:?}"
