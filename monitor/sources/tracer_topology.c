@@ -230,17 +230,20 @@ static void watch_rq_backends(struct tracer *t, const struct xt_roots *roots)
 
 /* Why a backend's latency is not timed (enum xio_untimed), 0 when it is: the hook that
  * times its kind (latency.bpf.h) is not attached. Its top layer says the kind: a blk-mq
- * device, a bio-based one, or a device model's image file. */
+ * device, a bio-based one, or a device model's image file (sys_enter/sys_exit, attached
+ * while device models run: with none running, no syscall of it is left to time). */
 static uint32_t backend_untimed(const struct tracer *t, const struct xt_roots *roots,
-                                const struct xt_backend *b)
+                                const struct xt_backend *b, bool device_models)
 {
 	const struct hook_set *h = &t->hooks;
 	for (size_t i = 0; !b->missing && i < b->n_layers; i++) {
 		const struct xt_layer *l = &b->layers[i];
 		if (l->depth != 0)
 			continue;
-		if (l->role == XT_ROLE_FILE) /* attached: sys_enter/sys_exit's links are made */
-			return h->links[HOOK_SYS_ENTER] && h->links[HOOK_SYS_EXIT]
+		if (l->role == XT_ROLE_FILE)
+			return h->attached[HOOK_SYS_ENTER] && h->attached[HOOK_SYS_EXIT] &&
+			               (!device_models ||
+			                (h->links[HOOK_SYS_ENTER] && h->links[HOOK_SYS_EXIT]))
 			           ? 0
 			           : XIO_UNTIMED_SYSCALL;
 		if (!l->dev)
@@ -256,7 +259,7 @@ static uint32_t backend_untimed(const struct tracer *t, const struct xt_roots *r
  * with a loop backend and block_rq_complete refused; not when only block_bio_complete
  * is refused). Nothing when latency is not timed at all (no histogram is read). */
 static void find_untimed(struct tracer *t, const struct xt_topology *topo,
-                         const struct xt_roots *roots)
+                         const struct xt_roots *roots, bool device_models)
 {
 	t->n_untimed = 0;
 	if (!t->has_latency)
@@ -265,7 +268,7 @@ static void find_untimed(struct tracer *t, const struct xt_topology *topo,
 		const struct xt_domain *d = &topo->domains[i];
 		uint32_t untimed = 0;
 		for (size_t j = 0; j < d->n_backends; j++)
-			untimed |= backend_untimed(t, roots, &d->backends[j]);
+			untimed |= backend_untimed(t, roots, &d->backends[j], device_models);
 		if (!untimed)
 			continue;
 		struct tracer_untimed u = {.domid = d->domid, .untimed = untimed};
@@ -306,7 +309,7 @@ int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
 	/* after the maps: a program that sees the count finds the entries */
 	t->skel->bss->device_models = n_device_models;
 	watch_rq_backends(t, roots); /* after the table is live: a window only hides misses */
-	find_untimed(t, topo, roots);
+	find_untimed(t, topo, roots, device_models);
 	return 0;
 }
 

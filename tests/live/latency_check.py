@@ -53,7 +53,8 @@ def histogram(intervals, domid, op, t0):
         for d in iv["domains"]:
             if d["domid"] != domid:
                 continue
-            for low, n in d["io_latency"][op]["buckets"]:
+            h = d["io_latency"][op]  # null (not timed): none counted, the count check fails
+            for low, n in h["buckets"] if h else ():
                 hist[low] = hist.get(low, 0) + n
     return hist
 
@@ -202,7 +203,7 @@ def main():
     xt.stop()
     lost = lost_events(xt.intervals(), 0)
     timed = sum(n for iv in xt.intervals() for d in iv["domains"]
-                for o in d.get("io_latency", {}).values() for _, n in o["buckets"])
+                for o in (d.get("io_latency") or {}).values() if o for _, n in o["buckets"])
     check(lost <= max(1, timed // 1000),
           f"lost events {lost} of {timed} timed requests (at most 0.1 %: displaced stamps, "
           f"completions the kernel ran nested on a CPU)")
@@ -214,7 +215,8 @@ def main():
             if lat:
                 for op in OPS:
                     o = lat[op]
-                    check(o["ios"] > 0 or (o["p50_ns"] is None and o["p99_ns"] is None),
+                    check(o is not None, f"dom{d['domid']} {op}: timed (every hook attached)")
+                    check(o is None or o["ios"] > 0 or (o["p50_ns"] is None and o["p99_ns"] is None),
                           f"dom{d['domid']} {op}: p50/p99 null when idle ({o})")
     if failures:
         print(f"FAILED: {len(failures)} latency check(s)")

@@ -1,5 +1,6 @@
 """Helpers shared by the live checks: xiotop in the background, emulated writers,
 ground truth from /proc, and a check() that prints every figure it compares."""
+import atexit
 import calendar
 import json
 import os
@@ -79,6 +80,10 @@ class Xiotop:
         self.proc = subprocess.Popen([binary, "-b", "-d", "1", "--format", "json",
                                       "--xenstore-dump", dump, *extra], stdout=self.out,
                                      stderr=stderr)
+        # a checker that dies on an exception must not leave xiotop running: its programs
+        # would stay attached beside the next test's, and it holds ctest's output pipe
+        # open until the test's timeout (a traceback in latency_check ran one into 600 s)
+        atexit.register(self._kill)
         deadline = time.time() + 15
         while time.time() < deadline and not self.intervals():
             time.sleep(0.2)
@@ -116,6 +121,11 @@ class Xiotop:
         self.proc.terminate()
         self.proc.wait(timeout=10)
         self.out.close()
+
+    def _kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
 
 
 def iv_end(iv):
