@@ -88,7 +88,7 @@ check "$(grep -q 'without:.*block_bio_complete.*block_rq_complete' "$work/fail.e
 
 # --- block_rq_complete refused: the loop and partition domains' latency null in every
 # interval while they do I/O, never 0 requests; zram's timed and right (its writer's count
-# and p50), as at full strength (untimed_check.py) ---
+# and p50), as at full strength; a recording of it replayed the same (untimed_check.py) ---
 rc=0
 XIOTOP_FAIL_HOOKS=block_rq_complete python3 "$XIOTOP_SRC/tests/live/untimed_check.py" \
 	"$work/world/env" "$X" "$XIOTOP_EMU" "$work/untimed.json" || rc=1

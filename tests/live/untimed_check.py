@@ -11,10 +11,18 @@ one after the other. Checked, per interval: guest1's and guest2's `io_latency` h
 interval, also those in which they did I/O (their guest requests > 0, the writer's own
 count); guest3's histogram holds as many requests as its writer made (less the lost
 events xiotop said) and its p50 is in the writer's bucket rule (latency_check.p50_agrees).
+A recorder runs beside it (`record --print json`, the same refused hook): `-b --from-file`
+of its recording prints the very lines it printed live, in which guest1 and guest2 are
+null too and guest3 holds its writer's requests.
 Args: ENV XIOTOP EMU OUT.json.
 """
+import atexit
+import json
 import os
+import signal
+import subprocess
 import sys
+import time
 
 from latency_check import bucket_of, histogram, lost_events, p50_agrees, p50_bucket
 from livelib import Xiotop, check, failures, finish_writer, iv_end, read_env, run_writer
@@ -24,6 +32,49 @@ UNTIMED = {1: "loop", 2: "partition of a loop"}
 TIMED = {3: "zram"}
 
 
+def stop_recorder(recorder, printed, end):
+    """The recorder's printed lines, once one ends after `end` (the last writer's end), and
+    it stopped on SIGINT."""
+    deadline = time.time() + 15
+    while time.time() < deadline:
+        with open(printed) as f:
+            lines = [l for l in f if l.endswith("\n")]
+        if lines and iv_end(json.loads(lines[-1])) > end:
+            break
+        time.sleep(0.1)
+    recorder.send_signal(signal.SIGINT)
+    check(recorder.wait(timeout=20) == 0, "recorder stopped on SIGINT")
+    with open(printed) as f:
+        return f.read()
+
+
+def replayed(binary, rec, recorded, written):
+    """The recording read back prints what the recorder printed live, null where live."""
+    back = subprocess.run([binary, "-b", "--format", "json", "--from-file", rec],
+                          capture_output=True, text=True).stdout
+    check(back == recorded and recorded.count("\n") >= 3,
+          f"-b --from-file: the {recorded.count(chr(10))} lines the recorder printed, "
+          f"byte for byte ({back.count(chr(10))} lines)")
+    ivs = [json.loads(l) for l in back.splitlines()]
+    for domid, what in UNTIMED.items():
+        lats = [d.get("io_latency", "absent") for iv in ivs for d in iv["domains"]
+                if d["domid"] == domid]
+        ios = sum(d["guest_wr_ios"] + d["guest_rd_ios"] for iv in ivs
+                  for d in iv["domains"] if d["domid"] == domid)
+        check(lats and all(l == {"read": None, "write": None} for l in lats) and ios > 0,
+              f"replayed dom{domid} ({what}): io_latency null in all {len(lats)} intervals "
+              f"(guest requests {ios})")
+    for domid, what in TIMED.items():
+        _, w, _ = written[domid]
+        lost = sum(iv["lost_events"] for iv in ivs)
+        for op, key in (("write", "wr_ios"), ("read", "rd_ios")):
+            count = sum(d["io_latency"][op]["ios"] for iv in ivs for d in iv["domains"]
+                        if d["domid"] == domid and d.get("io_latency") and d["io_latency"][op])
+            check(count <= w[key] and count + lost >= w[key],
+                  f"replayed dom{domid} ({what}) {op}: {count} requests timed, the backend "
+                  f"made {w[key]} (lost events {lost})")
+
+
 def main():
     env_path, binary, emu, out_path = sys.argv[1:5]
     env = read_env(env_path)
@@ -31,9 +82,18 @@ def main():
     print(f"# XIOTOP_FAIL_HOOKS={refused}: {WRITE_MIB} MiB written and {READ_MIB} MiB "
           f"read per domain, 64K")
     err_path = out_path + ".err"
+    dump = os.path.join(os.path.dirname(env_path), "xenstore.dump")
+    rec, printed = out_path + ".xiotop", out_path + ".printed"
+    with open(printed, "w") as out:
+        recorder = subprocess.Popen([binary, "record", "-o", rec, "-d", "1", "--xenstore-dump",
+                                     dump, "--print", "json"], stdout=out,
+                                    stderr=subprocess.DEVNULL)
+    atexit.register(lambda: recorder.poll() is None and recorder.kill())
     with open(err_path, "w") as err:
-        xt = Xiotop(binary, os.path.join(os.path.dirname(env_path), "xenstore.dump"),
-                    out_path, stderr=err)
+        xt = Xiotop(binary, dump, out_path, stderr=err)
+        deadline = time.time() + 15  # the recorder attached too: its first interval printed
+        while time.time() < deadline and not open(printed).read().count("\n"):
+            time.sleep(0.1)
         start = iv_end(xt.intervals()[-1])
         written = {}
         for domid in (*UNTIMED, *TIMED):
@@ -42,6 +102,7 @@ def main():
                                          READ_MIB, ["--bs", "64K", "--aio"]))
             written[domid] = (first, w, xt.wait_past(w["end"]))
         xt.stop()
+    recorded = stop_recorder(recorder, printed, max(w["end"] for _, w, _ in written.values()))
     ivs = [iv for iv in xt.intervals() if iv_end(iv) > start]
     said = open(err_path).read()
     check(f"hook {refused} not active (forced by XIOTOP_FAIL_HOOKS)" in said,
@@ -71,6 +132,7 @@ def main():
             check(p50_agrees(mine, own),
                   f"dom{domid} ({what}) {op} p50: backend's own {own / 1000:.1f} us (bucket "
                   f"2^{bucket_of(own)} ns), xiotop's bucket 2^{mine} ns")
+    replayed(binary, rec, recorded, written)
     if failures:
         print(f"FAILED: {len(failures)} untimed-latency check(s)")
         sys.exit(1)
