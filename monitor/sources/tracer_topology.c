@@ -18,6 +18,7 @@
 #include "sources/dev_table.h"
 #include "sources/dm_keep.h"
 #include "sources/hostinfo.h"
+#include "sources/lat_untimed.h"
 #include "sources/proc_stat.h"
 #include "sources/tracer.h"
 #include "sources/tracer_internal.h"
@@ -187,21 +188,6 @@ static unsigned int map_device_models(struct tracer *t, const struct xt_topology
 	return mapped;
 }
 
-/* Is the device (or the disk of a partition) request-based, blk-mq (its sysfs mq/)? */
-static bool dev_is_blk_mq(const char *sysfs, uint32_t dev)
-{
-	char p[512];
-	unsigned int major = XT_KDEV_MAJOR(dev), minor = XT_KDEV_MINOR(dev);
-	snprintf(p, sizeof(p), "%s/dev/block/%u:%u/mq", sysfs, major, minor);
-	if (!access(p, F_OK))
-		return true;
-	snprintf(p, sizeof(p), "%s/dev/block/%u:%u/partition", sysfs, major, minor);
-	if (access(p, F_OK))
-		return false;
-	snprintf(p, sizeof(p), "%s/dev/block/%u:%u/../mq", sysfs, major, minor);
-	return !access(p, F_OK);
-}
-
 /* The blk-mq backend devices of the table now live, watched for completions no program
  * saw (rq_watch.h), when their requests are timed. */
 static void watch_rq_backends(struct tracer *t, const struct xt_roots *roots)
@@ -216,7 +202,7 @@ static void watch_rq_backends(struct tracer *t, const struct xt_roots *roots)
 	for (size_t i = 0; i < XIOTOP_DEV_SLOTS; i++) {
 		const struct xiotop_dev_slot *s = &t->dev_staging[i];
 		if (s->dev && (s->owner.flags & XIOTOP_DEV_IS_BACKEND) &&
-		    dev_is_blk_mq(roots->sysfs, s->dev))
+		    lat_dev_is_blk_mq(roots->sysfs, s->dev))
 			devs[n++] = s->dev;
 	}
 	snprintf(t->proc_root, sizeof(t->proc_root), "%s", roots->proc);
@@ -228,33 +214,6 @@ static void watch_rq_backends(struct tracer *t, const struct xt_roots *roots)
 	free(devs);
 }
 
-/* Why a backend's latency is not timed (enum xio_untimed), 0 when it is: the hook that
- * times its kind (latency.bpf.h) is not attached. Its top layer says the kind: a blk-mq
- * device, a bio-based one, or a device model's image file (sys_enter/sys_exit, attached
- * while device models run: with none running, no syscall of it is left to time). */
-static uint32_t backend_untimed(const struct tracer *t, const struct xt_roots *roots,
-                                const struct xt_backend *b, bool device_models)
-{
-	const struct hook_set *h = &t->hooks;
-	for (size_t i = 0; !b->missing && i < b->n_layers; i++) {
-		const struct xt_layer *l = &b->layers[i];
-		if (l->depth != 0)
-			continue;
-		if (l->role == XT_ROLE_FILE)
-			return h->attached[HOOK_SYS_ENTER] && h->attached[HOOK_SYS_EXIT] &&
-			               (!device_models ||
-			                (h->links[HOOK_SYS_ENTER] && h->links[HOOK_SYS_EXIT]))
-			           ? 0
-			           : XIO_UNTIMED_SYSCALL;
-		if (!l->dev)
-			return 0;
-		if (dev_is_blk_mq(roots->sysfs, l->dev))
-			return h->attached[HOOK_RQ_COMPLETE] ? 0 : XIO_UNTIMED_RQ;
-		return hooks_latency_stamps(h) ? 0 : XIO_UNTIMED_BIO;
-	}
-	return 0;
-}
-
 /* The domains whose latency is not timed: one of their backends' kinds is not (a domain
  * with a loop backend and block_rq_complete refused; not when only block_bio_complete
  * is refused). Nothing when latency is not timed at all (no histogram is read). */
@@ -264,11 +223,16 @@ static void find_untimed(struct tracer *t, const struct xt_topology *topo,
 	t->n_untimed = 0;
 	if (!t->has_latency)
 		return;
+	const struct hook_set *h = &t->hooks;
+	struct lat_hooks timing = {
+	    .rq = h->attached[HOOK_RQ_COMPLETE],
+	    .bio = hooks_latency_stamps(h),
+	    .syscalls = h->attached[HOOK_SYS_ENTER] && h->attached[HOOK_SYS_EXIT] &&
+	                (!device_models || (h->links[HOOK_SYS_ENTER] && h->links[HOOK_SYS_EXIT])),
+	};
 	for (size_t i = 0; i < topo->n_domains; i++) {
 		const struct xt_domain *d = &topo->domains[i];
-		uint32_t untimed = 0;
-		for (size_t j = 0; j < d->n_backends; j++)
-			untimed |= backend_untimed(t, roots, &d->backends[j], device_models);
+		uint32_t untimed = lat_untimed_domain(d, &timing, roots->sysfs);
 		if (!untimed)
 			continue;
 		struct tracer_untimed u = {.domid = d->domid, .untimed = untimed};

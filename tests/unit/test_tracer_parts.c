@@ -19,9 +19,11 @@
 
 #include "sources/dm_keep.h"
 #include "sources/kallsyms.h"
+#include "sources/lat_untimed.h"
 #include "sources/map_updates.h"
 #include "sources/proc_stat.h"
 #include "sources/lost_kinds.h"
+#include "core/sample.h"
 
 static void write_file(const char *path, const char *text)
 {
@@ -71,6 +73,76 @@ static void start_ticks_after_the_last_paren(void **state)
 	unlink(path);
 	rmdir(dir);
 	rmdir(root);
+}
+
+/* A domain's backend with its top layer: a block device, else an image file. */
+static struct xt_backend backend_on(struct xt_layer *top, uint32_t dev)
+{
+	*top = (struct xt_layer){.role = dev ? XT_ROLE_BACKEND : XT_ROLE_FILE, .dev = dev};
+	return (struct xt_backend){.layers = top, .n_layers = 1};
+}
+
+/* Which hook times which backend (sources/lat_untimed.h): a loop device and a partition
+ * of one (blk-mq, sysfs mq/) at block_rq_complete, zram at block_bio_complete, an image
+ * file by the syscall hooks; a domain is timed when each of its backends' kinds is. */
+static void each_backend_kind_by_its_hook(void **state)
+{
+	(void)state;
+	char root[] = "/tmp/xiotop-sysfsXXXXXX", p[400];
+	assert_non_null(mkdtemp(root));
+	const char *dirs[] = {
+	    "devices",       "devices/loop0", "devices/loop0/mq", "devices/loop0/loop0p1",
+	    "devices/zram0", "dev",           "dev/block"};
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", root, dirs[i]);
+		assert_int_equal(mkdir(p, 0700), 0);
+	}
+	snprintf(p, sizeof(p), "%s/devices/loop0/loop0p1/partition", root);
+	write_file(p, "1\n");
+	const char *links[][2] = {{"../../devices/loop0", "7:0"},
+	                          {"../../devices/loop0/loop0p1", "7:1"},
+	                          {"../../devices/zram0", "252:0"}};
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s/dev/block/%s", root, links[i][1]);
+		assert_int_equal(symlink(links[i][0], p), 0);
+	}
+	uint32_t loop0 = 7u << 20, loop0p1 = 7u << 20 | 1, zram0 = 252u << 20;
+	assert_true(lat_dev_is_blk_mq(root, loop0));
+	assert_true(lat_dev_is_blk_mq(root, loop0p1));
+	assert_false(lat_dev_is_blk_mq(root, zram0));
+	struct xt_layer tops[4];
+	struct xt_backend b[4] = {backend_on(&tops[0], loop0), backend_on(&tops[1], loop0p1),
+	                          backend_on(&tops[2], zram0), backend_on(&tops[3], 0)};
+	const struct lat_hooks all = {true, true, true}, no_rq = {false, true, true},
+	                       no_bio = {true, false, true}, no_sys = {true, true, false};
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(lat_untimed_backend(&b[i], &all, root), 0);
+	assert_int_equal(lat_untimed_backend(&b[0], &no_rq, root), XIO_UNTIMED_RQ);
+	assert_int_equal(lat_untimed_backend(&b[1], &no_rq, root), XIO_UNTIMED_RQ);
+	assert_int_equal(lat_untimed_backend(&b[2], &no_rq, root), 0);
+	assert_int_equal(lat_untimed_backend(&b[0], &no_bio, root), 0);
+	assert_int_equal(lat_untimed_backend(&b[2], &no_bio, root), XIO_UNTIMED_BIO);
+	assert_int_equal(lat_untimed_backend(&b[3], &no_sys, root), XIO_UNTIMED_SYSCALL);
+	assert_int_equal(lat_untimed_backend(&b[0], &no_sys, root), 0);
+	b[0].missing = true; /* not traced: no kind */
+	assert_int_equal(lat_untimed_backend(&b[0], &no_rq, root), 0);
+	b[0].missing = false;
+	/* a domain with a loop and a zram backend: not timed without either hook */
+	struct xt_domain d = {.domid = 3, .backends = &b[1], .n_backends = 2};
+	assert_int_equal(lat_untimed_domain(&d, &all, root), 0);
+	assert_int_equal(lat_untimed_domain(&d, &no_rq, root), XIO_UNTIMED_RQ);
+	assert_int_equal(lat_untimed_domain(&d, &no_bio, root), XIO_UNTIMED_BIO);
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s/dev/block/%s", root, links[i][1]);
+		unlink(p);
+	}
+	snprintf(p, sizeof(p), "%s/devices/loop0/loop0p1/partition", root);
+	unlink(p);
+	for (size_t i = sizeof(dirs) / sizeof(dirs[0]); i-- > 0;) {
+		snprintf(p, sizeof(p), "%s/%s", root, dirs[i]);
+		rmdir(p);
+	}
+	assert_int_equal(rmdir(root), 0);
 }
 
 static void refused_updates_are_counted_per_map(void **state)
@@ -189,6 +261,7 @@ int main(void)
 	    cmocka_unit_test(lost_kinds_in_words),
 	    cmocka_unit_test(gone_device_models_stay_a_while),
 	    cmocka_unit_test(device_models_past_the_map_are_refused),
+	    cmocka_unit_test(each_backend_kind_by_its_hook),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
