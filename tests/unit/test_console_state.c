@@ -897,6 +897,21 @@ static void test_screen_drill(void **state)
 	console_state_free(&st);
 }
 
+/* The world with latency timed: web01 60 writes of 16..32 us and 20 of 1..2 ms, 40 reads
+ * of 8..16 us; db slower (10 writes of 4..8 ms). */
+static void make_latency_world(struct world *w)
+{
+	make_world(w);
+	w->m.has_latency = true;
+	w->doms[1].lat[XIOTOP_LAT_WRITE].buckets[14] = 60;
+	w->doms[1].lat[XIOTOP_LAT_WRITE].buckets[20] = 20;
+	w->doms[1].lat[XIOTOP_LAT_WRITE].count = 80;
+	w->doms[1].lat[XIOTOP_LAT_READ].buckets[13] = 40;
+	w->doms[1].lat[XIOTOP_LAT_READ].count = 40;
+	w->doms[2].lat[XIOTOP_LAT_WRITE].buckets[22] = 10;
+	w->doms[2].lat[XIOTOP_LAT_WRITE].count = 10;
+}
+
 /* Latency timed: P50_ms/P99_ms in the table, a latency line in the drill-down, sorting by it. */
 static void test_screen_latency(void **state)
 {
@@ -904,17 +919,7 @@ static void test_screen_latency(void **state)
 	struct world w;
 	struct console_state st;
 	struct console_state_opts o = {.delay_s = 2.0, .title = "test"};
-	make_world(&w);
-	w.m.has_latency = true;
-	/* web01: 60 writes of 16..32 us and 20 of 1..2 ms; 40 reads of 8..16 us */
-	w.doms[1].lat[XIOTOP_LAT_WRITE].buckets[14] = 60;
-	w.doms[1].lat[XIOTOP_LAT_WRITE].buckets[20] = 20;
-	w.doms[1].lat[XIOTOP_LAT_WRITE].count = 80;
-	w.doms[1].lat[XIOTOP_LAT_READ].buckets[13] = 40;
-	w.doms[1].lat[XIOTOP_LAT_READ].count = 40;
-	/* db: slower */
-	w.doms[2].lat[XIOTOP_LAT_WRITE].buckets[22] = 10;
-	w.doms[2].lat[XIOTOP_LAT_WRITE].count = 10;
+	make_latency_world(&w);
 	console_state_init(&st, &o);
 	assert_true(console_state_interval(&st, &w.m));
 	render_to(&st, 120, 12, "table_latency_120x12.txt");
@@ -945,16 +950,8 @@ static void test_screen_latency_untimed(void **state)
 	struct world w;
 	struct console_state st;
 	struct console_state_opts o = {.delay_s = 2.0, .title = "test"};
-	make_world(&w);
-	w.m.has_latency = true;
-	w.doms[1].lat[XIOTOP_LAT_WRITE].buckets[14] = 60;
-	w.doms[1].lat[XIOTOP_LAT_WRITE].buckets[20] = 20;
-	w.doms[1].lat[XIOTOP_LAT_WRITE].count = 80;
-	w.doms[1].lat[XIOTOP_LAT_READ].buckets[13] = 40;
-	w.doms[1].lat[XIOTOP_LAT_READ].count = 40;
+	make_latency_world(&w);
 	/* db: its histogram is of its other backends only: not its latency */
-	w.doms[2].lat[XIOTOP_LAT_WRITE].buckets[22] = 10;
-	w.doms[2].lat[XIOTOP_LAT_WRITE].count = 10;
 	w.doms[2].lat_untimed[XIOTOP_LAT_READ] = XIO_UNTIMED_BIO;
 	w.doms[2].lat_untimed[XIOTOP_LAT_WRITE] = XIO_UNTIMED_BIO;
 	console_state_init(&st, &o);

@@ -91,15 +91,21 @@ static void test_delta_and_merge(void **state)
 	assert_int_equal(d.sum_ns, 17000);
 }
 
+/* Two empty samples with latency timed, one second apart. */
+static void latency_samples(struct xio_sample *a, struct xio_sample *b)
+{
+	memset(a, 0, sizeof(*a));
+	memset(b, 0, sizeof(*b));
+	a->has_latency = b->has_latency = true;
+	b->monotonic_ns = 1000000000;
+}
+
 /* Two samples -> the interval's histogram per domain and op; has_latency follows cur. */
 static void test_model_interval(void **state)
 {
 	(void)state;
 	struct xio_sample a, b;
-	memset(&a, 0, sizeof(a));
-	memset(&b, 0, sizeof(b));
-	a.has_latency = b.has_latency = true;
-	b.monotonic_ns = 1000000000;
+	latency_samples(&a, &b);
 	struct xio_latency l = {.domid = 4, .op = XIOTOP_LAT_WRITE};
 	l.hist.buckets[14] = 10, l.hist.count = 10, l.hist.sum_ns = 200000;
 	assert_int_equal(sample_add_latency(&a, &l), 0);
@@ -132,10 +138,7 @@ static void test_model_untimed(void **state)
 {
 	(void)state;
 	struct xio_sample a, b;
-	memset(&a, 0, sizeof(a));
-	memset(&b, 0, sizeof(b));
-	a.has_latency = b.has_latency = true;
-	b.monotonic_ns = 1000000000;
+	latency_samples(&a, &b);
 	for (uint32_t op = 0; op < XIOTOP_LAT_OPS; op++) {
 		struct xio_latency timed = {.domid = 4, .op = op};
 		timed.hist.buckets[14] = 10 + op, timed.hist.count = 10 + op;
@@ -184,15 +187,21 @@ static void test_model_untimed(void **state)
 	sample_free(&b);
 }
 
-static char *json_of(const struct model_interval *m)
+/* What batch_print writes for m in `format`. */
+static char *batch_of(const struct model_interval *m, enum batch_format format)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
-	struct batch_opts o = {.format = BATCH_JSON};
+	struct batch_opts o = {.format = format};
 	batch_print(out, m, &o, 0);
 	fclose(out);
 	return buf;
+}
+
+static char *json_of(const struct model_interval *m)
+{
+	return batch_of(m, BATCH_JSON);
 }
 
 /* io_latency: per op ios, sum, p50/p99 (null when idle) and the non-empty buckets; only
@@ -223,13 +232,7 @@ static void test_json(void **state)
 
 static char *csv_of(const struct model_interval *m)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-	struct batch_opts o = {.format = BATCH_CSV};
-	batch_print(out, m, &o, 0);
-	fclose(out);
-	return buf;
+	return batch_of(m, BATCH_CSV);
 }
 
 /* io_latency of a domain not timed beside one timed: null per op, never 0 requests; the
