@@ -87,28 +87,20 @@ const struct xio_latency *sample_latency(const struct xio_sample *s, uint32_t do
 	return NULL;
 }
 
-/* The hooks each kind of backend is timed by (bpf/latency.bpf.h), in bit order. */
+/* The hook each kind of backend is timed by (bpf/latency.bpf.h), in bit order. */
 static const struct {
 	uint32_t bit;
-	const char *hook, *kind;
-} untimed_names[] = {
-    {XIO_UNTIMED_RQ, "block_rq_complete", "blk-mq backend (loop, disk)"},
-    {XIO_UNTIMED_BIO, "block_bio_complete", "bio-based backend (zram, dm, md)"},
-    {XIO_UNTIMED_SYSCALL, "sys_enter/sys_exit", "device model's image file"},
+	const char *hook;
+} untimed_hooks[] = {
+    {XIO_UNTIMED_RQ, "block_rq_complete"},
+    {XIO_UNTIMED_BIO, "block_bio_complete"},
+    {XIO_UNTIMED_SYSCALL, "sys_enter/sys_exit"},
 };
 
 const char *xio_untimed_hook(uint32_t untimed)
 {
-	for (size_t i = 0; i < sizeof(untimed_names) / sizeof(untimed_names[0]); i++)
-		if (untimed & untimed_names[i].bit)
-			return untimed_names[i].hook;
-	return "";
-}
-
-const char *xio_untimed_kind(uint32_t untimed)
-{
-	for (size_t i = 0; i < sizeof(untimed_names) / sizeof(untimed_names[0]); i++)
-		if (untimed & untimed_names[i].bit)
-			return untimed_names[i].kind;
+	for (size_t i = 0; i < sizeof(untimed_hooks) / sizeof(untimed_hooks[0]); i++)
+		if (untimed & untimed_hooks[i].bit)
+			return untimed_hooks[i].hook;
 	return "";
 }

@@ -80,10 +80,8 @@ enum xio_untimed {
 	XIO_UNTIMED_BIO = 1u << 1,     /* a bio-based backend (zram, dm, md): block_bio_complete */
 	XIO_UNTIMED_SYSCALL = 1u << 2, /* a device model's image file: sys_enter/sys_exit */
 };
-/* The hook a set of xio_untimed bits names first ("block_rq_complete"), and the kind of
- * backend it times ("blk-mq backend (loop, disk)"); "" for none. */
+/* The hook a set of xio_untimed bits names first ("block_rq_complete"); "" for none. */
 const char *xio_untimed_hook(uint32_t untimed);
-const char *xio_untimed_kind(uint32_t untimed);
 
 /* I/O latency of one (domain, op) at its guest-visible layer (cumulative). */
 struct xio_latency {

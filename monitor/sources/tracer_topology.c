@@ -230,6 +230,8 @@ static void find_untimed(struct tracer *t, const struct xt_topology *topo,
 	    .syscalls = h->attached[HOOK_SYS_ENTER] && h->attached[HOOK_SYS_EXIT] &&
 	                (!device_models || (h->links[HOOK_SYS_ENTER] && h->links[HOOK_SYS_EXIT])),
 	};
+	if (timing.rq && timing.bio && timing.syscalls)
+		return; /* every kind timed (the common case): no sysfs read per backend */
 	for (size_t i = 0; i < topo->n_domains; i++) {
 		const struct xt_domain *d = &topo->domains[i];
 		uint32_t untimed = lat_untimed_domain(d, &timing, roots->sysfs);
