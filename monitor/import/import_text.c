@@ -20,13 +20,10 @@ void imp_quote(const char *text, char *out, size_t outlen)
 	sanitize_text(cut, out, outlen);
 }
 
-void imp_fail(struct xerr *err, const char *file, unsigned line, const char *fmt, ...)
+static void vfail(struct xerr *err, const char *file, unsigned line, const char *fmt, va_list ap)
 {
 	char what[300], safe_file[160];
-	va_list ap;
-	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
 	sanitize_text(file ? file : "(input)", safe_file, sizeof(safe_file));
 	err->kind = XERR_INPUT;
 	err->code = 0;
@@ -34,6 +31,22 @@ void imp_fail(struct xerr *err, const char *file, unsigned line, const char *fmt
 		snprintf(err->msg, sizeof(err->msg), "%s:%u: %s", safe_file, line, what);
 	else
 		snprintf(err->msg, sizeof(err->msg), "%s: %s", safe_file, what);
+}
+
+void imp_fail(struct xerr *err, const char *file, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vfail(err, file, line, fmt, ap);
+	va_end(ap);
+}
+
+void imp_log_fail(struct imp_log *log, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vfail(log->err, log->file, line, fmt, ap);
+	va_end(ap);
 }
 
 int imp_next_line(struct imp_cursor *c, struct imp_line *l)
@@ -57,7 +70,7 @@ int imp_next_line(struct imp_cursor *c, struct imp_line *l)
 }
 
 /* Each whole line of c's buffer to log->take: 0 at the end, or what take returned. */
-static int read_lines(struct imp_cursor *c, const struct imp_log *log, struct imp_line *line,
+static int read_lines(struct imp_cursor *c, struct imp_log *log, struct imp_line *line,
                       struct imp_words *words, unsigned *cut_line)
 {
 	*cut_line = 0;
@@ -68,17 +81,17 @@ static int read_lines(struct imp_cursor *c, const struct imp_log *log, struct im
 		}
 		imp_split(line->text, words);
 		if (line->has_nul || line->too_long || words->overflow)
-			return imp_fail(log->err, log->file, c->line, "a line of %s text expected",
-			                log->tool),
+			return imp_log_fail(log, c->line, "a line of %s text expected",
+			                    log->format->tool),
 			       -1;
-		int rc = log->take(log->parser, line, words, c->line);
+		int rc = log->format->take(log, line, words, c->line);
 		if (rc)
 			return rc;
 	}
 	return 0;
 }
 
-int imp_parse_log(const struct imp_log *log, const char *buf, size_t len)
+int imp_parse_log(struct imp_log *log, const char *buf, size_t len)
 {
 	/* a line and its words: two IMP_LINE_MAX buffers, not on the stack */
 	struct {
@@ -86,18 +99,18 @@ int imp_parse_log(const struct imp_log *log, const char *buf, size_t len)
 		struct imp_words words;
 	} *text = calloc(1, sizeof(*text));
 	if (!text)
-		return imp_fail(log->err, log->file, 0, "out of memory"), -1;
+		return imp_log_fail(log, 0, "out of memory"), -1;
 	struct imp_cursor c = {.buf = buf, .len = len};
 	unsigned cut_line;
 	bool stopped = read_lines(&c, log, &text->line, &text->words, &cut_line) ||
-	               log->finish(log->parser, cut_line);
+	               log->format->finish(log, cut_line);
 	free(text);
 	if (stopped)
 		return -1;
-	if (!*log->header_line)
-		return imp_fail(log->err, log->file, 0, "%s", log->no_header), -1;
+	if (!log->header_line)
+		return imp_log_fail(log, 0, "%s", log->format->no_header), -1;
 	if (*log->readings < 2)
-		return imp_fail(log->err, log->file, c.line, "%s", log->too_few), -1;
+		return imp_log_fail(log, c.line, "%s", log->format->too_few), -1;
 	return 0;
 }
 
