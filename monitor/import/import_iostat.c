@@ -77,12 +77,10 @@ static int take_device(struct io_parser *p, const struct imp_words *w, unsigned 
 		           "a device row of %d columns as in the header at line %u expected",
 		           p->n_cols, p->log.header_line),
 		       -1;
-	for (int i = 1; i < w->n; i++) {
-		double x;
-		if (!imp_double(w->w[i], &x))
-			return imp_log_fail(&p->log, line, "a number in column %d expected", i + 1),
-			       -1;
-	}
+	double x;
+	for (int i = 1; i < w->n; i++)
+		if (imp_log_double(&p->log, w, i, line, &x))
+			return -1;
 	if (io->netbsd && in_last_report(io, w->w[0]) && new_report(p, line))
 		return -1;
 	struct imp_io_report *r = &io->reports[io->n - 1];
@@ -204,22 +202,13 @@ static int drop_partial(void *parser, unsigned cut_line)
 	return 0;
 }
 
-static const struct imp_format iostat_format = {
-    .tool = "iostat",
-    .take = take_line,
-    .finish = drop_partial,
-    .no_header = "no iostat -x header (Device ... rkB/s ... wkB/s) found",
-    .too_few = "two reports or more expected (iostat -dx N: the first is since boot)"};
-
 int imp_iostat_parse(const char *file, const char *buf, size_t len, struct imp_iostat *out,
                      struct xerr *err)
 {
 	memset(out, 0, sizeof(*out));
 	struct io_parser p = {
-	    .log = {.format = &iostat_format, .file = file, .err = err, .readings = &out->n},
-	    .out = out,
-	    .time_ns = -1};
-	int rc = imp_parse_log(&p.log, buf, len);
+	    .log = {IMP_IOSTAT, take_line, drop_partial, &out->n}, .out = out, .time_ns = -1};
+	int rc = imp_parse_log(&p.log, file, buf, len, err);
 	if (rc)
 		imp_iostat_free(out);
 	return rc;

@@ -49,6 +49,15 @@ void imp_log_fail(struct imp_log *log, unsigned line, const char *fmt, ...)
 	va_end(ap);
 }
 
+int imp_log_double(struct imp_log *log, const struct imp_words *w, int i, unsigned line,
+                   double *out)
+{
+	if (imp_double(w->w[i], out))
+		return 0;
+	imp_log_fail(log, line, "a number in column %d expected", i + 1);
+	return -1;
+}
+
 int imp_next_line(struct imp_cursor *c, struct imp_line *l)
 {
 	struct text_span line;
@@ -69,6 +78,20 @@ int imp_next_line(struct imp_cursor *c, struct imp_line *l)
 	return 1;
 }
 
+/* Each kind of log: whose text it is, and what every log of it must hold, said when it
+ * does not: its header (as "FILE: no_header") and two readings or more (the first is
+ * since boot; as "FILE:LINE: too_few"). */
+static const struct {
+	const char *tool, *no_header, *too_few;
+} kinds[] = {
+    [IMP_XENTOP] = {"xentop -b", "no xentop -b header (NAME STATE CPU(sec) ...) found",
+                    "two iterations or more expected (xentop -b -d N)"},
+    [IMP_VMSTAT] = {"vmstat", "no vmstat header (r b ... us sy id) found",
+                    "two rows or more expected (vmstat N: the first is since boot)"},
+    [IMP_IOSTAT] = {"iostat", "no iostat -x header (Device ... rkB/s ... wkB/s) found",
+                    "two reports or more expected (iostat -dx N: the first is since boot)"},
+};
+
 /* Each whole line of c's buffer to log->take: 0 at the end, or what take returned. */
 static int read_lines(struct imp_cursor *c, struct imp_log *log, struct imp_line *line,
                       struct imp_words *words, unsigned *cut_line)
@@ -82,17 +105,21 @@ static int read_lines(struct imp_cursor *c, struct imp_log *log, struct imp_line
 		imp_split(line->text, words);
 		if (line->has_nul || line->too_long || words->overflow)
 			return imp_log_fail(log, c->line, "a line of %s text expected",
-			                    log->format->tool),
+			                    kinds[log->kind].tool),
 			       -1;
-		int rc = log->format->take(log, line, words, c->line);
+		int rc = log->take(log, line, words, c->line);
 		if (rc)
 			return rc;
 	}
 	return 0;
 }
 
-int imp_parse_log(struct imp_log *log, const char *buf, size_t len)
+int imp_parse_log(struct imp_log *log, const char *file, const char *buf, size_t len,
+                  struct xerr *err)
 {
+	log->file = file;
+	log->err = err;
+	log->header_line = 0;
 	/* a line and its words: two IMP_LINE_MAX buffers, not on the stack */
 	struct {
 		struct imp_line line;
@@ -102,15 +129,15 @@ int imp_parse_log(struct imp_log *log, const char *buf, size_t len)
 		return imp_log_fail(log, 0, "out of memory"), -1;
 	struct imp_cursor c = {.buf = buf, .len = len};
 	unsigned cut_line;
-	bool stopped = read_lines(&c, log, &text->line, &text->words, &cut_line) ||
-	               log->format->finish(log, cut_line);
+	bool stopped =
+	    read_lines(&c, log, &text->line, &text->words, &cut_line) || log->finish(log, cut_line);
 	free(text);
 	if (stopped)
 		return -1;
 	if (!log->header_line)
-		return imp_log_fail(log, 0, "%s", log->format->no_header), -1;
+		return imp_log_fail(log, 0, "%s", kinds[log->kind].no_header), -1;
 	if (*log->readings < 2)
-		return imp_log_fail(log, c.line, "%s", log->format->too_few), -1;
+		return imp_log_fail(log, c.line, "%s", kinds[log->kind].too_few), -1;
 	return 0;
 }
 

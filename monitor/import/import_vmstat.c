@@ -91,9 +91,8 @@ static int take_row(struct vm_parser *p, const struct imp_words *w, unsigned lin
 		       -1;
 	for (int i = 0; i < p->n_cols; i++) {
 		double x;
-		if (!imp_double(w->w[i], &x))
-			return imp_log_fail(&p->log, line, "a number in column %d expected", i + 1),
-			       -1;
+		if (imp_log_double(&p->log, w, i, line, &x))
+			return -1;
 		if (i == p->bi)
 			r.bi_kbs = x;
 		else if (i == p->bo)
@@ -132,21 +131,12 @@ static int finish(void *parser, unsigned cut_line)
 	return 0;
 }
 
-static const struct imp_format vmstat_format = {
-    .tool = "vmstat",
-    .take = take_line,
-    .finish = finish,
-    .no_header = "no vmstat header (r b ... us sy id) found",
-    .too_few = "two rows or more expected (vmstat N: the first is since boot)"};
-
 int imp_vmstat_parse(const char *file, const char *buf, size_t len, struct imp_vmstat *out,
                      struct xerr *err)
 {
 	memset(out, 0, sizeof(*out));
-	struct vm_parser p = {
-	    .log = {.format = &vmstat_format, .file = file, .err = err, .readings = &out->n},
-	    .out = out};
-	int rc = imp_parse_log(&p.log, buf, len);
+	struct vm_parser p = {.log = {IMP_VMSTAT, take_line, finish, &out->n}, .out = out};
+	int rc = imp_parse_log(&p.log, file, buf, len, err);
 	if (rc)
 		imp_vmstat_free(out);
 	return rc;

@@ -305,21 +305,12 @@ static int finish(void *parser, unsigned cut_line)
 	return 0;
 }
 
-static const struct imp_format xentop_format = {
-    .tool = "xentop -b",
-    .take = take_line,
-    .finish = finish,
-    .no_header = "no xentop -b header (NAME STATE CPU(sec) ...) found",
-    .too_few = "two iterations or more expected (xentop -b -d N)"};
-
 int imp_xentop_parse(const char *file, const char *buf, size_t len, struct imp_xentop *out,
                      struct xerr *err)
 {
 	memset(out, 0, sizeof(*out));
-	struct xt_parser p = {
-	    .log = {.format = &xentop_format, .file = file, .err = err, .readings = &out->n_blocks},
-	    .out = out};
-	int rc = imp_parse_log(&p.log, buf, len);
+	struct xt_parser p = {.log = {IMP_XENTOP, take_line, finish, &out->n_blocks}, .out = out};
+	int rc = imp_parse_log(&p.log, file, buf, len, err);
 	free(p.group_of);
 	if (rc)
 		imp_xentop_free(out);
