@@ -10,11 +10,11 @@
  * domain, for a figure no member holds. */
 /* clang-format off */
 #define WIDTH(member) _Generic((member), uint32_t: sizeof(uint32_t), uint64_t: sizeof(uint64_t))
-#define MEMBER(from, type, member) {from, offsetof(type, member), WIDTH(((type *)0)->member)}
+#define MEMBER(from, type, member) {from, offsetof(type, member), WIDTH(((type *)0)->member), NULL}
 #define DOM(member)  MEMBER(FIGURE_FROM_DOMAIN, struct model_domain, member)
 #define HOST(member) MEMBER(FIGURE_FROM_INTERVAL, struct model_interval, member)
 #define DERIVED(f)   {FIGURE_FROM_FUNCTION, .fn = f}
-#define NO_VALUE     {FIGURE_FROM_NONE}
+#define NO_VALUE     {FIGURE_FROM_NONE, 0, 0, NULL}
 /* clang-format on */
 
 /* A derived figure's value function: an expression of the interval m and the domain d. */
