@@ -4,7 +4,20 @@
 #include <stddef.h>
 #include <string.h>
 
-/* A figure's value function: an expression of the interval m and the domain d. */
+/* A figure's value read from a member of the domain (DOM) or of the interval (HOST): its
+ * place and width, an unsigned 32- or 64-bit member only (any other type matches no
+ * _Generic association: a compile error); DERIVED: a function of the interval and the
+ * domain, for a figure no member holds. */
+/* clang-format off */
+#define WIDTH(member) _Generic((member), uint32_t: sizeof(uint32_t), uint64_t: sizeof(uint64_t))
+#define MEMBER(from, type, member) {from, offsetof(type, member), WIDTH(((type *)0)->member), NULL}
+#define DOM(member)  MEMBER(FIGURE_FROM_DOMAIN, struct model_domain, member)
+#define HOST(member) MEMBER(FIGURE_FROM_INTERVAL, struct model_interval, member)
+#define DERIVED(f)   {FIGURE_FROM_FUNCTION, .fn = f}
+#define NO_VALUE     {FIGURE_FROM_NONE, 0, 0, NULL}
+/* clang-format on */
+
+/* A derived figure's value function: an expression of the interval m and the domain d. */
 #define VALUE(fn, expr)                                                                            \
 	static uint64_t fn(const struct model_interval *m, const struct model_domain *d)           \
 	{                                                                                          \
@@ -20,32 +33,11 @@ static struct model_host_totals totals_of(const struct model_interval *m)
 	return t;
 }
 
-VALUE(domid, d->domid)
-VALUE(guest_rd_bytes, d->guest_rd_bytes)
-VALUE(guest_wr_bytes, d->guest_wr_bytes)
-VALUE(guest_rd_ios, d->guest_rd_ios)
-VALUE(guest_wr_ios, d->guest_wr_ios)
-VALUE(phys_rd_bytes, d->phys_rd_bytes)
-VALUE(phys_wr_bytes, d->phys_wr_bytes)
-VALUE(double_counted_bytes, d->double_counted_bytes)
-VALUE(dom0_cpu_ns, d->cpu_ns)
-VALUE(guest_cpu_ns, d->guest_cpu_ns > 0 ? (uint64_t)d->guest_cpu_ns : 0)
-VALUE(dirty_backlog_bytes, d->dirty_backlog_bytes)
-VALUE(dirtied_bytes, d->dirtied_bytes)
-VALUE(written_back_bytes, d->written_back_bytes)
-VALUE(pgpgout_bytes, m->pgpgout_bytes)
-VALUE(pgpgin_bytes, m->pgpgin_bytes)
+VALUE(guest_cpu_ns, d->guest_cpu_ns > 0 ? (uint64_t)d->guest_cpu_ns : 0) /* -1: unknown */
 VALUE(disks_rd_bytes, totals_of(m).disk_rd_bytes)
 VALUE(disks_wr_bytes, totals_of(m).disk_wr_bytes)
 VALUE(double_counted_total, totals_of(m).double_counted_bytes)
-VALUE(host_busy_ns, m->host_busy_ns)
-VALUE(host_irq_ns, m->host_irq_ns)
-VALUE(host_steal_ns, m->host_steal_ns)
-VALUE(unattributed_rd_bytes, m->unattr_rd_bytes)
-VALUE(unattributed_wr_bytes, m->unattr_wr_bytes)
-VALUE(unattributed_cpu_ns, m->cpu_unattributed_ns)
 VALUE(dom0_own_cpu_ns, model_dom0_own_cpu_ns(m))
-VALUE(lost_events, m->lost_events)
 
 /* what only the tracer attributes: the layers below each guest, the unattributed bytes */
 #define STACK XIO_ABSENT_STACK
@@ -63,46 +55,46 @@ static const char written_help[] = "Bytes written for the domain: at its backend
  * its /metrics family (none: no metric). Kept as a table, not wrapped. */
 /* clang-format off */
 static const struct figure table[] = {
-/*  id                             scope          form         unit        absent               needs           flags       header       key                      json                         value                   meaning, metric */
-    [FIG_DOMID]                 = {FIGURE_DOMAIN, FORM_TEXT,   NULL,       0,                   0,              FIGURE_CSV, "DOMID",     "domid",                 NULL,                        domid,                  "domain id"},
-    [FIG_NAME]                  = {FIGURE_DOMAIN, FORM_TEXT,   NULL,       0,                   0,              FIGURE_CSV, "NAME",      "name",                  NULL,                        NULL,                   "domain name (escaped if it holds control characters)"},
-    [FIG_KIND]                  = {FIGURE_DOMAIN, FORM_TEXT,   NULL,       0,                   0,              0,          "KIND",      "kind",                  NULL,                        NULL,                   "backend kind (vbd, qdisk, mixed); ! a backend is missing"},
-    [FIG_MISSING]               = {FIGURE_DOMAIN, FORM_TEXT,   NULL,       0,                   0,              0,          NULL,        "missing",               NULL,                        NULL,                   "a backend of the domain could not be resolved"},
-    [FIG_GUEST_RD_BYTES]        = {FIGURE_DOMAIN, FORM_COUNT,  "bytes",    GUEST,               0,              FIGURE_CSV, "GRD_MB/s",  "guest_rd_bytes",        NULL,                        guest_rd_bytes,         "guest reads: bytes at the top of its stack", {"xiotop_domain_read_bytes", read_help, "layer", "guest"}},
-    [FIG_GUEST_WR_BYTES]        = {FIGURE_DOMAIN, FORM_COUNT,  "bytes",    GUEST,               0,              FIGURE_CSV, "GWR_MB/s",  "guest_wr_bytes",        NULL,                        guest_wr_bytes,         "guest writes: bytes at the top of its stack", {"xiotop_domain_written_bytes", written_help, "layer", "guest"}},
-    [FIG_GUEST_RD_IOS]          = {FIGURE_DOMAIN, FORM_COUNT,  "requests", GUEST,               0,              FIGURE_CSV, "R_IOPS",    "guest_rd_ios",          NULL,                        guest_rd_ios,           "guest read requests per second"},
-    [FIG_GUEST_WR_IOS]          = {FIGURE_DOMAIN, FORM_COUNT,  "requests", GUEST,               0,              FIGURE_CSV, "W_IOPS",    "guest_wr_ios",          NULL,                        guest_wr_ios,           "guest write requests per second"},
-    [FIG_PHYS_RD_BYTES]         = {FIGURE_DOMAIN, FORM_COUNT,  "bytes",    STACK,               0,              FIGURE_CSV, NULL,        "phys_rd_bytes",         NULL,                        phys_rd_bytes,          "bytes read from physical (leaf) devices for it", {"xiotop_domain_read_bytes", read_help, "layer", "physical"}},
-    [FIG_PHYS_WR_BYTES]         = {FIGURE_DOMAIN, FORM_COUNT,  "bytes",    STACK,               0,              FIGURE_CSV, "PWR_MB/s",  "phys_wr_bytes",         NULL,                        phys_wr_bytes,          "bytes written to physical (leaf) devices for it", {"xiotop_domain_written_bytes", written_help, "layer", "physical"}},
-    [FIG_DOUBLE_COUNTED_BYTES]  = {FIGURE_DOMAIN, FORM_COUNT,  "bytes",    STACK,               0,              FIGURE_CSV, "DBL_MB/s",  "double_counted_bytes",  NULL,                        double_counted_bytes,   "what vmstat bo counts beyond the physical writes", {"xiotop_domain_double_counted_bytes", "Bytes vmstat pgpgout counted for the domain beyond its physical writes (a file-backed loop device submits each write twice)."}},
-    [FIG_DOM0_CPU_NS]           = {FIGURE_DOMAIN, FORM_COUNT,  "ns",       0,                   NEED_CPU,       0,          "CPU%",      "dom0_cpu_ns",           NULL,                        dom0_cpu_ns,            "dom0 CPU spent for it (100 = one core)"},
-    [FIG_DOM0_CPU_NS_BY_ROLE]   = {FIGURE_DOMAIN, FORM_RECORD, "ns",       0,                   NEED_CPU,       0,          NULL,        "dom0_cpu_ns_by_role",   NULL,                        NULL,                   "dom0 CPU spent for it by role: backend threads, device model, loop workers, writeback", {"xiotop_domain_dom0_cpu_seconds", "dom0 CPU time spent for the domain, by role: backend threads, device model, loop workers, writeback (apportioned by bytes written back).", "role", NULL}},
-    [FIG_GUEST_CPU_NS]          = {FIGURE_DOMAIN, FORM_COUNT,  "ns",       0,                   NEED_GUEST_CPU, 0,          "GCPU%",     "guest_cpu_ns",          NULL,                        guest_cpu_ns,           "the guest's own vCPU time (100 = one vCPU), where known"},
-    [FIG_DIRTY_BACKLOG_BYTES]   = {FIGURE_DOMAIN, FORM_GAUGE,  "bytes",    0,                   NEED_DIRTY,     0,          "DIRTY_MiB", "dirty_backlog_bytes",   NULL,                        dirty_backlog_bytes,    "written into dom0 page cache, not yet written back", {"xiotop_domain_dirty_backlog_bytes", "dom0 page cache the domain dirtied that is not yet written back."}},
-    [FIG_DIRTIED_BYTES]         = {FIGURE_DOMAIN, FORM_COUNT,  "bytes",    0,                   NEED_DIRTY,     0,          NULL,        "dirtied_bytes",         NULL,                        dirtied_bytes,          "written into dom0 page cache for it"},
-    [FIG_WRITTEN_BACK_BYTES]    = {FIGURE_DOMAIN, FORM_COUNT,  "bytes",    0,                   NEED_DIRTY,     0,          NULL,        "written_back_bytes",    NULL,                        written_back_bytes,     "of its dirty page cache, written back"},
-    [FIG_LAYERS]                = {FIGURE_DOMAIN, FORM_RECORD, "bytes",    0,                   0,              0,          NULL,        "layers",                NULL,                        NULL,                   "the devices and file of its stack with their bytes"},
-    [FIG_VBD_STATS]             = {FIGURE_DOMAIN, FORM_RECORD, "bytes",    0,                   NEED_VBD,       0,          NULL,        "vbd_stats",             NULL,                        NULL,                   "blkback's own per-vbd counters beside xiotop's bytes"},
-    [FIG_IO_LATENCY]            = {FIGURE_DOMAIN, FORM_RECORD, "ns",       0,                   LATENCY,        0,          NULL,        "io_latency",            NULL,                        NULL,                   "I/O latency by op at its guest-visible layer (unless --no-latency)", {"xiotop_domain_io_latency_seconds", "I/O latency of the domain at its guest-visible layer (its backend device from queue to completion, or its device model's file syscalls), by op (timed unless --no-latency).", "op", NULL}},
-    [FIG_AMPLIFICATION]         = {FIGURE_DOMAIN, FORM_SCREEN, NULL,       STACK,               0,              0,          "AMPL",      NULL,                    NULL,                        NULL,                   "amplification: physical / guest writes"},
-    [FIG_DOM0_CPU_SINCE_START]  = {FIGURE_DOMAIN, FORM_SCREEN, "ns",       0,                   NEED_CPU,       0,          "CPU_s",     NULL,                    NULL,                        NULL,                   "dom0 CPU seconds for it since xiotop started"},
-    [FIG_LATENCY_P50]           = {FIGURE_DOMAIN, FORM_SCREEN, "ns",       0,                   LATENCY,        0,          "P50_ms",    NULL,                    NULL,                        NULL,                   "median I/O latency, reads and writes (unless --no-latency)"},
-    [FIG_LATENCY_P99]           = {FIGURE_DOMAIN, FORM_SCREEN, "ns",       0,                   LATENCY,        0,          "P99_ms",    NULL,                    NULL,                        NULL,                   "99th percentile I/O latency, reads and writes (unless --no-latency)"},
-    [FIG_VMSTAT_PGPGOUT_BYTES]  = {FIGURE_HOST,   FORM_COUNT,  "bytes",    XIO_ABSENT_VMSTAT,   0,              FIGURE_CSV, "vmstat bo", "vmstat_pgpgout_bytes",  "host.vmstat_pgpgout_bytes", pgpgout_bytes,          "/proc/vmstat pgpgout, in bytes (vmstat bo)", {"xiotop_host_vmstat_pgpgout_bytes", "/proc/vmstat pgpgout, in bytes."}},
-    [FIG_VMSTAT_PGPGIN_BYTES]   = {FIGURE_HOST,   FORM_COUNT,  "bytes",    XIO_ABSENT_VMSTAT,   0,              0,          NULL,        "vmstat_pgpgin_bytes",   "host.vmstat_pgpgin_bytes",  pgpgin_bytes,           "/proc/vmstat pgpgin, in bytes (vmstat bi)", {"xiotop_host_vmstat_pgpgin_bytes", "/proc/vmstat pgpgin, in bytes."}},
-    [FIG_DISKS]                 = {FIGURE_HOST,   FORM_RECORD, "bytes",    XIO_ABSENT_DISKS,    0,              0,          NULL,        "disks",                 "host.disks",                NULL,                   "each leaf (physical) device's bytes, from /proc/diskstats"},
-    [FIG_DISKS_RD_BYTES]        = {FIGURE_HOST,   FORM_COUNT,  "bytes",    XIO_ABSENT_DISKS,    0,              0,          "disks rd",  NULL,                    "host.disks[].rd_bytes",     disks_rd_bytes,         "bytes read from the leaf devices (per device in disks)", {"xiotop_host_disk_read_bytes", "Bytes read from a physical device (/proc/diskstats).", "device", NULL}},
-    [FIG_DISKS_WR_BYTES]        = {FIGURE_HOST,   FORM_COUNT,  "bytes",    XIO_ABSENT_DISKS,    0,              0,          "wr",        NULL,                    "host.disks[].wr_bytes",     disks_wr_bytes,         "bytes written to the leaf devices (per device in disks)", {"xiotop_host_disk_written_bytes", "Bytes written to a physical device (/proc/diskstats).", "device", NULL}},
-    [FIG_DOUBLE_COUNTED_TOTAL]  = {FIGURE_HOST,   FORM_COUNT,  "bytes",    STACK,               0,              0,          "double",    NULL,                    NULL,                        double_counted_total,   "all domains' double-counted bytes"},
-    [FIG_HOST_BUSY_NS]          = {FIGURE_HOST,   FORM_COUNT,  "ns",       0,                   NEED_CPU,       0,          "dom0 CPU",  "dom0_cpu_busy_ns",      "host.dom0_cpu_busy_ns",     host_busy_ns,           "dom0 non-idle CPU time but steal, all CPUs (/proc/stat)", {"xiotop_host_dom0_cpu_busy_seconds", "dom0 non-idle CPU time, all CPUs, steal not included."}},
-    [FIG_UNATTRIBUTED_RD_BYTES] = {FIGURE_HOST,   FORM_COUNT,  "bytes",    STACK,               0,              0,          NULL,        "unattributed_rd_bytes", "unattributed.rd_bytes",     unattributed_rd_bytes,  "bytes dom0 read for no domain", {"xiotop_unattributed_read_bytes", "Bytes read by dom0 for no domain."}},
-    [FIG_UNATTRIBUTED_WR_BYTES] = {FIGURE_HOST,   FORM_COUNT,  "bytes",    STACK,               0,              FIGURE_CSV, "unattr",    "unattributed_wr_bytes", "unattributed.wr_bytes",     unattributed_wr_bytes,  "bytes dom0 wrote for no domain (bios vmstat counts)", {"xiotop_unattributed_written_bytes", "Bytes written by dom0 for no domain (bios vmstat counts)."}},
-    [FIG_UNATTRIBUTED_CPU_NS]   = {FIGURE_HOST,   FORM_COUNT,  "ns",       0,                   NEED_CPU,       0,          NULL,        "unattributed_cpu_ns",   "unattributed_cpu_ns",       unattributed_cpu_ns,    "dom0 CPU charged to no domain", {"xiotop_unattributed_dom0_cpu_seconds", "dom0 CPU time charged to no domain."}},
-    [FIG_DOM0_OWN_CPU_NS]       = {FIGURE_HOST,   FORM_COUNT,  "ns",       0,                   NEED_CPU,       0,          NULL,        "dom0_own_cpu_ns",       "dom0_own_cpu_ns",           dom0_own_cpu_ns,        "dom0's own CPU: busy time beyond what is charged to a domain or left unattributed", {"xiotop_host_dom0_own_cpu_seconds", "dom0 CPU time for its own work: busy time not charged to a domain nor unattributed."}},
-    [FIG_LOST_EVENTS]           = {FIGURE_HOST,   FORM_COUNT,  "events",   0,                   0,              FIGURE_CSV, "lost",      "lost_events",           "lost_events",               lost_events,            "events not counted: a tracer map full, a program the kernel skipped as nested, a request not timed", {"xiotop_lost_events", "Events not counted: a tracer map full, a program the kernel skipped as nested, or (latency) a request not timed."}},
+/*  id                             scope          form         unit        absent               needs           flags       header       key                      json                         value                          meaning, metric */
+    [FIG_DOMID]                 = {FIGURE_DOMAIN, FORM_TEXT,   NULL,       0,                   0,              FIGURE_CSV, "DOMID",     "domid",                 NULL,                        DOM(domid),                    "domain id"},
+    [FIG_NAME]                  = {FIGURE_DOMAIN, FORM_TEXT,   NULL,       0,                   0,              FIGURE_CSV, "NAME",      "name",                  NULL,                        NO_VALUE,                      "domain name (escaped if it holds control characters)"},
+    [FIG_KIND]                  = {FIGURE_DOMAIN, FORM_TEXT,   NULL,       0,                   0,              0,          "KIND",      "kind",                  NULL,                        NO_VALUE,                      "backend kind (vbd, qdisk, mixed); ! a backend is missing"},
+    [FIG_MISSING]               = {FIGURE_DOMAIN, FORM_TEXT,   NULL,       0,                   0,              0,          NULL,        "missing",               NULL,                        NO_VALUE,                      "a backend of the domain could not be resolved"},
+    [FIG_GUEST_RD_BYTES]        = {FIGURE_DOMAIN, FORM_COUNT,  "bytes",    GUEST,               0,              FIGURE_CSV, "GRD_MB/s",  "guest_rd_bytes",        NULL,                        DOM(guest_rd_bytes),           "guest reads: bytes at the top of its stack", {"xiotop_domain_read_bytes", read_help, "layer", "guest"}},
+    [FIG_GUEST_WR_BYTES]        = {FIGURE_DOMAIN, FORM_COUNT,  "bytes",    GUEST,               0,              FIGURE_CSV, "GWR_MB/s",  "guest_wr_bytes",        NULL,                        DOM(guest_wr_bytes),           "guest writes: bytes at the top of its stack", {"xiotop_domain_written_bytes", written_help, "layer", "guest"}},
+    [FIG_GUEST_RD_IOS]          = {FIGURE_DOMAIN, FORM_COUNT,  "requests", GUEST,               0,              FIGURE_CSV, "R_IOPS",    "guest_rd_ios",          NULL,                        DOM(guest_rd_ios),             "guest read requests per second"},
+    [FIG_GUEST_WR_IOS]          = {FIGURE_DOMAIN, FORM_COUNT,  "requests", GUEST,               0,              FIGURE_CSV, "W_IOPS",    "guest_wr_ios",          NULL,                        DOM(guest_wr_ios),             "guest write requests per second"},
+    [FIG_PHYS_RD_BYTES]         = {FIGURE_DOMAIN, FORM_COUNT,  "bytes",    STACK,               0,              FIGURE_CSV, NULL,        "phys_rd_bytes",         NULL,                        DOM(phys_rd_bytes),            "bytes read from physical (leaf) devices for it", {"xiotop_domain_read_bytes", read_help, "layer", "physical"}},
+    [FIG_PHYS_WR_BYTES]         = {FIGURE_DOMAIN, FORM_COUNT,  "bytes",    STACK,               0,              FIGURE_CSV, "PWR_MB/s",  "phys_wr_bytes",         NULL,                        DOM(phys_wr_bytes),            "bytes written to physical (leaf) devices for it", {"xiotop_domain_written_bytes", written_help, "layer", "physical"}},
+    [FIG_DOUBLE_COUNTED_BYTES]  = {FIGURE_DOMAIN, FORM_COUNT,  "bytes",    STACK,               0,              FIGURE_CSV, "DBL_MB/s",  "double_counted_bytes",  NULL,                        DOM(double_counted_bytes),     "what vmstat bo counts beyond the physical writes", {"xiotop_domain_double_counted_bytes", "Bytes vmstat pgpgout counted for the domain beyond its physical writes (a file-backed loop device submits each write twice)."}},
+    [FIG_DOM0_CPU_NS]           = {FIGURE_DOMAIN, FORM_COUNT,  "ns",       0,                   NEED_CPU,       0,          "CPU%",      "dom0_cpu_ns",           NULL,                        DOM(cpu_ns),                   "dom0 CPU spent for it (100 = one core)"},
+    [FIG_DOM0_CPU_NS_BY_ROLE]   = {FIGURE_DOMAIN, FORM_RECORD, "ns",       0,                   NEED_CPU,       0,          NULL,        "dom0_cpu_ns_by_role",   NULL,                        NO_VALUE,                      "dom0 CPU spent for it by role: backend threads, device model, loop workers, writeback", {"xiotop_domain_dom0_cpu_seconds", "dom0 CPU time spent for the domain, by role: backend threads, device model, loop workers, writeback (apportioned by bytes written back).", "role", NULL}},
+    [FIG_GUEST_CPU_NS]          = {FIGURE_DOMAIN, FORM_COUNT,  "ns",       0,                   NEED_GUEST_CPU, 0,          "GCPU%",     "guest_cpu_ns",          NULL,                        DERIVED(guest_cpu_ns),         "the guest's own vCPU time (100 = one vCPU), where known"},
+    [FIG_DIRTY_BACKLOG_BYTES]   = {FIGURE_DOMAIN, FORM_GAUGE,  "bytes",    0,                   NEED_DIRTY,     0,          "DIRTY_MiB", "dirty_backlog_bytes",   NULL,                        DOM(dirty_backlog_bytes),      "written into dom0 page cache, not yet written back", {"xiotop_domain_dirty_backlog_bytes", "dom0 page cache the domain dirtied that is not yet written back."}},
+    [FIG_DIRTIED_BYTES]         = {FIGURE_DOMAIN, FORM_COUNT,  "bytes",    0,                   NEED_DIRTY,     0,          NULL,        "dirtied_bytes",         NULL,                        DOM(dirtied_bytes),            "written into dom0 page cache for it"},
+    [FIG_WRITTEN_BACK_BYTES]    = {FIGURE_DOMAIN, FORM_COUNT,  "bytes",    0,                   NEED_DIRTY,     0,          NULL,        "written_back_bytes",    NULL,                        DOM(written_back_bytes),       "of its dirty page cache, written back"},
+    [FIG_LAYERS]                = {FIGURE_DOMAIN, FORM_RECORD, "bytes",    0,                   0,              0,          NULL,        "layers",                NULL,                        NO_VALUE,                      "the devices and file of its stack with their bytes"},
+    [FIG_VBD_STATS]             = {FIGURE_DOMAIN, FORM_RECORD, "bytes",    0,                   NEED_VBD,       0,          NULL,        "vbd_stats",             NULL,                        NO_VALUE,                      "blkback's own per-vbd counters beside xiotop's bytes"},
+    [FIG_IO_LATENCY]            = {FIGURE_DOMAIN, FORM_RECORD, "ns",       0,                   LATENCY,        0,          NULL,        "io_latency",            NULL,                        NO_VALUE,                      "I/O latency by op at its guest-visible layer (unless --no-latency)", {"xiotop_domain_io_latency_seconds", "I/O latency of the domain at its guest-visible layer (its backend device from queue to completion, or its device model's file syscalls), by op (timed unless --no-latency).", "op", NULL}},
+    [FIG_AMPLIFICATION]         = {FIGURE_DOMAIN, FORM_SCREEN, NULL,       STACK,               0,              0,          "AMPL",      NULL,                    NULL,                        NO_VALUE,                      "amplification: physical / guest writes"},
+    [FIG_DOM0_CPU_SINCE_START]  = {FIGURE_DOMAIN, FORM_SCREEN, "ns",       0,                   NEED_CPU,       0,          "CPU_s",     NULL,                    NULL,                        NO_VALUE,                      "dom0 CPU seconds for it since xiotop started"},
+    [FIG_LATENCY_P50]           = {FIGURE_DOMAIN, FORM_SCREEN, "ns",       0,                   LATENCY,        0,          "P50_ms",    NULL,                    NULL,                        NO_VALUE,                      "median I/O latency, reads and writes (unless --no-latency)"},
+    [FIG_LATENCY_P99]           = {FIGURE_DOMAIN, FORM_SCREEN, "ns",       0,                   LATENCY,        0,          "P99_ms",    NULL,                    NULL,                        NO_VALUE,                      "99th percentile I/O latency, reads and writes (unless --no-latency)"},
+    [FIG_VMSTAT_PGPGOUT_BYTES]  = {FIGURE_HOST,   FORM_COUNT,  "bytes",    XIO_ABSENT_VMSTAT,   0,              FIGURE_CSV, "vmstat bo", "vmstat_pgpgout_bytes",  "host.vmstat_pgpgout_bytes", HOST(pgpgout_bytes),           "/proc/vmstat pgpgout, in bytes (vmstat bo)", {"xiotop_host_vmstat_pgpgout_bytes", "/proc/vmstat pgpgout, in bytes."}},
+    [FIG_VMSTAT_PGPGIN_BYTES]   = {FIGURE_HOST,   FORM_COUNT,  "bytes",    XIO_ABSENT_VMSTAT,   0,              0,          NULL,        "vmstat_pgpgin_bytes",   "host.vmstat_pgpgin_bytes",  HOST(pgpgin_bytes),            "/proc/vmstat pgpgin, in bytes (vmstat bi)", {"xiotop_host_vmstat_pgpgin_bytes", "/proc/vmstat pgpgin, in bytes."}},
+    [FIG_DISKS]                 = {FIGURE_HOST,   FORM_RECORD, "bytes",    XIO_ABSENT_DISKS,    0,              0,          NULL,        "disks",                 "host.disks",                NO_VALUE,                      "each leaf (physical) device's bytes, from /proc/diskstats"},
+    [FIG_DISKS_RD_BYTES]        = {FIGURE_HOST,   FORM_COUNT,  "bytes",    XIO_ABSENT_DISKS,    0,              0,          "disks rd",  NULL,                    "host.disks[].rd_bytes",     DERIVED(disks_rd_bytes),       "bytes read from the leaf devices (per device in disks)", {"xiotop_host_disk_read_bytes", "Bytes read from a physical device (/proc/diskstats).", "device", NULL}},
+    [FIG_DISKS_WR_BYTES]        = {FIGURE_HOST,   FORM_COUNT,  "bytes",    XIO_ABSENT_DISKS,    0,              0,          "wr",        NULL,                    "host.disks[].wr_bytes",     DERIVED(disks_wr_bytes),       "bytes written to the leaf devices (per device in disks)", {"xiotop_host_disk_written_bytes", "Bytes written to a physical device (/proc/diskstats).", "device", NULL}},
+    [FIG_DOUBLE_COUNTED_TOTAL]  = {FIGURE_HOST,   FORM_COUNT,  "bytes",    STACK,               0,              0,          "double",    NULL,                    NULL,                        DERIVED(double_counted_total), "all domains' double-counted bytes"},
+    [FIG_HOST_BUSY_NS]          = {FIGURE_HOST,   FORM_COUNT,  "ns",       0,                   NEED_CPU,       0,          "dom0 CPU",  "dom0_cpu_busy_ns",      "host.dom0_cpu_busy_ns",     HOST(host_busy_ns),            "dom0 non-idle CPU time but steal, all CPUs (/proc/stat)", {"xiotop_host_dom0_cpu_busy_seconds", "dom0 non-idle CPU time, all CPUs, steal not included."}},
+    [FIG_UNATTRIBUTED_RD_BYTES] = {FIGURE_HOST,   FORM_COUNT,  "bytes",    STACK,               0,              0,          NULL,        "unattributed_rd_bytes", "unattributed.rd_bytes",     HOST(unattr_rd_bytes),         "bytes dom0 read for no domain", {"xiotop_unattributed_read_bytes", "Bytes read by dom0 for no domain."}},
+    [FIG_UNATTRIBUTED_WR_BYTES] = {FIGURE_HOST,   FORM_COUNT,  "bytes",    STACK,               0,              FIGURE_CSV, "unattr",    "unattributed_wr_bytes", "unattributed.wr_bytes",     HOST(unattr_wr_bytes),         "bytes dom0 wrote for no domain (bios vmstat counts)", {"xiotop_unattributed_written_bytes", "Bytes written by dom0 for no domain (bios vmstat counts)."}},
+    [FIG_UNATTRIBUTED_CPU_NS]   = {FIGURE_HOST,   FORM_COUNT,  "ns",       0,                   NEED_CPU,       0,          NULL,        "unattributed_cpu_ns",   "unattributed_cpu_ns",       HOST(cpu_unattributed_ns),     "dom0 CPU charged to no domain", {"xiotop_unattributed_dom0_cpu_seconds", "dom0 CPU time charged to no domain."}},
+    [FIG_DOM0_OWN_CPU_NS]       = {FIGURE_HOST,   FORM_COUNT,  "ns",       0,                   NEED_CPU,       0,          NULL,        "dom0_own_cpu_ns",       "dom0_own_cpu_ns",           DERIVED(dom0_own_cpu_ns),      "dom0's own CPU: busy time beyond what is charged to a domain or left unattributed", {"xiotop_host_dom0_own_cpu_seconds", "dom0 CPU time for its own work: busy time not charged to a domain nor unattributed."}},
+    [FIG_LOST_EVENTS]           = {FIGURE_HOST,   FORM_COUNT,  "events",   0,                   0,              FIGURE_CSV, "lost",      "lost_events",           "lost_events",               HOST(lost_events),             "events not counted: a tracer map full, a program the kernel skipped as nested, a request not timed", {"xiotop_lost_events", "Events not counted: a tracer map full, a program the kernel skipped as nested, or (latency) a request not timed."}},
     /* host-wide: /proc/stat does not say which domain's completion an interrupt ran */
-    [FIG_HOST_IRQ_NS]           = {FIGURE_HOST,   FORM_COUNT,  "ns",       XIO_ABSENT_HOST_CPU, 0,              FIGURE_CSV, "irq",       "dom0_irq_ns",           "host.dom0_irq_ns",          host_irq_ns,            "of dom0's busy time, hard and soft interrupts, all CPUs (/proc/stat irq + softirq ticks; without IRQ_TIME_ACCOUNTING also in the interrupted tasks' CPU)", {"xiotop_host_dom0_irq_seconds", "dom0 CPU time in hard and soft interrupts, all CPUs (/proc/stat irq + softirq)."}},
-    [FIG_HOST_STEAL_NS]         = {FIGURE_HOST,   FORM_COUNT,  "ns",       XIO_ABSENT_HOST_CPU, 0,              FIGURE_CSV, "steal",     "steal_ns",              "host.steal_ns",             host_steal_ns,          "steal: time the hypervisor gave other domains while dom0 wanted to run, all CPUs (/proc/stat; not dom0's busy time)", {"xiotop_host_steal_seconds", "Time the hypervisor ran other domains while dom0 wanted to run, all CPUs (/proc/stat steal)."}},
+    [FIG_HOST_IRQ_NS]           = {FIGURE_HOST,   FORM_COUNT,  "ns",       XIO_ABSENT_HOST_CPU, 0,              FIGURE_CSV, "irq",       "dom0_irq_ns",           "host.dom0_irq_ns",          HOST(host_irq_ns),             "of dom0's busy time, hard and soft interrupts, all CPUs (/proc/stat irq + softirq ticks; without IRQ_TIME_ACCOUNTING also in the interrupted tasks' CPU)", {"xiotop_host_dom0_irq_seconds", "dom0 CPU time in hard and soft interrupts, all CPUs (/proc/stat irq + softirq)."}},
+    [FIG_HOST_STEAL_NS]         = {FIGURE_HOST,   FORM_COUNT,  "ns",       XIO_ABSENT_HOST_CPU, 0,              FIGURE_CSV, "steal",     "steal_ns",              "host.steal_ns",             HOST(host_steal_ns),           "steal: time the hypervisor gave other domains while dom0 wanted to run, all CPUs (/proc/stat; not dom0's busy time)", {"xiotop_host_steal_seconds", "Time the hypervisor ran other domains while dom0 wanted to run, all CPUs (/proc/stat steal)."}},
     /* figures no code names by id: their entry is all it takes */
 };
 /* clang-format on */
@@ -150,13 +142,36 @@ bool figure_known(enum figure_id id, const struct model_interval *m, const struc
 	return figure_known_with(id, m->absent, figure_collected(m), d);
 }
 
+static uint64_t member_at(const void *base, const struct figure_source *v)
+{
+	const char *at = (const char *)base + v->offset;
+	if (v->size == sizeof(uint32_t)) {
+		uint32_t x;
+		memcpy(&x, at, sizeof(x));
+		return x;
+	}
+	uint64_t x;
+	memcpy(&x, at, sizeof(x));
+	return x;
+}
+
 uint64_t figure_value(enum figure_id id, const struct model_interval *m,
                       const struct model_domain *d)
 {
 	const struct figure *f = figure_get(id);
-	if (!f->value || (f->scope == FIGURE_DOMAIN && !d))
+	if (f->scope == FIGURE_DOMAIN && !d)
 		return 0;
-	return f->value(m, d);
+	switch (f->value.from) {
+	case FIGURE_FROM_DOMAIN:
+		return member_at(d, &f->value);
+	case FIGURE_FROM_INTERVAL:
+		return member_at(m, &f->value);
+	case FIGURE_FROM_FUNCTION:
+		return f->value.fn(m, d);
+	case FIGURE_FROM_NONE:
+		break;
+	}
+	return 0;
 }
 
 bool figure_held(enum figure_id id, uint32_t absent)

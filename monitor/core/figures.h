@@ -12,7 +12,8 @@
  * null or "-", never 0.
  * Per-domain figures are in the JSON contract's order (README "JSON output"); the
  * screen-only ones follow, then the host's. Adding a per-domain counter or gauge is one
- * entry at the table's end, with a value function and no name in enum figure_id: the
+ * entry at the table's end, its value the member that holds it (or a function of the
+ * interval for a derived one) and no name in enum figure_id: the
  * console and `-b` text show it as a column after the named ones, JSON as a key after the
  * others (CSV too with FIGURE_CSV: after all named columns, the host's too, so none
  * moves), /metrics as a family (with a metric name). A host
@@ -25,6 +26,7 @@
 #define XIOTOP_FIGURES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/model.h"
@@ -110,6 +112,20 @@ struct figure_metric {
 	const char *label, *label_value;
 };
 
+/* Where a figure's value is: a member of the domain or of the interval, or, for one no
+ * member holds, a function of them. */
+enum figure_from {
+	FIGURE_FROM_NONE,     /* no value: text, a record, a screen-only figure */
+	FIGURE_FROM_DOMAIN,   /* a member of struct model_domain */
+	FIGURE_FROM_INTERVAL, /* a member of struct model_interval */
+	FIGURE_FROM_FUNCTION, /* derived: fn */
+};
+struct figure_source {
+	enum figure_from from;
+	size_t offset, size; /* the member's: an unsigned integer of size bytes (4 or 8) */
+	uint64_t (*fn)(const struct model_interval *m, const struct model_domain *d);
+};
+
 /* figures.c's table gives its members positionally, one figure a row: keep it in this
  * order. */
 struct figure {
@@ -125,8 +141,8 @@ struct figure {
 	 * "unattributed.rd_bytes"), NULL when JSON does not hold it; a domain figure is at
 	 * its key in each of domains[] */
 	const char *json;
-	/* its value in the interval (d NULL for a host figure); NULL for text and records */
-	uint64_t (*value)(const struct model_interval *m, const struct model_domain *d);
+	/* its value in the interval (d NULL for a host figure); none for text and records */
+	struct figure_source value;
 	const char *meaning; /* one line: what it counts (the console's and --help's help) */
 	struct figure_metric metric;
 };
@@ -143,7 +159,7 @@ bool figure_known_with(enum figure_id id, uint32_t absent, unsigned collected,
 unsigned figure_collected(const struct model_interval *m);
 /* Is its key present at all (vbd_stats only on a Xen dom0, io_latency only timed)? */
 bool figure_present(enum figure_id id, const struct model_interval *m);
-/* Its value, 0 when it has no value function (check figure_known first). */
+/* Its value, 0 when it has none (check figure_known first). */
 uint64_t figure_value(enum figure_id id, const struct model_interval *m,
                       const struct model_domain *d);
 /* The member name a JSON object holds it under: the json path's last part. */

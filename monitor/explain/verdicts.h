@@ -64,14 +64,11 @@ void explain_verdicts_imported(struct explain *ex);
 void ex_not_given(struct explain *ex, const char *id, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Each verdict: adds at most one verdict for d (or the claim) to ex. */
-void verdict_page_cache_inflation(struct explain *ex, const struct ex_domain *d);
-void verdict_double_counting(struct explain *ex, const struct ex_domain *d);
-void verdict_read_cache(struct explain *ex, const struct ex_domain *d);
-void verdict_dom0_cpu_cost(struct explain *ex, const struct ex_domain *d);
-void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d);
-void verdict_path(struct explain *ex, const struct ex_domain *d);
-void verdict_request_size(struct explain *ex, const struct ex_domain *d);
+/* A verdict on a domain: adds at most one verdict for d to ex. */
+typedef void verdict_fn(struct explain *ex, const struct ex_domain *d);
+verdict_fn verdict_page_cache_inflation, verdict_double_counting, verdict_read_cache,
+    verdict_dom0_cpu_cost, verdict_test_size_vs_memory, verdict_path, verdict_request_size;
+/* The verdict on a claim: adds at most one verdict for c to ex. */
 void verdict_claim(struct explain *ex, const struct ex_claim *c);
 
 /* ---- helpers for verdicts (verdict_util.c) ---- */

@@ -9,10 +9,8 @@
 #include "core/arrays.h"
 
 struct io_parser {
-	const char *file;
-	struct xerr *err;
+	struct imp_log log; /* first: imp_parse_log hands it to take and finish */
 	struct imp_iostat *out;
-	unsigned header_line;
 	int n_cols;      /* words of a device row */
 	int rd, wr;      /* word index of the read and write rates */
 	int rs, ws;      /* of r/s and w/s; -1 none */
@@ -32,19 +30,19 @@ static int header_sysstat(struct io_parser *p, const struct imp_words *w, unsign
 	for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
 		int rd = imp_find_word(w, units[u].rd, 1), wr = imp_find_word(w, units[u].wr, 1);
 		if (rd > 0 && wr > 0) {
-			if (p->header_line && (p->rd != rd || p->wr != wr || p->n_cols != w->n))
-				return imp_fail(p->err, p->file, line,
-				                "the same iostat header as line %u expected",
-				                p->header_line),
+			if (p->log.header_line && (p->rd != rd || p->wr != wr || p->n_cols != w->n))
+				return imp_log_fail(&p->log, line,
+				                    "the same iostat header as line %u expected",
+				                    p->log.header_line),
 				       -1;
 			p->rd = rd, p->wr = wr, p->scale = units[u].scale, p->n_cols = w->n;
 			p->rs = imp_find_word(w, "r/s", 1), p->ws = imp_find_word(w, "w/s", 1);
-			p->header_line = p->header_line ? p->header_line : line;
+			p->log.header_line = p->log.header_line ? p->log.header_line : line;
 			return 0;
 		}
 	}
-	return imp_fail(p->err, p->file, line,
-	                "an iostat -x header with rkB/s and wkB/s (or rMB/s, rsec/s) expected"),
+	return imp_log_fail(&p->log, line,
+	                    "an iostat -x header with rkB/s and wkB/s (or rMB/s, rsec/s) expected"),
 	       -1;
 }
 
@@ -54,7 +52,7 @@ static int new_report(struct io_parser *p, unsigned line)
 	struct imp_io_report r = {
 	    .line = line, .since_boot = io->n == 0, .time_ns = io->has_time ? p->time_ns : -1};
 	if (arrays_append((void **)&io->reports, &io->n, &r, sizeof(r)))
-		return imp_fail(p->err, p->file, line, "out of memory"), -1;
+		return imp_log_fail(&p->log, line, "out of memory"), -1;
 	return 0;
 }
 
@@ -74,17 +72,15 @@ static int take_device(struct io_parser *p, const struct imp_words *w, unsigned 
 	struct imp_iostat *io = p->out;
 	double rd, wr;
 	if (w->n != p->n_cols || !imp_double(w->w[p->rd], &rd) || !imp_double(w->w[p->wr], &wr))
-		return imp_fail(p->err, p->file, line,
-		                "a device row of %d columns as in the header at line %u expected",
-		                p->n_cols, p->header_line),
+		return imp_log_fail(
+		           &p->log, line,
+		           "a device row of %d columns as in the header at line %u expected",
+		           p->n_cols, p->log.header_line),
 		       -1;
-	for (int i = 1; i < w->n; i++) {
-		double x;
-		if (!imp_double(w->w[i], &x))
-			return imp_fail(p->err, p->file, line, "a number in column %d expected",
-			                i + 1),
-			       -1;
-	}
+	double x;
+	for (int i = 1; i < w->n; i++)
+		if (imp_log_double(&p->log, w, i, line, &x))
+			return -1;
 	if (io->netbsd && in_last_report(io, w->w[0]) && new_report(p, line))
 		return -1;
 	struct imp_io_report *r = &io->reports[io->n - 1];
@@ -95,7 +91,7 @@ static int take_device(struct io_parser *p, const struct imp_words *w, unsigned 
 	}
 	snprintf(d.name, sizeof(d.name), "%s", w->w[0]);
 	if (arrays_append((void **)&r->devs, &r->n, &d, sizeof(d)))
-		return imp_fail(p->err, p->file, line, "out of memory"), -1;
+		return imp_log_fail(&p->log, line, "out of memory"), -1;
 	return 0;
 }
 
@@ -132,8 +128,8 @@ static int take_netbsd_header(struct io_parser *p, const struct imp_words *w, un
 	for (int i = 0; i < 11; i++)
 		if (strcmp(w->w[i], want[i]))
 			goto bad;
-	if (!p->header_line) {
-		p->header_line = line;
+	if (!p->log.header_line) {
+		p->log.header_line = line;
 		p->out->netbsd = true;
 		p->n_cols = 9, p->rd = 4, p->wr = 8, p->scale = 1048576;
 		p->rs = 2, p->ws = 6;
@@ -141,9 +137,9 @@ static int take_netbsd_header(struct io_parser *p, const struct imp_words *w, un
 	}
 	return 0;
 bad:
-	return imp_fail(p->err, p->file, line,
-	                "NetBSD's iostat -x header (device read KB/t r/s time MB/s write ...) "
-	                "expected"),
+	return imp_log_fail(&p->log, line,
+	                    "NetBSD's iostat -x header (device read KB/t r/s time MB/s write ...) "
+	                    "expected"),
 	       -1;
 }
 
@@ -170,7 +166,7 @@ static int take_line(void *parser, const struct imp_line *l, struct imp_words *w
 		p->skip_next = true;
 		return 0;
 	}
-	if (!io->n && !p->header_line && !io->has_time && strchr(l->text, '(')) {
+	if (!io->n && !p->log.header_line && !io->has_time && strchr(l->text, '(')) {
 		const char *cpu = strstr(l->text, " CPU)");
 		const char *open = cpu ? cpu : NULL;
 		while (open && open > l->text && isdigit((unsigned char)open[-1]))
@@ -183,8 +179,8 @@ static int take_line(void *parser, const struct imp_line *l, struct imp_words *w
 		io->has_time = true;
 		return 0;
 	}
-	return imp_fail(p->err, p->file, line,
-	                "an iostat -x line (banner, time, Device header, device row) expected"),
+	return imp_log_fail(&p->log, line,
+	                    "an iostat -x line (banner, time, Device header, device row) expected"),
 	       -1;
 }
 
@@ -195,13 +191,13 @@ static int drop_partial(void *parser, unsigned cut_line)
 	struct imp_iostat *io = p->out;
 	if (io->n >= 2 && io->reports[io->n - 1].n < io->reports[io->n - 2].n) {
 		char safe[160];
-		imp_quote(p->file, safe, sizeof(safe));
+		imp_quote(p->log.file, safe, sizeof(safe));
 		io->n--;
 		snprintf(io->note, sizeof(io->note), "%s:%u: the last report is partial: ignored",
 		         safe, io->reports[io->n].line);
 		free(io->reports[io->n].devs);
 	} else {
-		imp_note_cut(io->note, sizeof(io->note), p->file, cut_line);
+		imp_note_cut(io->note, sizeof(io->note), p->log.file, cut_line);
 	}
 	return 0;
 }
@@ -210,19 +206,9 @@ int imp_iostat_parse(const char *file, const char *buf, size_t len, struct imp_i
                      struct xerr *err)
 {
 	memset(out, 0, sizeof(*out));
-	struct io_parser p = {.file = file, .err = err, .out = out, .time_ns = -1};
-	const struct imp_log log = {
-	    .file = file,
-	    .tool = "iostat",
-	    .err = err,
-	    .parser = &p,
-	    .take = take_line,
-	    .finish = drop_partial,
-	    .header_line = &p.header_line,
-	    .readings = &out->n,
-	    .no_header = "no iostat -x header (Device ... rkB/s ... wkB/s) found",
-	    .too_few = "two reports or more expected (iostat -dx N: the first is since boot)"};
-	int rc = imp_parse_log(&log, buf, len);
+	struct io_parser p = {
+	    .log = {IMP_IOSTAT, take_line, drop_partial, &out->n}, .out = out, .time_ns = -1};
+	int rc = imp_parse_log(&p.log, file, buf, len, err);
 	if (rc)
 		imp_iostat_free(out);
 	return rc;

@@ -20,13 +20,10 @@ void imp_quote(const char *text, char *out, size_t outlen)
 	sanitize_text(cut, out, outlen);
 }
 
-void imp_fail(struct xerr *err, const char *file, unsigned line, const char *fmt, ...)
+static void vfail(struct xerr *err, const char *file, unsigned line, const char *fmt, va_list ap)
 {
 	char what[300], safe_file[160];
-	va_list ap;
-	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
 	sanitize_text(file ? file : "(input)", safe_file, sizeof(safe_file));
 	err->kind = XERR_INPUT;
 	err->code = 0;
@@ -34,6 +31,31 @@ void imp_fail(struct xerr *err, const char *file, unsigned line, const char *fmt
 		snprintf(err->msg, sizeof(err->msg), "%s:%u: %s", safe_file, line, what);
 	else
 		snprintf(err->msg, sizeof(err->msg), "%s: %s", safe_file, what);
+}
+
+void imp_fail(struct xerr *err, const char *file, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vfail(err, file, line, fmt, ap);
+	va_end(ap);
+}
+
+void imp_log_fail(struct imp_log *log, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vfail(log->err, log->file, line, fmt, ap);
+	va_end(ap);
+}
+
+int imp_log_double(struct imp_log *log, const struct imp_words *w, int i, unsigned line,
+                   double *out)
+{
+	if (imp_double(w->w[i], out))
+		return 0;
+	imp_log_fail(log, line, "a number in column %d expected", i + 1);
+	return -1;
 }
 
 int imp_next_line(struct imp_cursor *c, struct imp_line *l)
@@ -56,8 +78,22 @@ int imp_next_line(struct imp_cursor *c, struct imp_line *l)
 	return 1;
 }
 
+/* Each kind of log: whose text it is, and what every log of it must hold, said when it
+ * does not: its header (as "FILE: no_header") and two readings or more (the first is
+ * since boot; as "FILE:LINE: too_few"). */
+static const struct {
+	const char *tool, *no_header, *too_few;
+} kinds[] = {
+    [IMP_XENTOP] = {"xentop -b", "no xentop -b header (NAME STATE CPU(sec) ...) found",
+                    "two iterations or more expected (xentop -b -d N)"},
+    [IMP_VMSTAT] = {"vmstat", "no vmstat header (r b ... us sy id) found",
+                    "two rows or more expected (vmstat N: the first is since boot)"},
+    [IMP_IOSTAT] = {"iostat", "no iostat -x header (Device ... rkB/s ... wkB/s) found",
+                    "two reports or more expected (iostat -dx N: the first is since boot)"},
+};
+
 /* Each whole line of c's buffer to log->take: 0 at the end, or what take returned. */
-static int read_lines(struct imp_cursor *c, const struct imp_log *log, struct imp_line *line,
+static int read_lines(struct imp_cursor *c, struct imp_log *log, struct imp_line *line,
                       struct imp_words *words, unsigned *cut_line)
 {
 	*cut_line = 0;
@@ -68,36 +104,40 @@ static int read_lines(struct imp_cursor *c, const struct imp_log *log, struct im
 		}
 		imp_split(line->text, words);
 		if (line->has_nul || line->too_long || words->overflow)
-			return imp_fail(log->err, log->file, c->line, "a line of %s text expected",
-			                log->tool),
+			return imp_log_fail(log, c->line, "a line of %s text expected",
+			                    kinds[log->kind].tool),
 			       -1;
-		int rc = log->take(log->parser, line, words, c->line);
+		int rc = log->take(log, line, words, c->line);
 		if (rc)
 			return rc;
 	}
 	return 0;
 }
 
-int imp_parse_log(const struct imp_log *log, const char *buf, size_t len)
+int imp_parse_log(struct imp_log *log, const char *file, const char *buf, size_t len,
+                  struct xerr *err)
 {
+	log->file = file;
+	log->err = err;
+	log->header_line = 0;
 	/* a line and its words: two IMP_LINE_MAX buffers, not on the stack */
 	struct {
 		struct imp_line line;
 		struct imp_words words;
 	} *text = calloc(1, sizeof(*text));
 	if (!text)
-		return imp_fail(log->err, log->file, 0, "out of memory"), -1;
+		return imp_log_fail(log, 0, "out of memory"), -1;
 	struct imp_cursor c = {.buf = buf, .len = len};
 	unsigned cut_line;
-	bool stopped = read_lines(&c, log, &text->line, &text->words, &cut_line) ||
-	               log->finish(log->parser, cut_line);
+	bool stopped =
+	    read_lines(&c, log, &text->line, &text->words, &cut_line) || log->finish(log, cut_line);
 	free(text);
 	if (stopped)
 		return -1;
-	if (!*log->header_line)
-		return imp_fail(log->err, log->file, 0, "%s", log->no_header), -1;
+	if (!log->header_line)
+		return imp_log_fail(log, 0, "%s", kinds[log->kind].no_header), -1;
 	if (*log->readings < 2)
-		return imp_fail(log->err, log->file, c.line, "%s", log->too_few), -1;
+		return imp_log_fail(log, c.line, "%s", kinds[log->kind].too_few), -1;
 	return 0;
 }
 

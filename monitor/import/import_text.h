@@ -51,13 +51,14 @@ struct imp_words {
 };
 void imp_split(const char *text, struct imp_words *out);
 
-/* One log parsed whole (imp_parse_log): whose text it is, the parser that takes its
- * lines, and what every log must hold. */
+/* The logs import reads, each a tool's text. */
+enum imp_kind { IMP_XENTOP, IMP_VMSTAT, IMP_IOSTAT };
+
+/* One log being parsed: the first member of each importer's parser, which take and finish
+ * get (as the parser) and fill. Whose text it is names the tool in messages and what
+ * every log of it must hold (import_text.c's table: its header, two readings or more). */
 struct imp_log {
-	const char *file; /* as given, for messages */
-	const char *tool; /* whose text the log is ("vmstat"), for messages */
-	struct xerr *err;
-	void *parser;
+	enum imp_kind kind;
 	/* takes one whole line and its words (its number: line_no): 0, or non-zero to stop */
 	int (*take)(void *parser, const struct imp_line *line, struct imp_words *words,
 	            unsigned line_no);
@@ -65,21 +66,30 @@ struct imp_log {
 	 * taken; 0 none): the parser's result tidied (a partial last reading dropped) and
 	 * its note said; 0, or -1 with err said */
 	int (*finish)(void *parser, unsigned cut_line);
-	/* the parser's counts, read after finish: the line of its first header (0 none)
-	 * and its readings (the first is since boot) */
-	const unsigned *header_line;
-	const size_t *readings;
-	const char *no_header; /* said as "FILE: no_header" */
-	const char *too_few;   /* said as "FILE:LINE: too_few", LINE the last line read */
+	const size_t *readings; /* the parser's count of readings (the first is since boot) */
+	/* set by imp_parse_log */
+	const char *file; /* as given, for messages */
+	struct xerr *err;
+	unsigned header_line; /* the line of its first header; 0 none yet (take sets it) */
 };
-/* Hands each whole line of buf, split into words, to log->take in order, then calls
- * log->finish, and checks what every log must hold: its header and two readings or
- * more. 0, or -1 with log->err said: by take or finish, as no_header or too_few, "out
- * of memory", or "FILE:N: a line of TOOL text expected" for a line that is no text (a
- * NUL byte, longer than IMP_LINE_MAX, more than IMP_WORDS_MAX words). A last line cut
- * short (no newline, not blank: the capture was stopped mid-line) is not taken: finish
- * gets its number. */
-int imp_parse_log(const struct imp_log *log, const char *buf, size_t len);
+/* Parses the log named file (for messages) whole: hands each whole line of buf, split
+ * into words, to log->take in order, then calls
+ * log->finish, and checks what every log must hold: its header and two readings or more
+ * (read after finish). 0, or -1 with log->err said: by take or finish, as "FILE: no
+ * TOOL header (...) found" or "FILE:LINE: two readings or more expected (...)" (LINE the
+ * last line read), "out of memory", or "FILE:N: a line of TOOL text expected" for a line
+ * that is no text (a NUL byte, longer than IMP_LINE_MAX, more than IMP_WORDS_MAX words).
+ * A last line cut short (no newline, not blank: the capture was stopped mid-line) is not
+ * taken: finish gets its number. */
+int imp_parse_log(struct imp_log *log, const char *file, const char *buf, size_t len,
+                  struct xerr *err);
+/* imp_fail for the log being parsed: "FILE:LINE: what was expected" in its err. */
+void imp_log_fail(struct imp_log *log, unsigned line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Word i of a row (line) as a decimal (imp_double): 0, or -1 with "FILE:LINE: a number in
+ * column N expected" said, N counted from 1. */
+int imp_log_double(struct imp_log *log, const struct imp_words *w, int i, unsigned line,
+                   double *out);
 /* A last line cut short (cut_line, from imp_parse_log; 0 none) said in note:
  * "FILE:LINE: the last line is cut short: ignored", FILE quoted (imp_quote). */
 void imp_note_cut(char *note, size_t len, const char *file, unsigned cut_line);

@@ -8,11 +8,9 @@
 #include "core/arrays.h"
 
 struct vm_parser {
-	const char *file;
-	struct xerr *err;
+	struct imp_log log; /* first: imp_parse_log hands it to take and finish */
 	struct imp_vmstat *out;
 	char header[IMP_LINE_MAX];
-	unsigned header_line;
 	int n_cols;             /* numeric columns of a row */
 	int bi, bo, us, sy, st; /* word index, -1 absent */
 };
@@ -29,17 +27,17 @@ static int last_word(const struct imp_words *w, const char *name)
 static int take_header(struct vm_parser *p, const struct imp_line *l, const struct imp_words *w,
                        unsigned line)
 {
-	if (p->header_line) {
+	if (p->log.header_line) {
 		if (strcmp(l->text, p->header))
-			return imp_fail(p->err, p->file, line,
-			                "the same vmstat header as line %u expected",
-			                p->header_line),
+			return imp_log_fail(&p->log, line,
+			                    "the same vmstat header as line %u expected",
+			                    p->log.header_line),
 			       -1;
 		return 0;
 	}
 	struct imp_vmstat *v = p->out;
 	snprintf(p->header, sizeof(p->header), "%s", l->text);
-	p->header_line = line;
+	p->log.header_line = line;
 	p->bi = imp_find_word(w, "bi", 0);
 	p->bo = imp_find_word(w, "bo", 0);
 	p->us = last_word(w, "us");
@@ -48,8 +46,8 @@ static int take_header(struct vm_parser *p, const struct imp_line *l, const stru
 	v->has_io = p->bi >= 0 && p->bo >= 0;
 	v->netbsd = !v->has_io && imp_find_word(w, "avm", 0) >= 0;
 	if ((!v->has_io && !v->netbsd) || p->us < 0 || p->sy < 0)
-		return imp_fail(
-		           p->err, p->file, line,
+		return imp_log_fail(
+		           &p->log, line,
 		           "a vmstat header (procps: r b swpd ... bi bo ... us sy id; NetBSD: r b "
 		           "avm fre ... us sy id) expected"),
 		       -1;
@@ -71,8 +69,9 @@ static int take_time(struct vm_parser *p, const struct imp_words *w, unsigned li
 	    sscanf(w->w[p->n_cols], "%4d-%2d-%2d%c", &y, &mo, &d, &tail) != 3 ||
 	    sscanf(w->w[p->n_cols + 1], "%2d:%2d:%2d%c", &h, &mi, &s, &tail) != 3 ||
 	    (r->time_ns = imp_local_ns(y, mo, d, h, mi, s)) < 0)
-		return imp_fail(p->err, p->file, line,
-		                "%d numbers and a time (YYYY-MM-DD HH:MM:SS) expected", p->n_cols),
+		return imp_log_fail(&p->log, line,
+		                    "%d numbers and a time (YYYY-MM-DD HH:MM:SS) expected",
+		                    p->n_cols),
 		       -1;
 	return 0;
 }
@@ -80,22 +79,20 @@ static int take_time(struct vm_parser *p, const struct imp_words *w, unsigned li
 static int take_row(struct vm_parser *p, const struct imp_words *w, unsigned line)
 {
 	struct imp_vmstat *v = p->out;
-	if (!p->header_line)
-		return imp_fail(p->err, p->file, line, "a vmstat header expected first"), -1;
+	if (!p->log.header_line)
+		return imp_log_fail(&p->log, line, "a vmstat header expected first"), -1;
 	struct imp_vm_row r = {.line = line, .since_boot = v->n == 0, .time_ns = -1};
 	if (v->has_time ? take_time(p, w, line, &r) : 0)
 		return -1;
 	if (!v->has_time && w->n != p->n_cols)
-		return imp_fail(p->err, p->file, line,
-		                "%d columns expected as in the header at line %u, found %d",
-		                p->n_cols, p->header_line, w->n),
+		return imp_log_fail(&p->log, line,
+		                    "%d columns expected as in the header at line %u, found %d",
+		                    p->n_cols, p->log.header_line, w->n),
 		       -1;
 	for (int i = 0; i < p->n_cols; i++) {
 		double x;
-		if (!imp_double(w->w[i], &x))
-			return imp_fail(p->err, p->file, line, "a number in column %d expected",
-			                i + 1),
-			       -1;
+		if (imp_log_double(&p->log, w, i, line, &x))
+			return -1;
 		if (i == p->bi)
 			r.bi_kbs = x;
 		else if (i == p->bo)
@@ -108,7 +105,7 @@ static int take_row(struct vm_parser *p, const struct imp_words *w, unsigned lin
 			r.st = x;
 	}
 	if (arrays_append((void **)&v->rows, &v->n, &r, sizeof(r)))
-		return imp_fail(p->err, p->file, line, "out of memory"), -1;
+		return imp_log_fail(&p->log, line, "out of memory"), -1;
 	return 0;
 }
 
@@ -118,7 +115,7 @@ static int take_line(void *parser, const struct imp_line *l, struct imp_words *w
 	if (!w->n)
 		return 0;
 	if (!strcmp(w->w[0], "procs")) { /* the group line over the header */
-		if (!p->header_line)
+		if (!p->log.header_line)
 			p->out->has_time = strstr(l->text, "timestamp") != NULL;
 		return 0;
 	}
@@ -130,7 +127,7 @@ static int take_line(void *parser, const struct imp_line *l, struct imp_words *w
 static int finish(void *parser, unsigned cut_line)
 {
 	struct vm_parser *p = parser;
-	imp_note_cut(p->out->note, sizeof(p->out->note), p->file, cut_line);
+	imp_note_cut(p->out->note, sizeof(p->out->note), p->log.file, cut_line);
 	return 0;
 }
 
@@ -138,19 +135,8 @@ int imp_vmstat_parse(const char *file, const char *buf, size_t len, struct imp_v
                      struct xerr *err)
 {
 	memset(out, 0, sizeof(*out));
-	struct vm_parser p = {.file = file, .err = err, .out = out};
-	const struct imp_log log = {
-	    .file = file,
-	    .tool = "vmstat",
-	    .err = err,
-	    .parser = &p,
-	    .take = take_line,
-	    .finish = finish,
-	    .header_line = &p.header_line,
-	    .readings = &out->n,
-	    .no_header = "no vmstat header (r b ... us sy id) found",
-	    .too_few = "two rows or more expected (vmstat N: the first is since boot)"};
-	int rc = imp_parse_log(&log, buf, len);
+	struct vm_parser p = {.log = {IMP_VMSTAT, take_line, finish, &out->n}, .out = out};
+	int rc = imp_parse_log(&p.log, file, buf, len, err);
 	if (rc)
 		imp_vmstat_free(out);
 	return rc;

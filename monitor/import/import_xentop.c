@@ -13,11 +13,9 @@ static const char *const col_names[C_N] = {"NAME",      "STATE",    "CPU(sec)", 
                                            "VBD_RSECT", "VBD_WSECT"};
 
 struct xt_parser {
-	const char *file;
-	struct xerr *err;
+	struct imp_log log; /* first: imp_parse_log hands it to take and finish */
 	struct imp_xentop *out;
 	char header[IMP_LINE_MAX]; /* the first header's words, joined */
-	unsigned header_line;
 	int n_cols;
 	int col[C_N]; /* word index, -1 absent */
 	size_t cap;
@@ -60,21 +58,21 @@ static int take_header(struct xt_parser *p, const struct imp_words *w, unsigned 
 	char text[IMP_LINE_MAX];
 	joined(w, 0, w->n, text, sizeof(text));
 	p->group++;
-	if (p->header_line) {
+	if (p->log.header_line) {
 		if (strcmp(text, p->header))
-			return imp_fail(p->err, p->file, line,
-			                "the same xentop header as line %u expected",
-			                p->header_line),
+			return imp_log_fail(&p->log, line,
+			                    "the same xentop header as line %u expected",
+			                    p->log.header_line),
 			       -1;
 		return 0;
 	}
 	snprintf(p->header, sizeof(p->header), "%s", text);
-	p->header_line = line;
+	p->log.header_line = line;
 	p->n_cols = w->n;
 	for (int c = 0; c < C_N; c++)
 		p->col[c] = imp_find_word(w, col_names[c], 0);
 	if (p->col[C_NAME] != 0)
-		return imp_fail(p->err, p->file, line, "a header starting with NAME expected"), -1;
+		return imp_log_fail(&p->log, line, "a header starting with NAME expected"), -1;
 	p->out->has_sect_columns = p->col[C_RSECT] >= 0 && p->col[C_WSECT] >= 0;
 	p->out->has_rdwr_columns = p->col[C_RD] >= 0 && p->col[C_WR] >= 0;
 	return 0;
@@ -117,8 +115,8 @@ static int fill_row(struct xt_parser *p, const struct imp_words *w, int shift, u
 		if (!ok) {
 			char q[100];
 			imp_quote(word, q, sizeof(q));
-			return imp_fail(p->err, p->file, line,
-			                "a number under %s expected, not \"%s\"", col_names[c], q),
+			return imp_log_fail(&p->log, line, "a number under %s expected, not \"%s\"",
+			                    col_names[c], q),
 			       -1;
 		}
 		if (c == C_RD || c == C_WR)
@@ -127,8 +125,7 @@ static int fill_row(struct xt_parser *p, const struct imp_words *w, int shift, u
 			sect = sect && known;
 	}
 	if (p->col[C_STATE] >= 0 && !valid_state(w->w[p->col[C_STATE] + shift]))
-		return imp_fail(p->err, p->file, line, "a STATE of 6 letters or dashes expected"),
-		       -1;
+		return imp_log_fail(&p->log, line, "a STATE of 6 letters or dashes expected"), -1;
 	d->has_mem = p->col[C_MEM] >= 0;
 	d->vbd_known = p->out->has_rdwr_columns && rdwr;
 	d->sect_known = p->out->has_sect_columns && sect;
@@ -147,13 +144,13 @@ static int take_row(struct xt_parser *p, struct imp_words *w, unsigned line)
 			w->n--;
 		}
 	if (w->n < p->n_cols)
-		return imp_fail(p->err, p->file, line,
-		                "%d columns expected as in the header at line %u, found %d",
-		                p->n_cols, p->header_line, w->n),
+		return imp_log_fail(&p->log, line,
+		                    "%d columns expected as in the header at line %u, found %d",
+		                    p->n_cols, p->log.header_line, w->n),
 		       -1;
 	int shift = w->n - p->n_cols; /* a name with blanks (it comes first) */
 	if (grow_rows(p))
-		return imp_fail(p->err, p->file, line, "out of memory"), -1;
+		return imp_log_fail(&p->log, line, "out of memory"), -1;
 	struct imp_xt_dom *d = &p->out->rows[p->out->n_rows];
 	memset(d, 0, sizeof(*d));
 	d->line = line;
@@ -178,15 +175,14 @@ static int take_vbd(struct xt_parser *p, const struct imp_words *w, unsigned lin
 	struct imp_xentop *x = p->out;
 	uint64_t devid;
 	if (!x->n_rows)
-		return imp_fail(p->err, p->file, line,
-		                "a domain row before its VBD lines expected"),
+		return imp_log_fail(&p->log, line, "a domain row before its VBD lines expected"),
 		       -1;
 	struct imp_xt_vbd v = {0};
 	bool known = true, sect_known = true;
 	if (w->n < 4 || !imp_u64(w->w[2], &devid) || vbd_field(w, "OO:", &v.oo, &known) ||
 	    vbd_field(w, "RD:", &v.rd, &known) || vbd_field(w, "WR:", &v.wr, &known))
-		return imp_fail(
-		           p->err, p->file, line,
+		return imp_log_fail(
+		           &p->log, line,
 		           "a VBD line (VBD TYPE DEVID [maj:min] OO: n RD: n WR: n ...) expected"),
 		       -1;
 	v.devid = (uint32_t)devid;
@@ -199,7 +195,7 @@ static int take_vbd(struct xt_parser *p, const struct imp_words *w, unsigned lin
 		return 0; /* this vbd could not be read: xentop says "-" */
 	struct imp_xt_dom *d = &x->rows[x->n_rows - 1];
 	if (arrays_append((void **)&d->vbds, &d->n_vbd_lines, &v, sizeof(v)))
-		return imp_fail(p->err, p->file, line, "out of memory"), -1;
+		return imp_log_fail(&p->log, line, "out of memory"), -1;
 	return 0;
 }
 
@@ -225,9 +221,9 @@ static int take_line(void *parser, const struct imp_line *l, struct imp_words *w
 		return take_header(p, w, line);
 	if (detail_line(l->text, w))
 		return 0;
-	if (!p->header_line)
-		return imp_fail(p->err, p->file, line,
-		                "the xentop -b header (NAME STATE CPU(sec) ...) expected"),
+	if (!p->log.header_line)
+		return imp_log_fail(&p->log, line,
+		                    "the xentop -b header (NAME STATE CPU(sec) ...) expected"),
 		       -1;
 	if (!strcmp(w->w[0], "VBD"))
 		return take_vbd(p, w, line);
@@ -267,8 +263,8 @@ static int make_blocks(struct xt_parser *p)
 			if (!one_per_header && name_in(x->rows, first, i, x->rows[i].name)) {
 				char q[100];
 				imp_quote(x->rows[i].name, q, sizeof(q));
-				return imp_fail(
-				           p->err, p->file, x->rows[i].line,
+				return imp_log_fail(
+				           &p->log, x->rows[i].line,
 				           "one row per domain and iteration expected: \"%s\" "
 				           "twice "
 				           "(xentop cuts names at 10 characters; capture with -f)",
@@ -278,7 +274,7 @@ static int make_blocks(struct xt_parser *p)
 			continue;
 		}
 		if (i > first && add_block(x, first, i - first))
-			return imp_fail(p->err, p->file, 0, "out of memory"), -1;
+			return imp_log_fail(&p->log, 0, "out of memory"), -1;
 		first = i;
 	}
 	return 0;
@@ -305,7 +301,7 @@ static int finish(void *parser, unsigned cut_line)
 	/* no header: no rows either (take_line refuses one), so no blocks to make */
 	if (make_blocks(p))
 		return -1;
-	drop_partial(p->out, p->file, cut_line != 0);
+	drop_partial(p->out, p->log.file, cut_line != 0);
 	return 0;
 }
 
@@ -313,19 +309,8 @@ int imp_xentop_parse(const char *file, const char *buf, size_t len, struct imp_x
                      struct xerr *err)
 {
 	memset(out, 0, sizeof(*out));
-	struct xt_parser p = {.file = file, .err = err, .out = out};
-	const struct imp_log log = {.file = file,
-	                            .tool = "xentop -b",
-	                            .err = err,
-	                            .parser = &p,
-	                            .take = take_line,
-	                            .finish = finish,
-	                            .header_line = &p.header_line,
-	                            .readings = &out->n_blocks,
-	                            .no_header =
-	                                "no xentop -b header (NAME STATE CPU(sec) ...) found",
-	                            .too_few = "two iterations or more expected (xentop -b -d N)"};
-	int rc = imp_parse_log(&log, buf, len);
+	struct xt_parser p = {.log = {IMP_XENTOP, take_line, finish, &out->n_blocks}, .out = out};
+	int rc = imp_parse_log(&p.log, file, buf, len, err);
 	free(p.group_of);
 	if (rc)
 		imp_xentop_free(out);
