@@ -5,8 +5,10 @@
 # (this build with --no-latency), optionally an older xiotop (XIOTOP_BEFORE=path: as it
 # runs by default, and with --latency),
 # a bpftrace byte sum per (dev, comm) at block_bio_queue, a bpftrace latency histogram
-# (block_rq_issue -> block_rq_complete), and bcc's biotop where it runs (else the reason
-# is printed). Workloads on an emulated loop domain (tests/emu, loop direct-io on):
+# (block_rq_issue -> block_rq_complete), bpftrace's empty programs at the events xiotop
+# runs at per I/O (floor: the run stats' own cost per event), and bcc's biotop where it
+# runs (else the reason is printed). Workloads on an emulated loop domain (tests/emu,
+# loop direct-io on):
 #   rand4k    fio 4 KiB random writes, O_DIRECT, psync
 #   seq1m     fio 1 MiB sequential writes, O_DIRECT, psync
 #   buffered  fio 64 KiB buffered writes with writeback (end_fsync)
@@ -15,9 +17,11 @@
 # Columns: busy CPU per I/O (/proc/stat), BPF ns per I/O and events per I/O (kernel bpf
 # run stats of the peer's own programs), IOPS ratio to no tracer in the same round,
 # median (min-max), tool RSS; then ns per event per program.
+# NO_BIO_BACKEND=1: xiotop is not told of guest3 (a bare zram, the emulated LV), so the
+# host it traces has only blk-mq and file-backed backends, as a file-backed Xen host.
 # Usage: bench/compare.sh [BUILD_DIR]   (root; ROUNDS SECS XIOTOP_BEFORE WORKLOADS, and
 # PEERS to keep only some of: none xiotop xiotop_nolat xiotop_before xiotop_before_latency
-# bt_sum bt_hist biotop; xiotop_latency, its name from when latency was opt-in, is xiotop)
+# bt_sum bt_hist floor biotop; xiotop_latency, its name from when latency was opt-in, is xiotop)
 set -euo pipefail
 build=${1:-build}
 rounds=${ROUNDS:-10}
@@ -47,6 +51,10 @@ bash "$src/tests/emu/emu.sh" up "$work/world" --dio on >/dev/null
 # shellcheck disable=SC1091
 . "$work/world/env"
 sysctl -qw kernel.bpf_stats_enabled=1
+if [ -n "${NO_BIO_BACKEND:-}" ]; then
+	grep -v -e '^/local/domain/3' -e '/backend/vbd/3' "$XENSTORE_DUMP" >"$work/no-bio.dump"
+	XENSTORE_DUMP=$work/no-bio.dump
+fi
 
 bt_sum='tracepoint:block:block_bio_queue { @bytes[args->dev, comm] = sum(args->nr_sector * 512); }'
 bt_hist='tracepoint:block:block_rq_issue { @start[args->dev, args->sector] = nsecs; }
@@ -54,10 +62,16 @@ tracepoint:block:block_rq_complete /@start[args->dev, args->sector]/ {
   @usecs = hist((nsecs - @start[args->dev, args->sector]) / 1000);
   delete(@start[args->dev, args->sector]); }'
 
+# floor: empty programs at the events xiotop runs at per I/O, so the report can say what
+# the kernel's run stats cost per event whatever the program (two sched_clock reads)
+bt_floor='tracepoint:block:block_bio_queue {} tracepoint:block:block_bio_complete {}
+tracepoint:block:block_rq_complete {} tracepoint:workqueue:workqueue_execute_start {}
+tracepoint:workqueue:workqueue_execute_end {}'
+
 peers="none xiotop xiotop_nolat"
 [ -n "${XIOTOP_BEFORE:-}" ] && peers="$peers xiotop_before xiotop_before_latency"
 if command -v bpftrace >/dev/null; then
-	peers="$peers bt_sum bt_hist"
+	peers="$peers bt_sum bt_hist floor"
 else
 	echo "compare: bpftrace not installed: its peers are left out" >&2
 fi
@@ -91,9 +105,10 @@ start_tool() { # peer -> sets tool_pid, waits until attached
 			>"$work/tool.out" 2>"$log" &
 		tool_pid=$!
 		for _ in $(seq 50); do [ -s "$work/tool.out" ] && break; sleep 0.2; done ;;
-	bt_sum | bt_hist)
+	bt_sum | bt_hist | floor)
 		local prog=$bt_sum
 		[ "$1" = bt_hist ] && prog=$bt_hist
+		[ "$1" = floor ] && prog=$bt_floor
 		bpftrace -e "$prog" >/dev/null 2>"$log" &
 		tool_pid=$!
 		for _ in $(seq 100); do grep -q Attaching "$log" 2>/dev/null && break; sleep 0.1; done

@@ -44,11 +44,25 @@ def med_range(xs, fmt):
     return f"{fmt % statistics.median(xs)} ({fmt % min(xs)}–{fmt % max(xs)})"
 
 
+def floor_ns(rows, wl):
+    """ns per event of the `floor` peer's empty programs: what the kernel's run stats
+    (two sched_clock reads around each program) and a call cost per event, whatever the
+    program does. None without that peer."""
+    mine = [r for r in rows if r["peer"] == "floor" and r["wl"] == wl]
+    ns = sum(v[0] for r in mine for v in r["progs"].values())
+    cnt = sum(v[1] for r in mine for v in r["progs"].values())
+    return ns / cnt if cnt else None
+
+
 def report_workload(rows, wl, peers):
     base = {r["round"]: r for r in rows if r["peer"] == "none" and r["wl"] == wl}
+    floor = floor_ns(rows, wl)
     print(f"\n### {wl}\n")
-    print("| peer | busy CPU µs/I/O | added µs/I/O | BPF ns/I/O | events/I/O | IOPS ratio | RSS MiB |")
-    print("|---|---|---|---|---|---|---|")
+    if floor is not None:
+        print(f"Run-stats floor (empty programs, `floor` peer): {floor:.0f} ns per event. "
+              "Less floor = BPF ns/I/O minus that floor times events/I/O.\n")
+    print("| peer | busy CPU µs/I/O | added µs/I/O | BPF ns/I/O | less floor | events/I/O | IOPS ratio | RSS MiB |")
+    print("|---|---|---|---|---|---|---|---|")
     per_prog = {}
     for peer in peers:
         mine = [r for r in rows if r["peer"] == peer and r["wl"] == wl and r["ios"]]
@@ -69,11 +83,12 @@ def report_workload(rows, wl, peers):
                 t[1] += v[1]
         rss = max(r["rss_kib"] for r in mine) / 1024
         bpf = f"{ns / ios:.0f}" if peer != "none" else "-"
+        net = f"{(ns - floor * cnt) / ios:.0f}" if peer != "none" and floor is not None else "-"
         ev = f"{cnt / ios:.1f}" if peer != "none" else "-"
         add = med_range(added, "%+.1f") if peer != "none" else "-"
         rat = med_range(ratio, "%.3f") if peer != "none" else "1"
         rs = f"{rss:.0f}" if peer != "none" else "-"
-        print(f"| {peer} | {statistics.median(busy):.1f} | {add} | {bpf} | {ev} | {rat} | {rs} |")
+        print(f"| {peer} | {statistics.median(busy):.1f} | {add} | {bpf} | {net} | {ev} | {rat} | {rs} |")
     print("\n| peer | program | ns/event | events/I/O |")
     print("|---|---|---|---|")
     ios_of = {p: sum(r["ios"] for r in rows if r["peer"] == p and r["wl"] == wl) for p in peers}

@@ -23,7 +23,7 @@
  *     sys_exit (fileio.bpf.h).
  * On by default: user space sets track_latency before load and only then loads the
  * completion programs, so with --no-latency the verifier drops every latency branch and
- * the hot path is as without it.
+ * the hot path is as without it (but for one load of lat_stamp_bios per bio).
  *
  * The bio stamps are an array of slots indexed by a hash of the bio pointer, not a hash map:
  * an array element is a direct memory access (no lock, no allocation), which made a
@@ -56,9 +56,11 @@
 
 const volatile bool track_latency = false;
 
-/* Bios of bio-based backends are stamped: only when block_bio_complete is loaded to
- * take the stamps (set by user space before load). */
-const volatile bool lat_stamp_bios = false;
+/* Bios of bio-based backends are stamped: only while block_bio_complete is attached to
+ * take the stamps (set by user space after it attaches it, which it does once a
+ * bio-based backend exists: on a host without one, no program runs at every bio-based
+ * leaf's completions). */
+volatile unsigned int lat_stamp_bios = 0;
 
 /* bio_chain_endio's address (kallsyms, set by user space; 0 unknown): the end_io of a
  * bio split off another, whose request is not the guest's I/O (see on_rq_complete). */

@@ -437,7 +437,7 @@ int tracer_read(struct tracer *t, struct xio_sample *s)
 	l->latency_map = read_stat(t, XIOTOP_STAT_LOST_LATENCY);
 	l->latency_nested = t->has_latency ? hooks_latency_misses(&t->hooks) : 0;
 	l->latency_displaced =
-	    hooks_latency_stamps(&t->hooks) ? read_stat(t, XIOTOP_STAT_LATENCY_DISPLACED) : 0;
+	    hooks_stamping(&t->hooks) ? read_stat(t, XIOTOP_STAT_LATENCY_DISPLACED) : 0;
 	l->latency_unstamped = read_stat(t, XIOTOP_STAT_LATENCY_UNSTAMPED);
 	l->latency_unseen = rq_missed;
 	l->map_refused = map_updates_lost(&t->updates); /* topology entries the maps refused */

@@ -24,8 +24,10 @@ static const struct hook_def {
 } hook_defs[HOOK_COUNT] = {
     [HOOK_BIO_QUEUE] = {"block_bio_queue", "nothing can be attributed", false},
     [HOOK_BIO_REMAP] = {"block_bio_remap", "dm/md clones are unattributed", false},
+    /* on demand: it runs at every bio-based device's completions, leaves under
+     * file-backed images included, so only while a bio-based backend exists */
     [HOOK_BIO_COMPLETE] = {"block_bio_complete",
-                           "no I/O latency of bio-based backends (zram, dm, md)", false, true},
+                           "no I/O latency of bio-based backends (zram, dm, md)", true, true},
     [HOOK_RQ_COMPLETE] = {"block_rq_complete",
                           "no I/O latency of request-based backends (loop, disks)", false, true},
     [HOOK_WORK_START] = {"workqueue_execute_start",
@@ -167,9 +169,10 @@ static struct xiotop_bpf *load_with(bool btf, const bool want[HOOK_COUNT],
 	s->rodata->track_latency =
 	    cfg->latency && (want[HOOK_BIO_COMPLETE] || want[HOOK_RQ_COMPLETE]);
 	/* bio-based backends' bios are stamped at queue only for the program that takes
-	 * the stamps; blk-mq requests need none (the kernel's own start time) */
-	s->rodata->lat_stamp_bios = s->rodata->track_latency && want[HOOK_BIO_COMPLETE];
-	if (!s->rodata->lat_stamp_bios) { /* the maps' memory only when used */
+	 * the stamps (lat_stamp_bios, set while it is attached: hooks_want_bio_complete);
+	 * blk-mq requests need none (the kernel's own start time). The maps' memory only
+	 * when used: */
+	if (!s->rodata->track_latency || !want[HOOK_BIO_COMPLETE]) {
 		bpf_map__set_max_entries(s->maps.lat_inflight, 1);
 		s->rodata->lat_slot_mask = 0;
 	}
@@ -329,6 +332,29 @@ void hooks_want_syscalls(struct hook_set *h, bool want)
 	}
 }
 
+void hooks_want_bio_complete(struct hook_set *h, bool want)
+{
+	/* never detached once attached: stamps in flight at a detach would stay in their
+	 * slots and be counted as displaced by the next stamps there */
+	if (!want || !hooks_latency_stamps(h) || h->links[HOOK_BIO_COMPLETE])
+		return;
+	struct bpf_program *progs[HOOK_COUNT];
+	hook_progs(h->skel, h->btf, progs);
+	h->links[HOOK_BIO_COMPLETE] = bpf_program__attach(progs[HOOK_BIO_COMPLETE]);
+	if (!h->links[HOOK_BIO_COMPLETE]) {
+		xnote("cannot attach %s: %s: %s", hook_defs[HOOK_BIO_COMPLETE].event,
+		      strerror(errno), hook_defs[HOOK_BIO_COMPLETE].loss);
+		return;
+	}
+	/* after the attach: a stamp is taken only with its taker there */
+	__atomic_store_n(&h->skel->bss->lat_stamp_bios, 1, __ATOMIC_RELEASE);
+}
+
+bool hooks_stamping(const struct hook_set *h)
+{
+	return h->links[HOOK_BIO_COMPLETE] != NULL;
+}
+
 static void append(char *out, size_t outlen, const char *word)
 {
 	size_t len = strlen(out);
@@ -342,6 +368,8 @@ void hooks_describe(const struct hook_set *h, char *out, size_t outlen)
 	for (int i = 0; i < HOOK_COUNT; i++)
 		if (h->attached[i] && !hook_defs[i].on_demand)
 			append(out, outlen, hook_defs[i].event);
+	if (h->attached[HOOK_BIO_COMPLETE])
+		append(out, outlen, "block_bio_complete(while bio-based backends exist)");
 	if (h->attached[HOOK_SYS_ENTER] && h->attached[HOOK_SYS_EXIT])
 		append(out, outlen, "sys_enter/sys_exit(while device models run)");
 	/* how each kind of backend is timed (latency.bpf.h); no hook's name in it, as the
@@ -374,8 +402,7 @@ bool hooks_latency(const struct hook_set *h)
 
 bool hooks_latency_stamps(const struct hook_set *h)
 {
-	return hooks_latency(h) && h->skel->rodata->lat_stamp_bios &&
-	       h->attached[HOOK_BIO_COMPLETE];
+	return hooks_latency(h) && h->attached[HOOK_BIO_COMPLETE];
 }
 
 unsigned long long hooks_latency_misses(const struct hook_set *h)
@@ -403,6 +430,8 @@ void hooks_drop_latency(struct hook_set *h, const char *why)
 	for (int i = 0; i < 2; i++) {
 		if (!h->attached[ids[i]])
 			continue;
+		if (ids[i] == HOOK_BIO_COMPLETE && h->skel) /* no stamps without their taker */
+			__atomic_store_n(&h->skel->bss->lat_stamp_bios, 0, __ATOMIC_RELEASE);
 		bpf_link__destroy(h->links[ids[i]]);
 		h->links[ids[i]] = NULL;
 		h->attached[ids[i]] = false;

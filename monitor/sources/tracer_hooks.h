@@ -6,12 +6,13 @@
  * tests), is left out on its own and reported by name with what is lost; the rest stay.
  * hooks_attach() attaches the loaded hooks the same way (one failing attach drops only
  * itself). The syscall hooks are attached on demand (hooks_want_syscalls()) because
- * they put every syscall of every task on a slower path. block_bio_complete and
- * block_rq_complete are loaded only when hook_config.latency asks for them (the
- * default; not with --no-latency); not asked for, they are not reported as missing
- * either. Latency is timed when either
- * loads (track_latency in the object): bio-based devices complete at the first,
- * request-based ones at the second.
+ * they put every syscall of every task on a slower path; block_bio_complete too
+ * (hooks_want_bio_complete()), because it runs at every completion of every bio-based
+ * device, leaves under image files included, and times only bio-based backends.
+ * block_bio_complete and block_rq_complete are loaded only when hook_config.latency asks
+ * for them (the default; not with --no-latency); not asked for, they are not reported as
+ * missing either. Latency is timed when either loads (track_latency in the object):
+ * bio-based devices complete at the first, request-based ones at the second.
  */
 #ifndef XIOTOP_TRACER_HOOKS_H
 #define XIOTOP_TRACER_HOOKS_H
@@ -65,12 +66,18 @@ int hooks_load(struct hook_set *h, bool btf, const struct hook_config *cfg, char
 int hooks_attach(struct hook_set *h, char *err, size_t errlen);
 /* Attach or detach sys_enter/sys_exit. */
 void hooks_want_syscalls(struct hook_set *h, bool want);
+/* Attach block_bio_complete when a bio-based backend exists (want), and only then stamp
+ * bios; once attached it stays (a failure is said on stderr, its backends untimed). */
+void hooks_want_bio_complete(struct hook_set *h, bool want);
+/* Are bios stamped now (block_bio_complete attached)? A stamp never taken is then an
+ * untimed request, counted lost. */
+bool hooks_stamping(const struct hook_set *h);
 /* "block_bio_queue ... sched_switch ... without: block_bio_remap" into out. */
 void hooks_describe(const struct hook_set *h, char *out, size_t outlen);
 /* Is I/O latency timed (asked for, and a completion hook attached)? */
 bool hooks_latency(const struct hook_set *h);
-/* Are bio-based backends' bios stamped, and block_bio_complete attached to take the
- * stamps (a stamp never taken is then an untimed request, not a missing hook)? */
+/* Can bio-based backends be timed (latency on, block_bio_complete loaded and attachable on
+ * demand)? */
 bool hooks_latency_stamps(const struct hook_set *h);
 /* Runs of the latency completion programs the kernel skipped because one was already
  * running on that CPU (recursion_misses): completions not timed. 0 without them. */

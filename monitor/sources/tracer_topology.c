@@ -214,11 +214,35 @@ static void watch_rq_backends(struct tracer *t, const struct xt_roots *roots)
 	free(devs);
 }
 
+/* Is a backend in the table now a bio-based device (zram, dm, md: no blk-mq queue), one
+ * that block_bio_complete times? */
+static bool bio_based_backends(const struct tracer *t, const struct xt_roots *roots)
+{
+	for (size_t i = 0; i < XIOTOP_DEV_SLOTS; i++) {
+		const struct xiotop_dev_slot *s = &t->dev_staging[i];
+		if (s->dev && (s->owner.flags & XIOTOP_DEV_IS_BACKEND) &&
+		    !lat_dev_is_blk_mq(roots->sysfs, s->dev))
+			return true;
+	}
+	return false;
+}
+
+/* block_bio_complete from the first bio-based backend on (hooks_want_bio_complete). True
+ * when one exists and the hook would not attach: its bios are not timed. */
+static bool want_bio_complete(struct tracer *t, const struct xt_roots *roots)
+{
+	if (!hooks_latency_stamps(&t->hooks) || hooks_stamping(&t->hooks) ||
+	    !bio_based_backends(t, roots))
+		return false;
+	hooks_want_bio_complete(&t->hooks, true);
+	return !hooks_stamping(&t->hooks);
+}
+
 /* The domains whose latency is not timed: one of their backends' kinds is not (a domain
  * with a loop backend and block_rq_complete refused; not when only block_bio_complete
  * is refused). Nothing when latency is not timed at all (no histogram is read). */
 static void find_untimed(struct tracer *t, const struct xt_topology *topo,
-                         const struct xt_roots *roots, bool device_models)
+                         const struct xt_roots *roots, bool device_models, bool bio_refused)
 {
 	t->n_untimed = 0;
 	if (!t->has_latency)
@@ -226,7 +250,7 @@ static void find_untimed(struct tracer *t, const struct xt_topology *topo,
 	const struct hook_set *h = &t->hooks;
 	struct lat_hooks timing = {
 	    .rq = h->attached[HOOK_RQ_COMPLETE],
-	    .bio = hooks_latency_stamps(h),
+	    .bio = hooks_latency_stamps(h) && !bio_refused,
 	    .syscalls = h->attached[HOOK_SYS_ENTER] && h->attached[HOOK_SYS_EXIT] &&
 	                (!device_models || (h->links[HOOK_SYS_ENTER] && h->links[HOOK_SYS_EXIT])),
 	};
@@ -275,7 +299,7 @@ int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
 	/* after the maps: a program that sees the count finds the entries */
 	t->skel->bss->device_models = n_device_models;
 	watch_rq_backends(t, roots); /* after the table is live: a window only hides misses */
-	find_untimed(t, topo, roots, device_models);
+	find_untimed(t, topo, roots, device_models, want_bio_complete(t, roots));
 	return 0;
 }
 

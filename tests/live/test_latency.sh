@@ -8,7 +8,8 @@
 # completion hook failing on its own (the domains it would time: io_latency null, never
 # 0; the others timed and right, untimed_check.py); latency by default (no flag): timed,
 # and with both completion hooks failing the run goes on, says so once and gives no
-# latency (no key, no column), never 0; no latency hook or key with --no-latency.
+# latency (no key, no column), never 0; block_bio_complete attached only with a
+# bio-based backend; no latency hook or key with --no-latency.
 # Exit 77 (skipped) without root or zram; exit 1 when a check failed before such a skip.
 set -euo pipefail
 : "${XIOTOP_BIN:?}" "${XIOTOP_EMU:?}" "${XIOTOP_SRC:?}"
@@ -102,6 +103,30 @@ check "$(grep -qw block_bio_complete <<<"${dline%%without:*}" && grep -qw block_
 	"default: both completion hooks attached: ${dline#*programs: }"
 check "$(grep -q '"io_latency"' "$work/default.json" && echo 0 || echo 1)" \
 	"default: io_latency in the JSON"
+
+# --- block_bio_complete on demand: no program at bio-based devices' completions on a
+# host whose backends are all blk-mq (the dump without guest3's zram), attached with one;
+# the loop domain timed either way (its requests at block_rq_complete) ---
+bio_links() { # DUMP -> block_bio_complete links while xiotop runs on DUMP, and its JSON
+	timeout 20 "$X" -b -d 1 -i 3 --format json --xenstore-dump "$1" >"$work/ondemand.json" \
+		2>/dev/null &
+	local xp=$!
+	sleep 2
+	"$XIOTOP_EMU" blkback --domid 1 --target "$DOM1_DEV" --write-mib 2 --bs 64K >/dev/null
+	bpftool link show | grep -c "tp 'block_bio_complete'" || true
+	wait $xp || true
+}
+grep -v -e '^/local/domain/3' -e '/backend/vbd/3' "$XENSTORE_DUMP" >"$work/no-bio.dump"
+n=$(bio_links "$work/no-bio.dump")
+timed=$(python3 -c 'import json,sys
+for line in open(sys.argv[1]):
+    for d in json.loads(line)["domains"]:
+        w = (d.get("io_latency") or {}).get("write") or {}
+        if d["domid"] == 1 and w.get("ios", 0) > 0: print("timed"); sys.exit()' "$work/ondemand.json")
+check "$([ "$n" = 0 ] && [ "$timed" = timed ] && echo 0 || echo 1)" \
+	"no bio-based backend: block_bio_complete links $n (want 0), loop domain's writes ${timed:-not timed}"
+n=$(bio_links "$XENSTORE_DUMP")
+check "$([ "$n" = 1 ] && echo 0 || echo 1)" "with guest3's zram: block_bio_complete links $n (want 1)"
 
 # --- the default with both completion hooks failing: the run goes on, says so once per
 # hook and in the hooks line, and gives no latency at all (no key, no column), never 0 ---
