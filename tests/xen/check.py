@@ -430,6 +430,8 @@ def main():
           + (f"; not held: {' '.join(unheld)} (add it to dom0_init.sh's hold_tracepoints)" if unheld else ""))
     # --latency: a dm device completes through bio_endio, loop through its requests
     attached = hook_words[:hook_words.index("without:")] if "without:" in hook_words else hook_words
+    # an on-demand hook is listed with when it runs: "block_bio_complete(while ...)"
+    attached = [w.split("(", 1)[0] for w in attached]
     timed = "block_bio_complete" in attached and "block_rq_complete" in attached
     check(timed, "the latency completion hooks block_bio_complete and block_rq_complete are attached"
           + ("" if timed else " (why not: xiotop's stderr above)"))
