@@ -14,6 +14,13 @@
  * rows and its keyframe's, never a chain. A histogram's 32 buckets are stored as the span
  * from the first to the last bucket whose difference is not 0.
  *
+ * Crash: the writer packs a sample inside its transaction (record.h: one per sample), and
+ * a keyframe's items become the ones later samples refer to only once the sample's last
+ * row is stored; a failure after that closes the writer. So every committed sample is
+ * whole and its keyframe is committed before it: a killed writer leaves each committed
+ * sample readable from its own rows and its keyframe's, and nothing refers to a sample
+ * that was not committed.
+ *
  * Reading checks every byte: a varint cut short or over 64 bits, an unknown kind, a span
  * past the last bucket, a difference in a keyframe or against an item the keyframe lacks
  * make the sample corrupt (SQLITE_CORRUPT). Not part of the public API (record.h).
