@@ -186,7 +186,7 @@ static int store_sample_row(struct rec_writer *w, const struct xio_sample *s)
 	return step_done(st);
 }
 
-/* Each pack_* packs item i (its key first stored if new) as a sample_items item;
+/* Each pack_* packs one item (its key first stored if new) into sample_items;
  * SQLite's status. */
 typedef int (*pack_fn)(struct rec_writer *w, const void *item);
 
