@@ -1,50 +1,8 @@
-/* rec_latency.c - latency histograms as latency_counts rows; see rec_latency.h. */
+/* rec_latency.c - latency histograms from latency_counts rows (schemas 1 and 2); see
+ * rec_latency.h. */
 #include "record/rec_latency.h"
 
 #include <string.h>
-
-static int step_done(sqlite3_stmt *st)
-{
-	int rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return rc == SQLITE_DONE ? SQLITE_OK : rc;
-}
-
-int rec_store_latency(sqlite3_stmt *st, size_t sample, const struct xio_sample *s)
-{
-	for (size_t i = 0; i < s->n_latency; i++) {
-		const struct xio_latency *l = &s->latency[i];
-		int low = 0, high = XIOTOP_LAT_BUCKETS - 1;
-		while (low < XIOTOP_LAT_BUCKETS && !l->hist.buckets[low])
-			low++;
-		while (high >= low && !l->hist.buckets[high])
-			high--;
-		unsigned char blob[XIOTOP_LAT_BUCKETS * REC_VARINT_MAX];
-		size_t n = 0;
-		for (int b = low; b <= high; b++) /* LEB128: 7 bits a byte, low first */
-			for (uint64_t v = l->hist.buckets[b];; v >>= 7) {
-				blob[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-				if (v <= 0x7f)
-					break;
-			}
-		sqlite3_bind_int64(st, 1, REC_SLOT(sample, i));
-		sqlite3_bind_int64(st, 2, l->domid);
-		sqlite3_bind_int64(st, 3, l->op);
-		sqlite3_bind_int64(st, 4, (sqlite3_int64)l->hist.count);
-		sqlite3_bind_int64(st, 5, (sqlite3_int64)l->hist.sum_ns);
-		if (n) {
-			sqlite3_bind_int(st, 6, low);
-			sqlite3_bind_blob(st, 7, blob, (int)n, SQLITE_TRANSIENT);
-		}
-		if (l->untimed) /* NULL: timed */
-			sqlite3_bind_int64(st, 8, l->untimed);
-		int rc = step_done(st);
-		if (rc != SQLITE_OK)
-			return rc;
-	}
-	return SQLITE_OK;
-}
 
 /* Schema 1's span: little-endian 64-bit counts. False when it does not fit. */
 static bool decode_fixed(const unsigned char *blob, int len, int64_t low, struct xiotop_lat *h)

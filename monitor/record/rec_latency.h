@@ -1,5 +1,5 @@
-/* rec_latency.h - the latency histograms of a sample in a recording (table latency_counts,
- * SCHEMA.md), for the writer and the reader.
+/* rec_latency.h - the latency histograms of a sample in a schema 1 or 2 recording (table
+ * latency_counts, SCHEMA.md), for the reader; schema 3 packs them (rec_pack.h).
  *
  * Contract: a histogram is stored as its count, sum and the span of buckets from the
  * first to the last non-empty one (`low`, and a BLOB of the counts: LEB128 varints since
@@ -15,16 +15,11 @@
 
 #include "record/rec_internal.h"
 
-#define REC_VARINT_MAX 10 /* bytes of a 64-bit count in LEB128 */
-
-#define REC_LATENCY_INSERT_SQL "INSERT INTO latency_counts VALUES (?,?,?,?,?,?,?,?)"
 /* %s: the untimed column, or NULL for a file written before it (every entry timed) */
 #define REC_LATENCY_SELECT_SQL                                                                     \
 	"SELECT domid, op, count, sum_ns, low, buckets, %s FROM latency_counts"                    \
 	" WHERE slot BETWEEN ? AND ? ORDER BY slot"
 
-/* Sample `sample`'s histograms through the prepared insert st. SQLite result code. */
-int rec_store_latency(sqlite3_stmt *st, size_t sample, const struct xio_sample *s);
 /* The rows of the select st (bound to one sample's slots) into s, their spans encoded as
  * schema `version` writes them. SQLite result code (SQLITE_CORRUPT for a bad span). */
 int rec_read_latency(sqlite3_stmt *st, int version, struct xio_sample *s);

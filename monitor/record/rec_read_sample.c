@@ -11,8 +11,9 @@
 static const char sample_sql[] =
     "SELECT realtime_ns, monotonic_ns, vmstat_pgpgin_kb, vmstat_pgpgout_kb,"
     " lost_events, host_busy_ns, cpu_unattributed_ns, has_cpu,"
-    " has_dirty, hooks, domains_live, has_vbd_stats, %s, %s, %s FROM samples WHERE idx = ?";
+    " has_dirty, hooks, domains_live, has_vbd_stats, %s, %s, %s, %s FROM samples WHERE idx = ?";
 static const char *const reader_sql[RS_COUNT] = {
+    [RS_ITEMS] = "SELECT items FROM sample_items WHERE slot BETWEEN ? AND ? ORDER BY slot",
     [RS_LAYERS] = "SELECT layer, rd_bytes, wr_bytes, rd_ios, wr_ios FROM layer_counts"
                   " WHERE slot BETWEEN ? AND ? ORDER BY slot",
     [RS_COUNTERS] = "SELECT domid, cpu_backend_ns, cpu_device_model_ns, cpu_loop_ns,"
@@ -45,15 +46,25 @@ static bool has_column(sqlite3 *db, const char *table, const char *column)
 int rec_reader_prepare(struct rec_reader *r)
 {
 	int rc = SQLITE_OK;
-	bool skew_known = has_column(r->db, "vbd_counts", "skew_rd_bytes");
+	bool packed = r->version >= 3;
 	/* a file without the absent column holds every counter; without has_latency, no
-	 * latency was timed */
+	 * latency was timed; before schema 3, no keyframes */
 	char sample[sizeof(sample_sql) + 64];
 	snprintf(sample, sizeof(sample), sample_sql,
 	         has_column(r->db, "samples", "absent") ? "absent" : "NULL",
 	         has_column(r->db, "samples", "has_latency") ? "has_latency" : "NULL",
 	         has_column(r->db, "samples", "host_irq_ns") ? "host_irq_ns, host_steal_ns"
-	                                                     : "NULL, NULL");
+	                                                     : "NULL, NULL",
+	         packed ? "base" : "NULL");
+	if (packed) {
+		rc = sqlite3_prepare_v3(r->db, sample, -1, SQLITE_PREPARE_PERSISTENT,
+		                        &r->st[RS_SAMPLE], NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_prepare_v3(r->db, reader_sql[RS_ITEMS], -1,
+			                        SQLITE_PREPARE_PERSISTENT, &r->st[RS_ITEMS], NULL);
+		return rc;
+	}
+	bool skew_known = has_column(r->db, "vbd_counts", "skew_rd_bytes");
 	bool latency_table = has_column(r->db, "latency_counts", "slot");
 	char latency[sizeof(REC_LATENCY_SELECT_SQL) + 16];
 	snprintf(latency, sizeof(latency), REC_LATENCY_SELECT_SQL,
@@ -67,7 +78,7 @@ int rec_reader_prepare(struct rec_reader *r)
 		                  : i == RS_VBDS    ? vbds
 		                  : i == RS_LATENCY ? latency
 		                                    : reader_sql[i];
-		if (i == RS_LATENCY && !latency_table)
+		if (i == RS_ITEMS || (i == RS_LATENCY && !latency_table))
 			continue;
 		rc = sqlite3_prepare_v3(r->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &r->st[i], NULL);
 	}
@@ -123,7 +134,8 @@ static sqlite3_stmt *range_stmt(struct rec_reader *r, enum reader_stmt which, si
 	return st;
 }
 
-static int read_scalars(struct rec_reader *r, size_t i, struct xio_sample *s)
+/* The sample's scalars; *base its keyframe (-1: itself one, or a file before schema 3). */
+static int read_scalars(struct rec_reader *r, size_t i, struct xio_sample *s, int64_t *base)
 {
 	sqlite3_stmt *st = r->st[RS_SAMPLE];
 	sqlite3_reset(st);
@@ -155,6 +167,7 @@ static int read_scalars(struct rec_reader *r, size_t i, struct xio_sample *s)
 		s->absent |= XIO_ABSENT_HOST_CPU;
 	s->host_irq_ns = col_u64(st, 14);
 	s->host_steal_ns = col_u64(st, 15);
+	*base = sqlite3_column_type(st, 16) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 16);
 	sqlite3_reset(st);
 	return SQLITE_OK;
 }
@@ -227,6 +240,141 @@ static int read_vbd(struct rec_reader *r, sqlite3_stmt *st, struct xio_sample *s
 	return sample_add_vbd_stat(s, &v) ? SQLITE_NOMEM : SQLITE_OK;
 }
 
+/* Schema 3: one packed item into the sample (rec_pack.h), its key resolved as the old
+ * tables' rows were. */
+struct item_ctx {
+	struct rec_reader *r;
+	struct xio_sample *s;
+};
+
+static int item_to_sample(void *ctx, enum rec_item_kind kind, uint64_t key, const uint64_t *f)
+{
+	struct rec_reader *r = ((struct item_ctx *)ctx)->r;
+	struct xio_sample *s = ((struct item_ctx *)ctx)->s;
+	int64_t id = key > INT64_MAX ? -1 : (int64_t)key;
+	switch (kind) {
+	case REC_ITEM_LAYER: {
+		const struct key_row *k = find_key(r, id);
+		if (!k)
+			return SQLITE_CORRUPT;
+		struct xio_layer l = {.domid = k->domid, .dev = k->dev, .via = k->via};
+		l.io = (struct xiotop_io){f[0], f[1], f[2], f[3]};
+		return sample_add_layer(s, &l) ? SQLITE_NOMEM : SQLITE_OK;
+	}
+	case REC_ITEM_COUNTERS: {
+		if (key > UINT32_MAX)
+			return SQLITE_CORRUPT;
+		struct xio_dom_counters c = {.domid = (uint32_t)key};
+		memcpy(c.cpu_ns, f, sizeof(c.cpu_ns));
+		c.dirtied_bytes = f[XIO_CPU_ROLES];
+		c.written_back_bytes = f[XIO_CPU_ROLES + 1];
+		c.guest_cpu_ns = (int64_t)f[XIO_CPU_ROLES + 2]; /* -1: unknown */
+		return sample_add_counters(s, &c) ? SQLITE_NOMEM : SQLITE_OK;
+	}
+	case REC_ITEM_DISK: {
+		const struct disk_row *k = find_disk(r, id);
+		if (!k)
+			return SQLITE_CORRUPT;
+		struct xio_disk d = {.dev = k->dev,
+		                     .rd_bytes = f[0],
+		                     .wr_bytes = f[1],
+		                     .rd_ios = f[2],
+		                     .wr_ios = f[3]};
+		memcpy(d.name, k->name, sizeof(d.name));
+		return sample_add_disk(s, &d) ? SQLITE_NOMEM : SQLITE_OK;
+	}
+	case REC_ITEM_VBD: {
+		const struct vbd_row *k = find_vbd(r, id);
+		if (!k || f[9] > XIO_VBD_UNREAD)
+			return SQLITE_CORRUPT;
+		struct xio_vbd_stat v = {.domid = k->domid,
+		                         .devid = k->devid,
+		                         .backend_dev = k->backend_dev,
+		                         .source = k->source,
+		                         .instance = k->instance,
+		                         .read = (uint32_t)f[9]};
+		uint64_t *const counts[] = {&v.rd_bytes, &v.wr_bytes,      &v.rd_req,
+		                            &v.wr_req,   &v.oo_req,        &v.f_req,
+		                            &v.ds_req,   &v.skew_rd_bytes, &v.skew_wr_bytes};
+		for (size_t c = 0; c < sizeof(counts) / sizeof(*counts); c++)
+			*counts[c] = f[c];
+		return sample_add_vbd_stat(s, &v) ? SQLITE_NOMEM : SQLITE_OK;
+	}
+	case REC_ITEM_LATENCY: {
+		if (key >> 1 > UINT32_MAX || f[2] > UINT32_MAX)
+			return SQLITE_CORRUPT;
+		if (!s->has_latency) /* as the tables were read: only a timed sample's */
+			return SQLITE_OK;
+		struct xio_latency l;
+		memset(&l, 0, sizeof(l));
+		l.domid = (uint32_t)(key >> 1);
+		l.op = (uint32_t)(key & 1);
+		l.hist.count = f[0];
+		l.hist.sum_ns = f[1];
+		l.untimed = (uint32_t)f[2];
+		memcpy(l.hist.buckets, f + 3, sizeof(l.hist.buckets));
+		return sample_add_latency(s, &l) ? SQLITE_NOMEM : SQLITE_OK;
+	}
+	default:
+		return SQLITE_CORRUPT;
+	}
+}
+
+static int item_ignored(void *ctx, enum rec_item_kind kind, uint64_t key, const uint64_t *f)
+{
+	(void)ctx, (void)kind, (void)key, (void)f;
+	return SQLITE_OK;
+}
+
+/* Each sample_items row of sample i through rec_unpack_row. */
+static int unpack_sample(struct rec_reader *r, size_t i, const struct rec_keyframe *kf,
+                         struct rec_keyframe *into, rec_item_fn fn, void *ctx)
+{
+	sqlite3_stmt *st = range_stmt(r, RS_ITEMS, i);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int row_rc = rec_unpack_row(sqlite3_column_blob(st, 0),
+		                            (size_t)sqlite3_column_bytes(st, 0), kf, into, fn, ctx);
+		if (row_rc != SQLITE_OK)
+			return row_rc;
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* Sample i's items (schema 3): a keyframe (base -1) on its own, kept for the samples
+ * after it; any other sample against its keyframe base, loaded unless it is the one kept. */
+static int read_items(struct rec_reader *r, size_t i, int64_t base, struct xio_sample *s)
+{
+	struct item_ctx ctx = {r, s};
+	struct rec_keyframe *kf = &r->kf;
+	int rc = SQLITE_OK;
+	if (base >= (int64_t)i)
+		return SQLITE_CORRUPT; /* a keyframe is an earlier sample */
+	if (base < 0) {
+		bool keep = kf->sample != (int64_t)i;
+		if (keep)
+			rec_keyframe_start(kf, (int64_t)i);
+		rc = unpack_sample(r, i, NULL, keep ? kf : NULL, item_to_sample, &ctx);
+		if (keep && rc == SQLITE_OK)
+			rc = rec_keyframe_done(kf);
+		if (keep && rc != SQLITE_OK)
+			rec_keyframe_start(kf, -1);
+		return rc;
+	}
+	if (kf->sample != base) {
+		rec_keyframe_start(kf, base);
+		rc = unpack_sample(r, (size_t)base, NULL, kf, item_ignored, NULL);
+		if (rc == SQLITE_OK)
+			rc = rec_keyframe_done(kf);
+		if (rc != SQLITE_OK) {
+			rec_keyframe_start(kf, -1);
+			return rc;
+		}
+	}
+	return unpack_sample(r, i, kf, NULL, item_to_sample, &ctx);
+}
+
 /* Each row of `which` in sample i into s by read_row; SQLite's status. */
 static int read_each(struct rec_reader *r, enum reader_stmt which, size_t i, struct xio_sample *s,
                      int (*read_row)(struct rec_reader *r, sqlite3_stmt *st, struct xio_sample *s))
@@ -239,6 +387,21 @@ static int read_each(struct rec_reader *r, enum reader_stmt which, size_t i, str
 			return row_rc;
 	}
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* Sample i's counters from the tables of a file before schema 3. */
+static int read_tables(struct rec_reader *r, size_t i, struct xio_sample *out)
+{
+	int rc = read_each(r, RS_LAYERS, i, out, read_layer);
+	if (rc == SQLITE_OK)
+		rc = read_each(r, RS_COUNTERS, i, out, read_counter);
+	if (rc == SQLITE_OK)
+		rc = read_each(r, RS_DISKS, i, out, read_disk);
+	if (rc == SQLITE_OK)
+		rc = read_each(r, RS_VBDS, i, out, read_vbd);
+	if (rc == SQLITE_OK && out->has_latency && r->st[RS_LATENCY])
+		rc = rec_read_latency(range_stmt(r, RS_LATENCY, i), r->version, out);
+	return rc;
 }
 
 /* Devices and domains present in sample i; the rows are loaded ordered by dev / domid. */
@@ -264,20 +427,13 @@ int rec_read(struct rec_reader *r, size_t i, struct xio_sample *out, struct xerr
 		              r->count, i);
 		return -1;
 	}
-	int rc = read_scalars(r, i, out);
+	int64_t base = -1;
+	int rc = read_scalars(r, i, out, &base);
 	if (rc == SQLITE_OK)
-		rc = read_each(r, RS_LAYERS, i, out, read_layer);
-	if (rc == SQLITE_OK)
-		rc = read_each(r, RS_COUNTERS, i, out, read_counter);
-	if (rc == SQLITE_OK)
-		rc = read_each(r, RS_DISKS, i, out, read_disk);
-	if (rc == SQLITE_OK)
-		rc = read_each(r, RS_VBDS, i, out, read_vbd);
-	if (rc == SQLITE_OK && out->has_latency && r->st[RS_LATENCY])
-		rc = rec_read_latency(range_stmt(r, RS_LATENCY, i), r->version, out);
+		rc = r->st[RS_ITEMS] ? read_items(r, i, base, out) : read_tables(r, i, out);
 	if (rc == SQLITE_OK)
 		rc = read_names(r, i, out);
-	for (int k = RS_LAYERS; k < RS_COUNT; k++)
+	for (int k = RS_ITEMS; k < RS_COUNT; k++)
 		sqlite3_reset(r->st[k]);
 	if (rc == SQLITE_OK)
 		return 0;

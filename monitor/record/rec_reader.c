@@ -209,6 +209,7 @@ void rec_reader_close(struct rec_reader *r)
 		free(r->meta[i].key);
 		free(r->meta[i].value);
 	}
+	rec_keyframe_free(&r->kf);
 	FREE_ALL(r->meta, r->times, r->marks, r->keys, r->disk_keys, r->vbd_keys, r->hooks, r->devs,
 	         r->doms, r->path, r);
 }
@@ -221,6 +222,7 @@ struct rec_reader *rec_open(const char *path, struct xerr *err)
 		rec_set_error(err, REC_ERR_NOMEM, "%s: out of memory", path);
 		return NULL;
 	}
+	rec_keyframe_init(&r->kf);
 	r->db = rec_db_open_checked(path, false, &r->version, err);
 	if (!r->db) {
 		rec_reader_close(r);

@@ -10,6 +10,7 @@
 #define XIOTOP_REC_READER_INTERNAL_H
 
 #include "record/rec_internal.h"
+#include "record/rec_pack.h"
 
 struct meta_kv {
 	char *key, *value;
@@ -48,8 +49,18 @@ struct dom_row {
 	int64_t first, last;
 };
 
-/* RS_LATENCY is NULL for a file written before latency_counts existed. */
-enum reader_stmt { RS_SAMPLE, RS_LAYERS, RS_COUNTERS, RS_DISKS, RS_VBDS, RS_LATENCY, RS_COUNT };
+/* RS_ITEMS for schema 3 files, the others for older ones (RS_LATENCY NULL for a file
+ * written before latency_counts existed). */
+enum reader_stmt {
+	RS_SAMPLE,
+	RS_ITEMS,
+	RS_LAYERS,
+	RS_COUNTERS,
+	RS_DISKS,
+	RS_VBDS,
+	RS_LATENCY,
+	RS_COUNT
+};
 
 struct rec_reader {
 	sqlite3 *db;
@@ -76,6 +87,7 @@ struct rec_reader {
 	size_t n_devs;
 	struct dom_row *doms;
 	size_t n_doms;
+	struct rec_keyframe kf; /* schema 3: the keyframe last read, the samples after it use */
 };
 
 static inline uint64_t col_u64(sqlite3_stmt *st, int col)

@@ -1,7 +1,6 @@
 /* rec_write_sample.c - one sample's rows into a recording: counters per sample, and
  * the names (layer keys, disks, hook sets, devices, domains) stored once and remembered;
  * see rec_writer_internal.h. */
-#include "record/rec_latency.h"
 #include "record/rec_writer_internal.h"
 
 #include <stddef.h>
@@ -10,12 +9,9 @@
 #include <string.h>
 
 static const char *const writer_sql[ST_COUNT] = {
-    [ST_SAMPLE] = "INSERT INTO samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_SAMPLE] = "INSERT INTO samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_LAYER_KEY] = "INSERT INTO layer_keys (domid, dev, via) VALUES (?,?,?)",
-    [ST_LAYER] = "INSERT INTO layer_counts VALUES (?,?,?,?,?,?)",
-    [ST_COUNTERS] = "INSERT INTO dom_counters VALUES (?,?,?,?,?,?,?,?,?)",
     [ST_DISK_KEY] = "INSERT INTO disk_keys (dev, name) VALUES (?,?)",
-    [ST_DISK] = "INSERT INTO disk_counts VALUES (?,?,?,?,?,?)",
     [ST_HOOKS_ADD] = "INSERT OR IGNORE INTO hook_sets (hooks) VALUES (?)",
     [ST_HOOKS_GET] = "SELECT id FROM hook_sets WHERE hooks = ?",
     [ST_DEV_OPEN] = "INSERT INTO devices (dev, name, is_leaf, first_sample) VALUES (?,?,?,?)",
@@ -25,8 +21,7 @@ static const char *const writer_sql[ST_COUNT] = {
     [ST_DOM_CLOSE] = "UPDATE domains SET last_sample = ? WHERE id = ?",
     [ST_VBD_KEY] = "INSERT INTO vbd_keys (domid, devid, backend_dev, source, instance) "
                    "VALUES (?,?,?,?,?)",
-    [ST_VBD] = "INSERT INTO vbd_counts VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-    [ST_LATENCY] = REC_LATENCY_INSERT_SQL,
+    [ST_ITEMS] = "INSERT INTO sample_items VALUES (?,?)",
 };
 
 int rec_writer_prepare(struct rec_writer *w)
@@ -156,23 +151,6 @@ static void bind_u64(sqlite3_stmt *st, int col, uint64_t v)
 	sqlite3_bind_int64(st, col, (sqlite3_int64)v);
 }
 
-#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
-
-/* A counts row's start: the sample slot of item i and its key's id, then n counts from
- * column 3 (rec_read_sample.c's col_counts reads them back). id 0: the key could not be
- * stored, *key_rc (set by the key's function, called before) says why and is returned. */
-static int bind_counts(struct rec_writer *w, sqlite3_stmt *st, size_t i, int64_t id,
-                       const int *key_rc, const uint64_t *counts, size_t n)
-{
-	if (!id)
-		return *key_rc;
-	sqlite3_bind_int64(st, 1, REC_SLOT(w->count, i));
-	sqlite3_bind_int64(st, 2, id);
-	for (size_t c = 0; c < n; c++)
-		bind_u64(st, 3 + (int)c, counts[c]);
-	return SQLITE_OK;
-}
-
 static int store_sample_row(struct rec_writer *w, const struct xio_sample *s)
 {
 	if (s->hooks[0]) {
@@ -203,56 +181,76 @@ static int store_sample_row(struct rec_writer *w, const struct xio_sample *s)
 		bind_u64(st, 16, s->host_irq_ns);
 		bind_u64(st, 17, s->host_steal_ns);
 	}
+	if (rec_pack_base(&w->pack) >= 0) /* NULL: a keyframe */
+		sqlite3_bind_int64(st, 18, rec_pack_base(&w->pack));
 	return step_done(st);
 }
 
-/* Each store_* binds item i (its key first stored if new) to the row's statement;
+/* Each pack_* packs one item (its key first stored if new) into sample_items;
  * SQLite's status. */
-typedef int (*bind_row_fn)(struct rec_writer *w, sqlite3_stmt *st, const void *item, size_t i);
+typedef int (*pack_fn)(struct rec_writer *w, const void *item);
 
-/* One row of `which` per item of items[0, n) (size bytes each), bound by bind. */
-static int store_each(struct rec_writer *w, enum writer_stmt which, const void *items, size_t n,
-                      size_t size, bind_row_fn bind)
+/* Every item of items[0, n) (size bytes each), packed by pack. */
+static int pack_each(struct rec_writer *w, const void *items, size_t n, size_t size, pack_fn pack)
 {
-	sqlite3_stmt *st = w->st[which];
 	for (size_t i = 0; i < n; i++) {
-		int rc = bind(w, st, (const char *)items + i * size, i);
-		if (rc == SQLITE_OK)
-			rc = step_done(st);
+		int rc = pack(w, (const char *)items + i * size);
 		if (rc != SQLITE_OK)
 			return rc;
 	}
 	return SQLITE_OK;
 }
 
-static int store_layer(struct rec_writer *w, sqlite3_stmt *st, const void *item, size_t i)
+/* An item whose key is a row of a key table: id 0, the key could not be stored, *key_rc
+ * (set by the key's function, called before) says why and is returned. */
+static int pack_keyed(struct rec_writer *w, enum rec_item_kind kind, int64_t id, const int *key_rc,
+                      const uint64_t *fields)
+{
+	if (!id)
+		return *key_rc;
+	return rec_pack_item(&w->pack, w->st[ST_ITEMS], kind, (uint64_t)id, fields);
+}
+
+static int pack_layer(struct rec_writer *w, const void *item)
 {
 	const struct xio_layer *l = item;
-	const uint64_t counts[] = {l->io.rd_bytes, l->io.wr_bytes, l->io.rd_ios, l->io.wr_ios};
+	const uint64_t fields[] = {l->io.rd_bytes, l->io.wr_bytes, l->io.rd_ios, l->io.wr_ios};
 	int key_rc = SQLITE_OK;
-	return bind_counts(w, st, i, layer_key(w, l, &key_rc), &key_rc, counts, COUNT_OF(counts));
+	return pack_keyed(w, REC_ITEM_LAYER, layer_key(w, l, &key_rc), &key_rc, fields);
 }
 
-static int store_counter(struct rec_writer *w, sqlite3_stmt *st, const void *item, size_t i)
+static int pack_counter(struct rec_writer *w, const void *item)
 {
 	const struct xio_dom_counters *c = item;
-	sqlite3_bind_int64(st, 1, REC_SLOT(w->count, i));
-	sqlite3_bind_int64(st, 2, c->domid);
+	uint64_t fields[XIO_CPU_ROLES + 3];
+	_Static_assert(sizeof(fields) / sizeof(*fields) == XIO_CPU_ROLES + 3,
+	               "rec_pack_fields(REC_ITEM_COUNTERS)");
 	for (int r = 0; r < XIO_CPU_ROLES; r++)
-		bind_u64(st, 3 + r, c->cpu_ns[r]);
-	bind_u64(st, 3 + XIO_CPU_ROLES, c->dirtied_bytes);
-	bind_u64(st, 4 + XIO_CPU_ROLES, c->written_back_bytes);
-	if (c->guest_cpu_ns >= 0) /* unknown: NULL */
-		sqlite3_bind_int64(st, 5 + XIO_CPU_ROLES, c->guest_cpu_ns);
-	return SQLITE_OK;
+		fields[r] = c->cpu_ns[r];
+	fields[XIO_CPU_ROLES] = c->dirtied_bytes;
+	fields[XIO_CPU_ROLES + 1] = c->written_back_bytes;
+	fields[XIO_CPU_ROLES + 2] = (uint64_t)c->guest_cpu_ns; /* -1: unknown, bit for bit */
+	return rec_pack_item(&w->pack, w->st[ST_ITEMS], REC_ITEM_COUNTERS, c->domid, fields);
 }
 
-static int store_disk(struct rec_writer *w, sqlite3_stmt *st, const void *item, size_t i)
+static int pack_disk(struct rec_writer *w, const void *item)
 {
 	const struct xio_disk *d = item;
-	const uint64_t counts[] = {d->rd_bytes, d->wr_bytes, d->rd_ios, d->wr_ios};
+	const uint64_t fields[] = {d->rd_bytes, d->wr_bytes, d->rd_ios, d->wr_ios};
 	int key_rc = SQLITE_OK;
-	return bind_counts(w, st, i, disk_key(w, d, &key_rc), &key_rc, counts, COUNT_OF(counts));
+	return pack_keyed(w, REC_ITEM_DISK, disk_key(w, d, &key_rc), &key_rc, fields);
+}
+
+static int pack_latency(struct rec_writer *w, const void *item)
+{
+	const struct xio_latency *l = item;
+	uint64_t fields[REC_PACK_FIELDS_MAX] = {l->hist.count, l->hist.sum_ns, l->untimed};
+	memcpy(fields + 3, l->hist.buckets, sizeof(l->hist.buckets));
+	_Static_assert(3 + sizeof(l->hist.buckets) / sizeof(*l->hist.buckets) ==
+	                   REC_PACK_FIELDS_MAX,
+	               "rec_pack_fields(REC_ITEM_LATENCY)");
+	return rec_pack_item(&w->pack, w->st[ST_ITEMS], REC_ITEM_LATENCY,
+	                     (uint64_t)l->domid << 1 | l->op, fields);
 }
 
 static int64_t vbd_key(struct rec_writer *w, const struct xio_vbd_stat *v, int *rc)
@@ -281,17 +279,15 @@ static int64_t vbd_key(struct rec_writer *w, const struct xio_vbd_stat *v, int *
 	return w->vbd_keys[w->n_vbd_keys++].id;
 }
 
-static int store_vbd(struct rec_writer *w, sqlite3_stmt *st, const void *item, size_t i)
+static int pack_vbd(struct rec_writer *w, const void *item)
 {
 	const struct xio_vbd_stat *v = item;
-	const uint64_t counts[] = {v->rd_bytes, v->wr_bytes,      v->rd_req,
-	                           v->wr_req,   v->oo_req,        v->f_req,
-	                           v->ds_req,   v->skew_rd_bytes, v->skew_wr_bytes};
+	const uint64_t fields[] = {v->rd_bytes,      v->wr_bytes, v->rd_req, v->wr_req,
+	                           v->oo_req,        v->f_req,    v->ds_req, v->skew_rd_bytes,
+	                           v->skew_wr_bytes, v->read};
+	_Static_assert(sizeof(fields) / sizeof(*fields) == 10, "rec_pack_fields(REC_ITEM_VBD)");
 	int key_rc = SQLITE_OK;
-	int rc = bind_counts(w, st, i, vbd_key(w, v, &key_rc), &key_rc, counts, COUNT_OF(counts));
-	if (rc == SQLITE_OK)
-		sqlite3_bind_int64(st, 12, v->read);
-	return rc;
+	return pack_keyed(w, REC_ITEM_VBD, vbd_key(w, v, &key_rc), &key_rc, fields);
 }
 
 static bool same_dev(const void *open_item, const void *item)
@@ -442,24 +438,24 @@ static const struct row_kind domain_rows =
 
 int rec_store_sample(struct rec_writer *w, const struct xio_sample *s)
 {
+	rec_pack_begin(&w->pack, w->count, w->count % REC_KEYFRAME_EVERY == 0);
 	int rc = store_sample_row(w, s);
 	if (rc == SQLITE_OK)
-		rc = store_each(w, ST_LAYER, s->layers, s->n_layers, sizeof(*s->layers),
-		                store_layer);
+		rc = pack_each(w, s->layers, s->n_layers, sizeof(*s->layers), pack_layer);
 	if (rc == SQLITE_OK)
-		rc = store_each(w, ST_COUNTERS, s->counters, s->n_counters, sizeof(*s->counters),
-		                store_counter);
+		rc = pack_each(w, s->counters, s->n_counters, sizeof(*s->counters), pack_counter);
 	if (rc == SQLITE_OK)
-		rc = store_each(w, ST_DISK, s->disks, s->n_disks, sizeof(*s->disks), store_disk);
+		rc = pack_each(w, s->disks, s->n_disks, sizeof(*s->disks), pack_disk);
 	if (rc == SQLITE_OK)
-		rc = store_each(w, ST_VBD, s->vbd_stats, s->n_vbd_stats, sizeof(*s->vbd_stats),
-		                store_vbd);
+		rc = pack_each(w, s->vbd_stats, s->n_vbd_stats, sizeof(*s->vbd_stats), pack_vbd);
 	if (rc == SQLITE_OK)
-		rc = rec_store_latency(w->st[ST_LATENCY], w->count, s);
+		rc = pack_each(w, s->latency, s->n_latency, sizeof(*s->latency), pack_latency);
 	if (rc == SQLITE_OK)
 		w->devs = store_rows(w, &device_rows, s->devs, s->n_devs, w->devs, &w->n_devs, &rc);
 	if (rc == SQLITE_OK)
 		w->doms =
 		    store_rows(w, &domain_rows, s->domains, s->n_domains, w->doms, &w->n_doms, &rc);
+	if (rc == SQLITE_OK)
+		rc = rec_pack_end(&w->pack, w->st[ST_ITEMS]);
 	return rc;
 }

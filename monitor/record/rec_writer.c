@@ -307,6 +307,7 @@ struct rec_writer *rec_create(const char *path, const struct rec_host_facts *fac
 		return NULL;
 	}
 	m.w->path = p;
+	rec_packer_init(&m.w->pack);
 	int rc = make_tables(&m, facts);
 	if (rc != SQLITE_OK)
 		return create_failed(&m, rc, "creating its tables", err);
@@ -419,6 +420,7 @@ int rec_close(struct rec_writer *w, struct xerr *err)
 			*err = w->failed;
 		ret = -1;
 	}
+	rec_packer_free(&w->pack);
 	FREE_ALL(w->keys, w->disk_keys, w->vbd_keys, w->devs, w->doms, w->path, w);
 	return ret;
 }

@@ -38,7 +38,7 @@
 
 /* The schema this code writes and the newest it reads. Bumped only when an older reader
  * would misread a newer file; adding a nullable column or a table does not bump it. */
-#define REC_SCHEMA_VERSION 2 /* 2: latency buckets as varints (SCHEMA.md) */
+#define REC_SCHEMA_VERSION 3 /* 3: counters packed in sample_items (SCHEMA.md) */
 /* PRAGMA application_id of every recording: "xiot". */
 #define REC_APPLICATION_ID 0x78696f74
 

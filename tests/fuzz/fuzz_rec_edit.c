@@ -21,14 +21,15 @@ static const char *const edits[] = {
     "INSERT INTO marks (realtime_ns, label, origin) VALUES (?2, ?3, 'fuzz')",
     "UPDATE meta SET value=?3 WHERE key=(SELECT key FROM meta LIMIT 1 OFFSET ?1)",
     "INSERT OR REPLACE INTO meta VALUES ('xiotop_version', ?3)",
-    "UPDATE layer_counts SET layer=?2 WHERE slot=(SELECT slot FROM layer_counts LIMIT 1 "
-    "OFFSET ?1)",
-    "UPDATE layer_counts SET wr_bytes=?2 WHERE slot=(SELECT slot FROM layer_counts LIMIT 1 "
-    "OFFSET ?1)",
-    "UPDATE dom_counters SET domid=?2, guest_cpu_ns=?2 WHERE slot=(SELECT slot FROM "
-    "dom_counters LIMIT 1 OFFSET ?1)",
+    /* 12 to 16: where the per-sample tables of schema 2 were (the seeds pick by index) */
+    "UPDATE sample_items SET items=CAST(?3 AS BLOB) WHERE slot=(SELECT slot FROM sample_items"
+    " LIMIT 1 OFFSET ?1)",
+    "UPDATE sample_items SET items=substr(items, 1, ?2) WHERE slot=(SELECT slot FROM"
+    " sample_items LIMIT 1 OFFSET ?1)",
+    "UPDATE samples SET base=?2 WHERE idx=?1",
     "UPDATE vbd_keys SET domid=?2, instance=?2 WHERE id=?1",
-    "UPDATE vbd_counts SET vbd=?2 WHERE slot=(SELECT slot FROM vbd_counts LIMIT 1 OFFSET ?1)",
+    "UPDATE sample_items SET items=CAST(?3 AS BLOB) || substr(items, ?2) WHERE slot=(SELECT"
+    " slot FROM sample_items LIMIT 1 OFFSET ?1)",
     "UPDATE hook_sets SET hooks=?3",
     "UPDATE layer_keys SET via=?2, dev=?2 WHERE id=?1",
     "DELETE FROM layer_keys WHERE id=?1",
@@ -45,8 +46,9 @@ static const char *const schema_edits[] = {
     "DROP VIEW IF EXISTS %s",
     "ALTER TABLE %s RENAME TO \"\x1b]2;x\x07\"",
 };
-static const char *const tables[] = {"samples",  "meta",      "marks",    "domains",   "devices",
-                                     "layers_v", "disk_keys", "vbd_keys", "hook_sets", "vias"};
+static const char *const tables[] = {"samples",   "meta",         "marks",     "domains",
+                                     "devices",   "sample_items", "disk_keys", "vbd_keys",
+                                     "hook_sets", "vias"};
 
 static uint64_t take(const uint8_t **p, const uint8_t *end, size_t n)
 {

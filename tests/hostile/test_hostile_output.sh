@@ -41,7 +41,7 @@ edit names.xiotop base.xiotop "$names_sql"
 edit int64min.xiotop names.xiotop "UPDATE samples SET realtime_ns=-9223372036854775808 WHERE idx=2"
 edit int64max.xiotop names.xiotop "UPDATE samples SET realtime_ns=9223372036854775807 WHERE idx=0"
 edit schema.xiotop names.xiotop "PRAGMA writable_schema=ON; UPDATE sqlite_schema SET
-  sql='CREATE VIEW x AS SELEC', name=$esc||']2;pwned'||char(7)||$esc||'[2J' WHERE name='layers_v'"
+  sql='CREATE VIEW x AS SELEC', name=$esc||']2;pwned'||char(7)||$esc||'[2J' WHERE name='vias'"
 edit newer.xiotop names.xiotop "PRAGMA user_version=9"
 sqlite3 foreign.db "CREATE TABLE \"$(printf '\033]2;pwned\007\302\233')\" (x)" || exit 1
 cp names.xiotop marked.xiotop

@@ -7,9 +7,10 @@
  *   static int remove_dir(void **)     a cmocka group teardown: removes it, unless
  *                                      XIOTOP_TEST_KEEP is set (to look at what a test wrote);
  *   static const char *path_of(name)   dir/name, in one of 4 rotating buffers.
- * test_import_fixture(name, &len) reads tests/fixtures/import/NAME (under $XIOTOP_FIXTURES
+ * test_fixture(sub, name, &len) reads tests/fixtures/SUB/NAME (under $XIOTOP_FIXTURES
  * when set) whole into a NUL-terminated malloc'd buffer, failing the test when it cannot,
- * or when the file does not fit TEST_FIXTURE_MAX bytes. Header-only: each test is an
+ * or when the file does not fit TEST_FIXTURE_MAX bytes; test_import_fixture(name, &len)
+ * reads tests/fixtures/import/NAME. Header-only: each test is an
  * executable of its own. */
 #ifndef XIOTOP_TEST_FILES_H
 #define XIOTOP_TEST_FILES_H
@@ -55,11 +56,11 @@ static inline int test_dir_remove(const char *dir)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-static inline char *test_import_fixture(const char *name, size_t *len)
+static inline char *test_fixture(const char *sub, const char *name, size_t *len)
 {
 	const char *fx = getenv("XIOTOP_FIXTURES");
 	char path[512];
-	snprintf(path, sizeof(path), "%s/import/%s", fx ? fx : "tests/fixtures", name);
+	snprintf(path, sizeof(path), "%s/%s/%s", fx ? fx : "tests/fixtures", sub, name);
 	FILE *f = fopen(path, "rb");
 	assert_non_null(f);
 	char *buf = malloc(TEST_FIXTURE_MAX + 1);
@@ -69,6 +70,11 @@ static inline char *test_import_fixture(const char *name, size_t *len)
 	assert_true(*len <= TEST_FIXTURE_MAX); /* a fixture cut short would pass for whole */
 	buf[*len] = '\0';
 	return buf;
+}
+
+static inline char *test_import_fixture(const char *name, size_t *len)
+{
+	return test_fixture("import", name, len);
 }
 
 #endif

@@ -19,6 +19,7 @@
 #include "core/figures.h"
 #include "core/model.h"
 #include "record/record.h"
+#include "record/rec_writer_internal.h" /* REC_KEYFRAME_EVERY */
 
 #define MiB   (1024ull * 1024)
 #define LOOP0 ((7u << 20) | 0)
@@ -192,6 +193,19 @@ static struct rec_reader *open_after_sql(const char *path, const char *sql, stru
 	return r;
 }
 
+/* At path, the schema 2 recording of fixture NAME (tests/fixtures/recordings/NAME.sql: a
+ * dump of a file the last writer of schema 2 made of this file's synthetic samples). */
+static void schema2_recording(const char *path, const char *name)
+{
+	char file[64];
+	snprintf(file, sizeof(file), "%s.sql", name);
+	size_t len;
+	char *sql = test_fixture("recordings", file, &len);
+	unlink(path);
+	exec_sql(path, sql);
+	free(sql);
+}
+
 /* What batch mode prints for an interval, in one format. Caller frees. */
 static char *printed(const struct xio_sample *prev, const struct xio_sample *cur,
                      enum batch_format format)
@@ -335,7 +349,7 @@ static void test_vbds_without_skew_columns(void **state)
 {
 	(void)state;
 	const char *path = path_of("noskew.xiotop");
-	write_recording(path, 3);
+	schema2_recording(path, "schema2_synthetic");
 	struct xerr err;
 	struct rec_reader *r = open_after_sql(path,
 	                                      "DROP VIEW vbds_v;"
@@ -362,7 +376,7 @@ static void test_cpu_times_old_file(void **state)
 {
 	(void)state;
 	const char *path = path_of("noirq.xiotop");
-	write_recording(path, 3);
+	schema2_recording(path, "schema2_synthetic");
 	struct xerr err;
 	struct rec_reader *r = open_after_sql(path,
 	                                      "ALTER TABLE samples DROP COLUMN host_irq_ns;"
@@ -390,7 +404,7 @@ static void test_latency_old_and_bad(void **state)
 {
 	(void)state;
 	const char *path = path_of("nolat.xiotop");
-	write_recording(path, 3);
+	schema2_recording(path, "schema2_synthetic");
 	struct xerr err;
 	struct rec_reader *r = open_after_sql(path,
 	                                      "DROP TABLE latency_counts;"
@@ -411,8 +425,7 @@ static void test_latency_old_and_bad(void **state)
 	                     "UPDATE latency_counts SET op = 7 WHERE domid = 1"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		path = path_of("badlat.xiotop");
-		unlink(path);
-		write_recording(path, 3);
+		schema2_recording(path, "schema2_synthetic");
 		r = open_after_sql(path, bad[i], &err);
 		assert_int_equal(rec_read(r, 2, &got, &err), -1);
 		assert_int_equal(err.code, REC_ERR_CORRUPT);
@@ -476,6 +489,8 @@ static void test_latency_untimed(void **state)
 		sample_free(&got[i]);
 	}
 	rec_reader_close(r);
+	path = path_of("untimed_v2.xiotop");
+	schema2_recording(path, "schema2_untimed");
 	r = open_after_sql(path, "ALTER TABLE latency_counts DROP COLUMN untimed;", &err);
 	assert_int_equal(rec_read(r, 2, &got[0], &err), 0);
 	const struct xio_latency *l = sample_latency(&got[0], 7, XIOTOP_LAT_WRITE);
@@ -493,8 +508,7 @@ static void test_latency_schema_1(void **state)
 {
 	(void)state;
 	const char *path = path_of("lat_v1.xiotop");
-	unlink(path);
-	write_recording(path, 4);
+	schema2_recording(path, "schema2_synthetic");
 	sqlite3 *db;
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	sqlite3_stmt *sel, *upd;
@@ -555,6 +569,154 @@ static void test_latency_schema_1(void **state)
 	assert_int_equal(rec_read(r, 2, &got, &err), -1);
 	assert_int_equal(err.code, REC_ERR_CORRUPT);
 	rec_reader_close(r);
+}
+
+/* Samples i of the recording at r against synthetic(i) (or want_fn's), each i in order[],
+ * and the intervals every format prints between each two in a row. */
+static void assert_reads_synthetic(struct rec_reader *r, const unsigned *order, size_t n,
+                                   void (*want_fn)(struct xio_sample *s, unsigned i))
+{
+	struct xerr err;
+	for (size_t k = 0; k < n; k++) {
+		unsigned i = order[k];
+		struct xio_sample want, got;
+		want_fn(&want, i);
+		if (rec_read(r, i, &got, &err))
+			fail_msg("sample %u: %s", i, err.msg);
+		assert_same_sample(&want, &got);
+		if (k && order[k - 1] + 1 == i) {
+			struct xio_sample want_prev, got_prev;
+			want_fn(&want_prev, i - 1);
+			assert_int_equal(rec_read(r, i - 1, &got_prev, &err), 0);
+			for (int f = BATCH_TEXT; f <= BATCH_JSON; f++) {
+				char *a = printed(&want_prev, &want, f);
+				char *b = printed(&got_prev, &got, f);
+				assert_string_equal(b, a);
+				free(a);
+				free(b);
+			}
+			sample_free(&want_prev);
+			sample_free(&got_prev);
+		}
+		sample_free(&want);
+		sample_free(&got);
+	}
+}
+
+/* A schema 2 file, made by the last writer of schema 2 (the fixture), reads to the very
+ * samples it was made of, and to the same intervals in every format; so does its
+ * untimed-latency sibling. */
+static void test_schema_2_file(void **state)
+{
+	(void)state;
+	const char *path = path_of("v2.xiotop");
+	schema2_recording(path, "schema2_synthetic");
+	struct xerr err;
+	struct rec_reader *r = rec_open(path, &err);
+	assert_non_null(r);
+	assert_int_equal(rec_schema_version(r), 2);
+	assert_int_equal(rec_count(r), 8);
+	const unsigned order[] = {0, 1, 2, 3, 4, 5, 6, 7, 3, 2, 0};
+	assert_reads_synthetic(r, order, sizeof(order) / sizeof(*order), synthetic);
+	rec_reader_close(r);
+	path = path_of("v2_untimed.xiotop");
+	schema2_recording(path, "schema2_untimed");
+	r = rec_open(path, &err);
+	assert_non_null(r);
+	assert_int_equal(rec_count(r), 3);
+	const unsigned order3[] = {0, 1, 2};
+	assert_reads_synthetic(r, order3, 3, synthetic_untimed);
+	rec_reader_close(r);
+}
+
+/* Schema 3: every REC_KEYFRAME_EVERY-th sample holds its counters, the others their
+ * differences from it (`base`); a sample reads the same in order, backwards and by jumps
+ * across keyframes, and items new since the keyframe (loop1 from sample 2, a vbd made
+ * again at 4) or gone (domain 3 after 4) are whole. */
+static void test_keyframes(void **state)
+{
+	(void)state;
+	const char *path = path_of("keyframes.xiotop");
+	enum { K = REC_KEYFRAME_EVERY, N = 12 * K + 5 };
+	write_recording(path, N);
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_prepare_v2(db,
+	                                    "SELECT count(*), sum(base IS NULL),"
+	                                    " sum(base IS NULL AND idx % ?1 = 0),"
+	                                    " sum(base IS NOT NULL AND base = idx / ?1 * ?1)"
+	                                    " FROM samples",
+	                                    -1, &st, NULL),
+	                 SQLITE_OK);
+	sqlite3_bind_int(st, 1, K);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), N);
+	assert_int_equal(sqlite3_column_int(st, 1), 13); /* samples 0, K, ..., 12 K */
+	assert_int_equal(sqlite3_column_int(st, 2), 13);
+	assert_int_equal(sqlite3_column_int(st, 3), N - 13);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	struct xerr err;
+	struct rec_reader *r = rec_open(path, &err);
+	assert_non_null(r);
+	unsigned order[2 * N + 8];
+	size_t n = 0;
+	for (unsigned i = 0; i < N; i++)
+		order[n++] = i;
+	for (unsigned i = N; i-- > 0;)
+		order[n++] = i;
+	const unsigned jumps[] = {K + 1, 2, N - 1, K - 1, 12 * K, 12 * K - 1, K, 0};
+	for (size_t j = 0; j < sizeof(jumps) / sizeof(*jumps); j++)
+		order[n++] = jumps[j];
+	assert_reads_synthetic(r, order, n, synthetic);
+	rec_reader_close(r);
+}
+
+/* Schema 3: a packed row that does not decode whole makes its sample corrupt, said so. */
+static void test_packed_bad(void **state)
+{
+	(void)state;
+	const char *bad[] = {
+	    /* a varint cut short, one over 64 bits */
+	    "UPDATE sample_items SET items = x'ff' WHERE slot = 2 << 16",
+	    "UPDATE sample_items SET items = x'ffffffffffffffffff02' WHERE slot = 2 << 16",
+	    /* an item of no kind (7), of kind 0, an empty row */
+	    "UPDATE sample_items SET items = x'0e00000000' WHERE slot = 2 << 16",
+	    "UPDATE sample_items SET items = x'1000000000' WHERE slot = 2 << 16",
+	    "UPDATE sample_items SET items = x'' WHERE slot = 2 << 16",
+	    /* domain 1's write histogram (key 3, kind 5: head 0x3a), its span from bucket 30 over
+	     * 5 buckets, then over 0 buckets from 32 */
+	    "UPDATE sample_items SET items = x'3a0000001e050101010101' WHERE slot = 2 << 16",
+	    "UPDATE sample_items SET items = x'3a0000002000' WHERE slot = 2 << 16",
+	    /* a layer (kind 1) whose key is no layer key */
+	    "UPDATE sample_items SET items = x'820300000000' WHERE slot = 2 << 16",
+	    /* differences read as whole (no keyframe), a keyframe that is not one, one after
+	     * the sample */
+	    "UPDATE samples SET base = NULL WHERE idx = 2",
+	    "UPDATE samples SET base = 1 WHERE idx = 2",
+	    "UPDATE samples SET base = 2 WHERE idx = 2",
+	    "UPDATE samples SET base = 5 WHERE idx = 2",
+	    /* its keyframe's row damaged */
+	    "UPDATE sample_items SET items = x'ff' WHERE slot = 0",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *path = path_of("badpack.xiotop");
+		unlink(path);
+		write_recording(path, 4);
+		struct xerr err;
+		struct rec_reader *r = open_after_sql(path, bad[i], &err);
+		struct xio_sample got;
+		if (rec_read(r, 2, &got, &err) != -1)
+			fail_msg("%s: sample 2 read", bad[i]);
+		assert_int_equal(err.code, REC_ERR_CORRUPT);
+		assert_non_null(strstr(err.msg, "sample 2 is incomplete"));
+		/* the sample before it still reads, after the failure too */
+		assert_int_equal(rec_read(r, 1, &got, &err), i == 12 ? -1 : 0);
+		if (i != 12)
+			sample_free(&got);
+		rec_reader_close(r);
+	}
 }
 
 /* Topology changes are stored once, not per sample. */
@@ -938,6 +1100,9 @@ int main(void)
 	    cmocka_unit_test(test_latency_old_and_bad),
 	    cmocka_unit_test(test_latency_schema_1),
 	    cmocka_unit_test(test_latency_untimed),
+	    cmocka_unit_test(test_schema_2_file),
+	    cmocka_unit_test(test_keyframes),
+	    cmocka_unit_test(test_packed_bad),
 	    cmocka_unit_test(test_cpu_times_old_file),
 	    cmocka_unit_test(test_names_deduplicated),
 	    cmocka_unit_test(test_marks_and_windows),

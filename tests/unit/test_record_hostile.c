@@ -89,7 +89,7 @@ static void test_malformed_schema_name_escaped(void **state)
 	const char *path = recording(
 	    "schema.xiotop", "PRAGMA writable_schema=ON; UPDATE sqlite_schema SET sql='CREATE "
 	                     "VIEW x AS SELEC', name=char(27)||']2;pwned'||char(7)||char(27)||"
-	                     "'[2J' WHERE name='layers_v'");
+	                     "'[2J' WHERE name='vias'");
 	expect_open_error(path, "malformed database schema (\\e]2;pwned\\x07\\e[2J)");
 }
 

@@ -1,0 +1,108 @@
+/* rec_pack.h - a sample's counters packed into rows of table sample_items (schema 3,
+ * SCHEMA.md "sample_items"), for the writer and the reader.
+ *
+ * Contract: every counter of a sample that is per layer, per domain, per disk, per vbd or
+ * per (domain, op) histogram is an item: a kind, a key naming what it counts (a layer
+ * key's id, a domid, a disk key's id, a vbd key's id, domid << 1 | op) and a fixed list
+ * of 64-bit fields (rec_pack_fields()). A sample's items are packed in their recorded
+ * order, each kind's order kept, into BLOBs of LEB128 varints cut at item boundaries
+ * into rows of at most REC_PACK_ROW_MAX bytes: a row decodes on its own, and never
+ * spills to an overflow page. An item of a keyframe sample holds its fields; an item of
+ * any other sample holds, when its keyframe has an item of the same kind and key (the
+ * first of them), each field's difference from that item's (zigzag, wrapping: exact for
+ * any 64 bits) and says so in its head; else its fields. So a sample reads from its own
+ * rows and its keyframe's, never a chain. A histogram's 32 buckets are stored as the span
+ * from the first to the last bucket whose difference is not 0.
+ *
+ * Crash: the writer packs a sample inside its transaction (record.h: one per sample), and
+ * a keyframe's items become the ones later samples refer to only once the sample's last
+ * row is stored; a failure after that closes the writer. So every committed sample is
+ * whole and its keyframe is committed before it: a killed writer leaves each committed
+ * sample readable from its own rows and its keyframe's, and nothing refers to a sample
+ * that was not committed.
+ *
+ * Reading checks every byte: a varint cut short or over 64 bits, an unknown kind, a span
+ * past the last bucket, a difference in a keyframe or against an item the keyframe lacks
+ * make the sample corrupt (SQLITE_CORRUPT). Not part of the public API (record.h).
+ */
+#ifndef XIOTOP_REC_PACK_H
+#define XIOTOP_REC_PACK_H
+
+#include "record/rec_internal.h"
+
+enum rec_item_kind {
+	REC_ITEM_LAYER = 1, /* key: layer_keys.id */
+	REC_ITEM_COUNTERS,  /* key: domid */
+	REC_ITEM_DISK,      /* key: disk_keys.id */
+	REC_ITEM_VBD,       /* key: vbd_keys.id */
+	REC_ITEM_LATENCY,   /* key: domid << 1 | op */
+	REC_ITEM_KINDS
+};
+
+/* Fields of an item: a layer's or disk's 4 counts; a domain's CPU by role, dirtied,
+ * written back and guest CPU (its int64 bits: -1 unknown); a vbd's 9 counts and its read
+ * state; a histogram's count, sum, untimed bits and 32 buckets. */
+#define REC_PACK_FIELDS_MAX (3 + XIOTOP_LAT_BUCKETS)
+#define REC_VARINT_MAX      10 /* bytes of a 64-bit value in LEB128 */
+/* The longest item: its head, and every field (a histogram: its span's two varints). */
+#define REC_PACK_ITEM_MAX ((REC_PACK_FIELDS_MAX + 3) * REC_VARINT_MAX)
+/* A row is closed once it holds REC_PACK_ROW_FILL bytes: rows of about this size waste
+ * little of a page and cost ~9 bytes each of cell and record header. */
+#define REC_PACK_ROW_FILL 480
+#define REC_PACK_ROW_MAX  (REC_PACK_ROW_FILL + REC_PACK_ITEM_MAX)
+/* SQLite keeps a cell's payload on its B-tree leaf page up to page size - 35 bytes and
+ * spills the rest to overflow pages, of which the last is mostly empty: every row must
+ * fit a 4 KiB page (the default; recordings are made with it). */
+_Static_assert(REC_PACK_ROW_MAX + 16 <= 4096 - 35, "a sample_items row fits its leaf page");
+
+unsigned rec_pack_fields(enum rec_item_kind kind);
+
+/* The items of one keyframe: each (kind, key)'s first item's fields, looked up by key. */
+struct rec_keyframe {
+	int64_t sample; /* -1: none held */
+	struct rec_kf_entry *e;
+	size_t n, cap;
+	uint64_t *pool; /* the fields, in the order of the items */
+	size_t n_pool, cap_pool;
+};
+void rec_keyframe_init(struct rec_keyframe *k);
+void rec_keyframe_free(struct rec_keyframe *k);
+/* Empties k to hold sample `sample`'s items (-1: none, e.g. after a failed load). */
+void rec_keyframe_start(struct rec_keyframe *k, int64_t sample);
+
+/* The writer's side: items of one sample into rows through the prepared insert
+ * (slot, items). */
+struct rec_packer {
+	struct rec_keyframe kf, next; /* the keyframe the sample's items refer to; the one
+	                               * being written */
+	bool keyframe;
+	size_t sample;
+	unsigned rows;
+	size_t len;
+	unsigned char row[REC_PACK_ROW_MAX];
+};
+void rec_packer_init(struct rec_packer *p);
+void rec_packer_free(struct rec_packer *p);
+/* Starts sample `sample`, a keyframe when `keyframe` (sample 0 must be). */
+void rec_pack_begin(struct rec_packer *p, size_t sample, bool keyframe);
+/* One item; a full row is inserted through st. SQLite result code. */
+int rec_pack_item(struct rec_packer *p, sqlite3_stmt *st, enum rec_item_kind kind, uint64_t key,
+                  const uint64_t *fields);
+/* The last row; a keyframe's items become the ones later samples refer to. Call only once
+ * the sample's other rows are stored (a failed sample closes the writer). */
+int rec_pack_end(struct rec_packer *p, sqlite3_stmt *st);
+/* The keyframe that sample `sample` refers to (its `base`), or -1: it is one. */
+int64_t rec_pack_base(const struct rec_packer *p);
+
+/* The reader's side: each item of one row, its fields whole (its keyframe's added: kf
+ * NULL for a keyframe's own rows), to fn; when into is not NULL each item is also kept
+ * there (a keyframe being loaded). SQLite result code: SQLITE_CORRUPT for a bad row, or
+ * fn's. */
+typedef int (*rec_item_fn)(void *ctx, enum rec_item_kind kind, uint64_t key,
+                           const uint64_t *fields);
+int rec_unpack_row(const unsigned char *blob, size_t len, const struct rec_keyframe *kf,
+                   struct rec_keyframe *into, rec_item_fn fn, void *ctx);
+/* After the last rec_unpack_row into k: k answers lookups. SQLITE_NOMEM or SQLITE_OK. */
+int rec_keyframe_done(struct rec_keyframe *k);
+
+#endif
