@@ -152,8 +152,9 @@ static __always_inline int on_bio_queue(struct bio *bio, const struct bio_facts 
 		domid = owner_of(bio, d, &via, &ws);
 	}
 	/* a blk-mq backend's requests are timed from the kernel's own stamps: only a
-	 * bio-based backend's bios are stamped here (latency.bpf.h) */
-	if (lat_stamp_bios && via == XIOTOP_VIA_DEV && f->bio_based)
+	 * bio-based backend's bios are stamped here (latency.bpf.h; bio_based is read, by
+	 * the caller, only while lat_stamp_bios is set: one load of it per bio) */
+	if (via == XIOTOP_VIA_DEV && f->bio_based)
 		latency_start(bio, domid, is_write);
 	charge_io(domid, dev, via, is_write, bytes);
 	if (via == XIOTOP_VIA_DMTASK && in_io_submit())

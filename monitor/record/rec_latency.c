@@ -2,6 +2,8 @@
  * rec_latency.h. */
 #include "record/rec_latency.h"
 
+#include "record/rec_pack.h"
+
 #include <string.h>
 
 /* Schema 1's span: little-endian 64-bit counts. False when it does not fit. */
@@ -22,19 +24,11 @@ static bool decode_fixed(const unsigned char *blob, int len, int64_t low, struct
  * past the last bucket. */
 static bool decode_varints(const unsigned char *blob, int len, int64_t low, struct xiotop_lat *h)
 {
-	int64_t b = low;
-	for (int i = 0; i < len; b++) {
-		if (b >= XIOTOP_LAT_BUCKETS)
+	size_t at = 0;
+	for (int64_t b = low; at < (size_t)len; b++) {
+		uint64_t v;
+		if (b >= XIOTOP_LAT_BUCKETS || !rec_varint_get(blob, (size_t)len, &at, &v))
 			return false;
-		uint64_t v = 0;
-		for (int shift = 0;; shift += 7, i++) {
-			if (i >= len || shift > 63 || (shift == 63 && blob[i] > 1))
-				return false;
-			v |= (uint64_t)(blob[i] & 0x7f) << shift;
-			if (!(blob[i] & 0x80))
-				break;
-		}
-		i++;
 		h->buckets[b] = v;
 	}
 	return true;

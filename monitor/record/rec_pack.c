@@ -137,8 +137,7 @@ static size_t put_varint(unsigned char *out, uint64_t v)
 	}
 }
 
-/* false for a varint cut short or over 64 bits */
-static bool get_varint(const unsigned char *in, size_t len, size_t *at, uint64_t *v)
+bool rec_varint_get(const unsigned char *in, size_t len, size_t *at, uint64_t *v)
 {
 	*v = 0;
 	for (int shift = 0;; shift += 7) {
@@ -263,7 +262,7 @@ int rec_unpack_row(const unsigned char *blob, size_t len, const struct rec_keyfr
 		return SQLITE_CORRUPT; /* the writer stores no empty row */
 	while (at < len) {
 		uint64_t head, v;
-		if (!get_varint(blob, len, &at, &head))
+		if (!rec_varint_get(blob, len, &at, &head))
 			return SQLITE_CORRUPT;
 		enum rec_item_kind kind =
 		    (enum rec_item_kind)(head >> 1 & ((1u << HEAD_KIND_BITS) - 1));
@@ -280,19 +279,19 @@ int rec_unpack_row(const unsigned char *blob, size_t len, const struct rec_keyfr
 		uint64_t fields[REC_PACK_FIELDS_MAX];
 		unsigned plain = kind == REC_ITEM_LATENCY ? nf - XIOTOP_LAT_BUCKETS : nf;
 		for (unsigned f = 0; f < plain; f++) {
-			if (!get_varint(blob, len, &at, &v))
+			if (!rec_varint_get(blob, len, &at, &v))
 				return SQLITE_CORRUPT;
 			fields[f] = unzigzag(v, base[f]);
 		}
 		if (kind == REC_ITEM_LATENCY) {
 			uint64_t low, span;
-			if (!get_varint(blob, len, &at, &low) ||
-			    !get_varint(blob, len, &at, &span) || low >= XIOTOP_LAT_BUCKETS ||
+			if (!rec_varint_get(blob, len, &at, &low) ||
+			    !rec_varint_get(blob, len, &at, &span) || low >= XIOTOP_LAT_BUCKETS ||
 			    span > XIOTOP_LAT_BUCKETS - low)
 				return SQLITE_CORRUPT;
 			memcpy(fields + plain, base + plain, XIOTOP_LAT_BUCKETS * sizeof(*fields));
 			for (uint64_t i = low; i < low + span; i++) {
-				if (!get_varint(blob, len, &at, &v))
+				if (!rec_varint_get(blob, len, &at, &v))
 					return SQLITE_CORRUPT;
 				fields[plain + i] = unzigzag(v, base[plain + i]);
 			}

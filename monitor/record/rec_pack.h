@@ -57,6 +57,10 @@ _Static_assert(REC_PACK_ROW_MAX + 16 <= 4096 - 35, "a sample_items row fits its 
 
 unsigned rec_pack_fields(enum rec_item_kind kind);
 
+/* One unsigned LEB128 varint of in[*at, len) into *v, *at moved past it: false for one
+ * cut short or over 64 bits (schema 2's histogram buckets are the same varints). */
+bool rec_varint_get(const unsigned char *in, size_t len, size_t *at, uint64_t *v);
+
 /* The items of one keyframe: each (kind, key)'s first item's fields, looked up by key. */
 struct rec_keyframe {
 	int64_t sample; /* -1: none held */

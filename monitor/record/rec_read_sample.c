@@ -342,37 +342,36 @@ static int unpack_sample(struct rec_reader *r, size_t i, const struct rec_keyfra
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
+/* Keyframe sample k's items kept in r->kf for the samples after it, each also to fn; on
+ * failure none is kept. */
+static int load_keyframe(struct rec_reader *r, size_t k, rec_item_fn fn, void *ctx)
+{
+	rec_keyframe_start(&r->kf, (int64_t)k);
+	int rc = unpack_sample(r, k, NULL, &r->kf, fn, ctx);
+	if (rc == SQLITE_OK)
+		rc = rec_keyframe_done(&r->kf);
+	if (rc != SQLITE_OK)
+		rec_keyframe_start(&r->kf, -1);
+	return rc;
+}
+
 /* Sample i's items (schema 3): a keyframe (base -1) on its own, kept for the samples
  * after it; any other sample against its keyframe base, loaded unless it is the one kept. */
 static int read_items(struct rec_reader *r, size_t i, int64_t base, struct xio_sample *s)
 {
 	struct item_ctx ctx = {r, s};
-	struct rec_keyframe *kf = &r->kf;
-	int rc = SQLITE_OK;
 	if (base >= (int64_t)i)
 		return SQLITE_CORRUPT; /* a keyframe is an earlier sample */
-	if (base < 0) {
-		bool keep = kf->sample != (int64_t)i;
-		if (keep)
-			rec_keyframe_start(kf, (int64_t)i);
-		rc = unpack_sample(r, i, NULL, keep ? kf : NULL, item_to_sample, &ctx);
-		if (keep && rc == SQLITE_OK)
-			rc = rec_keyframe_done(kf);
-		if (keep && rc != SQLITE_OK)
-			rec_keyframe_start(kf, -1);
-		return rc;
-	}
-	if (kf->sample != base) {
-		rec_keyframe_start(kf, base);
-		rc = unpack_sample(r, (size_t)base, NULL, kf, item_ignored, NULL);
-		if (rc == SQLITE_OK)
-			rc = rec_keyframe_done(kf);
-		if (rc != SQLITE_OK) {
-			rec_keyframe_start(kf, -1);
+	if (base < 0)
+		return r->kf.sample == (int64_t)i
+		           ? unpack_sample(r, i, NULL, NULL, item_to_sample, &ctx)
+		           : load_keyframe(r, i, item_to_sample, &ctx);
+	if (r->kf.sample != base) {
+		int rc = load_keyframe(r, (size_t)base, item_ignored, NULL);
+		if (rc != SQLITE_OK)
 			return rc;
-		}
 	}
-	return unpack_sample(r, i, kf, NULL, item_to_sample, &ctx);
+	return unpack_sample(r, i, &r->kf, NULL, item_to_sample, &ctx);
 }
 
 /* Each row of `which` in sample i into s by read_row; SQLite's status. */

@@ -169,7 +169,7 @@ static struct xiotop_bpf *load_with(bool btf, const bool want[HOOK_COUNT],
 	s->rodata->track_latency =
 	    cfg->latency && (want[HOOK_BIO_COMPLETE] || want[HOOK_RQ_COMPLETE]);
 	/* bio-based backends' bios are stamped at queue only for the program that takes
-	 * the stamps (lat_stamp_bios, set while it is attached: hooks_want_bio_complete);
+	 * the stamps (lat_stamp_bios, set while it is attached: hooks_start_stamping);
 	 * blk-mq requests need none (the kernel's own start time). The maps' memory only
 	 * when used: */
 	if (!s->rodata->track_latency || !want[HOOK_BIO_COMPLETE]) {
@@ -332,22 +332,23 @@ void hooks_want_syscalls(struct hook_set *h, bool want)
 	}
 }
 
-void hooks_want_bio_complete(struct hook_set *h, bool want)
+bool hooks_start_stamping(struct hook_set *h)
 {
 	/* never detached once attached: stamps in flight at a detach would stay in their
 	 * slots and be counted as displaced by the next stamps there */
-	if (!want || !hooks_latency_stamps(h) || h->links[HOOK_BIO_COMPLETE])
-		return;
+	if (!hooks_can_stamp(h) || h->links[HOOK_BIO_COMPLETE])
+		return hooks_stamping(h);
 	struct bpf_program *progs[HOOK_COUNT];
 	hook_progs(h->skel, h->btf, progs);
 	h->links[HOOK_BIO_COMPLETE] = bpf_program__attach(progs[HOOK_BIO_COMPLETE]);
 	if (!h->links[HOOK_BIO_COMPLETE]) {
 		xnote("cannot attach %s: %s: %s", hook_defs[HOOK_BIO_COMPLETE].event,
 		      strerror(errno), hook_defs[HOOK_BIO_COMPLETE].loss);
-		return;
+		return false;
 	}
 	/* after the attach: a stamp is taken only with its taker there */
 	__atomic_store_n(&h->skel->bss->lat_stamp_bios, 1, __ATOMIC_RELEASE);
+	return true;
 }
 
 bool hooks_stamping(const struct hook_set *h)
@@ -375,7 +376,7 @@ void hooks_describe(const struct hook_set *h, char *out, size_t outlen)
 	/* how each kind of backend is timed (latency.bpf.h); no hook's name in it, as the
 	 * names are the line's words */
 	bool rq = hooks_latency(h) && h->attached[HOOK_RQ_COMPLETE];
-	bool bio = hooks_latency_stamps(h);
+	bool bio = hooks_can_stamp(h);
 	if (rq || bio)
 		append(out, outlen,
 		       rq && bio
@@ -400,7 +401,7 @@ bool hooks_latency(const struct hook_set *h)
 	       (h->attached[HOOK_BIO_COMPLETE] || h->attached[HOOK_RQ_COMPLETE]);
 }
 
-bool hooks_latency_stamps(const struct hook_set *h)
+bool hooks_can_stamp(const struct hook_set *h)
 {
 	return hooks_latency(h) && h->attached[HOOK_BIO_COMPLETE];
 }

@@ -7,7 +7,7 @@
  * hooks_attach() attaches the loaded hooks the same way (one failing attach drops only
  * itself). The syscall hooks are attached on demand (hooks_want_syscalls()) because
  * they put every syscall of every task on a slower path; block_bio_complete too
- * (hooks_want_bio_complete()), because it runs at every completion of every bio-based
+ * (hooks_start_stamping()), because it runs at every completion of every bio-based
  * device, leaves under image files included, and times only bio-based backends.
  * block_bio_complete and block_rq_complete are loaded only when hook_config.latency asks
  * for them (the default; not with --no-latency); not asked for, they are not reported as
@@ -66,9 +66,10 @@ int hooks_load(struct hook_set *h, bool btf, const struct hook_config *cfg, char
 int hooks_attach(struct hook_set *h, char *err, size_t errlen);
 /* Attach or detach sys_enter/sys_exit. */
 void hooks_want_syscalls(struct hook_set *h, bool want);
-/* Attach block_bio_complete when a bio-based backend exists (want), and only then stamp
- * bios; once attached it stays (a failure is said on stderr, its backends untimed). */
-void hooks_want_bio_complete(struct hook_set *h, bool want);
+/* Attach block_bio_complete (the caller: once a bio-based backend exists), and only then
+ * stamp bios; once attached it stays. Whether bios are stamped now (false: it cannot be, or
+ * would not attach, said on stderr: bio-based backends untimed). */
+bool hooks_start_stamping(struct hook_set *h);
 /* Are bios stamped now (block_bio_complete attached)? A stamp never taken is then an
  * untimed request, counted lost. */
 bool hooks_stamping(const struct hook_set *h);
@@ -78,7 +79,7 @@ void hooks_describe(const struct hook_set *h, char *out, size_t outlen);
 bool hooks_latency(const struct hook_set *h);
 /* Can bio-based backends be timed (latency on, block_bio_complete loaded and attachable on
  * demand)? */
-bool hooks_latency_stamps(const struct hook_set *h);
+bool hooks_can_stamp(const struct hook_set *h);
 /* Runs of the latency completion programs the kernel skipped because one was already
  * running on that CPU (recursion_misses): completions not timed. 0 without them. */
 unsigned long long hooks_latency_misses(const struct hook_set *h);

@@ -188,6 +188,24 @@ static unsigned int map_device_models(struct tracer *t, const struct xt_topology
 	return mapped;
 }
 
+/* The backend devices of the table now live that are blk-mq (or, !blk_mq, bio-based:
+ * zram, dm, md), into devs; with devs NULL, 1 at the first such one (is there one?). */
+static size_t backends_of_kind(const struct tracer *t, const struct xt_roots *roots, bool blk_mq,
+                               uint32_t *devs)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < XIOTOP_DEV_SLOTS; i++) {
+		const struct xiotop_dev_slot *s = &t->dev_staging[i];
+		if (!s->dev || !(s->owner.flags & XIOTOP_DEV_IS_BACKEND) ||
+		    lat_dev_is_blk_mq(roots->sysfs, s->dev) != blk_mq)
+			continue;
+		if (!devs)
+			return 1;
+		devs[n++] = s->dev;
+	}
+	return n;
+}
+
 /* The blk-mq backend devices of the table now live, watched for completions no program
  * saw (rq_watch.h), when their requests are timed. */
 static void watch_rq_backends(struct tracer *t, const struct xt_roots *roots)
@@ -196,15 +214,10 @@ static void watch_rq_backends(struct tracer *t, const struct xt_roots *roots)
 		return;
 	uint32_t *devs = malloc(XIOTOP_DEV_SLOTS * sizeof(*devs));
 	struct host_diskstat *ds = NULL;
-	size_t n = 0, n_ds = 0;
+	size_t n_ds = 0;
 	if (!devs)
 		return;
-	for (size_t i = 0; i < XIOTOP_DEV_SLOTS; i++) {
-		const struct xiotop_dev_slot *s = &t->dev_staging[i];
-		if (s->dev && (s->owner.flags & XIOTOP_DEV_IS_BACKEND) &&
-		    lat_dev_is_blk_mq(roots->sysfs, s->dev))
-			devs[n++] = s->dev;
-	}
+	size_t n = backends_of_kind(t, roots, true, devs);
 	snprintf(t->proc_root, sizeof(t->proc_root), "%s", roots->proc);
 	if (host_read_diskstats(roots->proc, &ds, &n_ds)) /* none read: counted from 0 */
 		n_ds = 0;
@@ -214,28 +227,14 @@ static void watch_rq_backends(struct tracer *t, const struct xt_roots *roots)
 	free(devs);
 }
 
-/* Is a backend in the table now a bio-based device (zram, dm, md: no blk-mq queue), one
- * that block_bio_complete times? */
-static bool bio_based_backends(const struct tracer *t, const struct xt_roots *roots)
-{
-	for (size_t i = 0; i < XIOTOP_DEV_SLOTS; i++) {
-		const struct xiotop_dev_slot *s = &t->dev_staging[i];
-		if (s->dev && (s->owner.flags & XIOTOP_DEV_IS_BACKEND) &&
-		    !lat_dev_is_blk_mq(roots->sysfs, s->dev))
-			return true;
-	}
-	return false;
-}
-
-/* block_bio_complete from the first bio-based backend on (hooks_want_bio_complete). True
+/* block_bio_complete from the first bio-based backend on (hooks_start_stamping). True
  * when one exists and the hook would not attach: its bios are not timed. */
 static bool want_bio_complete(struct tracer *t, const struct xt_roots *roots)
 {
-	if (!hooks_latency_stamps(&t->hooks) || hooks_stamping(&t->hooks) ||
-	    !bio_based_backends(t, roots))
+	if (!hooks_can_stamp(&t->hooks) || hooks_stamping(&t->hooks) ||
+	    !backends_of_kind(t, roots, false, NULL))
 		return false;
-	hooks_want_bio_complete(&t->hooks, true);
-	return !hooks_stamping(&t->hooks);
+	return !hooks_start_stamping(&t->hooks);
 }
 
 /* The domains whose latency is not timed: one of their backends' kinds is not (a domain
@@ -250,7 +249,7 @@ static void find_untimed(struct tracer *t, const struct xt_topology *topo,
 	const struct hook_set *h = &t->hooks;
 	struct lat_hooks timing = {
 	    .rq = h->attached[HOOK_RQ_COMPLETE],
-	    .bio = hooks_latency_stamps(h) && !bio_refused,
+	    .bio = hooks_can_stamp(h) && !bio_refused,
 	    .syscalls = h->attached[HOOK_SYS_ENTER] && h->attached[HOOK_SYS_EXIT] &&
 	                (!device_models || (h->links[HOOK_SYS_ENTER] && h->links[HOOK_SYS_EXIT])),
 	};
