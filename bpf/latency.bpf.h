@@ -99,22 +99,10 @@ static __always_inline struct lat_stamp *lat_slot(u64 bio)
 	return bpf_map_lookup_elem(&lat_inflight, &idx);
 }
 
-/* Histograms of domains whose slot on a CPU another domain holds. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, XIOTOP_MAX_LAT_KEYS);
-	__type(key, struct xiotop_lat_key);
-	__type(value, struct xiotop_lat);
-} lat_hist SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries,
-	       XIOTOP_LAT_DOM_SLOTS); /* ncpus * XIOTOP_LAT_DOM_SLOTS, set before load */
-	__type(key, u32);
-	__type(value, struct xiotop_lat_slot);
-} lat_slots SEC(".maps");
+/* Histograms: lat_slots, lat_hist for the domains whose slot on a CPU another domain
+ * holds. */
+XIOTOP_SLOTS_AND_SPILL(lat_slots, struct xiotop_lat_slot, XIOTOP_LAT_DOM_SLOTS, lat_hist,
+                       struct xiotop_lat_key, struct xiotop_lat, XIOTOP_MAX_LAT_KEYS);
 
 /* floor(log2(v)) for v >= 1 by halving the range (BPF has no count-leading-zeros): each
  * step moves the top `bits` bits down when any is set. Unrolled at compile time into the

@@ -54,22 +54,30 @@ struct {
 	__type(value, u64);
 } tgid_bits SEC(".maps");
 
-/* Layer counters: the per-CPU slots first (xiotop.h), this hash for the keys that found
- * their slot taken. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, XIOTOP_MAX_LAYERS);
-	__type(key, struct xiotop_layer_key);
-	__type(value, struct xiotop_io);
-} layer_io SEC(".maps");
+/* Counters kept in per-CPU slots first (xiotop.h: the layer counters, the latency
+ * histograms), declared as the two maps they take: slots_map, an array of slot_type that
+ * user space maps, slots_per_cpu a CPU (ncpus * slots_per_cpu, set before load), and
+ * spill_map, a per-CPU hash of up to spill_max key_type -> value_type for a key whose
+ * slot on that CPU another key holds. */
+#define XIOTOP_SLOTS_AND_SPILL(slots_map, slot_type, slots_per_cpu, spill_map, key_type,           \
+                               value_type, spill_max)                                              \
+	struct {                                                                                   \
+		__uint(type, BPF_MAP_TYPE_PERCPU_HASH);                                            \
+		__uint(max_entries, spill_max);                                                    \
+		__type(key, key_type);                                                             \
+		__type(value, value_type);                                                         \
+	} spill_map SEC(".maps");                                                                  \
+	struct {                                                                                   \
+		__uint(type, BPF_MAP_TYPE_ARRAY);                                                  \
+		__uint(map_flags, BPF_F_MMAPABLE);                                                 \
+		__uint(max_entries, slots_per_cpu);                                                \
+		__type(key, u32);                                                                  \
+		__type(value, slot_type);                                                          \
+	} slots_map SEC(".maps")
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, XIOTOP_LAYER_SLOTS); /* ncpus * XIOTOP_LAYER_SLOTS, set before load */
-	__type(key, u32);
-	__type(value, struct xiotop_layer_slot);
-} layer_slots SEC(".maps");
+/* Layer counters: layer_slots, layer_io for the keys that found their slot taken. */
+XIOTOP_SLOTS_AND_SPILL(layer_slots, struct xiotop_layer_slot, XIOTOP_LAYER_SLOTS, layer_io,
+                       struct xiotop_layer_key, struct xiotop_io, XIOTOP_MAX_LAYERS);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);

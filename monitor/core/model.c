@@ -115,21 +115,33 @@ void model_layer_add_io(struct model_layer *l, const struct xiotop_io *io)
 	l->wr_ios += io->wr_ios;
 }
 
+void model_io_sums_add(struct model_io_sums *to, const struct model_io_sums *add)
+{
+	to->guest_rd_bytes += add->guest_rd_bytes;
+	to->guest_wr_bytes += add->guest_wr_bytes;
+	to->guest_rd_ios += add->guest_rd_ios;
+	to->guest_wr_ios += add->guest_wr_ios;
+	to->phys_rd_bytes += add->phys_rd_bytes;
+	to->phys_wr_bytes += add->phys_wr_bytes;
+	to->vmstat_wr_bytes += add->vmstat_wr_bytes;
+	to->double_counted_bytes += add->double_counted_bytes;
+}
+
 void model_domain_add_io(struct model_domain *d, const struct xiotop_io *io, bool guest, bool leaf,
                          bool in_vmstat)
 {
 	if (guest) {
-		d->guest_rd_bytes += io->rd_bytes;
-		d->guest_wr_bytes += io->wr_bytes;
-		d->guest_rd_ios += io->rd_ios;
-		d->guest_wr_ios += io->wr_ios;
+		d->io.guest_rd_bytes += io->rd_bytes;
+		d->io.guest_wr_bytes += io->wr_bytes;
+		d->io.guest_rd_ios += io->rd_ios;
+		d->io.guest_wr_ios += io->wr_ios;
 	}
 	if (leaf) {
-		d->phys_rd_bytes += io->rd_bytes;
-		d->phys_wr_bytes += io->wr_bytes;
+		d->io.phys_rd_bytes += io->rd_bytes;
+		d->io.phys_wr_bytes += io->wr_bytes;
 	}
 	if (in_vmstat)
-		d->vmstat_wr_bytes += io->wr_bytes;
+		d->io.vmstat_wr_bytes += io->wr_bytes;
 }
 
 static int layer_order(const void *a, const void *b)
@@ -367,9 +379,9 @@ int model_compute(const struct xio_sample *prev, const struct xio_sample *cur,
 		goto fail;
 	for (size_t i = 0; i < out->n_domains; i++) {
 		struct model_domain *d = &out->domains[i];
-		d->double_counted_bytes = d->vmstat_wr_bytes > d->phys_wr_bytes
-		                              ? d->vmstat_wr_bytes - d->phys_wr_bytes
-		                              : 0;
+		d->io.double_counted_bytes = d->io.vmstat_wr_bytes > d->io.phys_wr_bytes
+		                                 ? d->io.vmstat_wr_bytes - d->io.phys_wr_bytes
+		                                 : 0;
 		if (d->n_layers)
 			qsort(d->layers, d->n_layers, sizeof(*d->layers), layer_order);
 	}
@@ -405,7 +417,7 @@ void model_host_totals(const struct model_interval *m, struct model_host_totals 
 		out->disk_wr_bytes += m->disks[i].wr_bytes;
 	}
 	for (size_t i = 0; i < m->n_domains; i++)
-		out->double_counted_bytes += m->domains[i].double_counted_bytes;
+		out->double_counted_bytes += m->domains[i].io.double_counted_bytes;
 }
 
 uint64_t model_dom0_own_cpu_ns(const struct model_interval *m)

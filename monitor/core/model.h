@@ -43,13 +43,23 @@ struct model_vbd {
 	bool disagree;
 };
 
+/* A domain's byte and request figures that add up over intervals: an interval's
+ * (model_domain), a window's (explain's ex_domain), dom0's own bios merged into domain
+ * 0's (explain's dom0 subject). */
+struct model_io_sums {
+	uint64_t guest_rd_bytes, guest_wr_bytes, guest_rd_ios, guest_wr_ios;
+	uint64_t phys_rd_bytes, phys_wr_bytes;
+	uint64_t vmstat_wr_bytes;      /* what pgpgout counted for this domain */
+	uint64_t double_counted_bytes; /* vmstat_wr_bytes - phys_wr_bytes, >= 0 */
+};
+
+/* to += add, figure by figure. */
+void model_io_sums_add(struct model_io_sums *to, const struct model_io_sums *add);
+
 struct model_domain {
 	uint32_t domid;
 	const struct xio_domain *info; /* names (cur's, copied); NULL if only seen in counters */
-	uint64_t guest_rd_bytes, guest_wr_bytes, guest_rd_ios, guest_wr_ios;
-	uint64_t phys_rd_bytes, phys_wr_bytes;
-	uint64_t vmstat_wr_bytes;               /* what pgpgout counted for this domain */
-	uint64_t double_counted_bytes;          /* vmstat_wr_bytes - phys_wr_bytes, >= 0 */
+	struct model_io_sums io;       /* this interval */
 	uint64_t cpu_ns_by_role[XIO_CPU_ROLES]; /* dom0 CPU spent for it this interval */
 	uint64_t cpu_ns;
 	uint64_t dirtied_bytes, written_back_bytes; /* this interval */

@@ -132,8 +132,9 @@ static void restart_guest_cpu(const struct xio_sample *prev, const struct xio_sa
 
 static bool idle(const struct model_domain *d)
 {
-	if (d->guest_rd_bytes | d->guest_wr_bytes | d->phys_rd_bytes | d->phys_wr_bytes |
-	    d->vmstat_wr_bytes | d->cpu_ns | d->dirtied_bytes | d->written_back_bytes)
+	if (d->io.guest_rd_bytes | d->io.guest_wr_bytes | d->io.phys_rd_bytes |
+	    d->io.phys_wr_bytes | d->io.vmstat_wr_bytes | d->cpu_ns | d->dirtied_bytes |
+	    d->written_back_bytes)
 		return false;
 	for (size_t i = 0; i < d->n_layers; i++)
 		if (d->layers[i].rd_bytes | d->layers[i].wr_bytes)

@@ -271,8 +271,9 @@ const struct ex_domain *explain_busiest(const struct explain *ex, const struct e
 	const struct ex_domain *best = NULL;
 	for (size_t i = 0; i < ex->n_doms; i++) {
 		const struct ex_domain *d = &ex->doms[i];
-		uint64_t moved = d->guest_wr + d->guest_rd;
-		if (d != except && moved && (!best || moved > best->guest_wr + best->guest_rd))
+		uint64_t moved = d->io.guest_wr_bytes + d->io.guest_rd_bytes;
+		if (d != except && moved &&
+		    (!best || moved > best->io.guest_wr_bytes + best->io.guest_rd_bytes))
 			best = d;
 	}
 	return best;
@@ -282,7 +283,7 @@ const struct ex_domain *explain_also_active(const struct explain *ex,
                                             const struct ex_domain *picked)
 {
 	const struct ex_domain *d = explain_busiest(ex, picked);
-	return d && d->guest_wr + d->guest_rd >= EX_ACTIVE_BYTES ? d : NULL;
+	return d && d->io.guest_wr_bytes + d->io.guest_rd_bytes >= EX_ACTIVE_BYTES ? d : NULL;
 }
 
 double ex_dom0_cpu_s(const struct ex_domain *d)
@@ -292,18 +293,18 @@ double ex_dom0_cpu_s(const struct ex_domain *d)
 
 double ex_cpu_s_per_gib(const struct ex_domain *d)
 {
-	double gib = (double)(d->guest_wr + d->guest_rd) / EX_GIB;
+	double gib = (double)(d->io.guest_wr_bytes + d->io.guest_rd_bytes) / EX_GIB;
 	return gib > 0 ? (double)(d->cpu_ns + d->after_cpu_ns) / 1e9 / gib : 0;
 }
 
 double ex_guest_wr_rate(const struct explain *ex, const struct ex_domain *d)
 {
-	return ex->win.seconds > 0 ? (double)d->guest_wr / ex->win.seconds : 0;
+	return ex->win.seconds > 0 ? (double)d->io.guest_wr_bytes / ex->win.seconds : 0;
 }
 
 double ex_end_to_end_wr_rate(const struct explain *ex, const struct ex_domain *d)
 {
 	double s = ex->win.seconds +
 	           (d->drained || d->dom0_subject ? d->drain_s : ex->win.recorded_after_s);
-	return s > 0 ? (double)d->guest_wr / s : 0;
+	return s > 0 ? (double)d->io.guest_wr_bytes / s : 0;
 }

@@ -15,7 +15,7 @@ static int pick(const struct explain *ex, const char *name, const char *which, s
 {
 	const struct ex_domain **out = &side->dom;
 	*out = name ? explain_find_domain(ex, name) : explain_busiest(ex, NULL);
-	if (*out && (*out)->guest_wr + (*out)->guest_rd >= EX_ACTIVE_BYTES) {
+	if (*out && (*out)->io.guest_wr_bytes + (*out)->io.guest_rd_bytes >= EX_ACTIVE_BYTES) {
 		side->also_active = name ? NULL : explain_also_active(ex, *out);
 		return 0;
 	}
@@ -32,7 +32,7 @@ static void measure(struct ex_side *s, bool reads)
 {
 	const struct explain *ex = s->ex;
 	const struct ex_domain *d = s->dom;
-	s->bytes = (double)(reads ? d->guest_rd : d->guest_wr);
+	s->bytes = (double)(reads ? d->io.guest_rd_bytes : d->io.guest_wr_bytes);
 	double gib = s->bytes / EX_GIB;
 	s->rate_bps = s->bytes / ex->win.seconds;
 	s->seen_s_per_gib = gib > 0 ? ex->win.seconds / gib : 0;
@@ -43,10 +43,12 @@ static void measure(struct ex_side *s, bool reads)
 		double drain =
 		    d->drained || d->dom0_subject ? d->drain_s : ex->win.recorded_after_s;
 		s->hidden_s_per_gib = gib > 0 ? drain / gib : 0;
-	} else if (d->phys_rd >= EX_ACTIVE_BYTES && d->phys_rd < d->guest_rd) {
+	} else if (d->io.phys_rd_bytes >= EX_ACTIVE_BYTES &&
+	           d->io.phys_rd_bytes < d->io.guest_rd_bytes) {
 		/* the cached part read at the rate the disk delivered the rest */
 		s->hidden_s_per_gib =
-		    s->seen_s_per_gib * ((double)d->guest_rd / (double)d->phys_rd - 1);
+		    s->seen_s_per_gib *
+		    ((double)d->io.guest_rd_bytes / (double)d->io.phys_rd_bytes - 1);
 	}
 	s->true_s_per_gib = s->seen_s_per_gib + s->hidden_s_per_gib;
 }
@@ -93,8 +95,8 @@ static void say_requests(struct ex_cause *k, const struct ex_compare *c)
 {
 	const struct ex_domain *a = c->a.dom, *b = c->b.dom;
 	bool wr = !c->reads;
-	double ga = (double)(wr ? a->guest_wr_ios : a->guest_rd_ios);
-	double gb = (double)(wr ? b->guest_wr_ios : b->guest_rd_ios), ka, kb, ia, ib;
+	double ga = (double)(wr ? a->io.guest_wr_ios : a->io.guest_rd_ios);
+	double gb = (double)(wr ? b->io.guest_wr_ios : b->io.guest_rd_ios), ka, kb, ia, ib;
 	ex_leaf_requests(a, wr, &ka, &ia);
 	ex_leaf_requests(b, wr, &kb, &ib);
 	if (c->a.ex->host.absent || c->b.ex->host.absent || ga <= 0 || gb <= 0 || ia <= 0 ||
@@ -179,8 +181,8 @@ int explain_compare(const struct explain *a, const char *dom_a, const struct exp
 	out->b.ex = b;
 	if (pick(a, dom_a, "A", &out->a, err, errlen) || pick(b, dom_b, "B", &out->b, err, errlen))
 		return compare_hosts(out);
-	out->reads =
-	    out->a.dom->guest_wr < EX_ACTIVE_BYTES && out->b.dom->guest_wr < EX_ACTIVE_BYTES;
+	out->reads = out->a.dom->io.guest_wr_bytes < EX_ACTIVE_BYTES &&
+	             out->b.dom->io.guest_wr_bytes < EX_ACTIVE_BYTES;
 	measure(&out->a, out->reads);
 	measure(&out->b, out->reads);
 	if (out->a.bytes <= 0 || out->b.bytes <= 0) {

@@ -48,8 +48,9 @@ void ex_dom0_add(struct ex_dom0_interval *d0, const struct xio_sample *s, const 
 	struct model_domain *md = &d0->md;
 	d0->any = true;
 	model_domain_add_io(md, io, submitted, leaf, submitted);
-	md->double_counted_bytes =
-	    md->vmstat_wr_bytes > md->phys_wr_bytes ? md->vmstat_wr_bytes - md->phys_wr_bytes : 0;
+	md->io.double_counted_bytes = md->io.vmstat_wr_bytes > md->io.phys_wr_bytes
+	                                  ? md->io.vmstat_wr_bytes - md->io.phys_wr_bytes
+	                                  : 0;
 	enum model_role role = leaf ? ROLE_LEAF : submitted ? ROLE_BACKEND : ROLE_STACKED;
 	struct model_layer *ml = layer_of(d0, role, dev, l->dev);
 	if (ml)
@@ -64,14 +65,7 @@ const struct model_domain *ex_dom0_merge(const struct model_domain *md,
 	if (!md)
 		return out;
 	const struct model_domain *b = &d0->md;
-	out->guest_wr_bytes += b->guest_wr_bytes;
-	out->guest_rd_bytes += b->guest_rd_bytes;
-	out->guest_wr_ios += b->guest_wr_ios;
-	out->guest_rd_ios += b->guest_rd_ios;
-	out->phys_wr_bytes += b->phys_wr_bytes;
-	out->phys_rd_bytes += b->phys_rd_bytes;
-	out->vmstat_wr_bytes += b->vmstat_wr_bytes;
-	out->double_counted_bytes += b->double_counted_bytes;
+	model_io_sums_add(&out->io, &b->io);
 	size_t n = 0;
 	for (size_t i = 0; i < md->n_layers && n < 2 * EX_MAX_LAYERS; i++)
 		buf[n++] = md->layers[i];
@@ -144,7 +138,7 @@ static uint64_t run_wr(const struct ex_dom0_tail *t, const struct model_domain *
 {
 	uint64_t most;
 	if (!run_disks_known(t, &most))
-		return md->phys_wr_bytes;
+		return md->io.phys_wr_bytes;
 	uint64_t n = 0;
 	for (size_t i = 0; i < md->n_layers; i++) {
 		int k = md->layers[i].is_leaf ? slot_of(t, md->layers[i].dev) : -1;
@@ -170,8 +164,8 @@ static uint64_t window_run_wr(const struct ex_dom0_tail *t, uint64_t phys_wr)
 /* The subject's figures its drain adds to, in the order of ex_dom0_step's sums. */
 static void drain_fields(struct ex_domain *d, uint64_t *f[EX_DOM0_SUMS])
 {
-	f[0] = &d->guest_wr;
-	f[1] = &d->guest_wr_ios;
+	f[0] = &d->io.guest_wr_bytes;
+	f[1] = &d->io.guest_wr_ios;
 	f[2] = &d->after_phys_wr;
 	f[3] = &d->after_vmstat_wr;
 	f[4] = &d->after_double_counted;
@@ -204,7 +198,7 @@ static struct ex_dom0_drain *drain_log(struct explain *ex, struct ex_domain *d,
 		drain_fields(d, f);
 		for (size_t i = 0; i < EX_DOM0_SUMS; i++)
 			p->base[i] = *f[i];
-		p->window_run_wr = window_run_wr(t, d->phys_wr);
+		p->window_run_wr = window_run_wr(t, d->io.phys_wr_bytes);
 	}
 	p->cap = cap;
 	ex->dom0_drain = p;
@@ -221,8 +215,9 @@ int ex_dom0_after(struct explain *ex, struct ex_domain *d, struct ex_dom0_tail *
 		return -1;
 	struct ex_dom0_step *s = &log->step[log->n];
 	const struct ex_dom0_step *prev = log->n ? s - 1 : NULL;
-	uint64_t add[EX_DOM0_SUMS] = {md->guest_wr_bytes, md->guest_wr_ios, md->phys_wr_bytes,
-	                              md->vmstat_wr_bytes, md->double_counted_bytes};
+	uint64_t add[EX_DOM0_SUMS] = {md->io.guest_wr_bytes, md->io.guest_wr_ios,
+	                              md->io.phys_wr_bytes, md->io.vmstat_wr_bytes,
+	                              md->io.double_counted_bytes};
 	s->end_s = end_s;
 	s->run_wr = run_wr(t, md);
 	s->run_sum = (prev ? prev->run_sum : 0) + s->run_wr;
@@ -396,7 +391,8 @@ static void program_of(const char *label, char *out, size_t len)
 static bool drop_idle(struct explain *ex, size_t i)
 {
 	struct ex_domain *d = &ex->doms[i];
-	if (d->guest_wr + d->guest_rd + d->phys_wr + d->phys_rd + d->after_phys_wr)
+	if (d->io.guest_wr_bytes + d->io.guest_rd_bytes + d->io.phys_wr_bytes +
+	    d->io.phys_rd_bytes + d->after_phys_wr)
 		return false;
 	d->dom0_subject = false;
 	if (d->name[0] || d->guest_cpu_known || d->cpu_ns + d->after_cpu_ns)

@@ -67,7 +67,7 @@ struct ex_dom0_interval {
 #define EX_DOM0_DATA_SLACK_MIN (1024 * 1024)
 
 /* The subject's figures that its drain adds to the window's (explain.h's ex_domain):
- * guest_wr, guest_wr_ios, after_phys_wr, after_vmstat_wr, after_double_counted. */
+ * io.guest_wr_bytes, io.guest_wr_ios, after_phys_wr, after_vmstat_wr, after_double_counted. */
 enum { EX_DOM0_SUMS = 5 };
 
 /* One interval after the window. */

@@ -61,8 +61,9 @@ struct ex_domain {
 	bool dom0_subject;
 	uint64_t mem_bytes; /* guest memory; 0 unknown */
 	/* the window */
-	uint64_t guest_wr, guest_rd, phys_wr, phys_rd, vmstat_wr, double_counted;
-	uint64_t guest_wr_ios, guest_rd_ios; /* requests as the guest issued them (its layer) */
+	/* the window's sums of its intervals (model_domain's io); guest_*_ios: requests as the
+	 * guest issued them (its layer) */
+	struct model_io_sums io;
 	uint64_t cpu_ns_by_role[XIO_CPU_ROLES], cpu_ns;
 	uint64_t dirtied, written_back, backlog_end, backlog_peak;
 	uint64_t via_wr[XIOTOP_VIA_MAX], via_rd[XIOTOP_VIA_MAX]; /* window and after it */

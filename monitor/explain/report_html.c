@@ -252,8 +252,8 @@ static void domain_row(FILE *out, const struct explain *ex, const struct ex_doma
 	fprintf(out, "<tr><td>%u</td><td class=\"l\">", d->domid);
 	html_put(out, d->name);
 	fprintf(out, "</td><td class=\"l\">%s</td>", ex_path_kind(d));
-	uint64_t v[] = {d->guest_wr, d->guest_rd,       d->phys_wr,
-	                d->phys_rd,  d->double_counted, d->backlog_end};
+	uint64_t v[] = {d->io.guest_wr_bytes, d->io.guest_rd_bytes,       d->io.phys_wr_bytes,
+	                d->io.phys_rd_bytes,  d->io.double_counted_bytes, d->backlog_end};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		if (i == 5 && d->dom0_subject) /* no dirty counter follows dom0's own files */
 			fputs("<td>-</td>", out);
@@ -288,7 +288,8 @@ void html_window(FILE *out, const struct explain *ex, const char *heading)
 	        ex->host.cpu_count);
 	for (size_t i = 0; i < ex->n_doms; i++) {
 		const struct ex_domain *d = &ex->doms[i];
-		if (d->guest_wr + d->guest_rd + d->phys_wr + d->phys_rd + d->cpu_ns)
+		if (d->io.guest_wr_bytes + d->io.guest_rd_bytes + d->io.phys_wr_bytes +
+		    d->io.phys_rd_bytes + d->cpu_ns)
 			domain_row(out, ex, d);
 	}
 	fputs("</table>\n", out);
@@ -296,7 +297,7 @@ void html_window(FILE *out, const struct explain *ex, const char *heading)
 		html_imported(out, ex);
 	for (size_t i = 0; i < ex->n_doms; i++) {
 		const struct ex_domain *d = &ex->doms[i];
-		if (d->guest_wr + d->guest_rd < EX_ACTIVE_BYTES)
+		if (d->io.guest_wr_bytes + d->io.guest_rd_bytes < EX_ACTIVE_BYTES)
 			continue;
 		char who[160];
 		fputs("<div class=\"dom\"><div><h3>", out);

@@ -92,12 +92,12 @@ static void put_domain(FILE *out, const struct explain *ex, const struct ex_doma
 	bool stack = figure_held(FIG_PHYS_WR_BYTES, ex->host.absent);
 	/* no dirty counter follows dom0's own files (the dom0 subject) */
 	bool dirty = (ex->host.has_dirty || !ex->host.absent) && !d->dom0_subject;
-	put_count(out, ",\"guest_wr_bytes\":", guest, d->guest_wr);
-	put_count(out, ",\"guest_rd_bytes\":", guest, d->guest_rd);
-	put_count(out, ",\"phys_wr_bytes\":", stack, d->phys_wr);
-	put_count(out, ",\"phys_rd_bytes\":", stack, d->phys_rd);
-	put_count(out, ",\"double_counted_bytes\":", stack, d->double_counted);
-	put_count(out, ",\"vmstat_wr_bytes\":", stack, d->vmstat_wr);
+	put_count(out, ",\"guest_wr_bytes\":", guest, d->io.guest_wr_bytes);
+	put_count(out, ",\"guest_rd_bytes\":", guest, d->io.guest_rd_bytes);
+	put_count(out, ",\"phys_wr_bytes\":", stack, d->io.phys_wr_bytes);
+	put_count(out, ",\"phys_rd_bytes\":", stack, d->io.phys_rd_bytes);
+	put_count(out, ",\"double_counted_bytes\":", stack, d->io.double_counted_bytes);
+	put_count(out, ",\"vmstat_wr_bytes\":", stack, d->io.vmstat_wr_bytes);
 	put_count(out, ",\"dirty_backlog_end_bytes\":", dirty, d->backlog_end);
 	put_count(out, ",\"dirty_backlog_peak_bytes\":", dirty, d->backlog_peak);
 	fputs(",\"drain_seconds\":", out);
@@ -105,7 +105,7 @@ static void put_domain(FILE *out, const struct explain *ex, const struct ex_doma
 		fprintf(out, "%.3f", d->drain_s);
 	else
 		fputs("null", out);
-	double gib = (double)(d->guest_wr + d->guest_rd) / EX_GIB;
+	double gib = (double)(d->io.guest_wr_bytes + d->io.guest_rd_bytes) / EX_GIB;
 	fprintf(out, ",\"dom0_cpu_s\":%.6f,\"dom0_cpu_s_per_gib\":", ex_dom0_cpu_s(d));
 	put_num(out, gib > 0 ? ex_dom0_cpu_s(d) / gib : NAN);
 	fprintf(out, ",\"dom0_cpu_s_drain\":%.6f,\"dom0_cpu_s_per_gib_with_drain\":",

@@ -97,7 +97,8 @@ static void domain_table(FILE *out, const struct explain *ex)
 	        "phys wr", "phys rd", "2xcount", "backlog", "drain", "CPU/G");
 	for (size_t i = 0; i < ex->n_doms; i++) {
 		const struct ex_domain *d = &ex->doms[i];
-		if (!(d->guest_wr + d->guest_rd + d->phys_wr + d->phys_rd + d->cpu_ns) &&
+		if (!(d->io.guest_wr_bytes + d->io.guest_rd_bytes + d->io.phys_wr_bytes +
+		      d->io.phys_rd_bytes + d->cpu_ns) &&
 		    !(ex->host.absent && d->guest_cpu_ns))
 			continue; /* idle in the window: in the JSON only */
 		char name[XIO_NAME_MAX * 4], label[300];
@@ -106,11 +107,11 @@ static void domain_table(FILE *out, const struct explain *ex)
 		fprintf(out, "%-14.14s", label);
 		bool guest = figure_held(FIG_GUEST_WR_BYTES, ex->host.absent);
 		bool stack = figure_held(FIG_PHYS_WR_BYTES, ex->host.absent);
-		mib_or_dash(out, guest, d->guest_wr);
-		mib_or_dash(out, guest, d->guest_rd);
-		mib_or_dash(out, stack, d->phys_wr);
-		mib_or_dash(out, stack, d->phys_rd);
-		mib_or_dash(out, stack, d->double_counted);
+		mib_or_dash(out, guest, d->io.guest_wr_bytes);
+		mib_or_dash(out, guest, d->io.guest_rd_bytes);
+		mib_or_dash(out, stack, d->io.phys_wr_bytes);
+		mib_or_dash(out, stack, d->io.phys_rd_bytes);
+		mib_or_dash(out, stack, d->io.double_counted_bytes);
 		mib_or_dash(out, (ex->host.has_dirty || !ex->host.absent) && !d->dom0_subject,
 		            d->backlog_end);
 		if (d->drained)
@@ -202,8 +203,8 @@ static void also_active(FILE *out, const char *which, const struct ex_side *s)
 	if (!s->also_active)
 		return;
 	char chosen[160], other[160], bytes[32], line[512];
-	ex_bytes((double)(s->also_active->guest_wr + s->also_active->guest_rd), bytes,
-	         sizeof(bytes));
+	ex_bytes((double)(s->also_active->io.guest_wr_bytes + s->also_active->io.guest_rd_bytes),
+	         bytes, sizeof(bytes));
 	snprintf(line, sizeof(line),
 	         "(%s is its recording's busiest domain, %s; %s moved %s too: --domain names "
 	         "the one meant)",

@@ -117,18 +117,18 @@ static void fill_row(const struct explain *ex, const struct claim_figures *c,
 		row->observed_phys = at->phys_bytes;
 		row->observed_phys_rate_bps = (double)at->phys_bytes / span;
 	} else if (write) {
-		row->observed_guest = d->guest_wr;
-		row->observed_phys = d->phys_wr + d->after_phys_wr;
+		row->observed_guest = d->io.guest_wr_bytes;
+		row->observed_phys = d->io.phys_wr_bytes + d->after_phys_wr;
 		row->observed_phys_rate_bps = ex_end_to_end_wr_rate(ex, d);
 		/* the rate at which the disk took what the guest wrote: writes reached it by the
 		 * drain's end */
-		if (d->guest_wr && row->observed_phys < d->guest_wr)
+		if (d->io.guest_wr_bytes && row->observed_phys < d->io.guest_wr_bytes)
 			row->observed_phys_rate_bps *=
-			    (double)row->observed_phys / (double)d->guest_wr;
+			    (double)row->observed_phys / (double)d->io.guest_wr_bytes;
 	} else {
-		row->observed_guest = d->guest_rd;
-		row->observed_phys = d->phys_rd;
-		row->observed_phys_rate_bps = (double)d->phys_rd / ex->win.seconds;
+		row->observed_guest = d->io.guest_rd_bytes;
+		row->observed_phys = d->io.phys_rd_bytes;
+		row->observed_phys_rate_bps = (double)d->io.phys_rd_bytes / ex->win.seconds;
 	}
 	row->inflation = row->observed_phys_rate_bps > 0 && row->rate_bps > 0
 	                     ? row->rate_bps / row->observed_phys_rate_bps
@@ -172,7 +172,7 @@ static void add_undirected(struct explain *ex, const struct claim_figures *c,
 		pick = wr.located.found ? &wr : &rd;
 		pick->direction_from = "the timeline";
 	} else {
-		pick = d->guest_rd > d->guest_wr ? &rd : &wr;
+		pick = d->io.guest_rd_bytes > d->io.guest_wr_bytes ? &rd : &wr;
 		pick->direction_from = "the larger direction";
 	}
 	ex->claims[ex->n_claims++] = *pick;
@@ -350,12 +350,13 @@ static void say_also_active(struct ex_verdict *v, const struct explain *ex,
 	if (!other)
 		return;
 	char chosen[160], label[160], b[32];
-	ex_say(v,
-	       " (Set against %s, the recording's busiest domain; %s moved %s too: "
-	       "--claim FILE@DOMAIN names the one meant.)",
-	       d ? ex_dom_label(d, chosen, sizeof(chosen)) : "the busiest domain",
-	       ex_dom_label(other, label, sizeof(label)),
-	       ex_bytes((double)(other->guest_wr + other->guest_rd), b, sizeof(b)));
+	ex_say(
+	    v,
+	    " (Set against %s, the recording's busiest domain; %s moved %s too: "
+	    "--claim FILE@DOMAIN names the one meant.)",
+	    d ? ex_dom_label(d, chosen, sizeof(chosen)) : "the busiest domain",
+	    ex_dom_label(other, label, sizeof(label)),
+	    ex_bytes((double)(other->io.guest_wr_bytes + other->io.guest_rd_bytes), b, sizeof(b)));
 }
 
 void verdict_claim(struct explain *ex, const struct ex_claim *c)

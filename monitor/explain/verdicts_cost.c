@@ -15,7 +15,8 @@ static const struct ex_domain *cheapest(const struct explain *ex)
 	const struct ex_domain *best = NULL;
 	for (size_t i = 0; i < ex->n_doms; i++) {
 		const struct ex_domain *d = &ex->doms[i];
-		if (d->guest_wr + d->guest_rd < EX_ACTIVE_BYTES || !(d->cpu_ns + d->after_cpu_ns))
+		if (d->io.guest_wr_bytes + d->io.guest_rd_bytes < EX_ACTIVE_BYTES ||
+		    !(d->cpu_ns + d->after_cpu_ns))
 			continue;
 		if (!best || ex_cpu_s_per_gib(d) < ex_cpu_s_per_gib(best))
 			best = d;
@@ -30,7 +31,7 @@ void verdict_dom0_cpu_cost(struct explain *ex, const struct ex_domain *d)
 	struct ex_verdict *v = ex_verdict_new(ex, "dom0_cpu_cost", d->domid);
 	if (!v)
 		return;
-	double gib = (double)(d->guest_wr + d->guest_rd) / EX_GIB;
+	double gib = (double)(d->io.guest_wr_bytes + d->io.guest_rd_bytes) / EX_GIB;
 	double per_gib = ex_cpu_s_per_gib(d);
 	const struct ex_domain *low = cheapest(ex);
 	double low_per_gib = low ? ex_cpu_s_per_gib(low) : per_gib;
@@ -95,9 +96,9 @@ static bool dom0_caches(const struct ex_domain *d)
 {
 	const char *kind = ex_path_kind(d);
 	bool file = !strncmp(kind, "file", 4) || !strcmp(kind, "qemu");
-	return d->dirtied > 0 ||
-	       (file && d->guest_rd >= EX_ACTIVE_BYTES &&
-	        d->phys_rd * EX_CACHED_PART_DEN < d->guest_rd * EX_CACHED_PART_NUM);
+	return d->dirtied > 0 || (file && d->io.guest_rd_bytes >= EX_ACTIVE_BYTES &&
+	                          d->io.phys_rd_bytes * EX_CACHED_PART_DEN <
+	                              d->io.guest_rd_bytes * EX_CACHED_PART_NUM);
 }
 
 static void say_size(struct ex_verdict *v, const struct explain *ex, const struct ex_domain *d,
@@ -177,14 +178,15 @@ void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d)
 	/* the benchmark's own file when its output gives it; else what the guest moved */
 	double test = claimed_file(ex, d, &tool);
 	if (test <= 0)
-		test = (double)(d->guest_wr > d->guest_rd ? d->guest_wr : d->guest_rd);
+		test = (double)(d->io.guest_wr_bytes > d->io.guest_rd_bytes ? d->io.guest_wr_bytes
+		                                                            : d->io.guest_rd_bytes);
 	double mem = (double)h->mem_total_kb * 1024;
 	double limit = dirty_limit(h, h->dirty_bytes, h->dirty_ratio);
 	/* dom0's own file system is in dom0's page cache (its direct I/O does not show here) */
 	bool dom0 = (d->dom0_subject || dom0_caches(d)) && mem > 0;
 	/* a test that only writes is held by dom0 up to its dirty limit (then throttled); one
 	 * that reads can be served from all of dom0's memory */
-	bool writes_only = d->guest_rd < EX_ACTIVE_BYTES;
+	bool writes_only = d->io.guest_rd_bytes < EX_ACTIVE_BYTES;
 	double dom0_cache = !dom0 ? 0 : writes_only && limit > 0 ? limit : mem;
 	double cache = (double)d->mem_bytes + dom0_cache;
 	if (cache <= 0 || test >= EX_TEST_TO_CACHE_RULE * cache)
@@ -198,9 +200,11 @@ void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d)
 	double rate = ex_guest_wr_rate(ex, d), e2e = ex_end_to_end_wr_rate(ex, d);
 	/* an import has no physical bytes per domain: what its caches hid is unknown */
 	double hidden_wr = !h->absent && rate > 0 && e2e < rate ? 1 - e2e / rate : 0;
-	double hidden_rd = !h->absent && d->guest_rd > d->phys_rd && d->guest_rd
-	                       ? (double)(d->guest_rd - d->phys_rd) / (double)d->guest_rd
-	                       : 0;
+	double hidden_rd =
+	    !h->absent && d->io.guest_rd_bytes > d->io.phys_rd_bytes && d->io.guest_rd_bytes
+	        ? (double)(d->io.guest_rd_bytes - d->io.phys_rd_bytes) /
+	              (double)d->io.guest_rd_bytes
+	        : 0;
 	v->share = held * (hidden_wr > hidden_rd ? hidden_wr : hidden_rd);
 	ex_fig(v, "test_bytes", test);
 	ex_fig_str(v, "test_bytes_from", tool ? "claim" : "guest bytes");

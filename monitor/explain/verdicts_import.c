@@ -70,7 +70,7 @@ static double guests_wr(const struct explain *ex)
 	double sum = 0;
 	for (size_t i = 0; i < ex->n_doms; i++)
 		if (ex->doms[i].domid)
-			sum += (double)ex->doms[i].guest_wr;
+			sum += (double)ex->doms[i].io.guest_wr_bytes;
 	return sum;
 }
 
@@ -111,7 +111,8 @@ static size_t active_domains(const struct explain *ex)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < ex->n_doms; i++)
-		n += ex->doms[i].guest_wr + ex->doms[i].guest_rd >= EX_ACTIVE_BYTES;
+		n += ex->doms[i].io.guest_wr_bytes + ex->doms[i].io.guest_rd_bytes >=
+		     EX_ACTIVE_BYTES;
 	return n;
 }
 
@@ -119,7 +120,7 @@ static size_t active_domains(const struct explain *ex)
  * against the host's disks. */
 static void host_cache_verdict(struct explain *ex, const struct ex_domain *d, bool write)
 {
-	double guest = (double)(write ? d->guest_wr : d->guest_rd), disk;
+	double guest = (double)(write ? d->io.guest_wr_bytes : d->io.guest_rd_bytes), disk;
 	const char *from;
 	if (guest < EX_ACTIVE_BYTES || !disk_bytes(ex, write, &disk, &from) ||
 	    disk * EX_CACHED_PART_DEN >= guest * EX_CACHED_PART_NUM)
@@ -303,7 +304,8 @@ static void host_dom0_cpu(struct explain *ex)
 	v->share = busy + guests > 0 ? busy / (busy + guests) : 0;
 	double gib = 0;
 	for (size_t i = 0; i < ex->n_doms; i++)
-		gib += (double)(ex->doms[i].guest_wr + ex->doms[i].guest_rd) / EX_GIB;
+		gib += (double)(ex->doms[i].io.guest_wr_bytes + ex->doms[i].io.guest_rd_bytes) /
+		       EX_GIB;
 	ex_fig(v, "dom0_cpu_s", busy);
 	ex_fig(v, "window_seconds", s);
 	ex_fig(v, "dom0_cpus_busy", s > 0 ? busy / s : 0);
@@ -382,8 +384,8 @@ void explain_verdicts_imported(struct explain *ex)
 	host_double_counting(ex);
 	for (size_t i = 0; i < ex->n_doms; i++) {
 		const struct ex_domain *d = &ex->doms[i];
-		bool active =
-		    holds(ex, FIG_GUEST_WR_BYTES) && d->guest_wr + d->guest_rd >= EX_ACTIVE_BYTES;
+		bool active = holds(ex, FIG_GUEST_WR_BYTES) &&
+		              d->io.guest_wr_bytes + d->io.guest_rd_bytes >= EX_ACTIVE_BYTES;
 		/* the benchmark's own size rule needs no VBD counter: the claim's file against
 		 * the guest's memory (xentop MEM(k)), as seed 004's bonnie -s 2048 on a 2 GiB
 		 * guest from a NetBSD dom0 whose libxenstat has no VBD statistics */

@@ -31,24 +31,24 @@ static void say_drain(struct ex_verdict *v, const struct explain *ex, const stru
 
 void verdict_page_cache_inflation(struct explain *ex, const struct ex_domain *d)
 {
-	if (d->guest_wr < EX_ACTIVE_BYTES)
+	if (d->io.guest_wr_bytes < EX_ACTIVE_BYTES)
 		return;
 	double rate = ex_guest_wr_rate(ex, d), e2e = ex_end_to_end_wr_rate(ex, d);
-	double phys_rate = (double)d->phys_wr / ex->win.seconds;
+	double phys_rate = (double)d->io.phys_wr_bytes / ex->win.seconds;
 	double factor = e2e > 0 ? rate / e2e : 0;
 	/* dom0's own writes: its bios after the run are the drain, when it was seen to end */
-	bool cached = d->dom0_subject ? d->drained && factor >= EX_INFLATION_MIN
-	              : ex->host.has_dirty
-	                  ? factor >= EX_INFLATION_MIN
-	                  : d->phys_wr * EX_CACHED_PART_DEN < d->guest_wr * EX_CACHED_PART_NUM;
+	bool cached = d->dom0_subject      ? d->drained && factor >= EX_INFLATION_MIN
+	              : ex->host.has_dirty ? factor >= EX_INFLATION_MIN
+	                                   : d->io.phys_wr_bytes * EX_CACHED_PART_DEN <
+	                                         d->io.guest_wr_bytes * EX_CACHED_PART_NUM;
 	if (!cached)
 		return;
 	struct ex_verdict *v = ex_verdict_new(ex, "page_cache_inflation", d->domid);
 	if (!v)
 		return;
 	v->share = rate > 0 ? 1 - e2e / rate : 0;
-	ex_fig(v, "guest_wr_bytes", (double)d->guest_wr);
-	ex_fig(v, "phys_wr_bytes", (double)d->phys_wr);
+	ex_fig(v, "guest_wr_bytes", (double)d->io.guest_wr_bytes);
+	ex_fig(v, "phys_wr_bytes", (double)d->io.phys_wr_bytes);
 	ex_fig(v, "window_seconds", ex->win.seconds);
 	ex_fig(v, "guest_wr_rate_bytes_per_s", rate);
 	ex_fig(v, "phys_wr_rate_bytes_per_s", phys_rate);
@@ -78,9 +78,10 @@ void verdict_page_cache_inflation(struct explain *ex, const struct ex_domain *d)
 	ex_say(v,
 	       "%s wrote %s in %.2f s, %s as the %s saw it, but only %s of it (%s) reached a "
 	       "physical disk in that time: the rest went into dom0's page cache. ",
-	       who, ex_bytes((double)d->guest_wr, b1, sizeof(b1)), ex->win.seconds,
+	       who, ex_bytes((double)d->io.guest_wr_bytes, b1, sizeof(b1)), ex->win.seconds,
 	       ex_rate(rate, r1, sizeof(r1)), d->dom0_subject ? "program in dom0" : "guest",
-	       ex_bytes((double)d->phys_wr, b2, sizeof(b2)), ex_rate(phys_rate, r2, sizeof(r2)));
+	       ex_bytes((double)d->io.phys_wr_bytes, b2, sizeof(b2)),
+	       ex_rate(phys_rate, r2, sizeof(r2)));
 	say_drain(v, ex, d);
 	ex_say(v,
 	       "Counted until the data was on disk the %s writes went at %s: the "
@@ -133,15 +134,15 @@ static void say_why(struct ex_verdict *v, const struct ex_domain *d)
 
 void verdict_double_counting(struct explain *ex, const struct ex_domain *d)
 {
-	uint64_t dc = d->double_counted + d->after_double_counted;
-	uint64_t vm = d->vmstat_wr + d->after_vmstat_wr;
-	uint64_t phys = d->phys_wr + d->after_phys_wr;
-	if (dc < EX_ACTIVE_BYTES || dc * EX_DOUBLE_MIN_DEN < d->guest_wr)
+	uint64_t dc = d->io.double_counted_bytes + d->after_double_counted;
+	uint64_t vm = d->io.vmstat_wr_bytes + d->after_vmstat_wr;
+	uint64_t phys = d->io.phys_wr_bytes + d->after_phys_wr;
+	if (dc < EX_ACTIVE_BYTES || dc * EX_DOUBLE_MIN_DEN < d->io.guest_wr_bytes)
 		return;
 	struct ex_verdict *v = ex_verdict_new(ex, "double_counting", d->domid);
 	if (!v)
 		return;
-	double guest = d->guest_wr ? (double)d->guest_wr : 1;
+	double guest = d->io.guest_wr_bytes ? (double)d->io.guest_wr_bytes : 1;
 	v->share = vm ? (double)dc / (double)vm : 0;
 	char who[160], b1[32], b2[32], b3[32], b4[32];
 	ex_dom_label(d, who, sizeof(who));
@@ -150,17 +151,17 @@ void verdict_double_counting(struct explain *ex, const struct ex_domain *d)
 	       "of which %s were counted twice; the disks wrote %s. Per layer, as iostat "
 	       "shows them (with the drain): ",
 	       ex_bytes((double)vm, b1, sizeof(b1)), who,
-	       ex_bytes((double)d->guest_wr, b2, sizeof(b2)), d->dom0_subject ? "its own" : "guest",
-	       (double)vm / guest, (double)vm / guest, ex_bytes((double)dc, b3, sizeof(b3)),
-	       ex_bytes((double)phys, b4, sizeof(b4)));
+	       ex_bytes((double)d->io.guest_wr_bytes, b2, sizeof(b2)),
+	       d->dom0_subject ? "its own" : "guest", (double)vm / guest, (double)vm / guest,
+	       ex_bytes((double)dc, b3, sizeof(b3)), ex_bytes((double)phys, b4, sizeof(b4)));
 	double iostat = say_layers(v, d);
 	ex_say(v, ". ");
 	say_why(v, d);
-	ex_fig(v, "guest_wr_bytes", (double)d->guest_wr);
+	ex_fig(v, "guest_wr_bytes", (double)d->io.guest_wr_bytes);
 	ex_fig(v, "vmstat_wr_bytes", (double)vm);
 	ex_fig(v, "phys_wr_bytes", (double)phys);
 	ex_fig(v, "double_counted_bytes", (double)dc);
-	ex_fig(v, "double_counted_in_window_bytes", (double)d->double_counted);
+	ex_fig(v, "double_counted_in_window_bytes", (double)d->io.double_counted_bytes);
 	ex_fig(v, "vmstat_times", (double)vm / guest);
 	ex_fig(v, "iostat_times", iostat / guest);
 	ex_fig(v, "via_loop_bytes",
@@ -176,19 +177,19 @@ void verdict_double_counting(struct explain *ex, const struct ex_domain *d)
 
 void verdict_read_cache(struct explain *ex, const struct ex_domain *d)
 {
-	if (d->guest_rd < EX_ACTIVE_BYTES ||
-	    d->phys_rd * EX_CACHED_PART_DEN >= d->guest_rd * EX_CACHED_PART_NUM)
+	if (d->io.guest_rd_bytes < EX_ACTIVE_BYTES ||
+	    d->io.phys_rd_bytes * EX_CACHED_PART_DEN >= d->io.guest_rd_bytes * EX_CACHED_PART_NUM)
 		return;
 	struct ex_verdict *v = ex_verdict_new(ex, "read_cache", d->domid);
 	if (!v)
 		return;
-	uint64_t cached = d->guest_rd - d->phys_rd;
-	v->share = (double)cached / (double)d->guest_rd;
-	ex_fig(v, "guest_rd_bytes", (double)d->guest_rd);
-	ex_fig(v, "phys_rd_bytes", (double)d->phys_rd);
+	uint64_t cached = d->io.guest_rd_bytes - d->io.phys_rd_bytes;
+	v->share = (double)cached / (double)d->io.guest_rd_bytes;
+	ex_fig(v, "guest_rd_bytes", (double)d->io.guest_rd_bytes);
+	ex_fig(v, "phys_rd_bytes", (double)d->io.phys_rd_bytes);
 	ex_fig(v, "cached_rd_bytes", (double)cached);
-	ex_fig(v, "guest_rd_rate_bytes_per_s", (double)d->guest_rd / ex->win.seconds);
-	ex_fig(v, "phys_rd_rate_bytes_per_s", (double)d->phys_rd / ex->win.seconds);
+	ex_fig(v, "guest_rd_rate_bytes_per_s", (double)d->io.guest_rd_bytes / ex->win.seconds);
+	ex_fig(v, "phys_rd_rate_bytes_per_s", (double)d->io.phys_rd_bytes / ex->win.seconds);
 	ex_evidence(v, "guest_rd_bytes");
 	ex_evidence(v, "phys_rd_bytes");
 	char who[160], b1[32], b2[32], r1[32];
@@ -199,7 +200,7 @@ void verdict_read_cache(struct explain *ex, const struct ex_domain *d)
 	       "from a disk. A read test smaller than dom0's free memory, or run right after "
 	       "the write test, measures RAM; drop dom0's caches "
 	       "(echo 3 > /proc/sys/vm/drop_caches) or use a test larger than dom0's memory.",
-	       who, ex_bytes((double)d->guest_rd, b1, sizeof(b1)),
-	       ex_rate((double)d->guest_rd / ex->win.seconds, r1, sizeof(r1)),
-	       ex_bytes((double)d->phys_rd, b2, sizeof(b2)), v->share * 100);
+	       who, ex_bytes((double)d->io.guest_rd_bytes, b1, sizeof(b1)),
+	       ex_rate((double)d->io.guest_rd_bytes / ex->win.seconds, r1, sizeof(r1)),
+	       ex_bytes((double)d->io.phys_rd_bytes, b2, sizeof(b2)), v->share * 100);
 }

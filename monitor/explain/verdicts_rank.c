@@ -35,7 +35,7 @@ void explain_verdicts(struct explain *ex)
 		explain_verdicts_imported(ex);
 	for (size_t i = 0; !ex->host.absent && i < ex->n_doms; i++) {
 		const struct ex_domain *d = &ex->doms[i];
-		if (d->guest_wr + d->guest_rd < EX_ACTIVE_BYTES)
+		if (d->io.guest_wr_bytes + d->io.guest_rd_bytes < EX_ACTIVE_BYTES)
 			continue;
 		verdict_page_cache_inflation(ex, d);
 		verdict_double_counting(ex, d);

@@ -55,9 +55,9 @@ void ex_leaf_requests(const struct ex_domain *d, bool wr, double *bytes, double 
 
 void verdict_request_size(struct explain *ex, const struct ex_domain *d)
 {
-	bool wr = d->guest_wr >= d->guest_rd, host = ex->host.absent != 0;
-	double g_bytes = (double)(wr ? d->guest_wr : d->guest_rd);
-	double g_ios = (double)(wr ? d->guest_wr_ios : d->guest_rd_ios);
+	bool wr = d->io.guest_wr_bytes >= d->io.guest_rd_bytes, host = ex->host.absent != 0;
+	double g_bytes = (double)(wr ? d->io.guest_wr_bytes : d->io.guest_rd_bytes);
+	double g_ios = (double)(wr ? d->io.guest_wr_ios : d->io.guest_rd_ios);
 	double k_bytes = (double)(wr ? ex->disk_wr : ex->disk_rd);
 	double k_ios = (double)(wr ? ex->disk_wr_ios : ex->disk_rd_ios);
 	if (!host)

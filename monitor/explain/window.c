@@ -83,14 +83,7 @@ static void add_cpu(uint64_t *cpu_ns, uint64_t by_role[XIO_CPU_ROLES],
 
 static void add_window(struct ex_domain *d, const struct model_domain *md)
 {
-	d->guest_wr += md->guest_wr_bytes;
-	d->guest_rd += md->guest_rd_bytes;
-	d->guest_wr_ios += md->guest_wr_ios;
-	d->guest_rd_ios += md->guest_rd_ios;
-	d->phys_wr += md->phys_wr_bytes;
-	d->phys_rd += md->phys_rd_bytes;
-	d->vmstat_wr += md->vmstat_wr_bytes;
-	d->double_counted += md->double_counted_bytes;
+	model_io_sums_add(&d->io, &md->io);
 	add_cpu(&d->cpu_ns, d->cpu_ns_by_role, md);
 	if (md->guest_cpu_ns >= 0) {
 		d->guest_cpu_ns += (uint64_t)md->guest_cpu_ns;
@@ -109,9 +102,9 @@ static void add_after(struct ex_domain *d, const struct model_domain *md, const 
 {
 	if (d->drained)
 		return;
-	d->after_phys_wr += md->phys_wr_bytes;
-	d->after_vmstat_wr += md->vmstat_wr_bytes;
-	d->after_double_counted += md->double_counted_bytes;
+	d->after_phys_wr += md->io.phys_wr_bytes;
+	d->after_vmstat_wr += md->io.vmstat_wr_bytes;
+	d->after_double_counted += md->io.double_counted_bytes;
 	add_cpu(&d->after_cpu_ns, d->after_cpu_ns_by_role, md);
 	add_layers(d, md); /* the writeback's leaf appears here */
 	if (ex->host.has_dirty && md->dirty_backlog_bytes <= threshold) {
@@ -132,16 +125,16 @@ static int add_point(struct ex_domain *d, const struct explain *ex, const struct
 	double s = m->interval_s > 0 ? m->interval_s : 1;
 	p[d->n_series++] = (struct ex_point){
 	    .t = (double)(m->realtime_ns - ex->win.from_ns) / 1e9,
-	    .guest_bps = (double)(md->guest_wr_bytes + md->guest_rd_bytes) / s,
-	    .phys_bps = (double)(md->phys_wr_bytes + md->phys_rd_bytes) / s,
-	    .double_bps = (double)md->double_counted_bytes / s,
+	    .guest_bps = (double)(md->io.guest_wr_bytes + md->io.guest_rd_bytes) / s,
+	    .phys_bps = (double)(md->io.phys_wr_bytes + md->io.phys_rd_bytes) / s,
+	    .double_bps = (double)md->io.double_counted_bytes / s,
 	    .backlog_bytes = (double)md->dirty_backlog_bytes,
 	    .cpu_frac = (double)md->cpu_ns / 1e9 / s,
 	    .interval_s = m->interval_s,
-	    .guest_wr_bytes = md->guest_wr_bytes,
-	    .guest_rd_bytes = md->guest_rd_bytes,
-	    .phys_wr_bytes = md->phys_wr_bytes,
-	    .phys_rd_bytes = md->phys_rd_bytes,
+	    .guest_wr_bytes = md->io.guest_wr_bytes,
+	    .guest_rd_bytes = md->io.guest_rd_bytes,
+	    .phys_wr_bytes = md->io.phys_wr_bytes,
+	    .phys_rd_bytes = md->io.phys_rd_bytes,
 	};
 	return 0;
 }
@@ -227,9 +220,9 @@ static bool guest_run(const struct explain *ex)
 	for (size_t i = 0; i < ex->n_doms; i++) {
 		const struct ex_domain *d = &ex->doms[i];
 		if (d->domid == EX_DOM0_ID)
-			own = d->guest_wr + d->guest_rd;
+			own = d->io.guest_wr_bytes + d->io.guest_rd_bytes;
 		else
-			guest |= d->guest_wr + d->guest_rd >= EX_ACTIVE_BYTES;
+			guest |= d->io.guest_wr_bytes + d->io.guest_rd_bytes >= EX_ACTIVE_BYTES;
 	}
 	return guest && own < EX_ACTIVE_BYTES;
 }

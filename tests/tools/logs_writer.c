@@ -76,9 +76,9 @@ static size_t vbd_lines(FILE *f, const struct xio_sample *cur, uint32_t domid,
 	if (!has_vbd || domid == 0)
 		return 0;
 	if (f)
-		put_vbd_line(f, XVDA, backend_dev(d), 0, d ? d->guest_rd_ios : 0,
-		             d ? d->guest_wr_ios : 0, d ? d->guest_rd_bytes : 0,
-		             d ? d->guest_wr_bytes : 0);
+		put_vbd_line(f, XVDA, backend_dev(d), 0, d ? d->io.guest_rd_ios : 0,
+		             d ? d->io.guest_wr_ios : 0, d ? d->io.guest_rd_bytes : 0,
+		             d ? d->io.guest_wr_bytes : 0);
 	return 1;
 }
 
@@ -93,9 +93,9 @@ static void put_domain(FILE *f, const struct xio_sample *cur, const struct xio_d
 	        "%10s %s %10" PRIu64 " %6.1f %10" PRIu64 " %4zu %8d %8" PRIu64 " %8" PRIu64
 	        " %10" PRIu64 " %10" PRIu64 "\n",
 	        info->name, domid ? "--b---" : "-----r", cpu_ns / 1000000000u, 0.0,
-	        info->mem_bytes / 1024, vbd_lines(NULL, cur, domid, d), 0, d ? d->guest_rd_ios : 0,
-	        d ? d->guest_wr_ios : 0, d ? d->guest_rd_bytes / SECTOR : 0,
-	        d ? d->guest_wr_bytes / SECTOR : 0);
+	        info->mem_bytes / 1024, vbd_lines(NULL, cur, domid, d), 0,
+	        d ? d->io.guest_rd_ios : 0, d ? d->io.guest_wr_ios : 0,
+	        d ? d->io.guest_rd_bytes / SECTOR : 0, d ? d->io.guest_wr_bytes / SECTOR : 0);
 	vbd_lines(f, cur, domid, d);
 }
 

@@ -84,7 +84,7 @@ static int add_interval(void *ctx, struct model_interval *m, unsigned long index
 	t->pgpgout += m->pgpgout_bytes;
 	for (size_t i = 0; i < m->n_domains; i++)
 		if (m->domains[i].domid == DOMID)
-			t->guest_wr += m->domains[i].guest_wr_bytes;
+			t->guest_wr += m->domains[i].io.guest_wr_bytes;
 	return LOOP_GO_ON;
 }
 

@@ -335,7 +335,7 @@ static void test_size_rule_from_claim(void **state)
 	rec_reader_close(r);
 
 	lv_bonnie(&ex, &r, 256, false); /* no claim: what the guest moved, 512 MiB */
-	assert_int_equal(ex.doms[0].guest_wr, 512 * MiB);
+	assert_int_equal(ex.doms[0].io.guest_wr_bytes, 512 * MiB);
 	assert_null(sc_verdict(&ex, "test_size_vs_memory", 7));
 	explain_free(&ex);
 	rec_reader_close(r);

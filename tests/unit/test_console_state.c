@@ -78,10 +78,10 @@ static void make_world(struct world *w)
 		w->doms[i].guest_cpu_ns = -1;
 	}
 	struct model_domain *d = &w->doms[1];
-	d->guest_rd_bytes = 20000000, d->guest_wr_bytes = 80000000;
-	d->guest_rd_ios = 40, d->guest_wr_ios = 80;
-	d->phys_wr_bytes = 40000000, d->double_counted_bytes = 80000000;
-	d->vmstat_wr_bytes = 120000000;
+	d->io.guest_rd_bytes = 20000000, d->io.guest_wr_bytes = 80000000;
+	d->io.guest_rd_ios = 40, d->io.guest_wr_ios = 80;
+	d->io.phys_wr_bytes = 40000000, d->io.double_counted_bytes = 80000000;
+	d->io.vmstat_wr_bytes = 120000000;
 	d->cpu_ns_by_role[XIO_CPU_BACKEND] = 100000000;
 	d->cpu_ns_by_role[XIO_CPU_LOOP] = 150000000;
 	d->cpu_ns_by_role[XIO_CPU_WRITEBACK] = 50000000;
@@ -92,18 +92,18 @@ static void make_world(struct world *w)
 	d->layers = &w->layers[0], d->n_layers = 3;
 
 	d = &w->doms[2];
-	d->guest_rd_bytes = 100000000, d->guest_wr_bytes = 200000000;
-	d->guest_rd_ios = 100, d->guest_wr_ios = 200;
-	d->phys_rd_bytes = 100000000, d->phys_wr_bytes = 200000000;
-	d->vmstat_wr_bytes = 200000000;
+	d->io.guest_rd_bytes = 100000000, d->io.guest_wr_bytes = 200000000;
+	d->io.guest_rd_ios = 100, d->io.guest_wr_ios = 200;
+	d->io.phys_rd_bytes = 100000000, d->io.phys_wr_bytes = 200000000;
+	d->io.vmstat_wr_bytes = 200000000;
 	d->cpu_ns_by_role[XIO_CPU_BACKEND] = 100000000;
 	d->cpu_ns = 100000000;
 	d->guest_cpu_ns = 1500000000;
 	d->layers = &w->layers[3], d->n_layers = 2;
 
 	d = &w->doms[3];
-	d->guest_wr_bytes = 10000000, d->guest_wr_ios = 10;
-	d->phys_wr_bytes = 10000000, d->vmstat_wr_bytes = 10000000;
+	d->io.guest_wr_bytes = 10000000, d->io.guest_wr_ios = 10;
+	d->io.phys_wr_bytes = 10000000, d->io.vmstat_wr_bytes = 10000000;
 	d->cpu_ns_by_role[XIO_CPU_DEVICE_MODEL] = 200000000;
 	d->cpu_ns = 200000000;
 	d->layers = &w->layers[5], d->n_layers = 1;
@@ -408,7 +408,7 @@ static void test_help_pause_delay(void **state)
 	/* pause: the shown interval stays, the CPU seconds still add up */
 	struct world w2;
 	make_world(&w2);
-	w2.doms[1].guest_wr_bytes = 1;
+	w2.doms[1].io.guest_wr_bytes = 1;
 	console_state_key(&st, 'p', 0);
 	assert_true(st.paused);
 	assert_false(console_state_interval(&st, &w2.m));
@@ -1099,8 +1099,8 @@ static void test_synthetic(void **state)
 	assert_true(m.interval_s > 0.99 && m.interval_s < 1.01);
 	uint64_t guest = 0, phys_dbl = 0, busy = m.cpu_unattributed_ns;
 	for (size_t i = 0; i < m.n_domains; i++) {
-		guest += m.domains[i].guest_wr_bytes;
-		phys_dbl += m.domains[i].phys_wr_bytes + m.domains[i].double_counted_bytes;
+		guest += m.domains[i].io.guest_wr_bytes;
+		phys_dbl += m.domains[i].io.phys_wr_bytes + m.domains[i].io.double_counted_bytes;
 		busy += m.domains[i].cpu_ns;
 	}
 	assert_true(guest > 100 * 1000000ull); /* busy domains */

@@ -85,8 +85,8 @@ static void seed001_inflation_and_double_count(void **state)
 	assert_true(ex.win.seconds > 3.99 && ex.win.seconds < 4.01);
 	assert_int_equal(ex.n_doms, 1);
 	const struct ex_domain *d = &ex.doms[0];
-	assert_int_equal(d->guest_wr, 1024 * MiB);
-	assert_int_equal(d->phys_wr, 0);
+	assert_int_equal(d->io.guest_wr_bytes, 1024 * MiB);
+	assert_int_equal(d->io.phys_wr_bytes, 0);
 	assert_int_equal(d->backlog_end, 1024 * MiB);
 	assert_true(d->drained);
 	assert_true(d->drain_s > 12.49 && d->drain_s < 12.51); /* drained at 18 s */
@@ -257,7 +257,7 @@ static void domain_filter_and_window_by_time(void **state)
 	struct xerr err;
 	assert_int_equal(sc_explain(p, "+0", "+25", &ex, &r, &err), 0);
 	assert_true(ex.win.seconds > 24.99 && ex.win.seconds < 25.01);
-	assert_int_equal(ex.doms[0].phys_wr, 1024 * MiB); /* the writeback is inside */
+	assert_int_equal(ex.doms[0].io.phys_wr_bytes, 1024 * MiB); /* the writeback is inside */
 	const char *names[] = {"wsrv-file"};
 	assert_int_equal(explain_keep_domains(&ex, names, 1, &err), 0);
 	assert_int_equal(ex.n_doms, 1);

@@ -119,8 +119,8 @@ static void seed000_dom0_dd_is_the_subject(void **state)
 	assert_string_equal(d->name, "dom0 (dd)");
 	assert_ptr_equal(explain_busiest(&ex, NULL), d);
 	assert_ptr_equal(explain_find_domain(&ex, "dom0"), d);
-	assert_int_equal(d->guest_wr, 10240 * MiB);
-	assert_int_equal(d->phys_wr, 9940 * MiB);
+	assert_int_equal(d->io.guest_wr_bytes, 10240 * MiB);
+	assert_int_equal(d->io.phys_wr_bytes, 9940 * MiB);
 	assert_int_equal(d->after_phys_wr, 300 * MiB);
 	assert_true(d->drained);
 	assert_true(d->drain_s > 2.99 && d->drain_s < 3.01);
@@ -233,8 +233,8 @@ static void dom0_cached_dd(void **state)
 	const struct ex_domain *d = subject(&ex);
 	assert_non_null(d);
 	assert_string_equal(d->name, "dom0 (dd)");
-	assert_int_equal(d->guest_wr, 256 * MiB);
-	assert_int_equal(d->phys_wr, 0);
+	assert_int_equal(d->io.guest_wr_bytes, 256 * MiB);
+	assert_int_equal(d->io.phys_wr_bytes, 0);
 	assert_int_equal(d->after_phys_wr, 256 * MiB);
 	assert_true(d->drained);
 	assert_true(d->drain_s > 31.99 && d->drain_s < 32.01);
@@ -451,7 +451,7 @@ static void dom0_drain_on_the_runs_disk(void **state)
 	assert_true(d->drained);
 	assert_true(d->drain_s > 2.99 && d->drain_s < 3.01);
 	/* vda's in the window and at 4 s, within the drain */
-	assert_int_equal(d->phys_wr + d->after_phys_wr, 256 * MiB + 6 * MiB + 2 * MiB);
+	assert_int_equal(d->io.phys_wr_bytes + d->after_phys_wr, 256 * MiB + 6 * MiB + 2 * MiB);
 	explain_verdicts(&ex);
 	const struct ex_verdict *v = sc_verdict(&ex, "page_cache_inflation", 0);
 	assert_non_null(v);
@@ -530,8 +530,8 @@ static void dom0_drain_ends_with_the_data(void **state)
 	assert_non_null(d);
 	assert_true(d->drained);
 	assert_true(d->drain_s > 0.99 && d->drain_s < 1.01);
-	assert_int_equal(d->guest_wr, 256 * MiB);
-	assert_int_equal(d->phys_wr + d->after_phys_wr, 256 * MiB);
+	assert_int_equal(d->io.guest_wr_bytes, 256 * MiB);
+	assert_int_equal(d->io.phys_wr_bytes + d->after_phys_wr, 256 * MiB);
 	const struct ex_verdict *v = sc_verdict(&ex, "page_cache_inflation", 0);
 	assert_non_null(v);
 	assert_true(sc_fig(v, "inflation_factor") > 1.99 && sc_fig(v, "inflation_factor") < 2.01);
@@ -567,7 +567,7 @@ static void dom0_slow_drain_is_all_data(void **state)
 	assert_non_null(d);
 	assert_true(d->drained);
 	assert_true(d->drain_s > 7.99 && d->drain_s < 8.01);
-	assert_int_equal(d->guest_wr, 256 * MiB);
+	assert_int_equal(d->io.guest_wr_bytes, 256 * MiB);
 	const struct ex_verdict *v = sc_verdict(&ex, "page_cache_inflation", 0);
 	assert_non_null(v);
 	assert_true(sc_fig(v, "inflation_factor") > 8.99 && sc_fig(v, "inflation_factor") < 9.01);
@@ -597,7 +597,7 @@ static void dom0_drain_without_the_runs_bytes(void **state)
 		assert_non_null(d);
 		assert_true(d->drained);
 		assert_true(d->drain_s > 3.99 && d->drain_s < 4.01);
-		assert_int_equal(d->guest_wr, 260 * MiB);
+		assert_int_equal(d->io.guest_wr_bytes, 260 * MiB);
 		const struct ex_verdict *v = sc_verdict(&ex, "page_cache_inflation", 0);
 		assert_non_null(v);
 		assert_string_equal(sc_fig_str(v, "drain_from"), "a quiet stretch");
@@ -636,7 +636,7 @@ static void dom0_last_pages_wait_for_the_timer(void **state)
 	assert_non_null(d);
 	assert_true(d->drained);
 	assert_true(d->drain_s == 0);
-	assert_int_equal(d->guest_wr, 252 * MiB);
+	assert_int_equal(d->io.guest_wr_bytes, 252 * MiB);
 	assert_null(sc_verdict(&ex, "page_cache_inflation", 0));
 	const struct ex_verdict *c = sc_verdict(&ex, "claim", 0);
 	assert_non_null(c);

@@ -122,7 +122,7 @@ static void seed001_request_size(void **state)
 	explain_free(&fa);
 	rec_reader_close(ra);
 	/* 600 MiB on phy: against the guest's 256 MiB only: not a cache test */
-	assert_int_equal(ex.doms[0].guest_wr, 600 * MiB);
+	assert_int_equal(ex.doms[0].io.guest_wr_bytes, 600 * MiB);
 	assert_null(sc_verdict(&ex, "test_size_vs_memory", 2));
 	explain_free(&ex);
 	rec_reader_close(r);

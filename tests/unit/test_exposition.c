@@ -38,10 +38,10 @@ static struct model_domain dom(const struct xio_domain *i, uint32_t domid, uint6
 {
 	return (struct model_domain){.domid = domid,
 	                             .info = i,
-	                             .guest_wr_bytes = wr,
-	                             .guest_rd_bytes = wr / 2,
-	                             .phys_wr_bytes = 2 * wr,
-	                             .double_counted_bytes = wr,
+	                             .io.guest_wr_bytes = wr,
+	                             .io.guest_rd_bytes = wr / 2,
+	                             .io.phys_wr_bytes = 2 * wr,
+	                             .io.double_counted_bytes = wr,
 	                             .dirty_backlog_bytes = wr / 4,
 	                             .cpu_ns_by_role = {1500000000, 0, 250, 0},
 	                             .guest_cpu_ns = -1};
@@ -418,7 +418,7 @@ static void test_churn(void **state)
 	free(t);
 
 	ds[0] = dom(&b, 5, 1); /* the same uuid again, after leaving: still a new series */
-	struct model_domain nameless = {.domid = 9, .guest_wr_bytes = 4, .guest_cpu_ns = -1};
+	struct model_domain nameless = {.domid = 9, .io.guest_wr_bytes = 4, .guest_cpu_ns = -1};
 	struct model_domain three[3] = {ds[0], ds[1], nameless};
 	add(&st, three, 3);
 	t = render(&st, EXPO_OPENMETRICS);

@@ -39,7 +39,7 @@ static void make_world(struct world *w, bool kvm)
 		snprintf(w->info[i].kind, sizeof(w->info[i].kind), "%s", i ? "qdisk" : "vbd");
 		w->doms[i].domid = ids[i];
 		w->doms[i].info = &w->info[i];
-		w->doms[i].guest_wr_bytes = 4000000;
+		w->doms[i].io.guest_wr_bytes = 4000000;
 		w->doms[i].guest_cpu_ns = i ? -1 : 1000000000; /* 50 % of a vCPU over 2 s */
 		w->doms[i].cpu_ns = 500000000;
 	}

@@ -42,10 +42,10 @@ static void make_world(struct world *w)
 	struct model_domain *d = &w->dom;
 	d->domid = 3;
 	d->info = &w->info;
-	d->guest_rd_bytes = 1000001, d->guest_wr_bytes = 1000002;
-	d->guest_rd_ios = 1003, d->guest_wr_ios = 1004;
-	d->phys_rd_bytes = 1000005, d->phys_wr_bytes = 1000006;
-	d->double_counted_bytes = 1000007;
+	d->io.guest_rd_bytes = 1000001, d->io.guest_wr_bytes = 1000002;
+	d->io.guest_rd_ios = 1003, d->io.guest_wr_ios = 1004;
+	d->io.phys_rd_bytes = 1000005, d->io.phys_wr_bytes = 1000006;
+	d->io.double_counted_bytes = 1000007;
 	d->cpu_ns = 100000008;
 	d->cpu_ns_by_role[XIO_CPU_BACKEND] = 100000008;
 	d->guest_cpu_ns = 100000009;

@@ -168,9 +168,9 @@ static void test_xentop_linux(void **state)
 	assert_int_equal(model_compute(&l.r.samples[2], s, &m), 0);
 	for (size_t i = 0; i < m.n_domains; i++) {
 		if (m.domains[i].domid == 1)
-			assert_int_equal(m.domains[i].guest_wr_bytes, 3 * 81920 * 512ull);
+			assert_int_equal(m.domains[i].io.guest_wr_bytes, 3 * 81920 * 512ull);
 		if (m.domains[i].domid == 2)
-			assert_int_equal(m.domains[i].guest_rd_bytes, 40960 * 512ull);
+			assert_int_equal(m.domains[i].io.guest_rd_bytes, 40960 * 512ull);
 	}
 	model_free(&m);
 	unload(&l);

@@ -167,9 +167,9 @@ static void test_absent_round_trip(void **state)
 	assert_int_equal(mi.absent, XIO_ABSENT_STACK | XIO_ABSENT_VMSTAT | XIO_ABSENT_HOST_CPU);
 	for (size_t i = 0; i < mi.n_domains; i++)
 		if (mi.domains[i].domid == 1) {
-			assert_true(mi.domains[i].guest_wr_bytes > 0);
-			assert_int_equal(mi.domains[i].vmstat_wr_bytes, 0);
-			assert_int_equal(mi.domains[i].double_counted_bytes, 0);
+			assert_true(mi.domains[i].io.guest_wr_bytes > 0);
+			assert_int_equal(mi.domains[i].io.vmstat_wr_bytes, 0);
+			assert_int_equal(mi.domains[i].io.double_counted_bytes, 0);
 		}
 	/* batch JSON: what was not imported is null, what was is a number */
 	char *text = NULL;

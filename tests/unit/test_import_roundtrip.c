@@ -137,18 +137,18 @@ static void same_totals(const struct xio_sample *want, const struct xio_sample *
 	assert_int_equal(model_compute(&got[0], &got[n - 1], &b), 0);
 	for (uint32_t domid = 1; domid <= 2; domid++) {
 		const struct model_domain *x = domain_in(&a, domid), *y = domain_in(&b, domid);
-		assert_int_equal(x->guest_rd_bytes, y->guest_rd_bytes);
-		assert_int_equal(x->guest_wr_bytes, y->guest_wr_bytes);
-		assert_int_equal(x->guest_rd_ios, y->guest_rd_ios);
-		assert_int_equal(x->guest_wr_ios, y->guest_wr_ios);
+		assert_int_equal(x->io.guest_rd_bytes, y->io.guest_rd_bytes);
+		assert_int_equal(x->io.guest_wr_bytes, y->io.guest_wr_bytes);
+		assert_int_equal(x->io.guest_rd_ios, y->io.guest_rd_ios);
+		assert_int_equal(x->io.guest_wr_ios, y->io.guest_wr_ios);
 		assert_int_equal(x->guest_cpu_ns, y->guest_cpu_ns);
 		/* the -x line (no blkback counters recorded: one xvda line of the totals) */
 		assert_int_equal(y->n_vbds, 1);
 		assert_int_equal(y->vbds[0].devid, 51712);
-		assert_int_equal(y->vbds[0].rd_bytes, x->guest_rd_bytes);
-		assert_int_equal(y->vbds[0].wr_bytes, x->guest_wr_bytes);
-		assert_int_equal(y->vbds[0].rd_req, x->guest_rd_ios);
-		assert_int_equal(y->vbds[0].wr_req, x->guest_wr_ios);
+		assert_int_equal(y->vbds[0].rd_bytes, x->io.guest_rd_bytes);
+		assert_int_equal(y->vbds[0].wr_bytes, x->io.guest_wr_bytes);
+		assert_int_equal(y->vbds[0].rd_req, x->io.guest_rd_ios);
+		assert_int_equal(y->vbds[0].wr_req, x->io.guest_wr_ios);
 	}
 	assert_int_equal(a.pgpgin_bytes, b.pgpgin_bytes);
 	assert_int_equal(a.pgpgout_bytes, b.pgpgout_bytes);

@@ -86,21 +86,21 @@ static void test_figures_and_identity(void **state)
 	assert_true(m.interval_s > 0.99 && m.interval_s < 1.01);
 
 	const struct model_domain *d1 = dom(&m, 1), *d2 = dom(&m, 2), *d3 = dom(&m, 3);
-	assert_int_equal(d1->guest_wr_bytes, 256 * MiB);
-	assert_int_equal(d1->guest_rd_bytes, 64 * MiB);
-	assert_int_equal(d1->phys_wr_bytes, 256 * MiB);
-	assert_int_equal(d1->double_counted_bytes, 256 * MiB);
+	assert_int_equal(d1->io.guest_wr_bytes, 256 * MiB);
+	assert_int_equal(d1->io.guest_rd_bytes, 64 * MiB);
+	assert_int_equal(d1->io.phys_wr_bytes, 256 * MiB);
+	assert_int_equal(d1->io.double_counted_bytes, 256 * MiB);
 	/* partition: whole loop disk is the same bio, not a second vmstat count */
-	assert_int_equal(d2->guest_wr_bytes, 256 * MiB);
-	assert_int_equal(d2->phys_wr_bytes, 256 * MiB);
-	assert_int_equal(d2->double_counted_bytes, 256 * MiB);
-	assert_int_equal(d3->phys_wr_bytes, 256 * MiB);
-	assert_int_equal(d3->double_counted_bytes, 0);
+	assert_int_equal(d2->io.guest_wr_bytes, 256 * MiB);
+	assert_int_equal(d2->io.phys_wr_bytes, 256 * MiB);
+	assert_int_equal(d2->io.double_counted_bytes, 256 * MiB);
+	assert_int_equal(d3->io.phys_wr_bytes, 256 * MiB);
+	assert_int_equal(d3->io.double_counted_bytes, 0);
 	assert_int_equal(m.unattr_wr_bytes, 1 * MiB);
 
 	uint64_t explained = m.unattr_wr_bytes;
 	for (size_t i = 0; i < m.n_domains; i++)
-		explained += m.domains[i].phys_wr_bytes + m.domains[i].double_counted_bytes;
+		explained += m.domains[i].io.phys_wr_bytes + m.domains[i].io.double_counted_bytes;
 	assert_int_equal(explained, m.pgpgout_bytes);
 
 	/* layers: backend first, then stacked, file, leaf */
@@ -129,8 +129,8 @@ static void test_dm_not_double_counted(void **state)
 	add_layer(&cur, 6, SDA, XIOTOP_VIA_REMAP, 100 * MiB, 0);
 	struct model_interval m;
 	assert_int_equal(model_compute(NULL, &cur, &m), 0);
-	assert_int_equal(m.domains[0].phys_wr_bytes, 100 * MiB);
-	assert_int_equal(m.domains[0].double_counted_bytes, 0);
+	assert_int_equal(m.domains[0].io.phys_wr_bytes, 100 * MiB);
+	assert_int_equal(m.domains[0].io.double_counted_bytes, 0);
 	assert_int_equal(m.domains[0].layers[1].role, ROLE_LEAF);
 	model_free(&m);
 	sample_free(&cur);
@@ -189,7 +189,7 @@ static void test_counter_reset(void **state)
 	three_domains(&cur, 1);
 	struct model_interval m;
 	assert_int_equal(model_compute(&prev, &cur, &m), 0);
-	assert_int_equal(dom(&m, 1)->guest_wr_bytes, 256 * MiB);
+	assert_int_equal(dom(&m, 1)->io.guest_wr_bytes, 256 * MiB);
 	model_free(&m);
 	sample_free(&prev);
 	sample_free(&cur);
@@ -207,7 +207,7 @@ static void test_unknown_domain_listed(void **state)
 	assert_int_equal(m.n_domains, 1);
 	assert_int_equal(m.domains[0].domid, 9);
 	assert_null(m.domains[0].info);
-	assert_int_equal(m.domains[0].guest_wr_bytes, 5 * MiB);
+	assert_int_equal(m.domains[0].io.guest_wr_bytes, 5 * MiB);
 	model_free(&m);
 	sample_free(&cur);
 }

@@ -107,10 +107,10 @@ static struct model_interval one_domain(struct xio_domain *info, struct model_la
 	memset(d, 0, sizeof(*d));
 	d->domid = 5;
 	d->info = info;
-	d->guest_wr_bytes = 2000000;
-	d->guest_wr_ios = 2;
-	d->phys_wr_bytes = 2000000;
-	d->double_counted_bytes = 2000000;
+	d->io.guest_wr_bytes = 2000000;
+	d->io.guest_wr_ios = 2;
+	d->io.phys_wr_bytes = 2000000;
+	d->io.double_counted_bytes = 2000000;
 	d->layers = layer;
 	d->n_layers = 1;
 	struct model_interval m = {.interval_s = 2.0,

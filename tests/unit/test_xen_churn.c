@@ -275,7 +275,7 @@ static void test_departed_domains_leave(void **state)
 	assert_null(find(&m, 2));
 	assert_non_null(find(&m, 3));
 	assert_null(find(&m, 3)->info);
-	assert_int_equal(find(&m, 3)->guest_wr_bytes, 2 * MiB);
+	assert_int_equal(find(&m, 3)->io.guest_wr_bytes, 2 * MiB);
 	model_free(&m);
 
 	/* not the hypervisor's list (a dump, no Xen): every domain the tracer saw stays */

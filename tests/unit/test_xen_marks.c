@@ -222,13 +222,13 @@ static void explain_window_from_guest_marks(void **state)
 	assert_true(ex.win.seconds > 3.99 && ex.win.seconds < 4.01);
 	const struct ex_domain *d = explain_find_domain(&ex, "guest-lv");
 	assert_non_null(d);
-	assert_int_equal(d->guest_wr, 128 * MiB);
+	assert_int_equal(d->io.guest_wr_bytes, 128 * MiB);
 	d = explain_find_domain(&ex, "guest-file");
-	assert_true(!d || d->guest_wr == 0); /* it wrote before guest 2's window */
+	assert_true(!d || d->io.guest_wr_bytes == 0); /* it wrote before guest 2's window */
 	explain_free(&ex);
 	assert_int_equal(explain_collect_marked(r, NULL, NULL, 1, &ex, &err), 0);
 	assert_true(ex.win.seconds > 2.99 && ex.win.seconds < 3.01);
-	assert_int_equal(explain_find_domain(&ex, "guest-file")->guest_wr, 192 * MiB);
+	assert_int_equal(explain_find_domain(&ex, "guest-file")->io.guest_wr_bytes, 192 * MiB);
 	explain_free(&ex);
 	/* bounds given win over the marks */
 	assert_int_equal(explain_collect_marked(r, "+0", "+16", 2, &ex, &err), 0);
