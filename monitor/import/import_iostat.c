@@ -202,16 +202,19 @@ static int drop_partial(void *parser, unsigned cut_line)
 	return 0;
 }
 
+static void drop_result(void *parser)
+{
+	imp_iostat_free(((struct io_parser *)parser)->out);
+}
+
 int imp_iostat_parse(const char *file, const char *buf, size_t len, struct imp_iostat *out,
                      struct xerr *err)
 {
 	memset(out, 0, sizeof(*out));
-	struct io_parser p = {
-	    .log = {IMP_IOSTAT, take_line, drop_partial, &out->n}, .out = out, .time_ns = -1};
-	int rc = imp_parse_log(&p.log, file, buf, len, err);
-	if (rc)
-		imp_iostat_free(out);
-	return rc;
+	struct io_parser p = {.log = {IMP_IOSTAT, take_line, drop_partial, drop_result, &out->n},
+	                      .out = out,
+	                      .time_ns = -1};
+	return imp_parse_log(&p.log, file, buf, len, err);
 }
 
 void imp_iostat_free(struct imp_iostat *io)

@@ -131,15 +131,18 @@ static int finish(void *parser, unsigned cut_line)
 	return 0;
 }
 
+static void drop_result(void *parser)
+{
+	imp_vmstat_free(((struct vm_parser *)parser)->out);
+}
+
 int imp_vmstat_parse(const char *file, const char *buf, size_t len, struct imp_vmstat *out,
                      struct xerr *err)
 {
 	memset(out, 0, sizeof(*out));
-	struct vm_parser p = {.log = {IMP_VMSTAT, take_line, finish, &out->n}, .out = out};
-	int rc = imp_parse_log(&p.log, file, buf, len, err);
-	if (rc)
-		imp_vmstat_free(out);
-	return rc;
+	struct vm_parser p = {.log = {IMP_VMSTAT, take_line, finish, drop_result, &out->n},
+	                      .out = out};
+	return imp_parse_log(&p.log, file, buf, len, err);
 }
 
 void imp_vmstat_free(struct imp_vmstat *v)
