@@ -20,6 +20,12 @@ struct io_parser {
 	int64_t time_ns; /* the last -t time line */
 };
 
+/* imp_log's drop: what a failed parse built, freed */
+static void drop_result(void *parser)
+{
+	imp_iostat_free(((struct io_parser *)parser)->out);
+}
+
 static int header_sysstat(struct io_parser *p, const struct imp_words *w, unsigned line)
 {
 	static const struct {
@@ -200,11 +206,6 @@ static int drop_partial(void *parser, unsigned cut_line)
 		imp_note_cut(io->note, sizeof(io->note), p->log.file, cut_line);
 	}
 	return 0;
-}
-
-static void drop_result(void *parser)
-{
-	imp_iostat_free(((struct io_parser *)parser)->out);
 }
 
 int imp_iostat_parse(const char *file, const char *buf, size_t len, struct imp_iostat *out,

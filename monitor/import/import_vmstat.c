@@ -15,6 +15,12 @@ struct vm_parser {
 	int bi, bo, us, sy, st; /* word index, -1 absent */
 };
 
+/* imp_log's drop: what a failed parse built, freed */
+static void drop_result(void *parser)
+{
+	imp_vmstat_free(((struct vm_parser *)parser)->out);
+}
+
 static int last_word(const struct imp_words *w, const char *name)
 {
 	int found = -1;
@@ -129,11 +135,6 @@ static int finish(void *parser, unsigned cut_line)
 	struct vm_parser *p = parser;
 	imp_note_cut(p->out->note, sizeof(p->out->note), p->log.file, cut_line);
 	return 0;
-}
-
-static void drop_result(void *parser)
-{
-	imp_vmstat_free(((struct vm_parser *)parser)->out);
 }
 
 int imp_vmstat_parse(const char *file, const char *buf, size_t len, struct imp_vmstat *out,

@@ -23,6 +23,16 @@ struct xt_parser {
 	unsigned *group_of; /* per row */
 };
 
+/* imp_log's drop: what a failed parse built, freed. After take stopped, finish never ran
+ * and group_of is still held; after finish or the end checks failed it is NULL (freed). */
+static void drop_result(void *parser)
+{
+	struct xt_parser *p = parser;
+	free(p->group_of);
+	p->group_of = NULL;
+	imp_xentop_free(p->out);
+}
+
 static int grow_rows(struct xt_parser *p)
 {
 	struct imp_xentop *x = p->out;
@@ -306,16 +316,6 @@ static int finish(void *parser, unsigned cut_line)
 		return -1;
 	drop_partial(p->out, p->log.file, cut_line != 0);
 	return 0;
-}
-
-/* take stopped (finish never ran: group_of still held), or finish or the end checks
- * failed (group_of already freed, NULL) */
-static void drop_result(void *parser)
-{
-	struct xt_parser *p = parser;
-	free(p->group_of);
-	p->group_of = NULL;
-	imp_xentop_free(p->out);
 }
 
 int imp_xentop_parse(const char *file, const char *buf, size_t len, struct imp_xentop *out,
