@@ -20,6 +20,12 @@ struct io_parser {
 	int64_t time_ns; /* the last -t time line */
 };
 
+/* imp_log's drop: what a failed parse built, freed */
+static void drop_result(void *parser)
+{
+	imp_iostat_free(((struct io_parser *)parser)->out);
+}
+
 static int header_sysstat(struct io_parser *p, const struct imp_words *w, unsigned line)
 {
 	static const struct {
@@ -206,12 +212,10 @@ int imp_iostat_parse(const char *file, const char *buf, size_t len, struct imp_i
                      struct xerr *err)
 {
 	memset(out, 0, sizeof(*out));
-	struct io_parser p = {
-	    .log = {IMP_IOSTAT, take_line, drop_partial, &out->n}, .out = out, .time_ns = -1};
-	int rc = imp_parse_log(&p.log, file, buf, len, err);
-	if (rc)
-		imp_iostat_free(out);
-	return rc;
+	struct io_parser p = {.log = {IMP_IOSTAT, take_line, drop_partial, drop_result, &out->n},
+	                      .out = out,
+	                      .time_ns = -1};
+	return imp_parse_log(&p.log, file, buf, len, err);
 }
 
 void imp_iostat_free(struct imp_iostat *io)

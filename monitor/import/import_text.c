@@ -114,12 +114,9 @@ static int read_lines(struct imp_cursor *c, struct imp_log *log, struct imp_line
 	return 0;
 }
 
-int imp_parse_log(struct imp_log *log, const char *file, const char *buf, size_t len,
-                  struct xerr *err)
+/* imp_parse_log but for its drop on a failure: 0, or -1 with log->err said. */
+static int parse_whole(struct imp_log *log, const char *buf, size_t len)
 {
-	log->file = file;
-	log->err = err;
-	log->header_line = 0;
 	/* a line and its words: two IMP_LINE_MAX buffers, not on the stack */
 	struct {
 		struct imp_line line;
@@ -139,6 +136,18 @@ int imp_parse_log(struct imp_log *log, const char *file, const char *buf, size_t
 	if (*log->readings < 2)
 		return imp_log_fail(log, c.line, "%s", kinds[log->kind].too_few), -1;
 	return 0;
+}
+
+int imp_parse_log(struct imp_log *log, const char *file, const char *buf, size_t len,
+                  struct xerr *err)
+{
+	log->file = file;
+	log->err = err;
+	log->header_line = 0;
+	if (!parse_whole(log, buf, len))
+		return 0;
+	log->drop(log);
+	return -1;
 }
 
 void imp_note_cut(char *note, size_t len, const char *file, unsigned cut_line)

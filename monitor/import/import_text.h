@@ -54,9 +54,10 @@ void imp_split(const char *text, struct imp_words *out);
 /* The logs import reads, each a tool's text. */
 enum imp_kind { IMP_XENTOP, IMP_VMSTAT, IMP_IOSTAT };
 
-/* One log being parsed: the first member of each importer's parser, which take and finish
- * get (as the parser) and fill. Whose text it is names the tool in messages and what
- * every log of it must hold (import_text.c's table: its header, two readings or more). */
+/* One log being parsed: the first member of each importer's parser, which take, finish
+ * and drop get (as the parser); take and finish fill it. Whose text it is names the tool
+ * in messages and what every log of it must hold (import_text.c's table: its header, two
+ * readings or more). */
 struct imp_log {
 	enum imp_kind kind;
 	/* takes one whole line and its words (its number: line_no): 0, or non-zero to stop */
@@ -64,8 +65,12 @@ struct imp_log {
 	            unsigned line_no);
 	/* after the last whole line (cut_line: the number of a last line cut short, not
 	 * taken; 0 none): the parser's result tidied (a partial last reading dropped) and
-	 * its note said; 0, or -1 with err said */
+	 * its note said; 0, or -1 with err said. Not called once take stopped */
 	int (*finish)(void *parser, unsigned cut_line);
+	/* on a failure (imp_parse_log's -1, from any step): the parser's result and its own
+	 * allocations freed, so the importer's caller has nothing to free. Called at most
+	 * once: after take stopped, after finish, or before either ran (out of memory) */
+	void (*drop)(void *parser);
 	const size_t *readings; /* the parser's count of readings (the first is since boot) */
 	/* set by imp_parse_log */
 	const char *file; /* as given, for messages */
@@ -79,8 +84,9 @@ struct imp_log {
  * TOOL header (...) found" or "FILE:LINE: two readings or more expected (...)" (LINE the
  * last line read), "out of memory", or "FILE:N: a line of TOOL text expected" for a line
  * that is no text (a NUL byte, longer than IMP_LINE_MAX, more than IMP_WORDS_MAX words).
- * A last line cut short (no newline, not blank: the capture was stopped mid-line) is not
- * taken: finish gets its number. */
+ * On -1 it has called log->drop: what the parser built is freed. A last line cut short
+ * (no newline, not blank: the capture was stopped mid-line) is not taken: finish gets its
+ * number. */
 int imp_parse_log(struct imp_log *log, const char *file, const char *buf, size_t len,
                   struct xerr *err);
 /* imp_fail for the log being parsed: "FILE:LINE: what was expected" in its err. */

@@ -15,6 +15,12 @@ struct vm_parser {
 	int bi, bo, us, sy, st; /* word index, -1 absent */
 };
 
+/* imp_log's drop: what a failed parse built, freed */
+static void drop_result(void *parser)
+{
+	imp_vmstat_free(((struct vm_parser *)parser)->out);
+}
+
 static int last_word(const struct imp_words *w, const char *name)
 {
 	int found = -1;
@@ -135,11 +141,9 @@ int imp_vmstat_parse(const char *file, const char *buf, size_t len, struct imp_v
                      struct xerr *err)
 {
 	memset(out, 0, sizeof(*out));
-	struct vm_parser p = {.log = {IMP_VMSTAT, take_line, finish, &out->n}, .out = out};
-	int rc = imp_parse_log(&p.log, file, buf, len, err);
-	if (rc)
-		imp_vmstat_free(out);
-	return rc;
+	struct vm_parser p = {.log = {IMP_VMSTAT, take_line, finish, drop_result, &out->n},
+	                      .out = out};
+	return imp_parse_log(&p.log, file, buf, len, err);
 }
 
 void imp_vmstat_free(struct imp_vmstat *v)

@@ -23,6 +23,16 @@ struct xt_parser {
 	unsigned *group_of; /* per row */
 };
 
+/* imp_log's drop: what a failed parse built, freed. After take stopped, finish never ran
+ * and group_of is still held; after finish or the end checks failed it is NULL (freed). */
+static void drop_result(void *parser)
+{
+	struct xt_parser *p = parser;
+	free(p->group_of);
+	p->group_of = NULL;
+	imp_xentop_free(p->out);
+}
+
 static int grow_rows(struct xt_parser *p)
 {
 	struct imp_xentop *x = p->out;
@@ -299,7 +309,10 @@ static int finish(void *parser, unsigned cut_line)
 {
 	struct xt_parser *p = parser;
 	/* no header: no rows either (take_line refuses one), so no blocks to make */
-	if (make_blocks(p))
+	int rc = make_blocks(p);
+	free(p->group_of); /* the blocks are made: the rows' groups are done with */
+	p->group_of = NULL;
+	if (rc)
 		return -1;
 	drop_partial(p->out, p->log.file, cut_line != 0);
 	return 0;
@@ -309,12 +322,9 @@ int imp_xentop_parse(const char *file, const char *buf, size_t len, struct imp_x
                      struct xerr *err)
 {
 	memset(out, 0, sizeof(*out));
-	struct xt_parser p = {.log = {IMP_XENTOP, take_line, finish, &out->n_blocks}, .out = out};
-	int rc = imp_parse_log(&p.log, file, buf, len, err);
-	free(p.group_of);
-	if (rc)
-		imp_xentop_free(out);
-	return rc;
+	struct xt_parser p = {.log = {IMP_XENTOP, take_line, finish, drop_result, &out->n_blocks},
+	                      .out = out};
+	return imp_parse_log(&p.log, file, buf, len, err);
 }
 
 void imp_xentop_free(struct imp_xentop *x)

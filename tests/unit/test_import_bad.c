@@ -258,14 +258,85 @@ static void test_number_past_64_bits(void **state)
 	assert_false(imp_u64("", &v));
 }
 
+/* A failed parse leaves nothing to free, whichever step failed: take stopping mid-way, a
+ * line that is no text (the frame's own refusal), finish, the header and two-readings
+ * checks. imp_parse_log's drop frees what the parser built (rows and their VBD lines,
+ * xentop's row groups, reports and their devices) and the result is left zeroed; the
+ * sanitizer build's LeakSanitizer checks that nothing was left behind. */
+#define VBD_LINE  "VBD BlkBack 51712 [ca: 0]  OO: 0 RD: 100 WR: 9000 RSECT: 8000 WSECT: 2000000\n"
+#define IO_BANNER "Linux 6.1 (h) \t12/02/26 \t_x86_64_\t(4 CPU)\n\n"
+#define IO_TWO    IO_HDR "sda 1 2 3 4 5\nsdb 1 2 3 4 5\n\n"
+#define NB_HDR    "device read KB/t r/s time MB/s write KB/t w/s time MB/s\n"
+
+static const struct {
+	enum imp_kind kind;
+	const char *text;
+	size_t len; /* 0: strlen(text); else the text holds a NUL */
+	const char *want;
+} failed[] = {
+    {IMP_XENTOP, HDR DOM0("1") GUEST("     guest", "2", "1") VBD_LINE HDR DOM0("x"), 0,
+     "xt.log:6: a number under CPU(sec)"},
+    {IMP_XENTOP, HDR DOM0("1") GUEST("     guest", "2", "1") VBD_LINE "x\0y\n",
+     sizeof(HDR DOM0("1") GUEST("     guest", "2", "1") VBD_LINE "x\0y\n") - 1,
+     "xt.log:5: a line of xentop -b text expected"},
+    {IMP_XENTOP, HDR DOM0("1") GUEST("webserver-", "2", "1") VBD_LINE GUEST("webserver-", "3", "1"),
+     0, "xt.log:5: one row per domain and iteration expected"},
+    {IMP_XENTOP, HDR DOM0("1") GUEST("     guest", "2", "1") VBD_LINE, 0,
+     "xt.log:4: two iterations or more expected"},
+    {IMP_VMSTAT, VM_HDR VM_ROW VM_ROW " 5  0 zz\n", 0, "vm.log:5: 17 columns expected"},
+    {IMP_VMSTAT, VM_HDR VM_ROW VM_ROW "x\0y\n", sizeof(VM_HDR VM_ROW VM_ROW "x\0y\n") - 1,
+     "vm.log:5: a line of vmstat text expected"},
+    {IMP_VMSTAT, "procs -----------memory----------\n\n", 0, "vm.log: no vmstat header"},
+    {IMP_IOSTAT, IO_TWO IO_HDR "sda 1 2 3 x 5\n", 0, "io.log:6: a device row of 6 columns"},
+    {IMP_IOSTAT, IO_TWO "x\0y\n", sizeof(IO_TWO "x\0y\n") - 1,
+     "io.log:5: a line of iostat text expected"},
+    {IMP_IOSTAT, IO_BANNER IO_TWO, 0, "io.log:6: two reports or more expected"},
+    {IMP_IOSTAT, IO_BANNER, 0, "io.log: no iostat -x header"},
+    {IMP_IOSTAT, NB_HDR "wd0 1 2 3 4 5 6 7 8\nwd0 1 2 3 4 5 6 7 8\nwd0 1 x\n", 0,
+     "io.log:4: a device row of 9 columns"},
+};
+
+static void test_failures_leave_nothing(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(failed) / sizeof(failed[0]); i++) {
+		size_t len = failed[i].len ? failed[i].len : strlen(failed[i].text);
+		struct imp_xentop x;
+		struct imp_vmstat v;
+		struct imp_iostat io;
+		struct xerr err;
+		int rc = -2;
+		bool empty = false;
+		if (failed[i].kind == IMP_XENTOP) {
+			rc = imp_xentop_parse("xt.log", failed[i].text, len, &x, &err);
+			empty = !x.rows && !x.n_rows && !x.blocks && !x.n_blocks;
+		} else if (failed[i].kind == IMP_VMSTAT) {
+			rc = imp_vmstat_parse("vm.log", failed[i].text, len, &v, &err);
+			empty = !v.rows && !v.n;
+		} else {
+			rc = imp_iostat_parse("io.log", failed[i].text, len, &io, &err);
+			empty = !io.reports && !io.n;
+		}
+		if (rc != -1 || !strstr(err.msg, failed[i].want) || !empty)
+			fail_msg("case %zu: rc %d, \"%s\" (wanted \"%s\"), %s", i, rc,
+			         rc == -1 ? err.msg : "", failed[i].want,
+			         empty ? "result empty" : "result NOT empty");
+	}
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_xentop_bad),      cmocka_unit_test(test_xentop_partial_end),
-	    cmocka_unit_test(test_vmstat_bad),      cmocka_unit_test(test_iostat_bad),
-	    cmocka_unit_test(test_mixed_intervals), cmocka_unit_test(test_device_name_escaped),
-	    cmocka_unit_test(test_timeline_needs),  cmocka_unit_test(test_number_past_64_bits),
+	    cmocka_unit_test(test_xentop_bad),
+	    cmocka_unit_test(test_xentop_partial_end),
+	    cmocka_unit_test(test_vmstat_bad),
+	    cmocka_unit_test(test_iostat_bad),
+	    cmocka_unit_test(test_mixed_intervals),
+	    cmocka_unit_test(test_device_name_escaped),
+	    cmocka_unit_test(test_timeline_needs),
+	    cmocka_unit_test(test_number_past_64_bits),
+	    cmocka_unit_test(test_failures_leave_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
