@@ -36,7 +36,9 @@ mark "init start"
 # Both probes are put there by the kernel's command line (run.sh: trace_event= and
 # trace_instance=hold,...) in start_kernel, before the second CPU is up, so nothing is
 # rewritten while another CPU runs: kernels before 6.3 lack trace_instance=, and there
-# 'hold' is filled here, first thing, before anything else runs. The events are read from
+# 'hold' is filled here, first thing, before anything else runs, as are the system-call
+# events' second probes everywhere (run.sh: held from start_kernel, no task would get the
+# flag those tracepoints need). The events are read from
 # trace_event= (none there, with xiotop_flip_hold=0: nothing held). Each event goes into
 # /results/held.txt with where each of its two probes came from (boot or init): check.py
 # fails on a tracepoint xiotop attached that is not held, and on a kernel with
