@@ -8,7 +8,7 @@
 # (block_rq_issue -> block_rq_complete), bpftrace's empty programs at the events xiotop
 # runs at per I/O (floor: the run stats' own cost per event), and bcc's biotop where it
 # runs (else the reason is printed). Workloads on an emulated loop domain (tests/emu,
-# loop direct-io on):
+# loop direct-io on; BLOCK_ONLY: on its zram domain):
 #   rand4k    fio 4 KiB random writes, O_DIRECT, psync
 #   seq1m     fio 1 MiB sequential writes, O_DIRECT, psync
 #   buffered  fio 64 KiB buffered writes with writeback (end_fsync)
@@ -19,6 +19,10 @@
 # median (min-max), tool RSS; then ns per event per program.
 # NO_BIO_BACKEND=1: xiotop is not told of guest3 (a bare zram, the emulated LV), so the
 # host it traces has only blk-mq and file-backed backends, as a file-backed Xen host.
+# BLOCK_ONLY=1: xiotop is told of guest3 alone and the workloads write to its zram, as a
+# host whose domains are all on block devices (LVM, phy: no loop device, no image file,
+# no device model). Its buffered workload is no blkback pattern (blkback does no buffered
+# I/O): it writes through the zram's own page cache.
 # Usage: bench/compare.sh [BUILD_DIR]   (root; ROUNDS SECS XIOTOP_BEFORE WORKLOADS, and
 # PEERS to keep only some of: none xiotop xiotop_nolat xiotop_before xiotop_before_latency
 # bt_sum bt_hist floor biotop; xiotop_latency, its name from when latency was opt-in, is xiotop)
@@ -51,9 +55,20 @@ bash "$src/tests/emu/emu.sh" up "$work/world" --dio on >/dev/null
 # shellcheck disable=SC1091
 . "$work/world/env"
 sysctl -qw kernel.bpf_stats_enabled=1
+if [ -n "${NO_BIO_BACKEND:-}" ] && [ -n "${BLOCK_ONLY:-}" ]; then
+	echo "compare: NO_BIO_BACKEND leaves out the only domain BLOCK_ONLY keeps" >&2
+	exit 2
+fi
+target=$DOM1_DEV
 if [ -n "${NO_BIO_BACKEND:-}" ]; then
 	grep -v -e '^/local/domain/3' -e '/backend/vbd/3' "$XENSTORE_DUMP" >"$work/no-bio.dump"
 	XENSTORE_DUMP=$work/no-bio.dump
+fi
+if [ -n "${BLOCK_ONLY:-}" ]; then
+	grep -v -E -e '^/local/domain/[12]( |/)' -e '/backend/vbd/[12]( |/)' "$XENSTORE_DUMP" \
+		>"$work/block-only.dump"
+	XENSTORE_DUMP=$work/block-only.dump
+	target=$DOM3_DEV
 fi
 
 bt_sum='tracepoint:block:block_bio_queue { @bytes[args->dev, comm] = sum(args->nr_sector * 512); }'
@@ -128,7 +143,7 @@ stop_tool() {
 rss_kib() { [ -n "$tool_pid" ] && awk '/^VmRSS/{print $2}' "/proc/$tool_pid/status" 2>/dev/null || echo 0; }
 
 run_fio() { # workload -> fio JSON on stdout
-	local common=(--name=w --filename="$DOM1_DEV" --ioengine=psync --output-format=json)
+	local common=(--name=w --filename="$target" --ioengine=psync --output-format=json)
 	case $1 in
 	rand4k) fio "${common[@]}" --rw=randwrite --bs=4k --direct=1 --size=200M --runtime="$secs" --time_based ;;
 	seq1m) fio "${common[@]}" --rw=write --bs=1M --direct=1 --size=200M --runtime="$secs" --time_based ;;

@@ -330,8 +330,12 @@ static __always_inline u32 loop_work_domid(struct work_state *ws, struct work_st
 	return ws->cached_domid;
 }
 
-/* Every work item in the system starts here: `fn` (work->func, read by the caller)
- * rejects all but loop and writeback work with three compares. */
+/* Every work item in the system starts here, once attached: user space attaches the two
+ * work programs when a loop device, an image file or a device model first backs a domain
+ * (never on a host whose domains are all on block devices), the end first, and never
+ * detaches them, so no kworker is left inside an item whose end no program saw. `fn`
+ * (work->func, read by the caller) rejects all but loop and writeback work with three
+ * compares. */
 static __always_inline int on_work_start(struct work_struct *work, u64 fn)
 {
 	bool is_wb = track_cpu && fn == wb_workfn_addr;
@@ -375,7 +379,9 @@ static __always_inline int on_work_end(void)
 
 /* A kworker seen off its work by the pass or at its end: settle its open run if the run
  * is over (the kworker is off the CPU, or on it in a later run), then move its pending
- * loop time to cpu_ns. A kworker inside a tracked item settles it itself. */
+ * loop time to cpu_ns. A kworker inside a tracked item settles it itself. One that no
+ * work program ever tracked (they are not attached, or it ran no loop or flusher item
+ * since) has no work state: nothing to settle, its runtime stays shared. */
 static __always_inline void kworker_flush(struct task_struct *task, bool exiting)
 {
 	if (!task_is_wq_worker(task->flags))

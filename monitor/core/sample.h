@@ -148,7 +148,7 @@ struct xio_sample {
 	uint64_t cpu_unattributed_ns; /* on-CPU time charged to no domain */
 	bool has_cpu;                 /* CPU counters were collected */
 	bool has_dirty;               /* dirty page counters were collected */
-	char hooks[256];              /* which hooks are active, for headers */
+	char hooks[512];              /* which hooks are active, for headers */
 	uint32_t absent;              /* enum xio_absent bits; 0: every counter is there */
 
 	struct xio_layer *layers;

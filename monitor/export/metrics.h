@@ -60,7 +60,7 @@ struct metrics_state {
 	uint32_t absent;  /* enum xio_absent, the latest interval's: those series are left out */
 	/* each count of the host in the figure table summed (gauges the latest), by figure id */
 	uint64_t host[FIGURE_MAX];
-	char hooks[256];                /* "MODE hook hook ...", the latest interval's */
+	char hooks[512];                /* "MODE hook hook ...", the latest interval's */
 	struct metrics_domain *domains; /* sorted by domid, then generation */
 	size_t n_domains;
 	struct metrics_disk *disks; /* in the interval's order */

@@ -25,7 +25,7 @@
  * the recorder does not store is lost from every recording. Store it (a new nullable
  * column, SCHEMA.md, the reader), then update the sizes. */
 #if defined(__x86_64__) || defined(__aarch64__)
-_Static_assert(sizeof(struct xio_sample) == 464 && sizeof(struct xio_layer) == 48 &&
+_Static_assert(sizeof(struct xio_sample) == 720 && sizeof(struct xio_layer) == 48 &&
                    sizeof(struct xio_dev) == 40 && sizeof(struct xio_disk) == 72 &&
                    sizeof(struct xio_domain) == 392 && sizeof(struct xio_dom_counters) == 64 &&
                    sizeof(struct xio_vbd_stat) == 104 && sizeof(struct xio_latency) == 288,

@@ -30,10 +30,13 @@ static const struct hook_def {
                            "no I/O latency of bio-based backends (zram, dm, md)", true, true},
     [HOOK_RQ_COMPLETE] = {"block_rq_complete",
                           "no I/O latency of request-based backends (loop, disks)", false, true},
+    /* on demand: they run at every work item of the host, and serve only loop devices'
+     * work items and the flusher's for a domain's data in dom0's page cache, so only
+     * once a loop device, an image file or a device model backs a domain */
     [HOOK_WORK_START] = {"workqueue_execute_start",
-                         "loop direct I/O and loop/flusher CPU unattributed", false},
+                         "loop direct I/O and loop/flusher CPU unattributed", true},
     [HOOK_WORK_END] = {"workqueue_execute_end", "loop direct I/O and loop/flusher CPU unattributed",
-                       false},
+                       true},
     [HOOK_TASK_PASS] = {"iter/task", "no dom0 CPU per domain", false},
     [HOOK_TASK_EXIT] = {"sched_process_free",
                         "CPU of threads that end between two intervals is lost", false},
@@ -291,6 +294,13 @@ int hooks_attach(struct hook_set *h, char *err, size_t errlen)
 	for (int i = 0; i < HOOK_COUNT; i++) {
 		if (!h->loaded[i])
 			continue;
+		if (i == HOOK_WORK_START && !h->loaded[HOOK_WORK_END]) {
+			/* a start without its end leaves a kworker inside a loop item for good:
+			 * the bios of every item it runs after would be that domain's */
+			snprintf(h->why_not[i], sizeof(h->why_not[i]), "not without %s",
+			         hook_defs[HOOK_WORK_END].event);
+			continue;
+		}
 		if (hook_defs[i].on_demand) {
 			h->attached[i] = true;
 			continue;
@@ -356,6 +366,44 @@ bool hooks_stamping(const struct hook_set *h)
 	return h->links[HOOK_BIO_COMPLETE] != NULL;
 }
 
+/* Attach one work hook; on failure it is reported missing from now on (never tried
+ * again: the topology that asked will ask again at every change). */
+static bool attach_work_hook(struct hook_set *h, struct bpf_program *const progs[HOOK_COUNT],
+                             enum hook_id id)
+{
+	h->links[id] = bpf_program__attach(progs[id]);
+	if (h->links[id])
+		return true;
+	int e = errno;
+	h->attached[id] = false;
+	snprintf(h->why_not[id], sizeof(h->why_not[id]), "does not attach: %s", strerror(e));
+	xnote("cannot attach %s: %s: %s", hook_defs[id].event, strerror(e), hook_defs[id].loss);
+	return false;
+}
+
+bool hooks_start_work_items(struct hook_set *h)
+{
+	/* never detached once attached: only the attach edge has to be right. The end goes
+	 * first: an end without its start finds no kworker inside an item (its program does
+	 * nothing), while a start without its end would leave one inside for good. A work item
+	 * already running as the start attaches is not tracked (its end finds nothing set);
+	 * the next is. The end's probe is published (tracepoint_probe_register) before its
+	 * attach returns, so a CPU that runs the start's probe sees the end's as well. */
+	if (!h->skel || !h->attached[HOOK_WORK_END] || h->links[HOOK_WORK_END])
+		return true;
+	struct bpf_program *progs[HOOK_COUNT];
+	hook_progs(h->skel, h->btf, progs);
+	if (!attach_work_hook(h, progs, HOOK_WORK_END)) {
+		if (h->attached[HOOK_WORK_START]) {
+			h->attached[HOOK_WORK_START] = false;
+			snprintf(h->why_not[HOOK_WORK_START], sizeof(h->why_not[HOOK_WORK_START]),
+			         "not without %s", hook_defs[HOOK_WORK_END].event);
+		}
+		return false;
+	}
+	return !h->attached[HOOK_WORK_START] || attach_work_hook(h, progs, HOOK_WORK_START);
+}
+
 static void append(char *out, size_t outlen, const char *word)
 {
 	size_t len = strlen(out);
@@ -371,6 +419,14 @@ void hooks_describe(const struct hook_set *h, char *out, size_t outlen)
 			append(out, outlen, hook_defs[i].event);
 	if (h->attached[HOOK_BIO_COMPLETE])
 		append(out, outlen, "block_bio_complete(while bio-based backends exist)");
+	if (h->attached[HOOK_WORK_END]) { /* the start is never attached without it */
+		char word[160];
+		snprintf(word, sizeof(word),
+		         "%s%s(while loop devices, image files or device models serve domains)",
+		         h->attached[HOOK_WORK_START] ? "workqueue_execute_start/" : "",
+		         hook_defs[HOOK_WORK_END].event);
+		append(out, outlen, word);
+	}
 	if (h->attached[HOOK_SYS_ENTER] && h->attached[HOOK_SYS_EXIT])
 		append(out, outlen, "sys_enter/sys_exit(while device models run)");
 	/* how each kind of backend is timed (latency.bpf.h); no hook's name in it, as the

@@ -58,8 +58,16 @@ static void set_dev_owner(struct tracer *t, uint32_t dev, uint32_t domid, unsign
 		      XT_KDEV_MINOR(dev), prev, domid, prev);
 }
 
+/* What a topology's backends need of the programs beyond the maps. */
+struct backend_needs {
+	bool images_off_device; /* an image's file system has no block device of its own */
+	/* a loop device or an image file backs a domain: its loop work items and the
+	 * flusher's writeback of its pages are tracked (workqueue hooks) */
+	bool work_items;
+};
+
 static void map_backend(struct tracer *t, const struct xt_roots *roots, uint32_t domid,
-                        const struct xt_backend *b, bool *images_off_device)
+                        const struct xt_backend *b, struct backend_needs *needs)
 {
 	int inode_fd = bpf_map__fd(t->skel->maps.inode_dom);
 	bool above_file = true; /* only devices above the backing file are the domain's own */
@@ -68,6 +76,7 @@ static void map_backend(struct tracer *t, const struct xt_roots *roots, uint32_t
 		const struct xt_layer *l = &b->layers[i];
 		if (l->role == XT_ROLE_FILE) {
 			above_file = false;
+			needs->work_items = true;
 			if (l->ino) {
 				struct xiotop_inode_key k = {.ino = l->ino, .fs_dev = l->fs_dev};
 				map_update_counted(
@@ -78,7 +87,7 @@ static void map_backend(struct tracer *t, const struct xt_roots *roots, uint32_t
 					set_dev_owner(t, l->fs_dev, XIOTOP_DOM_NONE,
 					              XIOTOP_DEV_HOLDS_IMAGE);
 				else
-					*images_off_device = true;
+					needs->images_off_device = true;
 			}
 			continue;
 		}
@@ -86,8 +95,10 @@ static void map_backend(struct tracer *t, const struct xt_roots *roots, uint32_t
 			continue;
 		struct xt_devinfo info;
 		unsigned int flags = l->role == XT_ROLE_BACKEND ? XIOTOP_DEV_IS_BACKEND : 0;
-		if (!topo_devinfo(roots, l->dev, &info) && info.is_loop)
+		if (!topo_devinfo(roots, l->dev, &info) && info.is_loop) {
 			flags |= XIOTOP_DEV_IS_LOOP;
+			needs->work_items = true;
+		}
 		if (flags)
 			set_dev_owner(t, l->dev, domid, flags);
 	}
@@ -275,15 +286,14 @@ int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
 	 * image files are updated in place and pruned after (prune_images) */
 	clear_map(bpf_map__fd(t->skel->maps.dev_dom), sizeof(uint32_t));
 	dev_table_clear(t->dev_staging);
-	bool images_off_device = false;
+	struct backend_needs needs = {0};
 	bool device_models = false;
 	for (size_t i = 0; i < topo->n_domains; i++) {
 		const struct xt_domain *d = &topo->domains[i];
 		device_models |= d->device_model_pid > 0;
 		for (size_t j = 0; j < d->n_backends; j++)
 			if (!d->backends[j].missing)
-				map_backend(t, roots, d->domid, &d->backends[j],
-				            &images_off_device);
+				map_backend(t, roots, d->domid, &d->backends[j], &needs);
 	}
 	prune_images(t, topo);
 	unsigned int n_device_models = map_device_models(t, topo, roots);
@@ -293,10 +303,16 @@ int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
 	unsigned int next = !t->skel->bss->dev_table_live;
 	memcpy(t->skel->bss->dev_table[next], t->dev_staging, sizeof(t->dev_staging));
 	__atomic_store_n(&t->skel->bss->dev_table_live, next, __ATOMIC_RELEASE);
-	t->skel->bss->images_off_device = images_off_device;
+	t->skel->bss->images_off_device = needs.images_off_device;
 	t->skel->bss->topology_gen++; /* cached loop-work owners are stale now */
 	/* after the maps: a program that sees the count finds the entries */
 	t->skel->bss->device_models = n_device_models;
+	/* after the table too: the first work items find their loop device's domain. A
+	 * device model's buffered I/O (an emulated disk's, a qdisk's without direct I/O)
+	 * puts its domain's data in dom0's page cache, whatever its backend: the flusher
+	 * writes it back */
+	if ((needs.work_items || device_models) && !hooks_start_work_items(&t->hooks))
+		hooks_describe(&t->hooks, t->hooks_line, sizeof(t->hooks_line));
 	watch_rq_backends(t, roots); /* after the table is live: a window only hides misses */
 	find_untimed(t, topo, roots, device_models, want_bio_complete(t, roots));
 	return 0;

@@ -9,7 +9,8 @@
 # 0; the others timed and right, untimed_check.py); latency by default (no flag): timed,
 # and with both completion hooks failing the run goes on, says so once and gives no
 # latency (no key, no column), never 0; block_bio_complete attached only with a
-# bio-based backend; no latency hook or key with --no-latency.
+# bio-based backend, the workqueue hooks only with a loop or file-backed one; no latency
+# hook or key with --no-latency.
 # Exit 77 (skipped) without root or zram; exit 1 when a check failed before such a skip.
 set -euo pipefail
 : "${XIOTOP_BIN:?}" "${XIOTOP_EMU:?}" "${XIOTOP_SRC:?}"
@@ -104,29 +105,54 @@ check "$(grep -qw block_bio_complete <<<"${dline%%without:*}" && grep -qw block_
 check "$(grep -q '"io_latency"' "$work/default.json" && echo 0 || echo 1)" \
 	"default: io_latency in the JSON"
 
-# --- block_bio_complete on demand: no program at bio-based devices' completions on a
-# host whose backends are all blk-mq (the dump without guest3's zram), attached with one;
-# the loop domain timed either way (its requests at block_rq_complete) ---
-bio_links() { # DUMP -> block_bio_complete links while xiotop runs on DUMP, and its JSON
+# --- hooks on demand. block_bio_complete: no program at bio-based devices' completions
+# on a host whose backends are all blk-mq (the dump without guest3's zram), attached with
+# one; the loop domain timed either way (its requests at block_rq_complete). The workqueue
+# hooks: none on a host whose only domain is on a block device (the dump with guest3's
+# zram alone), both with a loop-backed domain, and the loop domain's loop work then
+# charged its CPU ---
+ondemand_links() { # DUMP DOMID DEV -> "BIO WORK": block_bio_complete and workqueue links
+	# while xiotop runs on DUMP and DOMID's backend writes to DEV (its JSON in ondemand.json)
 	timeout 20 "$X" -b -d 1 -i 3 --format json --xenstore-dump "$1" >"$work/ondemand.json" \
 		2>/dev/null &
 	local xp=$!
 	sleep 2
-	"$XIOTOP_EMU" blkback --domid 1 --target "$DOM1_DEV" --write-mib 2 --bs 64K >/dev/null
-	bpftool link show | grep -c "tp 'block_bio_complete'" || true
+	"$XIOTOP_EMU" blkback --domid "$2" --target "$3" --write-mib 2 --bs 64K >/dev/null
+	local links
+	links=$(bpftool link show)
+	echo "$(grep -c "tp 'block_bio_complete'" <<<"$links" || true)" \
+		"$(grep -c "tp 'workqueue_execute_\(start\|end\)'" <<<"$links" || true)"
 	wait $xp || true
 }
-grep -v -e '^/local/domain/3' -e '/backend/vbd/3' "$XENSTORE_DUMP" >"$work/no-bio.dump"
-n=$(bio_links "$work/no-bio.dump")
-timed=$(python3 -c 'import json,sys
+written() { # DOMID timed|loop -> in ondemand.json, "timed" if DOMID's writes were timed;
+	# "N ms" of loop CPU charged to it, if any
+	python3 -c 'import json,sys
+domid, what, loop_ns = int(sys.argv[2]), sys.argv[3], 0
 for line in open(sys.argv[1]):
     for d in json.loads(line)["domains"]:
         w = (d.get("io_latency") or {}).get("write") or {}
-        if d["domid"] == 1 and w.get("ios", 0) > 0: print("timed"); sys.exit()' "$work/ondemand.json")
+        if d["domid"] != domid: continue
+        if what == "timed" and w.get("ios", 0) > 0: print("timed"); sys.exit()
+        loop_ns += (d.get("dom0_cpu_ns_by_role") or {}).get("loop", 0)
+if what == "loop" and loop_ns > 0: print(f"{loop_ns / 1e6:.1f} ms")' "$work/ondemand.json" "$1" "$2"
+}
+grep -v -e '^/local/domain/3' -e '/backend/vbd/3' "$XENSTORE_DUMP" >"$work/no-bio.dump"
+read -r n nwork < <(ondemand_links "$work/no-bio.dump" 1 "$DOM1_DEV")
+timed=$(written 1 timed)
+loop=$(written 1 loop)
 check "$([ "$n" = 0 ] && [ "$timed" = timed ] && echo 0 || echo 1)" \
 	"no bio-based backend: block_bio_complete links $n (want 0), loop domain's writes ${timed:-not timed}"
-n=$(bio_links "$XENSTORE_DUMP")
+check "$([ "$nwork" = 2 ] && [ -n "$loop" ] && echo 0 || echo 1)" \
+	"loop-backed domains: workqueue links $nwork (want 2), loop domain's loop CPU ${loop:-none}"
+read -r n nwork < <(ondemand_links "$XENSTORE_DUMP" 1 "$DOM1_DEV")
 check "$([ "$n" = 1 ] && echo 0 || echo 1)" "with guest3's zram: block_bio_complete links $n (want 1)"
+check "$([ "$nwork" = 2 ] && echo 0 || echo 1)" "every guest: workqueue links $nwork (want 2)"
+grep -v -E -e '^/local/domain/[12]( |/)' -e '/backend/vbd/[12]( |/)' "$XENSTORE_DUMP" \
+	>"$work/zram-only.dump"
+read -r n nwork < <(ondemand_links "$work/zram-only.dump" 3 "$DOM3_DEV")
+timed=$(written 3 timed)
+check "$([ "$nwork" = 0 ] && [ "$n" = 1 ] && [ "$timed" = timed ] && echo 0 || echo 1)" \
+	"guest3's zram alone: workqueue links $nwork (want 0), block_bio_complete links $n (want 1), its writes ${timed:-not timed}"
 
 # --- the default with both completion hooks failing: the run goes on, says so once per
 # hook and in the hooks line, and gives no latency at all (no key, no column), never 0 ---
