@@ -43,16 +43,6 @@ mkdir -p "$cache/rootfs" "$out"
 tarball=$cache/rootfs/$release-build.tar
 stamp="$release $mirror $(md5sum <"$src/debian/control")"
 
-# every descriptor past stderr closed, in the (sub)shell that runs it
-close_inherited_fds() {
-	local fd
-	for fd in "/proc/$BASHPID/fd"/*; do
-		fd=${fd##*/}
-		[ "$fd" -gt 2 ] && eval "exec $fd>&-"
-	done
-	return 0
-}
-
 # the build root: one maker at a time (the cache is machine-wide)
 exec 8>"$cache/rootfs/.lock"
 flock 8
@@ -62,16 +52,13 @@ if [ ! -f "$tarball" ] || [ "$(cat "$tarball.stamp" 2>/dev/null)" != "$stamp" ];
 	mkdir -p "$ctl/debian"
 	cp "$src/debian/control" "$ctl/debian/control"
 	# apt-get build-dep reads the Build-Depends (alternatives, versions) as a builder does
-	# mmdebstrap hands apt a pipe by its number, which apt's hooks then name in /bin/sh
-	# (dash: "cat >&11" is "Bad fd number" past 9). Descriptors inherited from the caller
-	# (ctest's, a lock's, this script's own fd 8) push that number up: none of them go in.
+	# none of our descriptors (this script's lock, ctest's) go in: scripts/no-inherited-fds
 	# shellcheck disable=SC2016 # $1 is mmdebstrap's (the root being made), for the hooks' shell
-	# (a subshell: this shell keeps fd 8, the lock)
-	(close_inherited_fds && exec mmdebstrap --variant=buildd --format=tar \
+	"$src/scripts/no-inherited-fds" mmdebstrap --variant=buildd --format=tar \
 		--customize-hook="mkdir -p \"\$1/tmp/ctl\" && cp -r '$ctl/debian' \"\$1/tmp/ctl/\"" \
 		--customize-hook='chroot "$1" apt-get build-dep -y -q /tmp/ctl >/dev/null' \
 		--customize-hook='rm -rf "$1/tmp/ctl" "$1"/var/cache/apt/archives/*.deb' \
-		"$release" "$tarball.new" "$mirror") >"$cache/rootfs/$release-build.log" 2>&1 || {
+		"$release" "$tarball.new" "$mirror" >"$cache/rootfs/$release-build.log" 2>&1 || {
 		rm -rf "$ctl" "$tarball.new"
 		echo "build-release: mmdebstrap failed; the end of its log:" >&2
 		tail -20 "$cache/rootfs/$release-build.log" >&2

@@ -29,8 +29,9 @@ rm -rf "$cache/root" "$cache/root.new" "$cache/root.stamp" "$cache/root.kernel"
 # /lib -> usr/lib link, which bookworm's kernel (files under /lib/modules) would replace
 # shellcheck disable=SC2016 # $1 is mmdebstrap's (the root being made), for the hooks' shell
 kernel_hook='chroot "$1" sh -c "cd /tmp && apt-get download -q \$(apt-cache depends linux-image-amd64 | sed -n \"s/.*Depends: \(linux-image-6[^ ]*\).*/\1/p\" | head -1)" && for d in "$1"/tmp/linux-image-*.deb; do dpkg-deb --fsys-tarfile "$d" | tar -x --keep-directory-symlink -C "$1"; done && rm -f "$1"/tmp/*.deb'
+# (none of the caller's descriptors go in: scripts/no-inherited-fds says why)
 # shellcheck disable=SC2016 # as above
-if ! mmdebstrap --variant=minbase --include="$(
+if ! "$(dirname "$0")/../../scripts/no-inherited-fds" mmdebstrap --variant=minbase --include="$(
 	IFS=,
 	echo "${pkgs[*]}"
 )" --customize-hook="$kernel_hook" \
