@@ -287,6 +287,26 @@ int hooks_load(struct hook_set *h, bool btf, const struct hook_config *cfg, char
 	return 0;
 }
 
+/* An on-demand hook attached now: 0, or the errno, said on stderr with what is lost. */
+static int attach_now(struct hook_set *h, enum hook_id id)
+{
+	struct bpf_program *progs[HOOK_COUNT];
+	hook_progs(h->skel, h->btf, progs);
+	h->links[id] = bpf_program__attach(progs[id]);
+	if (h->links[id])
+		return 0;
+	int e = errno;
+	xnote("cannot attach %s: %s: %s", hook_defs[id].event, strerror(e), hook_defs[id].loss);
+	return e;
+}
+
+/* Hook id not attached, for want of the hook `needed`. */
+static void not_without(struct hook_set *h, enum hook_id id, enum hook_id needed)
+{
+	h->attached[id] = false;
+	snprintf(h->why_not[id], sizeof(h->why_not[id]), "not without %s", hook_defs[needed].event);
+}
+
 int hooks_attach(struct hook_set *h, char *err, size_t errlen)
 {
 	struct bpf_program *progs[HOOK_COUNT];
@@ -297,8 +317,7 @@ int hooks_attach(struct hook_set *h, char *err, size_t errlen)
 		if (i == HOOK_WORK_START && !h->loaded[HOOK_WORK_END]) {
 			/* a start without its end leaves a kworker inside a loop item for good:
 			 * the bios of every item it runs after would be that domain's */
-			snprintf(h->why_not[i], sizeof(h->why_not[i]), "not without %s",
-			         hook_defs[HOOK_WORK_END].event);
+			not_without(h, HOOK_WORK_START, HOOK_WORK_END);
 			continue;
 		}
 		if (hook_defs[i].on_demand) {
@@ -327,14 +346,9 @@ void hooks_want_syscalls(struct hook_set *h, bool want)
 	if (!h->skel || !h->attached[HOOK_SYS_ENTER] || !h->attached[HOOK_SYS_EXIT] ||
 	    want == (h->links[HOOK_SYS_ENTER] != NULL))
 		return;
-	struct bpf_program *progs[HOOK_COUNT];
-	hook_progs(h->skel, h->btf, progs);
 	for (int i = 0; i < 2; i++) {
 		if (want) {
-			h->links[sys[i]] = bpf_program__attach(progs[sys[i]]);
-			if (!h->links[sys[i]])
-				xnote("cannot attach %s: %s", hook_defs[sys[i]].event,
-				      strerror(errno));
+			attach_now(h, sys[i]);
 		} else {
 			bpf_link__destroy(h->links[sys[i]]);
 			h->links[sys[i]] = NULL;
@@ -348,14 +362,8 @@ bool hooks_start_stamping(struct hook_set *h)
 	 * slots and be counted as displaced by the next stamps there */
 	if (!hooks_can_stamp(h) || h->links[HOOK_BIO_COMPLETE])
 		return hooks_stamping(h);
-	struct bpf_program *progs[HOOK_COUNT];
-	hook_progs(h->skel, h->btf, progs);
-	h->links[HOOK_BIO_COMPLETE] = bpf_program__attach(progs[HOOK_BIO_COMPLETE]);
-	if (!h->links[HOOK_BIO_COMPLETE]) {
-		xnote("cannot attach %s: %s: %s", hook_defs[HOOK_BIO_COMPLETE].event,
-		      strerror(errno), hook_defs[HOOK_BIO_COMPLETE].loss);
-		return false;
-	}
+	if (attach_now(h, HOOK_BIO_COMPLETE))
+		return false; /* tried again at the next topology change */
 	/* after the attach: a stamp is taken only with its taker there */
 	__atomic_store_n(&h->skel->bss->lat_stamp_bios, 1, __ATOMIC_RELEASE);
 	return true;
@@ -367,17 +375,14 @@ bool hooks_stamping(const struct hook_set *h)
 }
 
 /* Attach one work hook; on failure it is reported missing from now on (never tried
- * again: the topology that asked will ask again at every change). */
-static bool attach_work_hook(struct hook_set *h, struct bpf_program *const progs[HOOK_COUNT],
-                             enum hook_id id)
+ * again). */
+static bool attach_work_hook(struct hook_set *h, enum hook_id id)
 {
-	h->links[id] = bpf_program__attach(progs[id]);
-	if (h->links[id])
+	int e = attach_now(h, id);
+	if (!e)
 		return true;
-	int e = errno;
 	h->attached[id] = false;
 	snprintf(h->why_not[id], sizeof(h->why_not[id]), "does not attach: %s", strerror(e));
-	xnote("cannot attach %s: %s: %s", hook_defs[id].event, strerror(e), hook_defs[id].loss);
 	return false;
 }
 
@@ -391,17 +396,12 @@ bool hooks_start_work_items(struct hook_set *h)
 	 * attach returns, so a CPU that runs the start's probe sees the end's as well. */
 	if (!h->skel || !h->attached[HOOK_WORK_END] || h->links[HOOK_WORK_END])
 		return true;
-	struct bpf_program *progs[HOOK_COUNT];
-	hook_progs(h->skel, h->btf, progs);
-	if (!attach_work_hook(h, progs, HOOK_WORK_END)) {
-		if (h->attached[HOOK_WORK_START]) {
-			h->attached[HOOK_WORK_START] = false;
-			snprintf(h->why_not[HOOK_WORK_START], sizeof(h->why_not[HOOK_WORK_START]),
-			         "not without %s", hook_defs[HOOK_WORK_END].event);
-		}
+	if (!attach_work_hook(h, HOOK_WORK_END)) {
+		if (h->attached[HOOK_WORK_START])
+			not_without(h, HOOK_WORK_START, HOOK_WORK_END);
 		return false;
 	}
-	return !h->attached[HOOK_WORK_START] || attach_work_hook(h, progs, HOOK_WORK_START);
+	return !h->attached[HOOK_WORK_START] || attach_work_hook(h, HOOK_WORK_START);
 }
 
 static void append(char *out, size_t outlen, const char *word)
