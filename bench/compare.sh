@@ -7,8 +7,10 @@
 # a bpftrace byte sum per (dev, comm) at block_bio_queue, a bpftrace latency histogram
 # (block_rq_issue -> block_rq_complete), bpftrace's empty programs at the events xiotop
 # runs at per I/O (floor: the run stats' own cost per event), and bcc's biotop where it
-# runs (else the reason is printed). Workloads on an emulated loop domain (tests/emu,
-# loop direct-io on; BLOCK_ONLY: on its zram domain):
+# runs (else the reason is printed). Workloads on an emulated loop domain (tests/emu;
+# BLOCK_ONLY: on its zram domain), with the loop device's direct I/O on, then off, in each
+# round (DIO, default "on off"; a workload with direct I/O off is reported as
+# "WORKLOAD dio-off": the loop worker writes the backing file through dom0's page cache):
 #   rand4k    fio 4 KiB random writes, O_DIRECT, psync
 #   seq1m     fio 1 MiB sequential writes, O_DIRECT, psync
 #   buffered  fio 64 KiB buffered writes with writeback (end_fsync)
@@ -23,7 +25,7 @@
 # host whose domains are all on block devices (LVM, phy: no loop device, no image file,
 # no device model). Its buffered workload is no blkback pattern (blkback does no buffered
 # I/O): it writes through the zram's own page cache.
-# Usage: bench/compare.sh [BUILD_DIR]   (root; ROUNDS SECS XIOTOP_BEFORE WORKLOADS, and
+# Usage: bench/compare.sh [BUILD_DIR]   (root; ROUNDS SECS XIOTOP_BEFORE WORKLOADS DIO, and
 # PEERS to keep only some of: none xiotop xiotop_nolat xiotop_before xiotop_before_latency
 # bt_sum bt_hist floor biotop; xiotop_latency, its name from when latency was opt-in, is xiotop)
 set -euo pipefail
@@ -31,6 +33,10 @@ build=${1:-build}
 rounds=${ROUNDS:-10}
 secs=${SECS:-4}
 workloads=${WORKLOADS:-rand4k seq1m buffered}
+dio_modes=${DIO:-on off}
+for m in $dio_modes; do
+	case $m in on | off) ;; *) echo "compare: DIO takes on and off, not $m" >&2; exit 2 ;; esac
+done
 src=$(cd "$(dirname "$0")/.." && pwd)
 xiotop="$build/xiotop"
 [ "$(id -u)" -eq 0 ] || { echo "compare: needs root (BPF, loop devices)" >&2; exit 2; }
@@ -69,7 +75,19 @@ if [ -n "${BLOCK_ONLY:-}" ]; then
 		>"$work/block-only.dump"
 	XENSTORE_DUMP=$work/block-only.dump
 	target=$DOM3_DEV
+	dio_modes=on # a zram has no direct I/O mode: one pass, reported as "on"
 fi
+
+set_dio() { # on|off: guest1's loop device, while no tool is attached (its start reads it)
+	[ -n "${BLOCK_ONLY:-}" ] && return 0
+	local want=$1 got
+	losetup --direct-io="$want" "$DOM1_DEV"
+	got=$(cat "/sys/block/${DOM1_DEV##*/}/loop/dio")
+	[ "$got" = "$([ "$want" = on ] && echo 1 || echo 0)" ] || {
+		echo "compare: $DOM1_DEV kept direct I/O $got after --direct-io=$want" >&2
+		exit 1
+	}
+}
 
 bt_sum='tracepoint:block:block_bio_queue { @bytes[args->dev, comm] = sum(args->nr_sector * 512); }'
 bt_hist='tracepoint:block:block_rq_issue { @start[args->dev, args->sector] = nsecs; }
@@ -163,24 +181,29 @@ fi
 read -ra peer_list <<<"$peers"
 n=${#peer_list[@]}
 for r in $(seq 1 "$rounds"); do
-	for k in $(seq 0 $((n - 1))); do
-		peer=${peer_list[$(((k + r) % n))]}
-		before=$(prog_ids)
-		start_tool "$peer"
-		for wl in $workloads; do
-			s0=$(prog_stats "$before")
-			b0=$(busy_ticks)
-			t0=$(date +%s.%N)
-			run_fio "$wl" >"$work/fio.json"
-			t1=$(date +%s.%N)
-			b1=$(busy_ticks)
-			s1=$(prog_stats "$before")
-			python3 "$lib" record "$work/fio.json" "$r" "$peer" "$wl" "$((b1 - b0))" \
-				"$t0" "$t1" "$(rss_kib)" "$s0" "$s1" >>"$work/results"
+	for dio in $dio_modes; do
+		set_dio "$dio"
+		for k in $(seq 0 $((n - 1))); do
+			peer=${peer_list[$(((k + r) % n))]}
+			before=$(prog_ids)
+			start_tool "$peer"
+			for wl in $workloads; do
+				label=$wl
+				[ "$dio" = off ] && label="$wl dio-off"
+				s0=$(prog_stats "$before")
+				b0=$(busy_ticks)
+				t0=$(date +%s.%N)
+				run_fio "$wl" >"$work/fio.json"
+				t1=$(date +%s.%N)
+				b1=$(busy_ticks)
+				s1=$(prog_stats "$before")
+				python3 "$lib" record "$work/fio.json" "$r" "$peer" "$label" "$((b1 - b0))" \
+					"$t0" "$t1" "$(rss_kib)" "$s0" "$s1" >>"$work/results"
+			done
+			stop_tool
 		done
-		stop_tool
 	done
-	echo "round $r/$rounds done ($peers)" >&2
+	echo "round $r/$rounds done ($peers; direct I/O $dio_modes)" >&2
 done
 python3 "$lib" report "$work/results"
 [ -n "${KEEP_RESULTS:-}" ] && cp "$work/results" "$KEEP_RESULTS"

@@ -190,12 +190,10 @@ static __always_inline int on_bio_remap(struct bio *bio, u32 from_dev)
 	return 0;
 }
 
-/* A clean page-cache folio of a domain's file became dirty. */
-static __always_inline int on_dirty_folio(struct folio *folio, struct address_space *mapping)
+/* A clean page-cache folio of file (ino, fs_dev) became dirty (read by the caller). */
+static __always_inline int on_dirty_folio(struct folio *folio, u64 ino, u32 fs_dev)
 {
-	if (!mapping)
-		return 0;
-	u32 *owner = inode_owner(BPF_CORE_READ(mapping, host));
+	u32 *owner = dirty_file_owner(ino, fs_dev);
 	if (!owner)
 		return 0;
 	struct xiotop_dirty *d = dirty_of(*owner);

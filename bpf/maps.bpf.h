@@ -255,6 +255,21 @@ static __always_inline u32 *inode_owner(struct inode *inode)
 	return bpf_map_lookup_elem(&inode_dom, &k);
 }
 
+/* Domain owning the file (ino, fs_dev: i_sb->s_dev) whose page became dirty, or NULL.
+ * A file system on a block device holds an image only if the device table says so
+ * (XIOTOP_DEV_HOLDS_IMAGE): one probe of the table, plain loads, spares the hash lookup
+ * for every other file dom0 writes (with images_off_device, every page is looked up). */
+static __always_inline u32 *dirty_file_owner(u64 ino, u32 fs_dev)
+{
+	if (!images_off_device) {
+		const struct xiotop_dev_owner *d = dev_owner(fs_dev);
+		if (!d || !(d->flags & XIOTOP_DEV_HOLDS_IMAGE))
+			return NULL;
+	}
+	struct xiotop_inode_key k = {.ino = ino, .fs_dev = fs_dev};
+	return bpf_map_lookup_elem(&inode_dom, &k);
+}
+
 static __always_inline struct xiotop_dirty *dirty_of(u32 domid)
 {
 	struct xiotop_dirty zero = {};

@@ -95,10 +95,15 @@ int cpu_pass(struct bpf_iter__task *ctx)
 	return on_task_pass(ctx->meta, ctx->task);
 }
 
+/* runs at every page dom0 dirties (1 per 4 KiB write of a loop device with direct I/O
+ * off): the file's identity in plain loads, not the four probe reads of the raw_tp twin */
 SEC("tp_btf/writeback_dirty_folio")
 int BPF_PROG(btf_dirty_folio, struct folio *folio, struct address_space *mapping)
 {
-	return on_dirty_folio(folio, mapping);
+	struct inode *host = mapping ? mapping->host : NULL;
+	if (!host)
+		return 0;
+	return on_dirty_folio(folio, host->i_ino, host->i_sb->s_dev);
 }
 
 SEC("tp_btf/sys_enter")
@@ -176,7 +181,10 @@ int BPF_PROG(raw_work_end, struct work_struct *work)
 SEC("raw_tp/writeback_dirty_folio")
 int BPF_PROG(raw_dirty_folio, struct folio *folio, struct address_space *mapping)
 {
-	return on_dirty_folio(folio, mapping);
+	struct inode *host = mapping ? BPF_CORE_READ(mapping, host) : NULL;
+	if (!host)
+		return 0;
+	return on_dirty_folio(folio, BPF_CORE_READ(host, i_ino), BPF_CORE_READ(host, i_sb, s_dev));
 }
 
 SEC("raw_tp/sys_enter")
