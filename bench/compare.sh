@@ -5,7 +5,8 @@
 # (this build with --no-latency), optionally an older xiotop (XIOTOP_BEFORE=path: as it
 # runs by default, and with --latency),
 # a bpftrace byte sum per (dev, comm) at block_bio_queue, a bpftrace latency histogram
-# (block_rq_issue -> block_rq_complete), bpftrace's empty programs at the events xiotop
+# (block_rq_issue -> block_rq_complete), the two and the loop workers' time in one
+# bpftrace script (bt_same: the figures xiotop gives by default, bpftrace's way), bpftrace's empty programs at the events xiotop
 # runs at per I/O (floor: the run stats' own cost per event), and bcc's biotop where it
 # runs (else the reason is printed). Workloads on an emulated loop domain (tests/emu;
 # BLOCK_ONLY: on its zram domain), with the loop device's direct I/O on, then off, in each
@@ -27,7 +28,7 @@
 # I/O): it writes through the zram's own page cache.
 # Usage: bench/compare.sh [BUILD_DIR]   (root; ROUNDS SECS XIOTOP_BEFORE WORKLOADS DIO, and
 # PEERS to keep only some of: none xiotop xiotop_nolat xiotop_before xiotop_before_latency
-# bt_sum bt_hist floor biotop; xiotop_latency, its name from when latency was opt-in, is xiotop)
+# bt_sum bt_hist bt_same floor biotop; xiotop_latency, its name from when latency was opt-in, is xiotop)
 set -euo pipefail
 build=${1:-build}
 rounds=${ROUNDS:-10}
@@ -95,6 +96,23 @@ tracepoint:block:block_rq_complete /@start[args->dev, args->sector]/ {
   @usecs = hist((nsecs - @start[args->dev, args->sector]) / 1000);
   delete(@start[args->dev, args->sector]); }'
 
+# bt_same: bpftrace computing what xiotop's default figures need of a loop domain, its
+# own way: bytes per (device, task) at block_bio_queue, a latency histogram per device
+# from block_rq_issue to block_rq_complete, and the loop workers' time per item from
+# workqueue_execute_start to _end (loop work only, by function address). Less than xiotop
+# still: no domain, no partition or remap rule, wall time not runtime, no bio-based
+# device's latency, no dirty backlog
+bt_same='tracepoint:block:block_bio_queue { @bytes[args->dev, comm] = sum(args->nr_sector * 512); }
+tracepoint:block:block_rq_issue { @start[args->dev, args->sector] = nsecs; }
+tracepoint:block:block_rq_complete /@start[args->dev, args->sector]/ {
+  @usecs[args->dev] = hist((nsecs - @start[args->dev, args->sector]) / 1000);
+  delete(@start[args->dev, args->sector]); }
+tracepoint:workqueue:workqueue_execute_start
+  /args->function == kaddr("loop_workfn") || args->function == kaddr("loop_rootcg_workfn")/ {
+  @item[tid] = nsecs; }
+tracepoint:workqueue:workqueue_execute_end /@item[tid]/ {
+  @loop_ns[tid] = sum(nsecs - @item[tid]); delete(@item[tid]); }'
+
 # floor: empty programs at the events xiotop runs at per I/O, so the report can say what
 # the kernel's run stats cost per event whatever the program (two sched_clock reads)
 bt_floor='tracepoint:block:block_bio_queue {} tracepoint:block:block_bio_complete {}
@@ -104,7 +122,7 @@ tracepoint:workqueue:workqueue_execute_end {}'
 peers="none xiotop xiotop_nolat"
 [ -n "${XIOTOP_BEFORE:-}" ] && peers="$peers xiotop_before xiotop_before_latency"
 if command -v bpftrace >/dev/null; then
-	peers="$peers bt_sum bt_hist floor"
+	peers="$peers bt_sum bt_hist bt_same floor"
 else
 	echo "compare: bpftrace not installed: its peers are left out" >&2
 fi
@@ -138,9 +156,10 @@ start_tool() { # peer -> sets tool_pid, waits until attached
 			>"$work/tool.out" 2>"$log" &
 		tool_pid=$!
 		for _ in $(seq 50); do [ -s "$work/tool.out" ] && break; sleep 0.2; done ;;
-	bt_sum | bt_hist | floor)
+	bt_sum | bt_hist | bt_same | floor)
 		local prog=$bt_sum
 		[ "$1" = bt_hist ] && prog=$bt_hist
+		[ "$1" = bt_same ] && prog=$bt_same
 		[ "$1" = floor ] && prog=$bt_floor
 		bpftrace -e "$prog" >/dev/null 2>"$log" &
 		tool_pid=$!
