@@ -28,12 +28,11 @@ struct {
  * against the upper device): the eight reads of the lookup are skipped for all other. */
 static __always_inline u32 *bio_file_owner(struct bio *bio, const struct xiotop_dev_owner *d)
 {
-	if (!images_off_device && !(d && (d->flags & XIOTOP_DEV_HOLDS_IMAGE)))
+	u64 ino = 0;
+	u32 fs_dev = 0;
+	if (!fs_may_hold_image(d) || !bio_first_inode(bio, &ino, &fs_dev))
 		return NULL;
-	struct xiotop_inode_key ik = {};
-	if (!bio_first_inode(bio, &ik.ino, &ik.fs_dev))
-		return NULL;
-	return bpf_map_lookup_elem(&inode_dom, &ik);
+	return image_owner(ino, fs_dev);
 }
 
 /* Written back: never more than was seen dirtied, so pages dirtied before xiotop
@@ -195,7 +194,9 @@ static __always_inline int on_bio_remap(struct bio *bio, u32 from_dev)
 /* A clean page-cache folio of file (ino, fs_dev) became dirty (read by the caller). */
 static __always_inline int on_dirty_folio(struct folio *folio, u64 ino, u32 fs_dev)
 {
-	u32 *owner = dirty_file_owner(ino, fs_dev);
+	/* at every page dom0 dirties: the device table first, the inode hash only for a
+	 * file system that holds an image */
+	u32 *owner = fs_may_hold_image(dev_owner(fs_dev)) ? image_owner(ino, fs_dev) : NULL;
 	if (!owner)
 		return 0;
 	struct xiotop_dirty *d = dirty_of(*owner);

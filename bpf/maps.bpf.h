@@ -245,29 +245,28 @@ static __always_inline u32 blkback_domid(const char comm[16])
 	return domid;
 }
 
+/* Domain owning the image/backing file (ino, fs_dev: its i_sb->s_dev), or NULL. */
+static __always_inline u32 *image_owner(u64 ino, u32 fs_dev)
+{
+	struct xiotop_inode_key k = {.ino = ino, .fs_dev = fs_dev};
+	return bpf_map_lookup_elem(&inode_dom, &k);
+}
+
 /* Domain owning an image/backing file inode, or NULL. */
 static __always_inline u32 *inode_owner(struct inode *inode)
 {
 	if (!inode)
 		return NULL;
-	struct xiotop_inode_key k = {.ino = BPF_CORE_READ(inode, i_ino),
-	                             .fs_dev = BPF_CORE_READ(inode, i_sb, s_dev)};
-	return bpf_map_lookup_elem(&inode_dom, &k);
+	return image_owner(BPF_CORE_READ(inode, i_ino), BPF_CORE_READ(inode, i_sb, s_dev));
 }
 
-/* Domain owning the file (ino, fs_dev: i_sb->s_dev) whose page became dirty, or NULL.
- * A file system on a block device holds an image only if the device table says so
- * (XIOTOP_DEV_HOLDS_IMAGE): one probe of the table, plain loads, spares the hash lookup
- * for every other file dom0 writes (with images_off_device, every page is looked up). */
-static __always_inline u32 *dirty_file_owner(u64 ino, u32 fs_dev)
+/* Can a file on the device whose table entry is d (NULL: none) be a domain's image? A
+ * file system on a block device holds one only if the table says so
+ * (XIOTOP_DEV_HOLDS_IMAGE); with images_off_device, any may. Asked before the inode hash,
+ * it spares the lookup (and the reads of the file's identity) for every other file. */
+static __always_inline bool fs_may_hold_image(const struct xiotop_dev_owner *d)
 {
-	if (!images_off_device) {
-		const struct xiotop_dev_owner *d = dev_owner(fs_dev);
-		if (!d || !(d->flags & XIOTOP_DEV_HOLDS_IMAGE))
-			return NULL;
-	}
-	struct xiotop_inode_key k = {.ino = ino, .fs_dev = fs_dev};
-	return bpf_map_lookup_elem(&inode_dom, &k);
+	return images_off_device || (d && (d->flags & XIOTOP_DEV_HOLDS_IMAGE));
 }
 
 static __always_inline struct xiotop_dirty *dirty_of(u32 domid)
