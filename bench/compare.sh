@@ -6,8 +6,9 @@
 # runs by default, and with --latency),
 # a bpftrace byte sum per (dev, comm) at block_bio_queue, a bpftrace latency histogram
 # (block_rq_issue -> block_rq_complete), the two and the loop workers' time in one
-# bpftrace script (bt_same: the figures xiotop gives by default, bpftrace's way), bpftrace's empty programs at the events xiotop
-# runs at per I/O (floor: the run stats' own cost per event), and bcc's biotop where it
+# bpftrace script (bt_same: the figures xiotop gives by default, bpftrace's way),
+# bpftrace's empty programs at the events xiotop runs at per I/O (floor: the run stats'
+# own cost per event), and bcc's biotop where it
 # runs (else the reason is printed). Workloads on an emulated loop domain (tests/emu;
 # BLOCK_ONLY: on its zram domain), with the loop device's direct I/O on, then off, in each
 # round (DIO, default "on off"; a workload with direct I/O off is reported as
@@ -80,7 +81,6 @@ if [ -n "${BLOCK_ONLY:-}" ]; then
 fi
 
 set_dio() { # on|off: guest1's loop device, while no tool is attached (its start reads it)
-	[ -n "${BLOCK_ONLY:-}" ] && return 0
 	local want=$1 got
 	losetup --direct-io="$want" "$DOM1_DEV"
 	got=$(cat "/sys/block/${DOM1_DEV##*/}/loop/dio")
@@ -102,12 +102,9 @@ tracepoint:block:block_rq_complete /@start[args->dev, args->sector]/ {
 # workqueue_execute_start to _end (loop work only, by function address). Less than xiotop
 # still: no domain, no partition or remap rule, wall time not runtime, no bio-based
 # device's latency, no dirty backlog
-bt_same='tracepoint:block:block_bio_queue { @bytes[args->dev, comm] = sum(args->nr_sector * 512); }
-tracepoint:block:block_rq_issue { @start[args->dev, args->sector] = nsecs; }
-tracepoint:block:block_rq_complete /@start[args->dev, args->sector]/ {
-  @usecs[args->dev] = hist((nsecs - @start[args->dev, args->sector]) / 1000);
-  delete(@start[args->dev, args->sector]); }
-tracepoint:workqueue:workqueue_execute_start
+bt_same="$bt_sum
+${bt_hist/@usecs =/@usecs[args->dev] =}
+"'tracepoint:workqueue:workqueue_execute_start
   /args->function == kaddr("loop_workfn") || args->function == kaddr("loop_rootcg_workfn")/ {
   @item[tid] = nsecs; }
 tracepoint:workqueue:workqueue_execute_end /@item[tid]/ {
