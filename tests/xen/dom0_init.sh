@@ -23,51 +23,10 @@ mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /results
 mark "init start"
-# qemu 7.2's multi-threaded TCG hangs or crashes a vCPU when the kernel rewrites a hot
-# call site while the other vCPU runs it (flip.sh: within seconds for block_bio_queue under
-# direct I/O, ~100 flips for sys_enter; one CI boot took an int3 oops in ttwu_do_activate
-# when the first ftrace event registered the scheduler's cmdline-recording probes on a
-# busy dom0). The kernel rewrites a tracepoint's sites when its first probe comes or its
-# last goes (the static key) and from one probe to two or back (the static call then calls
-# an iterator): what xiotop's attach and detach are on an idle host. So every tracepoint
-# xiotop hooks is held at two probes, its ftrace event on in the top trace instance and in
-# 'hold', with tracing off (nothing recorded): xiotop's attach and detach then only add and
-# remove a third probe, with no code rewritten; its hooks are otherwise as on any host.
-# Both probes are put there by the kernel's command line (run.sh: trace_event= and
-# trace_instance=hold,...) in start_kernel, before the second CPU is up, so nothing is
-# rewritten while another CPU runs: kernels before 6.3 lack trace_instance=, and there
-# 'hold' is filled here, first thing, before anything else runs, as are the system-call
-# events' second probes everywhere (run.sh: held from start_kernel, no task would get the
-# flag those tracepoints need). The events are read from
-# trace_event= (none there, with xiotop_flip_hold=0: nothing held). Each event goes into
-# /results/held.txt with where each of its two probes came from (boot or init): check.py
-# fails on a tracepoint xiotop attached that is not held, and on a kernel with
-# trace_instance= on one that init had to enable.
-hold_tracepoints() {
-	local t=/sys/kernel/tracing e d where events
-	events=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^trace_event=//p' | tr ',' ' ')
-	[ -n "$events" ] || return 0
-	echo 0 >$t/tracing_on && mkdir -p $t/instances/hold && echo 0 >$t/instances/hold/tracing_on ||
-		return 1
-	for e in $events; do
-		e=${e/://}
-		where=""
-		for d in $t/events/$e $t/instances/hold/events/$e; do
-			if [ "$(cat "$d/enable" 2>/dev/null)" = 1 ]; then
-				where="$where boot"
-			elif echo 1 >"$d/enable"; then
-				where="$where init"
-			else
-				mark "holding $e FAILED in ${d%/events/*}"
-				continue 2
-			fi
-		done
-		echo "${e#*/}$where" >>/results/held.txt
-	done
-	mark "tracepoints held"
-}
+# one vCPU (run.sh says why: the emulator and code the kernel rewrites); check.py holds
+# the boot to it
+nproc >/results/dom0-vcpus.txt
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
-hold_tracepoints || mark "holding the tracepoints FAILED (no trace instance)"
 for m in crc32c_generic xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xenfs xen-blkback loop dm-mod ext4 virtio_pci virtio_blk; do
 	modprobe $m || mark "modprobe $m FAILED"
 done

@@ -1,18 +1,17 @@
 #!/bin/bash
 # flip.sh - the dom0 phase of the test xen_tcg_flip (xiotop_phases=flip): no xiotop, only
-# the kernel switching tracepoint probes on and off while both CPUs make system calls
-# and block I/O, as xiotop's attach and detach do at each of its starts and stops (and
-# sys_enter's each time a device model comes or goes). Under qemu 7.2's multi-threaded
-# TCG a tracepoint going from no probe to one (its static key) or from one to two (its
-# static call) rewrites its call sites, and both vCPUs hang at a rewritten one: within
-# ~100 flips of raw_syscalls/sys_enter, within seconds of block/block_bio_queue (Debian
-# 12's dom0 kernel under Xen and booted bare; a Debian 13 boot crashed at the same
-# instruction): the emulator goes on running the int3 it translated mid-rewrite after
-# the kernel put the instruction back. So dom0_init.sh holds each tracepoint xiotop
-# hooks at two probes from boot, and this phase checks that hold: it flips a third
-# probe (the events in a third trace instance) on sys_enter and block_bio_queue. With
-# xiotop_flip_hold=0 it shows the hang (with XIOTOP_XEN_TCG=single, that single-threaded
-# TCG has none).
+# the kernel switching tracepoint probes on and off while the dom0 makes system calls and
+# block I/O, as xiotop's attach and detach do at each of its starts and stops (and
+# sys_enter's each time a device model comes or goes). A tracepoint going from no probe
+# to one (its static key) or from one to two (its static call) rewrites its call sites.
+# Under qemu 7.2's multi-threaded TCG, with two dom0 vCPUs both hang at a rewritten site
+# (within ~100 flips of raw_syscalls/sys_enter, within seconds of block/block_bio_queue on
+# Debian 12's dom0 kernel under Xen and booted bare) or oops on an int3 (Debian 13's): the
+# emulator goes on running the int3 it translated mid-rewrite after the kernel put the
+# instruction back. The kernel's own static keys do the same at times of its choosing
+# (crng_is_ready once the crng is seeded). So the dom0 runs on one vCPU (run.sh), and this
+# phase checks that it then does not hang: it flips the events of a trace instance on
+# sys_enter and block_bio_queue. With XIOTOP_XEN_DOM0_VCPUS=2 it shows the hang.
 up() { cut -d' ' -f1 /proc/uptime; }
 secs=240
 # shellcheck disable=SC2013 # the command line's words are the parameters

@@ -108,21 +108,26 @@ cp "$cache/img/xen" "$cache/img/vmlinuz" "$cache/img/qdisk.status" "$work/"
 flock -u 9
 truncate -s 64M "$work/results.img"
 
-xen_cmdline="console=com1 com1=115200 dom0_mem=1536M,max:1536M loglvl=all guest_loglvl=all console_timestamps=boot"
+# qemu 7.2's multi-threaded TCG (XIOTOP_XEN_TCG=single for the other) can go on running
+# an instruction as one vCPU translated it while another was rewriting it: the int3 the
+# kernel puts there during a rewrite outlives the rewrite. A dom0 kernel rewrites code when
+# a tracepoint gets its first probe or a second (xiotop's attach and detach) and when it
+# switches a static key of its own (crng_is_ready, once the crng is seeded). On two vCPUs
+# the dom0 then hung (soft lockups at syscall_trace_enter: one CI run in ~15) or oopsed
+# (int3 in get_random_u16 8 ms after "crng init done": a CI boot of Debian 13). So the dom0
+# has one vCPU (XIOTOP_XEN_DOM0_VCPUS): none of its text is translated by another while
+# it is rewritten; the domUs have one each. The test xen_tcg_flip checks it (Debian 13: 486
+# tracepoint flips in 240 s on one vCPU; on two, an int3 oops at the first). Single-threaded
+# TCG, immune too, cost ~70 s a boot, and its coarser timing failed the console's and the
+# loop CPU's checks in one of two boots.
+xen_cmdline="console=com1 com1=115200 dom0_mem=1536M,max:1536M dom0_max_vcpus=${XIOTOP_XEN_DOM0_VCPUS:-1}"
+xen_cmdline+=" loglvl=all guest_loglvl=all console_timestamps=boot"
 console=${XIOTOP_XEN_CONSOLE:-$work/console.log}
 tq=$(date +%s.%N)
 # TCG loads both CPUs: one boot at a time, and no other live test or bench beside it.
 # XIOTOP_XEN_CPU: another qemu CPU model. Under qemu64,+svm Xen finds no HAP, and
 # Debian's Xen has no shadow paging, so xl refuses HVM guests ("neither hap nor shadow
-# paging available"); qemu64,+svm,+npt (TCG emulates nested paging) should give HAP
-# Multi-threaded TCG (XIOTOP_XEN_TCG=single for the other). Under qemu 7.2's a vCPU can
-# go on running code the other rewrote, and the kernel rewrites a tracepoint's call
-# sites when xiotop attaches or detaches on an idle tracepoint: both vCPUs then hang
-# there (soft lockups at syscall_trace_enter: one CI run of ~15 hung, and a Debian 13
-# boot crashed there). dom0_init.sh holds every tracepoint xiotop hooks at two probes
-# from boot, so no attach rewrites code (the test xen_tcg_flip checks that hold, and
-# shows the hang without it). Single-threaded TCG, immune, cost ~70 s a boot, and its
-# coarser timing failed the console's and the loop CPU's checks in one of two boots.
+# paging available"); qemu64,+svm,+npt (TCG emulates nested paging) should give HAP.
 tcg=${XIOTOP_XEN_TCG:-multi}
 tmo=${XIOTOP_XEN_TIMEOUT:-600}
 # The kernel also rewrites code at its own boot (static keys, alternatives), before
@@ -130,27 +135,7 @@ tmo=${XIOTOP_XEN_TIMEOUT:-600}
 # until the timeout. A dom0 whose init has not started XIOTOP_XEN_INIT_LIMIT s (120) after
 # qemu started is such a stall: qemu is stopped, said, and the dom0 booted once more.
 # Nothing of xiotop has run by then, and a second stall fails the test.
-# Every tracepoint xiotop hooks, held at two probes from the dom0 kernel's start_kernel
-# (dom0_init.sh says why): its ftrace event in the top instance (trace_event=) and in
-# 'hold' (trace_instance=, kernels 6.3 and later). qemu's -initrd takes ",," for a comma.
-held_events="raw_syscalls:sys_enter raw_syscalls:sys_exit block:block_bio_queue block:block_bio_remap
-	block:block_bio_complete block:block_rq_complete workqueue:workqueue_execute_start
-	workqueue:workqueue_execute_end sched:sched_process_free writeback:writeback_dirty_folio
-	io_uring:io_uring_complete"
-held_list=$(printf %s "$held_events" | tr -s ' \t\n' ',')
-# but not the system-call events in 'hold': a syscall tracepoint only fires for tasks
-# flagged when its first probe came, and at start_kernel there is no task to flag
-# (for_each_process_thread skips init_task, whom every later task inherits from). The
-# top instance's are taken off and put back at early_initcall for that reason, when
-# init and kthreadd exist; held in 'hold' too, that would not flag them either, and no
-# system call of any task would ever reach a probe (seen: a qdisk domain's device model
-# counted 0 bytes). dom0_init.sh adds them to 'hold' first thing.
-boot_held=$(printf %s "$held_list" | tr ',' '\n' | grep -v '^raw_syscalls:' | paste -sd,)
-hold_args="trace_event=$held_list trace_instance=hold,$boot_held"
-case " ${XIOTOP_XEN_DOM0_ARGS:-} " in
-*" xiotop_flip_hold=0 "*) hold_args="" ;; # flip.sh's control: nothing held, the hang shown
-esac
-dom0_args="console=hvc0 earlyprintk=xen xiotop_deadline=$((tmo - 30)) $hold_args ${XIOTOP_XEN_DOM0_ARGS:-}"
+dom0_args="console=hvc0 earlyprintk=xen xiotop_deadline=$((tmo - 30)) ${XIOTOP_XEN_DOM0_ARGS:-}"
 boot() { # ATTEMPT: one qemu boot under the live lock; sets rc and tl
 	local stall=$work/boot-stall.$1 started=$work/qemu.start.$1 waited=0 qpid
 	rc=0
