@@ -313,8 +313,9 @@ static __always_inline struct loop_device *loop_of_work(struct work_struct *work
 	return BPF_CORE_READ(w, lo);
 }
 
-/* The domain a loop work item serves, cached per kworker and work item until the
- * topology changes: the same few work items come back at every I/O. */
+/* The domain a loop work item serves and its direct-I/O mode, cached per kworker and work
+ * item until the topology changes: the same few work items come back at every I/O. A
+ * mode switched by `losetup --direct-io` is a change (live_rules_fingerprint). */
 static __always_inline u32 loop_work_domid(struct work_state *ws, struct work_struct *work, u64 fn)
 {
 	u32 gen = topology_gen;

@@ -18,8 +18,12 @@ uint64_t live_rules_fingerprint(const struct xt_topology *t)
 		MIX(d->device_model_pid);
 		for (size_t j = 0; j < d->n_backends; j++) {
 			MIX(d->backends[j].backend_dev);
-			for (size_t k = 0; k < d->backends[j].n_layers; k++)
+			for (size_t k = 0; k < d->backends[j].n_layers; k++) {
 				MIX(d->backends[j].layers[k].ino); /* an image created later */
+				/* the programs keep a loop work item's direct-I/O mode until the
+				 * maps are refilled (topology_gen) */
+				MIX(d->backends[j].layers[k].loop_direct_io);
+			}
 			for (const char *p = d->backends[j].params; p && *p; p++)
 				MIX(*p);
 		}

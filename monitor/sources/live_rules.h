@@ -3,8 +3,8 @@
  *
  * Contract:
  *   - live_rules_fingerprint(): a hash of what the tracer maps depend on (domains and
- *     their generation, names, device-model pids, backends, image inodes, params); equal
- *     fingerprints mean the maps need no refill.
+ *     their generation, names, device-model pids, backends, image inodes, loop devices'
+ *     direct-I/O modes, params); equal fingerprints mean the maps need no refill.
  *   - live_rules_keep_departed(): a domain in `old` with an image file that is gone from
  *     `fresh` (its device model exited, it was destroyed) is kept in `fresh`, without its
  *     pid, for LINGER_NS after it was first seen gone, so its late writeback is still

@@ -127,6 +127,14 @@ static void add_backing(const char *loop_dir, const char *backing)
 	write_text(p, val);
 }
 
+/* loop/dio: "1" when the loop device does direct I/O on its file (kernel 4.10 and later) */
+static void add_dio(const char *loop_dir, const char *value)
+{
+	char p[PATH_MAX];
+	fmt(p, sizeof(p), "%s/%s/loop/dio", cur_sys, loop_dir);
+	write_text(p, value);
+}
+
 #define VIRT "devices/virtual/block/"
 #define SCSI "devices/platform/host0/target0:0:0/0:0:0:0/block/"
 
@@ -144,6 +152,8 @@ static void build_sysfs(void)
 	add_backing(VIRT "loop0", in_root("img/guest2.img"));
 	add_dev(VIRT "loop1", 120, 1, false);
 	add_backing(VIRT "loop1", in_root("img/parted.img"));
+	add_dio(VIRT "loop0", "0\n");
+	add_dio(VIRT "loop1", "1\n"); /* loop2 has none, as before 4.10 */
 	add_dev(VIRT "loop1/loop1p1", 126, 1, true);
 	add_dev(VIRT "loop2", 120, 2, false);
 	char deleted[PATH_MAX];
@@ -451,6 +461,7 @@ static void test_loop_over_file(void **state)
 	assert_int_equal(b->layers[1].dev, 0);
 	assert_null(b->layers[1].name);
 	assert_int_equal(b->layers[2].dev, host_fs_dev);
+	assert_false(b->layers[0].loop_direct_io); /* loop/dio says 0 */
 }
 
 static void test_qdisk_image_file(void **state)
@@ -481,6 +492,8 @@ static void test_partition_of_a_loop(void **state)
 	             {1, XT_ROLE_STACKED, "loop1", false},
 	             {2, XT_ROLE_FILE, in_root("img/parted.img"), false},
 	             {3, XT_ROLE_STACKED, "hostfs1", false}, {4, XT_ROLE_LEAF, "hostfs", true});
+	assert_true(b->layers[1].loop_direct_io);  /* loop1's loop/dio says 1 */
+	assert_false(b->layers[0].loop_direct_io); /* its partition is no loop device */
 }
 
 static void test_deleted_backing_file(void **state)
@@ -493,6 +506,7 @@ static void test_deleted_backing_file(void **state)
 	ASSERT_STACK(b, {0, XT_ROLE_BACKEND, "loop2", false},
 	             {1, XT_ROLE_FILE, in_root("img/gone.img"), false});
 	assert_int_equal(b->layers[1].ino, 0);
+	assert_false(b->layers[0].loop_direct_io); /* no loop/dio: buffered, as kernels before it */
 }
 
 static void test_missing_device_marks_only_its_backend(void **state)
