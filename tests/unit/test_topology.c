@@ -603,6 +603,8 @@ static void test_text_output_escapes_guest_strings(void **state)
 	                             "        sdb 121:16  leaf\n"
 	                             "        sdc 121:32  leaf\n"));
 	assert_non_null(strstr(text, "    zram0 124:0  backend, leaf\n"));
+	assert_non_null(strstr(text, "    loop0 120:0  backend, buffered\n")); /* loop/dio 0 */
+	assert_non_null(strstr(text, "      loop1 120:1  stacked, direct I/O\n"));
 	assert_non_null(strstr(text, "MISSING: device 121:63 not found in sysfs\n"));
 	free(text);
 }
@@ -618,9 +620,13 @@ static void test_json_output(void **state)
 	                             "\"device_model_pid\":0,\"backends\":[{\"devid\":51712,"
 	                             "\"dev\":\"xvda\\u001b]0;pwned\\u0007\",\"kind\":\"vbd\""));
 	assert_non_null(strstr(json, "\"stack\":[{\"dev\":\"loop0\",\"maj_min\":\"120:0\","
-	                             "\"role\":\"backend\",\"depth\":0,\"leaf\":false},"
+	                             "\"direct_io\":false,\"role\":\"backend\",\"depth\":0,"
+	                             "\"leaf\":false},"
 	                             "{\"file\":\""));
 	assert_non_null(strstr(json, "{\"domid\":8,\"name\":null,"));
+	assert_non_null(
+	    strstr(json, "{\"dev\":\"loop1\",\"maj_min\":\"120:1\",\"direct_io\":true,"));
+	assert_null(strstr(json, "\"maj_min\":\"124:0\",\"direct_io\"")); /* zram0: no loop */
 	assert_non_null(strstr(json, "\"missing\":true,\"error\":\"device 121:63 not found"));
 	assert_string_equal(json + strlen(json) - 5, "]}]}\n");
 	/* balanced outside strings */

@@ -463,6 +463,7 @@ def main():
             t = by_name[name]
             check(within(t["double"], t["guest_wr"], 5),
                   f"{name}: double_counted_bytes {mib(t['double'])} ≈ guest writes {mib(t['guest_wr'])}")
+    check_loop_modes(res)
     if "lvm" in by_name:
         t = by_name["lvm"]
         check(t["double"] <= t["guest_wr"] * 0.02,
@@ -519,6 +520,18 @@ def check_latencies(domains, vbds, intervals):
         guest = guest_reqs.get(name, [None])[-1]
         check_latency(check, report, f"latency [{phase}] {name} (domid {domid})", domid,
                       (None, None), intervals, truth, guest, devstats.get((phase, domid)))
+
+
+def check_loop_modes(res):
+    """`xiotop topology` in phase A: each file domain's loop device in the mode scenarios.sh
+    gave it with losetup --direct-io (the kernel's loop/dio, read by xiotop)."""
+    path = os.path.join(res, "topology-A.json")
+    topo = json.load(open(path)) if os.path.exists(path) else {"domains": []}
+    for name, loop, dio in (("file-nodio", "loop0", False), ("file-dio", "loop1", True)):
+        got = [l.get("direct_io") for d in topo["domains"] if d.get("name") == name
+               for b in d["backends"] for l in b["stack"] if l.get("dev") == loop]
+        check(got == [dio], f"topology: {name}'s {loop} direct_io {got} (losetup --direct-io="
+              f"{'on' if dio else 'off'})")
 
 
 def check_reuse(got, vbds, domains, other):

@@ -74,6 +74,8 @@ static void print_layer_text(FILE *out, const struct xt_layer *l)
 		        topo_role_name(l->role));
 		if (l->is_leaf && l->role != XT_ROLE_LEAF)
 			fputs(", leaf", out);
+		if (l->is_loop) /* buffered: the guest's writes sit in dom0's page cache first */
+			fputs(l->loop_direct_io ? ", direct I/O" : ", buffered", out);
 	}
 	fputc('\n', out);
 }
@@ -137,6 +139,8 @@ static void print_layer_json(FILE *out, const void *item)
 		json_put_member(out, "{\"dev\":", l->name);
 		fprintf(out, ",\"maj_min\":\"%u:%u\"", XT_KDEV_MAJOR(l->dev),
 		        XT_KDEV_MINOR(l->dev));
+		if (l->is_loop)
+			fprintf(out, ",\"direct_io\":%s", l->loop_direct_io ? "true" : "false");
 	}
 	fprintf(out, ",\"role\":\"%s\",\"depth\":%d,\"leaf\":%s}", topo_role_name(l->role),
 	        l->depth, l->is_leaf ? "true" : "false");

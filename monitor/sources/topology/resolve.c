@@ -461,7 +461,8 @@ static void walk_dev(struct walk *w, uint32_t dev, int depth)
 		else
 			note(w->b, "partition %s: whole disk not found", info.name);
 	} else if (info.is_loop) {
-		l->loop_direct_io = loop_dio_on(dir); /* before walk_loop: its layers may move l */
+		l->is_loop = true; /* before walk_loop: its layers may move l */
+		l->loop_direct_io = loop_dio_on(dir);
 		walk_loop(w, dir, info.name, depth);
 	} else if (!info.is_leaf) {
 		walk_slaves(w, dir, info.name, depth);

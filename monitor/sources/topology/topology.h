@@ -52,6 +52,7 @@ struct xt_layer {
 	uint64_t ino;    /* XT_ROLE_FILE: inode number (0 if the file is gone) */
 	uint32_t fs_dev; /* XT_ROLE_FILE: kernel dev_t of the filesystem holding it */
 	bool is_leaf; /* device with nothing below it (may also be the backend: zram, raw disk) */
+	bool is_loop; /* a loop device: the file below it is its backing file */
 	/* a loop device whose loop/dio says 1: it reads and writes its file with direct I/O,
 	 * past dom0's page cache (`losetup --direct-io` switches it at any time) */
 	bool loop_direct_io;
