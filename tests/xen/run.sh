@@ -58,16 +58,23 @@ if [ ! -f "$cache/img/base.stamp" ] || [ "$(cat "$cache/img/base.stamp")" != "$b
 	echo "$base_stamp" >"$cache/img/base.stamp"
 fi
 if [ -n "$deb" ]; then
-	# installed as a user installs it: apt, the release's dependencies pulled when missing
+	# installed as a user installs it: apt, the release's dependencies pulled when missing.
+	# --reinstall: the cached root keeps the last build's package, of the same version, and
+	# apt keeps that ("already the newest version"): the dom0 ran a build of days before.
 	cp "$deb" "$cache/root/tmp/xiotop.deb"
-	if ! { chroot "$cache/root" apt-get install -y -q /tmp/xiotop.deb ||
-		{ chroot "$cache/root" apt-get update -q && chroot "$cache/root" apt-get install -y -q /tmp/xiotop.deb; }; } \
-		>"$cache/xiotop-install.log" 2>&1; then
+	apt_install() { chroot "$cache/root" apt-get install -y -q --reinstall /tmp/xiotop.deb; }
+	if ! { apt_install || { chroot "$cache/root" apt-get update -q && apt_install; }; } >"$cache/xiotop-install.log" 2>&1; then
 		echo "FAIL: $(basename "$deb") does not install in the $release root:"
 		tail -5 "$cache/xiotop-install.log"
 		exit 1
 	fi
 	rm -f "$cache/root/tmp/xiotop.deb"
+	# and the binary the dom0 gets is this build's
+	if ! dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./usr/sbin/xiotop | cmp -s - "$cache/root/usr/sbin/xiotop"; then
+		echo "FAIL: the $release root's /usr/sbin/xiotop is not the one in $(basename "$deb") after apt-get install:"
+		tail -3 "$cache/xiotop-install.log"
+		exit 1
+	fi
 	# shellcheck disable=SC2016 # dpkg-query's own ${...}
 	echo "xen test: installed $(chroot "$cache/root" dpkg-query -W -f='${Package} ${Version}' xiotop) in the $release root"
 fi
