@@ -42,10 +42,11 @@ static void finalize_all(struct rec_writer *w)
 static void remove_side_files(const char *path)
 {
 	char side[4200];
-	snprintf(side, sizeof(side), "%s-wal", path);
-	unlink(side);
-	snprintf(side, sizeof(side), "%s-shm", path);
-	unlink(side);
+	/* a name cut short would be another file's */
+	if (snprintf(side, sizeof(side), "%s-wal", path) < (int)sizeof(side))
+		unlink(side);
+	if (snprintf(side, sizeof(side), "%s-shm", path) < (int)sizeof(side))
+		unlink(side);
 }
 
 /* SQLite does not checkpoint on close a database file that was renamed or removed while

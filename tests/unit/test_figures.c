@@ -143,8 +143,9 @@ static void test_every_figure_in_every_sink(void **state)
 	char *screen = console(&w.m), *text = batch(&w.m, BATCH_TEXT);
 	char *csv = batch(&w.m, BATCH_CSV), *json = batch(&w.m, BATCH_JSON);
 	char *expo = metrics(&w.m);
-	const char *csv_header_end = strchr(csv, '\n');
-	assert_non_null(csv_header_end);
+	/* a length, not a pointer: gcc -O3 takes one into csv for dangling */
+	size_t csv_header_len = strcspn(csv, "\n");
+	assert_int_equal(csv[csv_header_len], '\n');
 	assert_true(figure_count() >= FIGURE_NAMED);
 	for (int i = 0; i < figure_count(); i++) {
 		const struct figure *f = figure_get((enum figure_id)i);
@@ -160,7 +161,7 @@ static void test_every_figure_in_every_sink(void **state)
 		if (f->flags & FIGURE_CSV) {
 			char col[80];
 			snprintf(col, sizeof(col), ",%s,", f->key);
-			char *h = strndup(csv, (size_t)(csv_header_end - csv + 1));
+			char *h = strndup(csv, csv_header_len + 1);
 			h[strlen(h) - 1] = ',';
 			assert_non_null(strstr(h, col));
 			free(h);
