@@ -22,7 +22,7 @@ uint64_t live_rules_fingerprint(const struct xt_topology *t)
 				MIX(d->backends[j].layers[k].ino); /* an image created later */
 				/* the programs keep a loop work item's direct-I/O mode until the
 				 * maps are refilled (topology_gen) */
-				MIX(d->backends[j].layers[k].loop_direct_io);
+				MIX(d->backends[j].layers[k].loop_mode);
 			}
 			for (const char *p = d->backends[j].params; p && *p; p++)
 				MIX(*p);

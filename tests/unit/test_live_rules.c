@@ -70,7 +70,7 @@ struct change {
 	uint32_t backend_dev;
 	uint64_t ino;
 	const char *params;
-	bool loop_direct_io;
+	enum xt_loop_mode loop_mode;
 	/* not tracer-relevant: must not change the fingerprint */
 	const char *uuid;
 	const char *mode;
@@ -91,7 +91,7 @@ static void build(struct xt_topology *t, const struct change *c)
 		free(b->mode);
 		b->mode = strdup(c->mode);
 	}
-	b->layers[0].loop_direct_io = c->loop_direct_io;
+	b->layers[0].loop_mode = c->loop_mode;
 	if (c->layer_name) {
 		free(b->layers[0].name);
 		b->layers[0].name = strdup(c->layer_name);
@@ -127,7 +127,7 @@ static void test_fingerprint(void **state)
 	    {.backend_dev = ZRAM0},
 	    {.ino = 1235},
 	    {.params = "/img/other.img"},
-	    {.loop_direct_io = true}, /* losetup --direct-io=on on web's loop device */
+	    {.loop_mode = XT_LOOP_DIRECT_IO}, /* losetup --direct-io=on on web's loop device */
 	};
 	for (size_t i = 0; i < sizeof(refill) / sizeof(refill[0]); i++)
 		if (fingerprint_of(&refill[i]) == h)

@@ -153,7 +153,7 @@ static void build_sysfs(void)
 	add_dev(VIRT "loop1", 120, 1, false);
 	add_backing(VIRT "loop1", in_root("img/parted.img"));
 	add_dio(VIRT "loop0", "0\n");
-	add_dio(VIRT "loop1", "1\n"); /* loop2 has none, as before 4.10 */
+	add_dio(VIRT "loop1", "1\n"); /* loop2 has none: its mode is unknown */
 	add_dev(VIRT "loop1/loop1p1", 126, 1, true);
 	add_dev(VIRT "loop2", 120, 2, false);
 	char deleted[PATH_MAX];
@@ -461,7 +461,7 @@ static void test_loop_over_file(void **state)
 	assert_int_equal(b->layers[1].dev, 0);
 	assert_null(b->layers[1].name);
 	assert_int_equal(b->layers[2].dev, host_fs_dev);
-	assert_false(b->layers[0].loop_direct_io); /* loop/dio says 0 */
+	assert_int_equal(b->layers[0].loop_mode, XT_LOOP_BUFFERED); /* loop/dio says 0 */
 }
 
 static void test_qdisk_image_file(void **state)
@@ -492,8 +492,8 @@ static void test_partition_of_a_loop(void **state)
 	             {1, XT_ROLE_STACKED, "loop1", false},
 	             {2, XT_ROLE_FILE, in_root("img/parted.img"), false},
 	             {3, XT_ROLE_STACKED, "hostfs1", false}, {4, XT_ROLE_LEAF, "hostfs", true});
-	assert_true(b->layers[1].loop_direct_io);  /* loop1's loop/dio says 1 */
-	assert_false(b->layers[0].loop_direct_io); /* its partition is no loop device */
+	assert_int_equal(b->layers[1].loop_mode, XT_LOOP_DIRECT_IO); /* loop1's loop/dio says 1 */
+	assert_int_equal(b->layers[0].loop_mode, XT_NOT_LOOP); /* its partition is no loop device */
 }
 
 static void test_deleted_backing_file(void **state)
@@ -506,7 +506,8 @@ static void test_deleted_backing_file(void **state)
 	ASSERT_STACK(b, {0, XT_ROLE_BACKEND, "loop2", false},
 	             {1, XT_ROLE_FILE, in_root("img/gone.img"), false});
 	assert_int_equal(b->layers[1].ino, 0);
-	assert_false(b->layers[0].loop_direct_io); /* no loop/dio: buffered, as kernels before it */
+	/* no loop/dio to read: not guessed */
+	assert_int_equal(b->layers[0].loop_mode, XT_LOOP_MODE_UNKNOWN);
 }
 
 static void test_missing_device_marks_only_its_backend(void **state)
@@ -605,6 +606,7 @@ static void test_text_output_escapes_guest_strings(void **state)
 	assert_non_null(strstr(text, "    zram0 124:0  backend, leaf\n"));
 	assert_non_null(strstr(text, "    loop0 120:0  backend, buffered\n")); /* loop/dio 0 */
 	assert_non_null(strstr(text, "      loop1 120:1  stacked, direct I/O\n"));
+	assert_non_null(strstr(text, "    loop2 120:2  backend, mode unknown (no loop/dio)\n"));
 	assert_non_null(strstr(text, "MISSING: device 121:63 not found in sysfs\n"));
 	free(text);
 }
@@ -627,6 +629,8 @@ static void test_json_output(void **state)
 	assert_non_null(
 	    strstr(json, "{\"dev\":\"loop1\",\"maj_min\":\"120:1\",\"direct_io\":true,"));
 	assert_null(strstr(json, "\"maj_min\":\"124:0\",\"direct_io\"")); /* zram0: no loop */
+	assert_non_null(
+	    strstr(json, "{\"dev\":\"loop2\",\"maj_min\":\"120:2\",\"direct_io\":null,"));
 	assert_non_null(strstr(json, "\"missing\":true,\"error\":\"device 121:63 not found"));
 	assert_string_equal(json + strlen(json) - 5, "]}]}\n");
 	/* balanced outside strings */

@@ -74,8 +74,13 @@ static void print_layer_text(FILE *out, const struct xt_layer *l)
 		        topo_role_name(l->role));
 		if (l->is_leaf && l->role != XT_ROLE_LEAF)
 			fputs(", leaf", out);
-		if (l->is_loop) /* buffered: the guest's writes sit in dom0's page cache first */
-			fputs(l->loop_direct_io ? ", direct I/O" : ", buffered", out);
+		/* buffered: the guest's writes sit in dom0's page cache first */
+		static const char *const mode[] = {[XT_LOOP_BUFFERED] = ", buffered",
+		                                   [XT_LOOP_DIRECT_IO] = ", direct I/O",
+		                                   [XT_LOOP_MODE_UNKNOWN] =
+		                                       ", mode unknown (no loop/dio)"};
+		if (l->loop_mode != XT_NOT_LOOP)
+			fputs(mode[l->loop_mode], out);
 	}
 	fputc('\n', out);
 }
@@ -139,8 +144,11 @@ static void print_layer_json(FILE *out, const void *item)
 		json_put_member(out, "{\"dev\":", l->name);
 		fprintf(out, ",\"maj_min\":\"%u:%u\"", XT_KDEV_MAJOR(l->dev),
 		        XT_KDEV_MINOR(l->dev));
-		if (l->is_loop)
-			fprintf(out, ",\"direct_io\":%s", l->loop_direct_io ? "true" : "false");
+		static const char *const direct_io[] = {[XT_LOOP_BUFFERED] = "false",
+		                                        [XT_LOOP_DIRECT_IO] = "true",
+		                                        [XT_LOOP_MODE_UNKNOWN] = "null"};
+		if (l->loop_mode != XT_NOT_LOOP)
+			fprintf(out, ",\"direct_io\":%s", direct_io[l->loop_mode]);
 	}
 	fprintf(out, ",\"role\":\"%s\",\"depth\":%d,\"leaf\":%s}", topo_role_name(l->role),
 	        l->depth, l->is_leaf ? "true" : "false");

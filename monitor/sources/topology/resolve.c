@@ -352,13 +352,16 @@ static void walk_file(struct walk *w, const char *path, bool deleted, const char
 	walk_fs(w, path, l->fs_dev, depth + 1);
 }
 
-/* loop/dio (kernel 4.10 and later) is "1" while the loop device does direct I/O on its
- * file; without it, the loop device buffers */
-static bool loop_dio_on(const char *dir)
+/* loop/dio: "1" while the loop device does direct I/O on its file, "0" while it buffers */
+static enum xt_loop_mode loop_mode(const char *dir)
 {
 	char p[PATH_MAX], dio[8];
-	return snprintf(p, sizeof(p), "%s/loop/dio", dir) < (int)sizeof(p) &&
-	       attr_read_line(p, dio, sizeof(dio)) && strcmp(dio, "1") == 0;
+	if (snprintf(p, sizeof(p), "%s/loop/dio", dir) >= (int)sizeof(p) ||
+	    !attr_read_line(p, dio, sizeof(dio)))
+		return XT_LOOP_MODE_UNKNOWN;
+	return strcmp(dio, "1") == 0   ? XT_LOOP_DIRECT_IO
+	       : strcmp(dio, "0") == 0 ? XT_LOOP_BUFFERED
+	                               : XT_LOOP_MODE_UNKNOWN;
 }
 
 static void walk_loop(struct walk *w, const char *dir, const char *name, int depth)
@@ -461,8 +464,7 @@ static void walk_dev(struct walk *w, uint32_t dev, int depth)
 		else
 			note(w->b, "partition %s: whole disk not found", info.name);
 	} else if (info.is_loop) {
-		l->is_loop = true; /* before walk_loop: its layers may move l */
-		l->loop_direct_io = loop_dio_on(dir);
+		l->loop_mode = loop_mode(dir); /* before walk_loop: its layers may move l */
 		walk_loop(w, dir, info.name, depth);
 	} else if (!info.is_leaf) {
 		walk_slaves(w, dir, info.name, depth);

@@ -42,6 +42,15 @@ enum xt_role {
 	XT_ROLE_LEAF,    /* a physical device at the bottom of the stack */
 };
 
+/* What a loop device's file goes through (its loop/dio); `losetup --direct-io` switches
+ * it at any time. */
+enum xt_loop_mode {
+	XT_NOT_LOOP = 0,      /* not a loop device */
+	XT_LOOP_BUFFERED,     /* loop/dio 0: the file's pages in dom0's page cache first */
+	XT_LOOP_DIRECT_IO,    /* loop/dio 1: past dom0's page cache */
+	XT_LOOP_MODE_UNKNOWN, /* a loop device whose loop/dio could not be read */
+};
+
 /* One node of a backend's stack, in pre-order from the backend down. */
 struct xt_layer {
 	enum xt_role role;
@@ -52,10 +61,7 @@ struct xt_layer {
 	uint64_t ino;    /* XT_ROLE_FILE: inode number (0 if the file is gone) */
 	uint32_t fs_dev; /* XT_ROLE_FILE: kernel dev_t of the filesystem holding it */
 	bool is_leaf; /* device with nothing below it (may also be the backend: zram, raw disk) */
-	bool is_loop; /* a loop device: the file below it is its backing file */
-	/* a loop device whose loop/dio says 1: it reads and writes its file with direct I/O,
-	 * past dom0's page cache (`losetup --direct-io` switches it at any time) */
-	bool loop_direct_io;
+	enum xt_loop_mode loop_mode;
 };
 
 struct xt_backend {
