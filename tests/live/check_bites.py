@@ -4,7 +4,7 @@
 A check with a tolerance no wrong figure breaks proves nothing. KEPT_DIR is what a live
 test wrote, kept by XIOTOP_LIVE_KEEP (tests/live/livelib.sh):
 
-    flock /tmp/xiotop-live.lock env XIOTOP_LIVE_KEEP=DIR ctest -R '^live_test_record$'
+    XIOTOP_LIVE_KEEP=DIR ctest -R '^live_test_record$'
     python3 -B tests/live/check_bites.py DIR
 
 It finds which test wrote it (test_record: export.json; test_explain: file.json), runs
