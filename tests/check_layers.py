@@ -3,7 +3,8 @@
  1. a folder is a layer: the engine's layers are the folders of monitor/, and ui/ and
     bpf/ stand beside it; a file includes project headers only by layer path
     ("core/sample.h", whatever the folder it lives in) and only from its own layer or a
-    lower one;
+    lower one; inside a layer with folders of its own (SUBRANK: explain's claims/, top,
+    verdicts/, report/), from its own folder or a lower one;
  2. no file over 600 lines and no function over 80 lines outside tests/;
  3. no two files that call each other both ways: where two files share work, the shared
     part is a third file both call. A file "calls" another when it names a function the
@@ -18,6 +19,9 @@ import sys
 
 # rank of each layer: a file may include from ranks <= its own (its own: same folder)
 RANK = {"bpf": 0, "core": 1, "sources": 2, "record": 3, "explain": 4, "import": 4, "export": 4, "ui": 4, "cli": 5}
+# a layer's own folders, lowest first: a file includes from its own folder or a lower one
+# (the layer's top folder is named ""); a folder not named here is the layer's top
+SUBRANK = {"explain": {"claims": 0, "": 1, "verdicts": 2, "report": 3}}
 # where each layer's folder is, from the top of the tree
 FOLDER = {layer: layer if layer in ("bpf", "ui") else "monitor/" + layer for layer in RANK}
 MAX_LINES = 600
@@ -64,6 +68,22 @@ def include_problems(path, layer, lines):
             yield f'{path}:{no}: includes "{inc}" from {target}/, which is not a layer'
         elif RANK[target] > mine or (RANK[target] == mine and target != layer):
             yield f'{path}:{no}: {layer}/ includes "{inc}" of {target}/, a layer above or beside it'
+        elif target == layer and layer in SUBRANK:
+            own, theirs = sub_folder(path, layer), sub_folder(inc, layer, FOLDER_OF_INCLUDE)
+            if SUBRANK[layer][theirs] > SUBRANK[layer][own]:
+                yield (f'{path}:{no}: {layer}/{own or "(top)"} includes "{inc}" of '
+                       f'{layer}/{theirs}, a folder above it')
+
+
+FOLDER_OF_INCLUDE = "include"
+
+
+def sub_folder(path, layer, kind="path"):
+    """The folder of LAYER that PATH (a tree path, or an include "layer/sub/x.h") is in:
+    one SUBRANK names, else "" (the layer's top)."""
+    rest = path[len(FOLDER[layer]) + 1 :] if kind == "path" else path.split("/", 1)[1]
+    sub = rest.split("/", 1)[0] if "/" in rest else ""
+    return sub if sub in SUBRANK[layer] else ""
 
 
 def blank_non_code(text):

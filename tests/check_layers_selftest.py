@@ -42,6 +42,13 @@ CASES = [
      {"monitor/core/s.c": function(60, "int f(void)").replace("\tint x = 0;", "\tint x = 0; /* { */ const char *s = \"}}\";")}, 0, ""),
     ("core includes ui", {"monitor/core/a.c": '#include "ui/console.h"\n'}, 1, "a layer above or beside it"),
     ("ui includes record", {"ui/a.c": '#include "record/record.h"\n'}, 0, ""),
+    ("explain's claims include its verdicts",
+     {"monitor/explain/claims/a.c": '#include "explain/verdicts/v.h"\n'}, 1, "a folder above it"),
+    ("explain's top includes its report", {"monitor/explain/w.c": '#include "explain/report/r.h"\n'}, 1,
+     "a folder above it"),
+    ("explain's report includes its verdicts, top and claims",
+     {"monitor/explain/report/r.c": '#include "explain/verdicts/v.h"\n#include "explain/w.h"\n'
+      '#include "explain/claims/c.h"\n'}, 0, ""),
     ("a folder of monitor/ that is no layer", {"monitor/misc/a.c": "int a;\n"}, 1, "not a layer"),
     ("two files calling each other",
      {"monitor/core/a.c": "int b(void);\nint a(void)\n{\n\treturn b();\n}\n",
