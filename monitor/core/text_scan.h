@@ -1,5 +1,5 @@
 /* text_scan.h - the one scanner of text other programs wrote: the benchmark outputs
- * explain reads as claims (explain/claim_lex.h) and the logs import reads
+ * explain reads as claims (explain/claims/claim_lex.h) and the logs import reads
  * (import/import_text.h). Lines, words, literals and locale-free numbers.
  *
  * Contract: pure functions over a caller's bytes (no I/O, no allocation, no globals, no

@@ -1,7 +1,7 @@
 /* claim_figures.c - see claim_figures.h. */
 #include "explain/claim_figures.h"
 
-#include "explain/claim_lex.h"
+#include "explain/claims/claim_lex.h"
 
 #include <stdio.h>
 #include <stdlib.h>

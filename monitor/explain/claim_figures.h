@@ -18,7 +18,7 @@
 #ifndef XIOTOP_EXPLAIN_CLAIM_FIGURES_H
 #define XIOTOP_EXPLAIN_CLAIM_FIGURES_H
 
-#include "explain/claim.h"
+#include "explain/claims/claim.h"
 #include "explain/explain.h"
 
 void claim_to_figures(const struct claim *c, struct claim_figures *out);

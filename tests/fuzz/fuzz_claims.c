@@ -1,10 +1,10 @@
-/* fuzz_claims.c - libFuzzer harness for the benchmark-output parsers (explain/claim*.c:
+/* fuzz_claims.c - libFuzzer harness for the benchmark-output parsers (explain/claims/claim*.c:
  * dd with several runs and `time`, bonnie++ CSV, classic bonnie's table, iozone's table
  * and -R report, fio JSON and text): any bytes either parse into figures or give one error
  * line, which must hold no control or bidi byte taken from the input; the same for picking
  * a table row of what parsed. A truncated input (its first half) that parses gives only
  * runs the whole input gave, figure for figure: a cut is never taken as other figures. */
-#include "explain/claim.h"
+#include "explain/claims/claim.h"
 #include "fuzz/fuzz_util.h"
 
 #include <math.h>

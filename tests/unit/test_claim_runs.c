@@ -1,4 +1,4 @@
-/* test_claim_runs.c - a benchmark output as runs (explain/claim.h struct claim_run): dd
+/* test_claim_runs.c - a benchmark output as runs (explain/claims/claim.h struct claim_run): dd
  * logs of several runs with their direction from the pasted command, `time`'s real line,
  * bonnie's and iozone's phases each with its own bytes and seconds, fio's normal text
  * output, a multi-row table picked by row label; and a run located in a domain's timeline
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain/claim.h"
+#include "explain/claims/claim.h"
 #include "explain/claim_figures.h"
 #include "explain/explain.h"
 

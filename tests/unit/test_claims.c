@@ -1,4 +1,4 @@
-/* test_claims.c - explain/claim.h: every fixture of tests/fixtures/claims/ parses to the
+/* test_claims.c - explain/claims/claim.h: every fixture of tests/fixtures/claims/ parses to the
  * figures its tool printed; truncated, foreign, garbled, huge and escape-laden input gives
  * one escaped line naming the file and, where it applies, the line. */
 #include <setjmp.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain/claim.h"
+#include "explain/claims/claim.h"
 
 static struct claim cl; /* large: not on the stack */
 static char err[512];

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "core/text_scan.h"
-#include "explain/claim.h"
+#include "explain/claims/claim.h"
 
 struct claim_src {
 	const char *name;

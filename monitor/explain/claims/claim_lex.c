@@ -1,6 +1,6 @@
 /* claim_lex.c - a claim's lines and words (core/text_scan.c) and the escaped one-line error
  * (claim_lex.h). */
-#include "explain/claim_lex.h"
+#include "explain/claims/claim_lex.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* claim.c - recognise the tool from the content and hand over to its parser (claim.h). */
-#include "explain/claim_lex.h"
+#include "explain/claims/claim_lex.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * bonnie's per-char tests use the file size. A rewrite reads and writes the whole file:
  * two runs over the same seconds. iozone's tests each move the file size once.
  */
-#include "explain/claim_lex.h"
+#include "explain/claims/claim_lex.h"
 
 #include <stdio.h>
 #include <string.h>

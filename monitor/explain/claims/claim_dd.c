@@ -16,7 +16,7 @@
  * (if=/dev/zero of=FILE: write; if=FILE of=/dev/null: read); `time`'s real line after a
  * run (`time (dd ...; sync)`) gives its seconds. The headline fields are the first run's.
  */
-#include "explain/claim_lex.h"
+#include "explain/claims/claim_lex.h"
 
 #include <stdio.h>
 #include <string.h>

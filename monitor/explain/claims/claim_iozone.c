@@ -11,7 +11,7 @@
  * table run together (wider than their columns), the -R report is read instead.
  * Each row's tests are runs (claim_runs.c), in the order iozone runs them.
  */
-#include "explain/claim_lex.h"
+#include "explain/claims/claim_lex.h"
 
 #include <string.h>
 #include <strings.h>

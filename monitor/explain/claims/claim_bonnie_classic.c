@@ -7,7 +7,7 @@
  * next line; such a line is joined back. The headline figures are the first result
  * line's; every line's phases are runs, its machine name (if any) their row label.
  */
-#include "explain/claim_lex.h"
+#include "explain/claims/claim_lex.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -8,7 +8,7 @@
  * "+++++" is a test too fast to measure; an empty field a test not run (-f).
  * Each data line's phases are runs (claim_runs.c), its machine name their row label.
  */
-#include "explain/claim_lex.h"
+#include "explain/claims/claim_lex.h"
 
 #include <string.h>
 

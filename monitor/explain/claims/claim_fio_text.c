@@ -13,7 +13,7 @@
  * The test files' size is the "Laying out IO file" lines' when there is one for each job
  * "Starting N processes" started (fio prints none for a file that existed).
  */
-#include "explain/claim_lex.h"
+#include "explain/claims/claim_lex.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * before it) and nothing but white space may follow it. Per job: read/write io_bytes,
  * bw_bytes (bytes/s), runtime (ms), clat_ns.percentile "50.000000" and "99.000000".
  */
-#include "explain/claim_lex.h"
+#include "explain/claims/claim_lex.h"
 
 #include <json-c/json.h>
 #include <limits.h>
