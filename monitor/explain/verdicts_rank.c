@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "explain/dom0_subject.h"
 #include "explain/verdicts.h"
 
 static const char *const order[] = {
@@ -37,6 +38,8 @@ void explain_verdicts(struct explain *ex)
 		const struct ex_domain *d = &ex->doms[i];
 		if (d->io.guest_wr_bytes + d->io.guest_rd_bytes < EX_ACTIVE_BYTES)
 			continue;
+		if (d->domid == EX_DOM0_ID && !d->dom0_subject)
+			continue; /* dom0's own I/O beside a guest's run: other programs' */
 		verdict_page_cache_inflation(ex, d);
 		verdict_double_counting(ex, d);
 		verdict_test_size_vs_memory(ex, d);
