@@ -96,6 +96,19 @@ static void json_members(FILE *out, const char *object, bool first, const struct
 	}
 }
 
+/* Domain-0 where the interval holds no domain 0 (no Xen, nothing charged to dom0 as a
+ * domain): its figures as they are, none charged to it, so that every format has the row
+ * the text has; NULL when the interval holds one. */
+static const struct model_domain *domain0_stand_in(const struct model_interval *m)
+{
+	static const struct xio_domain info = {.domid = 0, .name = "Domain-0"};
+	static const struct model_domain dom0 = {.domid = 0, .info = &info, .guest_cpu_ns = -1};
+	for (size_t i = 0; i < m->n_domains; i++)
+		if (m->domains[i].domid == 0)
+			return NULL;
+	return &dom0;
+}
+
 static void print_json(FILE *out, const struct model_interval *m)
 {
 	char ts[40];
@@ -107,8 +120,11 @@ static void print_json(FILE *out, const struct model_interval *m)
 	fputc('}', out);
 	json_members(out, "", false, m);
 	fputs(",\"domains\":[", out);
+	const struct model_domain *dom0 = domain0_stand_in(m);
+	if (dom0)
+		batch_keys_json(out, m, dom0);
 	for (size_t i = 0; i < m->n_domains; i++) {
-		if (i)
+		if (i || dom0)
 			fputc(',', out);
 		batch_keys_json(out, m, &m->domains[i]);
 	}
@@ -124,9 +140,15 @@ static void print_csv(FILE *out, const struct model_interval *m, unsigned long i
 		fputc('\n', out);
 	}
 	iso_time(ts, sizeof(ts), m->realtime_ns);
-	for (size_t i = 0; i < m->n_domains; i++) {
+	/* the text's rows: Domain-0 (where the interval holds none), the domains,
+	 * (unattributed) last (NULL) */
+	const struct model_domain *dom0 = domain0_stand_in(m);
+	for (size_t i = dom0 ? 0 : 1; i <= m->n_domains + 1; i++) {
 		fprintf(out, "%s,%.3f,", ts, m->interval_s);
-		batch_keys_csv_row(out, m, &m->domains[i]);
+		batch_keys_csv_row(out, m,
+		                   i == 0              ? dom0
+		                   : i <= m->n_domains ? &m->domains[i - 1]
+		                                       : NULL);
 		fputc('\n', out);
 	}
 }

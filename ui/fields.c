@@ -57,20 +57,27 @@ static int cmp_known(bool ka, double a, bool kb, double b)
 	return ka ? cmp_double(a, b) : 0;
 }
 
-/* The figure (unattributed) shows in a domain figure's column; FIGURE_NAMED: none. */
-static enum figure_id unattributed_figure(enum figure_id fig)
+/* What (unattributed) shows in a domain figure's column: dom0's for no domain. */
+static const struct {
+	enum figure_id column, shown;
+} unattributed_shows[] = {
+    {FIG_GUEST_RD_BYTES, FIG_UNATTRIBUTED_RD_BYTES},
+    {FIG_GUEST_WR_BYTES, FIG_UNATTRIBUTED_WR_BYTES},
+    {FIG_DOM0_CPU_NS, FIG_UNATTRIBUTED_CPU_NS},
+    {FIG_DOM0_CPU_SINCE_START, FIG_UNATTRIBUTED_CPU_NS},
+};
+
+bool field_row_figure(enum row_kind kind, enum figure_id fig, enum figure_id *shown)
 {
-	switch (fig) {
-	case FIG_GUEST_RD_BYTES:
-		return FIG_UNATTRIBUTED_RD_BYTES;
-	case FIG_GUEST_WR_BYTES:
-		return FIG_UNATTRIBUTED_WR_BYTES;
-	case FIG_DOM0_CPU_NS:
-	case FIG_DOM0_CPU_SINCE_START:
-		return FIG_UNATTRIBUTED_CPU_NS;
-	default:
-		return FIGURE_NAMED;
-	}
+	*shown = fig;
+	if (kind != ROW_UNATTRIBUTED)
+		return true;
+	for (size_t i = 0; i < sizeof(unattributed_shows) / sizeof(unattributed_shows[0]); i++)
+		if (unattributed_shows[i].column == fig) {
+			*shown = unattributed_shows[i].shown;
+			return true;
+		}
+	return false;
 }
 
 bool field_row_known(const struct field_row *r, enum figure_id fig)
@@ -78,8 +85,8 @@ bool field_row_known(const struct field_row *r, enum figure_id fig)
 	if (!r->m)
 		return false;
 	if (r->kind == ROW_UNATTRIBUTED) {
-		fig = unattributed_figure(fig);
-		return fig != FIGURE_NAMED && figure_known(fig, r->m, NULL);
+		enum figure_id shown;
+		return field_row_figure(r->kind, fig, &shown) && figure_known(shown, r->m, NULL);
 	}
 	bool cpu = fig == FIG_DOM0_CPU_NS || fig == FIG_DOM0_CPU_SINCE_START;
 	if (r->kind == ROW_DOM0 && cpu && !figure_known(FIG_DOM0_OWN_CPU_NS, r->m, NULL))
