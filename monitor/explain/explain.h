@@ -6,8 +6,8 @@
  * physical and double-counted bytes, dirty backlog at the window's end and how long it
  * took to drain, dom0 CPU by role, its layers, and a time series for charts; plus the
  * recording's host facts and marks. explain_verdicts() then ranks the verdicts
- * (verdicts.h). Claims (a benchmark's own figures) come in through explain_add_claim()
- * (tool_claims.h) before explain_verdicts(). Nothing here prints: report_*.c do. Every
+ * (verdicts/verdicts.h). Claims (a benchmark's own figures) come in through explain_add_claim()
+ * (tool_claims.h) before explain_verdicts(). Nothing here prints: report/ does. Every
  * string taken from the recording (names, files, labels) is kept raw and must be
  * escaped on output (core/sanitize.h, report_html.c). Errors: one sentence in
  * struct xerr (REC_ERR_RANGE for an empty window or unknown mark), exit 2.
@@ -33,6 +33,8 @@
 #define EX_NO_DOMAIN     0xffffffffu /* a verdict about the host, not one domain */
 #define EX_GIB           1073741824.0
 #define EX_MIB           1048576.0
+/* a domain with less guest I/O in the window is not judged */
+#define EX_ACTIVE_BYTES (1024 * 1024)
 
 /* One interval of one domain, for the charts (rates per second of that interval). */
 struct ex_point {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "explain/explain.h"
-#include "explain/verdicts.h"
+#include "explain/verdicts/verdicts.h"
 #include "record/record.h"
 
 #define MiB       (1024ull * 1024)

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "test_files.h"
-#include "explain/compare.h"
-#include "explain/report.h"
+#include "explain/verdicts/compare.h"
+#include "explain/report/report.h"
 #include "explain/tool_claims.h"
 #include "explain_scenario.h"
 

@@ -23,8 +23,8 @@
 #include <cmocka.h>
 
 #include "test_files.h"
-#include "explain/report.h"
-#include "explain/verdicts.h"
+#include "explain/report/report.h"
+#include "explain/verdicts/verdicts.h"
 #include "import/import_build.h"
 #include "record/record.h"
 

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "test_files.h"
-#include "explain/compare.h"
+#include "explain/verdicts/compare.h"
 #include "explain_scenario.h"
 #include "import/import_build.h"
 

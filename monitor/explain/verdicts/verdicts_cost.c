@@ -7,7 +7,7 @@
 
 #include "core/figures.h"
 #include "core/sanitize.h"
-#include "explain/verdicts.h"
+#include "explain/verdicts/verdicts.h"
 
 /* The smallest dom0 CPU per GiB among the judged domains (0 if none has CPU). */
 static const struct ex_domain *cheapest(const struct explain *ex)

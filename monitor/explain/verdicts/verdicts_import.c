@@ -8,7 +8,7 @@
 #include "core/arrays.h"
 #include "core/figures.h"
 #include "core/sanitize.h"
-#include "explain/verdicts.h"
+#include "explain/verdicts/verdicts.h"
 
 /* Does the window hold what the figure is made of (core/figures.c says what it lacks)? */
 static bool holds(const struct explain *ex, enum figure_id id)

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "explain/verdicts.h"
+#include "explain/verdicts/verdicts.h"
 
 /* The disks' requests at least twice the guest's: merged on the way, not jitter (a
  * request split at a boundary, a metadata write) */

@@ -1,6 +1,6 @@
 /* compare.c - A against B: the throughput difference in seconds per GiB and its causes;
  * see compare.h for the arithmetic. */
-#include "explain/compare.h"
+#include "explain/verdicts/compare.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/figures.h"
-#include "explain/verdicts.h"
+#include "explain/verdicts/verdicts.h"
 
 static int pick(const struct explain *ex, const char *name, const char *which, struct ex_side *side,
                 char *err, size_t errlen)

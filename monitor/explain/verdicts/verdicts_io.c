@@ -5,7 +5,7 @@
 
 #include "core/sanitize.h"
 #include "explain/dom0_subject.h"
-#include "explain/verdicts.h"
+#include "explain/verdicts/verdicts.h"
 
 static void say_drain(struct ex_verdict *v, const struct explain *ex, const struct ex_domain *d)
 {

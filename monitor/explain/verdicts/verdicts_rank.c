@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain/verdicts.h"
+#include "explain/verdicts/verdicts.h"
 
 static const char *const order[] = {
     "page_cache_inflation", "double_counting", "dom0_cpu_cost", "read_cache",

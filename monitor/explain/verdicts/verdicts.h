@@ -42,7 +42,6 @@
 
 #include "explain/explain.h"
 
-#define EX_ACTIVE_BYTES (1024 * 1024) /* a domain with less guest I/O is not judged */
 /* A cache verdict needs the disks to have taken less than 4/5 of the guest's bytes: less
  * than that gap is the last interval's writeback or readahead, not a cache. */
 #define EX_CACHED_PART_NUM 4
@@ -68,8 +67,19 @@ void ex_not_given(struct explain *ex, const char *id, const char *fmt, ...)
 typedef void verdict_fn(struct explain *ex, const struct ex_domain *d);
 verdict_fn verdict_page_cache_inflation, verdict_double_counting, verdict_read_cache,
     verdict_dom0_cpu_cost, verdict_test_size_vs_memory, verdict_path, verdict_request_size;
-/* The verdict on a claim: adds at most one verdict for c to ex. */
+/* The verdict on a claim: adds at most one verdict for c to ex (verdict_claim.c). */
 void verdict_claim(struct explain *ex, const struct ex_claim *c);
+
+/* ---- dom0's own run (explain/dom0_subject.h), its drain in a verdict (dom0_drain.c) ---- */
+/* The subject's drain rule as a verdict's figures ("drain_from": "the run's data", "a quiet
+ * stretch" or "-" not drained; "run_data_bytes", "data_taken_bytes", "after_data_wr_bytes",
+ * "after_data_last_seconds": null where unknown) and text. */
+void ex_dom0_drain_figures(struct ex_verdict *v, const struct explain *ex,
+                           const struct ex_domain *d);
+void ex_dom0_say_drain(struct ex_verdict *v, const struct explain *ex, const struct ex_domain *d);
+/* The run's disks' writes after its data, when >= 1 MiB (else nothing): one sentence,
+ * after `before`. */
+void ex_dom0_say_after_data(struct ex_verdict *v, const struct explain *ex, const char *before);
 
 /* ---- helpers for verdicts (verdict_util.c) ---- */
 /* A new verdict in ex (NULL when full). */

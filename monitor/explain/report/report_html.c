@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "core/sanitize.h"
-#include "explain/report.h"
-#include "explain/verdicts.h"
+#include "explain/report/report.h"
+#include "explain/verdicts/verdicts.h"
 
 #define CHART_W 640
 #define PANEL_H 92

@@ -7,7 +7,7 @@
 
 #include "core/arrays.h"
 #include "core/sanitize.h"
-#include "explain/verdicts.h"
+#include "explain/verdicts/verdicts.h"
 
 struct ex_verdict *ex_verdict_new(struct explain *ex, const char *id, uint32_t domid)
 {

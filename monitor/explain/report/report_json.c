@@ -6,8 +6,8 @@
 
 #include "core/figures.h"
 #include "core/sanitize.h"
-#include "explain/report.h"
-#include "explain/verdicts.h"
+#include "explain/report/report.h"
+#include "explain/verdicts/verdicts.h"
 
 /* key, then the count or null when the recording does not hold it */
 static void put_count(FILE *out, const char *key, bool known, uint64_t v)

@@ -5,8 +5,8 @@
 
 #include "core/figures.h"
 #include "core/sanitize.h"
-#include "explain/report.h"
-#include "explain/verdicts.h"
+#include "explain/report/report.h"
+#include "explain/verdicts/verdicts.h"
 
 #define WIDTH 78
 
