@@ -160,8 +160,22 @@ struct ex_figure {
 	char str[64]; /* a text figure ("path": "file via loop") when not "" */
 };
 
+/* Which verdict. The one table of verdicts (verdicts/verdict_table.c) gives each its name
+ * (the JSON "id"), its rank, where it applies and its functions; nothing else names one. */
+enum ex_verdict_id {
+	EXV_PAGE_CACHE_INFLATION,
+	EXV_DOUBLE_COUNTING,
+	EXV_DOM0_CPU_COST,
+	EXV_READ_CACHE,
+	EXV_TEST_SIZE_VS_MEMORY,
+	EXV_REQUEST_SIZE,
+	EXV_PATH,
+	EXV_CLAIM,
+	EXV_COUNT
+};
+
 struct ex_verdict {
-	const char *id; /* page_cache_inflation, double_counting, ... */
+	enum ex_verdict_id id;
 	uint32_t domid; /* EX_NO_DOMAIN: the host */
 	double share;   /* of the discrepancy it accounts for, 0..1 (see verdicts.h) */
 	struct ex_figure figures[EX_MAX_FIGURES];

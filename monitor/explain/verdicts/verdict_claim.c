@@ -118,9 +118,9 @@ static void say_also_active(struct ex_verdict *v, const struct explain *ex,
 	    ex_bytes((double)(other->io.guest_wr_bytes + other->io.guest_rd_bytes), b, sizeof(b)));
 }
 
-void verdict_claim(struct explain *ex, const struct ex_claim *c)
+static void judge_claim(struct explain *ex, const struct ex_claim *c)
 {
-	struct ex_verdict *v = ex_verdict_new(ex, "claim", c->domid);
+	struct ex_verdict *v = ex_verdict_new(ex, EXV_CLAIM, c->domid);
 	if (!v)
 		return;
 	const struct ex_domain *d = domain_by_id(ex, c->domid);
@@ -178,4 +178,11 @@ void verdict_claim(struct explain *ex, const struct ex_claim *c)
 		ex_dom0_drain_figures(v, ex, d);
 		ex_dom0_say_after_data(v, ex, " ");
 	}
+}
+
+void verdict_claims(struct explain *ex, const struct ex_domain *d)
+{
+	for (size_t i = 0; i < ex->n_claims; i++)
+		if (!d || ex->claims[i].domid == d->domid)
+			judge_claim(ex, &ex->claims[i]);
 }
