@@ -193,8 +193,8 @@ static struct rec_reader *open_after_sql(const char *path, const char *sql, stru
 	return r;
 }
 
-/* At path, the schema 2 recording of fixture NAME (tests/fixtures/recordings/NAME.sql: a
- * dump of a file the last writer of schema 2 made of this file's synthetic samples). */
+/* At path, the recording of fixture NAME (tests/fixtures/recordings/NAME.sql: a dump of a
+ * file the last writer of an older schema made of this file's synthetic samples). */
 static void schema2_recording(const char *path, const char *name)
 {
 	char file[64];
@@ -626,6 +626,33 @@ static void test_schema_2_file(void **state)
 	assert_int_equal(rec_count(r), 3);
 	const unsigned order3[] = {0, 1, 2};
 	assert_reads_synthetic(r, order3, 3, synthetic_untimed);
+	rec_reader_close(r);
+}
+
+/* A schema 3 file, made by the last writer of schema 3 (the fixture: 25 samples, keyframes
+ * 0, 10 and 20, each other sample's items differences from its keyframe's), reads to the
+ * very samples it was made of, in order, backwards and by jumps, and to the same
+ * intervals in every format. */
+static void test_schema_3_file(void **state)
+{
+	(void)state;
+	const char *path = path_of("v3.xiotop");
+	schema2_recording(path, "schema3_synthetic");
+	struct xerr err;
+	struct rec_reader *r = rec_open(path, &err);
+	assert_non_null(r);
+	assert_int_equal(rec_schema_version(r), 3);
+	assert_int_equal(rec_count(r), 25);
+	unsigned order[25 + 25 + 6];
+	size_t n = 0;
+	for (unsigned i = 0; i < 25; i++)
+		order[n++] = i;
+	for (unsigned i = 25; i-- > 0;)
+		order[n++] = i;
+	const unsigned jumps[] = {11, 2, 24, 9, 20, 19};
+	for (size_t j = 0; j < sizeof(jumps) / sizeof(*jumps); j++)
+		order[n++] = jumps[j];
+	assert_reads_synthetic(r, order, n, synthetic);
 	rec_reader_close(r);
 }
 
@@ -1101,6 +1128,7 @@ int main(void)
 	    cmocka_unit_test(test_latency_schema_1),
 	    cmocka_unit_test(test_latency_untimed),
 	    cmocka_unit_test(test_schema_2_file),
+	    cmocka_unit_test(test_schema_3_file),
 	    cmocka_unit_test(test_keyframes),
 	    cmocka_unit_test(test_packed_bad),
 	    cmocka_unit_test(test_cpu_times_old_file),
