@@ -978,6 +978,74 @@ static void test_read_only_directory(void **state)
 	chmod(dir, 0700);
 }
 
+static bool beside(const char *path, const char *suffix)
+{
+	char side[200];
+	snprintf(side, sizeof(side), "%s%s", path, suffix);
+	return access(side, F_OK) == 0;
+}
+
+/* Readers need no space (issue 45): a closed recording is read without anything made
+ * beside it (no -wal, -shm or -journal), also where nothing can be made (a directory its
+ * reader may not write, as a read-only or full file system: as root, the reader runs as
+ * nobody in a child), for a file of the WAL schemas (1-3: this one made so) as for any. */
+static void test_reader_creates_nothing(void **state)
+{
+	(void)state;
+	const char *ro = path_of("readonly");
+	assert_int_equal(mkdir(ro, 0755), 0);
+	char file[160];
+	snprintf(file, sizeof(file), "%s/closed.xiotop", ro);
+	write_recording(file, 12);
+	exec_sql(file, "PRAGMA journal_mode=WAL"); /* as schemas 1-3 were left */
+	assert_false(beside(file, "-wal"));
+	assert_int_equal(chmod(file, 0644), 0);
+	assert_int_equal(chmod(ro, 0555), 0);
+	assert_int_equal(chmod(dir, 0755), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (geteuid() == 0 && (setgid(65534) || setuid(65534)))
+			_exit(3);
+		struct xerr err;
+		struct rec_reader *r = rec_open(file, &err);
+		if (!r) {
+			fprintf(stderr, "message: %s\n", err.msg);
+			_exit(4);
+		}
+		for (unsigned i = 0; i < 12; i++) {
+			struct xio_sample want, got;
+			synthetic(&want, i);
+			if (rec_read(r, i, &got, &err)) {
+				fprintf(stderr, "message: %s\n", err.msg);
+				_exit(5);
+			}
+			assert_same_sample(&want, &got);
+			sample_free(&want);
+			sample_free(&got);
+		}
+		rec_reader_close(r);
+		_exit(0);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	chmod(ro, 0755);
+	chmod(dir, 0700);
+	/* and as the owner, in a directory it may write: nothing made either */
+	struct xerr err;
+	struct rec_reader *r = rec_open(file, &err);
+	assert_non_null(r);
+	struct xio_sample got;
+	assert_int_equal(rec_read(r, 11, &got, &err), 0);
+	sample_free(&got);
+	rec_reader_close(r);
+	assert_false(beside(file, "-wal"));
+	assert_false(beside(file, "-shm"));
+	assert_false(beside(file, "-journal"));
+}
+
 static void test_never_overwrites(void **state)
 {
 	(void)state;
@@ -1141,6 +1209,7 @@ int main(void)
 	    cmocka_unit_test(test_newer_schema),
 	    cmocka_unit_test(test_foreign_sqlite),
 	    cmocka_unit_test(test_read_only_directory),
+	    cmocka_unit_test(test_reader_creates_nothing),
 	    cmocka_unit_test(test_never_overwrites),
 	    cmocka_unit_test(test_disk_full),
 	    cmocka_unit_test(test_killed_writer),
