@@ -15,11 +15,11 @@
 #include "cli/commands.h"
 #include "cli/fail.h"
 #include "explain/claim_figures.h"
-#include "explain/compare.h"
+#include "explain/verdicts/compare.h"
 #include "explain/explain.h"
-#include "explain/report.h"
+#include "explain/report/report.h"
 #include "explain/tool_claims.h"
-#include "explain/verdicts.h"
+#include "explain/verdicts/verdicts.h"
 
 enum ex_format { EXF_TEXT, EXF_JSON, EXF_HTML };
 

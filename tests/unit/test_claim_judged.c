@@ -116,7 +116,7 @@ static void test_bonnie_lv_phases(void **state)
 	explain_verdicts(&ex);
 	const struct ex_verdict *v = NULL;
 	for (size_t i = 0; i < ex.n_verdicts && !v; i++)
-		if (!strcmp(ex.verdicts[i].id, "claim") &&
+		if (!strcmp(ex_verdict_key(ex.verdicts[i].id), "claim") &&
 		    !strcmp(sc_fig_str(&ex.verdicts[i], "run"), "CentOS block write"))
 			v = &ex.verdicts[i];
 	assert_non_null(v);
@@ -209,7 +209,7 @@ static void test_dd_runs_in_one_interval(void **state)
 	assert_true(ex.claims[0].inflation < 0);
 	explain_verdicts(&ex);
 	for (size_t i = 0; i < ex.n_verdicts; i++)
-		if (!strcmp(ex.verdicts[i].id, "claim") && ex.verdicts[i].share > 0)
+		if (!strcmp(ex_verdict_key(ex.verdicts[i].id), "claim") && ex.verdicts[i].share > 0)
 			fail_msg("a claim below the resolution has a share: %s",
 			         ex.verdicts[i].text);
 	explain_free(&ex);
@@ -249,7 +249,7 @@ static void test_bonnie_small_file(void **state)
 	explain_verdicts(&ex);
 	bool named = false;
 	for (size_t i = 0; i < ex.n_verdicts; i++)
-		if (!strcmp(ex.verdicts[i].id, "claim") &&
+		if (!strcmp(ex_verdict_key(ex.verdicts[i].id), "claim") &&
 		    !strcmp(sc_fig_str(&ex.verdicts[i], "run"), "guest-64M block read"))
 			named = strstr(ex.verdicts[i].text,
 			               "fits in the guest's 448.0 MiB of memory, "
@@ -393,7 +393,7 @@ static void test_fio_end_fsync_on_disk(void **state)
 	assert_true(c->inflation > 1.0 && c->inflation < 1.25);
 	explain_verdicts(&ex);
 	for (size_t i = 0; i < ex.n_verdicts; i++)
-		if (!strcmp(ex.verdicts[i].id, "claim"))
+		if (!strcmp(ex_verdict_key(ex.verdicts[i].id), "claim"))
 			assert_non_null(strstr(ex.verdicts[i].text, "until it was on disk"));
 	explain_free(&ex);
 	rec_reader_close(r);
@@ -444,7 +444,7 @@ static void test_claim_within_tool_marks(void **state)
 	assert_true(ex.claims[1].located.from_s < 4.01);
 	explain_verdicts(&ex);
 	for (size_t i = 0; i < ex.n_verdicts; i++)
-		if (!strcmp(ex.verdicts[i].id, "claim") &&
+		if (!strcmp(ex_verdict_key(ex.verdicts[i].id), "claim") &&
 		    !strcmp(sc_fig_str(&ex.verdicts[i], "tool"), "bonnie++"))
 			assert_non_null(
 			    strstr(ex.verdicts[i].text, "guest's own cache served them"));

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "test_files.h"
-#include "explain/compare.h"
-#include "explain/report.h"
+#include "explain/verdicts/compare.h"
+#include "explain/report/report.h"
 #include "explain/tool_claims.h"
 #include "explain_scenario.h"
 
@@ -139,7 +139,7 @@ static void seed001_comparison_ranks_inflation_first(void **state)
 	 * and path share those 3.7, against the difference. One scale: the causes' seconds
 	 * as magnitudes are 12.5 + 3.7 = 16.2, the cache's share 12.5 / 16.2. */
 	assert_float_equal(c.difference_s_per_gib, 8.8, 0.02);
-	assert_string_equal(c.causes[0].id, "page_cache_inflation");
+	assert_string_equal(ex_verdict_key(c.causes[0].id), "page_cache_inflation");
 	assert_float_equal(c.causes[0].s_per_gib, 12.5, 0.02);
 	assert_float_equal(c.causes[0].share, 12.5 / 16.2, 0.002);
 	assert_false(c.causes[0].against);

@@ -15,8 +15,8 @@
 
 #include "test_files.h"
 #include "explain/claim_figures.h"
-#include "explain/compare.h"
-#include "explain/report.h"
+#include "explain/verdicts/compare.h"
+#include "explain/report/report.h"
 #include "explain/tool_claims.h"
 #include "explain_scenario.h"
 

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "test_files.h"
-#include "explain/compare.h"
+#include "explain/verdicts/compare.h"
 #include "explain_scenario.h"
 #include "import/import_build.h"
 
@@ -114,7 +114,7 @@ static void seed001_request_size(void **state)
 	bool said = false;
 	for (size_t i = 0; i < c.n_causes; i++)
 		said |=
-		    !strcmp(c.causes[i].id, "path") &&
+		    !strcmp(ex_verdict_key(c.causes[i].id), "path") &&
 		    strstr(c.causes[i].text, "the guest's requests averaged 4 KiB on A and 4 KiB "
 		                             "on B, what dom0 submitted to the disk 512 KiB and "
 		                             "4 KiB") != NULL;

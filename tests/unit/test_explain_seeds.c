@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "test_files.h"
-#include "explain/report.h"
+#include "explain/report/report.h"
 #include "explain/tool_claims.h"
 #include "explain_scenario.h"
 

@@ -39,10 +39,10 @@ struct ex_side {
 };
 
 struct ex_cause {
-	const char *id;   /* page_cache_inflation, dom0_cpu_cost, path */
-	double s_per_gib; /* signed: its part of s_B - s_A */
-	double share;     /* |s_per_gib| / the causes' sum of |s_per_gib|: 0..1 */
-	bool against;     /* it worked the other way from the difference */
+	enum ex_verdict_id id; /* EXV_PAGE_CACHE_INFLATION, EXV_DOM0_CPU_COST, EXV_PATH */
+	double s_per_gib;      /* signed: its part of s_B - s_A */
+	double share;          /* |s_per_gib| / the causes' sum of |s_per_gib|: 0..1 */
+	bool against;          /* it worked the other way from the difference */
 	char text[512];
 };
 
