@@ -42,11 +42,6 @@ static void iso_time(char *buf, size_t len, int64_t realtime_ns)
 		snprintf(buf, len, "?");
 }
 
-static double mb_per_s(uint64_t bytes, double secs)
-{
-	return secs > 0 ? (double)bytes / 1e6 / secs : 0.0;
-}
-
 /* A host figure as a JSON member: sep, its key, its value or null. */
 static void json_figure(FILE *out, const char *sep, enum figure_id fig,
                         const struct model_interval *m)
@@ -156,7 +151,8 @@ static void print_csv(FILE *out, const struct model_interval *m, unsigned long i
 static void mb_text(char *buf, size_t len, enum figure_id fig, const struct model_interval *m)
 {
 	if (figure_known(fig, m, NULL))
-		snprintf(buf, len, "%.1f", mb_per_s(figure_value(fig, m, NULL), m->interval_s));
+		snprintf(buf, len, "%.1f",
+		         fields_mib_per_s(figure_value(fig, m, NULL), m->interval_s));
 	else
 		snprintf(buf, len, "-");
 }
@@ -202,10 +198,10 @@ static void print_text_head(FILE *out, const struct model_interval *m)
 	mb_text(bo, sizeof(bo), FIG_VMSTAT_PGPGOUT_BYTES, m);
 	mb_text(dc, sizeof(dc), FIG_DOUBLE_COUNTED_TOTAL, m);
 	mb_text(un, sizeof(un), FIG_UNATTRIBUTED_WR_BYTES, m);
-	fprintf(out, "%s %s %s %s MB/s  %s %s MB/s  %s %s MB/s  %s %s MB/s\n",
-	        head(FIG_DISKS_RD_BYTES), rd, head(FIG_DISKS_WR_BYTES), wr,
-	        head(FIG_VMSTAT_PGPGOUT_BYTES), bo, head(FIG_DOUBLE_COUNTED_TOTAL), dc,
-	        head(FIG_UNATTRIBUTED_WR_BYTES), un);
+	/* the unit said once, first, as the console's header says it */
+	fprintf(out, "MiB/s  %s %s %s %s  %s %s  %s %s  %s %s\n", head(FIG_DISKS_RD_BYTES), rd,
+	        head(FIG_DISKS_WR_BYTES), wr, head(FIG_VMSTAT_PGPGOUT_BYTES), bo,
+	        head(FIG_DOUBLE_COUNTED_TOTAL), dc, head(FIG_UNATTRIBUTED_WR_BYTES), un);
 	/* interrupts are part of the busy time; steal is apart: the hypervisor's, not dom0's */
 	fprintf(out, "%s %s  %s %s  %s %s\n", head(FIG_HOST_BUSY_NS), busy, head(FIG_HOST_IRQ_NS),
 	        irq, head(FIG_HOST_STEAL_NS), steal);

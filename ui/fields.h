@@ -151,7 +151,7 @@ void fields_row(const struct field_layout *l, const struct field_row *r, char *b
 void fields_help_line(const struct field *f, bool with_key, char *buf, size_t len);
 
 /* Rate and percentage helpers shared with the console's header and drill-down. */
-double fields_mb_per_s(uint64_t bytes, double interval_s);
+double fields_mib_per_s(uint64_t bytes, double interval_s); /* MiB/s (core/figures.h) */
 double fields_cpu_pct(uint64_t ns, double interval_s);
 /* A number in at most `width` characters: fewer decimals, then a k/M/G suffix. */
 void fields_number(char *buf, size_t len, int width, double value, int decimals);

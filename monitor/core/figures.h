@@ -76,6 +76,11 @@ enum figure_id {
 	FIGURE_NAMED /* the figures code names; the table may hold more after them */
 };
 
+/* What a person reads is binary, said in every header: sizes in MiB (GiB), rates in
+ * MiB/s, in the console, `-b` text, explain and its report alike; JSON, CSV and /metrics
+ * keep bytes. */
+#define FIGURE_MIB 1048576.0
+
 /* The most figures the table may hold (sinks size their arrays by it). */
 #define FIGURE_MAX 64
 

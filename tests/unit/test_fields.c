@@ -177,10 +177,10 @@ static void test_batch_text_is_the_console_table(void **state)
 	assert_string_equal(c, "0");
 	free(text);
 
-	/* 80 columns: the console's choice of columns (the 7-digit id costs GRD_MB/s, the
-	 * highest rank left), every line fits */
+	/* 80 columns: the console's choice of columns (GRD_MiB/s, the highest rank left, does
+	 * not fit), every line fits */
 	text = batch_text(&w, false, 1);
-	assert_non_null(strstr(text, "\nNAME             DOMID GWR_MB/s PWR_MB/s  AMPL DBL_MB/s "
+	assert_non_null(strstr(text, "\nNAME             DOMID GWR_MiB/s PWR_MiB/s AMPL DBL_MiB/s "
 	                             "DIRTY_MiB   CPU%\n"));
 	cell(text, "kvm-guest", "DOMID", c, sizeof(c));
 	assert_string_equal(c, "1005732");
@@ -378,10 +378,10 @@ static void test_help_lines(void **state)
 	(void)state;
 	char line[256];
 	fields_help_line(field_get(FIELD_GUEST_WR), false, line, sizeof(line));
-	assert_string_equal(line, "GWR_MB/s  guest writes: bytes at the top of its stack");
+	assert_string_equal(line, "GWR_MiB/s guest writes: bytes at the top of its stack");
 	fields_help_line(field_get(FIELD_GUEST_WR), true, line, sizeof(line));
 	assert_string_equal(
-	    line, "GWR_MB/s  guest writes: bytes at the top of its stack (key guest_wr_bytes)");
+	    line, "GWR_MiB/s guest writes: bytes at the top of its stack (key guest_wr_bytes)");
 	fields_help_line(field_get(FIELD_AMPL), true, line, sizeof(line));
 	assert_non_null(strstr(line, "(screen only)"));
 	for (int i = 0; i < FIELD_COUNT; i++)
