@@ -218,8 +218,6 @@ int cmd_explain(struct cli_opts *o)
 	if (o->n_args < 1 || o->n_args > 2)
 		return cli_bad_usage(CMD_EXPLAIN, o->n_args ? "one FILE, or two to compare"
 		                                            : "which recording? give FILE");
-	if (o->format_given && !o->format_html && o->format == BATCH_CSV)
-		return cli_bad_usage(CMD_EXPLAIN, "--format wants text, json or html");
 	enum ex_format f = o->format_html            ? EXF_HTML
 	                   : o->format == BATCH_JSON ? EXF_JSON
 	                                             : EXF_TEXT;
