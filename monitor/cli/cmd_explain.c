@@ -15,11 +15,11 @@
 #include "cli/commands.h"
 #include "cli/fail.h"
 #include "explain/claim_list.h"
-#include "explain/compare.h"
+#include "explain/verdicts/compare.h"
 #include "explain/explain.h"
-#include "explain/report.h"
+#include "explain/report/report.h"
 #include "explain/tool_claims.h"
-#include "explain/verdicts.h"
+#include "explain/verdicts/verdicts.h"
 
 enum ex_format { EXF_TEXT, EXF_JSON, EXF_HTML };
 
@@ -94,7 +94,7 @@ static int add_claims(struct explain *ex, const struct cli_opts *o)
 		struct xerr err;
 		if (explain_add_claim_file(ex, o->claims[i], &err)) {
 			fprintf(stderr, "xiotop explain: %s\n", err.msg);
-			return 2;
+			return cli_status(&err);
 		}
 	}
 	return 0;
@@ -157,10 +157,10 @@ static int run_compare(const struct cli_opts *o, enum ex_format f)
 		rc = explain_window(path_b, o->against ? bfrom : o->from, o->against ? bto : o->to,
 		                    NULL, 0, &b, &rb);
 	struct ex_compare cmp;
-	char err[600];
-	if (!rc && explain_compare(&a, dom_a, &b, dom_b, &cmp, err, sizeof(err))) {
-		fprintf(stderr, "xiotop explain: %s\n", err);
-		rc = 2;
+	struct xerr err;
+	if (!rc && explain_compare(&a, dom_a, &b, dom_b, &cmp, &err)) {
+		fprintf(stderr, "xiotop explain: %s\n", err.msg);
+		rc = cli_status(&err);
 	}
 	if (!rc) {
 		explain_verdicts(&a);

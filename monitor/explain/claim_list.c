@@ -314,12 +314,9 @@ static int judge(struct explain *ex, struct ex_claim_file *cf, const struct ex_d
 		if (lr->status != EX_RUN_JUDGED)
 			continue;
 		struct claim_figures fig;
-		char msg[600];
 		ex_run_figures(cf, lr->result, lr->run, &fig);
-		if (explain_add_claim(ex, &fig, msg, sizeof(msg))) {
-			xerr_set(err, XERR_INPUT, "%s", msg);
+		if (explain_add_claim(ex, &fig, err))
 			return -1;
-		}
 		lr->claim_row = ex->n_claims - 1;
 		judged++;
 	}

@@ -6,8 +6,8 @@
  * physical and double-counted bytes, dirty backlog at the window's end and how long it
  * took to drain, dom0 CPU by role, its layers, and a time series for charts; plus the
  * recording's host facts and marks. explain_verdicts() then ranks the verdicts
- * (verdicts.h). Claims (a benchmark's own figures) come in through explain_add_claim()
- * (tool_claims.h) before explain_verdicts(). Nothing here prints: report_*.c do. Every
+ * (verdicts/verdicts.h). Claims (a benchmark's own figures) come in through explain_add_claim()
+ * (tool_claims.h) before explain_verdicts(). Nothing here prints: report/ does. Every
  * string taken from the recording (names, files, labels) is kept raw and must be
  * escaped on output (core/sanitize.h, report_html.c). Errors: one sentence in
  * struct xerr (REC_ERR_RANGE for an empty window or unknown mark), exit 2.
@@ -33,6 +33,8 @@
 #define EX_NO_DOMAIN     0xffffffffu /* a verdict about the host, not one domain */
 #define EX_GIB           1073741824.0
 #define EX_MIB           1048576.0
+/* a domain with less guest I/O in the window is not judged */
+#define EX_ACTIVE_BYTES (1024 * 1024)
 
 /* One interval of one domain, for the charts (rates per second of that interval). */
 struct ex_point {
@@ -158,8 +160,22 @@ struct ex_figure {
 	char str[64]; /* a text figure ("path": "file via loop") when not "" */
 };
 
+/* Which verdict. The one table of verdicts (verdicts/verdict_table.c) gives each its name
+ * (the JSON "id"), its rank, where it applies and its functions; nothing else names one. */
+enum ex_verdict_id {
+	EXV_PAGE_CACHE_INFLATION,
+	EXV_DOUBLE_COUNTING,
+	EXV_DOM0_CPU_COST,
+	EXV_READ_CACHE,
+	EXV_TEST_SIZE_VS_MEMORY,
+	EXV_REQUEST_SIZE,
+	EXV_PATH,
+	EXV_CLAIM,
+	EXV_COUNT
+};
+
 struct ex_verdict {
-	const char *id; /* page_cache_inflation, double_counting, ... */
+	enum ex_verdict_id id;
 	uint32_t domid; /* EX_NO_DOMAIN: the host */
 	double share;   /* of the discrepancy it accounts for, 0..1 (see verdicts.h) */
 	struct ex_figure figures[EX_MAX_FIGURES];

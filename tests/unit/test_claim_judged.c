@@ -112,7 +112,7 @@ static void test_bonnie_lv_phases(void **state)
 	explain_verdicts(&ex);
 	const struct ex_verdict *v = NULL;
 	for (size_t i = 0; i < ex.n_verdicts && !v; i++)
-		if (!strcmp(ex.verdicts[i].id, "claim") &&
+		if (!strcmp(ex_verdict_key(ex.verdicts[i].id), "claim") &&
 		    !strcmp(sc_fig_str(&ex.verdicts[i], "run"), "CentOS block write"))
 			v = &ex.verdicts[i];
 	assert_non_null(v);
@@ -207,7 +207,7 @@ static void test_dd_runs_in_one_interval(void **state)
 	assert_true(ex.claims[0].inflation < 0);
 	explain_verdicts(&ex);
 	for (size_t i = 0; i < ex.n_verdicts; i++)
-		if (!strcmp(ex.verdicts[i].id, "claim") && ex.verdicts[i].share > 0)
+		if (!strcmp(ex_verdict_key(ex.verdicts[i].id), "claim") && ex.verdicts[i].share > 0)
 			fail_msg("a claim below the resolution has a share: %s",
 			         ex.verdicts[i].text);
 	ex_claim_files_free(&ex);
@@ -248,7 +248,7 @@ static void test_bonnie_small_file(void **state)
 	explain_verdicts(&ex);
 	bool named = false;
 	for (size_t i = 0; i < ex.n_verdicts; i++)
-		if (!strcmp(ex.verdicts[i].id, "claim") &&
+		if (!strcmp(ex_verdict_key(ex.verdicts[i].id), "claim") &&
 		    !strcmp(sc_fig_str(&ex.verdicts[i], "run"), "guest-64M block read"))
 			named = strstr(ex.verdicts[i].text,
 			               "fits in the guest's 448.0 MiB of memory, "
@@ -396,7 +396,7 @@ static void test_fio_end_fsync_on_disk(void **state)
 	assert_true(c->inflation > 1.0 && c->inflation < 1.25);
 	explain_verdicts(&ex);
 	for (size_t i = 0; i < ex.n_verdicts; i++)
-		if (!strcmp(ex.verdicts[i].id, "claim"))
+		if (!strcmp(ex_verdict_key(ex.verdicts[i].id), "claim"))
 			assert_non_null(strstr(ex.verdicts[i].text, "until it was on disk"));
 	ex_claim_files_free(&ex);
 	explain_free(&ex);
@@ -436,19 +436,19 @@ static void test_claim_within_tool_marks(void **state)
 	snprintf(f.tool, sizeof(f.tool), "bonnie++");
 	snprintf(f.run, sizeof(f.run), "block read");
 	snprintf(f.domain, sizeof(f.domain), "x-lv");
-	char msg[600];
-	assert_int_equal(explain_add_claim(&ex, &f, msg, sizeof(msg)), 0);
+	struct xerr msg;
+	assert_int_equal(explain_add_claim(&ex, &f, &msg), 0);
 	struct claim_figures dd = {.rd_bytes = 48 * MiB, .rd_seconds = 2};
 	snprintf(dd.tool, sizeof(dd.tool), "dd");
 	snprintf(dd.domain, sizeof(dd.domain), "x-lv");
-	assert_int_equal(explain_add_claim(&ex, &dd, msg, sizeof(msg)), 0);
+	assert_int_equal(explain_add_claim(&ex, &dd, &msg), 0);
 	assert_int_equal(ex.n_claims, 2);
 	assert_false(ex.claims[0].located.found); /* not dd's read */
 	assert_true(ex.claims[1].located.found);  /* dd's, within its own marks */
 	assert_true(ex.claims[1].located.from_s < 4.01);
 	explain_verdicts(&ex);
 	for (size_t i = 0; i < ex.n_verdicts; i++)
-		if (!strcmp(ex.verdicts[i].id, "claim") &&
+		if (!strcmp(ex_verdict_key(ex.verdicts[i].id), "claim") &&
 		    !strcmp(sc_fig_str(&ex.verdicts[i], "tool"), "bonnie++"))
 			assert_non_null(
 			    strstr(ex.verdicts[i].text, "guest's own cache served them"));

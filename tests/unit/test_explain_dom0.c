@@ -15,8 +15,8 @@
 
 #include "test_files.h"
 #include "explain/claim_list.h"
-#include "explain/compare.h"
-#include "explain/report.h"
+#include "explain/report/report.h"
+#include "explain/verdicts/compare.h"
 #include "explain/tool_claims.h"
 #include "explain_scenario.h"
 
@@ -162,8 +162,8 @@ static void seed000_dom0_against_domu(void **state)
 	assert_int_equal(sc_explain(a, NULL, NULL, &ea, &ra, &err), 0);
 	assert_int_equal(sc_explain(b, NULL, NULL, &eb, &rb, &err), 0);
 	struct ex_compare cmp;
-	char msg[600];
-	assert_int_equal(explain_compare(&ea, NULL, &eb, NULL, &cmp, msg, sizeof(msg)), 0);
+	struct xerr msg;
+	assert_int_equal(explain_compare(&ea, NULL, &eb, NULL, &cmp, &msg), 0);
 	assert_true(cmp.a.dom->dom0_subject);
 	assert_int_equal(cmp.b.dom->domid, 5);
 	assert_false(cmp.reads);

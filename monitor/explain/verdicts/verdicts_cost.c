@@ -7,7 +7,7 @@
 
 #include "core/figures.h"
 #include "core/sanitize.h"
-#include "explain/verdicts.h"
+#include "explain/verdicts/verdicts.h"
 
 /* The smallest dom0 CPU per GiB among the judged domains (0 if none has CPU). */
 static const struct ex_domain *cheapest(const struct explain *ex)
@@ -28,7 +28,7 @@ void verdict_dom0_cpu_cost(struct explain *ex, const struct ex_domain *d)
 {
 	if (!ex->host.has_cpu || !(d->cpu_ns + d->after_cpu_ns))
 		return;
-	struct ex_verdict *v = ex_verdict_new(ex, "dom0_cpu_cost", d->domid);
+	struct ex_verdict *v = ex_verdict_new(ex, EXV_DOM0_CPU_COST, d->domid);
 	if (!v)
 		return;
 	double gib = (double)(d->io.guest_wr_bytes + d->io.guest_rd_bytes) / EX_GIB;
@@ -191,7 +191,7 @@ void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d)
 	double cache = (double)d->mem_bytes + dom0_cache;
 	if (cache <= 0 || test >= EX_TEST_TO_CACHE_RULE * cache)
 		return;
-	struct ex_verdict *v = ex_verdict_new(ex, "test_size_vs_memory", d->domid);
+	struct ex_verdict *v = ex_verdict_new(ex, EXV_TEST_SIZE_VS_MEMORY, d->domid);
 	if (!v)
 		return;
 	/* the test's size is why a cache could hide that much: the part of the cache's effect
@@ -274,7 +274,7 @@ static void say_path(struct ex_verdict *v, const struct ex_domain *d, const char
 
 void verdict_path(struct explain *ex, const struct ex_domain *d)
 {
-	struct ex_verdict *v = ex_verdict_new(ex, "path", d->domid);
+	struct ex_verdict *v = ex_verdict_new(ex, EXV_PATH, d->domid);
 	if (!v)
 		return;
 	const char *kind = ex_path_kind(d);

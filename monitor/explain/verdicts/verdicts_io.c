@@ -5,7 +5,7 @@
 
 #include "core/sanitize.h"
 #include "explain/dom0_subject.h"
-#include "explain/verdicts.h"
+#include "explain/verdicts/verdicts.h"
 
 static void say_drain(struct ex_verdict *v, const struct explain *ex, const struct ex_domain *d)
 {
@@ -43,7 +43,7 @@ void verdict_page_cache_inflation(struct explain *ex, const struct ex_domain *d)
 	                                         d->io.guest_wr_bytes * EX_CACHED_PART_NUM;
 	if (!cached)
 		return;
-	struct ex_verdict *v = ex_verdict_new(ex, "page_cache_inflation", d->domid);
+	struct ex_verdict *v = ex_verdict_new(ex, EXV_PAGE_CACHE_INFLATION, d->domid);
 	if (!v)
 		return;
 	v->share = rate > 0 ? 1 - e2e / rate : 0;
@@ -139,7 +139,7 @@ void verdict_double_counting(struct explain *ex, const struct ex_domain *d)
 	uint64_t phys = d->io.phys_wr_bytes + d->after_phys_wr;
 	if (dc < EX_ACTIVE_BYTES || dc * EX_DOUBLE_MIN_DEN < d->io.guest_wr_bytes)
 		return;
-	struct ex_verdict *v = ex_verdict_new(ex, "double_counting", d->domid);
+	struct ex_verdict *v = ex_verdict_new(ex, EXV_DOUBLE_COUNTING, d->domid);
 	if (!v)
 		return;
 	double guest = d->io.guest_wr_bytes ? (double)d->io.guest_wr_bytes : 1;
@@ -180,7 +180,7 @@ void verdict_read_cache(struct explain *ex, const struct ex_domain *d)
 	if (d->io.guest_rd_bytes < EX_ACTIVE_BYTES ||
 	    d->io.phys_rd_bytes * EX_CACHED_PART_DEN >= d->io.guest_rd_bytes * EX_CACHED_PART_NUM)
 		return;
-	struct ex_verdict *v = ex_verdict_new(ex, "read_cache", d->domid);
+	struct ex_verdict *v = ex_verdict_new(ex, EXV_READ_CACHE, d->domid);
 	if (!v)
 		return;
 	uint64_t cached = d->io.guest_rd_bytes - d->io.phys_rd_bytes;

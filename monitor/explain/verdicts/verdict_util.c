@@ -7,9 +7,9 @@
 
 #include "core/arrays.h"
 #include "core/sanitize.h"
-#include "explain/verdicts.h"
+#include "explain/verdicts/verdicts.h"
 
-struct ex_verdict *ex_verdict_new(struct explain *ex, const char *id, uint32_t domid)
+struct ex_verdict *ex_verdict_new(struct explain *ex, enum ex_verdict_id id, uint32_t domid)
 {
 	const struct ex_verdict v = {.id = id, .domid = domid};
 	return arrays_put(ex->verdicts, &ex->n_verdicts, EX_MAX_VERDICTS, &v, sizeof(v));
