@@ -132,8 +132,6 @@ const char *ex_dom_label(const struct ex_domain *d, char *buf, size_t len);
 /* "256 MiB", "1.50 GiB", "512 KiB"; "12.3 MiB/s". */
 const char *ex_bytes(double bytes, char *buf, size_t len);
 const char *ex_rate(double bytes_per_s, char *buf, size_t len);
-/* The domain's main path in a few words ("file via loop", "qemu", "phy"). */
-const char *ex_path_kind(const struct ex_domain *d);
 /* What d's leaf devices took over the window and its drain, in one direction: bytes and
  * bios (verdicts_request.c). */
 void ex_leaf_requests(const struct ex_domain *d, bool wr, double *bytes, double *ios);
