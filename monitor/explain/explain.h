@@ -135,6 +135,16 @@ struct ex_located {
  * and metadata (a few %), and other guest I/O shares the intervals. */
 #define EX_LOCATE_BYTES_TOLERANCE 0.10
 
+/* Writes look inflated when the guest's rate is 10 % above the rate until on disk: less
+ * is the last interval's writeback still under way at the window's end. */
+#define EX_INFLATION_MIN 1.1
+/* A claim is called inflated (a cache above the disks) when the tool's rate is above what
+ * the disks did over its run by more than the window's margin (EX_INFLATION_MIN) times
+ * the margin of the run's bytes (EX_LOCATE_BYTES_TOLERANCE: the run located may hold 10 %
+ * fewer bytes than the tool says, its file system's share): 1.1 x 1.1 = 1.21. The same
+ * threshold holds for the guest's own layer against the tool (the guest's cache). */
+#define EX_CLAIM_INFLATION_MIN (EX_INFLATION_MIN * (1 + EX_LOCATE_BYTES_TOLERANCE))
+
 /* The sub-window of series[from..n) whose guest bytes in the direction (write or read)
  * add up to `bytes` within EX_LOCATE_BYTES_TOLERANCE, starting and ending with an
  * interval that moved bytes that way (idle around a run is left out). Of several, the one

@@ -132,7 +132,7 @@ static void fill_row(const struct explain *ex, const struct claim_figures *c,
 	row->inflation = row->observed_phys_rate_bps > 0 && row->rate_bps > 0
 	                     ? row->rate_bps / row->observed_phys_rate_bps
 	                     : -1;
-	if (at->found && row->inflation > 1.2) { /* what the text calls inflated */
+	if (at->found && row->inflation > EX_CLAIM_INFLATION_MIN) {
 		/* whole intervals: the run's own time may be two intervals shorter than its
 		 * stretch; if the disks' bytes over that shortest time reach the tool's rate,
 		 * the samples cannot tell an inflated rate from a true one */

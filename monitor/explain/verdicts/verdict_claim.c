@@ -86,7 +86,7 @@ static void say_located(struct ex_verdict *v, const struct ex_claim *c, const st
 	double shortest = span - 2 * tick;
 	bool timed = shortest > 0 && (double)at->guest_bytes / shortest < c->rate_bps;
 	if (!c->below_resolution && timed && c->rate_bps > 0 && guest_rate > 0 &&
-	    c->rate_bps > 1.2 * guest_rate)
+	    c->rate_bps > EX_CLAIM_INFLATION_MIN * guest_rate)
 		ex_say(v, " %s them at %s only: the tool's rate is %s.",
 		       dom0 ? "dom0 submitted" : "The guest's disk took",
 		       ex_rate(guest_rate, r, sizeof(r)), cache);
@@ -166,7 +166,7 @@ static void judge_claim(struct explain *ex, const struct ex_claim *c)
 		       "shortest time its stretch allows the disks kept up with the tool's rate, "
 		       "which is all the samples can tell (record with a shorter -d, or run it "
 		       "longer).");
-	else if (c->inflation > 1.2)
+	else if (c->inflation > EX_CLAIM_INFLATION_MIN)
 		ex_say(v, ": the tool's rate is %.1fx what the disks did.", c->inflation);
 	else if (c->inflation > 0)
 		ex_say(v, ": the tool's rate matches what the disks did (%.2fx).", c->inflation);

@@ -46,9 +46,6 @@
  * than that gap is the last interval's writeback or readahead, not a cache. */
 #define EX_CACHED_PART_NUM 4
 #define EX_CACHED_PART_DEN 5
-/* Writes look inflated when the guest's rate is 10 % above the rate until on disk: less
- * is the last interval's writeback still under way at the window's end. */
-#define EX_INFLATION_MIN 1.1
 /* Double counting is named when at least 1/20 of the bytes (5 %) were counted twice:
  * below, it is dom0's own writes and metadata, not a layer's second count. */
 #define EX_DOUBLE_MIN_DEN 20
