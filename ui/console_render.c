@@ -183,7 +183,8 @@ static int render_header(const struct console_state *st, struct grid *g)
 	grid_text(m->hooks ? m->hooks : "", st->o.ascii_only, hooks, sizeof(hooks));
 	/* a replay's marks are the recording's, the live console's those added here */
 	snprintf(line, sizeof(line), "%s %s  %s %s  %s %s  %s %" PRIu64 "  marks %zu  hooks: %s",
-	         head(FIG_HOST_BUSY_NS), pct(a, sizeof(a), m->host_busy_ns > 0, m->host_busy_ns, s),
+	         head(FIG_HOST_BUSY_NS),
+	         pct(a, sizeof(a), figure_known(FIG_HOST_BUSY_NS, m, NULL), m->host_busy_ns, s),
 	         head(FIG_HOST_IRQ_NS),
 	         pct(b, sizeof(b), figure_known(FIG_HOST_IRQ_NS, m, NULL), m->host_irq_ns, s),
 	         head(FIG_HOST_STEAL_NS),
@@ -362,7 +363,7 @@ static void render_domain_summary(const struct console_state *st, struct grid *g
 	if (y < bottom)
 		grid_put(g, y++, line, GRID_PLAIN);
 	y = render_latency(st, g, y, bottom, dom);
-	if (r->has_dirty && dom)
+	if (field_row_known(r, FIG_DIRTIED_BYTES) && dom)
 		snprintf(line, sizeof(line),
 		         "dirty      backlog %s MiB   dirtied %s MB/s   written back %s MB/s",
 		         dirty_s, rate(a, sizeof(a), dom->dirtied_bytes, s),
@@ -372,15 +373,16 @@ static void render_domain_summary(const struct console_state *st, struct grid *g
 	if (y < bottom)
 		grid_put(g, y++, line, GRID_PLAIN);
 
-	if (r->has_cpu)
+	bool cpu = field_row_known(r, FIG_DOM0_CPU_NS);
+	if (cpu)
 		snprintf(c, sizeof(c), "%.1f", (double)r->cpu_total_ns / (double)NS_PER_S);
 	else
 		snprintf(c, sizeof(c), "-");
 	snprintf(line, sizeof(line), "dom0 CPU   %s   %s s since start",
-	         pct(a, sizeof(a), r->has_cpu, r->cpu_ns, s), c);
+	         pct(a, sizeof(a), cpu, r->cpu_ns, s), c);
 	if (y < bottom)
 		grid_put(g, y++, line, GRID_PLAIN);
-	if (r->has_cpu && dom) {
+	if (cpu && dom && field_row_known(r, FIG_DOM0_CPU_NS_BY_ROLE)) {
 		size_t n = (size_t)snprintf(line, sizeof(line), "  by role");
 		for (int i = 0; i < XIO_CPU_ROLES && n < sizeof(line); i++)
 			n += (size_t)snprintf(line + n, sizeof(line) - n, "  %s %s",
@@ -390,7 +392,7 @@ static void render_domain_summary(const struct console_state *st, struct grid *g
 			grid_put(g, y++, line, GRID_PLAIN);
 	}
 	snprintf(line, sizeof(line), "guest CPU  %s",
-	         pct(d, sizeof(d), r->guest_cpu_ns >= 0,
+	         pct(d, sizeof(d), field_row_known(r, FIG_GUEST_CPU_NS),
 	             (uint64_t)(r->guest_cpu_ns > 0 ? r->guest_cpu_ns : 0), s));
 	if (y < bottom)
 		grid_put(g, y++, line, GRID_PLAIN);
@@ -432,7 +434,7 @@ static void render_unattributed(const struct console_state *st, struct grid *g, 
 	if (y < bottom)
 		grid_put(g, y++, line, GRID_PLAIN);
 	snprintf(line, sizeof(line), "CPU charged to no domain %s",
-	         pct(a, sizeof(a), r->has_cpu, r->cpu_ns, s));
+	         pct(a, sizeof(a), field_row_known(r, FIG_DOM0_CPU_NS), r->cpu_ns, s));
 	if (y < bottom)
 		grid_put(g, y, line, GRID_PLAIN);
 }

@@ -57,6 +57,36 @@ static int cmp_known(bool ka, double a, bool kb, double b)
 	return ka ? cmp_double(a, b) : 0;
 }
 
+/* The figure (unattributed) shows in a domain figure's column; FIGURE_NAMED: none. */
+static enum figure_id unattributed_figure(enum figure_id fig)
+{
+	switch (fig) {
+	case FIG_GUEST_RD_BYTES:
+		return FIG_UNATTRIBUTED_RD_BYTES;
+	case FIG_GUEST_WR_BYTES:
+		return FIG_UNATTRIBUTED_WR_BYTES;
+	case FIG_DOM0_CPU_NS:
+	case FIG_DOM0_CPU_SINCE_START:
+		return FIG_UNATTRIBUTED_CPU_NS;
+	default:
+		return FIGURE_NAMED;
+	}
+}
+
+bool field_row_known(const struct field_row *r, enum figure_id fig)
+{
+	if (!r->m)
+		return false;
+	if (r->kind == ROW_UNATTRIBUTED) {
+		fig = unattributed_figure(fig);
+		return fig != FIGURE_NAMED && figure_known(fig, r->m, NULL);
+	}
+	bool cpu = fig == FIG_DOM0_CPU_NS || fig == FIG_DOM0_CPU_SINCE_START;
+	if (r->kind == ROW_DOM0 && cpu && !figure_known(FIG_DOM0_OWN_CPU_NS, r->m, NULL))
+		return false;
+	return figure_known(fig, r->m, r->dom);
+}
+
 const char *field_row_name(const struct field_row *r)
 {
 	if (r->kind == ROW_UNATTRIBUTED)
@@ -138,24 +168,32 @@ static void print_kind(const struct field_row *r, int width, bool ascii_only, ch
 			snprintf(buf, len, "-");                                                   \
 	}
 
-FIGURE_COLUMN(guest_rd, 1, has_interval(r) && !r->guest_unknown,
+/* A rate over the interval: known when the figure is and there is an interval. */
+static bool rate_known(const struct field_row *r, enum figure_id fig)
+{
+	return has_interval(r) && field_row_known(r, fig);
+}
+
+FIGURE_COLUMN(guest_rd, 1, rate_known(r, FIG_GUEST_RD_BYTES),
               fields_mb_per_s(r->guest_rd_bytes, r->interval_s))
-FIGURE_COLUMN(guest_wr, 1, has_interval(r) && !r->guest_unknown,
+FIGURE_COLUMN(guest_wr, 1, rate_known(r, FIG_GUEST_WR_BYTES),
               fields_mb_per_s(r->guest_wr_bytes, r->interval_s))
-FIGURE_COLUMN(rd_iops, 0, has_interval(r) && r->has_ios, (double)r->guest_rd_ios / r->interval_s)
-FIGURE_COLUMN(wr_iops, 0, has_interval(r) && r->has_ios, (double)r->guest_wr_ios / r->interval_s)
-FIGURE_COLUMN(phys_wr, 1, has_interval(r) && r->has_phys,
+FIGURE_COLUMN(rd_iops, 0, rate_known(r, FIG_GUEST_RD_IOS), (double)r->guest_rd_ios / r->interval_s)
+FIGURE_COLUMN(wr_iops, 0, rate_known(r, FIG_GUEST_WR_IOS), (double)r->guest_wr_ios / r->interval_s)
+FIGURE_COLUMN(phys_wr, 1, rate_known(r, FIG_PHYS_WR_BYTES),
               fields_mb_per_s(r->phys_wr_bytes, r->interval_s))
-FIGURE_COLUMN(ampl, 2, has_interval(r) && r->has_phys && r->guest_wr_bytes > 0,
+FIGURE_COLUMN(ampl, 2, rate_known(r, FIG_AMPLIFICATION) && r->guest_wr_bytes > 0,
               (double)r->phys_wr_bytes / (double)r->guest_wr_bytes)
-FIGURE_COLUMN(dbl, 1, has_interval(r) && r->has_phys,
+FIGURE_COLUMN(dbl, 1, rate_known(r, FIG_DOUBLE_COUNTED_BYTES),
               fields_mb_per_s(r->double_counted_bytes, r->interval_s))
-FIGURE_COLUMN(dirty, 1, r->has_dirty, (double)r->dirty_backlog_bytes / (1024.0 * 1024.0))
-FIGURE_COLUMN(cpu_pct, 1, has_interval(r) && r->has_cpu, fields_cpu_pct(r->cpu_ns, r->interval_s))
-FIGURE_COLUMN(cpu_s, 1, r->has_cpu, (double)r->cpu_total_ns / (double)NS_PER_S)
+FIGURE_COLUMN(dirty, 1, field_row_known(r, FIG_DIRTY_BACKLOG_BYTES),
+              (double)r->dirty_backlog_bytes / (1024.0 * 1024.0))
+FIGURE_COLUMN(cpu_pct, 1, rate_known(r, FIG_DOM0_CPU_NS), fields_cpu_pct(r->cpu_ns, r->interval_s))
+FIGURE_COLUMN(cpu_s, 1, field_row_known(r, FIG_DOM0_CPU_SINCE_START),
+              (double)r->cpu_total_ns / (double)NS_PER_S)
 FIGURE_COLUMN(lat_p50, 2, r->lat_p50_ns >= 0, r->lat_p50_ns / (double)NS_PER_MS)
 FIGURE_COLUMN(lat_p99, 2, r->lat_p99_ns >= 0, r->lat_p99_ns / (double)NS_PER_MS)
-FIGURE_COLUMN(guest_cpu, 1, has_interval(r) && r->guest_cpu_ns >= 0,
+FIGURE_COLUMN(guest_cpu, 1, rate_known(r, FIG_GUEST_CPU_NS),
               fields_cpu_pct((uint64_t)(r->guest_cpu_ns > 0 ? r->guest_cpu_ns : 0), r->interval_s))
 
 /* A column of a figure no named column shows: its value as its unit says (a rate of

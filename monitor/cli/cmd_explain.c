@@ -79,9 +79,9 @@ static const char *one_subject(const struct cli_opts *o)
 	subject[0] = '\0';
 	for (size_t i = 0; i < o->n_claims; i++) {
 		size_t n = 0;
-		char err[600];
+		struct xerr err;
 		/* errors are add_claims()'s to say */
-		if (claim_arg_figures(o->claims[i], runs, EX_MAX_CLAIMS, &n, err, sizeof(err)))
+		if (claim_arg_figures(o->claims[i], runs, EX_MAX_CLAIMS, &n, &err))
 			return NULL;
 		for (size_t k = 0; k < n; k++) {
 			if (!runs[k].domain[0] || (subject[0] && strcmp(subject, runs[k].domain)))
@@ -97,13 +97,13 @@ static int add_claims(struct explain *ex, const struct cli_opts *o)
 	for (size_t i = 0; i < o->n_claims; i++) {
 		struct claim_figures runs[EX_MAX_CLAIMS];
 		size_t n = 0;
-		char err[600];
-		int rc = claim_arg_figures(o->claims[i], runs, EX_MAX_CLAIMS, &n, err, sizeof(err));
+		struct xerr err;
+		int rc = claim_arg_figures(o->claims[i], runs, EX_MAX_CLAIMS, &n, &err);
 		for (size_t k = 0; rc == 0 && k < n; k++)
-			rc = explain_add_claim(ex, &runs[k], err, sizeof(err));
+			rc = explain_add_claim(ex, &runs[k], &err);
 		if (rc) {
-			fprintf(stderr, "xiotop explain: %s\n", err);
-			return 2;
+			fprintf(stderr, "xiotop explain: %s\n", err.msg);
+			return cli_status(&err);
 		}
 	}
 	return 0;
@@ -166,10 +166,10 @@ static int run_compare(const struct cli_opts *o, enum ex_format f)
 		rc = explain_window(path_b, o->against ? bfrom : o->from, o->against ? bto : o->to,
 		                    NULL, 0, &b, &rb);
 	struct ex_compare cmp;
-	char err[600];
-	if (!rc && explain_compare(&a, dom_a, &b, dom_b, &cmp, err, sizeof(err))) {
-		fprintf(stderr, "xiotop explain: %s\n", err);
-		rc = 2;
+	struct xerr err;
+	if (!rc && explain_compare(&a, dom_a, &b, dom_b, &cmp, &err)) {
+		fprintf(stderr, "xiotop explain: %s\n", err.msg);
+		rc = cli_status(&err);
 	}
 	if (!rc) {
 		explain_verdicts(&a);

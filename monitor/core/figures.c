@@ -45,6 +45,8 @@ VALUE(dom0_own_cpu_ns, model_dom0_own_cpu_ns(m))
 /* latency: timed at all (not --no-latency), and for the domain (no kind of its backends
  * left untimed by a hook not attached) */
 #define LATENCY (NEED_LATENCY | NEED_TIMED)
+/* the host's busy time: CPU collected, and /proc/stat read (its 0 is unknown) */
+#define BUSY (NEED_CPU | NEED_HOST_BUSY)
 
 static const char read_help[] = "Bytes read for the domain: at its backend (guest) or at physical "
                                 "devices (physical).";
@@ -86,11 +88,11 @@ static const struct figure table[] = {
     [FIG_DISKS_RD_BYTES]        = {FIGURE_HOST,   FORM_COUNT,  "bytes",    XIO_ABSENT_DISKS,    0,              0,          "disks rd",  NULL,                    "host.disks[].rd_bytes",     DERIVED(disks_rd_bytes),       "bytes read from the leaf devices (per device in disks)", {"xiotop_host_disk_read_bytes", "Bytes read from a physical device (/proc/diskstats).", "device", NULL}},
     [FIG_DISKS_WR_BYTES]        = {FIGURE_HOST,   FORM_COUNT,  "bytes",    XIO_ABSENT_DISKS,    0,              0,          "wr",        NULL,                    "host.disks[].wr_bytes",     DERIVED(disks_wr_bytes),       "bytes written to the leaf devices (per device in disks)", {"xiotop_host_disk_written_bytes", "Bytes written to a physical device (/proc/diskstats).", "device", NULL}},
     [FIG_DOUBLE_COUNTED_TOTAL]  = {FIGURE_HOST,   FORM_COUNT,  "bytes",    STACK,               0,              0,          "double",    NULL,                    NULL,                        DERIVED(double_counted_total), "all domains' double-counted bytes"},
-    [FIG_HOST_BUSY_NS]          = {FIGURE_HOST,   FORM_COUNT,  "ns",       0,                   NEED_CPU,       0,          "dom0 CPU",  "dom0_cpu_busy_ns",      "host.dom0_cpu_busy_ns",     HOST(host_busy_ns),            "dom0 non-idle CPU time but steal, all CPUs (/proc/stat)", {"xiotop_host_dom0_cpu_busy_seconds", "dom0 non-idle CPU time, all CPUs, steal not included."}},
+    [FIG_HOST_BUSY_NS]          = {FIGURE_HOST,   FORM_COUNT,  "ns",       0,                   BUSY,           0,          "dom0 CPU",  "dom0_cpu_busy_ns",      "host.dom0_cpu_busy_ns",     HOST(host_busy_ns),            "dom0 non-idle CPU time but steal, all CPUs (/proc/stat)", {"xiotop_host_dom0_cpu_busy_seconds", "dom0 non-idle CPU time, all CPUs, steal not included."}},
     [FIG_UNATTRIBUTED_RD_BYTES] = {FIGURE_HOST,   FORM_COUNT,  "bytes",    STACK,               0,              0,          NULL,        "unattributed_rd_bytes", "unattributed.rd_bytes",     HOST(unattr_rd_bytes),         "bytes dom0 read for no domain", {"xiotop_unattributed_read_bytes", "Bytes read by dom0 for no domain."}},
     [FIG_UNATTRIBUTED_WR_BYTES] = {FIGURE_HOST,   FORM_COUNT,  "bytes",    STACK,               0,              FIGURE_CSV, "unattr",    "unattributed_wr_bytes", "unattributed.wr_bytes",     HOST(unattr_wr_bytes),         "bytes dom0 wrote for no domain (bios vmstat counts)", {"xiotop_unattributed_written_bytes", "Bytes written by dom0 for no domain (bios vmstat counts)."}},
     [FIG_UNATTRIBUTED_CPU_NS]   = {FIGURE_HOST,   FORM_COUNT,  "ns",       0,                   NEED_CPU,       0,          NULL,        "unattributed_cpu_ns",   "unattributed_cpu_ns",       HOST(cpu_unattributed_ns),     "dom0 CPU charged to no domain", {"xiotop_unattributed_dom0_cpu_seconds", "dom0 CPU time charged to no domain."}},
-    [FIG_DOM0_OWN_CPU_NS]       = {FIGURE_HOST,   FORM_COUNT,  "ns",       0,                   NEED_CPU,       0,          NULL,        "dom0_own_cpu_ns",       "dom0_own_cpu_ns",           DERIVED(dom0_own_cpu_ns),      "dom0's own CPU: busy time beyond what is charged to a domain or left unattributed", {"xiotop_host_dom0_own_cpu_seconds", "dom0 CPU time for its own work: busy time not charged to a domain nor unattributed."}},
+    [FIG_DOM0_OWN_CPU_NS]       = {FIGURE_HOST,   FORM_COUNT,  "ns",       0,                   BUSY,           0,          NULL,        "dom0_own_cpu_ns",       "dom0_own_cpu_ns",           DERIVED(dom0_own_cpu_ns),      "dom0's own CPU: busy time beyond what is charged to a domain or left unattributed", {"xiotop_host_dom0_own_cpu_seconds", "dom0 CPU time for its own work: busy time not charged to a domain nor unattributed."}},
     [FIG_LOST_EVENTS]           = {FIGURE_HOST,   FORM_COUNT,  "events",   0,                   0,              FIGURE_CSV, "lost",      "lost_events",           "lost_events",               HOST(lost_events),             "events not counted: a tracer map full, a program the kernel skipped as nested, a request not timed", {"xiotop_lost_events", "Events not counted: a tracer map full, a program the kernel skipped as nested, or (latency) a request not timed."}},
     /* host-wide: /proc/stat does not say which domain's completion an interrupt ran */
     [FIG_HOST_IRQ_NS]           = {FIGURE_HOST,   FORM_COUNT,  "ns",       XIO_ABSENT_HOST_CPU, 0,              FIGURE_CSV, "irq",       "dom0_irq_ns",           "host.dom0_irq_ns",          HOST(host_irq_ns),             "of dom0's busy time, hard and soft interrupts, all CPUs (/proc/stat irq + softirq ticks; without IRQ_TIME_ACCOUNTING also in the interrupted tasks' CPU)", {"xiotop_host_dom0_irq_seconds", "dom0 CPU time in hard and soft interrupts, all CPUs (/proc/stat irq + softirq)."}},
@@ -114,7 +116,8 @@ const struct figure *figure_get(enum figure_id id)
 unsigned figure_collected(const struct model_interval *m)
 {
 	return (m->has_cpu ? NEED_CPU : 0) | (m->has_dirty ? NEED_DIRTY : 0) |
-	       (m->has_vbd_stats ? NEED_VBD : 0) | (m->has_latency ? NEED_LATENCY : 0);
+	       (m->has_vbd_stats ? NEED_VBD : 0) | (m->has_latency ? NEED_LATENCY : 0) |
+	       (m->host_busy_ns > 0 ? NEED_HOST_BUSY : 0);
 }
 
 bool figure_present(enum figure_id id, const struct model_interval *m)

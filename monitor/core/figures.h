@@ -98,6 +98,7 @@ enum figure_need {
 	NEED_LATENCY = 1u << 3,   /* has_latency: the key is absent without it */
 	NEED_GUEST_CPU = 1u << 4, /* the domain's guest_cpu_ns >= 0 */
 	NEED_TIMED = 1u << 5,     /* the domain's latency was timed (no lat_untimed bit) */
+	NEED_HOST_BUSY = 1u << 6, /* host_busy_ns > 0: /proc/stat was read (0 is unknown) */
 };
 
 enum figure_flag {

@@ -125,8 +125,8 @@ static void split_arg(const char *arg, char *file, size_t flen, char *dom, size_
 	snprintf(row, rlen, "%s", colon + 1);
 }
 
-int claim_arg_figures(const char *arg, struct claim_figures *out, size_t max, size_t *n, char *err,
-                      size_t errlen)
+int claim_arg_figures(const char *arg, struct claim_figures *out, size_t max, size_t *n,
+                      struct xerr *err)
 {
 	struct claim_figures base = {0};
 	char row[CLAIM_NAME_MAX];
@@ -134,16 +134,20 @@ int claim_arg_figures(const char *arg, struct claim_figures *out, size_t max, si
 	split_arg(arg, base.file, sizeof(base.file), base.domain, sizeof(base.domain), row,
 	          sizeof(row));
 	struct claim *c = malloc(sizeof(*c));
-	struct claim_src src = {.name = base.file, .err = err, .errlen = errlen};
-	if (!c)
-		return claim_fail(&src, 0, "out of memory");
-	int rc = claim_parse_file(base.file, c, err, errlen);
+	if (!c) {
+		xerr_set(err, XERR_NOMEM, "%s: out of memory", base.file);
+		return -1;
+	}
+	/* the claim parsers (claims/) still say their line in a buffer */
+	char why[sizeof(err->msg)] = "";
+	struct claim_src src = {.name = base.file, .err = why, .errlen = sizeof(why)};
+	int rc = claim_parse_file(base.file, c, why, sizeof(why));
 	if (rc == 0 && !row[0] && base.domain[0] && claim_has_row(c, base.domain)) {
 		snprintf(row, sizeof(row), "%s", base.domain); /* FILE@ROW */
 		base.domain[0] = '\0';
 	}
 	if (rc == 0)
-		rc = claim_pick_row(c, base.file, row, err, errlen);
+		rc = claim_pick_row(c, base.file, row, why, sizeof(why));
 	if (rc == 0 && (c->nruns > max || c->runs_dropped)) {
 		rc = claim_fail(&src, 0, "%u runs; at most %zu are set against a recording",
 		                c->nruns + c->runs_dropped, max);
@@ -154,5 +158,7 @@ int claim_arg_figures(const char *arg, struct claim_figures *out, size_t max, si
 		(*n)++;
 	}
 	free(c);
+	if (rc)
+		xerr_set(err, XERR_INPUT, "%s", why);
 	return rc;
 }

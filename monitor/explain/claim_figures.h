@@ -12,19 +12,20 @@
  * claim_arg_figures() reads a --claim argument "FILE[@DOMAIN[:ROW]]" (the whole argument
  * is the file when a file of that name exists; "@ROW" alone picks a table row when ROW is
  * one of the table's row labels, the domain then being the default) into one
- * claim_figures per run, in the order the tool ran them. Errors: -1 and ONE line in err
- * (the parser's, or a table's rows to pick from, or too many runs); the caller exits 2.
+ * claim_figures per run, in the order the tool ran them. Errors: -1 and err, XERR_INPUT
+ * (the parser's line, or a table's rows to pick from, or too many runs) or XERR_NOMEM.
  */
 #ifndef XIOTOP_EXPLAIN_CLAIM_FIGURES_H
 #define XIOTOP_EXPLAIN_CLAIM_FIGURES_H
 
+#include "core/error.h"
 #include "explain/claims/claim.h"
 #include "explain/explain.h"
 
 void claim_to_figures(const struct claim *c, struct claim_figures *out);
 void claim_run_to_figures(const struct claim *c, unsigned run, struct claim_figures *out);
 
-int claim_arg_figures(const char *arg, struct claim_figures *out, size_t max, size_t *n, char *err,
-                      size_t errlen);
+int claim_arg_figures(const char *arg, struct claim_figures *out, size_t max, size_t *n,
+                      struct xerr *err);
 
 #endif

@@ -244,6 +244,7 @@ struct ex_window {
 };
 
 struct ex_dom0_drain; /* explain/dom0_subject.h */
+struct ex_claim_file; /* explain/claim_list.h */
 
 struct explain {
 	char file[512]; /* raw */
@@ -256,6 +257,9 @@ struct explain {
 	size_t n_marks;
 	struct ex_claim claims[EX_MAX_CLAIMS];
 	size_t n_claims;
+	/* every --claim file with all its results, judged or not (claim_list.h) */
+	struct ex_claim_file *claim_files;
+	size_t n_claim_files;
 	struct ex_verdict verdicts[EX_MAX_VERDICTS];
 	size_t n_verdicts;
 	double series_end_s; /* last chart point's t */

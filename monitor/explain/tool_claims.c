@@ -200,7 +200,7 @@ static void dom0_claimed(struct explain *ex, const struct ex_domain *d)
 	}
 }
 
-int explain_add_claim(struct explain *ex, const struct claim_figures *c, char *err, size_t errlen)
+int explain_add_claim(struct explain *ex, const struct claim_figures *c, struct xerr *err)
 {
 	const struct ex_domain *d =
 	    c->domain[0] ? explain_find_domain(ex, c->domain) : explain_busiest(ex, NULL);
@@ -210,21 +210,22 @@ int explain_add_claim(struct explain *ex, const struct claim_figures *c, char *e
 		char dom[200];
 		sanitize_text(c->domain, dom, sizeof(dom));
 		if (c->domain[0])
-			snprintf(err, errlen, "%s: no domain '%s' in the window", file, dom);
+			xerr_set(err, XERR_INPUT, "%s: no domain '%s' in the window", file, dom);
 		else
-			snprintf(err, errlen, "%s: no domain moved any bytes in the window", file);
+			xerr_set(err, XERR_INPUT, "%s: no domain moved any bytes in the window",
+			         file);
 		return -1;
 	}
 	bool wr = c->wr_bytes > 0, rd = c->rd_bytes > 0;
 	if (!wr && !rd) {
-		snprintf(err, errlen, "%s: the %s output holds no byte count", file,
+		xerr_set(err, XERR_INPUT, "%s: the %s output holds no byte count", file,
 		         c->tool[0] ? c->tool : "benchmark");
 		return -1;
 	}
 	if (c->direction_unknown)
 		wr = !(rd = true); /* one row, its direction decided below */
 	if (ex->n_claims + (size_t)wr + (size_t)rd > EX_MAX_CLAIMS) {
-		snprintf(err, errlen, "%s: too many claims (%d directions at most)", file,
+		xerr_set(err, XERR_INPUT, "%s: too many claims (%d directions at most)", file,
 		         EX_MAX_CLAIMS);
 		return -1;
 	}

@@ -63,12 +63,12 @@ static void add_file(struct explain *ex, const char *arg)
 {
 	struct claim_figures f[EX_MAX_CLAIMS];
 	size_t n;
-	char err[600];
-	int rc = claim_arg_figures(arg, f, EX_MAX_CLAIMS, &n, err, sizeof(err));
+	struct xerr err;
+	int rc = claim_arg_figures(arg, f, EX_MAX_CLAIMS, &n, &err);
 	for (size_t i = 0; rc == 0 && i < n; i++)
-		rc = explain_add_claim(ex, &f[i], err, sizeof(err));
+		rc = explain_add_claim(ex, &f[i], &err);
 	if (rc)
-		print_error("%s\n", err);
+		print_error("%s\n", err.msg);
 	assert_int_equal(rc, 0);
 }
 
@@ -432,12 +432,12 @@ static void test_claim_within_tool_marks(void **state)
 	snprintf(f.tool, sizeof(f.tool), "bonnie++");
 	snprintf(f.run, sizeof(f.run), "block read");
 	snprintf(f.domain, sizeof(f.domain), "x-lv");
-	char msg[600];
-	assert_int_equal(explain_add_claim(&ex, &f, msg, sizeof(msg)), 0);
+	struct xerr msg;
+	assert_int_equal(explain_add_claim(&ex, &f, &msg), 0);
 	struct claim_figures dd = {.rd_bytes = 48 * MiB, .rd_seconds = 2};
 	snprintf(dd.tool, sizeof(dd.tool), "dd");
 	snprintf(dd.domain, sizeof(dd.domain), "x-lv");
-	assert_int_equal(explain_add_claim(&ex, &dd, msg, sizeof(msg)), 0);
+	assert_int_equal(explain_add_claim(&ex, &dd, &msg), 0);
 	assert_int_equal(ex.n_claims, 2);
 	assert_false(ex.claims[0].located.found); /* not dd's read */
 	assert_true(ex.claims[1].located.found);  /* dd's, within its own marks */

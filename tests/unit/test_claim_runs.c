@@ -21,7 +21,7 @@
 #define MiB (1024.0 * 1024)
 
 static struct claim cl; /* large: not on the stack */
-static char err[512];
+static char err[600];
 
 static const char *fixture(const char *name)
 {
@@ -194,19 +194,22 @@ static void test_bonnie_classic_rows(void **state)
 	struct claim_figures f[EX_MAX_CLAIMS];
 	size_t n;
 	char arg[1200];
+	struct xerr xe;
 	snprintf(arg, sizeof(arg), "%s@7:dom0-lvm", fixture("seed003-bonnie-classic-wrapped.txt"));
-	assert_int_equal(claim_arg_figures(arg, f, EX_MAX_CLAIMS, &n, err, sizeof(err)), 0);
+	assert_int_equal(claim_arg_figures(arg, f, EX_MAX_CLAIMS, &n, &xe), 0);
 	assert_int_equal(n, 6);
 	assert_string_equal(f[1].domain, "7");
 	assert_string_equal(f[1].run, "dom0-lvm block write");
 	near(f[1].wr_rate_bps, 269226 * 1024.0, 1e-9);
 	snprintf(arg, sizeof(arg), "%s@domU", fixture("seed003-bonnie-classic-wrapped.txt"));
-	assert_int_equal(claim_arg_figures(arg, f, EX_MAX_CLAIMS, &n, err, sizeof(err)), 0);
+	assert_int_equal(claim_arg_figures(arg, f, EX_MAX_CLAIMS, &n, &xe), 0);
 	assert_string_equal(f[1].run, "domU block write");
 	assert_string_equal(f[1].domain, "");
 	assert_int_equal(claim_arg_figures(fixture("seed003-bonnie-classic-wrapped.txt"), f,
-	                                   EX_MAX_CLAIMS, &n, err, sizeof(err)),
+	                                   EX_MAX_CLAIMS, &n, &xe),
 	                 -1);
+	assert_int_equal(xe.kind, XERR_INPUT);
+	snprintf(err, sizeof(err), "%s", xe.msg);
 	one_clean_line("holds 3 rows (dom0-raw, dom0-lvm, domU)");
 	assert_int_equal(n, 0);
 }

@@ -131,12 +131,11 @@ static void seed000_dom0_dd_is_the_subject(void **state)
 
 	struct claim_figures runs[EX_MAX_CLAIMS];
 	size_t n = 0;
-	char msg[600];
-	assert_int_equal(claim_arg_figures(fixture("seed000-dom0-dd.txt"), runs, EX_MAX_CLAIMS, &n,
-	                                   msg, sizeof(msg)),
-	                 0);
+	struct xerr msg;
+	assert_int_equal(
+	    claim_arg_figures(fixture("seed000-dom0-dd.txt"), runs, EX_MAX_CLAIMS, &n, &msg), 0);
 	assert_int_equal(n, 1);
-	assert_int_equal(explain_add_claim(&ex, &runs[0], msg, sizeof(msg)), 0);
+	assert_int_equal(explain_add_claim(&ex, &runs[0], &msg), 0);
 	explain_verdicts(&ex);
 	const struct ex_verdict *c = sc_verdict(&ex, "claim", 0);
 	assert_non_null(c);
@@ -167,8 +166,8 @@ static void seed000_dom0_against_domu(void **state)
 	assert_int_equal(sc_explain(a, NULL, NULL, &ea, &ra, &err), 0);
 	assert_int_equal(sc_explain(b, NULL, NULL, &eb, &rb, &err), 0);
 	struct ex_compare cmp;
-	char msg[600];
-	assert_int_equal(explain_compare(&ea, NULL, &eb, NULL, &cmp, msg, sizeof(msg)), 0);
+	struct xerr msg;
+	assert_int_equal(explain_compare(&ea, NULL, &eb, NULL, &cmp, &msg), 0);
 	assert_true(cmp.a.dom->dom0_subject);
 	assert_int_equal(cmp.b.dom->domid, 5);
 	assert_false(cmp.reads);
@@ -287,10 +286,10 @@ static const struct ex_verdict *claim_verdict(const char *claim, const char *rec
 	assert_int_equal(sc_explain(rec, NULL, NULL, ex, r, &err), 0);
 	struct claim_figures runs[EX_MAX_CLAIMS];
 	size_t n = 0;
-	char msg[600];
-	assert_int_equal(claim_arg_figures(claim, runs, EX_MAX_CLAIMS, &n, msg, sizeof(msg)), 0);
+	struct xerr msg;
+	assert_int_equal(claim_arg_figures(claim, runs, EX_MAX_CLAIMS, &n, &msg), 0);
 	assert_int_equal(n, 1);
-	assert_int_equal(explain_add_claim(ex, &runs[0], msg, sizeof(msg)), 0);
+	assert_int_equal(explain_add_claim(ex, &runs[0], &msg), 0);
 	explain_verdicts(ex);
 	return sc_verdict(ex, "claim", domid);
 }
@@ -503,11 +502,10 @@ static const struct ex_domain *explained(const char *path, const char *claim, st
 	if (claim) {
 		struct claim_figures runs[EX_MAX_CLAIMS];
 		size_t n = 0;
-		char msg[600];
-		assert_int_equal(
-		    claim_arg_figures(claim, runs, EX_MAX_CLAIMS, &n, msg, sizeof(msg)), 0);
+		struct xerr msg;
+		assert_int_equal(claim_arg_figures(claim, runs, EX_MAX_CLAIMS, &n, &msg), 0);
 		assert_int_equal(n, 1);
-		assert_int_equal(explain_add_claim(ex, &runs[0], msg, sizeof(msg)), 0);
+		assert_int_equal(explain_add_claim(ex, &runs[0], &msg), 0);
 	}
 	explain_verdicts(ex);
 	return subject(ex);

@@ -109,8 +109,8 @@ static void seed001_request_size(void **state)
 	struct rec_reader *ra;
 	assert_int_equal(sc_explain(a, NULL, NULL, &fa, &ra, &err), 0);
 	struct ex_compare c;
-	char msg[256];
-	assert_int_equal(explain_compare(&fa, NULL, &ex, NULL, &c, msg, sizeof(msg)), 0);
+	struct xerr msg;
+	assert_int_equal(explain_compare(&fa, NULL, &ex, NULL, &c, &msg), 0);
 	bool said = false;
 	for (size_t i = 0; i < c.n_causes; i++)
 		said |=

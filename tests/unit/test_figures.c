@@ -258,6 +258,23 @@ static void test_dom0_own_cpu(void **state)
 	assert_non_null(strstr(json, "\"dom0_own_cpu_ns\":null"));
 	free(json);
 	w.m.has_cpu = true;
+	/* /proc/stat not read (host_busy_ns 0: unknown): the busy time and dom0's own work are
+	 * unknown everywhere, Domain-0's CPU columns too, never 0 */
+	w.m.host_busy_ns = 0;
+	json = batch(&w.m, BATCH_JSON);
+	assert_non_null(strstr(json, "\"dom0_cpu_busy_ns\":null"));
+	assert_non_null(strstr(json, "\"dom0_own_cpu_ns\":null"));
+	free(json);
+	char *text = batch(&w.m, BATCH_TEXT);
+	assert_non_null(strstr(text, "dom0 CPU -"));
+	const char *dom0 = strstr(text, "\nDomain-0 ");
+	assert_non_null(dom0);
+	char row[256];
+	snprintf(row, sizeof(row), "%.*s", (int)strcspn(dom0 + 1, "\n"), dom0 + 1);
+	/* CPU% and CPU_s of Domain-0: "-" */
+	assert_non_null(strstr(row, "      -        -"));
+	free(text);
+	w.m.host_busy_ns = 900000000;
 	/* interrupt time is shown apart, not taken from dom0's own: its ticks are mostly in the
 	 * interrupted tasks' runtime (no CONFIG_IRQ_TIME_ACCOUNTING) */
 	w.m.host_irq_ns = 97999986;

@@ -236,8 +236,8 @@ static void test_seed002_dom0_cpu(void **state)
 	assert_contains(not_given(&a, "dom0_cpu_by_role"), "xiotop record");
 	/* the two runs compared by dom0's CPU alone */
 	struct ex_compare c;
-	char err[600];
-	assert_int_equal(explain_compare(&a, NULL, &b, NULL, &c, err, sizeof(err)), 0);
+	struct xerr err;
+	assert_int_equal(explain_compare(&a, NULL, &b, NULL, &c, &err), 0);
 	assert_true(c.hosts_only);
 	assert_float_equal(c.ratio, 52.0 / 16, 1e-9);
 	assert_contains(c.text, "A cost dom0 3.25x B's CPU (+36.0 s)");
@@ -433,15 +433,16 @@ static void test_seed004_netbsd_size_rule(void **state)
 	struct rec_reader *r = rec_open(path, &err);
 	assert_non_null(r);
 	assert_int_equal(explain_collect(r, NULL, NULL, &ex, &err), 0);
-	char arg[1100], msg[600];
+	char arg[1100];
+	struct xerr msg;
 	const char *fx = getenv("XIOTOP_FIXTURES");
 	snprintf(arg, sizeof(arg), "%s/claims/seed004-domu-bonnie-classic.txt@banksy",
 	         fx ? fx : "tests/fixtures");
 	struct claim_figures runs[EX_MAX_CLAIMS];
 	size_t n = 0;
-	assert_int_equal(claim_arg_figures(arg, runs, EX_MAX_CLAIMS, &n, msg, sizeof(msg)), 0);
+	assert_int_equal(claim_arg_figures(arg, runs, EX_MAX_CLAIMS, &n, &msg), 0);
 	for (size_t i = 0; i < n; i++)
-		assert_int_equal(explain_add_claim(&ex, &runs[i], msg, sizeof(msg)), 0);
+		assert_int_equal(explain_add_claim(&ex, &runs[i], &msg), 0);
 	explain_verdicts(&ex);
 	const struct ex_verdict *v = verdict(&ex, "test_size_vs_memory", 1);
 	assert_non_null(v);

@@ -31,6 +31,10 @@
  * and job names, versions) are copied as found in the file, control bytes included:
  * escape them when printing (ui/sanitize.h).
  *
+ * A whole post (several outputs among prose, each a result with its labels and what it
+ * says about how it ran) is read through claim_post.h, the claims' interface; struct
+ * claim and claim_parse_*() below read one tool's output and give way to it.
+ *
  * Units: bytes, seconds, bytes per second. Tools that print K/sec (bonnie++, iozone)
  * mean KiB (1024); GNU dd's kB/MB/GB are 1000-based, its KiB/MiB/GiB and busybox's
  * K/M/G are 1024-based.
@@ -140,6 +144,22 @@ struct claim_iozone {
 	struct claim_iozone_row rows[CLAIM_IOZONE_MAX_ROWS];
 };
 
+/* Where a setting a result says about itself was read (claim_post.h struct claim_said). */
+enum claim_from {
+	CLAIM_FROM_NONE = 0, /* nothing gives it: unknown */
+	CLAIM_FROM_COMMAND,  /* the tool's command line pasted before the output */
+	CLAIM_FROM_OUTPUT,   /* the tool's own output: iozone's "O_DIRECT feature enabled", fio's
+	                      * job line or JSON options, bonnie's size column */
+	CLAIM_FROM_TOOL,     /* what the tool does when not told otherwise: dd issues one request
+	                      * at a time; bs=512 for a pasted dd command without bs= */
+};
+
+/* One setting: `value` holds only when `from` is not CLAIM_FROM_NONE. */
+struct claim_setting {
+	enum claim_from from;
+	uint64_t value;
+};
+
 /* One run (or phase) of a benchmark: what it says it moved one way, and how fast. */
 struct claim_run {
 	char
@@ -159,6 +179,17 @@ struct claim_run {
 	 * fio's text output the files it laid out when it laid out one for every job started.
 	 * 0: the output does not give it (files that existed, a size in % or IEC units). */
 	uint64_t file_bytes;
+	/* bytes of one request of this run (its iozone row's record size, else the result's
+	 * claim_said.block_bytes) */
+	struct claim_setting block_bytes;
+};
+
+/* The tool's own details of one result, as each parser keeps them. */
+union claim_details {
+	struct claim_dd dd;
+	struct claim_fio fio;
+	struct claim_bonnie bonnie;
+	struct claim_iozone iozone;
 };
 
 struct claim {

@@ -11,7 +11,7 @@
 #include "explain/verdicts/verdicts.h"
 
 static int pick(const struct explain *ex, const char *name, const char *which, struct ex_side *side,
-                char *err, size_t errlen)
+                struct xerr *err)
 {
 	const struct ex_domain **out = &side->dom;
 	*out = name ? explain_find_domain(ex, name) : explain_busiest(ex, NULL);
@@ -20,11 +20,11 @@ static int pick(const struct explain *ex, const char *name, const char *which, s
 		return 0;
 	}
 	if (name)
-		snprintf(err, errlen, "%s: no domain '%s' moved 1 MiB in the window (%s side)",
+		xerr_set(err, XERR_INPUT, "%s: no domain '%s' moved 1 MiB in the window (%s side)",
 		         ex->file, name, which);
 	else
-		snprintf(err, errlen, "%s: no domain moved 1 MiB in the window (%s side)", ex->file,
-		         which);
+		xerr_set(err, XERR_INPUT, "%s: no domain moved 1 MiB in the window (%s side)",
+		         ex->file, which);
 	return -1;
 }
 
@@ -175,19 +175,19 @@ static int compare_hosts(struct ex_compare *out)
 }
 
 int explain_compare(const struct explain *a, const char *dom_a, const struct explain *b,
-                    const char *dom_b, struct ex_compare *out, char *err, size_t errlen)
+                    const char *dom_b, struct ex_compare *out, struct xerr *err)
 {
 	memset(out, 0, sizeof(*out));
 	out->a.ex = a;
 	out->b.ex = b;
-	if (pick(a, dom_a, "A", &out->a, err, errlen) || pick(b, dom_b, "B", &out->b, err, errlen))
+	if (pick(a, dom_a, "A", &out->a, err) || pick(b, dom_b, "B", &out->b, err))
 		return compare_hosts(out);
 	out->reads = out->a.dom->io.guest_wr_bytes < EX_ACTIVE_BYTES &&
 	             out->b.dom->io.guest_wr_bytes < EX_ACTIVE_BYTES;
 	measure(&out->a, out->reads);
 	measure(&out->b, out->reads);
 	if (out->a.bytes <= 0 || out->b.bytes <= 0) {
-		snprintf(err, errlen, "%s: one side %s nothing to compare", a->file,
+		xerr_set(err, XERR_INPUT, "%s: one side %s nothing to compare", a->file,
 		         out->reads ? "read" : "wrote");
 		return -1;
 	}

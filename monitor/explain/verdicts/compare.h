@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 
+#include "core/error.h"
 #include "explain/explain.h"
 
 struct ex_side {
@@ -60,8 +61,8 @@ struct ex_compare {
 };
 
 /* dom_a / dom_b: the domain of each side (id or name), NULL the busiest. 0, or -1 with
- * err (a side without a domain that moved 1 MiB). */
+ * err (XERR_INPUT: a side without a domain that moved 1 MiB). */
 int explain_compare(const struct explain *a, const char *dom_a, const struct explain *b,
-                    const char *dom_b, struct ex_compare *out, char *err, size_t errlen);
+                    const char *dom_b, struct ex_compare *out, struct xerr *err);
 
 #endif
