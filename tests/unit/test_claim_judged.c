@@ -151,7 +151,7 @@ static void test_dd_undirected(void **state)
 	add_file(&ex, fixture("gnu-dd-two-runs-no-command.txt"));
 	assert_int_equal(ex.n_claims, 2);
 	assert_true(ex.claims[0].write);
-	assert_string_equal(ex.claims[0].direction_from, "the timeline");
+	assert_int_equal(ex.claims[0].direction_from, EXD_TIMELINE);
 	assert_true(ex.claims[0].located.found);
 	assert_false(ex.claims[1].write);
 	assert_true(ex.claims[1].located.found);
