@@ -7,8 +7,8 @@
  * "not_given", and two imports compared by dom0 CPU alone a "comparison" with
  * "hosts_only"); text and HTML name the verdicts not given too; HTML is one self-contained file (no
  * network, no script) with an inline SVG time chart per domain and the verdicts beside it. Every
- * string from the recording is escaped for its format. Each returns 0, or -1 when
- * writing failed (ferror).
+ * string from the recording is escaped for its format. Each verdict's words are
+ * prose.h's, the same in every format. Each returns 0, or -1 when writing failed (ferror).
  */
 #ifndef XIOTOP_EXPLAIN_REPORT_H
 #define XIOTOP_EXPLAIN_REPORT_H

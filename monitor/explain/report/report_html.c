@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/sanitize.h"
+#include "explain/report/prose.h"
 #include "explain/report/report.h"
 #include "explain/verdicts/verdicts.h"
 
@@ -212,20 +213,23 @@ static void verdict_list(FILE *out, const struct explain *ex, uint32_t domid)
 			continue;
 		fprintf(out, "<div class=\"v\"><h3>#%zu <b>%s</b> &middot; share %.0f %%</h3>",
 		        i + 1, ex_verdict_key(v->id), v->share * 100);
-		html_put(out, v->text);
+		char text[PROSE_MAX];
+		prose_verdict(ex, v, text, sizeof(text));
+		html_put(out, text);
 		fputs("<div class=\"fig\">", out);
 		for (size_t k = 0; k < v->n_figures; k++) {
 			const struct ex_figure *fg = &v->figures[k];
 			if (fg->null)
-				fprintf(out, "%s=null ", fg->key);
+				fprintf(out, "%s=null ", ex_key_name(fg->key));
 			else if (fg->str[0]) {
-				fprintf(out, "%s=", fg->key);
+				fprintf(out, "%s=", ex_key_name(fg->key));
 				html_put(out, fg->str);
 				fputc(' ', out);
 			} else if (fg->value == (double)(long long)fg->value)
-				fprintf(out, "%s=%lld ", fg->key, (long long)fg->value);
+				fprintf(out, "%s=%lld ", ex_key_name(fg->key),
+				        (long long)fg->value);
 			else
-				fprintf(out, "%s=%.4g ", fg->key, fg->value);
+				fprintf(out, "%s=%.4g ", ex_key_name(fg->key), fg->value);
 		}
 		fputs("</div></div>\n", out);
 	}
@@ -327,7 +331,9 @@ int report_compare_html(FILE *out, const struct ex_compare *c)
 {
 	html_head(out, "xiotop explain: A against B");
 	fputs("<h1>xiotop explain: A against B</h1>\n<p>", out);
-	html_put(out, c->text);
+	char text[1024];
+	prose_compare(c, text, sizeof(text));
+	html_put(out, text);
 	fputs("</p>\n", out);
 	if (!c->hosts_only) /* two imports without bytes: dom0's CPU only, no causes */
 		fputs("<table><tr><th>#</th><th class=\"l\">cause</th><th>s per GiB</th>"
@@ -339,7 +345,9 @@ int report_compare_html(FILE *out, const struct ex_compare *c)
 		        "<td class=\"l\">",
 		        i + 1, ex_verdict_key(c->causes[i].id), c->causes[i].s_per_gib,
 		        c->causes[i].share * 100, c->causes[i].against ? " (against)" : "");
-		html_put(out, c->causes[i].text);
+		char why[512];
+		prose_cause(c, &c->causes[i], why, sizeof(why));
+		html_put(out, why);
 		fputs("</td></tr>\n", out);
 	}
 	if (!c->hosts_only)

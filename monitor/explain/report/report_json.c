@@ -6,6 +6,7 @@
 
 #include "core/figures.h"
 #include "core/sanitize.h"
+#include "explain/report/prose.h"
 #include "explain/report/report.h"
 #include "explain/verdicts/verdicts.h"
 
@@ -148,7 +149,7 @@ static void put_claim(FILE *out, const struct ex_claim *c)
 		fprintf(out, "%u}", c->also_active_domid);
 }
 
-static void put_verdict(FILE *out, const struct ex_verdict *v)
+static void put_verdict(FILE *out, const struct explain *ex, const struct ex_verdict *v)
 {
 	fprintf(out, "{\"id\":\"%s\",\"domid\":", ex_verdict_key(v->id));
 	if (v->domid == EX_NO_DOMAIN)
@@ -160,7 +161,7 @@ static void put_verdict(FILE *out, const struct ex_verdict *v)
 	fputs(",\"figures\":{", out);
 	for (size_t i = 0; i < v->n_figures; i++) {
 		const struct ex_figure *f = &v->figures[i];
-		fprintf(out, "%s\"%s\":", i ? "," : "", f->key);
+		fprintf(out, "%s\"%s\":", i ? "," : "", ex_key_name(f->key));
 		if (f->null)
 			fputs("null", out);
 		else if (f->str[0])
@@ -174,7 +175,9 @@ static void put_verdict(FILE *out, const struct ex_verdict *v)
 		json_put_string(out, v->evidence[i]);
 	}
 	fputs("],\"text\":", out);
-	json_put_string(out, v->text);
+	char text[PROSE_MAX];
+	prose_verdict(ex, v, text, sizeof(text));
+	json_put_string(out, text);
 	fputs("}", out);
 }
 
@@ -230,7 +233,7 @@ void report_json_object(FILE *out, const struct explain *ex)
 	fputs("],\"verdicts\":[", out);
 	for (size_t i = 0; i < ex->n_verdicts; i++) {
 		fputs(i ? "," : "", out);
-		put_verdict(out, &ex->verdicts[i]);
+		put_verdict(out, ex, &ex->verdicts[i]);
 	}
 	fputs("]", out);
 	if (ex->host.absent) /* an imported recording: what it has, and what it cannot say */
@@ -277,7 +280,9 @@ int report_compare_json(FILE *out, const struct ex_compare *c)
 		        "\"dom0_cpu_ratio\":%.4f,\"text\":",
 		        c->dom0_cpu_s_a, c->dom0_cpu_s_b, c->guests_vcpu_s_a, c->guests_vcpu_s_b,
 		        c->ratio);
-		json_put_string(out, c->text);
+		char text[1024];
+		prose_compare(c, text, sizeof(text));
+		json_put_string(out, text);
 		fputs("}}\n", out);
 		return ferror(out) ? -1 : 0;
 	}
@@ -295,11 +300,15 @@ int report_compare_json(FILE *out, const struct ex_compare *c)
 		        i ? "," : "", i + 1, ex_verdict_key(c->causes[i].id),
 		        c->causes[i].s_per_gib, c->causes[i].share,
 		        c->causes[i].against ? "true" : "false");
-		json_put_string(out, c->causes[i].text);
+		char text[512];
+		prose_cause(c, &c->causes[i], text, sizeof(text));
+		json_put_string(out, text);
 		fputs("}", out);
 	}
 	fputs("],\"text\":", out);
-	json_put_string(out, c->text);
+	char text[1024];
+	prose_compare(c, text, sizeof(text));
+	json_put_string(out, text);
 	fputs("}}\n", out);
 	return ferror(out) ? -1 : 0;
 }

@@ -5,6 +5,7 @@
 
 #include "core/figures.h"
 #include "core/sanitize.h"
+#include "explain/report/prose.h"
 #include "explain/report/report.h"
 #include "explain/verdicts/verdicts.h"
 
@@ -139,16 +140,17 @@ static void figures(FILE *out, const struct ex_verdict *v)
 		const struct ex_figure *f = &v->figures[i];
 		int n;
 		if (f->null)
-			n = snprintf(line + used, sizeof(line) - used, " %s=null", f->key);
+			n = snprintf(line + used, sizeof(line) - used, " %s=null",
+			             ex_key_name(f->key));
 		else if (f->str[0])
-			n = snprintf(line + used, sizeof(line) - used, " %s=\"%s\"", f->key,
-			             f->str);
+			n = snprintf(line + used, sizeof(line) - used, " %s=\"%s\"",
+			             ex_key_name(f->key), f->str);
 		else if (f->value == (double)(long long)f->value)
-			n = snprintf(line + used, sizeof(line) - used, " %s=%lld", f->key,
-			             (long long)f->value);
+			n = snprintf(line + used, sizeof(line) - used, " %s=%lld",
+			             ex_key_name(f->key), (long long)f->value);
 		else
-			n = snprintf(line + used, sizeof(line) - used, " %s=%.4g", f->key,
-			             f->value);
+			n = snprintf(line + used, sizeof(line) - used, " %s=%.4g",
+			             ex_key_name(f->key), f->value);
 		if (n > 0)
 			used += (size_t)n;
 	}
@@ -173,7 +175,9 @@ static void verdicts(FILE *out, const struct explain *ex)
 			snprintf(head, sizeof(head), "%2zu. %s, domain %u, share %.0f %%", i + 1,
 			         ex_verdict_key(v->id), v->domid, v->share * 100);
 		fprintf(out, "%s\n", head);
-		wrap(out, "     ", v->text);
+		char text[PROSE_MAX];
+		prose_verdict(ex, v, text, sizeof(text));
+		wrap(out, "     ", text);
 		figures(out, v);
 		fputc('\n', out);
 	}
@@ -230,7 +234,9 @@ int report_compare_text(FILE *out, const struct ex_compare *c)
 	also_active(out, "A", &c->a);
 	also_active(out, "B", &c->b);
 	fputc('\n', out);
-	wrap(out, "", c->text);
+	char text[1024];
+	prose_compare(c, text, sizeof(text));
+	wrap(out, "", text);
 	if (!c->hosts_only)
 		fputs("\nCauses of the difference, ranked by their seconds per GiB (signed, they "
 		      "add up to the difference; shares of all the causes' seconds):\n",
@@ -240,7 +246,9 @@ int report_compare_text(FILE *out, const struct ex_compare *c)
 		fprintf(out, "%2zu. %s: %+.2f s per GiB, share %.0f %%%s\n", i + 1,
 		        ex_verdict_key(k->id), k->s_per_gib, k->share * 100,
 		        k->against ? ", against the difference" : "");
-		wrap(out, "     ", k->text);
+		char why[512];
+		prose_cause(c, k, why, sizeof(why));
+		wrap(out, "     ", why);
 	}
 	fputs("\n==== A ====\n", out);
 	report_text(out, c->a.ex);
