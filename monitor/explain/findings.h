@@ -86,7 +86,7 @@ enum ex_key {
 	EXK_DOM0_SHARE_OF_CPU,
 	EXK_GUEST_GIB,
 	EXK_DOM0_CPU_S_PER_GIB,
-	EXK_ROLE_S_PER_GIB,        /* one per CPU role, in enum xio_cpu_role's order: */
+	EXK_ROLE_S_PER_GIB, /* one per CPU role, in enum xio_cpu_role's order: */
 	EXK_ROLE_S_PER_GIB_END = EXK_ROLE_S_PER_GIB + 4, /* XIO_CPU_ROLES (verdict_keys.c) */
 	EXK_CHEAPEST_DOMID = EXK_ROLE_S_PER_GIB_END,
 	EXK_CHEAPEST_S_PER_GIB,
@@ -167,10 +167,10 @@ struct ex_figure {
 
 struct ex_verdict {
 	enum ex_verdict_id id;
-	uint32_t domid; /* EX_NO_DOMAIN: the host */
-	double share;   /* of the discrepancy it accounts for, 0..1 (see verdicts.h) */
+	uint32_t domid;   /* EX_NO_DOMAIN: the host */
+	double share;     /* of the discrepancy it accounts for, 0..1 (see verdicts.h) */
 	unsigned reasons; /* enum ex_reason bits */
-	size_t claim;     /* the claims[] row it is about (claim, a claim's test file) or EX_NO_CLAIM */
+	size_t claim; /* the claims[] row it is about (claim, a claim's test file) or EX_NO_CLAIM */
 	struct ex_figure figures[EX_MAX_FIGURES];
 	size_t n_figures;
 	const char *evidence[EX_MAX_EVIDENCE]; /* the counters it used */

@@ -16,7 +16,8 @@ static void say_located(struct prose *p, const struct ex_verdict *v, const struc
 		    "in the guest's %s of memory, so the guest's own cache %s; figures are "
 		    "over the whole window.",
 		    way, ex_bytes((double)c->bytes, b, sizeof(b)), EX_LOCATE_BYTES_TOLERANCE * 100,
-		    ex_bytes((double)d->mem_bytes, m, sizeof(m)), c->write ? "kept them" : "served them");
+		    ex_bytes((double)d->mem_bytes, m, sizeof(m)),
+		    c->write ? "kept them" : "served them");
 		return;
 	}
 	/* dom0's own run has no guest: what its bios do not show, dom0's page cache held */
@@ -65,11 +66,14 @@ static void say_observed(struct prose *p, const struct ex_claim *c, const struct
 	char who[160], b2[32], b3[32], r2[32];
 	if (d && d->dom0_subject)
 		say(p, ". %s submitted %s of %s to its devices and %s on a physical disk",
-		    ex_dom_label(d, who, sizeof(who)), ex_bytes((double)c->observed_guest, b2, sizeof(b2)),
-		    c->write ? "writes" : "reads", ex_bytes((double)c->observed_phys, b3, sizeof(b3)));
+		    ex_dom_label(d, who, sizeof(who)),
+		    ex_bytes((double)c->observed_guest, b2, sizeof(b2)),
+		    c->write ? "writes" : "reads",
+		    ex_bytes((double)c->observed_phys, b3, sizeof(b3)));
 	else
 		say(p, ". dom0 saw %s %s %s through its disk and %s on a physical disk",
-		    d ? ex_dom_label(d, who, sizeof(who)) : "the domain", c->write ? "write" : "read",
+		    d ? ex_dom_label(d, who, sizeof(who)) : "the domain",
+		    c->write ? "write" : "read",
 		    ex_bytes((double)c->observed_guest, b2, sizeof(b2)),
 		    ex_bytes((double)c->observed_phys, b3, sizeof(b3)));
 	if (c->observed_phys_rate_bps > 0)

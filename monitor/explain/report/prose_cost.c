@@ -26,12 +26,13 @@ void prose_dom0_cpu_cost(struct prose *p, const struct explain *ex, const struct
 			say(p, " %s %.2f", figure_cpu_role_key((enum xio_cpu_role)r), per_gib);
 	}
 	say(p, "). ");
-	const struct ex_domain *low =
-	    fig_null(v, EXK_CHEAPEST_DOMID) ? NULL
-	                                    : prose_domain(ex, (uint32_t)fig(v, EXK_CHEAPEST_DOMID));
+	const struct ex_domain *low = fig_null(v, EXK_CHEAPEST_DOMID)
+	                                  ? NULL
+	                                  : prose_domain(ex, (uint32_t)fig(v, EXK_CHEAPEST_DOMID));
 	if (low)
-		say(p, "That is %.1fx what %s cost per GiB (%.2f s). ", fig(v, EXK_RATIO_TO_CHEAPEST),
-		    ex_dom_label(low, other, sizeof(other)), fig(v, EXK_CHEAPEST_S_PER_GIB));
+		say(p, "That is %.1fx what %s cost per GiB (%.2f s). ",
+		    fig(v, EXK_RATIO_TO_CHEAPEST), ex_dom_label(low, other, sizeof(other)),
+		    fig(v, EXK_CHEAPEST_S_PER_GIB));
 	/* a device model's image is written back by the flusher too, with no loop device */
 	if (d->cpu_ns_by_role[XIO_CPU_LOOP])
 		say(p, "The loop device's kworkers and the flusher copy and write back every "

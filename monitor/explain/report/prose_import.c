@@ -44,8 +44,9 @@ void prose_import_cache(struct prose *p, const struct explain *ex, const struct 
 		say(p, "Time the run until dom0 has written the bytes (sync in dom0).");
 	else
 		say(p, "Use a test larger than the memory of every cache on its way%s.",
-		    ex_dom0_netbsd(ex) ? ""
-		                       : ", or drop dom0's caches (echo 3 > /proc/sys/vm/drop_caches)");
+		    ex_dom0_netbsd(ex)
+		        ? ""
+		        : ", or drop dom0's caches (echo 3 > /proc/sys/vm/drop_caches)");
 }
 
 static void say_double_count(struct prose *p, const struct explain *ex, unsigned reasons)

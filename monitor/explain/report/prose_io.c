@@ -103,8 +103,8 @@ void prose_double_counting(struct prose *p, const struct explain *ex, const stru
 	    "vmstat bo counted %s for %s's %s of %s writes (%.2fx; each byte %.1f times), "
 	    "of which %s were counted twice; the disks wrote %s. Per layer, as iostat "
 	    "shows them (with the drain): ",
-	    ex_bytes(fig(v, EXK_VMSTAT_WR_BYTES), b1, sizeof(b1)), ex_dom_label(d, who, sizeof(who)),
-	    ex_bytes(fig(v, EXK_GUEST_WR_BYTES), b2, sizeof(b2)),
+	    ex_bytes(fig(v, EXK_VMSTAT_WR_BYTES), b1, sizeof(b1)),
+	    ex_dom_label(d, who, sizeof(who)), ex_bytes(fig(v, EXK_GUEST_WR_BYTES), b2, sizeof(b2)),
 	    d->dom0_subject ? "its own" : "guest", times, times,
 	    ex_bytes(fig(v, EXK_DOUBLE_COUNTED_BYTES), b3, sizeof(b3)),
 	    ex_bytes(fig(v, EXK_PHYS_WR_BYTES), b4, sizeof(b4)));

@@ -37,10 +37,12 @@ void prose_request_size(struct prose *p, const struct explain *ex, const struct 
 		say(p,
 		    "the disks took %s per request (%.0f; iostat, every domain's and dom0's "
 		    "together). ",
-		    ex_bytes(fig(v, EXK_DISK_AVG_REQUEST), b2, sizeof(b2)), fig(v, EXK_DISK_REQUESTS));
+		    ex_bytes(fig(v, EXK_DISK_AVG_REQUEST), b2, sizeof(b2)),
+		    fig(v, EXK_DISK_REQUESTS));
 	else
 		say(p, "dom0 submitted %s per request to its disk (%.0f, the drain's included). ",
-		    ex_bytes(fig(v, EXK_DISK_AVG_REQUEST), b2, sizeof(b2)), fig(v, EXK_DISK_REQUESTS));
+		    ex_bytes(fig(v, EXK_DISK_AVG_REQUEST), b2, sizeof(b2)),
+		    fig(v, EXK_DISK_REQUESTS));
 	if (v->reasons & EXR_REQ_MERGED) {
 		say(p, "%.1fx fewer, larger requests than the guest issued. ",
 		    fig(v, EXK_MERGE_RATIO));
