@@ -61,14 +61,9 @@ static void header(FILE *out, const struct explain *ex)
 	         ex->win.recorded_after_s);
 	wrap(out, "", line);
 	const struct ex_host *h = &ex->host;
-	char kernel[300];
-	sanitize_text(h->kernel, kernel, sizeof(kernel));
-	snprintf(line, sizeof(line),
-	         "host: kernel %s, %ld CPUs, dom0 memory %.1f GiB, vm.dirty_ratio %s, "
-	         "vm.dirty_background_ratio %s%s.",
-	         kernel[0] ? kernel : "?", h->cpu_count, (double)h->mem_total_kb / 1048576.0,
-	         h->dirty_ratio[0] ? h->dirty_ratio : "?",
-	         h->dirty_background_ratio[0] ? h->dirty_background_ratio : "?",
+	char host[1024];
+	report_host_line(ex, host, sizeof(host));
+	snprintf(line, sizeof(line), "host: %s%s.", host,
 	         h->lost_events ? " (events were lost: figures are low)" : "");
 	wrap(out, "", line);
 	if (h->absent) {
@@ -98,23 +93,19 @@ static void domain_table(FILE *out, const struct explain *ex)
 	        "phys wr", "phys rd", "2xcount", "backlog", "drain", "CPU/G");
 	for (size_t i = 0; i < ex->n_doms; i++) {
 		const struct ex_domain *d = &ex->doms[i];
-		if (!(d->io.guest_wr_bytes + d->io.guest_rd_bytes + d->io.phys_wr_bytes +
-		      d->io.phys_rd_bytes + d->cpu_ns) &&
-		    !(ex->host.absent && d->guest_cpu_ns))
+		if (!report_domain_shown(ex, d))
 			continue; /* idle in the window: in the JSON only */
 		char name[XIO_NAME_MAX * 4], label[300];
 		sanitize_text(d->name, name, sizeof(name));
 		snprintf(label, sizeof(label), "%u %s", d->domid, name);
 		fprintf(out, "%-14.14s", label);
-		bool guest = figure_held(FIG_GUEST_WR_BYTES, ex->host.absent);
-		bool stack = figure_held(FIG_PHYS_WR_BYTES, ex->host.absent);
-		mib_or_dash(out, guest, d->io.guest_wr_bytes);
-		mib_or_dash(out, guest, d->io.guest_rd_bytes);
-		mib_or_dash(out, stack, d->io.phys_wr_bytes);
-		mib_or_dash(out, stack, d->io.phys_rd_bytes);
-		mib_or_dash(out, stack, d->io.double_counted_bytes);
-		mib_or_dash(out, (ex->host.has_dirty || !ex->host.absent) && !d->dom0_subject,
-		            d->backlog_end);
+		struct report_known k = report_known(ex, d);
+		mib_or_dash(out, k.guest, d->io.guest_wr_bytes);
+		mib_or_dash(out, k.guest, d->io.guest_rd_bytes);
+		mib_or_dash(out, k.stack, d->io.phys_wr_bytes);
+		mib_or_dash(out, k.stack, d->io.phys_rd_bytes);
+		mib_or_dash(out, k.stack, d->io.double_counted_bytes);
+		mib_or_dash(out, k.dirty, d->backlog_end);
 		if (d->drained)
 			fprintf(out, " %5.1fs", d->drain_s);
 		else
@@ -122,7 +113,7 @@ static void domain_table(FILE *out, const struct explain *ex)
 			        ex->host.has_dirty ? "never"
 			        : ex->host.absent  ? "-"
 			                           : "?");
-		if (ex->host.has_cpu || !ex->host.absent)
+		if (k.cpu && (!ex->host.absent || ex->host.has_cpu))
 			fprintf(out, " %6.2f\n", ex_cpu_s_per_gib(d));
 		else
 			fprintf(out, " %6s\n", "-");

@@ -136,7 +136,10 @@ void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d)
 		v->reasons |= EXR_SIZE_DOM0_CACHES;
 	ex_fig(v, EXK_TEST_BYTES, test);
 	ex_fig_str(v, EXK_TEST_BYTES_FROM, row != EX_NO_CLAIM ? "claim" : "guest bytes");
-	ex_fig(v, EXK_GUEST_MEM_BYTES, (double)d->mem_bytes);
+	if (d->mem_bytes)
+		ex_fig(v, EXK_GUEST_MEM_BYTES, (double)d->mem_bytes);
+	else /* the recording does not hold it (xenstore, xentop MEM(k)) */
+		ex_fig_null(v, EXK_GUEST_MEM_BYTES);
 	if (mem > 0)
 		ex_fig(v, EXK_DOM0_MEM_BYTES, mem);
 	else

@@ -199,12 +199,14 @@ static void host_double_counting(struct explain *ex)
 }
 
 /* The guests' own vCPU time in the window (xentop CPU(sec)), Domain-0's row left out: it
- * is dom0's busy time. */
-static double guests_vcpu_s(const struct explain *ex)
+ * is dom0's busy time. *known: some guest's is in the logs. */
+static double guests_vcpu_s(const struct explain *ex, bool *known)
 {
 	double total = 0;
+	*known = false;
 	for (size_t i = 0; i < ex->n_doms; i++) {
 		const struct ex_domain *d = &ex->doms[i];
+		*known |= d->domid && d->guest_cpu_known;
 		if (d->domid && d->guest_cpu_known && d->guest_cpu_ns)
 			total += (double)d->guest_cpu_ns / 1e9;
 	}
@@ -225,8 +227,10 @@ static void host_dom0_cpu(struct explain *ex)
 	if (!v)
 		return;
 	double busy = (double)ex->host_busy_ns / 1e9, s = ex->win.seconds;
-	double guests = guests_vcpu_s(ex);
-	v->share = busy + guests > 0 ? busy / (busy + guests) : 0;
+	bool known;
+	double guests = guests_vcpu_s(ex, &known);
+	/* dom0's part of the CPU the run cost; unknown without the guests' (vmstat alone) */
+	v->share = known && busy + guests > 0 ? busy / (busy + guests) : 0;
 	double gib = 0;
 	for (size_t i = 0; i < ex->n_doms; i++)
 		gib += (double)(ex->doms[i].io.guest_wr_bytes + ex->doms[i].io.guest_rd_bytes) /
@@ -234,8 +238,13 @@ static void host_dom0_cpu(struct explain *ex)
 	ex_fig(v, EXK_DOM0_CPU_S, busy);
 	ex_fig(v, EXK_WINDOW_SECONDS, s);
 	ex_fig(v, EXK_DOM0_CPUS_BUSY, s > 0 ? busy / s : 0);
-	ex_fig(v, EXK_GUESTS_VCPU_S, guests);
-	ex_fig(v, EXK_DOM0_SHARE_OF_CPU, v->share);
+	if (known) {
+		ex_fig(v, EXK_GUESTS_VCPU_S, guests);
+		ex_fig(v, EXK_DOM0_SHARE_OF_CPU, v->share);
+	} else {
+		ex_fig_null(v, EXK_GUESTS_VCPU_S);
+		ex_fig_null(v, EXK_DOM0_SHARE_OF_CPU);
+	}
 	if (holds(ex, FIG_GUEST_WR_BYTES) && gib > 0) {
 		ex_fig(v, EXK_GUEST_GIB, gib);
 		ex_fig(v, EXK_DOM0_CPU_S_PER_GIB, busy / gib);
