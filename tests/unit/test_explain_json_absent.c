@@ -183,22 +183,31 @@ static void explained_json(const char *path, const char *claim, json_object **js
 	*json = o;
 }
 
-static json_object *get(json_object *o, const char *path)
+/* The value at path (keys and array indices joined by "."; a JSON null is NULL) into
+ * *out; a missing key fails. */
+static void value_at(struct json_object *o, const char *path, struct json_object **out)
 {
 	char buf[256];
 	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && o; k = strtok_r(NULL, ".", &save)) {
-		json_object *next = NULL;
-		if (!json_object_object_get_ex(o, k, &next))
+	for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && o;
+	     k = strtok_r(NULL, ".", &save)) {
+		if (json_object_is_type(o, json_type_array)) {
+			size_t i = strtoul(k, NULL, 10);
+			if (i >= json_object_array_length(o))
+				fail_msg("no item %s in %s", k, path);
+			o = json_object_array_get_idx(o, i);
+		} else if (!json_object_object_get_ex(o, k, &o)) {
 			fail_msg("no key %s in %s", k, path);
-		o = next;
+		}
 	}
-	return o;
+	*out = o;
 }
 
-static json_object *domain(json_object *o, int index)
+static bool null_at(struct json_object *o, const char *path)
 {
-	return json_object_array_get_idx(get(o, "domains"), index);
+	struct json_object *v;
+	value_at(o, path, &v);
+	return v == NULL;
 }
 
 /* NetBSD's three logs (seed 003): no VBD sectors, no bi/bo, iostat's disks. */
@@ -210,16 +219,18 @@ static void test_netbsd_every_key(void **state)
 	            "iostat-seed003-netbsd.txt", path, sizeof(path));
 	json_object *o;
 	explained_json(path, "", &o);
-	assert_null(get(o, "host.kernel"));
-	assert_null(get(o, "host.hostname"));
-	assert_null(get(o, "host.cpus"));
-	assert_null(get(o, "host.lost_events"));
-	for (int i = 0; i < 2; i++) {
-		assert_null(get(domain(o, i), "path"));
-		assert_null(get(domain(o, i), "dom0_cpu_s"));
-		assert_null(get(domain(o, i), "layers"));
-		assert_null(get(domain(o, i), "guest_wr_rate_bytes_per_s"));
-	}
+	assert_true(null_at(o, "host.kernel"));
+	assert_true(null_at(o, "host.hostname"));
+	assert_true(null_at(o, "host.cpus"));
+	assert_true(null_at(o, "host.lost_events"));
+	static const char *const unknown[] = {"path", "dom0_cpu_s", "layers",
+	                                      "guest_wr_rate_bytes_per_s"};
+	for (int i = 0; i < 2; i++)
+		for (size_t k = 0; k < sizeof(unknown) / sizeof(unknown[0]); k++) {
+			char at[64];
+			snprintf(at, sizeof(at), "domains.%d.%s", i, unknown[k]);
+			assert_true(null_at(o, at));
+		}
 	json_object_put(o);
 }
 
@@ -235,12 +246,10 @@ static void test_linux_claim_every_key(void **state)
 	snprintf(claim, sizeof(claim), "%s/claims/gnu-dd-64MiB.txt", fx ? fx : "tests/fixtures");
 	json_object *o;
 	explained_json(path, claim, &o);
-	json_object *c = json_object_array_get_idx(get(o, "claims"), 0);
-	assert_non_null(c);
-	assert_null(get(c, "observed_phys_bytes"));
-	assert_non_null(get(c, "observed_guest_bytes"));
-	assert_null(get(o, "host.kernel"));
-	assert_non_null(get(o, "host.cpus")); /* iostat's header: (2 CPU) */
+	assert_true(null_at(o, "claims.0.observed_phys_bytes"));
+	assert_false(null_at(o, "claims.0.observed_guest_bytes"));
+	assert_true(null_at(o, "host.kernel"));
+	assert_false(null_at(o, "host.cpus")); /* iostat's header: (2 CPU) */
 	json_object_put(o);
 }
 
@@ -305,11 +314,11 @@ static void test_vmstat_only_guests_unknown(void **state)
 	            sizeof(path));
 	json_object *o;
 	explained_json(path, "", &o);
-	json_object *v = json_object_array_get_idx(get(o, "verdicts"), 0);
-	assert_non_null(v);
-	assert_string_equal(json_object_get_string(get(v, "id")), "dom0_cpu_cost");
-	assert_null(get(v, "figures.guests_vcpu_s"));
-	assert_null(get(v, "figures.dom0_share_of_cpu"));
+	struct json_object *id;
+	value_at(o, "verdicts.0.id", &id);
+	assert_string_equal(json_object_get_string(id), "dom0_cpu_cost");
+	assert_true(null_at(o, "verdicts.0.figures.guests_vcpu_s"));
+	assert_true(null_at(o, "verdicts.0.figures.dom0_share_of_cpu"));
 	json_object_put(o);
 }
 
