@@ -56,7 +56,10 @@ def main():
     code, doc = written(top), documented(top)
     # values the section also names in backticks (a path's name, a drain rule, a
     # direction's source, a mark's origin, a verdict's figure values): not keys
-    values = {"wrap", "domains", "write", "read", "phy", "qemu", "dom0", "null", "-"}
+    values = {"wrap", "domains", "write", "read", "phy", "qemu", "dom0", "null", "-",
+              # a placement's sureness and evidence (explain/path.c)
+              "sure", "likely", "guest_marks", "dom0_marks", "clock", "bytes", "duration",
+              "order", "taken"}
     problems = [f"docs/explaining.md \"The JSON\": lacks `{k}`, which explain writes" for k in sorted(code - doc)]
     problems += [f"docs/explaining.md \"The JSON\": names `{k}`, which explain does not write"
                  for k in sorted(doc - code - values)]

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define EX_MAX_FIGURES  20
+#define EX_MAX_FIGURES  28
 #define EX_MAX_EVIDENCE 8
 #define EX_NO_CLAIM     ((size_t)-1)
 
@@ -131,6 +131,9 @@ enum ex_key {
 	EXK_INFLATION,
 	EXK_LOCATED_FROM_S,
 	EXK_LOCATED_TO_S,
+	EXK_PLACED,
+	EXK_PLACED_BY,
+	EXK_STRETCHES,
 	EXK_COUNT
 };
 

@@ -168,14 +168,18 @@ static void put_claim(FILE *out, const struct explain *ex, const struct ex_claim
 	put_num(out, c->rate_bps > 0 ? round(c->rate_bps) : NAN);
 	/* what dom0 saw of the run: null where the recording holds it for no domain (an
 	 * import's logs: no physical bytes per domain; no VBD sectors in NetBSD's xentop) */
-	put_count(out,
-	          ",\"observed_guest_bytes\":", figure_held(FIG_GUEST_WR_BYTES, ex->host.absent),
-	          c->observed_guest);
-	put_count(out, ",\"observed_phys_bytes\":", figure_held(FIG_PHYS_WR_BYTES, ex->host.absent),
-	          c->observed_phys);
+	bool placed = c->located.found; /* a run not placed has no observed figure */
+	put_count(out, ",\"observed_guest_bytes\":",
+	          placed && figure_held(FIG_GUEST_WR_BYTES, ex->host.absent), c->observed_guest);
+	put_count(out, ",\"observed_phys_bytes\":",
+	          placed && figure_held(FIG_PHYS_WR_BYTES, ex->host.absent), c->observed_phys);
 	fputs(",\"inflation\":", out);
 	put_num(out, c->inflation >= 0 ? c->inflation : NAN);
-	fputs(",\"also_active_domid\":", out);
+	fprintf(out, ",\"placed\":\"%s\",\"placed_by\":[", ex_sureness_name(c->placed_how));
+	for (unsigned b = 0, n = 0; b < EXPE_BITS; b++)
+		if (c->placed_by & (1u << b))
+			fprintf(out, "%s\"%s\"", n++ ? "," : "", ex_place_evidence_name(1u << b));
+	fputs("],\"also_active_domid\":", out);
 	if (c->also_active_domid == EX_NO_DOMAIN)
 		fputs("null}", out);
 	else

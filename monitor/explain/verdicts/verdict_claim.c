@@ -1,5 +1,8 @@
 /* verdict_claim.c - the `claim` verdict: a benchmark's run (a claims[] row, tool_claims.h)
  * against what reached a disk for its domain, and where the run is in the timeline. */
+#include <stdio.h>
+#include <string.h>
+
 #include "core/sanitize.h"
 #include "explain/dom0_subject.h"
 #include "explain/verdicts/verdicts.h"
@@ -22,9 +25,15 @@ static void claim_figures_of(struct ex_verdict *v, const struct ex_claim *c)
 		ex_fig(v, EXK_CLAIMED_RATE, c->rate_bps);
 	else
 		ex_fig_null(v, EXK_CLAIMED_RATE);
-	ex_fig(v, EXK_OBSERVED_GUEST_BYTES, (double)c->observed_guest);
-	ex_fig(v, EXK_OBSERVED_PHYS_BYTES, (double)c->observed_phys);
-	ex_fig(v, EXK_OBSERVED_PHYS_RATE, c->observed_phys_rate_bps);
+	if (c->located.found) { /* placed: what reached dom0 and the disks over its run */
+		ex_fig(v, EXK_OBSERVED_GUEST_BYTES, (double)c->observed_guest);
+		ex_fig(v, EXK_OBSERVED_PHYS_BYTES, (double)c->observed_phys);
+		ex_fig(v, EXK_OBSERVED_PHYS_RATE, c->observed_phys_rate_bps);
+	} else { /* not placed: nothing observed is its */
+		ex_fig_null(v, EXK_OBSERVED_GUEST_BYTES);
+		ex_fig_null(v, EXK_OBSERVED_PHYS_BYTES);
+		ex_fig_null(v, EXK_OBSERVED_PHYS_RATE);
+	}
 	if (c->inflation >= 0)
 		ex_fig(v, EXK_INFLATION, c->inflation);
 	else
@@ -36,6 +45,14 @@ static void claim_figures_of(struct ex_verdict *v, const struct ex_claim *c)
 		ex_fig_null(v, EXK_LOCATED_FROM_S);
 		ex_fig_null(v, EXK_LOCATED_TO_S);
 	}
+	ex_fig_str(v, EXK_PLACED, ex_sureness_name(c->placed_how));
+	char by[64] = "";
+	for (unsigned b = 0; b < EXPE_BITS; b++)
+		if (c->placed_by & (1u << b))
+			snprintf(by + strlen(by), sizeof(by) - strlen(by), "%s%s", by[0] ? "," : "",
+			         ex_place_evidence_name(1u << b));
+	ex_fig_str(v, EXK_PLACED_BY, by);
+	ex_fig(v, EXK_STRETCHES, (double)c->n_stretches);
 }
 
 /* The window's domain of that id; NULL if none (EX_NO_DOMAIN included). */
@@ -78,7 +95,7 @@ static void judge_claim(struct explain *ex, const struct ex_claim *c)
 	/* a run no stretch holds that fits in the guest's memory may never have left the
 	 * guest (its cache served the reads, or kept writes of a file deleted before the
 	 * guest wrote it back, as bonnie deletes its file) */
-	if (!c->located.found && d && d->mem_bytes && c->bytes < d->mem_bytes)
+	if (!c->n_stretches && d && d->mem_bytes && c->bytes < d->mem_bytes)
 		v->reasons |= EXR_CLAIM_GUEST_CACHE;
 	if (cache_above(c, d))
 		v->reasons |= EXR_CLAIM_CACHE_ABOVE;

@@ -97,5 +97,8 @@ const char *const ex_keys[EXK_COUNT] = {
     [EXK_INFLATION]                = "inflation",
     [EXK_LOCATED_FROM_S]           = "located_from_s",
     [EXK_LOCATED_TO_S]             = "located_to_s",
+    [EXK_PLACED]                   = "placed",
+    [EXK_PLACED_BY]                = "placed_by",
+    [EXK_STRETCHES]                = "stretches",
 };
 /* clang-format on */
