@@ -2,9 +2,9 @@
  * window's figures and verdicts, explain/), or two windows compared (two files, or
  * `--against MARK..MARK` of one), as text, JSON or HTML, to stdout or -o OUT.
  *
- * Claims (`--claim FILE[@DOMAIN[:ROW]]`) plug in at add_claims(): claim_arg_figures()
- * turns a benchmark's output file into one struct claim_figures per run, each of which
- * explain_add_claim() sets against the window.
+ * Claims (`--claim FILE[@DOMAIN[:LABEL]]`) plug in at add_claims(): explain_add_claim_file()
+ * reads every result of the file, lists them in the report and sets the runs it judges
+ * against the window.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -15,7 +15,7 @@
 
 #include "cli/commands.h"
 #include "cli/fail.h"
-#include "explain/claim_figures.h"
+#include "explain/claim_list.h"
 #include "explain/verdicts/compare.h"
 #include "explain/explain.h"
 #include "explain/report/report.h"
@@ -68,27 +68,23 @@ static int guest_window(const char *path, const char *subject, const char *const
 	return 0;
 }
 
-/* The one domain the command is about: -d's only one, else the @DOMAIN all claims name. */
-static const char *one_subject(const struct cli_opts *o)
+/* The one domain the command is about: -d's only one, else the @DOMAIN all claims name
+ * (a domain of the window: an @LABEL names none). */
+static const char *one_subject(const struct cli_opts *o, const struct explain *ex)
 {
 	if (o->n_domains == 1)
 		return o->domains[0];
 	if (o->n_domains || !o->n_claims)
 		return NULL;
-	static struct claim_figures runs[EX_MAX_CLAIMS];
 	static char subject[64];
 	subject[0] = '\0';
 	for (size_t i = 0; i < o->n_claims; i++) {
-		size_t n = 0;
-		struct xerr err;
-		/* errors are add_claims()'s to say */
-		if (claim_arg_figures(o->claims[i], runs, EX_MAX_CLAIMS, &n, &err))
+		static struct ex_claim_file cf;
+		ex_claim_arg(o->claims[i], &cf);
+		if (!cf.domain[0] || !explain_find_domain(ex, cf.domain) ||
+		    (subject[0] && strcmp(subject, cf.domain)))
 			return NULL;
-		for (size_t k = 0; k < n; k++) {
-			if (!runs[k].domain[0] || (subject[0] && strcmp(subject, runs[k].domain)))
-				return NULL;
-			snprintf(subject, sizeof(subject), "%s", runs[k].domain);
-		}
+		snprintf(subject, sizeof(subject), "%s", cf.domain);
 	}
 	return subject[0] ? subject : NULL;
 }
@@ -96,13 +92,8 @@ static const char *one_subject(const struct cli_opts *o)
 static int add_claims(struct explain *ex, const struct cli_opts *o)
 {
 	for (size_t i = 0; i < o->n_claims; i++) {
-		struct claim_figures runs[EX_MAX_CLAIMS];
-		size_t n = 0;
 		struct xerr err;
-		int rc = claim_arg_figures(o->claims[i], runs, EX_MAX_CLAIMS, &n, &err);
-		for (size_t k = 0; rc == 0 && k < n; k++)
-			rc = explain_add_claim(ex, &runs[k], &err);
-		if (rc) {
+		if (explain_add_claim_file(ex, o->claims[i], &err)) {
 			fprintf(stderr, "xiotop explain: %s\n", err.msg);
 			return cli_status(&err);
 		}
@@ -193,13 +184,15 @@ static int run_one(const struct cli_opts *o, enum ex_format f)
 	struct rec_reader *r = NULL;
 	int rc = explain_window(o->args[0], o->from, o->to, o->domains, o->n_domains, &ex, &r);
 	if (!rc && !o->from && !o->to)
-		rc = guest_window(o->args[0], one_subject(o), o->domains, o->n_domains, &ex, r);
+		rc =
+		    guest_window(o->args[0], one_subject(o, &ex), o->domains, o->n_domains, &ex, r);
 	if (!rc)
 		rc = add_claims(&ex, o);
 	if (!rc) {
 		explain_verdicts(&ex);
 		rc = emit(o, f, &ex, NULL);
 	}
+	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
 	return rc;

@@ -18,9 +18,9 @@
 
 #include "test_files.h"
 #include "core/model.h"
-#include "explain/claim_figures.h"
-#include "explain/verdicts/compare.h"
+#include "explain/claim_list.h"
 #include "explain/report/report.h"
+#include "explain/verdicts/compare.h"
 #include "explain/tool_claims.h"
 #include "explain/verdicts/verdicts.h"
 #include "export/exposition.h"
@@ -434,15 +434,10 @@ static void test_seed004_netbsd_size_rule(void **state)
 	assert_non_null(r);
 	assert_int_equal(explain_collect(r, NULL, NULL, &ex, &err), 0);
 	char arg[1100];
-	struct xerr msg;
 	const char *fx = getenv("XIOTOP_FIXTURES");
 	snprintf(arg, sizeof(arg), "%s/claims/seed004-domu-bonnie-classic.txt@banksy",
 	         fx ? fx : "tests/fixtures");
-	struct claim_figures runs[EX_MAX_CLAIMS];
-	size_t n = 0;
-	assert_int_equal(claim_arg_figures(arg, runs, EX_MAX_CLAIMS, &n, &msg), 0);
-	for (size_t i = 0; i < n; i++)
-		assert_int_equal(explain_add_claim(&ex, &runs[i], &msg), 0);
+	assert_int_equal(explain_add_claim_file(&ex, arg, &err), 0);
 	explain_verdicts(&ex);
 	const struct ex_verdict *v = verdict(&ex, "test_size_vs_memory", 1);
 	assert_non_null(v);
@@ -450,6 +445,7 @@ static void test_seed004_netbsd_size_rule(void **state)
 	assert_true(figure(v, "guest_mem_bytes") == 2048.0 * 1024 * 1024);
 	assert_true(v->share == 0);
 	assert_non_null(not_given(&ex, "claim"));
+	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
 }

@@ -262,7 +262,7 @@ static void domain_row(FILE *out, const struct explain *ex, const struct ex_doma
 {
 	fprintf(out, "<tr><td>%u</td><td class=\"l\">", d->domid);
 	html_put(out, d->name);
-	fprintf(out, "</td><td class=\"l\">%s</td>", ex_path_kind(d));
+	fprintf(out, "</td><td class=\"l\">%s</td>", ex_path_name(ex_path_of(d)));
 	uint64_t v[] = {d->io.guest_wr_bytes, d->io.guest_rd_bytes,       d->io.phys_wr_bytes,
 	                d->io.phys_rd_bytes,  d->io.double_counted_bytes, d->backlog_end};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {

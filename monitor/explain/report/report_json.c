@@ -112,7 +112,7 @@ static void put_domain(FILE *out, const struct explain *ex, const struct ex_doma
 	        (double)d->after_cpu_ns / 1e9);
 	put_num(out, gib > 0 ? ex_cpu_s_per_gib(d) : NAN);
 	fputs(",\"path\":", out);
-	json_put_string(out, ex_path_kind(d));
+	json_put_string(out, ex_path_name(ex_path_of(d)));
 	fprintf(out, ",\"guest_wr_rate_bytes_per_s\":%.0f,\"end_to_end_wr_rate_bytes_per_s\":%.0f",
 	        ex_guest_wr_rate(ex, d), ex_end_to_end_wr_rate(ex, d));
 	fputs(",\"layers\":[", out);

@@ -14,7 +14,7 @@ static void claim_figures_of(struct ex_verdict *v, const struct ex_claim *c)
 	ex_fig_str(v, "tool", c->fig.tool);
 	ex_fig_str(v, "run", run);
 	ex_fig_str(v, "direction", c->write ? "write" : "read");
-	ex_fig_str(v, "direction_from", c->direction_from ? c->direction_from : "the tool");
+	ex_fig_str(v, "direction_from", ex_direction_from_name(c->direction_from));
 	ex_fig(v, "claimed_bytes", (double)c->bytes);
 	/* 0 in claim_figures: the tool did not say (bonnie's "+++++"), never zero seconds */
 	if (c->seconds > 0)
@@ -75,7 +75,7 @@ static void say_located(struct ex_verdict *v, const struct ex_claim *c, const st
 	double span = at->to_s - at->from_s;
 	ex_say(v, " Its run is %s %s from %.1f s to %.1f s of the window (%s)", whose, way,
 	       at->from_s, at->to_s, ex_bytes((double)at->guest_bytes, b, sizeof(b)));
-	if (c->direction_from && strcmp(c->direction_from, "the tool"))
+	if (c->direction_from != EXD_TOOL)
 		ex_say(v, "; the tool does not say which way, the timeline does");
 	ex_say(v, ".");
 	double guest_rate = span > 0 ? (double)at->guest_bytes / span : 0;
@@ -86,7 +86,7 @@ static void say_located(struct ex_verdict *v, const struct ex_claim *c, const st
 	double shortest = span - 2 * tick;
 	bool timed = shortest > 0 && (double)at->guest_bytes / shortest < c->rate_bps;
 	if (!c->below_resolution && timed && c->rate_bps > 0 && guest_rate > 0 &&
-	    c->rate_bps > 1.2 * guest_rate)
+	    c->rate_bps > EX_CLAIM_INFLATION_MIN * guest_rate)
 		ex_say(v, " %s them at %s only: the tool's rate is %s.",
 		       dom0 ? "dom0 submitted" : "The guest's disk took",
 		       ex_rate(guest_rate, r, sizeof(r)), cache);
@@ -139,7 +139,7 @@ static void judge_claim(struct explain *ex, const struct ex_claim *c)
 		ex_say(v, " in %.2f s", c->seconds);
 	if (c->rate_bps > 0)
 		ex_say(v, ", %s", ex_rate(c->rate_bps, r1, sizeof(r1)));
-	if (c->direction_from && !strcmp(c->direction_from, "the larger direction"))
+	if (c->direction_from == EXD_LARGER)
 		ex_say(v, " (the tool does not say which way; taken as the way the domain moved "
 		          "more bytes)");
 	if (d && d->dom0_subject)
@@ -166,7 +166,7 @@ static void judge_claim(struct explain *ex, const struct ex_claim *c)
 		       "shortest time its stretch allows the disks kept up with the tool's rate, "
 		       "which is all the samples can tell (record with a shorter -d, or run it "
 		       "longer).");
-	else if (c->inflation > 1.2)
+	else if (c->inflation > EX_CLAIM_INFLATION_MIN)
 		ex_say(v, ": the tool's rate is %.1fx what the disks did.", c->inflation);
 	else if (c->inflation > 0)
 		ex_say(v, ": the tool's rate matches what the disks did (%.2fx).", c->inflation);

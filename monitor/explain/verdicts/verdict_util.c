@@ -93,37 +93,6 @@ const char *ex_rate(double bps, char *buf, size_t len)
 	return buf;
 }
 
-static bool has_loop_layer(const struct ex_domain *d)
-{
-	for (size_t i = 0; i < d->n_layers; i++)
-		if (!strncmp(d->layers[i].name, "loop", 4))
-			return true;
-	return false;
-}
-
-const char *ex_path_kind(const struct ex_domain *d)
-{
-	if (d->dom0_subject)
-		return "dom0";
-	if (d->via_wr[XIOTOP_VIA_FILEIO] + d->via_rd[XIOTOP_VIA_FILEIO] ||
-	    d->cpu_ns_by_role[XIO_CPU_DEVICE_MODEL] || !strcmp(d->kind, "qdisk"))
-		return "qemu";
-	bool file = d->via_wr[XIOTOP_VIA_INODE] + d->via_wr[XIOTOP_VIA_LOOPWORK] +
-	                d->via_rd[XIOTOP_VIA_LOOPWORK] ||
-	            has_loop_layer(d);
-	bool part = d->via_wr[XIOTOP_VIA_PART] + d->via_rd[XIOTOP_VIA_PART] > 0;
-	bool dm = d->via_wr[XIOTOP_VIA_REMAP] + d->via_rd[XIOTOP_VIA_REMAP] > 0;
-	if (file && part)
-		return "file via loop, partition";
-	if (file)
-		return "file via loop";
-	if (part)
-		return "phy partition";
-	if (dm)
-		return "phy dm";
-	return "phy";
-}
-
 const char *ex_leaf_names(const struct ex_domain *d, char *buf, size_t len)
 {
 	size_t used = 0;

@@ -46,9 +46,6 @@
  * than that gap is the last interval's writeback or readahead, not a cache. */
 #define EX_CACHED_PART_NUM 4
 #define EX_CACHED_PART_DEN 5
-/* Writes look inflated when the guest's rate is 10 % above the rate until on disk: less
- * is the last interval's writeback still under way at the window's end. */
-#define EX_INFLATION_MIN 1.1
 /* Double counting is named when at least 1/20 of the bytes (5 %) were counted twice:
  * below, it is dom0's own writes and metadata, not a layer's second count. */
 #define EX_DOUBLE_MIN_DEN 20
@@ -132,8 +129,6 @@ const char *ex_dom_label(const struct ex_domain *d, char *buf, size_t len);
 /* "256 MiB", "1.50 GiB", "512 KiB"; "12.3 MiB/s". */
 const char *ex_bytes(double bytes, char *buf, size_t len);
 const char *ex_rate(double bytes_per_s, char *buf, size_t len);
-/* The domain's main path in a few words ("file via loop", "qemu", "phy"). */
-const char *ex_path_kind(const struct ex_domain *d);
 /* What d's leaf devices took over the window and its drain, in one direction: bytes and
  * bios (verdicts_request.c). */
 void ex_leaf_requests(const struct ex_domain *d, bool wr, double *bytes, double *ios);

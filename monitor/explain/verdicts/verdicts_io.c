@@ -90,7 +90,7 @@ void verdict_page_cache_inflation(struct explain *ex, const struct ex_domain *d)
 	if (d->dom0_subject)
 		ex_say(v, "A program in dom0 writes into dom0's page cache: time it until the data "
 		          "is on disk (dd conv=fdatasync, or sync inside the timing).");
-	else if (!strcmp(ex_path_kind(d), "qemu"))
+	else if (ex_path_of(d) == EXP_QEMU)
 		ex_say(v, "qemu writes the image with cache=writeback: use cache=none (O_DIRECT).");
 	else
 		ex_say(v,
@@ -168,7 +168,7 @@ void verdict_double_counting(struct explain *ex, const struct ex_domain *d)
 	       (double)(d->via_wr[XIOTOP_VIA_INODE] + d->via_wr[XIOTOP_VIA_LOOPWORK]));
 	ex_fig(v, "via_partition_bytes", (double)d->via_wr[XIOTOP_VIA_PART]);
 	ex_fig(v, "via_dm_bytes", (double)d->via_wr[XIOTOP_VIA_REMAP]);
-	ex_fig_str(v, "path", ex_path_kind(d));
+	ex_fig_str(v, "path", ex_path_name(ex_path_of(d)));
 	ex_evidence(v, "double_counted_bytes");
 	ex_evidence(v, "vmstat_pgpgout_bytes");
 	ex_evidence(v, "phys_wr_bytes");

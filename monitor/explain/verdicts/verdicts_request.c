@@ -28,7 +28,7 @@ static void say_merged(struct ex_verdict *v, const struct explain *ex, const str
 		       "the block layer's plugging. ");
 		return;
 	}
-	const char *kind = ex_path_kind(d);
+	const char *kind = ex_path_name(ex_path_of(d));
 	if (d->dirtied > 0)
 		ex_say(v,
 		       "dom0's page cache merged them: the guest's writes were dirtied in dom0 "
