@@ -21,14 +21,13 @@
 
 #include "core/arrays.h"
 #include "core/model.h"
+#include "explain/findings.h"
 #include "record/record.h"
 
 #define EX_MAX_LAYERS    16
 #define EX_MAX_MARKS     64
 #define EX_MAX_CLAIMS    32
 #define EX_MAX_VERDICTS  96
-#define EX_MAX_FIGURES   20
-#define EX_MAX_EVIDENCE  8
 #define EX_MAX_NOT_GIVEN 12
 #define EX_NO_DOMAIN     0xffffffffu /* a verdict about the host, not one domain */
 #define EX_GIB           1073741824.0
@@ -180,38 +179,6 @@ struct ex_claim {
 	uint32_t also_active_domid;
 };
 
-struct ex_figure {
-	char key[48];
-	double value;
-	bool null;
-	char str[64]; /* a text figure ("path": "file via loop") when not "" */
-};
-
-/* Which verdict. The one table of verdicts (verdicts/verdict_table.c) gives each its name
- * (the JSON "id"), its rank, where it applies and its functions; nothing else names one. */
-enum ex_verdict_id {
-	EXV_PAGE_CACHE_INFLATION,
-	EXV_DOUBLE_COUNTING,
-	EXV_DOM0_CPU_COST,
-	EXV_READ_CACHE,
-	EXV_TEST_SIZE_VS_MEMORY,
-	EXV_REQUEST_SIZE,
-	EXV_PATH,
-	EXV_CLAIM,
-	EXV_COUNT
-};
-
-struct ex_verdict {
-	enum ex_verdict_id id;
-	uint32_t domid; /* EX_NO_DOMAIN: the host */
-	double share;   /* of the discrepancy it accounts for, 0..1 (see verdicts.h) */
-	struct ex_figure figures[EX_MAX_FIGURES];
-	size_t n_figures;
-	const char *evidence[EX_MAX_EVIDENCE]; /* the counters it used */
-	size_t n_evidence;
-	char text[1536]; /* a mailing-list sentence or two; names already sanitized */
-};
-
 struct ex_host {
 	char hostname[65], kernel[65];
 	long cpu_count;
@@ -312,6 +279,11 @@ static inline bool ex_path_is_file(enum ex_path p)
 	return p == EXP_FILE || p == EXP_FILE_PART;
 }
 const char *ex_direction_from_name(enum ex_direction_from f);
+
+/* An import's dom0 ran NetBSD (meta dom0_os); what gives a figure the logs lack on that
+ * dom0: "xiotop record" (Linux eBPF), or on NetBSD iostat -x and vmstat. collect.c */
+bool ex_dom0_netbsd(const struct explain *ex);
+const char *ex_tracer_advice(const struct explain *ex);
 
 /* Derived figures shared by verdicts, comparison and reports. */
 double ex_dom0_cpu_s(const struct ex_domain *d);    /* window */
