@@ -34,7 +34,7 @@ OUTSIDE_PREFIXES = ("block/", "drivers/", "include/", "fs/", "mm/", "kernel/", "
                     "tools/", "hw/")
 OUTSIDE = {"xenstat.h", "xenstat_qmp.c", "blkback.c"}
 # where a relative name in a comment may start: as written, under monitor/ (layer paths:
-# core/sample.h), beside the file, under tests/ or bpf/
+# core/sample.h), beside the file, under tests/ or bpf/; else in an enclosing folder
 ROOTS = ("", "monitor/", None, "tests/", "bpf/")
 
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
@@ -85,6 +85,12 @@ class Tree:
                                     else root + name)
             if path in self.paths:
                 return path
+        folder = os.path.dirname(os.path.dirname(at))
+        while folder:  # from an enclosing folder (explain's report/ naming verdicts/x.c)
+            path = os.path.normpath(os.path.join(folder, name))
+            if path in self.paths:
+                return path
+            folder = os.path.dirname(folder)
         if "/" not in name and name in self.basenames:
             return name  # a bare name: a file of that name somewhere in the tree
         return None
