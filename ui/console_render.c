@@ -18,7 +18,7 @@ static const char *rate(char *buf, size_t len, uint64_t bytes, double interval_s
 	if (interval_s <= 0)
 		snprintf(buf, len, "-");
 	else
-		fields_number(buf, len, 8, fields_mb_per_s(bytes, interval_s), 1);
+		fields_number(buf, len, 8, fields_mib_per_s(bytes, interval_s), 1);
 	return buf;
 }
 
@@ -163,7 +163,7 @@ static int render_header(const struct console_state *st, struct grid *g)
 	double disk_s = figure_known(FIG_DISKS_RD_BYTES, m, NULL) && t.disks_complete ? s : 0;
 	double vm_s = figure_known(FIG_VMSTAT_PGPGOUT_BYTES, m, NULL) ? s : 0;
 	double stack_s = figure_known(FIG_DOUBLE_COUNTED_TOTAL, m, NULL) ? s : 0;
-	snprintf(line, sizeof(line), "MB/s  %s %s %s %s  %s %s  %s %s  %s %s",
+	snprintf(line, sizeof(line), "MiB/s  %s %s %s %s  %s %s  %s %s  %s %s",
 	         head(FIG_DISKS_RD_BYTES), rate(a, sizeof(a), t.disk_rd_bytes, disk_s),
 	         head(FIG_DISKS_WR_BYTES), rate(b, sizeof(b), t.disk_wr_bytes, disk_s),
 	         head(FIG_VMSTAT_PGPGOUT_BYTES), rate(c, sizeof(c), m->pgpgout_bytes, vm_s),
@@ -283,8 +283,8 @@ static void layer_header(struct grid *g, int y, const char *first)
 	text_append_cell(line, sizeof(line), first, layer_name_width(g->w), true);
 	text_append_cell(line, sizeof(line), "", 1, true);
 	text_append_cell(line, sizeof(line), "ROLE", 12, true);
-	text_append_cell(line, sizeof(line), "RD_MB/s", 9, false);
-	text_append_cell(line, sizeof(line), "WR_MB/s", 9, false);
+	text_append_cell(line, sizeof(line), "RD_MiB/s", 9, false);
+	text_append_cell(line, sizeof(line), "WR_MiB/s", 9, false);
 	text_append_cell(line, sizeof(line), "RD_BYTES", 11, false);
 	text_append_cell(line, sizeof(line), "WR_BYTES", 11, false);
 	grid_put(g, y, line, GRID_HEADER);
@@ -351,13 +351,13 @@ static void render_domain_summary(const struct console_state *st, struct grid *g
 	wr_iops->print(r, 8, false, wi, sizeof(wi));
 
 	y++;
-	snprintf(line, sizeof(line), "guest      rd %s  wr %s MB/s   iops rd %s  wr %s",
+	snprintf(line, sizeof(line), "guest      rd %s  wr %s MiB/s   iops rd %s  wr %s",
 	         rate(a, sizeof(a), r->guest_rd_bytes, s), rate(b, sizeof(b), r->guest_wr_bytes, s),
 	         ri, wi);
 	if (y < bottom)
 		grid_put(g, y++, line, GRID_PLAIN);
 	snprintf(line, sizeof(line),
-	         "physical   wr %s MB/s   double-counted %s MB/s   amplification %s",
+	         "physical   wr %s MiB/s   double-counted %s MiB/s   amplification %s",
 	         rate(a, sizeof(a), r->phys_wr_bytes, s),
 	         rate(b, sizeof(b), r->double_counted_bytes, s), ampl_s);
 	if (y < bottom)
@@ -365,7 +365,7 @@ static void render_domain_summary(const struct console_state *st, struct grid *g
 	y = render_latency(st, g, y, bottom, dom);
 	if (field_row_known(r, FIG_DIRTIED_BYTES) && dom)
 		snprintf(line, sizeof(line),
-		         "dirty      backlog %s MiB   dirtied %s MB/s   written back %s MB/s",
+		         "dirty      backlog %s MiB   dirtied %s MiB/s   written back %s MiB/s",
 		         dirty_s, rate(a, sizeof(a), dom->dirtied_bytes, s),
 		         rate(b, sizeof(b), dom->written_back_bytes, s));
 	else
@@ -428,7 +428,7 @@ static void render_unattributed(const struct console_state *st, struct grid *g, 
 		         100.0 * (double)m->unattr_wr_bytes / (double)m->pgpgout_bytes);
 	else
 		snprintf(c, sizeof(c), "-");
-	snprintf(line, sizeof(line), "unattributed  rd %s  wr %s MB/s   share of vmstat bo %s",
+	snprintf(line, sizeof(line), "unattributed  rd %s  wr %s MiB/s   share of vmstat bo %s",
 	         rate(a, sizeof(a), r->guest_rd_bytes, s), rate(b, sizeof(b), r->guest_wr_bytes, s),
 	         c);
 	if (y < bottom)

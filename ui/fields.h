@@ -104,6 +104,11 @@ const struct field *field_get(enum field_id id);
 int fields_count(void);
 /* The raw name a row shows: its domain's, "Domain-0", "(unattributed)" or "?". */
 const char *field_row_name(const struct field_row *r);
+/* The figure a row of `kind` shows in a domain figure's column: that figure, but for
+ * (unattributed), whose guest bytes and dom0 CPU are dom0's for no domain
+ * (unattributed_rd_bytes, ...); false when the column does not apply to the row (any other
+ * of (unattributed)'s). The table and CSV read it. */
+bool field_row_figure(enum row_kind kind, enum figure_id fig, enum figure_id *shown);
 /* Is a domain figure (a named column's) known in this row? The figure table says, of the
  * figure the row shows there (core/figures.h figure_known): a guest's own; Domain-0's,
  * its CPU being its own as a domain plus dom0's own work (both known); (unattributed)'s
@@ -146,7 +151,7 @@ void fields_row(const struct field_layout *l, const struct field_row *r, char *b
 void fields_help_line(const struct field *f, bool with_key, char *buf, size_t len);
 
 /* Rate and percentage helpers shared with the console's header and drill-down. */
-double fields_mb_per_s(uint64_t bytes, double interval_s);
+double fields_mib_per_s(uint64_t bytes, double interval_s); /* MiB/s (core/figures.h) */
 double fields_cpu_pct(uint64_t ns, double interval_s);
 /* A number in at most `width` characters: fewer decimals, then a k/M/G suffix. */
 void fields_number(char *buf, size_t len, int width, double value, int decimals);

@@ -6,6 +6,7 @@
  * reads every result of the file, lists them in the report and sets the runs it judges
  * against the window.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,8 +122,11 @@ static int emit(const struct cli_opts *o, enum ex_format f, const struct explain
 		return 2;
 	}
 	int rc = write_report(out, f, ex, c) || fflush(out) ? 1 : 0;
+	/* a reader that stopped reading (| head) is no failure: quietly done, as -b is */
+	if (rc && !o->output && errno == EPIPE)
+		return 0;
 	if (rc)
-		fprintf(stderr, "xiotop explain: writing %s failed\n",
+		fprintf(stderr, "xiotop explain: writing %s failed: %m\n",
 		        o->output ? o->output : "stdout");
 	if (o->output && fclose(out) && !rc) {
 		fprintf(stderr, "xiotop explain: writing %s failed: %m\n", o->output);
@@ -211,8 +215,6 @@ int cmd_explain(struct cli_opts *o)
 	if (o->n_args < 1 || o->n_args > 2)
 		return cli_bad_usage(CMD_EXPLAIN, o->n_args ? "one FILE, or two to compare"
 		                                            : "which recording? give FILE");
-	if (o->format_given && !o->format_html && o->format == BATCH_CSV)
-		return cli_bad_usage(CMD_EXPLAIN, "--format wants text, json or html");
 	enum ex_format f = o->format_html            ? EXF_HTML
 	                   : o->format == BATCH_JSON ? EXF_JSON
 	                                             : EXF_TEXT;

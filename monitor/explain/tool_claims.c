@@ -98,7 +98,7 @@ static void fill_row(const struct explain *ex, const struct claim_figures *c,
 	row->fig = *c;
 	row->domid = d->domid;
 	row->write = write;
-	row->direction_from = "the tool";
+	row->direction_from = EXD_TOOL;
 	row->also_active_domid = EX_NO_DOMAIN;
 	row->bytes = write ? c->wr_bytes : c->rd_bytes;
 	row->seconds = write ? c->wr_seconds : c->rd_seconds;
@@ -132,7 +132,7 @@ static void fill_row(const struct explain *ex, const struct claim_figures *c,
 	row->inflation = row->observed_phys_rate_bps > 0 && row->rate_bps > 0
 	                     ? row->rate_bps / row->observed_phys_rate_bps
 	                     : -1;
-	if (at->found && row->inflation > 1.2) { /* what the text calls inflated */
+	if (at->found && row->inflation > EX_CLAIM_INFLATION_MIN) {
 		/* whole intervals: the run's own time may be two intervals shorter than its
 		 * stretch; if the disks' bytes over that shortest time reach the tool's rate,
 		 * the samples cannot tell an inflated rate from a true one */
@@ -166,13 +166,13 @@ static void add_undirected(struct explain *ex, const struct claim_figures *c,
 			pick = rd.located.to_s < wr.located.to_s ? &rd : &wr;
 		else
 			pick = er < ew ? &rd : &wr;
-		pick->direction_from = "the timeline";
+		pick->direction_from = EXD_TIMELINE;
 	} else if (wr.located.found || rd.located.found) {
 		pick = wr.located.found ? &wr : &rd;
-		pick->direction_from = "the timeline";
+		pick->direction_from = EXD_TIMELINE;
 	} else {
 		pick = d->io.guest_rd_bytes > d->io.guest_wr_bytes ? &rd : &wr;
-		pick->direction_from = "the larger direction";
+		pick->direction_from = EXD_LARGER;
 	}
 	ex->claims[ex->n_claims++] = *pick;
 }
@@ -192,7 +192,7 @@ static void dom0_claimed(struct explain *ex, const struct ex_domain *d)
 		if (row->domid != d->domid || !row->write)
 			continue;
 		struct claim_figures fig = row->fig;
-		const char *from = row->direction_from;
+		enum ex_direction_from from = row->direction_from;
 		uint32_t also_active = row->also_active_domid;
 		fill_row(ex, &fig, d, true, row); /* located after the rows before it, as added */
 		row->direction_from = from;

@@ -49,11 +49,19 @@
 #
 # Waiting for what a test reads (never a fixed sleep: a loaded dom0 starts, attaches and
 # writes late; a file another process still writes is no result):
+#   live_wait SECONDS WHAT COMMAND...
+#                                until COMMAND succeeds (tried every 0.1 s); else fail
+#                                (exit 1): "WHAT: not within SECONDS s"
 #   live_lines FILE              how many complete (newline-ended) lines FILE holds (0 if none)
 #   live_wait_lines FILE N SECONDS WHAT [PID]
 #                                until FILE holds N complete lines; else fail (exit 1)
 #                                naming WHAT, at the timeout or when PID (its writer)
 #                                ended first
+#   live_rec_samples FILE        samples committed in recording FILE (0 before it exists:
+#                                sqlite3 would make it)
+#   live_rec_has_domain FILE DOMID
+#                                recording FILE lists domain DOMID (a committed sample held
+#                                it: a device model's I/O is charged to it from then on)
 #   live_batch OUT ERR ARG...    `$XIOTOP_BIN -b -d 1 --format json ARG...` in the
 #                                background (the caller's environment, e.g. XIOTOP_FAIL_HOOKS=..
 #                                before it), its pid in live_batch_pid, until its first
@@ -156,6 +164,23 @@ live_world_up() {
 
 live_world_down() {
 	live_emu down "$work/world" >/dev/null
+}
+
+live_wait() {
+	local secs=$1 what=$2 deadline=$((SECONDS + $1))
+	shift 2
+	until "$@"; do
+		[ $SECONDS -lt $deadline ] || fail "$what: not within $secs s"
+		sleep 0.1
+	done
+}
+
+live_rec_samples() {
+	[ -s "$1" ] && sqlite3 "$1" 'SELECT count(*) FROM samples' 2>/dev/null || echo 0
+}
+
+live_rec_has_domain() {
+	[ -s "$1" ] && [ "$(sqlite3 "$1" "SELECT count(*) FROM domains WHERE domid = $2" 2>/dev/null)" -gt 0 ]
 }
 
 live_lines() {

@@ -170,7 +170,7 @@ check "$(grep -q '"domains"' "$work/degraded.json" && ! grep -q io_latency "$wor
 XIOTOP_FAIL_HOOKS=block_bio_complete,block_rq_complete timeout 20 "$X" -b -d 1 -i 2 \
 	--xenstore-dump "$XENSTORE_DUMP" >"$work/degraded.txt" 2>/dev/null || true
 timeout 20 "$X" -b -d 1 -i 2 --xenstore-dump "$XENSTORE_DUMP" >"$work/default.txt" 2>/dev/null || true
-check "$(grep -q GWR_MB/s "$work/degraded.txt" && ! grep -q P50_ms "$work/degraded.txt" && grep -q P50_ms "$work/default.txt" && echo 0 || echo 1)" \
+check "$(grep -q GWR_MiB/s "$work/degraded.txt" && ! grep -q P50_ms "$work/degraded.txt" && grep -q P50_ms "$work/default.txt" && echo 0 || echo 1)" \
 	"  -b text: no P50_ms column (the default run has one)"
 
 # --- --no-latency: no latency hook attached or missing, no io_latency key ---

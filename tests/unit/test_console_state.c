@@ -667,10 +667,12 @@ static void test_layout(void **state)
 	assert_true(layout_width(&l) <= 80 && has_column(&l, FIELD_LAT_P50));
 	fields_layout(80, FIELD_NAME_WIDTH, false, &l);
 	assert_true(layout_width(&l) <= 80);
-	/* at 80 columns the figures the issue is about are there */
-	static const enum field_id must[] = {FIELD_NAME,     FIELD_DOMID,   FIELD_GUEST_RD,
-	                                     FIELD_GUEST_WR, FIELD_PHYS_WR, FIELD_AMPL,
-	                                     FIELD_DOUBLE,   FIELD_DIRTY,   FIELD_CPU_PCT};
+	/* at 80 columns the figures the issue is about are there; guest reads too wide for them
+	 * since the rates say MiB/s (9 columns each): GRD_MiB/s goes first, as it always went
+	 * with latency on, the default */
+	static const enum field_id must[] = {FIELD_NAME,    FIELD_DOMID,  FIELD_GUEST_WR,
+	                                     FIELD_PHYS_WR, FIELD_AMPL,   FIELD_DOUBLE,
+	                                     FIELD_DIRTY,   FIELD_CPU_PCT};
 	for (size_t i = 0; i < sizeof(must) / sizeof(must[0]); i++)
 		assert_true(has_column(&l, must[i]));
 	/* narrower: the highest ranks go first, the name never */

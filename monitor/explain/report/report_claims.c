@@ -9,6 +9,7 @@
 
 #include "core/sanitize.h"
 #include "explain/claim_list.h"
+#include "explain/report/prose.h"
 #include "explain/report/report.h"
 #include "explain/verdicts/verdicts.h"
 
