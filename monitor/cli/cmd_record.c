@@ -399,10 +399,13 @@ static int open_file(struct session *s, int64_t realtime_ns)
 }
 
 /* The file (or directory) first: a place that cannot take it is found before the tracer
- * loads. */
+ * loads; only what the tracer needs at all (root) is said before it. */
 static int open_session(struct session *s)
 {
 	const struct cli_opts *o = s->o;
+	struct xerr err = {0};
+	if (live_can_open(&err))
+		return cli_fail(&err);
 	rec_host_facts_read(o->src.roots.proc, &s->facts);
 	if (o->dir) {
 		/* with --user that user writes it (root may hold no CAP_DAC_OVERRIDE for a

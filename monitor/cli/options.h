@@ -72,7 +72,7 @@ struct cli_opts {
 	const char *domains[CLI_MAX_LIST];
 	size_t n_domains; /* explain --domain */
 	const char *claims[CLI_MAX_LIST];
-	size_t n_claims; /* explain --claim FILE[@DOMAIN] */
+	size_t n_claims; /* explain --claim FILE[@DOMAIN[:LABEL]] */
 	const char *import_xentop, *import_vmstat, *import_iostat; /* import --xentop ... */
 	double import_interval_s;                                  /* import --interval; 0 */
 	const char *import_start;                                  /* import --start TIME */

@@ -69,6 +69,22 @@ wait_for() { # SECONDS COMMAND...
 }
 files_in() { ls "$1"/xiotop-*.xrec 2>/dev/null; }
 has_samples() { [ -s "$1" ] && [ "$(samples "$1")" -ge "$2" ]; }
+# sampled_since NS FILE|DIR...: a sample stamped after NS (date +%s%N) is committed in one
+# of the recordings (a DIR: its files as they are now); its counts are the kernel's after NS
+sampled_since() {
+	local t=$1 f last=0 v files=()
+	shift
+	for f in "$@"; do
+		if [ -d "$f" ]; then mapfile -t -O "${#files[@]}" files < <(files_in "$f"); else files+=("$f"); fi
+	done
+	for f in "${files[@]}"; do
+		v=$(sqlite3 "$f" 'SELECT max(realtime_ns) FROM samples' 2>/dev/null) || continue
+		[ -n "$v" ] && [ "$v" -gt "$last" ] && last=$v
+	done
+	[ "$last" -gt "$t" ]
+}
+loop_written() { echo $(($(awk -v d="$DOM1_LOOP" '$3 == d { print $10 }' /proc/diskstats) * 512)); }
+loop_wrote() { [ "$(loop_written)" -ge "$1" ]; }
 set +e
 
 # --- 1. rotation, retention, and one recording across files ---
@@ -94,7 +110,9 @@ for d in 1 2 3; do
 done
 wait "${pids[@]:3}" 2>/dev/null
 sync
-sleep 4
+now=$(date +%s%N)
+wait_for 30 sampled_since "$now" "$work/single.xrec" && wait_for 30 sampled_since "$now" "$rot"
+check $? "both recorders sampled after the writers and the sync"
 kill -TERM "$sup"
 kill -INT "$single"
 wait "$sup" "$single"
@@ -168,21 +186,26 @@ supervise "$full" 3s 0 &
 sup=$!
 pids+=("$sup")
 wait_for 30 bash -c "ls $full/xiotop-*.xrec >/dev/null 2>&1"
-sleep 1
+wait_for 30 has_samples "$(files_in "$full" | head -1)" 2
 dd if=/dev/zero of="$full/filler" bs=4k 2>/dev/null # the rest of the space
 wait_for 40 grep -q "is full: [0-9]* samples lost" "$full.err"
 check $? "disk full: $(grep -m1 'is full' "$full.err")"
+before=$(loop_written)
 "$XIOTOP_EMU" blkback --domid 1 --target "$DOM1_DEV" --write-mib 4 --rate-mib-s 1 \
 	>"$work/full-writer.json" &
 writer=$!
 pids+=("$writer")
-sleep 3
+# half of its bytes during the loss (the kernel's count), 2 s of them at least after it
+wait_for 30 loop_wrote $((before + 2 * 1048576))
+check $? "the writer wrote 2 MiB while the disk was full"
 rm -f "$full/filler"
 wait_for 20 grep -q "recording again in" "$full.err"
 check $? "space back: $(grep -m1 'recording again' "$full.err")"
 wait "$writer"
 sync
-sleep 1
+now=$(date +%s%N)
+wait_for 30 sampled_since "$now" "$full"
+check $? "the recorder sampled after the writer and the sync"
 kill -TERM "$sup"
 wait "$sup"
 said=$(grep -c "is full: " "$full.err")

@@ -96,6 +96,8 @@ static const struct zero_rule zeros[] = {
     /* positions and ids: 0 is a place, not a count */
     {"first_sample", ""},
     {"domid", ""},
+    {"index", ""},            /* claim_files: a result's place in its post */
+    {"claim", ""},            /* claim_files: the row of "claims" a run was judged as */
     {"recorded_after_s", ""}, /* the logs end with the window */
     {"share", ""},
     /* xentop's VBD sectors */

@@ -249,6 +249,25 @@ static char *report(const struct explain *ex, int (*fn)(FILE *, const struct exp
 	return buf;
 }
 
+/* Every text of the report's chart inside its picture: the axis's caption was drawn below
+ * it. (Not inlined: gcc then takes a pointer into the report for dangling.) */
+__attribute__((noinline)) static void caption_inside(const char *html)
+{
+	int height = 0, caption_y = 0;
+	const char *svg = strstr(html, "<svg"), *cap = strstr(html, "\">seconds from the window");
+	assert_non_null(svg);
+	assert_non_null(cap);
+	assert_int_equal(sscanf(svg,
+	                        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%*d\" "
+	                        "height=\"%d\"",
+	                        &height),
+	                 1);
+	while (cap > html && strncmp(cap, " y=\"", 4))
+		cap--;
+	assert_int_equal(sscanf(cap, " y=\"%d\"", &caption_y), 1);
+	assert_true(caption_y > 0 && caption_y <= height);
+}
+
 /* Guest-controlled names and user labels never reach a report raw. */
 static void names_and_labels_escaped(void **state)
 {
@@ -287,6 +306,11 @@ static void names_and_labels_escaped(void **state)
 	assert_null(strstr(html, "<i>"));
 	assert_non_null(strstr(html, "evil\\e[2J&lt;b&gt;&quot;x&#39;&amp;"));
 	assert_non_null(strstr(html, "<svg"));
+	/* the names explain's sentences and headings hold are sanitized once: no escape of an
+	 * escape ("evil\\\\e" in the heading and the verdicts, before) */
+	assert_null(strstr(html, "\\\\"));
+	assert_non_null(strstr(html, "<h3>evil\\e[2J&lt;b&gt;&quot;x&#39;&amp; (domain 4)</h3>"));
+	caption_inside(html);
 	assert_non_null(strstr(json, "{\"id\":\"page_cache_inflation\",\"domid\":4"));
 	free(text);
 	free(json);

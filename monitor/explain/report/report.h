@@ -46,5 +46,11 @@ void html_window(FILE *out, const struct explain *ex, const char *heading);
 void html_tail(FILE *out);
 /* s escaped for HTML text and attributes (after sanitize_text). */
 void html_put(FILE *out, const char *s);
+/* text (already sanitized) word-wrapped at 78 columns, each line led by indent. */
+void report_wrap(FILE *out, const char *indent, const char *text);
+/* Every result of every --claim file, judged or not (report_claims.c, claim_list.h): in
+ * the text report before the verdicts, and the JSON member "claim_files":[...]. */
+void report_claims_text(FILE *out, const struct explain *ex);
+void report_claims_json(FILE *out, const struct explain *ex);
 
 #endif

@@ -15,6 +15,8 @@
 #define PANEL_H 92
 #define PAD_L   56
 #define PAD_R   12
+#define TOP_H   24 /* the marks' labels, above the panels */
+#define AXIS_H  40 /* below the panels: the ticks, their labels, the axis's caption */
 
 /* The characters HTML gives a meaning to, as entities: safe in text and in quoted
  * attributes alike. */
@@ -22,17 +24,24 @@ static const char *const html_entity[256] = {
     ['<'] = "&lt;", ['>'] = "&gt;", ['&'] = "&amp;", ['"'] = "&quot;", ['\''] = "&#39;",
 };
 
-void html_put(FILE *out, const char *s)
+/* Text already sanitized (a verdict's sentence, a label explain made of sanitized names):
+ * the entities only, or its escapes would be escaped again ("\\e" for "\e"). */
+static void html_put_sanitized(FILE *out, const char *clean)
 {
-	char clean[8192];
-	sanitize_text(s ? s : "", clean, sizeof(clean));
-	for (const char *p = clean; *p; p++) {
+	for (const char *p = clean ? clean : ""; *p; p++) {
 		const char *entity = html_entity[(unsigned char)*p];
 		if (entity)
 			fputs(entity, out);
 		else
 			fputc(*p, out);
 	}
+}
+
+void html_put(FILE *out, const char *s)
+{
+	char clean[8192];
+	sanitize_text(s ? s : "", clean, sizeof(clean));
+	html_put_sanitized(out, clean);
 }
 
 void html_head(FILE *out, const char *title)
@@ -147,9 +156,9 @@ static void marks(FILE *out, const struct explain *ex, const struct frame *f, in
 	for (int k = 0; k < 2; k++) {
 		double x = x_of(f, k ? ex->win.seconds : 0);
 		fprintf(out,
-		        "<line x1=\"%.1f\" y1=\"24\" x2=\"%.1f\" y2=\"%d\" stroke=\"#36c\" "
+		        "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#36c\" "
 		        "stroke-width=\"1\"/>\n",
-		        x, x, height);
+		        x, TOP_H, x, height);
 	}
 }
 
@@ -177,7 +186,8 @@ static void chart(FILE *out, const struct explain *ex, const struct ex_domain *d
 		f.t1 = ex->win.seconds;
 	if (f.t1 <= f.t0)
 		f.t1 = f.t0 + 1;
-	int height = 24 + 3 * PANEL_H + 8;
+	int bottom = TOP_H + 3 * PANEL_H - 16; /* the panels' last line: the time axis */
+	int height = bottom + AXIS_H;
 	fprintf(out,
 	        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 	        "viewBox=\"0 0 %d %d\" role=\"img\">\n",
@@ -185,15 +195,16 @@ static void chart(FILE *out, const struct explain *ex, const struct ex_domain *d
 	static const char *const rate_colors[] = {"#1f77b4", "#2ca02c", "#d62728"};
 	static const char *const backlog_colors[] = {"#9467bd"};
 	static const char *const cpu_colors[] = {"#ff7f0e"};
-	panel(out, ex, d, &f, 24, "MiB/s", 3, rates, rate_colors);
-	panel(out, ex, d, &f, 24 + PANEL_H, "MiB dirty", 1, backlog, backlog_colors);
-	panel(out, ex, d, &f, 24 + 2 * PANEL_H, "% CPU", 1, cpu, cpu_colors);
-	marks(out, ex, &f, 24 + 3 * PANEL_H - 16);
-	ticks(out, &f, 24 + 3 * PANEL_H - 16);
+	panel(out, ex, d, &f, TOP_H, "MiB/s", 3, rates, rate_colors);
+	panel(out, ex, d, &f, TOP_H + PANEL_H, "MiB dirty", 1, backlog, backlog_colors);
+	panel(out, ex, d, &f, TOP_H + 2 * PANEL_H, "% CPU", 1, cpu, cpu_colors);
+	marks(out, ex, &f, bottom);
+	ticks(out, &f, bottom);
+	/* under the ticks' labels (bottom + 15), inside the picture: it was drawn below it */
 	fprintf(out,
 	        "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">seconds from the window's "
 	        "start</text>\n</svg>\n",
-	        CHART_W - PAD_R, height + 14);
+	        CHART_W - PAD_R, height - 6);
 	fputs("<div class=\"legend\"><span style=\"color:#1f77b4\">&#9632; guest</span>"
 	      "<span style=\"color:#2ca02c\">&#9632; physical</span>"
 	      "<span style=\"color:#d62728\">- - double-counted</span>"
@@ -215,7 +226,7 @@ static void verdict_list(FILE *out, const struct explain *ex, uint32_t domid)
 		        i + 1, ex_verdict_key(v->id), v->share * 100);
 		char text[PROSE_MAX];
 		prose_verdict(ex, v, text, sizeof(text));
-		html_put(out, text);
+		html_put_sanitized(out, text);
 		fputs("<div class=\"fig\">", out);
 		for (size_t k = 0; k < v->n_figures; k++) {
 			const struct ex_figure *fg = &v->figures[k];
@@ -223,7 +234,7 @@ static void verdict_list(FILE *out, const struct explain *ex, uint32_t domid)
 				fprintf(out, "%s=null ", ex_key_name(fg->key));
 			else if (fg->str[0]) {
 				fprintf(out, "%s=", ex_key_name(fg->key));
-				html_put(out, fg->str);
+				html_put_sanitized(out, fg->str);
 				fputc(' ', out);
 			} else if (fg->value == (double)(long long)fg->value)
 				fprintf(out, "%s=%lld ", ex_key_name(fg->key),
@@ -245,7 +256,7 @@ static void html_imported(FILE *out, const struct explain *ex)
 	fputs("<h3>Not given: the recording lacks their counters</h3>\n<ul>\n", out);
 	for (size_t i = 0; i < ex->n_not_given; i++) {
 		fprintf(out, "<li><b>%s</b> ", ex->not_given[i].key);
-		html_put(out, ex->not_given[i].text);
+		html_put_sanitized(out, ex->not_given[i].text);
 		fputs("</li>\n", out);
 	}
 	fputs("</ul>\n", out);
@@ -318,7 +329,7 @@ void html_window(FILE *out, const struct explain *ex, const char *heading)
 			continue;
 		char who[160];
 		fputs("<div class=\"dom\"><div><h3>", out);
-		html_put(out, ex_dom_label(d, who, sizeof(who)));
+		html_put_sanitized(out, ex_dom_label(d, who, sizeof(who)));
 		fputs("</h3>\n", out);
 		chart(out, ex, d);
 		fputs("</div>\n", out);
@@ -346,7 +357,7 @@ int report_compare_html(FILE *out, const struct ex_compare *c)
 	fputs("<h1>xiotop explain: A against B</h1>\n<p>", out);
 	char text[1024];
 	prose_compare(c, text, sizeof(text));
-	html_put(out, text);
+	html_put_sanitized(out, text);
 	fputs("</p>\n", out);
 	if (!c->hosts_only) /* two imports without bytes: dom0's CPU only, no causes */
 		fputs("<table><tr><th>#</th><th class=\"l\">cause</th><th>s per GiB</th>"
@@ -360,7 +371,7 @@ int report_compare_html(FILE *out, const struct ex_compare *c)
 		        c->causes[i].share * 100, c->causes[i].against ? " (against)" : "");
 		char why[512];
 		prose_cause(c, &c->causes[i], why, sizeof(why));
-		html_put(out, why);
+		html_put_sanitized(out, why);
 		fputs("</td></tr>\n", out);
 	}
 	if (!c->hosts_only)

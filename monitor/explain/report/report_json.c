@@ -267,7 +267,9 @@ void report_json_object(FILE *out, const struct explain *ex)
 		fputs(i ? "," : "", out);
 		put_claim(out, ex, &ex->claims[i]);
 	}
-	fputs("],\"verdicts\":[", out);
+	fputs("],", out);
+	report_claims_json(out, ex);
+	fputs(",\"verdicts\":[", out);
 	for (size_t i = 0; i < ex->n_verdicts; i++) {
 		fputs(i ? "," : "", out);
 		put_verdict(out, ex, &ex->verdicts[i]);

@@ -9,38 +9,6 @@
 #include "explain/report/report.h"
 #include "explain/verdicts/verdicts.h"
 
-#define WIDTH 78
-
-/* text (already sanitized) word-wrapped at WIDTH, each line led by indent. */
-static void wrap(FILE *out, const char *indent, const char *text)
-{
-	size_t col = 0, ind = strlen(indent);
-	const char *p = text;
-	while (*p) {
-		while (*p == ' ')
-			p++;
-		size_t word = strcspn(p, " ");
-		if (!word)
-			break;
-		if (col && col + 1 + word > WIDTH) {
-			fputc('\n', out);
-			col = 0;
-		}
-		if (!col) {
-			fputs(indent, out);
-			col = ind;
-		} else {
-			fputc(' ', out);
-			col++;
-		}
-		fwrite(p, 1, word, out);
-		col += word;
-		p += word;
-	}
-	if (col)
-		fputc('\n', out);
-}
-
 static void mib(FILE *out, uint64_t b)
 {
 	fprintf(out, " %7.0f", (double)b / EX_MIB);
@@ -59,13 +27,13 @@ static void header(FILE *out, const struct explain *ex)
 	         "recorded %.1f s after it.",
 	         ex->win.seconds, from, to, ex->win.first, ex->win.last, ex->win.interval_s,
 	         ex->win.recorded_after_s);
-	wrap(out, "", line);
+	report_wrap(out, "", line);
 	const struct ex_host *h = &ex->host;
 	char host[1024];
 	report_host_line(ex, host, sizeof(host));
 	snprintf(line, sizeof(line), "host: %s%s.", host,
 	         h->lost_events ? " (events were lost: figures are low)" : "");
-	wrap(out, "", line);
+	report_wrap(out, "", line);
 	if (h->absent) {
 		char from[1024];
 		sanitize_text(h->imported_from, from, sizeof(from));
@@ -73,7 +41,7 @@ static void header(FILE *out, const struct explain *ex)
 		         "imported from logs (%s): no tracer ran, so a figure the logs do not "
 		         "hold shows -, and the verdicts it would need are named at the end.",
 		         from[0] ? from : "?");
-		wrap(out, "", line);
+		report_wrap(out, "", line);
 	}
 	fputc('\n', out);
 }
@@ -145,12 +113,12 @@ static void figures(FILE *out, const struct ex_verdict *v)
 		if (n > 0)
 			used += (size_t)n;
 	}
-	wrap(out, "     ", line);
+	report_wrap(out, "     ", line);
 	char ev[1024] = "evidence:";
 	for (size_t i = 0; i < v->n_evidence; i++)
 		snprintf(ev + strlen(ev), sizeof(ev) - strlen(ev), "%s %s", i ? "," : "",
 		         v->evidence[i]);
-	wrap(out, "     ", ev);
+	report_wrap(out, "     ", ev);
 }
 
 static void verdicts(FILE *out, const struct explain *ex)
@@ -168,7 +136,7 @@ static void verdicts(FILE *out, const struct explain *ex)
 		fprintf(out, "%s\n", head);
 		char text[PROSE_MAX];
 		prose_verdict(ex, v, text, sizeof(text));
-		wrap(out, "     ", text);
+		report_wrap(out, "     ", text);
 		figures(out, v);
 		fputc('\n', out);
 	}
@@ -180,7 +148,7 @@ static void verdicts(FILE *out, const struct explain *ex)
 		char line[600];
 		snprintf(line, sizeof(line), "- %s %s.", ex->not_given[i].key,
 		         ex->not_given[i].text);
-		wrap(out, "   ", line);
+		report_wrap(out, "   ", line);
 	}
 }
 
@@ -188,6 +156,7 @@ int report_text(FILE *out, const struct explain *ex)
 {
 	header(out, ex);
 	domain_table(out, ex);
+	report_claims_text(out, ex);
 	verdicts(out, ex);
 	return ferror(out) ? -1 : 0;
 }
@@ -205,7 +174,7 @@ static void also_active(FILE *out, const char *which, const struct ex_side *s)
 	         "the one meant)",
 	         which, ex_dom_label(s->dom, chosen, sizeof(chosen)),
 	         ex_dom_label(s->also_active, other, sizeof(other)), bytes);
-	wrap(out, "", line);
+	report_wrap(out, "", line);
 }
 
 int report_compare_text(FILE *out, const struct ex_compare *c)
@@ -221,13 +190,13 @@ int report_compare_text(FILE *out, const struct ex_compare *c)
 		snprintf(line, sizeof(line), "xiotop explain: A = %s in %s, B = %s in %s",
 		         ex_dom_label(c->a.dom, a, sizeof(a)), fa,
 		         ex_dom_label(c->b.dom, b, sizeof(b)), fb);
-	wrap(out, "", line);
+	report_wrap(out, "", line);
 	also_active(out, "A", &c->a);
 	also_active(out, "B", &c->b);
 	fputc('\n', out);
 	char text[1024];
 	prose_compare(c, text, sizeof(text));
-	wrap(out, "", text);
+	report_wrap(out, "", text);
 	if (!c->hosts_only)
 		fputs("\nCauses of the difference, ranked by their seconds per GiB (signed, they "
 		      "add up to the difference; shares of all the causes' seconds):\n",
@@ -239,7 +208,7 @@ int report_compare_text(FILE *out, const struct ex_compare *c)
 		        k->against ? ", against the difference" : "");
 		char why[512];
 		prose_cause(c, k, why, sizeof(why));
-		wrap(out, "     ", why);
+		report_wrap(out, "     ", why);
 	}
 	fputs("\n==== A ====\n", out);
 	report_text(out, c->a.ex);
