@@ -162,7 +162,9 @@ const struct cli_option cli_options[] = {
      NUMBER(speed, REPLAY_SPEED_MIN, REPLAY_SPEED_MAX, "--speed wants a factor from 0.125 to 64")},
     {"duration", 0, "D", CMD_RECORD, "stop after D (90, 90s, 5m, 2h, 1d)",
      DURATION(duration_s, 1e-9, "--duration wants 90, 90s, 5m or 2h")},
-    {"tail", 0, "SECONDS", CMD_RECORD, "with -- COMMAND: keep recording after it ends (default 30)",
+    {"tail", 0, "SECONDS", CMD_RECORD,
+     "with -- COMMAND: record SECONDS after it ends (default: until the dirty pages it left "
+     "are written back)",
      NUMBER(tail_s, 0, 1e9, "--tail wants seconds (0 or more)")},
     {"print", 0, "F", CMD_RECORD, "also print each interval as -b --format F would",
      TAKE(take_print)},
@@ -263,7 +265,7 @@ void cli_defaults(struct cli_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->delay_s = 3.0;
-	o->tail_s = 30.0;
+	o->tail_s = -1; /* until the drain (record/rec_wrap.h) */
 	o->period_s = 86400;
 	o->retain_s = 14 * 86400;
 	o->retain_bytes = 2.0 * 1024 * 1024 * 1024;
