@@ -155,7 +155,9 @@ const struct cli_option cli_options[] = {
     {"output", 'o', "FILE", CMD_RECORD | CMD_MARK | CMD_EXPLAIN | CMD_IMPORT,
      "the recording (record, mark, import) or the report (explain)", STRING(output)},
     {"from", 0, "MARK|TIME", CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
-     "window start: a mark's label, 2024-05-01T12:00:00Z (UTC) or +SECONDS", STRING(from)},
+     "window start: a mark's label, a time (2024-05-01T12:00:00Z, 2024-05-01 14:00 local, "
+     "yesterday 14:00, 1h ago) or +SECONDS",
+     STRING(from)},
     {"to", 0, "MARK|TIME", CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN, "window end, as --from",
      STRING(to)},
     {"speed", 0, "X", CMD_REPLAY, "play X times faster than recorded",

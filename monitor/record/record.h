@@ -181,8 +181,9 @@ int rec_read(struct rec_reader *r, size_t i, struct xio_sample *out, struct xerr
 size_t rec_find_at_or_after(const struct rec_reader *r, int64_t t);
 size_t rec_find_at_or_before(const struct rec_reader *r, int64_t t);
 
-/* A window of the recording given as `--from X --to Y`, each X either a mark label, an
- * ISO 8601 UTC time (2024-05-01T12:00:00[.123][Z]) or +SECONDS from the first sample.
+/* A window of the recording given as `--from X --to Y`, each X either a mark label, a
+ * time as people give it (core/when.h: 2024-05-01T12:00:00Z, with another zone, a local
+ * time, 14:00, "yesterday 14:00", "1h ago") or +SECONDS from the first sample.
  * NULL: the start / the end. The window is samples [*first, *last] (the intervals
  * first+1..last); a mark's interval is included on both sides. 0, or -1 (REC_ERR_RANGE,
  * the message lists what was looked for and does not name the file). */
