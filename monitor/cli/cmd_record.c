@@ -142,6 +142,8 @@ int cmd_record(struct cli_opts *o)
 	                              .take_marks = take_marks};
 	struct xerr err = {0};
 	size_t n = 0;
+	if (live_can_open(&err)) /* only what the tracer needs at all (root) before the place */
+		return cli_fail(&err);
 	rc = rec_session_open(&s, &so, &err); /* before the tracer: the place first */
 	if (rc) {
 		cli_say(&err);

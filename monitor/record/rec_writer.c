@@ -188,7 +188,7 @@ static int make_tables(struct making *m, const struct rec_host_facts *facts)
 	if (rc != SQLITE_OK)
 		return rc;
 	/* A rollback journal (SQLite's default), not a WAL: the samples' new pages are written
-	 * once, and a reader needs nothing beside the file (SCHEMA.md "Crash behaviour"). */
+	 * once, and a reader needs nothing beside the file (SCHEMA.md "The promise"). */
 	rc = sqlite3_exec(db, "PRAGMA synchronous=FULL", NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);

@@ -145,7 +145,7 @@ wait_for 30 has_samples "$rec2" 2
 "$XIOTOP_EMU" blkback --domid 1 --target "$DOM1_DEV" --write-mib 64 --rate-mib-s 32 >/dev/null &
 w_pid=$!
 pids+=("$w_pid")
-sleep 1.2
+wait_for 30 has_samples "$rec2" 4 # mid-recording, the writer busy: two samples on
 kill -9 "$k_pid"
 wait "$k_pid" 2>/dev/null || true
 wait "$w_pid"

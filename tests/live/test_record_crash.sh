@@ -170,15 +170,22 @@ wait_for 10 grep -q "$f was removed or renamed" "$work/mv.err"
 check $? "removed: $(grep -m1 'removed or renamed' "$work/mv.err")"
 wait_for 10 has_samples "$f" 3
 check $? "removed: a new $f, recording"
-"$XIOTOP_EMU" blkback --domid 1 --target "$DOM1_DEV" --write-mib 8 --rate-mib-s 4 \
+# 16 MiB at 4 MiB/s, the rename once its loop device took 4 MiB (the kernel's count):
+# bytes on both sides of it whenever the writer starts, 3 s of writes at least after it
+loop_written() { echo $(($(awk -v d="$DOM1_LOOP" '$3 == d { print $10 }' /proc/diskstats) * 512)); }
+loop_wrote() { [ "$(loop_written)" -ge "$1" ]; }
+before_mv=$(loop_written)
+"$XIOTOP_EMU" blkback --domid 1 --target "$DOM1_DEV" --write-mib 16 --rate-mib-s 4 \
 	>"$work/mv-writer.json" &
 writer=$!
 pids+=("$writer")
-sleep 1
+wait_for 30 loop_wrote $((before_mv + 4 * 1048576))
+check $? "the writer wrote 4 MiB before the rename"
 mv "$f" "$f.1"
 wait "$writer"
 sync
-sleep 1
+n=$(samples "$f")
+wait_for 30 has_samples "$f" $((n + 2)) # one sampled after the writer's end and the sync
 kill -INT "$rec"
 wait "$rec"
 check $? "the recorder exits 0 after both"
@@ -214,12 +221,13 @@ wait_for 10 grep -q "was removed or renamed" "$work/rot.err"
 check $? "moved out: $(grep -m1 'removed or renamed' "$work/rot.err")"
 wait_for 10 bash -c "ls $dir/xiotop-*.xrec >/dev/null 2>&1"
 check $? "moved out: a new file in $dir"
-sleep 1.2
+second=$(find "$dir" -name "xiotop-*.xrec" | sort | head -1)
+wait_for 10 has_samples "$second" 2 # recording into it
 rm -rf "$dir"
 wait_for 10 grep -q "was gone: made it again" "$work/rot.err"
 check $? "directory removed: $(grep -m1 'was gone' "$work/rot.err")"
 wait_for 10 bash -c "ls $dir/xiotop-*.xrec >/dev/null 2>&1"
-sleep 1
+wait_for 10 has_samples "$(find "$dir" -name "xiotop-*.xrec" | sort | head -1)" 2
 kill -INT "$rec"
 wait "$rec"
 check $? "the recorder exits 0 after both"

@@ -72,6 +72,22 @@ wait_for() { # SECONDS COMMAND...
 }
 files_in() { ls "$1"/xiotop-*.xrec 2>/dev/null; }
 has_samples() { [ -s "$1" ] && [ "$(samples "$1")" -ge "$2" ]; }
+# sampled_since NS FILE|DIR...: a sample stamped after NS (date +%s%N) is committed in one
+# of the recordings (a DIR: its files as they are now); its counts are the kernel's after NS
+sampled_since() {
+	local t=$1 f last=0 v files=()
+	shift
+	for f in "$@"; do
+		if [ -d "$f" ]; then mapfile -t -O "${#files[@]}" files < <(files_in "$f"); else files+=("$f"); fi
+	done
+	for f in "${files[@]}"; do
+		v=$(sqlite3 "$f" 'SELECT max(realtime_ns) FROM samples' 2>/dev/null) || continue
+		[ -n "$v" ] && [ "$v" -gt "$last" ] && last=$v
+	done
+	[ "$last" -gt "$t" ]
+}
+loop_written() { echo $(($(awk -v d="$DOM1_LOOP" '$3 == d { print $10 }' /proc/diskstats) * 512)); }
+loop_wrote() { [ "$(loop_written)" -ge "$1" ]; }
 set +e
 
 # --- 1. rotation, retention, and one recording across files ---
@@ -97,7 +113,9 @@ for d in 1 2 3; do
 done
 wait "${pids[@]:3}" 2>/dev/null
 sync
-sleep 4
+now=$(date +%s%N)
+wait_for 30 sampled_since "$now" "$work/single.xrec" && wait_for 30 sampled_since "$now" "$rot"
+check $? "both recorders sampled after the writers and the sync"
 kill -TERM "$sup"
 kill -INT "$single"
 wait "$sup" "$single"
@@ -172,8 +190,8 @@ supervise "$full" 3s 0 &
 sup=$!
 pids+=("$sup")
 wait_for 30 bash -c "ls $full/xiotop-*.xrec >/dev/null 2>&1"
-sleep 1
-"$XIOTOP_EMU" blkback --domid 1 --target "$DOM1_DEV" --write-mib 12 --rate-mib-s 1 \
+wait_for 30 has_samples "$(files_in "$full" | head -1)" 2
+"$XIOTOP_EMU" blkback --domid 1 --target "$DOM1_DEV" --write-mib 20 --rate-mib-s 1 \
 	>"$work/full-writer.json" &
 writer=$!
 pids+=("$writer")
@@ -205,7 +223,10 @@ for episode in 1 2; do
 	dd if=/dev/zero of="$full/filler" bs=4k 2>/dev/null # the rest of the space
 	wait_for 40 bash -c "[ \$(grep -c 'is full: ' $full.err) -ge $episode ]"
 	check $? "episode $episode, disk full: $(grep 'is full: ' "$full.err" | tail -1)"
-	sleep 2
+	before=$(loop_written)
+	# 2 s of the writer's bytes at least while the disk is full (the kernel's count)
+	wait_for 30 loop_wrote $((before + 2 * 1048576))
+	check $? "episode $episode, the writer wrote 2 MiB while the disk was full"
 	readers_while_full "$episode"
 	rm -f "$full/filler"
 	wait_for 30 bash -c "[ \$(grep -c 'recording again in' $full.err) -ge $episode ]"
@@ -214,7 +235,9 @@ for episode in 1 2; do
 done
 wait "$writer"
 sync
-sleep 1
+now=$(date +%s%N)
+wait_for 30 sampled_since "$now" "$full"
+check $? "the recorder sampled after the writer and the sync"
 kill -TERM "$sup"
 wait "$sup"
 said=$(grep -c "is full: " "$full.err")
