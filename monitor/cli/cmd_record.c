@@ -139,6 +139,7 @@ int cmd_record(struct cli_opts *o)
 	                              .retain_bytes = o->retain_bytes,
 	                              .proc_root = o->src.roots.proc,
 	                              .check_dir_later = o->user != NULL,
+	                              .commit_age_ns = (int64_t)(o->commit_s * 1e9),
 	                              .take_marks = take_marks};
 	struct xerr err = {0};
 	size_t n = 0;

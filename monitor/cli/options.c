@@ -1,5 +1,6 @@
 /* options.c - the option table and its parser; see options.h. */
 #include "cli/options.h"
+#include "record/record.h"
 
 #include <getopt.h>
 #include <stddef.h>
@@ -167,6 +168,9 @@ const struct cli_option cli_options[] = {
      NUMBER(speed, REPLAY_SPEED_MIN, REPLAY_SPEED_MAX, "--speed wants a factor from 0.125 to 64")},
     {"duration", 0, "D", CMD_RECORD, "stop after D (90, 90s, 5m, 2h, 1d)",
      DURATION(duration_s, 1e-9, "--duration wants 90, 90s, 5m or 2h")},
+    {"commit-every", 0, "D", CMD_RECORD,
+     "commit samples at least every D (default 10s): what a kill -9 may lose",
+     DURATION(commit_s, 0.01, "--commit-every wants a duration (0.5, 10s, 1m)")},
     {"tail", 0, "SECONDS", CMD_RECORD,
      "with -- COMMAND: record SECONDS after it ends (default: until the dirty pages it left "
      "are written back)",
@@ -285,6 +289,7 @@ void cli_defaults(struct cli_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->delay_s = 3.0;
 	o->tail_s = -1; /* until the drain (record/rec_wrap.h) */
+	o->commit_s = (double)REC_COMMIT_AGE_NS / 1e9;
 	o->period_s = 86400;
 	o->retain_s = 14 * 86400;
 	o->retain_bytes = 2.0 * 1024 * 1024 * 1024;

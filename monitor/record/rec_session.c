@@ -61,6 +61,8 @@ static int open_file(struct rec_session *s, int64_t realtime_ns, struct rec_writ
 	*w = rec_create(path, &s->facts, err);
 	if (!*w)
 		return -1;
+	if (o->commit_age_ns > 0)
+		rec_set_commit_rule(*w, REC_COMMIT_BYTES, o->commit_age_ns, REC_WAIT_MAX);
 	snprintf(s->path, sizeof(s->path), "%s", path);
 	if (o->dir) {
 		int64_t period = (int64_t)(o->period_s * 1e9);
