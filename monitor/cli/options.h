@@ -61,7 +61,8 @@ struct cli_opts {
 	const char *from, *to; /* --from / --to MARK|TIME */
 	double speed;          /* replay --speed; 0: default */
 	double duration_s;     /* record --duration; 0: until stopped */
-	double tail_s;         /* record --tail */
+	double tail_s;         /* record --tail; < 0: until the drain */
+	double commit_s;       /* record --commit-every */
 	bool print;            /* record --print FORMAT */
 	enum batch_format print_format;
 	const char *dir;     /* record --dir: rotating files; export/replay: read them */
