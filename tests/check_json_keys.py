@@ -2,8 +2,9 @@
 """explain's JSON contract: docs/explaining.md's section "The JSON" against what explain
 can write, both ways.
 
-What can be written is read from the one place each key is named: the JSON writer
-(monitor/explain/report/report_json.c: every "\\"key\\":" it prints), the verdict table
+What can be written is read from the one place each key is named: the JSON writers
+(monitor/explain/report/report_json.c: every "\\"key\\":" it prints; report_claims.c, the
+claim files' listing, and its table of settings), the verdict table
 (verdicts/verdict_table.c: each verdict's name, the "id" of a verdict and of a not-given
 entry), the figure table (verdicts/verdict_keys.c: a verdict's "figures") and the names a
 not-given entry may have that are no verdict (verdicts/verdicts_import.c ex_not_given).
@@ -25,6 +26,13 @@ def read(top, path):
 
 def written(top):
     keys = set(re.findall(r'\\"([a-z_][a-z0-9_.]*)\\":', read(top, "monitor/explain/report/report_json.c")))
+    # the claim files' listing (report_claims.c): its keys, and its table of what a result
+    # says about how it ran (each entry's first string is its key)
+    listing = read(top, "monitor/explain/report/report_claims.c")
+    keys |= set(re.findall(r'\\"([a-z_][a-z0-9_.]*)\\":', listing))
+    said = re.search(r"\} settings\[\] = \{(.*?)\n\};", listing, re.S)
+    if said:
+        keys |= set(re.findall(r'^\s*\{"([a-z_]+)",', said.group(1), re.M))
     absent = re.search(r"names\[\] = \{([^}]*)\}", read(top, "monitor/explain/report/report_json.c"))
     if absent:
         keys |= set(re.findall(r'"([a-z_]+)"', absent.group(1)))
