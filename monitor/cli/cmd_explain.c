@@ -6,6 +6,7 @@
  * reads every result of the file, lists them in the report and sets the runs it judges
  * against the window.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,8 +122,11 @@ static int emit(const struct cli_opts *o, enum ex_format f, const struct explain
 		return 2;
 	}
 	int rc = write_report(out, f, ex, c) || fflush(out) ? 1 : 0;
+	/* a reader that stopped reading (| head) is no failure: quietly done, as -b is */
+	if (rc && !o->output && errno == EPIPE)
+		return 0;
 	if (rc)
-		fprintf(stderr, "xiotop explain: writing %s failed\n",
+		fprintf(stderr, "xiotop explain: writing %s failed: %m\n",
 		        o->output ? o->output : "stdout");
 	if (o->output && fclose(out) && !rc) {
 		fprintf(stderr, "xiotop explain: writing %s failed: %m\n", o->output);

@@ -307,3 +307,18 @@ double ex_end_to_end_wr_rate(const struct explain *ex, const struct ex_domain *d
 	           (d->drained || d->dom0_subject ? d->drain_s : ex->win.recorded_after_s);
 	return s > 0 ? (double)d->io.guest_wr_bytes / s : 0;
 }
+
+bool ex_dom0_netbsd(const struct explain *ex)
+{
+	return !strcmp(ex->host.dom0_os, "netbsd");
+}
+
+/* On a NetBSD dom0 no tracer runs (xiotop's needs Linux eBPF); its disks' iostat -x and
+ * vmstat give what they can. */
+const char *ex_tracer_advice(const struct explain *ex)
+{
+	return ex_dom0_netbsd(ex) ? "a tracer, which a NetBSD dom0 does not have (xiotop's needs "
+	                            "Linux eBPF); iostat -x of the disks and vmstat give what "
+	                            "they can"
+	                          : "xiotop record";
+}

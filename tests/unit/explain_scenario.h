@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "explain/explain.h"
+#include "explain/report/prose.h"
 #include "explain/verdicts/verdicts.h"
 #include "record/record.h"
 
@@ -278,7 +279,7 @@ static const struct ex_verdict *sc_verdict(const struct explain *ex, const char 
 static double sc_fig(const struct ex_verdict *v, const char *key)
 {
 	for (size_t i = 0; v && i < v->n_figures; i++)
-		if (!strcmp(v->figures[i].key, key))
+		if (!strcmp(ex_key_name(v->figures[i].key), key))
 			return v->figures[i].null ? -1 : v->figures[i].value;
 	return -2;
 }
@@ -286,9 +287,36 @@ static double sc_fig(const struct ex_verdict *v, const char *key)
 static const char *sc_fig_str(const struct ex_verdict *v, const char *key)
 {
 	for (size_t i = 0; v && i < v->n_figures; i++)
-		if (!strcmp(v->figures[i].key, key))
+		if (!strcmp(ex_key_name(v->figures[i].key), key))
 			return v->figures[i].str;
 	return "";
+}
+
+/* The words of v, as the reports write them (one of 4 rotating buffers); "" for NULL. */
+static inline const char *sc_text(const struct explain *ex, const struct ex_verdict *v)
+{
+	static char buf[4][PROSE_MAX];
+	static int next;
+	char *t = buf[next++ % 4];
+	t[0] = '\0';
+	if (v)
+		prose_verdict(ex, v, t, PROSE_MAX);
+	return t;
+}
+
+/* A comparison's summary and a cause's words. */
+static inline const char *sc_compare_text(const struct ex_compare *c)
+{
+	static char buf[1024];
+	prose_compare(c, buf, sizeof(buf));
+	return buf;
+}
+
+static inline const char *sc_cause_text(const struct ex_compare *c, size_t i)
+{
+	static char buf[512];
+	prose_cause(c, &c->causes[i], buf, sizeof(buf));
+	return buf;
 }
 
 /* A recording explained: open, collect (from/to NULL: default window), verdicts. */
