@@ -134,7 +134,15 @@ static int add_point(struct ex_domain *d, const struct explain *ex, const struct
 	    .guest_rd_bytes = md->io.guest_rd_bytes,
 	    .phys_wr_bytes = md->io.phys_wr_bytes,
 	    .phys_rd_bytes = md->io.phys_rd_bytes,
+	    .guest_rd_ios = md->io.guest_rd_ios,
+	    .guest_wr_ios = md->io.guest_wr_ios,
 	};
+	for (int op = 0; op < XIOTOP_LAT_OPS; op++) {
+		/* timed when the interval was and no kind of its backends escaped the hooks */
+		p[d->n_series - 1].lat_timed[op] = m->has_latency && !md->lat_untimed[op];
+		p[d->n_series - 1].lat_count[op] = md->lat[op].count;
+		p[d->n_series - 1].lat_sum_ns[op] = md->lat[op].sum_ns;
+	}
 	return 0;
 }
 

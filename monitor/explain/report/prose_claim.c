@@ -5,6 +5,31 @@
 #include "core/sanitize.h"
 #include "explain/report/prose.h"
 
+/* What the tool says of its run, where it says anything: " (O_DIRECT, synchronous writes,
+ * 4 KiB requests, queue depth 1)". */
+static void say_said(struct prose *p, const struct claim_said *s)
+{
+	char b[32];
+	int n = 0;
+	const char *sep[] = {" (", ", "};
+	if (s->direct.from != CLAIM_FROM_NONE)
+		say(p, "%s%s", sep[n++ > 0],
+		    s->direct.value ? "O_DIRECT" : "through its page cache");
+	if (s->sync.from != CLAIM_FROM_NONE && s->sync.value)
+		say(p, "%ssynchronous writes", sep[n++ > 0]);
+	if (s->flush_end.from != CLAIM_FROM_NONE)
+		say(p, "%s%s", sep[n++ > 0],
+		    s->flush_end.value ? "a flush inside its time" : "no flush inside its time");
+	if (s->block_bytes.from != CLAIM_FROM_NONE && s->block_bytes.value)
+		say(p, "%s%s requests", sep[n++ > 0],
+		    ex_bytes((double)s->block_bytes.value, b, sizeof(b)));
+	if (s->queue_depth.from != CLAIM_FROM_NONE && s->queue_depth.value)
+		say(p, "%squeue depth %llu", sep[n++ > 0],
+		    (unsigned long long)s->queue_depth.value);
+	if (n)
+		say(p, ")");
+}
+
 /* What a placement stood on, in words (EXPE_* bit order). */
 static const char *const evidence_words[EXPE_BITS] = {
     "the guest's own marks around it",
@@ -161,6 +186,7 @@ void prose_claim(struct prose *p, const struct explain *ex, const struct ex_verd
 	if (c->direction_from == EXD_LARGER)
 		say(p, " (the tool does not say which way; taken as the way the domain moved "
 		       "more bytes)");
+	say_said(p, &c->fig.said);
 	if (c->located.found)
 		say_observed(p, c, d);
 	if (!c->located.found)

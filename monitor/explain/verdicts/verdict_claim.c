@@ -53,6 +53,7 @@ static void claim_figures_of(struct ex_verdict *v, const struct ex_claim *c)
 			         ex_place_evidence_name(1u << b));
 	ex_fig_str(v, EXK_PLACED_BY, by);
 	ex_fig(v, EXK_STRETCHES, (double)c->n_stretches);
+	ex_said_figures(v, c);
 }
 
 /* The window's domain of that id; NULL if none (EX_NO_DOMAIN included). */
