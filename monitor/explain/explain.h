@@ -282,6 +282,10 @@ struct explain {
 	/* the window's host totals (used on imported recordings, where no domain has them) */
 	uint64_t host_busy_ns, pgpgin_bytes, disk_wr, disk_rd;
 	uint64_t disk_wr_ios, disk_rd_ios; /* the leaf disks' requests (diskstats, iostat) */
+	/* the leaf disks interval by interval, window and tail (guest_* and phys_* both their
+	 * bytes): where an import's claims are placed */
+	struct ex_point *host_series;
+	size_t n_host_series;
 	/* verdicts the recording's counters do not allow (imports): each with what is
 	 * missing and which log would give it */
 	struct keyed_text not_given[EX_MAX_NOT_GIVEN]; /* key: the verdict's id */

@@ -177,6 +177,8 @@ enum ex_reason {
 	/* queue_depth_latency: the claimed IOPS within EX_QD_LATENCY_MARGIN of 1 / latency
 	 * (the round trip is the limit); else below it (time beyond dom0's round trip) or
 	 * above it (a cache above dom0) */
+	/* claim on an import: set against the host's disks (iostat), all domains' bytes */
+	EXR_CLAIM_HOST_DISKS = 1u << 11,
 	EXR_QD_ROUND_TRIP = 1u << 8,
 	EXR_QD_BELOW = 1u << 9,
 	EXR_QD_ABOVE = 1u << 10,

@@ -298,6 +298,29 @@ static int take_domain(struct ex_window_sink *w, const struct model_interval *m,
 	return add_point(d, ex, m, md);
 }
 
+/* The host's disks in the interval (diskstats' leaf disks; an import's iostat leaf
+ * devices), as a point whose "guest" bytes are theirs: where an import's claim is placed
+ * (tool_claims.c), no domain's own bytes being in its logs. */
+static int add_host_point(struct explain *ex, const struct model_interval *m)
+{
+	struct ex_point *p = realloc(ex->host_series, (ex->n_host_series + 1) * sizeof(*p));
+	if (!p)
+		return -1;
+	ex->host_series = p;
+	struct ex_point pt = {.t = (double)(m->realtime_ns - ex->win.from_ns) / 1e9,
+	                      .interval_s = m->interval_s};
+	for (size_t i = 0; i < m->n_disks; i++) {
+		pt.guest_wr_bytes += m->disks[i].wr_bytes;
+		pt.guest_rd_bytes += m->disks[i].rd_bytes;
+		pt.guest_wr_ios += m->disks[i].wr_ios;
+		pt.guest_rd_ios += m->disks[i].rd_ios;
+	}
+	pt.phys_wr_bytes = pt.guest_wr_bytes;
+	pt.phys_rd_bytes = pt.guest_rd_bytes;
+	p[ex->n_host_series++] = pt;
+	return 0;
+}
+
 static int interval_hook(void *ctx, struct model_interval *m, unsigned long index)
 {
 	(void)index;
@@ -318,6 +341,8 @@ static int interval_hook(void *ctx, struct model_interval *m, unsigned long inde
 			ex->disk_rd_ios += m->disks[i].rd_ios;
 		}
 	}
+	if (add_host_point(ex, m))
+		return w->failed = 1;
 	bool dom0_taken = false;
 	for (size_t i = 0; i < m->n_domains; i++) {
 		const struct model_domain *md = &m->domains[i];
