@@ -3,8 +3,8 @@
 can write, both ways.
 
 What can be written is read from the one place each key is named: the JSON writers
-(monitor/explain/report/report_json.c: every "\\"key\\":" it prints; report_claims.c, the
-claim files' listing, and its table of settings), the verdict table
+(monitor/explain/report/*.c: every "\\"key\\":" they print, and report_claims.c's table of a
+claim's settings), the verdict table
 (verdicts/verdict_table.c: each verdict's name, the "id" of a verdict and of a not-given
 entry), the figure table (verdicts/verdict_keys.c: a verdict's "figures") and the names a
 not-given entry may have that are no verdict (verdicts/verdicts_import.c ex_not_given).
@@ -13,6 +13,7 @@ that looks like a key must be one of them. Prints each difference and exits 1 if
 
     check_json_keys.py TOP
 """
+import os
 import re
 import sys
 
@@ -25,14 +26,16 @@ def read(top, path):
 
 
 def written(top):
-    keys = set(re.findall(r'\\"([a-z_][a-z0-9_.]*)\\":', read(top, "monitor/explain/report/report_json.c")))
-    # the claim files' listing (report_claims.c): its keys, and its table of what a result
-    # says about how it ran (each entry's first string is its key)
-    listing = read(top, "monitor/explain/report/report_claims.c")
-    keys |= set(re.findall(r'\\"([a-z_][a-z0-9_.]*)\\":', listing))
-    said = re.search(r"\} settings\[\] = \{(.*?)\n\};", listing, re.S)
-    if said:
-        keys |= set(re.findall(r'^\s*\{"([a-z_]+)",', said.group(1), re.M))
+    keys = set()
+    report = f"{top}/monitor/explain/report"
+    for name in sorted(os.listdir(report)):  # the JSON writers: report_json.c, report_claims.c
+        if name.endswith(".c"):
+            text = read(top, f"monitor/explain/report/{name}")
+            keys |= set(re.findall(r'\\"([a-z_][a-z0-9_.]*)\\":', text))
+            # a table of keys printed by name ("%s": report_claims.c's settings)
+            table = re.search(r"\} settings\[\] = \{(.*?)\n\};", text, re.S)
+            if table:
+                keys |= set(re.findall(r'\{"([a-z_]+)",', table.group(1)))
     absent = re.search(r"names\[\] = \{([^}]*)\}", read(top, "monitor/explain/report/report_json.c"))
     if absent:
         keys |= set(re.findall(r'"([a-z_]+)"', absent.group(1)))
@@ -67,7 +70,9 @@ def main():
     values = {"wrap", "domains", "write", "read", "phy", "qemu", "dom0", "null", "-",
               # a placement's sureness and evidence (explain/path.c)
               "sure", "likely", "guest_marks", "dom0_marks", "clock", "bytes", "duration",
-              "order", "taken"}
+              "order", "taken",
+              # where a claim says a setting (report_claims.c from_key)
+              "output"}
     problems = [f"docs/explaining.md \"The JSON\": lacks `{k}`, which explain writes" for k in sorted(code - doc)]
     problems += [f"docs/explaining.md \"The JSON\": names `{k}`, which explain does not write"
                  for k in sorted(doc - code - values)]

@@ -219,6 +219,9 @@ void explain_free(struct explain *ex)
 	ex->doms = NULL;
 	free(ex->dom0_drain);
 	ex->dom0_drain = NULL;
+	free(ex->host_series);
+	ex->host_series = NULL;
+	ex->n_host_series = 0;
 	ex->n_doms = 0;
 }
 

@@ -45,6 +45,12 @@ struct ex_point {
 	/* the interval's own figures, for locating a claim's run in time (ex_locate_claim) */
 	double interval_s;
 	uint64_t guest_wr_bytes, guest_rd_bytes, phys_wr_bytes, phys_rd_bytes;
+	uint64_t guest_rd_ios, guest_wr_ios; /* the guest's requests (its layer) */
+	/* I/O latency at the domain's guest layer by op (XIOTOP_LAT_READ/WRITE): requests
+	 * completed and their summed latency; lat_timed[op] false: not timed (--no-latency,
+	 * a hook not attached, an import) */
+	uint64_t lat_count[XIOTOP_LAT_OPS], lat_sum_ns[XIOTOP_LAT_OPS];
+	bool lat_timed[XIOTOP_LAT_OPS];
 };
 
 struct ex_layer {
@@ -276,6 +282,10 @@ struct explain {
 	/* the window's host totals (used on imported recordings, where no domain has them) */
 	uint64_t host_busy_ns, pgpgin_bytes, disk_wr, disk_rd;
 	uint64_t disk_wr_ios, disk_rd_ios; /* the leaf disks' requests (diskstats, iostat) */
+	/* the leaf disks interval by interval, window and tail (guest_* and phys_* both their
+	 * bytes): where an import's claims are placed */
+	struct ex_point *host_series;
+	size_t n_host_series;
 	/* verdicts the recording's counters do not allow (imports): each with what is
 	 * missing and which log would give it */
 	struct keyed_text not_given[EX_MAX_NOT_GIVEN]; /* key: the verdict's id */

@@ -31,6 +31,8 @@ enum ex_verdict_id {
 	EXV_REQUEST_SIZE,
 	EXV_PATH,
 	EXV_CLAIM,
+	EXV_QUEUE_DEPTH,
+	EXV_DIRECT_BUFFERED,
 	EXV_COUNT
 };
 
@@ -134,6 +136,19 @@ enum ex_key {
 	EXK_PLACED,
 	EXK_PLACED_BY,
 	EXK_STRETCHES,
+	/* what a claim says of itself (claims/claim_post.h struct claim_said) */
+	EXK_SAID_DIRECT,
+	EXK_SAID_SYNC,
+	EXK_SAID_FLUSH_END,
+	EXK_BLOCK_BYTES,
+	EXK_QUEUE_DEPTH,
+	/* queue depth 1 against the latency */
+	EXK_CLAIMED_IOPS,
+	EXK_LATENCY_MEAN_US,
+	EXK_LATENCY_REQUESTS,
+	EXK_LATENCY_IOPS,
+	EXK_IOPS_TO_LATENCY,
+	EXK_REQUESTS_PER_IO,
 	EXK_COUNT
 };
 
@@ -159,6 +174,14 @@ enum ex_reason {
 	EXR_CLAIM_GUEST_CACHE = 1u << 6,
 	/* claim: the guest's layer moved the run slower than the tool's rate, timed */
 	EXR_CLAIM_CACHE_ABOVE = 1u << 7,
+	/* queue_depth_latency: the claimed IOPS within EX_QD_LATENCY_MARGIN of 1 / latency
+	 * (the round trip is the limit); else below it (time beyond dom0's round trip) or
+	 * above it (a cache above dom0) */
+	/* claim on an import: set against the host's disks (iostat), all domains' bytes */
+	EXR_CLAIM_HOST_DISKS = 1u << 11,
+	EXR_QD_ROUND_TRIP = 1u << 8,
+	EXR_QD_BELOW = 1u << 9,
+	EXR_QD_ABOVE = 1u << 10,
 };
 
 struct ex_figure {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/figures.h"
 #include "core/sanitize.h"
 #include "explain/dom0_subject.h"
 #include "explain/placement.h"
@@ -42,17 +43,32 @@ static void judge_row(const struct explain *ex, const struct ex_domain *d, struc
 	row->observed_phys_rate_bps = 0;
 	row->inflation = -1;
 	row->below_resolution = false;
-	ex_place_claim(ex, d, row);
+	bool host = ex->host.absent != 0;
+	if (host) {
+		/* an import: no domain's own bytes per interval beyond xentop's, none below it;
+		 * its disks' (iostat's leaf devices) are the timeline the run is placed on */
+		if (!figure_held(FIG_DISKS_WR_BYTES, ex->host.absent) || !ex->host.leaf_devices[0])
+			return;
+		static struct ex_domain disks; /* large: off the stack */
+		disks = *d;
+		disks.series = ex->host_series;
+		disks.n_series = ex->n_host_series;
+		disks.dom0_subject = false;
+		ex_place_claim(ex, &disks, row);
+		d = &disks;
+	} else {
+		ex_place_claim(ex, d, row);
+	}
 	struct ex_located *at = &row->located;
 	if (!at->found)
 		return; /* not placed: no rate is set against it */
-	if (row->write)
+	if (row->write && !host)
 		on_disk_tail(ex, d, at);
 	double span = (at->on_disk_s > 0 ? at->on_disk_s : at->to_s) - at->from_s;
 	if (span <= 0)
 		return;
 	/* judged over its own stretch, not the whole recording's */
-	row->observed_guest = at->guest_bytes;
+	row->observed_guest = host ? 0 : at->guest_bytes; /* an import: the disks' bytes */
 	row->observed_phys = at->phys_bytes;
 	row->observed_phys_rate_bps = (double)at->phys_bytes / span;
 	row->inflation = row->observed_phys_rate_bps > 0 && row->rate_bps > 0

@@ -134,7 +134,15 @@ static int add_point(struct ex_domain *d, const struct explain *ex, const struct
 	    .guest_rd_bytes = md->io.guest_rd_bytes,
 	    .phys_wr_bytes = md->io.phys_wr_bytes,
 	    .phys_rd_bytes = md->io.phys_rd_bytes,
+	    .guest_rd_ios = md->io.guest_rd_ios,
+	    .guest_wr_ios = md->io.guest_wr_ios,
 	};
+	for (int op = 0; op < XIOTOP_LAT_OPS; op++) {
+		/* timed when the interval was and no kind of its backends escaped the hooks */
+		p[d->n_series - 1].lat_timed[op] = m->has_latency && !md->lat_untimed[op];
+		p[d->n_series - 1].lat_count[op] = md->lat[op].count;
+		p[d->n_series - 1].lat_sum_ns[op] = md->lat[op].sum_ns;
+	}
 	return 0;
 }
 
@@ -290,6 +298,29 @@ static int take_domain(struct ex_window_sink *w, const struct model_interval *m,
 	return add_point(d, ex, m, md);
 }
 
+/* The host's disks in the interval (diskstats' leaf disks; an import's iostat leaf
+ * devices), as a point whose "guest" bytes are theirs: where an import's claim is placed
+ * (tool_claims.c), no domain's own bytes being in its logs. */
+static int add_host_point(struct explain *ex, const struct model_interval *m)
+{
+	struct ex_point *p = realloc(ex->host_series, (ex->n_host_series + 1) * sizeof(*p));
+	if (!p)
+		return -1;
+	ex->host_series = p;
+	struct ex_point pt = {.t = (double)(m->realtime_ns - ex->win.from_ns) / 1e9,
+	                      .interval_s = m->interval_s};
+	for (size_t i = 0; i < m->n_disks; i++) {
+		pt.guest_wr_bytes += m->disks[i].wr_bytes;
+		pt.guest_rd_bytes += m->disks[i].rd_bytes;
+		pt.guest_wr_ios += m->disks[i].wr_ios;
+		pt.guest_rd_ios += m->disks[i].rd_ios;
+	}
+	pt.phys_wr_bytes = pt.guest_wr_bytes;
+	pt.phys_rd_bytes = pt.guest_rd_bytes;
+	p[ex->n_host_series++] = pt;
+	return 0;
+}
+
 static int interval_hook(void *ctx, struct model_interval *m, unsigned long index)
 {
 	(void)index;
@@ -310,6 +341,8 @@ static int interval_hook(void *ctx, struct model_interval *m, unsigned long inde
 			ex->disk_rd_ios += m->disks[i].rd_ios;
 		}
 	}
+	if (add_host_point(ex, m))
+		return w->failed = 1;
 	bool dom0_taken = false;
 	for (size_t i = 0; i < m->n_domains; i++) {
 		const struct model_domain *md = &m->domains[i];

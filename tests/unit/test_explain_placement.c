@@ -142,8 +142,8 @@ static void test_bonnie_not_on_dd(void **state)
 	explain_verdicts(&ex);
 	const struct ex_verdict *v = claim_verdict(&ex, "block read");
 	assert_true(v->share == 0);
-	assert_true(sc_fig(v, "inflation") == -1);            /* null */
-	assert_true(sc_fig(v, "observed_phys_bytes") == -1);  /* null */
+	assert_true(sc_fig(v, "inflation") == -1);           /* null */
+	assert_true(sc_fig(v, "observed_phys_bytes") == -1); /* null */
 	assert_string_equal(sc_fig_str(v, "placed"), "not placed");
 	const char *text = sc_text(&ex, v);
 	assert_null(strstr(text, "what the disks did"));

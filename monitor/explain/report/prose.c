@@ -11,6 +11,8 @@ static prose_fn *const writers[EXV_COUNT] = {
     [EXV_REQUEST_SIZE]         = prose_request_size,
     [EXV_PATH]                 = prose_path,
     [EXV_CLAIM]                = prose_claim,
+    [EXV_QUEUE_DEPTH]          = prose_queue_depth,
+    [EXV_DIRECT_BUFFERED]      = prose_direct_buffered,
 };
 /* clang-format on */
 

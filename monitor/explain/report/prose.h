@@ -45,12 +45,14 @@ const char *ex_rate(double bytes_per_s, char *buf, size_t len);
 const char *ex_leaf_names(const struct ex_domain *d, char *buf, size_t len);
 
 /* The writers of each verdict (prose_io.c, prose_cost.c, prose_request.c, prose_claim.c;
- * an import's in prose_import.c), and of dom0's own run's drain (prose_dom0.c). d: the
+ * an import's in prose_import.c, a claim's settings' in prose_said.c), and of dom0's own
+ * run's drain (prose_dom0.c). d: the
  * verdict's domain, NULL for the host. */
 typedef void prose_fn(struct prose *p, const struct explain *ex, const struct ex_verdict *v,
                       const struct ex_domain *d);
 prose_fn prose_page_cache_inflation, prose_double_counting, prose_read_cache, prose_dom0_cpu_cost,
-    prose_test_size_vs_memory, prose_request_size, prose_path, prose_claim;
+    prose_test_size_vs_memory, prose_request_size, prose_path, prose_claim, prose_queue_depth,
+    prose_direct_buffered;
 prose_fn prose_import_cache, prose_import_double_counting, prose_import_dom0_cpu;
 void prose_dom0_drain(struct prose *p, const struct explain *ex, const struct ex_domain *d);
 void prose_dom0_after_data(struct prose *p, const struct explain *ex, const char *before);

@@ -5,6 +5,31 @@
 #include "core/sanitize.h"
 #include "explain/report/prose.h"
 
+/* What the tool says of its run, where it says anything: " (O_DIRECT, synchronous writes,
+ * 4 KiB requests, queue depth 1)". */
+static void say_said(struct prose *p, const struct claim_said *s)
+{
+	char b[32];
+	int n = 0;
+	const char *sep[] = {" (", ", "};
+	if (s->direct.from != CLAIM_FROM_NONE)
+		say(p, "%s%s", sep[n++ > 0],
+		    s->direct.value ? "O_DIRECT" : "through its page cache");
+	if (s->sync.from != CLAIM_FROM_NONE && s->sync.value)
+		say(p, "%ssynchronous writes", sep[n++ > 0]);
+	if (s->flush_end.from != CLAIM_FROM_NONE)
+		say(p, "%s%s", sep[n++ > 0],
+		    s->flush_end.value ? "a flush inside its time" : "no flush inside its time");
+	if (s->block_bytes.from != CLAIM_FROM_NONE && s->block_bytes.value)
+		say(p, "%s%s requests", sep[n++ > 0],
+		    ex_bytes((double)s->block_bytes.value, b, sizeof(b)));
+	if (s->queue_depth.from != CLAIM_FROM_NONE && s->queue_depth.value)
+		say(p, "%squeue depth %llu", sep[n++ > 0],
+		    (unsigned long long)s->queue_depth.value);
+	if (n)
+		say(p, ")");
+}
+
 /* What a placement stood on, in words (EXPE_* bit order). */
 static const char *const evidence_words[EXPE_BITS] = {
     "the guest's own marks around it",
@@ -34,7 +59,9 @@ static void say_not_placed(struct prose *p, const struct ex_verdict *v, const st
 {
 	const char *way = c->write ? "writes" : "reads";
 	bool dom0 = d && d->dom0_subject;
-	const char *whose = dom0 ? "dom0's own" : "the domain's guest";
+	const char *whose = v->reasons & EXR_CLAIM_HOST_DISKS ? "the host disks'"
+	                    : dom0                            ? "dom0's own"
+	                                                      : "the domain's guest";
 	char b[32], m[32], tool[64];
 	sanitize_text(c->fig.tool, tool, sizeof(tool));
 	if (v->reasons & EXR_CLAIM_GUEST_CACHE)
@@ -91,7 +118,9 @@ static void say_located(struct prose *p, const struct ex_verdict *v, const struc
 	/* dom0's own run has no guest: what its bios do not show, dom0's page cache held */
 	bool dom0 = d && d->dom0_subject;
 	const char *cache = dom0 ? "dom0's page cache" : "the guest's own cache";
-	const char *whose = dom0 ? "dom0's own" : "the domain's guest";
+	const char *whose = v->reasons & EXR_CLAIM_HOST_DISKS ? "the host disks'"
+	                    : dom0                            ? "dom0's own"
+	                                                      : "the domain's guest";
 	say(p, " Its run is %s %s from %.1f s to %.1f s of the window (%s)", whose, way, at->from_s,
 	    at->to_s, ex_bytes((double)at->guest_bytes, b, sizeof(b)));
 	if (c->direction_from != EXD_TOOL)
@@ -123,9 +152,21 @@ static void say_also_active(struct prose *p, const struct explain *ex, const str
 }
 
 /* What dom0 saw for the run's domain, and over which time. */
-static void say_observed(struct prose *p, const struct ex_claim *c, const struct ex_domain *d)
+static void say_observed(struct prose *p, const struct explain *ex, const struct ex_verdict *v,
+                         const struct ex_claim *c, const struct ex_domain *d)
 {
-	char who[160], b2[32], b3[32], r2[32];
+	char who[160], b2[32], b3[32], r2[32], leaves[300];
+	if (v->reasons & EXR_CLAIM_HOST_DISKS) {
+		sanitize_text(ex->host.leaf_devices, leaves, sizeof(leaves));
+		say(p,
+		    ". The host's disks (iostat's leaf devices: %s) %s %s over its run (%s), every "
+		    "domain's and dom0's bytes together: at most what reached them for %s",
+		    leaves, c->write ? "wrote" : "read",
+		    ex_bytes((double)c->observed_phys, b3, sizeof(b3)),
+		    ex_rate(c->observed_phys_rate_bps, r2, sizeof(r2)),
+		    d ? ex_dom_label(d, who, sizeof(who)) : "the domain");
+		return;
+	}
 	if (d && d->dom0_subject)
 		say(p, ". %s submitted %s of %s to its devices and %s on a physical disk",
 		    ex_dom_label(d, who, sizeof(who)),
@@ -161,8 +202,9 @@ void prose_claim(struct prose *p, const struct explain *ex, const struct ex_verd
 	if (c->direction_from == EXD_LARGER)
 		say(p, " (the tool does not say which way; taken as the way the domain moved "
 		       "more bytes)");
+	say_said(p, &c->fig.said);
 	if (c->located.found)
-		say_observed(p, c, d);
+		say_observed(p, ex, v, c, d);
 	if (!c->located.found)
 		say(p, ".");
 	else if (v->reasons & EXR_CLAIM_BELOW_RESOLUTION)

@@ -25,8 +25,13 @@ static void claim_figures_of(struct ex_verdict *v, const struct ex_claim *c)
 		ex_fig(v, EXK_CLAIMED_RATE, c->rate_bps);
 	else
 		ex_fig_null(v, EXK_CLAIMED_RATE);
-	if (c->located.found) { /* placed: what reached dom0 and the disks over its run */
+	if (c->located.found && !(v->reasons & EXR_CLAIM_HOST_DISKS)) {
+		/* placed: what reached dom0 and the disks over its run */
 		ex_fig(v, EXK_OBSERVED_GUEST_BYTES, (double)c->observed_guest);
+		ex_fig(v, EXK_OBSERVED_PHYS_BYTES, (double)c->observed_phys);
+		ex_fig(v, EXK_OBSERVED_PHYS_RATE, c->observed_phys_rate_bps);
+	} else if (c->located.found) { /* an import: the host's disks over its run */
+		ex_fig_null(v, EXK_OBSERVED_GUEST_BYTES);
 		ex_fig(v, EXK_OBSERVED_PHYS_BYTES, (double)c->observed_phys);
 		ex_fig(v, EXK_OBSERVED_PHYS_RATE, c->observed_phys_rate_bps);
 	} else { /* not placed: nothing observed is its */
@@ -53,6 +58,7 @@ static void claim_figures_of(struct ex_verdict *v, const struct ex_claim *c)
 			         ex_place_evidence_name(1u << b));
 	ex_fig_str(v, EXK_PLACED_BY, by);
 	ex_fig(v, EXK_STRETCHES, (double)c->n_stretches);
+	ex_said_figures(v, c);
 }
 
 /* The window's domain of that id; NULL if none (EX_NO_DOMAIN included). */
@@ -97,7 +103,9 @@ static void judge_claim(struct explain *ex, const struct ex_claim *c)
 	 * guest wrote it back, as bonnie deletes its file) */
 	if (!c->n_stretches && d && d->mem_bytes && c->bytes < d->mem_bytes)
 		v->reasons |= EXR_CLAIM_GUEST_CACHE;
-	if (cache_above(c, d))
+	if (ex->host.absent) /* an import: against the host's disks, all domains' bytes */
+		v->reasons |= EXR_CLAIM_HOST_DISKS;
+	else if (cache_above(c, d))
 		v->reasons |= EXR_CLAIM_CACHE_ABOVE;
 	claim_figures_of(v, c);
 	ex_evidence(v, "the tool's output");

@@ -100,5 +100,16 @@ const char *const ex_keys[EXK_COUNT] = {
     [EXK_PLACED]                   = "placed",
     [EXK_PLACED_BY]                = "placed_by",
     [EXK_STRETCHES]                = "stretches",
+    [EXK_SAID_DIRECT]              = "direct",
+    [EXK_SAID_SYNC]                = "sync",
+    [EXK_SAID_FLUSH_END]           = "flush_end",
+    [EXK_BLOCK_BYTES]              = "block_bytes",
+    [EXK_QUEUE_DEPTH]              = "queue_depth",
+    [EXK_CLAIMED_IOPS]             = "claimed_iops",
+    [EXK_LATENCY_MEAN_US]          = "latency_mean_us",
+    [EXK_LATENCY_REQUESTS]         = "latency_requests",
+    [EXK_LATENCY_IOPS]             = "latency_iops",
+    [EXK_IOPS_TO_LATENCY]          = "iops_to_latency",
+    [EXK_REQUESTS_PER_IO]          = "requests_per_io",
 };
 /* clang-format on */

@@ -98,11 +98,11 @@ void ex_not_given(struct explain *ex, const char *key, const char *fmt, ...)
  * verdict_claim.c: verdict_claims judges every claims[] row, d NULL) */
 verdict_fn verdict_page_cache_inflation, verdict_double_counting, verdict_read_cache,
     verdict_dom0_cpu_cost, verdict_test_size_vs_memory, verdict_path, verdict_request_size,
-    verdict_claims;
+    verdict_claims, verdict_queue_depth, verdict_direct_buffered;
 /* and of an import (verdicts_import.c) */
 verdict_fn import_page_cache_inflation, import_double_counting, import_read_cache,
     import_dom0_cpu_cost, import_test_size_vs_memory, import_path, import_request_size,
-    import_claim;
+    import_claim, import_queue_depth, import_direct_buffered;
 
 /* dom0's own run (explain/dom0_subject.h): which rule ended its drain, as a verdict's
  * figures ("drain_from": "the run's data", "a quiet stretch" or "-" not drained;
@@ -110,6 +110,11 @@ verdict_fn import_page_cache_inflation, import_double_counting, import_read_cach
  * null where unknown). dom0_drain.c */
 void ex_dom0_drain_figures(struct ex_verdict *v, const struct explain *ex,
                            const struct ex_domain *d);
+
+/* What a claim says of itself (its result's struct claim_said) as a verdict's figures:
+ * "direct", "sync", "flush_end" (1, 0; null: nothing says), "block_bytes", "queue_depth".
+ * verdicts_said.c */
+void ex_said_figures(struct ex_verdict *v, const struct ex_claim *c);
 
 /* The figure keys (verdict_keys.c), indexed by enum ex_key: the JSON contract. */
 extern const char *const ex_keys[EXK_COUNT];

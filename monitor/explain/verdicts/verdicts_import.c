@@ -376,10 +376,18 @@ void import_path(struct explain *ex, const struct ex_domain *d)
 	                           "the stack)");
 }
 
+/* A claim on an import is set against the host's disks (iostat's leaf devices) over its
+ * run, placed on their timeline (tool_claims.c): every domain's and dom0's bytes
+ * together, so an upper bound of the domain's. Without them, not given. */
 void import_claim(struct explain *ex, const struct ex_domain *d)
 {
-	if (!d && ex->n_claims)
-		ex_verdict_not_given(ex, EXV_CLAIM,
-		                     "needs the bytes that reached a disk for that domain: %s",
-		                     ex_tracer_advice(ex));
+	if (d || !ex->n_claims)
+		return;
+	if (leaf_disks(ex))
+		verdict_claims(ex, NULL);
+	else
+		ex_verdict_not_given(ex, EXV_CLAIM, "needs what reached the disks over its run: %s",
+		                     ex_dom0_netbsd(ex) ? "iostat -x N of the disks"
+		                                        : "iostat -dx N of the disks (or xiotop "
+		                                          "record, for the domain's own)");
 }
