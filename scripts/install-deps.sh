@@ -18,7 +18,7 @@ build_pkgs=(build-essential cmake pkg-config clang llvm bpftool libbpf-dev libel
 # the suite, the linters, the sanitizer build and fuzzers, the benchmarks
 test_pkgs=(libclang-rt-dev python3 jq tmux cppcheck clang-format shellcheck fio sqlite3 sysstat
            procps dmsetup curl git openssl systemd adduser debhelper lintian mandoc man-db
-           bpftrace prometheus cpio busybox-static qemu-system-x86 mmdebstrap xz-utils zstd)
+           bpftrace prometheus python3-yaml cpio busybox-static qemu-system-x86 mmdebstrap xz-utils zstd)
 case "${1:-}" in
 "") pkgs=("${build_pkgs[@]}") what="build and demo" ;;
 --test) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}") what="build, demo and test" ;;
