@@ -267,7 +267,8 @@ static void sc_close(struct scenario *sc)
 		abort();
 }
 
-static const struct ex_verdict *sc_verdict(const struct explain *ex, const char *id, uint32_t domid)
+static inline const struct ex_verdict *sc_verdict(const struct explain *ex, const char *id,
+                                                  uint32_t domid)
 {
 	for (size_t i = 0; i < ex->n_verdicts; i++)
 		if (!strcmp(ex_verdict_key(ex->verdicts[i].id), id) &&
@@ -276,7 +277,7 @@ static const struct ex_verdict *sc_verdict(const struct explain *ex, const char 
 	return NULL;
 }
 
-static double sc_fig(const struct ex_verdict *v, const char *key)
+static inline double sc_fig(const struct ex_verdict *v, const char *key)
 {
 	for (size_t i = 0; v && i < v->n_figures; i++)
 		if (!strcmp(ex_key_name(v->figures[i].key), key))
@@ -284,7 +285,7 @@ static double sc_fig(const struct ex_verdict *v, const char *key)
 	return -2;
 }
 
-static const char *sc_fig_str(const struct ex_verdict *v, const char *key)
+static inline const char *sc_fig_str(const struct ex_verdict *v, const char *key)
 {
 	for (size_t i = 0; v && i < v->n_figures; i++)
 		if (!strcmp(ex_key_name(v->figures[i].key), key))
