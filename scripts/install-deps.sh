@@ -13,12 +13,12 @@ set -euo pipefail
 # the build (debian/control's Build-Depends, and cmocka for the unit tests), and the
 # demo's emulated domains (tests/emu/emu.sh: losetup, addpart, mount; mkfs.ext4; modprobe)
 build_pkgs=(build-essential cmake pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
-            libxen-dev libncurses-dev libsqlite3-dev libjson-c-dev libmicrohttpd-dev
+            libxen-dev libncurses-dev libsqlite3-dev libyaml-dev libjson-c-dev libmicrohttpd-dev
             libgnutls28-dev libcrypt-dev libcmocka-dev util-linux e2fsprogs kmod)
 # the suite, the linters, the sanitizer build and fuzzers, the benchmarks
 test_pkgs=(libclang-rt-dev python3 jq tmux cppcheck clang-format shellcheck fio sqlite3 sysstat
            procps dmsetup curl git openssl systemd adduser debhelper lintian mandoc man-db
-           bpftrace prometheus cpio busybox-static qemu-system-x86 mmdebstrap xz-utils zstd)
+           bpftrace prometheus python3-yaml cpio busybox-static qemu-system-x86 mmdebstrap xz-utils zstd)
 case "${1:-}" in
 "") pkgs=("${build_pkgs[@]}") what="build and demo" ;;
 --test) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}") what="build, demo and test" ;;

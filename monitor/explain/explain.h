@@ -260,6 +260,7 @@ struct ex_window {
 };
 
 struct ex_dom0_drain; /* explain/dom0_subject.h */
+struct ex_day;        /* explain/day.h */
 struct ex_claim_file; /* explain/claim_list.h */
 
 struct explain {
@@ -293,6 +294,9 @@ struct explain {
 	/* dom0's own run (the subject domain 0): its intervals after the window, to end its
 	 * drain where its disks took the run's data (dom0_subject.h); NULL none */
 	struct ex_dom0_drain *dom0_drain;
+	/* the whole recording per domain, for the HTML report's day chart (day.h): set by
+	 * whoever collected it, owned by it; NULL none */
+	const struct ex_day *day;
 };
 
 /* The window [from, to] (marks or times, NULL: default: the wrapped command's start and

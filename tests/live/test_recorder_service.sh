@@ -47,16 +47,24 @@ unit_cmd() { # DIR PERIOD RETAIN [RETAIN_SIZE]
 		XIOTOP_USER=nobody XIOTOP_OPTS="--xenstore-dump $XENSTORE_DUMP" \
 		bash -c "echo \"$line\"" | sed "s|^/usr/sbin/xiotop|$X|"
 }
-# A supervisor as the unit asks for: restart 1 s after a failure, stop on SIGTERM.
+# A supervisor as the unit asks for: restart 1 s after a failure but the unit's
+# RestartPreventExitStatus (2: stopped, said in DIR.stopped), stop on SIGTERM.
 supervise() { # DIR PERIOD RETAIN [RETAIN_SIZE]
-	local cmd child
+	local cmd child rc prevent
 	cmd=$(unit_cmd "$@")
+	prevent=$(sed -n 's/^RestartPreventExitStatus=//p' "$unit")
 	trap 'kill -TERM $child 2>/dev/null; wait $child; exit 0' TERM
 	while :; do
 		# shellcheck disable=SC2086 # the unit's command line, split as systemd does
 		(unit_sandboxed "$unit" "$1" "$XIOTOP_RUNTIME_DIR" -- $cmd) 2>>"$1.err" &
 		child=$!
-		wait $child && exit 0
+		wait $child
+		rc=$?
+		[ $rc -eq 0 ] && exit 0
+		if [[ " $prevent " == *" $rc "* ]]; then
+			echo "stopped: exit $rc" >>"$1.stopped"
+			exit 0
+		fi
 		echo "restart" >>"$1.restarts"
 		sleep 1
 	done

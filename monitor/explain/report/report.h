@@ -6,7 +6,8 @@
  * a comparison {"a", "b", "comparison"}; an imported recording adds "imported" and
  * "not_given", and two imports compared by dom0 CPU alone a "comparison" with
  * "hosts_only"); text and HTML name the verdicts not given too; HTML is one self-contained file (no
- * network, no script) with an inline SVG time chart per domain and the verdicts beside it. Every
+ * network, no script) with an inline SVG time chart per domain and the verdicts beside it,
+ * and when the whole recording was read (ex->day) a day chart of every domain. Every
  * string from the recording is escaped for its format. Each verdict's words are
  * prose.h's, the same in every format. Each returns 0, or -1 when writing failed (ferror).
  */
@@ -44,8 +45,13 @@ struct report_known report_known(const struct explain *ex, const struct ex_domai
 void html_head(FILE *out, const char *title);
 void html_window(FILE *out, const struct explain *ex, const char *heading);
 void html_tail(FILE *out);
-/* s escaped for HTML text and attributes (after sanitize_text). */
+/* s escaped for HTML text and attributes (after sanitize_text); text already sanitized
+ * (a verdict's sentence): the entities only (html_escape.c). */
 void html_put(FILE *out, const char *s);
+void html_put_sanitized(FILE *out, const char *clean);
+/* The day chart (report_day.c): each domain's whole recording (ex->day, explain/day.h),
+ * the window shaded; nothing when ex->day is NULL or empty. */
+void html_day(FILE *out, const struct explain *ex);
 /* text (already sanitized) word-wrapped at 78 columns, each line led by indent. */
 void report_wrap(FILE *out, const char *indent, const char *text);
 /* Every result of every --claim file, judged or not (report_claims.c, claim_list.h): in

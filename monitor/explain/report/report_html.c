@@ -18,32 +18,6 @@
 #define TOP_H   24 /* the marks' labels, above the panels */
 #define AXIS_H  40 /* below the panels: the ticks, their labels, the axis's caption */
 
-/* The characters HTML gives a meaning to, as entities: safe in text and in quoted
- * attributes alike. */
-static const char *const html_entity[256] = {
-    ['<'] = "&lt;", ['>'] = "&gt;", ['&'] = "&amp;", ['"'] = "&quot;", ['\''] = "&#39;",
-};
-
-/* Text already sanitized (a verdict's sentence, a label explain made of sanitized names):
- * the entities only, or its escapes would be escaped again ("\\e" for "\e"). */
-static void html_put_sanitized(FILE *out, const char *clean)
-{
-	for (const char *p = clean ? clean : ""; *p; p++) {
-		const char *entity = html_entity[(unsigned char)*p];
-		if (entity)
-			fputs(entity, out);
-		else
-			fputc(*p, out);
-	}
-}
-
-void html_put(FILE *out, const char *s)
-{
-	char clean[8192];
-	sanitize_text(s ? s : "", clean, sizeof(clean));
-	html_put_sanitized(out, clean);
-}
-
 void html_head(FILE *out, const char *title)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>", out);
@@ -347,6 +321,7 @@ int report_html(FILE *out, const struct explain *ex)
 	html_put(out, title);
 	fputs("</h1>\n", out);
 	html_window(out, ex, "The window");
+	html_day(out, ex);
 	html_tail(out);
 	return ferror(out) ? -1 : 0;
 }
