@@ -393,6 +393,12 @@ static void test_iozone_real(void **state)
 	parse_ok("iozone-a-R.txt");
 	z = &cl->u.iozone;
 	assert_true(z->from_report);
+	/* iozone's own echo of its command: what it says, where it was read */
+	assert_string_equal(cl->command, "iozone -a -R -n 64k -g 512k -y 4k -q 64k -f iozone.tmp");
+	assert_int_equal(cl->said.direct.from, CLAIM_FROM_OUTPUT);
+	assert_int_equal(cl->said.direct.value, 0);
+	assert_int_equal(cl->said.block_bytes.from, CLAIM_FROM_NONE); /* -a: each row its own */
+	assert_int_equal(cl->runs[0].block_bytes.value, 4u << 10);
 	assert_int_equal(z->nrows, 20);
 	r = &z->rows[4];
 	assert_int_equal(r->file_kib, 64);

@@ -132,8 +132,16 @@ static int prose(struct scan *s, const struct claim_line *l, const struct claim_
 	bool not_kib = false;
 	f = claim_banner(l, &said, &not_kib);
 	if (f != CLAIM_FAMILY_NONE) {
-		claim_said_merge(&s->pend[f].ctx.said, &said);
-		s->pend[f].ctx.not_kib_per_s |= not_kib;
+		struct claim_context *c = &s->pend[f].ctx;
+		claim_said_merge(&c->said, &said);
+		c->not_kib_per_s |= not_kib;
+		static const char used[] = "Command line used: "; /* iozone's own echo */
+		const char *at = memmem(l->s, l->len, used, sizeof(used) - 1);
+		if (at && !c->command[0]) {
+			at += sizeof(used) - 1;
+			trimmed_copy(c->command, sizeof(c->command), at, (size_t)(l->s + l->len - at));
+			c->command_line = l->no;
+		}
 		return 0;
 	}
 	char nhost[CLAIM_NAME_MAX];
