@@ -47,7 +47,7 @@ struct rec_session_opts {
 	double retain_s;     /* --dir: files older go (0: kept) */
 	double retain_bytes; /* --dir: the oldest go while the files hold more (0: any) */
 	const char *proc_root;
-	bool check_dir_later; /* --user: the directory's access is checked after the drop */
+	bool check_dir_later;  /* --user: the directory's access is checked after the drop */
 	int64_t commit_age_ns; /* the commit rule's age (record.h); 0: REC_COMMIT_AGE_NS */
 	rec_take_marks_fn take_marks;
 	void *marks_ctx;
