@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "test_files.h"
-#include "explain/compare.h"
+#include "explain/verdicts/compare.h"
 #include "explain_scenario.h"
 #include "import/import_build.h"
 
@@ -92,7 +92,7 @@ static void seed001_request_size(void **state)
 	assert_true(sc_fig(v, "disk_avg_request_bytes") == 512 * 1024);
 	assert_true(sc_fig(v, "merge_ratio") == 128);
 	assert_true(v->share == 0); /* a mechanism: ranked below the discrepancies */
-	assert_non_null(strstr(v->text, "dom0's page cache merged them"));
+	assert_non_null(strstr(sc_text(&ex, v), "dom0's page cache merged them"));
 	/* the writeback's bios counted with the drain, not only the window's */
 	assert_true(sc_fig(v, "disk_requests") == 400 * MiB / (512 * 1024));
 	explain_free(&ex);
@@ -103,21 +103,21 @@ static void seed001_request_size(void **state)
 	assert_non_null(v);
 	assert_true(sc_fig(v, "merge_ratio") == 1);
 	assert_true(v->share == 0);
-	assert_non_null(strstr(v->text, "about as issued"));
+	assert_non_null(strstr(sc_text(&ex, v), "about as issued"));
 	/* the comparison's path cause says how each side's disk took the requests */
 	static struct explain fa;
 	struct rec_reader *ra;
 	assert_int_equal(sc_explain(a, NULL, NULL, &fa, &ra, &err), 0);
 	struct ex_compare c;
-	char msg[256];
-	assert_int_equal(explain_compare(&fa, NULL, &ex, NULL, &c, msg, sizeof(msg)), 0);
+	struct xerr msg;
+	assert_int_equal(explain_compare(&fa, NULL, &ex, NULL, &c, &msg), 0);
 	bool said = false;
 	for (size_t i = 0; i < c.n_causes; i++)
-		said |=
-		    !strcmp(c.causes[i].id, "path") &&
-		    strstr(c.causes[i].text, "the guest's requests averaged 4 KiB on A and 4 KiB "
-		                             "on B, what dom0 submitted to the disk 512 KiB and "
-		                             "4 KiB") != NULL;
+		said |= !strcmp(ex_verdict_key(c.causes[i].id), "path") &&
+		        strstr(sc_cause_text(&c, i),
+		               "the guest's requests averaged 4 KiB on A and 4 KiB "
+		               "on B, what dom0 submitted to the disk 512 KiB and "
+		               "4 KiB") != NULL;
 	assert_true(said);
 	explain_free(&fa);
 	rec_reader_close(ra);
@@ -209,7 +209,7 @@ static void md_mirror_does_not_hide_loop(void **state)
 	assert_non_null(dc);
 	assert_true(sc_fig(dc, "double_counted_bytes") == 64.0 * MiB);
 	assert_true(sc_fig(dc, "host_disk_wr_bytes") == -1); /* null: not set against bo */
-	assert_non_null(strstr(dc->text, "sit under md"));
+	assert_non_null(strstr(sc_text(&ex, dc), "sit under md"));
 	/* the mirrored leaves took every byte: no cache verdict from them */
 	assert_null(sc_verdict(&ex, "page_cache_inflation", 1));
 	explain_free(&ex);

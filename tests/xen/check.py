@@ -439,6 +439,10 @@ def main():
     check(not unfinished, "every guest said it was done before its counts were read"
           + (f": not {', '.join(unfinished)} (wait_done's limit ran out; its checks below"
              " compare a run still writing)" if unfinished else ""))
+    # scenarios.sh's xiotop_past: counts read before xiotop sampled after them
+    late = sorted(k for k in marks if k.startswith("xiotop no interval after "))
+    check(not late, "xiotop sampled after each snapshot's counts (xiotop_past)"
+          + (f": not {', '.join(late)} in 60 s" if late else ""))
     if phases == "stacks":
         check_stacks(res, intervals, check)  # md RAID, the console's keys
         return summary()
@@ -616,7 +620,7 @@ def console_time(lines, near):
 
 def check_console(res):
     """The console xiotop inside tmux beside the batch one: it ran, showed the phase A
-    domains, and showed writing (GWR_MB/s > 0) the domains blkback says wrote. A capture
+    domains, and showed writing (GWR_MiB/s > 0) the domains blkback says wrote. A capture
     shows the interval ending at its header's clock T (to the second), so in [T, E), E the
     earlier of T + 1 and the wall clock just after the capture, and starting at or after
     the clock P of the last capture before it with an earlier one (the console's -d 1
@@ -670,7 +674,7 @@ def check_console(res):
     # TCG redraws (every 1-7 s): a CI boot had none, and its capture showing 2 of the 3
     # that may have written was right. A console showing none writing still fails.
     check(judged > 0 and (must_seen > 0 or best_n > 0) and not wrong,
-          f"console: {best or 'no capture'} shows {best_n} domains writing at once (GWR_MB/s > 0),"
+          f"console: {best or 'no capture'} shows {best_n} domains writing at once (GWR_MiB/s > 0),"
           f" blkback's wr_sect says {best_truth}; in all {judged} captures the domains shown writing"
           f" are those blkback's wr_sect says wrote (writing from the unpause: {spans};"
           f" the most a capture must show: {must_seen})" + (f": {len(wrong)} wrong, {wrong[:2]}" if wrong else ""))

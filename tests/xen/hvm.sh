@@ -99,7 +99,7 @@ EOC
 	done
 	echo "HVM-DONE $EPOCHREALTIME" >>"$R"/snapshots.txt
 	mark "phase H: hvm done"
-	sleep 2.5 # xiotop's intervals hold the last of it
+	xiotop_past "hvm done" # (scenarios.sh) its intervals hold the last of it
 	kill $series 2>/dev/null
 	wait $series 2>/dev/null
 	hvm_image end $img

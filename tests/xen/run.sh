@@ -138,7 +138,9 @@ tq=$(date +%s.%N)
 # runs HVM guests with it (HAP); without, Debian's Xen (no shadow paging built in) refuses
 # them ("neither hap nor shadow paging available").
 tcg=${XIOTOP_XEN_TCG:-multi}
-tmo=${XIOTOP_XEN_TIMEOUT:-600}
+# The boot's limit (the dom0's own deadline 30 s less): 230 s of qemu on an idle host,
+# 592 s while builds loaded it (TCG slows as a whole), which the former 600 cut short.
+tmo=${XIOTOP_XEN_TIMEOUT:-1200}
 # The kernel also rewrites code at its own boot (static keys, alternatives), before
 # anything of ours runs: one boot in ~17 here stopped at uptime 2.4 s, both vCPUs silent
 # until the timeout. A dom0 whose init has not started XIOTOP_XEN_INIT_LIMIT s (120) after

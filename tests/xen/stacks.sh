@@ -91,7 +91,7 @@ settle() {
 	sleep 1.5 # md marks the array clean 200 ms after its last write (a superblock write)
 	stack_vbds "$tag" "$@"
 	stack_counts "$tag-end"
-	sleep 2 # xiotop's next interval holds the last of it
+	xiotop_past "settle $tag" # (scenarios.sh) its next interval holds the last of it
 }
 
 stacks_phase_r() {

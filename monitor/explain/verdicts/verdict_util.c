@@ -1,0 +1,47 @@
+/* verdict_util.c - what every verdict needs: a verdict slot, its figures and evidence. The
+ * verdicts call it; it calls none of them (verdicts_rank.c runs and ranks them). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/arrays.h"
+#include "explain/verdicts/verdicts.h"
+
+struct ex_verdict *ex_verdict_new(struct explain *ex, enum ex_verdict_id id, uint32_t domid)
+{
+	const struct ex_verdict v = {.id = id, .domid = domid, .claim = EX_NO_CLAIM};
+	return arrays_put(ex->verdicts, &ex->n_verdicts, EX_MAX_VERDICTS, &v, sizeof(v));
+}
+
+static struct ex_figure *new_fig(struct ex_verdict *v, enum ex_key key)
+{
+	struct ex_figure f = {.key = key};
+	return arrays_put(v->figures, &v->n_figures, EX_MAX_FIGURES, &f, sizeof(f));
+}
+
+void ex_fig(struct ex_verdict *v, enum ex_key key, double value)
+{
+	struct ex_figure *f = new_fig(v, key);
+	if (f)
+		f->value = value;
+}
+
+void ex_fig_null(struct ex_verdict *v, enum ex_key key)
+{
+	struct ex_figure *f = new_fig(v, key);
+	if (f)
+		f->null = true;
+}
+
+void ex_fig_str(struct ex_verdict *v, enum ex_key key, const char *value)
+{
+	struct ex_figure *f = new_fig(v, key);
+	if (f)
+		snprintf(f->str, sizeof(f->str), "%s", value[0] ? value : "-");
+}
+
+void ex_evidence(struct ex_verdict *v, const char *counter)
+{
+	if (v->n_evidence < EX_MAX_EVIDENCE)
+		v->evidence[v->n_evidence++] = counter;
+}
