@@ -16,6 +16,7 @@ import os
 import re
 import sys
 
+from check_hvm import check_hvm
 from check_latency import check_latency
 from check_stacks import check_stacks
 from xenfig import MiB, epoch, mib, within
@@ -397,7 +398,7 @@ def check_domain(phase, domid, name, vbds, threads, intervals, xentop, window=(N
 
 def main():
     res, qdisk_status = sys.argv[1], sys.argv[2]
-    # which boot this was (scenarios.sh): "main" (phases A-D, the console) or "stacks"
+    # which boot this was (scenarios.sh): "main" (phases A-D, the console), "stacks" or "hvm"
     pp = os.path.join(res, "phases")
     phases = open(pp).read().strip() if os.path.exists(pp) else "main"
     intervals = load_intervals(os.path.join(res, "xiotop.json"))
@@ -443,12 +444,22 @@ def main():
     check(not late, "xiotop sampled after each snapshot's counts (xiotop_past)"
           + (f": not {', '.join(late)} in 60 s" if late else ""))
     if phases == "stacks":
-        check_stacks(res, intervals, check, report, skip)  # md RAID, the console's keys, HVM
+        check_stacks(res, intervals, check)  # md RAID, the console's keys
         return summary()
     xentops = {}
     for phase in sorted({p for p, _ in domains}):
         path = os.path.join(res, f"xentop-{phase}.txt")
         xentops[phase] = parse_xentop(path) if os.path.exists(path) else {}
+    if phases == "hvm":  # the HVM guest (check_hvm.py) and its PV twin, judged as any
+        pv = None
+        for (phase, domid), name in sorted(domains.items()):
+            pv = check_domain(phase, domid, name, vbds.get((phase, domid), []),
+                              threads.get((phase, domid), []), intervals, xentops.get(phase, {}))
+            pv["domid"] = domid
+        if timed:
+            check_latencies(domains, vbds, intervals, ("H",))
+        check_hvm(res, intervals, check, report, dmruns, pv)
+        return summary()
     got = {}
     by_name = {}
     for (phase, domid), name in sorted(domains.items()):
@@ -490,7 +501,7 @@ def main():
               "churn: per incarnation xiotop " + ", ".join(f"{k[0]} domid {k[1]} {mib(s)}" for k, s in zip(churn, sums))
               + " vs blkback " + ", ".join(mib(b) for b in bbs) + " (never merged)")
     if timed:
-        check_latencies(domains, vbds, intervals)
+        check_latencies(domains, vbds, intervals, ("A", "B"))
     else:
         print("     latency per domain not checked: no completion hook is timing (the FAIL above)")
     check_reuse(got, vbds, domains, other)
@@ -511,11 +522,12 @@ def summary():
     return 1 if failures else 0
 
 
-def check_latencies(domains, vbds, intervals):
-    """--latency for the three blkback domains of phase A and the qdisk one (its device
-    model's syscalls): check_latency.py says what is compared and why it holds."""
+def check_latencies(domains, vbds, intervals, phases):
+    """--latency for the blkback domains of phases (A: three; H: the HVM guest's PV twin)
+    and the qdisk one (B, its device model's syscalls): check_latency.py says what is
+    compared and why it holds."""
     for (phase, domid), name in sorted(domains.items()):
-        if phase not in ("A", "B"):
+        if phase not in phases:
             continue
         qdisk = (phase, domid) in expect
         v = vbds.get((phase, domid), [])

@@ -248,6 +248,17 @@ if grep -qw xiotop_phases=explain /proc/cmdline; then
 	cp /var/log/xen/*.log $R/ 2>/dev/null
 	exit 0
 fi
+# xiotop_phases=hvm: only phase H, the HVM guest and its PV twin (hvm.sh)
+if grep -qw xiotop_phases=hvm /proc/cmdline; then
+	# shellcheck disable=SC1091 # tests/xen/hvm.sh, put in /root by run.sh
+	. /root/hvm.sh
+	echo hvm >$R/phases
+	hvm_phase
+	kill -INT $xpid
+	wait $xpid
+	cp /var/log/xen/*.log $R/ 2>/dev/null
+	exit 0
+fi
 if grep -qw xiotop_phases=stacks /proc/cmdline; then
 	echo stacks >$R/phases
 	stacks_all
