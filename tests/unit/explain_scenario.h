@@ -49,8 +49,8 @@ struct scenario {
 	struct rec_writer *w;
 	struct sc_dom doms[4];
 	size_t n_doms;
-	unsigned n; /* samples written */
-	uint64_t pgpgout_kb, unattr_wr;
+	unsigned n;                                /* samples written */
+	uint64_t pgpgout_kb, unattr_wr, unattr_rd; /* unattr_*: dom0's own bios (cumulative) */
 	uint64_t root_wr; /* dom0's own writes to its root disk (vda, ROOT_DISK): other programs' */
 	bool latency;     /* the samples hold latency histograms (has_latency) */
 };
@@ -152,7 +152,8 @@ static inline void sc_append(struct scenario *sc)
 	s.has_latency = sc->latency;
 	snprintf(s.hooks, sizeof(s.hooks), "block_bio_queue writeback_dirty_folio sched_switch");
 	sc_dev(&s, LEAF, "sda", true);
-	uint64_t leaf_wr = sc->unattr_wr, leaf_rd = 0, leaf_wr_ios = sc->unattr_wr / 65536;
+	uint64_t leaf_wr = sc->unattr_wr, leaf_rd = sc->unattr_rd;
+	uint64_t leaf_wr_ios = sc->unattr_wr / 65536;
 	for (size_t i = 0; i < sc->n_doms; i++) {
 		const struct sc_dom *d = &sc->doms[i];
 		struct xio_domain info = {
@@ -183,7 +184,7 @@ static inline void sc_append(struct scenario *sc)
 			sample_add_disk(&s, &own);
 		}
 	}
-	sc_layer(&s, XIOTOP_DOM_NONE, LEAF, XIOTOP_VIA_NONE, sc->unattr_wr, 0);
+	sc_layer(&s, XIOTOP_DOM_NONE, LEAF, XIOTOP_VIA_NONE, sc->unattr_wr, sc->unattr_rd);
 	if (sc->root_wr) {
 		sc_dev(&s, ROOT_DISK, "vda", true);
 		sc_layer(&s, XIOTOP_DOM_NONE, ROOT_DISK, XIOTOP_VIA_NONE, sc->root_wr, 0);
@@ -333,7 +334,7 @@ static inline const char *sc_text(const struct explain *ex, const struct ex_verd
 /* A comparison's summary and a cause's words. */
 static inline const char *sc_compare_text(const struct ex_compare *c)
 {
-	static char buf[1024];
+	static char buf[PROSE_MAX];
 	prose_compare(c, buf, sizeof(buf));
 	return buf;
 }

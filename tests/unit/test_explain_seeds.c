@@ -13,6 +13,7 @@
 
 #include "test_files.h"
 #include "explain/report/report.h"
+#include "explain/verdicts/compare.h"
 #include "explain/tool_claims.h"
 #include "explain_scenario.h"
 
@@ -195,6 +196,75 @@ static void seed003_guest_cache_seen_through_the_claim(void **state)
 
 /* Seed 004: an HVM guest (2 GiB) through qemu-dm on a file image, dom0 256 MiB: bonnie
  * 2 GiB writes at about 10 MiB/s, qemu busy in dom0, the flusher writing its image back. */
+/* Seed 004's comparison, as posted: bonnie -s 256 in a NetBSD dom0 of 256 MB against
+ * bonnie -s 2048 in an HVM guest of 2 GB (qemu-dm on a file image, cache=writeback): each
+ * sized its file to its own memory, not twice it. Expected, written before the change:
+ * dom0's test, 256 MiB written and read back, against its 256 MiB (the caches on its
+ * path: dom0's memory, as it reads); the guest's 2 GiB against its 2 GiB and dom0's
+ * 256 MiB (dom0 caches the image): both under bonnie's 2x, each measured its own caches,
+ * and they differ: `explain dom0 domU` names the comparison's flaw with both figures
+ * (before: never said). The device model's CPU per GiB is named by role beside it. */
+static void seed004_comparison_flaw(void **state)
+{
+	(void)state;
+	const char *pa = path_of("004-dom0.xiotop"), *pb = path_of("004-domu.xiotop");
+	struct scenario sc;
+	sc_open(&sc, pa, 256 * 1024);
+	for (unsigned i = 0; i <= 12; i++) {
+		if (i >= 1 && i <= 4) /* bonnie's file written at 64 MiB/s, then read */
+			sc.unattr_wr += 64 * MiB;
+		if (i >= 5 && i <= 8)
+			sc.unattr_rd += 64 * MiB;
+		sc.pgpgout_kb = sc.unattr_wr / 1024;
+		sc_append(&sc);
+	}
+	sc_mark(&sc, "start: bonnie -s 256", 0.5, "wrap", -1);
+	sc_mark(&sc, "end: bonnie -s 256 (exit 0)", 8.5, "wrap", 0);
+	sc_close(&sc);
+	sc_open(&sc, pb, 256 * 1024);
+	struct sc_dom *d = sc_add_dom(&sc, 9, "banksy", SC_QEMU, "/domU/banksy/ad1", 2 * GiB);
+	for (unsigned i = 0; i <= 70; i++) {
+		struct sc_step st = {0};
+		if (i >= 1 && i <= 32) { /* 64 MiB/s written into dom0's cache of the image */
+			st.guest_wr = st.phys_wr = st.dirtied = st.written_back = 64 * MiB;
+			st.cpu_ns[XIO_CPU_DEVICE_MODEL] = 850000000;
+		}
+		if (i >= 33 && i <= 64) { /* and read back */
+			st.guest_rd = st.phys_rd = 64 * MiB;
+			st.cpu_ns[XIO_CPU_DEVICE_MODEL] = 850000000;
+		}
+		if (i)
+			sc_step(&sc, d, &st);
+		sc_append(&sc);
+	}
+	sc_mark(&sc, "start: bonnie -s 2048", 0.5, "wrap", -1);
+	sc_mark(&sc, "end: bonnie -s 2048 (exit 0)", 64.5, "wrap", 0);
+	sc_close(&sc);
+	static struct explain a, b;
+	struct rec_reader *ra, *rb;
+	struct xerr err;
+	assert_int_equal(sc_explain(pa, NULL, NULL, &a, &ra, &err), 0);
+	assert_int_equal(sc_explain(pb, NULL, NULL, &b, &rb, &err), 0);
+	struct ex_compare c;
+	assert_int_equal(explain_compare(&a, "dom0", &b, "banksy", &c, &err), 0);
+	assert_true(c.a.test_bytes == 256 * MiB && c.a.cache_bytes == 256 * MiB);
+	assert_true(c.b.test_bytes == 2 * GiB && c.b.cache_bytes == 2 * GiB + 256 * MiB);
+	assert_true(c.a.under_rule && c.b.under_rule && c.size_flaw);
+	const char *text = sc_compare_text(&c);
+	assert_non_null(strstr(text, "The comparison's flaw"));
+	assert_non_null(strstr(text, "256.0 MiB against the 256.0 MiB"));
+	assert_non_null(strstr(text, "2.00 GiB against the 2.25 GiB"));
+	bool named = false;
+	for (size_t i = 0; i < c.n_causes; i++)
+		if (c.causes[i].id == EXV_DOM0_CPU_COST)
+			named = strstr(sc_cause_text(&c, i), "device_model") != NULL;
+	assert_true(named);
+	explain_free(&a);
+	explain_free(&b);
+	rec_reader_close(ra);
+	rec_reader_close(rb);
+}
+
 static void seed004_qemu_path(void **state)
 {
 	(void)state;
@@ -325,6 +395,7 @@ int main(void)
 	    cmocka_unit_test(seed000_dd_and_bonnie),
 	    cmocka_unit_test(seed003_guest_cache_seen_through_the_claim),
 	    cmocka_unit_test(seed004_qemu_path),
+	    cmocka_unit_test(seed004_comparison_flaw),
 	    cmocka_unit_test(names_and_labels_escaped),
 	};
 	return cmocka_run_group_tests(tests, make_dir, remove_dir);

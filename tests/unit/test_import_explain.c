@@ -119,7 +119,7 @@ static const char *sc_text(const struct explain *ex, const struct ex_verdict *v)
 
 static const char *sc_compare_text(const struct ex_compare *c)
 {
-	static char buf[1024];
+	static char buf[PROSE_MAX];
 	prose_compare(c, buf, sizeof(buf));
 	return buf;
 }

@@ -2,6 +2,7 @@
  * cause's sentence. */
 #include <string.h>
 
+#include "core/figures.h"
 #include "explain/report/prose.h"
 #include "explain/verdicts/verdicts.h"
 
@@ -17,6 +18,32 @@ static void say_hosts(struct prose *p, const struct ex_compare *c)
 	    "flusher, an emulated disk qemu; xiotop record splits it by role.",
 	    c->dom0_cpu_s_a, a->win.seconds, c->dom0_cpu_s_b, b->win.seconds, a->host.busy_source,
 	    c->ratio, c->dom0_cpu_s_a - c->dom0_cpu_s_b, c->guests_vcpu_s_a, c->guests_vcpu_s_b);
+}
+
+/* One side's test against the caches on its path. */
+static void say_side_size(struct prose *p, const char *which, const struct ex_side *s)
+{
+	char who[160], t[32], m[32];
+	say(p, "%s's test (%s, %s) was %s against the %s of the caches on its path (%.2fx)", which,
+	    ex_dom_label(s->dom, who, sizeof(who)), s->under_rule ? "under the rule" : "over it",
+	    ex_bytes(s->test_bytes, t, sizeof(t)), ex_bytes(s->cache_bytes, m, sizeof(m)),
+	    s->cache_bytes > 0 ? s->test_bytes / s->cache_bytes : 0);
+}
+
+/* The comparison's flaw: a side sized its test under the benchmark's rule for its own
+ * caches (seed 004: dom0's 256 MB on a 256 MB dom0, the domU's 2 GB on 2 GB). */
+static void say_size_flaw(struct prose *p, const struct ex_compare *c)
+{
+	say(p, " The comparison's flaw: ");
+	say_side_size(p, "A", &c->a);
+	say(p, "; ");
+	say_side_size(p, "B", &c->b);
+	say(p,
+	    ". A benchmark sizes its file at %.0fx the memory of the caches on its way (bonnie++ "
+	    "by default) so that they cannot hold it; a side under that measured its caches, "
+	    "and the two sides' caches differ: size each test to twice its own side's memory "
+	    "(guest and dom0 where dom0 caches the path) before comparing.",
+	    EX_TEST_TO_CACHE_RULE);
 }
 
 void prose_compare(const struct ex_compare *c, char *buf, size_t len)
@@ -44,6 +71,24 @@ void prose_compare(const struct ex_compare *c, char *buf, size_t len)
 	    : tb > 0 ? ta / tb
 	             : 0,
 	    c->difference_s_per_gib, c->causes_s_per_gib);
+	if (c->size_flaw)
+		say_size_flaw(&p, c);
+}
+
+/* A side's CPU by role where a device model or loop had a part in it: what each path's
+ * own machinery cost (qemu's emulation against blkback's). */
+static void say_roles(struct prose *p, const char *which, const struct ex_side *s)
+{
+	double dm = s->role_s_per_gib[XIO_CPU_DEVICE_MODEL], loop = s->role_s_per_gib[XIO_CPU_LOOP];
+	if (dm <= 0 && loop <= 0)
+		return;
+	say(p, "; %s's: ", which);
+	for (int r = 0, n = 0; r < XIO_CPU_ROLES; r++)
+		if (s->role_s_per_gib[r] > 0)
+			say(p, "%s%s %.2f", n++ ? ", " : "",
+			    figure_cpu_role_key((enum xio_cpu_role)r), s->role_s_per_gib[r]);
+	if (dm > 0)
+		say(p, " (the device model emulates each request: a trap, a copy, a syscall)");
 }
 
 void prose_cause(const struct ex_compare *c, const struct ex_cause *k, char *buf, size_t len)
@@ -61,6 +106,8 @@ void prose_cause(const struct ex_compare *c, const struct ex_cause *k, char *buf
 	case EXV_DOM0_CPU_COST:
 		say(&p, "dom0 spent %.2f s of CPU per GiB for A and %.2f for B", a->cpu_s_per_gib,
 		    b->cpu_s_per_gib);
+		say_roles(&p, "A", a);
+		say_roles(&p, "B", b);
 		return;
 	default: /* the path */
 		break;

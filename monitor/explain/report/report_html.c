@@ -330,7 +330,7 @@ int report_compare_html(FILE *out, const struct ex_compare *c)
 {
 	html_head(out, "xiotop explain: A against B");
 	fputs("<h1>xiotop explain: A against B</h1>\n<p>", out);
-	char text[1024];
+	char text[PROSE_MAX];
 	prose_compare(c, text, sizeof(text));
 	html_put_sanitized(out, text);
 	fputs("</p>\n", out);

@@ -298,6 +298,10 @@ static void put_side(FILE *out, const struct ex_side *s)
 	        "\"true_s_per_gib\":%.4f,\"hidden_s_per_gib\":%.4f,\"dom0_cpu_s_per_gib\":%.4f",
 	        s->bytes, s->rate_bps, s->seen_s_per_gib, s->true_s_per_gib, s->hidden_s_per_gib,
 	        s->cpu_s_per_gib);
+	/* its test against the caches on its path (the benchmark's size rule) */
+	fprintf(out, ",\"test_bytes\":%.0f,\"cache_bytes\":", s->test_bytes);
+	put_num(out, s->cache_bytes > 0 ? s->cache_bytes : NAN);
+	fprintf(out, ",\"under_size_rule\":%s", s->under_rule ? "true" : "false");
 	/* taken as the busiest while this domain moved 1 MiB too; null: named, or alone */
 	fputs(",\"also_active_domid\":", out);
 	if (s->also_active)
@@ -319,7 +323,7 @@ int report_compare_json(FILE *out, const struct ex_compare *c)
 		        "\"dom0_cpu_ratio\":%.4f,\"text\":",
 		        c->dom0_cpu_s_a, c->dom0_cpu_s_b, c->guests_vcpu_s_a, c->guests_vcpu_s_b,
 		        c->ratio);
-		char text[1024];
+		char text[PROSE_MAX];
 		prose_compare(c, text, sizeof(text));
 		json_put_string(out, text);
 		fputs("}}\n", out);
@@ -330,8 +334,10 @@ int report_compare_json(FILE *out, const struct ex_compare *c)
 	fputs(",\"b\":", out);
 	put_side(out, &c->b);
 	fprintf(out,
-	        ",\"direction\":\"%s\",\"ratio\":%.4f,\"difference_s_per_gib\":%.4f,\"causes\":[",
-	        c->reads ? "read" : "write", c->ratio, c->difference_s_per_gib);
+	        ",\"direction\":\"%s\",\"ratio\":%.4f,\"difference_s_per_gib\":%.4f,"
+	        "\"size_flaw\":%s,\"causes\":[",
+	        c->reads ? "read" : "write", c->ratio, c->difference_s_per_gib,
+	        c->size_flaw ? "true" : "false");
 	for (size_t i = 0; i < c->n_causes; i++) {
 		fprintf(out,
 		        "%s{\"rank\":%zu,\"id\":\"%s\",\"s_per_gib\":%.4f,\"share\":%.4f,"
@@ -345,7 +351,7 @@ int report_compare_json(FILE *out, const struct ex_compare *c)
 		fputs("}", out);
 	}
 	fputs("],\"text\":", out);
-	char text[1024];
+	char text[PROSE_MAX];
 	prose_compare(c, text, sizeof(text));
 	json_put_string(out, text);
 	fputs("}}\n", out);

@@ -194,7 +194,7 @@ int report_compare_text(FILE *out, const struct ex_compare *c)
 	also_active(out, "A", &c->a);
 	also_active(out, "B", &c->b);
 	fputc('\n', out);
-	char text[1024];
+	char text[PROSE_MAX];
 	prose_compare(c, text, sizeof(text));
 	report_wrap(out, "", text);
 	if (!c->hosts_only)

@@ -51,6 +51,17 @@ static void measure(struct ex_side *s, bool reads)
 		    ((double)d->io.guest_rd_bytes / (double)d->io.phys_rd_bytes - 1);
 	}
 	s->true_s_per_gib = s->seen_s_per_gib + s->hidden_s_per_gib;
+	double all_gib = (double)(d->io.guest_wr_bytes + d->io.guest_rd_bytes) / EX_GIB;
+	for (int r = 0; r < XIO_CPU_ROLES; r++)
+		s->role_s_per_gib[r] =
+		    all_gib > 0 ? (double)(d->cpu_ns_by_role[r] + d->after_cpu_ns_by_role[r]) /
+		                      1e9 / all_gib
+		                : 0;
+	struct ex_test_size t;
+	ex_test_and_caches(ex, d, &t);
+	s->test_bytes = t.test;
+	s->cache_bytes = t.cache;
+	s->under_rule = t.cache > 0 && t.test < EX_TEST_TO_CACHE_RULE * t.cache;
 }
 
 static int by_share(const void *x, const void *y)
@@ -168,5 +179,8 @@ int explain_compare(const struct explain *a, const char *dom_a, const struct exp
 	out->ratio = out->a.rate_bps / out->b.rate_bps;
 	out->difference_s_per_gib = out->b.seen_s_per_gib - out->a.seen_s_per_gib;
 	explain_causes(out);
+	/* each side measured its own caches, and they are not the same ones */
+	out->size_flaw =
+	    (out->a.under_rule || out->b.under_rule) && out->a.cache_bytes != out->b.cache_bytes;
 	return 0;
 }

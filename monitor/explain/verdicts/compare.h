@@ -39,6 +39,12 @@ struct ex_side {
 	double seen_s_per_gib, true_s_per_gib, hidden_s_per_gib, cpu_s_per_gib;
 	/* the guest's average request and dom0's to the leaf disks (requests_known) */
 	double guest_avg_request, disk_avg_request;
+	/* dom0 CPU seconds per GiB by role (enum xio_cpu_role), the drain's included */
+	double role_s_per_gib[XIO_CPU_ROLES];
+	/* its test file against the caches on its path (verdicts.h ex_test_and_caches), and
+	 * whether it is under the benchmark's rule (EX_TEST_TO_CACHE_RULE x the caches) */
+	double test_bytes, cache_bytes;
+	bool under_rule;
 };
 
 struct ex_cause {
@@ -57,6 +63,9 @@ struct ex_compare {
 	struct ex_cause causes[3];
 	size_t n_causes;
 	bool requests_known; /* both sides count their requests (ex_side's averages) */
+	/* the comparison's flaw: a side's test is under the benchmark's size rule for the
+	 * caches on its path (it measured them), the sides' caches differing */
+	bool size_flaw;
 	/* hosts_only: a.dom, b.dom are NULL, n_causes 0; these instead (seconds) */
 	bool hosts_only;
 	double dom0_cpu_s_a, dom0_cpu_s_b, guests_vcpu_s_a, guests_vcpu_s_b;

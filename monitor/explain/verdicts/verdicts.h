@@ -131,6 +131,18 @@ void ex_fig(struct ex_verdict *v, enum ex_key key, double value);
 void ex_fig_null(struct ex_verdict *v, enum ex_key key);
 void ex_fig_str(struct ex_verdict *v, enum ex_key key, const char *value);
 void ex_evidence(struct ex_verdict *v, const char *counter);
+/* The benchmark's own size rule's inputs for d (verdicts_cost.c): its test file (the
+ * largest a claim set against it gives, claims[] row `row`; else the larger direction it
+ * moved), and the caches on its path: the guest's memory plus dom0's part (its memory, or
+ * its dirty limit for a test that only writes) where dom0 caches the path. */
+struct ex_test_size {
+	double test, cache, dom0_cache, limit;
+	size_t row; /* EX_NO_CLAIM: from the guest's bytes */
+	bool dom0;  /* dom0's page cache is on the path */
+};
+void ex_test_and_caches(const struct explain *ex, const struct ex_domain *d,
+                        struct ex_test_size *t);
+
 /* What d's leaf devices took over the window and its drain, in one direction: bytes and
  * bios (verdicts_request.c). */
 void ex_leaf_requests(const struct ex_domain *d, bool wr, double *bytes, double *ios);

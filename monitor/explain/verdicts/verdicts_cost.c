@@ -96,24 +96,36 @@ static double claimed_file(const struct explain *ex, const struct ex_domain *d, 
 	return file;
 }
 
-void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d)
+void ex_test_and_caches(const struct explain *ex, const struct ex_domain *d, struct ex_test_size *t)
 {
 	const struct ex_host *h = &ex->host;
-	size_t row = EX_NO_CLAIM;
+	t->row = EX_NO_CLAIM;
 	/* the benchmark's own file when its output gives it; else what the guest moved */
-	double test = claimed_file(ex, d, &row);
-	if (test <= 0)
-		test = (double)(d->io.guest_wr_bytes > d->io.guest_rd_bytes ? d->io.guest_wr_bytes
-		                                                            : d->io.guest_rd_bytes);
+	t->test = claimed_file(ex, d, &t->row);
+	if (t->test <= 0)
+		t->test =
+		    (double)(d->io.guest_wr_bytes > d->io.guest_rd_bytes ? d->io.guest_wr_bytes
+		                                                         : d->io.guest_rd_bytes);
 	double mem = (double)h->mem_total_kb * 1024;
-	double limit = dirty_limit(h, h->dirty_bytes, h->dirty_ratio);
+	t->limit = dirty_limit(h, h->dirty_bytes, h->dirty_ratio);
 	/* dom0's own file system is in dom0's page cache (its direct I/O does not show here) */
-	bool dom0 = (d->dom0_subject || dom0_caches(d)) && mem > 0;
+	t->dom0 = (d->dom0_subject || dom0_caches(d)) && mem > 0;
 	/* a test that only writes is held by dom0 up to its dirty limit (then throttled); one
 	 * that reads can be served from all of dom0's memory */
 	bool writes_only = d->io.guest_rd_bytes < EX_ACTIVE_BYTES;
-	double dom0_cache = !dom0 ? 0 : writes_only && limit > 0 ? limit : mem;
-	double cache = (double)d->mem_bytes + dom0_cache;
+	t->dom0_cache = !t->dom0 ? 0 : writes_only && t->limit > 0 ? t->limit : mem;
+	t->cache = (double)d->mem_bytes + t->dom0_cache;
+}
+
+void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d)
+{
+	const struct ex_host *h = &ex->host;
+	struct ex_test_size t;
+	ex_test_and_caches(ex, d, &t);
+	double test = t.test, cache = t.cache, limit = t.limit, dom0_cache = t.dom0_cache;
+	double mem = (double)h->mem_total_kb * 1024;
+	size_t row = t.row;
+	bool dom0 = t.dom0;
 	if (cache <= 0 || test >= EX_TEST_TO_CACHE_RULE * cache)
 		return;
 	struct ex_verdict *v = ex_verdict_new(ex, EXV_TEST_SIZE_VS_MEMORY, d->domid);
