@@ -14,7 +14,8 @@ static const char *const writer_sql[ST_COUNT] = {
     [ST_DISK_KEY] = "INSERT INTO disk_keys (dev, name) VALUES (?,?)",
     [ST_HOOKS_ADD] = "INSERT OR IGNORE INTO hook_sets (hooks) VALUES (?)",
     [ST_HOOKS_GET] = "SELECT id FROM hook_sets WHERE hooks = ?",
-    [ST_DEV_OPEN] = "INSERT INTO devices (dev, name, is_leaf, first_sample) VALUES (?,?,?,?)",
+    [ST_DEV_OPEN] = "INSERT INTO devices (dev, name, is_leaf, first_sample, array_role)"
+                    " VALUES (?,?,?,?,?)",
     [ST_DEV_CLOSE] = "UPDATE devices SET last_sample = ? WHERE id = ?",
     [ST_DOM_OPEN] = "INSERT INTO domains (domid, name, kind, file, missing, first_sample, uuid,"
                     " generation, mem_bytes) VALUES (?,?,?,?,?,?,?,?,?)",
@@ -293,7 +294,7 @@ static int pack_vbd(struct rec_writer *w, const void *item)
 static bool same_dev(const void *open_item, const void *item)
 {
 	const struct xio_dev *a = open_item, *b = item;
-	return a->dev == b->dev && a->is_leaf == b->is_leaf &&
+	return a->dev == b->dev && a->is_leaf == b->is_leaf && a->array == b->array &&
 	       !strncmp(a->name, b->name, sizeof(a->name));
 }
 
@@ -402,6 +403,7 @@ static int insert_dev(struct rec_writer *w, const void *item)
 	bind_name(st, 2, d->name, sizeof(d->name));
 	sqlite3_bind_int(st, 3, d->is_leaf);
 	sqlite3_bind_int64(st, 4, (sqlite3_int64)w->count);
+	sqlite3_bind_int(st, 5, d->array);
 	return step_done(st);
 }
 
