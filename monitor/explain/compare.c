@@ -97,16 +97,16 @@ static void say_requests(struct ex_cause *k, const struct ex_compare *c)
 	bool wr = !c->reads;
 	double ga = (double)(wr ? a->io.guest_wr_ios : a->io.guest_rd_ios);
 	double gb = (double)(wr ? b->io.guest_wr_ios : b->io.guest_rd_ios), ka, kb, ia, ib;
-	ex_leaf_requests(a, wr, &ka, &ia);
-	ex_leaf_requests(b, wr, &kb, &ib);
+	ex_leaf_requests(a, wr, &ka, &ia, NULL, 0);
+	ex_leaf_requests(b, wr, &kb, &ib, NULL, 0);
 	if (c->a.ex->host.absent || c->b.ex->host.absent || ga <= 0 || gb <= 0 || ia <= 0 ||
 	    ib <= 0)
 		return;
 	char x[32], y[32], z[32], w[32];
 	size_t used = strlen(k->text);
 	snprintf(k->text + used, sizeof(k->text) - used,
-	         "; the guest's requests averaged %s on A and %s on B, what dom0 submitted to "
-	         "the disk %s and %s (request_size)",
+	         "; the guest's requests averaged %s on A and %s on B, the disk's own %s and %s "
+	         "(request_size)",
 	         ex_bytes(c->a.bytes / ga, x, sizeof(x)), ex_bytes(c->b.bytes / gb, y, sizeof(y)),
 	         ex_bytes(ka / ia, z, sizeof(z)), ex_bytes(kb / ib, w, sizeof(w)));
 }

@@ -51,6 +51,10 @@ struct ex_layer {
 	bool is_leaf, is_file;
 	uint64_t rd_bytes, wr_bytes;
 	uint64_t rd_ios, wr_ios; /* bios submitted at this layer (the tracer's count) */
+	/* a leaf's own diskstats over the same intervals (model_layer's dev_*): its requests
+	 * after merging, every user's; all of them had them (has_devstats) or it is unknown */
+	bool has_devstats;
+	uint64_t dev_rd_bytes, dev_wr_bytes, dev_rd_ios, dev_wr_ios;
 };
 
 struct ex_domain {

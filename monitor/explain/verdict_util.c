@@ -1,6 +1,7 @@
 /* verdict_util.c - what every verdict needs: a verdict slot, its figures and evidence,
  * text, number formats, names. The verdicts call it; it calls none of them
  * (verdicts_rank.c runs and ranks them). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,17 @@ struct ex_verdict *ex_verdict_new(struct explain *ex, const char *id, uint32_t d
 {
 	const struct ex_verdict v = {.id = id, .domid = domid};
 	return arrays_put(ex->verdicts, &ex->n_verdicts, EX_MAX_VERDICTS, &v, sizeof(v));
+}
+
+void ex_not_given(struct explain *ex, const char *id, const char *fmt, ...)
+{
+	for (size_t i = 0; i < ex->n_not_given; i++)
+		if (!strcmp(ex->not_given[i].key, id))
+			return; /* once per recording, not per domain */
+	va_list ap;
+	va_start(ap, fmt);
+	arrays_put_text(ex->not_given, &ex->n_not_given, EX_MAX_NOT_GIVEN, id, fmt, ap);
+	va_end(ap);
 }
 
 static struct ex_figure *new_fig(struct ex_verdict *v, const char *key)

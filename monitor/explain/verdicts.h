@@ -87,9 +87,12 @@ const char *ex_bytes(double bytes, char *buf, size_t len);
 const char *ex_rate(double bytes_per_s, char *buf, size_t len);
 /* The domain's main path in a few words ("file via loop", "qemu", "phy"). */
 const char *ex_path_kind(const struct ex_domain *d);
-/* What d's leaf devices took over the window and its drain, in one direction: bytes and
- * bios (verdicts_request.c). */
-void ex_leaf_requests(const struct ex_domain *d, bool wr, double *bytes, double *ios);
+/* What d's leaf devices took over the window and its drain, in one direction: their own
+ * bytes and completed requests (diskstats, after merging), when each leaf d used served d
+ * alone; false (0, 0) when not, or when no leaf counted any (why, if not NULL, then says
+ * which leaf and why, or stays as it was: d used no leaf that way). verdicts_request.c */
+bool ex_leaf_requests(const struct ex_domain *d, bool wr, double *bytes, double *ios, char *why,
+                      size_t whylen);
 /* The leaf devices of d, sanitized, comma-separated ("zram1"); "a disk" if none. */
 const char *ex_leaf_names(const struct ex_domain *d, char *buf, size_t len);
 

@@ -16,17 +16,6 @@ static bool holds(const struct explain *ex, enum figure_id id)
 	return figure_held(id, ex->host.absent);
 }
 
-void ex_not_given(struct explain *ex, const char *id, const char *fmt, ...)
-{
-	for (size_t i = 0; i < ex->n_not_given; i++)
-		if (!strcmp(ex->not_given[i].key, id))
-			return; /* once per recording, not per domain */
-	va_list ap;
-	va_start(ap, fmt);
-	arrays_put_text(ex->not_given, &ex->n_not_given, EX_MAX_NOT_GIVEN, id, fmt, ap);
-	va_end(ap);
-}
-
 static bool imported_log(const struct explain *ex, const char *kind)
 {
 	char key[16];

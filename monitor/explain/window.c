@@ -61,12 +61,19 @@ static void add_layers(struct ex_domain *d, const struct model_domain *md)
 			l->role = ml->role;
 			l->is_leaf = ml->is_leaf;
 			l->is_file = ml->is_file;
+			l->has_devstats = ml->has_devstats;
 		}
 		if (l) {
 			l->rd_bytes += ml->rd_bytes;
 			l->wr_bytes += ml->wr_bytes;
 			l->rd_ios += ml->rd_ios;
 			l->wr_ios += ml->wr_ios;
+			/* an interval without the device's own counts leaves the sums unknown */
+			l->has_devstats &= ml->has_devstats;
+			l->dev_rd_bytes += ml->dev_rd_bytes;
+			l->dev_wr_bytes += ml->dev_wr_bytes;
+			l->dev_rd_ios += ml->dev_rd_ios;
+			l->dev_wr_ios += ml->dev_wr_ios;
 		}
 	}
 }
