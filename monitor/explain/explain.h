@@ -75,6 +75,7 @@ struct ex_domain {
 	size_t n_layers;
 	/* after the window's end, until drained (or the recording's end) */
 	uint64_t after_phys_wr, after_vmstat_wr, after_double_counted, after_cpu_ns;
+	uint64_t after_stored_wr; /* after_phys_wr less the arrays' copies (model_io_stored_wr) */
 	uint64_t after_cpu_ns_by_role[XIO_CPU_ROLES];
 	uint64_t guest_cpu_ns; /* the window's vCPU time (xentop, libxenstat), when known: */
 	bool guest_cpu_known;

@@ -118,7 +118,8 @@ static void fill_row(const struct explain *ex, const struct claim_figures *c,
 		row->observed_phys_rate_bps = (double)at->phys_bytes / span;
 	} else if (write) {
 		row->observed_guest = d->io.guest_wr_bytes;
-		row->observed_phys = d->io.phys_wr_bytes + d->after_phys_wr;
+		/* the arrays' bytes, not the sum of a mirror's copies */
+		row->observed_phys = model_io_stored_wr(&d->io) + d->after_stored_wr;
 		row->observed_phys_rate_bps = ex_end_to_end_wr_rate(ex, d);
 		/* the rate at which the disk took what the guest wrote: writes reached it by the
 		 * drain's end */
@@ -127,8 +128,8 @@ static void fill_row(const struct explain *ex, const struct claim_figures *c,
 			    (double)row->observed_phys / (double)d->io.guest_wr_bytes;
 	} else {
 		row->observed_guest = d->io.guest_rd_bytes;
-		row->observed_phys = d->io.phys_rd_bytes;
-		row->observed_phys_rate_bps = (double)d->io.phys_rd_bytes / ex->win.seconds;
+		row->observed_phys = model_io_stored_rd(&d->io);
+		row->observed_phys_rate_bps = (double)row->observed_phys / ex->win.seconds;
 	}
 	row->inflation = row->observed_phys_rate_bps > 0 && row->rate_bps > 0
 	                     ? row->rate_bps / row->observed_phys_rate_bps

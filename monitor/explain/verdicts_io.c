@@ -34,13 +34,15 @@ void verdict_page_cache_inflation(struct explain *ex, const struct ex_domain *d)
 	if (d->io.guest_wr_bytes < EX_ACTIVE_BYTES)
 		return;
 	double rate = ex_guest_wr_rate(ex, d), e2e = ex_end_to_end_wr_rate(ex, d);
-	double phys_rate = (double)d->io.phys_wr_bytes / ex->win.seconds;
+	/* what the disks took once: a mirror's second copy is no faster disk */
+	uint64_t stored = model_io_stored_wr(&d->io);
+	double phys_rate = (double)stored / ex->win.seconds;
 	double factor = e2e > 0 ? rate / e2e : 0;
 	/* dom0's own writes: its bios after the run are the drain, when it was seen to end */
-	bool cached = d->dom0_subject      ? d->drained && factor >= EX_INFLATION_MIN
-	              : ex->host.has_dirty ? factor >= EX_INFLATION_MIN
-	                                   : d->io.phys_wr_bytes * EX_CACHED_PART_DEN <
-	                                         d->io.guest_wr_bytes * EX_CACHED_PART_NUM;
+	bool cached = d->dom0_subject ? d->drained && factor >= EX_INFLATION_MIN
+	              : ex->host.has_dirty
+	                  ? factor >= EX_INFLATION_MIN
+	                  : stored * EX_CACHED_PART_DEN < d->io.guest_wr_bytes * EX_CACHED_PART_NUM;
 	if (!cached)
 		return;
 	struct ex_verdict *v = ex_verdict_new(ex, "page_cache_inflation", d->domid);
@@ -80,8 +82,7 @@ void verdict_page_cache_inflation(struct explain *ex, const struct ex_domain *d)
 	       "physical disk in that time: the rest went into dom0's page cache. ",
 	       who, ex_bytes((double)d->io.guest_wr_bytes, b1, sizeof(b1)), ex->win.seconds,
 	       ex_rate(rate, r1, sizeof(r1)), d->dom0_subject ? "program in dom0" : "guest",
-	       ex_bytes((double)d->io.phys_wr_bytes, b2, sizeof(b2)),
-	       ex_rate(phys_rate, r2, sizeof(r2)));
+	       ex_bytes((double)stored, b2, sizeof(b2)), ex_rate(phys_rate, r2, sizeof(r2)));
 	say_drain(v, ex, d);
 	ex_say(v,
 	       "Counted until the data was on disk the %s writes went at %s: the "

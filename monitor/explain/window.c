@@ -110,6 +110,7 @@ static void add_after(struct ex_domain *d, const struct model_domain *md, const 
 	if (d->drained)
 		return;
 	d->after_phys_wr += md->io.phys_wr_bytes;
+	d->after_stored_wr += model_io_stored_wr(&md->io);
 	d->after_vmstat_wr += md->io.vmstat_wr_bytes;
 	d->after_double_counted += md->io.double_counted_bytes;
 	add_cpu(&d->after_cpu_ns, d->after_cpu_ns_by_role, md);
@@ -134,14 +135,16 @@ static int add_point(struct ex_domain *d, const struct explain *ex, const struct
 	    .t = (double)(m->realtime_ns - ex->win.from_ns) / 1e9,
 	    .guest_bps = (double)(md->io.guest_wr_bytes + md->io.guest_rd_bytes) / s,
 	    .phys_bps = (double)(md->io.phys_wr_bytes + md->io.phys_rd_bytes) / s,
+	    /* what the disks took once (a mirror's copies apart): what a run's rate is set
+	     * against */
 	    .double_bps = (double)md->io.double_counted_bytes / s,
 	    .backlog_bytes = (double)md->dirty_backlog_bytes,
 	    .cpu_frac = (double)md->cpu_ns / 1e9 / s,
 	    .interval_s = m->interval_s,
 	    .guest_wr_bytes = md->io.guest_wr_bytes,
 	    .guest_rd_bytes = md->io.guest_rd_bytes,
-	    .phys_wr_bytes = md->io.phys_wr_bytes,
-	    .phys_rd_bytes = md->io.phys_rd_bytes,
+	    .phys_wr_bytes = model_io_stored_wr(&md->io),
+	    .phys_rd_bytes = model_io_stored_rd(&md->io),
 	};
 	return 0;
 }
@@ -211,7 +214,8 @@ static int sample_hook(void *ctx, const struct xio_sample *s, bool first)
 	/* the window's samples, its first too; no verdict reads interrupt or steal time, and a
 	 * live recording made before they were kept is no import */
 	if (w->next_sample <= w->ex->win.last)
-		w->ex->host.absent |= s->absent & ~(uint32_t)XIO_ABSENT_HOST_CPU;
+		w->ex->host.absent |=
+		    s->absent & ~(uint32_t)(XIO_ABSENT_HOST_CPU | XIO_ABSENT_ARRAYS);
 	return 0;
 }
 
