@@ -2,7 +2,7 @@
 BUILD ?= build
 CMAKE_FLAGS ?= -DXIOTOP_WERROR=ON
 
-.PHONY: all deps build test test-trixie test-bookworm test-explain unit demo clean format lint bench fuzz
+.PHONY: all deps build test test-load test-trixie test-bookworm test-explain unit demo clean format lint bench fuzz
 
 all: build
 
@@ -28,6 +28,12 @@ test: build
 		--output-junit Testing/Temporary/junit.xml $(CTEST_ARGS)) || rc=1; \
 	python3 tests/skip_report.py $(BUILD) tests/skips.allow || rc=1; \
 	exit $$rc
+
+# the same run with a realistic dom0 background load beside it for its whole length (a
+# build, a buffered writer, an O_DIRECT reader: tests/load/with_load.sh): every live test
+# holds under it or says why a figure cannot (docs/testing.md). Not CI's: it takes longer.
+test-load: build
+	@tests/load/with_load.sh $(MAKE) --no-print-directory test
 
 test-trixie: build
 	@$(MAKE) --no-print-directory test CTEST_ARGS="-L xen-trixie"

@@ -18,7 +18,7 @@ static const char *rate(char *buf, size_t len, uint64_t bytes, double interval_s
 	if (interval_s <= 0)
 		snprintf(buf, len, "-");
 	else
-		fields_number(buf, len, 8, fields_mb_per_s(bytes, interval_s), 1);
+		fields_number(buf, len, 8, fields_mib_per_s(bytes, interval_s), 1);
 	return buf;
 }
 
@@ -163,7 +163,7 @@ static int render_header(const struct console_state *st, struct grid *g)
 	double disk_s = figure_known(FIG_DISKS_RD_BYTES, m, NULL) && t.disks_complete ? s : 0;
 	double vm_s = figure_known(FIG_VMSTAT_PGPGOUT_BYTES, m, NULL) ? s : 0;
 	double stack_s = figure_known(FIG_DOUBLE_COUNTED_TOTAL, m, NULL) ? s : 0;
-	snprintf(line, sizeof(line), "MB/s  %s %s %s %s  %s %s  %s %s  %s %s",
+	snprintf(line, sizeof(line), "MiB/s  %s %s %s %s  %s %s  %s %s  %s %s",
 	         head(FIG_DISKS_RD_BYTES), rate(a, sizeof(a), t.disk_rd_bytes, disk_s),
 	         head(FIG_DISKS_WR_BYTES), rate(b, sizeof(b), t.disk_wr_bytes, disk_s),
 	         head(FIG_VMSTAT_PGPGOUT_BYTES), rate(c, sizeof(c), m->pgpgout_bytes, vm_s),
@@ -183,7 +183,8 @@ static int render_header(const struct console_state *st, struct grid *g)
 	grid_text(m->hooks ? m->hooks : "", st->o.ascii_only, hooks, sizeof(hooks));
 	/* a replay's marks are the recording's, the live console's those added here */
 	snprintf(line, sizeof(line), "%s %s  %s %s  %s %s  %s %" PRIu64 "  marks %zu  hooks: %s",
-	         head(FIG_HOST_BUSY_NS), pct(a, sizeof(a), m->host_busy_ns > 0, m->host_busy_ns, s),
+	         head(FIG_HOST_BUSY_NS),
+	         pct(a, sizeof(a), figure_known(FIG_HOST_BUSY_NS, m, NULL), m->host_busy_ns, s),
 	         head(FIG_HOST_IRQ_NS),
 	         pct(b, sizeof(b), figure_known(FIG_HOST_IRQ_NS, m, NULL), m->host_irq_ns, s),
 	         head(FIG_HOST_STEAL_NS),
@@ -282,8 +283,8 @@ static void layer_header(struct grid *g, int y, const char *first)
 	text_append_cell(line, sizeof(line), first, layer_name_width(g->w), true);
 	text_append_cell(line, sizeof(line), "", 1, true);
 	text_append_cell(line, sizeof(line), "ROLE", 12, true);
-	text_append_cell(line, sizeof(line), "RD_MB/s", 9, false);
-	text_append_cell(line, sizeof(line), "WR_MB/s", 9, false);
+	text_append_cell(line, sizeof(line), "RD_MiB/s", 9, false);
+	text_append_cell(line, sizeof(line), "WR_MiB/s", 9, false);
 	text_append_cell(line, sizeof(line), "RD_BYTES", 11, false);
 	text_append_cell(line, sizeof(line), "WR_BYTES", 11, false);
 	grid_put(g, y, line, GRID_HEADER);
@@ -350,21 +351,21 @@ static void render_domain_summary(const struct console_state *st, struct grid *g
 	wr_iops->print(r, 8, false, wi, sizeof(wi));
 
 	y++;
-	snprintf(line, sizeof(line), "guest      rd %s  wr %s MB/s   iops rd %s  wr %s",
+	snprintf(line, sizeof(line), "guest      rd %s  wr %s MiB/s   iops rd %s  wr %s",
 	         rate(a, sizeof(a), r->guest_rd_bytes, s), rate(b, sizeof(b), r->guest_wr_bytes, s),
 	         ri, wi);
 	if (y < bottom)
 		grid_put(g, y++, line, GRID_PLAIN);
 	snprintf(line, sizeof(line),
-	         "physical   wr %s MB/s   double-counted %s MB/s   amplification %s",
+	         "physical   wr %s MiB/s   double-counted %s MiB/s   amplification %s",
 	         rate(a, sizeof(a), r->phys_wr_bytes, s),
 	         rate(b, sizeof(b), r->double_counted_bytes, s), ampl_s);
 	if (y < bottom)
 		grid_put(g, y++, line, GRID_PLAIN);
 	y = render_latency(st, g, y, bottom, dom);
-	if (r->has_dirty && dom)
+	if (field_row_known(r, FIG_DIRTIED_BYTES) && dom)
 		snprintf(line, sizeof(line),
-		         "dirty      backlog %s MiB   dirtied %s MB/s   written back %s MB/s",
+		         "dirty      backlog %s MiB   dirtied %s MiB/s   written back %s MiB/s",
 		         dirty_s, rate(a, sizeof(a), dom->dirtied_bytes, s),
 		         rate(b, sizeof(b), dom->written_back_bytes, s));
 	else
@@ -372,15 +373,16 @@ static void render_domain_summary(const struct console_state *st, struct grid *g
 	if (y < bottom)
 		grid_put(g, y++, line, GRID_PLAIN);
 
-	if (r->has_cpu)
+	bool cpu = field_row_known(r, FIG_DOM0_CPU_NS);
+	if (cpu)
 		snprintf(c, sizeof(c), "%.1f", (double)r->cpu_total_ns / (double)NS_PER_S);
 	else
 		snprintf(c, sizeof(c), "-");
 	snprintf(line, sizeof(line), "dom0 CPU   %s   %s s since start",
-	         pct(a, sizeof(a), r->has_cpu, r->cpu_ns, s), c);
+	         pct(a, sizeof(a), cpu, r->cpu_ns, s), c);
 	if (y < bottom)
 		grid_put(g, y++, line, GRID_PLAIN);
-	if (r->has_cpu && dom) {
+	if (cpu && dom && field_row_known(r, FIG_DOM0_CPU_NS_BY_ROLE)) {
 		size_t n = (size_t)snprintf(line, sizeof(line), "  by role");
 		for (int i = 0; i < XIO_CPU_ROLES && n < sizeof(line); i++)
 			n += (size_t)snprintf(line + n, sizeof(line) - n, "  %s %s",
@@ -390,7 +392,7 @@ static void render_domain_summary(const struct console_state *st, struct grid *g
 			grid_put(g, y++, line, GRID_PLAIN);
 	}
 	snprintf(line, sizeof(line), "guest CPU  %s",
-	         pct(d, sizeof(d), r->guest_cpu_ns >= 0,
+	         pct(d, sizeof(d), field_row_known(r, FIG_GUEST_CPU_NS),
 	             (uint64_t)(r->guest_cpu_ns > 0 ? r->guest_cpu_ns : 0), s));
 	if (y < bottom)
 		grid_put(g, y++, line, GRID_PLAIN);
@@ -426,13 +428,13 @@ static void render_unattributed(const struct console_state *st, struct grid *g, 
 		         100.0 * (double)m->unattr_wr_bytes / (double)m->pgpgout_bytes);
 	else
 		snprintf(c, sizeof(c), "-");
-	snprintf(line, sizeof(line), "unattributed  rd %s  wr %s MB/s   share of vmstat bo %s",
+	snprintf(line, sizeof(line), "unattributed  rd %s  wr %s MiB/s   share of vmstat bo %s",
 	         rate(a, sizeof(a), r->guest_rd_bytes, s), rate(b, sizeof(b), r->guest_wr_bytes, s),
 	         c);
 	if (y < bottom)
 		grid_put(g, y++, line, GRID_PLAIN);
 	snprintf(line, sizeof(line), "CPU charged to no domain %s",
-	         pct(a, sizeof(a), r->has_cpu, r->cpu_ns, s));
+	         pct(a, sizeof(a), field_row_known(r, FIG_DOM0_CPU_NS), r->cpu_ns, s));
 	if (y < bottom)
 		grid_put(g, y, line, GRID_PLAIN);
 }

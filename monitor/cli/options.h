@@ -123,7 +123,14 @@ struct cli_command {
 	 * export writes JSON */
 	double delay_s;
 	enum batch_format format;
+	/* the --format values it takes (CLI_FORMAT bits): its --help names them, cli_parse()
+	 * refuses any other (bad usage) */
+	unsigned formats;
 };
+/* A --format value as a bit of cli_command.formats: the batch formats', and html. */
+#define CLI_FORMAT(f)    (1u << (f))
+#define CLI_FORMAT_HTML  (1u << 3)
+#define CLI_FORMATS_ROWS (CLI_FORMAT(BATCH_TEXT) | CLI_FORMAT(BATCH_CSV) | CLI_FORMAT(BATCH_JSON))
 extern const struct cli_command cli_commands[];
 extern const size_t cli_n_commands;
 

@@ -8,7 +8,6 @@
 #include "core/loop.h"
 #include "core/sanitize.h"
 #include "explain/dom0_subject.h"
-#include "explain/verdicts.h"
 #include "explain/window.h"
 #include "record/rec_stream.h"
 

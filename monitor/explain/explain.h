@@ -6,8 +6,8 @@
  * physical and double-counted bytes, dirty backlog at the window's end and how long it
  * took to drain, dom0 CPU by role, its layers, and a time series for charts; plus the
  * recording's host facts and marks. explain_verdicts() then ranks the verdicts
- * (verdicts.h). Claims (a benchmark's own figures) come in through explain_add_claim()
- * (tool_claims.h) before explain_verdicts(). Nothing here prints: report_*.c do. Every
+ * (verdicts/verdicts.h). Claims (a benchmark's own figures) come in through explain_add_claim()
+ * (tool_claims.h) before explain_verdicts(). Nothing here prints: report/ does. Every
  * string taken from the recording (names, files, labels) is kept raw and must be
  * escaped on output (core/sanitize.h, report_html.c). Errors: one sentence in
  * struct xerr (REC_ERR_RANGE for an empty window or unknown mark), exit 2.
@@ -33,6 +33,8 @@
 #define EX_NO_DOMAIN     0xffffffffu /* a verdict about the host, not one domain */
 #define EX_GIB           1073741824.0
 #define EX_MIB           1048576.0
+/* a domain with less guest I/O in the window is not judged */
+#define EX_ACTIVE_BYTES (1024 * 1024)
 
 /* One interval of one domain, for the charts (rates per second of that interval). */
 struct ex_point {
@@ -55,6 +57,18 @@ struct ex_layer {
 	 * after merging, every user's; all of them had them (has_devstats) or it is unknown */
 	bool has_devstats;
 	uint64_t dev_rd_bytes, dev_wr_bytes, dev_rd_ios, dev_wr_ios;
+};
+
+/* A domain's path below its guest, from the layers and rules the tracer charged its bytes
+ * to (ex_path_of, path.c); its name (ex_path_name) is the JSON "path". */
+enum ex_path {
+	EXP_PHY,       /* phy: the backend device is a disk */
+	EXP_PHY_PART,  /* phy: a partition (iostat shows it and its disk) */
+	EXP_PHY_DM,    /* phy: a device-mapper device (an LV) */
+	EXP_FILE,      /* a file on a loop device */
+	EXP_FILE_PART, /* a partition of a file on a loop device */
+	EXP_QEMU,      /* a device model (qemu) reading and writing an image */
+	EXP_DOM0,      /* dom0's own I/O, the subject domain 0 (dom0_subject.h) */
 };
 
 struct ex_domain {
@@ -126,6 +140,16 @@ struct ex_located {
  * and metadata (a few %), and other guest I/O shares the intervals. */
 #define EX_LOCATE_BYTES_TOLERANCE 0.10
 
+/* Writes look inflated when the guest's rate is 10 % above the rate until on disk: less
+ * is the last interval's writeback still under way at the window's end. */
+#define EX_INFLATION_MIN 1.1
+/* A claim is called inflated (a cache above the disks) when the tool's rate is above what
+ * the disks did over its run by more than the window's margin (EX_INFLATION_MIN) times
+ * the margin of the run's bytes (EX_LOCATE_BYTES_TOLERANCE: the run located may hold 10 %
+ * fewer bytes than the tool says, its file system's share): 1.1 x 1.1 = 1.21. The same
+ * threshold holds for the guest's own layer against the tool (the guest's cache). */
+#define EX_CLAIM_INFLATION_MIN (EX_INFLATION_MIN * (1 + EX_LOCATE_BYTES_TOLERANCE))
+
 /* The sub-window of series[from..n) whose guest bytes in the direction (write or read)
  * add up to `bytes` within EX_LOCATE_BYTES_TOLERANCE, starting and ending with an
  * interval that moved bytes that way (idle around a run is left out). Of several, the one
@@ -134,6 +158,11 @@ struct ex_located {
  * those bytes (the run is outside the recording, or the guest's own cache served it). */
 int ex_locate_claim(const struct ex_point *series, size_t n, size_t from, uint64_t bytes,
                     double seconds, bool write, struct ex_located *out);
+
+/* Where a claim's direction came from: the tool's own words (dd's command line, fio's
+ * READ:/WRITE:), the timeline (the direction whose stretch holds the run), or neither
+ * (the direction the domain moved more bytes in). */
+enum ex_direction_from { EXD_TOOL, EXD_TIMELINE, EXD_LARGER };
 
 struct ex_claim {
 	struct claim_figures fig;
@@ -150,7 +179,7 @@ struct ex_claim {
 	bool below_resolution;
 	/* the run in the domain's timeline; when found, observed_* are over that sub-window */
 	struct ex_located located;
-	const char *direction_from; /* "the tool", "the timeline", "the larger direction" */
+	enum ex_direction_from direction_from; /* ex_direction_from_name() */
 	/* set against the busiest domain (no @DOMAIN) while this one moved 1 MiB too;
 	 * EX_NO_DOMAIN: named, or no other was active */
 	uint32_t also_active_domid;
@@ -163,8 +192,22 @@ struct ex_figure {
 	char str[64]; /* a text figure ("path": "file via loop") when not "" */
 };
 
+/* Which verdict. The one table of verdicts (verdicts/verdict_table.c) gives each its name
+ * (the JSON "id"), its rank, where it applies and its functions; nothing else names one. */
+enum ex_verdict_id {
+	EXV_PAGE_CACHE_INFLATION,
+	EXV_DOUBLE_COUNTING,
+	EXV_DOM0_CPU_COST,
+	EXV_READ_CACHE,
+	EXV_TEST_SIZE_VS_MEMORY,
+	EXV_REQUEST_SIZE,
+	EXV_PATH,
+	EXV_CLAIM,
+	EXV_COUNT
+};
+
 struct ex_verdict {
-	const char *id; /* page_cache_inflation, double_counting, ... */
+	enum ex_verdict_id id;
 	uint32_t domid; /* EX_NO_DOMAIN: the host */
 	double share;   /* of the discrepancy it accounts for, 0..1 (see verdicts.h) */
 	struct ex_figure figures[EX_MAX_FIGURES];
@@ -206,6 +249,7 @@ struct ex_window {
 };
 
 struct ex_dom0_drain; /* explain/dom0_subject.h */
+struct ex_claim_file; /* explain/claim_list.h */
 
 struct explain {
 	char file[512]; /* raw */
@@ -218,6 +262,9 @@ struct explain {
 	size_t n_marks;
 	struct ex_claim claims[EX_MAX_CLAIMS];
 	size_t n_claims;
+	/* every --claim file with all its results, judged or not (claim_list.h) */
+	struct ex_claim_file *claim_files;
+	size_t n_claim_files;
 	struct ex_verdict verdicts[EX_MAX_VERDICTS];
 	size_t n_verdicts;
 	double series_end_s; /* last chart point's t */
@@ -259,6 +306,17 @@ const struct ex_domain *explain_busiest(const struct explain *ex, const struct e
  * moved 1 MiB too (EX_ACTIVE_BYTES), the one the reader may have meant; else NULL. */
 const struct ex_domain *explain_also_active(const struct explain *ex,
                                             const struct ex_domain *picked);
+
+/* The path of d (its name: "phy", "phy partition", "phy dm", "file via loop", "file via
+ * loop, partition", "qemu", "dom0"), and the name of a direction's source ("the tool",
+ * "the timeline", "the larger direction"). path.c */
+enum ex_path ex_path_of(const struct ex_domain *d);
+const char *ex_path_name(enum ex_path p);
+static inline bool ex_path_is_file(enum ex_path p)
+{
+	return p == EXP_FILE || p == EXP_FILE_PART;
+}
+const char *ex_direction_from_name(enum ex_direction_from f);
 
 /* Derived figures shared by verdicts, comparison and reports. */
 double ex_dom0_cpu_s(const struct ex_domain *d);    /* window */

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "core/figures.h"
-#include "explain/verdicts.h"
 
 #define DRAIN_FLOOR_BYTES (1024 * 1024)
 

@@ -20,8 +20,7 @@ struct entry {
 
 struct parser {
 	const char *path;
-	char *err;
-	size_t errlen;
+	struct xerr *err;
 	struct web_config *cfg;
 	char dir[4096]; /* the file's directory: relative paths start there */
 	int section_line, child_indent;
@@ -32,7 +31,7 @@ struct parser {
 
 static int fail(struct parser *p, int lineno, const char *key, const char *what)
 {
-	snprintf(p->err, p->errlen, "%s:%d: %s: %s", p->path, lineno, key, what);
+	xerr_set(p->err, XERR_INPUT, "%s:%d: %s: %s", p->path, lineno, key, what);
 	return -1;
 }
 
@@ -327,10 +326,10 @@ static int check_whole(struct parser *p)
 	return 0;
 }
 
-int web_config_load(const char *path, struct web_config *cfg, char *err, size_t errlen)
+int web_config_load(const char *path, struct web_config *cfg, struct xerr *err)
 {
 	*cfg = (struct web_config){.min_version = 12};
-	struct parser p = {.path = path, .err = err, .errlen = errlen, .cfg = cfg};
+	struct parser p = {.path = path, .err = err, .cfg = cfg};
 	const char *slash = strrchr(path, '/');
 	if (slash)
 		snprintf(p.dir, sizeof(p.dir), "%.*s", (int)(slash - path), path);
@@ -338,7 +337,7 @@ int web_config_load(const char *path, struct web_config *cfg, char *err, size_t 
 		snprintf(p.dir, sizeof(p.dir), "/");
 	FILE *f = fopen(path, "re");
 	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		xerr_set(err, XERR_INPUT, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	cfg->path = strdup(path);

@@ -26,6 +26,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/error.h"
+
 #define WEB_MAX_USERS 64
 
 enum web_client_auth {
@@ -51,8 +53,8 @@ struct web_config {
 	size_t n_users;
 };
 
-/* 0 with *cfg filled, or -1 with one line in err ("FILE:LINE: KEY: what"). */
-int web_config_load(const char *path, struct web_config *cfg, char *err, size_t errlen);
+/* 0 with *cfg filled, or -1 with err (XERR_INPUT, "FILE:LINE: KEY: what"). */
+int web_config_load(const char *path, struct web_config *cfg, struct xerr *err);
 void web_config_free(struct web_config *cfg);
 /* true when the config asks for no authentication (no users). */
 static inline bool web_config_open_access(const struct web_config *cfg)

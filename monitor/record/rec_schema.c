@@ -165,7 +165,7 @@ static uint32_t be32(const unsigned char *p)
 /* The checks SQLite itself does not make before answering: an empty file is a valid
  * empty database to it, and a file cut short answers queries until one reaches a
  * missing page. 0, or -1 with err set. */
-static int check_bytes(const char *path, struct xerr *err)
+static int check_bytes(const char *path, bool *wal_mode, struct xerr *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -209,6 +209,7 @@ static int check_bytes(const char *path, struct xerr *err)
 		              got);
 		return -1;
 	}
+	*wal_mode = hdr[18] == 2 && hdr[19] == 2; /* the file format's WAL read/write versions */
 	uint32_t page_size = (uint32_t)hdr[16] << 8 | hdr[17];
 	if (page_size == 1)
 		page_size = 65536;
@@ -326,23 +327,77 @@ static int check_identity(sqlite3 *db, const char *path, int *version, struct xe
 	return 0;
 }
 
+/* "file:" URI of path with SQLite's query and escape characters escaped (% ? #), the
+ * authority left empty for an absolute path (a path "//x" would name a host). */
+static int path_uri(const char *path, const char *query, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "file:%s", path[0] == '/' ? "//" : "");
+	for (const char *p = path; *p && n + 4 < len; p++)
+		n += (size_t)(strchr("%?#", *p) ? snprintf(buf + n, len - n, "%%%02X", *p & 0xff)
+		                                : snprintf(buf + n, len - n, "%c", *p));
+	int q = snprintf(buf + n, len - n, "?%s", query);
+	return q < 0 || (size_t)q >= len - n ? -1 : 0;
+}
+
+static bool side_file_exists(const char *path, const char *suffix)
+{
+	char side[4200];
+	struct stat st;
+	return snprintf(side, sizeof(side), "%s%s", path, suffix) < (int)sizeof(side) &&
+	       lstat(side, &st) == 0;
+}
+
+/* How a reader opens path, read-only and creating nothing beside it (a reader on a full
+ * or read-only file system is the one who most needs the recording):
+ *   - a rollback-journal file (every file since schema 4): read-only;
+ *   - a WAL file without its -wal (closed by its writer, schemas 1-3): immutable, so that
+ *     SQLite makes no -wal and no -shm (it would on opening such a file, and fail when
+ *     the file system is full: issue 45);
+ *   - a WAL file with its -wal (a writer running, or killed): read-only through the -shm
+ *     the writer made (SQLite makes one only when it is missing). */
+static int open_for_reading(const char *path, bool wal_mode, bool writable, sqlite3 **db)
+{
+	char uri[8400];
+	int flags = (writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_URI;
+	bool closed_wal = wal_mode && !writable && !side_file_exists(path, "-wal");
+	if (path_uri(path, closed_wal ? "immutable=1" : "", uri, sizeof(uri)))
+		return SQLITE_CANTOPEN;
+	return sqlite3_open_v2(uri, db, flags, NULL);
+}
+
 sqlite3 *rec_db_open_checked(const char *path, bool want_write, int *version, struct xerr *err)
 {
-	if (check_bytes(path, err))
+	bool wal_mode = false;
+	if (check_bytes(path, &wal_mode, err))
 		return NULL;
 	sqlite3 *db = NULL;
-	/* Read-write when allowed: a reader then folds the WAL of a killed recorder back
-	 * into the file on close. Read-only still reads every committed interval. */
-	int flags = SQLITE_OPEN_READWRITE;
-	if (!want_write && access(path, W_OK))
-		flags = SQLITE_OPEN_READONLY;
-	int rc = sqlite3_open_v2(path, &db, flags, NULL);
+	int rc = open_for_reading(path, wal_mode, want_write, &db);
+	if (rc == SQLITE_OK) {
+		sqlite3_busy_timeout(db, REC_BUSY_TIMEOUT_MS);
+		int64_t ignored;
+		rc = query_int(db, "PRAGMA application_id", &ignored);
+	}
+	/* A hot journal (its writer killed while committing) is rolled back by the first
+	 * connection that may write: the one change a reader makes, in place (no new space). */
+	if (!want_write && (rc & 0xff) == SQLITE_READONLY && access(path, W_OK) == 0) {
+		sqlite3_close(db);
+		db = NULL;
+		rc = open_for_reading(path, wal_mode, true, &db);
+		if (rc == SQLITE_OK)
+			sqlite3_busy_timeout(db, REC_BUSY_TIMEOUT_MS);
+	}
 	if (rc != SQLITE_OK) {
-		rec_set_sqlite_error(err, db, rc, path, "opening it");
+		if ((rc & 0xff) == SQLITE_READONLY)
+			rec_set_error(
+			    err, REC_ERR_IO,
+			    "%s was being written when its writer was killed (%s-journal is "
+			    "left): it must be rolled back by a process that may write it",
+			    path, path);
+		else
+			rec_set_sqlite_error(err, db, rc, path, "opening it");
 		sqlite3_close(db);
 		return NULL;
 	}
-	sqlite3_busy_timeout(db, REC_BUSY_TIMEOUT_MS);
 	if (check_identity(db, path, version, err)) {
 		sqlite3_close(db);
 		return NULL;

@@ -17,7 +17,11 @@
  * versions). rec_read() reconstructs sample i: every scalar, the layers, disks and
  * per-domain counters in their recorded order; devices ordered by dev_t and domains by
  * domid (their recorded order is not kept: no consumer depends on it). The reader sees a
- * snapshot of the file as it was at rec_open() (a recorder may still be appending).
+ * snapshot of the file as it was at rec_open() (a recorder may still be appending). It
+ * opens the file read-only and makes nothing beside it (no -wal, -shm or -journal; a
+ * closed file of the WAL schemas 1-3 is opened immutable), so it reads on a full or
+ * read-only file system; the one write it may make is SQLite's roll-back of a journal a
+ * writer killed while committing left behind, in place, when the file is writable.
  *
  * Every function reporting failure fills a struct xerr (core/error.h) with its
  * enum rec_errcode as the code; commands print err.msg and exit with the kind's status.

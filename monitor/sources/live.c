@@ -102,9 +102,7 @@ int live_open(struct live **out, const struct source_opts *o, struct xerr *err)
 		return -1;
 	}
 	l->fingerprint = live_rules_fingerprint(&l->topo);
-	char why[512];
-	if (tracer_open(&l->tracer, o->latency, why, sizeof(why))) {
-		xerr_set(err, XERR_PREREQ, "%s", why);
+	if (tracer_open(&l->tracer, o->latency, err)) {
 		topo_free(&l->topo);
 		topo_source_close(&l->src);
 		free(l);

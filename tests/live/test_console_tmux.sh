@@ -90,7 +90,7 @@ if ! wait_for 20 has "guest2"; then
 fi
 check "header: the domain count" has "3 domains"
 check "header: vmstat bo" has "vmstat bo"
-check "column headers" has "GWR_MB/s"
+check "column headers" has "GWR_MiB/s"
 for row in Domain-0 guest1 guest2 "(unattributed)"; do
 	check "row $row" has "$row"
 done
@@ -105,11 +105,11 @@ keys r
 check "r reverses" wait_for 5 has "sort DOMID desc"
 check "reversed: guest2 above guest1" above guest2 guest1
 keys r '>' '>' '>'
-check "> moves the sort to GWR_MB/s" wait_for 5 has "sort GWR_MB/s desc"
+check "> moves the sort to GWR_MiB/s" wait_for 5 has "sort GWR_MiB/s desc"
 check "by guest writes: guest2 (40 MiB/s) above guest1 (4 MiB/s)" wait_for 10 above guest2 guest1
 check "by guest writes: guest1 above the idle guest3" wait_for 5 above guest1 "$escaped"
 keys '<'
-check "< moves back to GRD_MB/s" wait_for 5 has "sort GRD_MB/s desc"
+check "< moves back to GRD_MiB/s" wait_for 5 has "sort GRD_MiB/s desc"
 keys '>'
 
 # 3. drill-down into the top row (guest2), and back
@@ -119,7 +119,7 @@ check "drill-down shows the layer table" has "LAYER"
 check "drill-down shows the backend layer" has "backend"
 check "drill-down shows dom0 CPU" has "dom0 CPU"
 keys Escape
-check "Esc goes back to the table" wait_for 5 has "GWR_MB/s"
+check "Esc goes back to the table" wait_for 5 has "GWR_MiB/s"
 
 # 4. filter, then drill into the hostile domain: escaped there too
 keys f o w n e d Enter
@@ -128,7 +128,7 @@ check "filter hides other rows" lacks "guest1"
 keys Home d
 check "drill-down into the escaped domain" wait_for 5 has "$escaped  domain 3"
 keys q
-check "q in the drill-down goes back" wait_for 5 has "GWR_MB/s"
+check "q in the drill-down goes back" wait_for 5 has "GWR_MiB/s"
 keys f BSpace BSpace BSpace BSpace BSpace Enter
 check "empty filter shows every row" wait_for 5 has "guest1"
 
@@ -136,7 +136,7 @@ check "empty filter shows every row" wait_for 5 has "guest1"
 keys h
 check "h shows the help" wait_for 5 has "any key closes this help"
 keys x
-check "a key closes the help" wait_for 5 has "GWR_MB/s"
+check "a key closes the help" wait_for 5 has "GWR_MiB/s"
 keys q
 for _ in $(seq 1 50); do
 	[ -s "$work/exit" ] && break

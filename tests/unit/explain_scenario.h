@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "explain/explain.h"
-#include "explain/verdicts.h"
+#include "explain/verdicts/verdicts.h"
 #include "record/record.h"
 
 #define MiB       (1024ull * 1024)
@@ -269,7 +269,8 @@ static void sc_close(struct scenario *sc)
 static const struct ex_verdict *sc_verdict(const struct explain *ex, const char *id, uint32_t domid)
 {
 	for (size_t i = 0; i < ex->n_verdicts; i++)
-		if (!strcmp(ex->verdicts[i].id, id) && ex->verdicts[i].domid == domid)
+		if (!strcmp(ex_verdict_key(ex->verdicts[i].id), id) &&
+		    ex->verdicts[i].domid == domid)
 			return &ex->verdicts[i];
 	return NULL;
 }

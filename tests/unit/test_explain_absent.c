@@ -23,8 +23,8 @@
 #include <cmocka.h>
 
 #include "test_files.h"
-#include "explain/report.h"
-#include "explain/verdicts.h"
+#include "explain/report/report.h"
+#include "explain/verdicts/verdicts.h"
 #include "import/import_build.h"
 #include "record/record.h"
 
@@ -89,7 +89,8 @@ static struct rec_reader *explained(const char *path, struct explain *ex)
 static const struct ex_verdict *verdict(const struct explain *ex, const char *id, uint32_t domid)
 {
 	for (size_t i = 0; i < ex->n_verdicts; i++)
-		if (!strcmp(ex->verdicts[i].id, id) && ex->verdicts[i].domid == domid)
+		if (!strcmp(ex_verdict_key(ex->verdicts[i].id), id) &&
+		    ex->verdicts[i].domid == domid)
 			return &ex->verdicts[i];
 	return NULL;
 }
@@ -99,7 +100,7 @@ static const struct ex_figure *figure_of(const struct ex_verdict *v, const char 
 	for (size_t i = 0; i < v->n_figures; i++)
 		if (!strcmp(v->figures[i].key, key))
 			return &v->figures[i];
-	fail_msg("no figure %s in %s", key, v->id);
+	fail_msg("no figure %s in %s", key, ex_verdict_key(v->id));
 	return NULL;
 }
 

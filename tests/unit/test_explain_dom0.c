@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "test_files.h"
-#include "explain/claim_figures.h"
-#include "explain/compare.h"
-#include "explain/report.h"
+#include "explain/claim_list.h"
+#include "explain/report/report.h"
+#include "explain/verdicts/compare.h"
 #include "explain/tool_claims.h"
 #include "explain_scenario.h"
 
@@ -129,14 +129,8 @@ static void seed000_dom0_dd_is_the_subject(void **state)
 	assert_null(sc_verdict(&ex, "dom0_cpu_cost", 0));
 	assert_null(sc_verdict(&ex, "request_size", 0));
 
-	struct claim_figures runs[EX_MAX_CLAIMS];
-	size_t n = 0;
-	char msg[600];
-	assert_int_equal(claim_arg_figures(fixture("seed000-dom0-dd.txt"), runs, EX_MAX_CLAIMS, &n,
-	                                   msg, sizeof(msg)),
-	                 0);
-	assert_int_equal(n, 1);
-	assert_int_equal(explain_add_claim(&ex, &runs[0], msg, sizeof(msg)), 0);
+	assert_int_equal(explain_add_claim_file(&ex, fixture("seed000-dom0-dd.txt"), &err), 0);
+	assert_int_equal(ex.n_claims, 1);
 	explain_verdicts(&ex);
 	const struct ex_verdict *c = sc_verdict(&ex, "claim", 0);
 	assert_non_null(c);
@@ -146,6 +140,7 @@ static void seed000_dom0_dd_is_the_subject(void **state)
 	assert_non_null(strstr(c->text, "dom0 (dd) submitted"));
 	assert_non_null(strstr(c->text, "matches what the disks did"));
 	assert_null(strstr(c->text, "domain 0"));
+	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
 }
@@ -167,8 +162,8 @@ static void seed000_dom0_against_domu(void **state)
 	assert_int_equal(sc_explain(a, NULL, NULL, &ea, &ra, &err), 0);
 	assert_int_equal(sc_explain(b, NULL, NULL, &eb, &rb, &err), 0);
 	struct ex_compare cmp;
-	char msg[600];
-	assert_int_equal(explain_compare(&ea, NULL, &eb, NULL, &cmp, msg, sizeof(msg)), 0);
+	struct xerr msg;
+	assert_int_equal(explain_compare(&ea, NULL, &eb, NULL, &cmp, &msg), 0);
 	assert_true(cmp.a.dom->dom0_subject);
 	assert_int_equal(cmp.b.dom->domid, 5);
 	assert_false(cmp.reads);
@@ -189,7 +184,9 @@ static void seed000_dom0_against_domu(void **state)
 	fclose(out);
 	assert_non_null(strstr(text, "dom0 (dd)"));
 	free(text);
+	ex_claim_files_free(&ea);
 	explain_free(&ea);
+	ex_claim_files_free(&eb);
 	explain_free(&eb);
 	rec_reader_close(ra);
 	rec_reader_close(rb);
@@ -249,6 +246,7 @@ static void dom0_cached_dd(void **state)
 	assert_true(sc_fig(t, "cache_bytes") > 204.7 * MiB &&
 	            sc_fig(t, "cache_bytes") < 204.9 * MiB);
 	assert_true(sc_fig(t, "guest_mem_bytes") == 0);
+	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
 }
@@ -265,6 +263,7 @@ static void no_subject_without_dom0_io(void **state)
 	assert_int_equal(sc_explain(p, NULL, NULL, &ex, &r, &err), 0);
 	assert_null(subject(&ex));
 	assert_int_equal(ex.n_doms, 1);
+	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
 }
@@ -285,12 +284,8 @@ static const struct ex_verdict *claim_verdict(const char *claim, const char *rec
 {
 	struct xerr err;
 	assert_int_equal(sc_explain(rec, NULL, NULL, ex, r, &err), 0);
-	struct claim_figures runs[EX_MAX_CLAIMS];
-	size_t n = 0;
-	char msg[600];
-	assert_int_equal(claim_arg_figures(claim, runs, EX_MAX_CLAIMS, &n, msg, sizeof(msg)), 0);
-	assert_int_equal(n, 1);
-	assert_int_equal(explain_add_claim(ex, &runs[0], msg, sizeof(msg)), 0);
+	assert_int_equal(explain_add_claim_file(ex, claim, &err), 0);
+	assert_int_equal(ex->n_claims, 1);
 	explain_verdicts(ex);
 	return sc_verdict(ex, "claim", domid);
 }
@@ -325,6 +320,7 @@ static void dom0_claim_names_dom0s_cache(void **state)
 	assert_non_null(v);
 	assert_non_null(strstr(v->text, "the tool's rate is dom0's page cache"));
 	assert_null(strstr(v->text, "guest"));
+	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
 }
@@ -369,6 +365,7 @@ static void domu_claim_below_resolution_no_guest_cache(void **state)
 	assert_non_null(v);
 	assert_null(strstr(v->text, "own cache"));
 	assert_true(sc_fig(v, "inflation") > 1.2);
+	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
 }
@@ -413,6 +410,7 @@ static void guest_run_makes_no_dom0_subject(void **state)
 	assert_true(ex.n_verdicts > 0);
 	for (size_t i = 0; i < ex.n_verdicts; i++)
 		assert_int_equal(ex.verdicts[i].domid, 1);
+	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
 }
@@ -456,6 +454,7 @@ static void dom0_drain_on_the_runs_disk(void **state)
 	const struct ex_verdict *v = sc_verdict(&ex, "page_cache_inflation", 0);
 	assert_non_null(v);
 	assert_true(sc_fig(v, "inflation_factor") > 3.9 && sc_fig(v, "inflation_factor") < 4.1);
+	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
 }
@@ -501,13 +500,8 @@ static const struct ex_domain *explained(const char *path, const char *claim, st
 	struct xerr err;
 	assert_int_equal(sc_explain(path, NULL, NULL, ex, r, &err), 0);
 	if (claim) {
-		struct claim_figures runs[EX_MAX_CLAIMS];
-		size_t n = 0;
-		char msg[600];
-		assert_int_equal(
-		    claim_arg_figures(claim, runs, EX_MAX_CLAIMS, &n, msg, sizeof(msg)), 0);
-		assert_int_equal(n, 1);
-		assert_int_equal(explain_add_claim(ex, &runs[0], msg, sizeof(msg)), 0);
+		assert_int_equal(explain_add_claim_file(ex, claim, &err), 0);
+		assert_int_equal(ex->n_claims, 1);
 	}
 	explain_verdicts(ex);
 	return subject(ex);
@@ -548,6 +542,7 @@ static void dom0_drain_ends_with_the_data(void **state)
 	assert_non_null(c);
 	assert_string_equal(sc_fig_str(c, "drain_from"), "the run's data");
 	assert_non_null(strstr(c->text, "Then dom0 wrote 4.0 MiB more"));
+	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
 }
@@ -573,6 +568,7 @@ static void dom0_slow_drain_is_all_data(void **state)
 	assert_true(sc_fig(v, "inflation_factor") > 8.99 && sc_fig(v, "inflation_factor") < 9.01);
 	assert_true(sc_fig(v, "after_data_last_seconds") > 10.99 &&
 	            sc_fig(v, "after_data_last_seconds") < 11.01);
+	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
 }
@@ -604,6 +600,7 @@ static void dom0_drain_without_the_runs_bytes(void **state)
 		assert_true(sc_fig(v, "after_data_wr_bytes") == -1); /* null */
 		assert_true(sc_fig(v, "run_data_bytes") == (k ? 512.0 * MiB : -1));
 		assert_non_null(strstr(v->text, why[k]));
+		ex_claim_files_free(&ex);
 		explain_free(&ex);
 		rec_reader_close(r);
 	}
@@ -646,6 +643,7 @@ static void dom0_last_pages_wait_for_the_timer(void **state)
 	assert_non_null(strstr(c->text, "Then dom0 wrote 4.0 MiB more to those disks, the last "
 	                                "3.0 s after the run: up to 4.0 MiB of it the run's last "
 	                                "pages"));
+	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
 }
@@ -687,6 +685,7 @@ static void dom0_claim_run_ends_with_its_data(void **state)
 	assert_true(sc_fig(v, "observed_phys_bytes") == 252.0 * MiB);
 	assert_true(sc_fig(v, "inflation") == -1); /* null: below the resolution */
 	assert_non_null(strstr(v->text, "Then dom0 wrote 4.0 MiB more"));
+	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
 }

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "test_files.h"
-#include "explain/compare.h"
+#include "explain/verdicts/compare.h"
 #include "explain_scenario.h"
 #include "import/import_build.h"
 
@@ -114,12 +114,12 @@ static void seed001_request_size(void **state)
 	struct rec_reader *ra;
 	assert_int_equal(sc_explain(a, NULL, NULL, &fa, &ra, &err), 0);
 	struct ex_compare c;
-	char msg[256];
-	assert_int_equal(explain_compare(&fa, NULL, &ex, NULL, &c, msg, sizeof(msg)), 0);
+	struct xerr msg;
+	assert_int_equal(explain_compare(&fa, NULL, &ex, NULL, &c, &msg), 0);
 	bool said = false;
 	for (size_t i = 0; i < c.n_causes; i++)
 		said |=
-		    !strcmp(c.causes[i].id, "path") &&
+		    !strcmp(ex_verdict_key(c.causes[i].id), "path") &&
 		    strstr(c.causes[i].text, "the guest's requests averaged 4 KiB on A and 4 KiB "
 		                             "on B, the disk's own 512 KiB and 4 KiB") != NULL;
 	assert_true(said);

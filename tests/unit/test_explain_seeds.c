@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "test_files.h"
-#include "explain/report.h"
+#include "explain/report/report.h"
 #include "explain/tool_claims.h"
 #include "explain_scenario.h"
 
@@ -92,8 +92,8 @@ static void seed000_dd_and_bonnie(void **state)
 	snprintf(dd.file, sizeof(dd.file), "domU-dd.txt");
 	snprintf(dd.tool, sizeof(dd.tool), "dd");
 	snprintf(dd.domain, sizeof(dd.domain), "DomU");
-	char msg[256];
-	assert_int_equal(explain_add_claim(&ex, &dd, msg, sizeof(msg)), 0);
+	struct xerr msg;
+	assert_int_equal(explain_add_claim(&ex, &dd, &msg), 0);
 	explain_verdicts(&ex);
 	assert_int_equal(ex.n_claims, 1);
 	assert_int_equal(ex.claims[0].domid, 5);
@@ -169,8 +169,8 @@ static void seed003_guest_cache_seen_through_the_claim(void **state)
 	    .wr_bytes = 4294967296ull, .wr_seconds = 14.750, .wr_rate_bps = 291184223};
 	snprintf(dd.file, sizeof(dd.file), "dd.txt");
 	snprintf(dd.tool, sizeof(dd.tool), "dd");
-	char msg[256];
-	assert_int_equal(explain_add_claim(&ex, &dd, msg, sizeof(msg)), 0); /* busiest: 7 */
+	struct xerr msg;
+	assert_int_equal(explain_add_claim(&ex, &dd, &msg), 0); /* busiest: 7 */
 	explain_verdicts(&ex);
 	const struct ex_verdict *cl = sc_verdict(&ex, "claim", 7);
 	assert_non_null(cl);
@@ -183,12 +183,12 @@ static void seed003_guest_cache_seen_through_the_claim(void **state)
 	assert_non_null(strstr(cl->text, "the guest's own cache"));
 	/* a claim for a domain the window does not have */
 	snprintf(dd.domain, sizeof(dd.domain), "nosuch");
-	assert_int_equal(explain_add_claim(&ex, &dd, msg, sizeof(msg)), -1);
-	assert_non_null(strstr(msg, "dd.txt: no domain 'nosuch'"));
+	assert_int_equal(explain_add_claim(&ex, &dd, &msg), -1);
+	assert_non_null(strstr(msg.msg, "dd.txt: no domain 'nosuch'"));
 	struct claim_figures empty = {0};
 	snprintf(empty.file, sizeof(empty.file), "empty.txt");
-	assert_int_equal(explain_add_claim(&ex, &empty, msg, sizeof(msg)), -1);
-	assert_non_null(strstr(msg, "empty.txt: the benchmark output holds no byte count"));
+	assert_int_equal(explain_add_claim(&ex, &empty, &msg), -1);
+	assert_non_null(strstr(msg.msg, "empty.txt: the benchmark output holds no byte count"));
 	explain_free(&ex);
 	rec_reader_close(r);
 }

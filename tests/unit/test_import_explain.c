@@ -18,11 +18,11 @@
 
 #include "test_files.h"
 #include "core/model.h"
-#include "explain/claim_figures.h"
-#include "explain/compare.h"
-#include "explain/report.h"
+#include "explain/claim_list.h"
+#include "explain/report/report.h"
+#include "explain/verdicts/compare.h"
 #include "explain/tool_claims.h"
-#include "explain/verdicts.h"
+#include "explain/verdicts/verdicts.h"
 #include "export/exposition.h"
 #include "export/metrics.h"
 #include "import/import_build.h"
@@ -109,7 +109,8 @@ static struct rec_reader *explained(const char *path, struct explain *ex)
 static const struct ex_verdict *verdict(const struct explain *ex, const char *id, uint32_t domid)
 {
 	for (size_t i = 0; i < ex->n_verdicts; i++)
-		if (!strcmp(ex->verdicts[i].id, id) && ex->verdicts[i].domid == domid)
+		if (!strcmp(ex_verdict_key(ex->verdicts[i].id), id) &&
+		    ex->verdicts[i].domid == domid)
 			return &ex->verdicts[i];
 	return NULL;
 }
@@ -117,7 +118,7 @@ static const struct ex_verdict *verdict(const struct explain *ex, const char *id
 static bool any_verdict(const struct explain *ex, const char *id)
 {
 	for (size_t i = 0; i < ex->n_verdicts; i++)
-		if (!strcmp(ex->verdicts[i].id, id))
+		if (!strcmp(ex_verdict_key(ex->verdicts[i].id), id))
 			return true;
 	return false;
 }
@@ -129,7 +130,7 @@ static double figure(const struct ex_verdict *v, const char *key)
 			assert_false(v->figures[i].null);
 			return v->figures[i].value;
 		}
-	fail_msg("no figure %s in %s", key, v->id);
+	fail_msg("no figure %s in %s", key, ex_verdict_key(v->id));
 	return 0;
 }
 
@@ -235,8 +236,8 @@ static void test_seed002_dom0_cpu(void **state)
 	assert_contains(not_given(&a, "dom0_cpu_by_role"), "xiotop record");
 	/* the two runs compared by dom0's CPU alone */
 	struct ex_compare c;
-	char err[600];
-	assert_int_equal(explain_compare(&a, NULL, &b, NULL, &c, err, sizeof(err)), 0);
+	struct xerr err;
+	assert_int_equal(explain_compare(&a, NULL, &b, NULL, &c, &err), 0);
 	assert_true(c.hosts_only);
 	assert_float_equal(c.ratio, 52.0 / 16, 1e-9);
 	assert_contains(c.text, "A cost dom0 3.25x B's CPU (+36.0 s)");
@@ -253,7 +254,8 @@ static void test_seed002_dom0_cpu(void **state)
 	out = open_memstream(&text, &len);
 	assert_int_equal(report_json(out, &a), 0);
 	fclose(out);
-	assert_contains(text, "\"not_given\":[{\"id\":\"double_counting\"");
+	assert_contains(text, "\"not_given\":[{\"id\":");
+	assert_contains(text, "{\"id\":\"double_counting\",\"why\":\"needs vmstat bo");
 	assert_contains(text, "\"phys_wr_bytes\":null");
 	free(text);
 	explain_free(&a);
@@ -431,15 +433,11 @@ static void test_seed004_netbsd_size_rule(void **state)
 	struct rec_reader *r = rec_open(path, &err);
 	assert_non_null(r);
 	assert_int_equal(explain_collect(r, NULL, NULL, &ex, &err), 0);
-	char arg[1100], msg[600];
+	char arg[1100];
 	const char *fx = getenv("XIOTOP_FIXTURES");
 	snprintf(arg, sizeof(arg), "%s/claims/seed004-domu-bonnie-classic.txt@banksy",
 	         fx ? fx : "tests/fixtures");
-	struct claim_figures runs[EX_MAX_CLAIMS];
-	size_t n = 0;
-	assert_int_equal(claim_arg_figures(arg, runs, EX_MAX_CLAIMS, &n, msg, sizeof(msg)), 0);
-	for (size_t i = 0; i < n; i++)
-		assert_int_equal(explain_add_claim(&ex, &runs[i], msg, sizeof(msg)), 0);
+	assert_int_equal(explain_add_claim_file(&ex, arg, &err), 0);
 	explain_verdicts(&ex);
 	const struct ex_verdict *v = verdict(&ex, "test_size_vs_memory", 1);
 	assert_non_null(v);
@@ -447,6 +445,7 @@ static void test_seed004_netbsd_size_rule(void **state)
 	assert_true(figure(v, "guest_mem_bytes") == 2048.0 * 1024 * 1024);
 	assert_true(v->share == 0);
 	assert_non_null(not_given(&ex, "claim"));
+	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
 }

@@ -195,8 +195,8 @@ static struct rec_reader *open_after_sql(const char *path, const char *sql, stru
 	return r;
 }
 
-/* At path, the schema 2 recording of fixture NAME (tests/fixtures/recordings/NAME.sql: a
- * dump of a file the last writer of schema 2 made of this file's synthetic samples). */
+/* At path, the recording of fixture NAME (tests/fixtures/recordings/NAME.sql: a dump of a
+ * file the last writer of an older schema made of this file's synthetic samples). */
 static void schema2_recording(const char *path, const char *name)
 {
 	char file[64];
@@ -653,6 +653,33 @@ static void test_schema_2_file(void **state)
 	rec_reader_close(r);
 }
 
+/* A schema 3 file, made by the last writer of schema 3 (the fixture: 25 samples, keyframes
+ * 0, 10 and 20, each other sample's items differences from its keyframe's), reads to the
+ * very samples it was made of (but for the arrays it did not keep), in order, backwards
+ * and by jumps, and to the same intervals in every format. */
+static void test_schema_3_file(void **state)
+{
+	(void)state;
+	const char *path = path_of("v3.xiotop");
+	schema2_recording(path, "schema3_synthetic");
+	struct xerr err;
+	struct rec_reader *r = rec_open(path, &err);
+	assert_non_null(r);
+	assert_int_equal(rec_schema_version(r), 3);
+	assert_int_equal(rec_count(r), 25);
+	unsigned order[25 + 25 + 6];
+	size_t n = 0;
+	for (unsigned i = 0; i < 25; i++)
+		order[n++] = i;
+	for (unsigned i = 25; i-- > 0;)
+		order[n++] = i;
+	const unsigned jumps[] = {11, 2, 24, 9, 20, 19};
+	for (size_t j = 0; j < sizeof(jumps) / sizeof(*jumps); j++)
+		order[n++] = jumps[j];
+	assert_reads_synthetic(r, order, n, synthetic_no_arrays);
+	rec_reader_close(r);
+}
+
 /* Schema 3: every REC_KEYFRAME_EVERY-th sample holds its counters, the others their
  * differences from it (`base`); a sample reads the same in order, backwards and by jumps
  * across keyframes, and items new since the keyframe (loop1 from sample 2, a vbd made
@@ -976,6 +1003,74 @@ static void test_read_only_directory(void **state)
 	chmod(dir, 0700);
 }
 
+static bool beside(const char *path, const char *suffix)
+{
+	char side[200];
+	snprintf(side, sizeof(side), "%s%s", path, suffix);
+	return access(side, F_OK) == 0;
+}
+
+/* Readers need no space (issue 45): a closed recording is read without anything made
+ * beside it (no -wal, -shm or -journal), also where nothing can be made (a directory its
+ * reader may not write, as a read-only or full file system: as root, the reader runs as
+ * nobody in a child), for a file of the WAL schemas (1-3: this one made so) as for any. */
+static void test_reader_creates_nothing(void **state)
+{
+	(void)state;
+	const char *ro = path_of("readonly");
+	assert_int_equal(mkdir(ro, 0755), 0);
+	char file[160];
+	snprintf(file, sizeof(file), "%s/closed.xiotop", ro);
+	write_recording(file, 12);
+	exec_sql(file, "PRAGMA journal_mode=WAL"); /* as schemas 1-3 were left */
+	assert_false(beside(file, "-wal"));
+	assert_int_equal(chmod(file, 0644), 0);
+	assert_int_equal(chmod(ro, 0555), 0);
+	assert_int_equal(chmod(dir, 0755), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (geteuid() == 0 && (setgid(65534) || setuid(65534)))
+			_exit(3);
+		struct xerr err;
+		struct rec_reader *r = rec_open(file, &err);
+		if (!r) {
+			fprintf(stderr, "message: %s\n", err.msg);
+			_exit(4);
+		}
+		for (unsigned i = 0; i < 12; i++) {
+			struct xio_sample want, got;
+			synthetic(&want, i);
+			if (rec_read(r, i, &got, &err)) {
+				fprintf(stderr, "message: %s\n", err.msg);
+				_exit(5);
+			}
+			assert_same_sample(&want, &got);
+			sample_free(&want);
+			sample_free(&got);
+		}
+		rec_reader_close(r);
+		_exit(0);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	chmod(ro, 0755);
+	chmod(dir, 0700);
+	/* and as the owner, in a directory it may write: nothing made either */
+	struct xerr err;
+	struct rec_reader *r = rec_open(file, &err);
+	assert_non_null(r);
+	struct xio_sample got;
+	assert_int_equal(rec_read(r, 11, &got, &err), 0);
+	sample_free(&got);
+	rec_reader_close(r);
+	assert_false(beside(file, "-wal"));
+	assert_false(beside(file, "-shm"));
+	assert_false(beside(file, "-journal"));
+}
+
 static void test_never_overwrites(void **state)
 {
 	(void)state;
@@ -1126,6 +1221,7 @@ int main(void)
 	    cmocka_unit_test(test_latency_schema_1),
 	    cmocka_unit_test(test_latency_untimed),
 	    cmocka_unit_test(test_schema_2_file),
+	    cmocka_unit_test(test_schema_3_file),
 	    cmocka_unit_test(test_keyframes),
 	    cmocka_unit_test(test_packed_bad),
 	    cmocka_unit_test(test_cpu_times_old_file),
@@ -1138,6 +1234,7 @@ int main(void)
 	    cmocka_unit_test(test_newer_schema),
 	    cmocka_unit_test(test_foreign_sqlite),
 	    cmocka_unit_test(test_read_only_directory),
+	    cmocka_unit_test(test_reader_creates_nothing),
 	    cmocka_unit_test(test_never_overwrites),
 	    cmocka_unit_test(test_disk_full),
 	    cmocka_unit_test(test_killed_writer),

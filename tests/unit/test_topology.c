@@ -271,12 +271,12 @@ static int setup(void **state)
 	fclose(mem);
 	FILE *in = fmemopen(dump, len, "r");
 	struct xs_store store;
-	char err[256] = "";
-	int rc = xs_parse_stream(in, "topo-dump", &store, err, sizeof(err));
+	struct xerr err = {0};
+	int rc = xs_parse_stream(in, "topo-dump", &store, &err);
 	fclose(in);
 	free(dump);
 	if (rc != 0) {
-		fprintf(stderr, "dump: %s\n", err);
+		fprintf(stderr, "dump: %s\n", err.msg);
 		return -1;
 	}
 	rc = topo_from_xenstore(&store, &roots, &topo);

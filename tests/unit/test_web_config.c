@@ -61,8 +61,12 @@ static int teardown(void **state)
 static int load(const char *text, struct web_config *cfg, char *err, size_t len)
 {
 	write_file("web.yml", text);
-	err[0] = '\0';
-	return web_config_load(cfg_path, cfg, err, len);
+	struct xerr e = {0};
+	int rc = web_config_load(cfg_path, cfg, &e);
+	snprintf(err, len, "%s", e.msg);
+	if (rc)
+		assert_int_equal(e.kind, XERR_INPUT);
+	return rc;
 }
 
 static void test_full_config(void **state)
@@ -167,9 +171,9 @@ static void test_bad_files(void **state)
 			         rc, err, bad[i].where);
 	}
 	struct web_config cfg;
-	char err[1024];
-	assert_int_equal(web_config_load("/nonexistent/web.yml", &cfg, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "/nonexistent/web.yml: No such file"));
+	struct xerr err;
+	assert_int_equal(web_config_load("/nonexistent/web.yml", &cfg, &err), -1);
+	assert_non_null(strstr(err.msg, "/nonexistent/web.yml: No such file"));
 }
 
 int main(void)

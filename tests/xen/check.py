@@ -604,7 +604,7 @@ def console_time(lines, near):
 
 def check_console(res):
     """The console xiotop inside tmux beside the batch one: it ran, showed the phase A
-    domains, and showed writing (GWR_MB/s > 0) the domains blkback says wrote. A capture
+    domains, and showed writing (GWR_MiB/s > 0) the domains blkback says wrote. A capture
     shows the interval ending at its header's clock T (to the second), so in [T, E), E the
     earlier of T + 1 and the wall clock just after the capture, and starting at or after
     the clock P of the last capture before it with an earlier one (the console's -d 1
@@ -658,7 +658,7 @@ def check_console(res):
     # TCG redraws (every 1-7 s): a CI boot had none, and its capture showing 2 of the 3
     # that may have written was right. A console showing none writing still fails.
     check(judged > 0 and (must_seen > 0 or best_n > 0) and not wrong,
-          f"console: {best or 'no capture'} shows {best_n} domains writing at once (GWR_MB/s > 0),"
+          f"console: {best or 'no capture'} shows {best_n} domains writing at once (GWR_MiB/s > 0),"
           f" blkback's wr_sect says {best_truth}; in all {judged} captures the domains shown writing"
           f" are those blkback's wr_sect says wrote (writing from the unpause: {spans};"
           f" the most a capture must show: {must_seen})" + (f": {len(wrong)} wrong, {wrong[:2]}" if wrong else ""))

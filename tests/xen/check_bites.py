@@ -99,7 +99,7 @@ def guest_cpu_twice(state):
 
 def console_gwr(value):
     """The console captures (console-*.txt, xiotop's own screen) made wrong: each phase A
-    row's GWR_MB/s replaced by value(old text), in place, its width kept."""
+    row's GWR_MiB/s replaced by value(old text), in place, its width kept."""
     def mutate_files(work):
         for f in os.listdir(work):
             if not re.match(r"console-\d+\.txt$", f):

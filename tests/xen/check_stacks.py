@@ -289,7 +289,7 @@ def _check_console(res, check):
           f"console: 'q' quits (status: {err.strip().splitlines()[-1:] or 'none'}), the terminal"
           f" restored: alternate screen {mode[:1]}, cursor shown {mode[1:2]}, no xiotop on it")
     # the header's disks figure while the guests write: ram0 (brd) keeps no diskstats
-    # (vmstat bo above 1 MB/s: something was written in that interval)
+    # (vmstat bo above 1 MiB/s: something was written in that interval)
     zero, seen = [], []
     for name in ("start", "sort-next", "reverse", "filter-raid1", "drill-raid1", "drill-file"):
         text, _ = _screen(res, name)
@@ -307,7 +307,7 @@ def _check_drill(check, text, what, stacks):
     if not text:
         check(False, f"console: drill-down into {what} captured")
         return
-    names, leaf_wr = [], []  # leaf_wr: each leaf's WR_MB/s
+    names, leaf_wr = [], []  # leaf_wr: each leaf's WR_MiB/s
     for line in text.splitlines():
         m = re.match(r"\s*(\S+)\s+(backend|stacked|file|leaf)\s+([\d.]+)\s+([\d.]+)", line.replace("`- ", ""))
         if m:
@@ -324,7 +324,7 @@ def _check_drill(check, text, what, stacks):
         and (not want[0].startswith("md") or dict(names)[want[0]] == "stacked")
     ok = ok and bool(leaf_wr) and all(w > 0 for w in leaf_wr)
     check(ok, f"console: drill-down into {what} ({dom}) shows its layers {names}, the leaves"
-          f" writing {leaf_wr} MB/s")
+          f" writing {leaf_wr} MiB/s")
 
 
 def _check_hvm(res, truth, intervals, check, report, skip):

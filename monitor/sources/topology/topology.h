@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/error.h"
+
 #define XT_KDEV(maj, min) ((uint32_t)(((maj) << 20) | (min)))
 #define XT_KDEV_MAJOR(d)  ((uint32_t)(d) >> 20)
 #define XT_KDEV_MINOR(d)  (((uint32_t)(d)) & 0xfffff)
@@ -112,9 +114,9 @@ struct xs_store {
  * per level, `name = "v"`); the form is detected per file. Values use xenstore-ls
  * escapes (\\, \", \n, \t, \r, \xNN, octal \NNN); `-p` permissions after a value are
  * ignored; blank lines, trailing blanks and CRLF are accepted. Returns 0, or -1 with
- * `err` holding "FILE:LINE: reason" (out is then empty). */
-int xs_parse_file(const char *file, struct xs_store *out, char *err, size_t errlen);
-int xs_parse_stream(FILE *in, const char *name, struct xs_store *out, char *err, size_t errlen);
+ * err, XERR_INPUT "FILE:LINE: reason" (or XERR_NOMEM); out is then empty. */
+int xs_parse_file(const char *file, struct xs_store *out, struct xerr *err);
+int xs_parse_stream(FILE *in, const char *name, struct xs_store *out, struct xerr *err);
 const char *xs_get(const struct xs_store *s, const char *path); /* NULL if absent */
 const struct xs_entry *xs_find(const struct xs_store *s, const char *path);
 /* Build a store by hand (live xenstore, tests): add in any order, then sort once.

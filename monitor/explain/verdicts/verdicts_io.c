@@ -5,7 +5,7 @@
 
 #include "core/sanitize.h"
 #include "explain/dom0_subject.h"
-#include "explain/verdicts.h"
+#include "explain/verdicts/verdicts.h"
 
 static void say_drain(struct ex_verdict *v, const struct explain *ex, const struct ex_domain *d)
 {
@@ -45,7 +45,7 @@ void verdict_page_cache_inflation(struct explain *ex, const struct ex_domain *d)
 	                  : stored * EX_CACHED_PART_DEN < d->io.guest_wr_bytes * EX_CACHED_PART_NUM;
 	if (!cached)
 		return;
-	struct ex_verdict *v = ex_verdict_new(ex, "page_cache_inflation", d->domid);
+	struct ex_verdict *v = ex_verdict_new(ex, EXV_PAGE_CACHE_INFLATION, d->domid);
 	if (!v)
 		return;
 	v->share = rate > 0 ? 1 - e2e / rate : 0;
@@ -91,7 +91,7 @@ void verdict_page_cache_inflation(struct explain *ex, const struct ex_domain *d)
 	if (d->dom0_subject)
 		ex_say(v, "A program in dom0 writes into dom0's page cache: time it until the data "
 		          "is on disk (dd conv=fdatasync, or sync inside the timing).");
-	else if (!strcmp(ex_path_kind(d), "qemu"))
+	else if (ex_path_of(d) == EXP_QEMU)
 		ex_say(v, "qemu writes the image with cache=writeback: use cache=none (O_DIRECT).");
 	else
 		ex_say(v,
@@ -140,7 +140,7 @@ void verdict_double_counting(struct explain *ex, const struct ex_domain *d)
 	uint64_t phys = d->io.phys_wr_bytes + d->after_phys_wr;
 	if (dc < EX_ACTIVE_BYTES || dc * EX_DOUBLE_MIN_DEN < d->io.guest_wr_bytes)
 		return;
-	struct ex_verdict *v = ex_verdict_new(ex, "double_counting", d->domid);
+	struct ex_verdict *v = ex_verdict_new(ex, EXV_DOUBLE_COUNTING, d->domid);
 	if (!v)
 		return;
 	double guest = d->io.guest_wr_bytes ? (double)d->io.guest_wr_bytes : 1;
@@ -169,7 +169,7 @@ void verdict_double_counting(struct explain *ex, const struct ex_domain *d)
 	       (double)(d->via_wr[XIOTOP_VIA_INODE] + d->via_wr[XIOTOP_VIA_LOOPWORK]));
 	ex_fig(v, "via_partition_bytes", (double)d->via_wr[XIOTOP_VIA_PART]);
 	ex_fig(v, "via_dm_bytes", (double)d->via_wr[XIOTOP_VIA_REMAP]);
-	ex_fig_str(v, "path", ex_path_kind(d));
+	ex_fig_str(v, "path", ex_path_name(ex_path_of(d)));
 	ex_evidence(v, "double_counted_bytes");
 	ex_evidence(v, "vmstat_pgpgout_bytes");
 	ex_evidence(v, "phys_wr_bytes");
@@ -181,7 +181,7 @@ void verdict_read_cache(struct explain *ex, const struct ex_domain *d)
 	if (d->io.guest_rd_bytes < EX_ACTIVE_BYTES ||
 	    d->io.phys_rd_bytes * EX_CACHED_PART_DEN >= d->io.guest_rd_bytes * EX_CACHED_PART_NUM)
 		return;
-	struct ex_verdict *v = ex_verdict_new(ex, "read_cache", d->domid);
+	struct ex_verdict *v = ex_verdict_new(ex, EXV_READ_CACHE, d->domid);
 	if (!v)
 		return;
 	uint64_t cached = d->io.guest_rd_bytes - d->io.phys_rd_bytes;

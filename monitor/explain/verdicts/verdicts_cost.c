@@ -7,7 +7,7 @@
 
 #include "core/figures.h"
 #include "core/sanitize.h"
-#include "explain/verdicts.h"
+#include "explain/verdicts/verdicts.h"
 
 /* The smallest dom0 CPU per GiB among the judged domains (0 if none has CPU). */
 static const struct ex_domain *cheapest(const struct explain *ex)
@@ -28,7 +28,7 @@ void verdict_dom0_cpu_cost(struct explain *ex, const struct ex_domain *d)
 {
 	if (!ex->host.has_cpu || !(d->cpu_ns + d->after_cpu_ns))
 		return;
-	struct ex_verdict *v = ex_verdict_new(ex, "dom0_cpu_cost", d->domid);
+	struct ex_verdict *v = ex_verdict_new(ex, EXV_DOM0_CPU_COST, d->domid);
 	if (!v)
 		return;
 	double gib = (double)(d->io.guest_wr_bytes + d->io.guest_rd_bytes) / EX_GIB;
@@ -94,8 +94,8 @@ static double dirty_limit(const struct ex_host *h, const char *bytes, const char
  * guest's bios to the device. Unknown on an import (no tracer): false. */
 static bool dom0_caches(const struct ex_domain *d)
 {
-	const char *kind = ex_path_kind(d);
-	bool file = !strncmp(kind, "file", 4) || !strcmp(kind, "qemu");
+	enum ex_path path = ex_path_of(d);
+	bool file = ex_path_is_file(path) || path == EXP_QEMU;
 	return d->dirtied > 0 || (file && d->io.guest_rd_bytes >= EX_ACTIVE_BYTES &&
 	                          d->io.phys_rd_bytes * EX_CACHED_PART_DEN <
 	                              d->io.guest_rd_bytes * EX_CACHED_PART_NUM);
@@ -191,7 +191,7 @@ void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d)
 	double cache = (double)d->mem_bytes + dom0_cache;
 	if (cache <= 0 || test >= EX_TEST_TO_CACHE_RULE * cache)
 		return;
-	struct ex_verdict *v = ex_verdict_new(ex, "test_size_vs_memory", d->domid);
+	struct ex_verdict *v = ex_verdict_new(ex, EXV_TEST_SIZE_VS_MEMORY, d->domid);
 	if (!v)
 		return;
 	/* the test's size is why a cache could hide that much: the part of the cache's effect
@@ -249,17 +249,17 @@ void verdict_test_size_vs_memory(struct explain *ex, const struct ex_domain *d)
 	say_size(v, ex, d, test, tool, limit, dom0);
 }
 
-static void say_path(struct ex_verdict *v, const struct ex_domain *d, const char *kind)
+static void say_path(struct ex_verdict *v, const struct ex_domain *d, enum ex_path path)
 {
 	char file[XIO_PATH_MAX * 4], leaves[256];
 	sanitize_text(d->file, file, sizeof(file));
 	ex_leaf_names(d, leaves, sizeof(leaves));
-	if (!strcmp(kind, "qemu"))
+	if (path == EXP_QEMU)
 		ex_say(v,
 		       "emulated by qemu in dom0 on the image %s, down to %s: every request is "
 		       "trapped, emulated and turned into a read or write of the file; ",
 		       file[0] ? file : "(unknown)", leaves);
-	else if (!strncmp(kind, "file", 4))
+	else if (ex_path_is_file(path))
 		ex_say(v,
 		       "a file (%s) on a loop device, down to %s: loop adds a second submission "
 		       "of every byte (vmstat counts it twice) and, without direct I/O, dom0's "
@@ -267,20 +267,20 @@ static void say_path(struct ex_verdict *v, const struct ex_domain *d, const char
 		       file[0] ? file : "backing file", leaves);
 	else
 		ex_say(v, "phy: straight onto %s%s: counted once, no dom0 page cache; ", leaves,
-		       strstr(kind, "partition") ? " through a partition (iostat shows it twice)"
-		       : strstr(kind, "dm")      ? " through device-mapper"
-		                                 : "");
+		       path == EXP_PHY_PART ? " through a partition (iostat shows it twice)"
+		       : path == EXP_PHY_DM ? " through device-mapper"
+		                            : "");
 }
 
 void verdict_path(struct explain *ex, const struct ex_domain *d)
 {
-	struct ex_verdict *v = ex_verdict_new(ex, "path", d->domid);
+	struct ex_verdict *v = ex_verdict_new(ex, EXV_PATH, d->domid);
 	if (!v)
 		return;
-	const char *kind = ex_path_kind(d);
+	enum ex_path path = ex_path_of(d);
 	bool buffered = d->dirtied > 0;
 	v->share = 0;
-	ex_fig_str(v, "path", kind);
+	ex_fig_str(v, "path", ex_path_name(path));
 	ex_fig(v, "layers", (double)d->n_layers);
 	ex_fig(v, "buffered_in_dom0", buffered);
 	ex_fig(v, "dirtied_bytes", (double)d->dirtied);
@@ -293,7 +293,7 @@ void verdict_path(struct explain *ex, const struct ex_domain *d)
 	ex_evidence(v, "dirtied_bytes");
 	char who[160];
 	ex_say(v, "%s: ", ex_dom_label(d, who, sizeof(who)));
-	say_path(v, d, kind);
+	say_path(v, d, path);
 	ex_say(v, "%s.",
 	       buffered ? "its writes were buffered in dom0's page cache"
 	                : "its writes were not buffered in dom0");

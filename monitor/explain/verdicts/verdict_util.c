@@ -8,24 +8,38 @@
 
 #include "core/arrays.h"
 #include "core/sanitize.h"
-#include "explain/verdicts.h"
+#include "explain/verdicts/verdicts.h"
 
-struct ex_verdict *ex_verdict_new(struct explain *ex, const char *id, uint32_t domid)
+struct ex_verdict *ex_verdict_new(struct explain *ex, enum ex_verdict_id id, uint32_t domid)
 {
 	const struct ex_verdict v = {.id = id, .domid = domid};
 	return arrays_put(ex->verdicts, &ex->n_verdicts, EX_MAX_VERDICTS, &v, sizeof(v));
 }
 
-void ex_not_given(struct explain *ex, const char *id, const char *fmt, ...)
+static void not_given(struct explain *ex, const char *key, const char *fmt, va_list ap)
 {
 	for (size_t i = 0; i < ex->n_not_given; i++)
-		if (!strcmp(ex->not_given[i].key, id))
+		if (!strcmp(ex->not_given[i].key, key))
 			return; /* once per recording, not per domain */
+	arrays_put_text(ex->not_given, &ex->n_not_given, EX_MAX_NOT_GIVEN, key, fmt, ap);
+}
+
+void ex_not_given(struct explain *ex, const char *key, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	arrays_put_text(ex->not_given, &ex->n_not_given, EX_MAX_NOT_GIVEN, id, fmt, ap);
+	not_given(ex, key, fmt, ap);
 	va_end(ap);
 }
+
+void ex_verdict_not_given(struct explain *ex, enum ex_verdict_id id, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	not_given(ex, ex_verdict_key(id), fmt, ap);
+	va_end(ap);
+}
+
 
 static struct ex_figure *new_fig(struct ex_verdict *v, const char *key)
 {
@@ -103,37 +117,6 @@ const char *ex_rate(double bps, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%.1f MiB/s", bps / EX_MIB);
 	return buf;
-}
-
-static bool has_loop_layer(const struct ex_domain *d)
-{
-	for (size_t i = 0; i < d->n_layers; i++)
-		if (!strncmp(d->layers[i].name, "loop", 4))
-			return true;
-	return false;
-}
-
-const char *ex_path_kind(const struct ex_domain *d)
-{
-	if (d->dom0_subject)
-		return "dom0";
-	if (d->via_wr[XIOTOP_VIA_FILEIO] + d->via_rd[XIOTOP_VIA_FILEIO] ||
-	    d->cpu_ns_by_role[XIO_CPU_DEVICE_MODEL] || !strcmp(d->kind, "qdisk"))
-		return "qemu";
-	bool file = d->via_wr[XIOTOP_VIA_INODE] + d->via_wr[XIOTOP_VIA_LOOPWORK] +
-	                d->via_rd[XIOTOP_VIA_LOOPWORK] ||
-	            has_loop_layer(d);
-	bool part = d->via_wr[XIOTOP_VIA_PART] + d->via_rd[XIOTOP_VIA_PART] > 0;
-	bool dm = d->via_wr[XIOTOP_VIA_REMAP] + d->via_rd[XIOTOP_VIA_REMAP] > 0;
-	if (file && part)
-		return "file via loop, partition";
-	if (file)
-		return "file via loop";
-	if (part)
-		return "phy partition";
-	if (dm)
-		return "phy dm";
-	return "phy";
 }
 
 const char *ex_leaf_names(const struct ex_domain *d, char *buf, size_t len)

@@ -5,8 +5,8 @@
 
 #include "core/figures.h"
 #include "core/sanitize.h"
-#include "explain/report.h"
-#include "explain/verdicts.h"
+#include "explain/report/report.h"
+#include "explain/verdicts/verdicts.h"
 
 #define WIDTH 78
 
@@ -167,11 +167,11 @@ static void verdicts(FILE *out, const struct explain *ex)
 		const struct ex_verdict *v = &ex->verdicts[i];
 		char head[160];
 		if (v->domid == EX_NO_DOMAIN)
-			snprintf(head, sizeof(head), "%2zu. %s, share %.0f %%", i + 1, v->id,
-			         v->share * 100);
+			snprintf(head, sizeof(head), "%2zu. %s, share %.0f %%", i + 1,
+			         ex_verdict_key(v->id), v->share * 100);
 		else
 			snprintf(head, sizeof(head), "%2zu. %s, domain %u, share %.0f %%", i + 1,
-			         v->id, v->domid, v->share * 100);
+			         ex_verdict_key(v->id), v->domid, v->share * 100);
 		fprintf(out, "%s\n", head);
 		wrap(out, "     ", v->text);
 		figures(out, v);
@@ -237,8 +237,9 @@ int report_compare_text(FILE *out, const struct ex_compare *c)
 		      out);
 	for (size_t i = 0; i < c->n_causes; i++) {
 		const struct ex_cause *k = &c->causes[i];
-		fprintf(out, "%2zu. %s: %+.2f s per GiB, share %.0f %%%s\n", i + 1, k->id,
-		        k->s_per_gib, k->share * 100, k->against ? ", against the difference" : "");
+		fprintf(out, "%2zu. %s: %+.2f s per GiB, share %.0f %%%s\n", i + 1,
+		        ex_verdict_key(k->id), k->s_per_gib, k->share * 100,
+		        k->against ? ", against the difference" : "");
 		wrap(out, "     ", k->text);
 	}
 	fputs("\n==== A ====\n", out);

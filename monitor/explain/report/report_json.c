@@ -6,8 +6,8 @@
 
 #include "core/figures.h"
 #include "core/sanitize.h"
-#include "explain/report.h"
-#include "explain/verdicts.h"
+#include "explain/report/report.h"
+#include "explain/verdicts/verdicts.h"
 
 /* key, then the count or null when the recording does not hold it */
 static void put_count(FILE *out, const char *key, bool known, uint64_t v)
@@ -112,7 +112,7 @@ static void put_domain(FILE *out, const struct explain *ex, const struct ex_doma
 	        (double)d->after_cpu_ns / 1e9);
 	put_num(out, gib > 0 ? ex_cpu_s_per_gib(d) : NAN);
 	fputs(",\"path\":", out);
-	json_put_string(out, ex_path_kind(d));
+	json_put_string(out, ex_path_name(ex_path_of(d)));
 	fprintf(out, ",\"guest_wr_rate_bytes_per_s\":%.0f,\"end_to_end_wr_rate_bytes_per_s\":%.0f",
 	        ex_guest_wr_rate(ex, d), ex_end_to_end_wr_rate(ex, d));
 	fputs(",\"layers\":[", out);
@@ -150,7 +150,7 @@ static void put_claim(FILE *out, const struct ex_claim *c)
 
 static void put_verdict(FILE *out, const struct ex_verdict *v)
 {
-	fprintf(out, "{\"id\":\"%s\",\"domid\":", v->id);
+	fprintf(out, "{\"id\":\"%s\",\"domid\":", ex_verdict_key(v->id));
 	if (v->domid == EX_NO_DOMAIN)
 		fputs("null", out);
 	else
@@ -292,8 +292,9 @@ int report_compare_json(FILE *out, const struct ex_compare *c)
 		fprintf(out,
 		        "%s{\"rank\":%zu,\"id\":\"%s\",\"s_per_gib\":%.4f,\"share\":%.4f,"
 		        "\"against\":%s,\"text\":",
-		        i ? "," : "", i + 1, c->causes[i].id, c->causes[i].s_per_gib,
-		        c->causes[i].share, c->causes[i].against ? "true" : "false");
+		        i ? "," : "", i + 1, ex_verdict_key(c->causes[i].id),
+		        c->causes[i].s_per_gib, c->causes[i].share,
+		        c->causes[i].against ? "true" : "false");
 		json_put_string(out, c->causes[i].text);
 		fputs("}", out);
 	}

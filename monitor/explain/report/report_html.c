@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "core/sanitize.h"
-#include "explain/report.h"
-#include "explain/verdicts.h"
+#include "explain/report/report.h"
+#include "explain/verdicts/verdicts.h"
 
 #define CHART_W 640
 #define PANEL_H 92
@@ -211,7 +211,7 @@ static void verdict_list(FILE *out, const struct explain *ex, uint32_t domid)
 		if (v->domid != domid)
 			continue;
 		fprintf(out, "<div class=\"v\"><h3>#%zu <b>%s</b> &middot; share %.0f %%</h3>",
-		        i + 1, v->id, v->share * 100);
+		        i + 1, ex_verdict_key(v->id), v->share * 100);
 		html_put(out, v->text);
 		fputs("<div class=\"fig\">", out);
 		for (size_t k = 0; k < v->n_figures; k++) {
@@ -251,7 +251,7 @@ static void domain_row(FILE *out, const struct explain *ex, const struct ex_doma
 {
 	fprintf(out, "<tr><td>%u</td><td class=\"l\">", d->domid);
 	html_put(out, d->name);
-	fprintf(out, "</td><td class=\"l\">%s</td>", ex_path_kind(d));
+	fprintf(out, "</td><td class=\"l\">%s</td>", ex_path_name(ex_path_of(d)));
 	uint64_t v[] = {d->io.guest_wr_bytes, d->io.guest_rd_bytes,       d->io.phys_wr_bytes,
 	                d->io.phys_rd_bytes,  d->io.double_counted_bytes, d->backlog_end};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
@@ -337,8 +337,8 @@ int report_compare_html(FILE *out, const struct ex_compare *c)
 		fprintf(out,
 		        "<tr><td>%zu</td><td class=\"l\">%s</td><td>%+.2f</td><td>%.0f %%%s</td>"
 		        "<td class=\"l\">",
-		        i + 1, c->causes[i].id, c->causes[i].s_per_gib, c->causes[i].share * 100,
-		        c->causes[i].against ? " (against)" : "");
+		        i + 1, ex_verdict_key(c->causes[i].id), c->causes[i].s_per_gib,
+		        c->causes[i].share * 100, c->causes[i].against ? " (against)" : "");
 		html_put(out, c->causes[i].text);
 		fputs("</td></tr>\n", out);
 	}

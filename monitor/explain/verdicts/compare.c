@@ -1,6 +1,6 @@
 /* compare.c - A against B: the throughput difference in seconds per GiB and its causes;
  * see compare.h for the arithmetic. */
-#include "explain/compare.h"
+#include "explain/verdicts/compare.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "core/figures.h"
-#include "explain/verdicts.h"
+#include "explain/verdicts/verdicts.h"
 
 static int pick(const struct explain *ex, const char *name, const char *which, struct ex_side *side,
-                char *err, size_t errlen)
+                struct xerr *err)
 {
 	const struct ex_domain **out = &side->dom;
 	*out = name ? explain_find_domain(ex, name) : explain_busiest(ex, NULL);
@@ -20,11 +20,11 @@ static int pick(const struct explain *ex, const char *name, const char *which, s
 		return 0;
 	}
 	if (name)
-		snprintf(err, errlen, "%s: no domain '%s' moved 1 MiB in the window (%s side)",
+		xerr_set(err, XERR_INPUT, "%s: no domain '%s' moved 1 MiB in the window (%s side)",
 		         ex->file, name, which);
 	else
-		snprintf(err, errlen, "%s: no domain moved 1 MiB in the window (%s side)", ex->file,
-		         which);
+		xerr_set(err, XERR_INPUT, "%s: no domain moved 1 MiB in the window (%s side)",
+		         ex->file, which);
 	return -1;
 }
 
@@ -75,9 +75,10 @@ static void share_out(struct ex_compare *c)
 	}
 }
 
-static void cause(struct ex_compare *c, const char *id, double s_per_gib, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void cause(struct ex_compare *c, const char *id, double s_per_gib, const char *fmt, ...)
+static void cause(struct ex_compare *c, enum ex_verdict_id id, double s_per_gib, const char *fmt,
+                  ...) __attribute__((format(printf, 4, 5)));
+static void cause(struct ex_compare *c, enum ex_verdict_id id, double s_per_gib, const char *fmt,
+                  ...)
 {
 	struct ex_cause *k = &c->causes[c->n_causes++];
 	k->id = id;
@@ -121,13 +122,13 @@ static void explain_causes(struct ex_compare *c)
 		cpu = 0;
 	else if (fabs(cpu) > fabs(truth))
 		cpu = truth;
-	cause(c, "page_cache_inflation", hidden,
+	cause(c, EXV_PAGE_CACHE_INFLATION, hidden,
 	      "dom0's page cache hid %.2f s per GiB from A's timing and %.2f s per GiB from "
 	      "B's (the time until the bytes were on disk%s)",
 	      a->hidden_s_per_gib, b->hidden_s_per_gib, c->reads ? ", or read from it" : "");
-	cause(c, "dom0_cpu_cost", cpu, "dom0 spent %.2f s of CPU per GiB for A and %.2f for B",
+	cause(c, EXV_DOM0_CPU_COST, cpu, "dom0 spent %.2f s of CPU per GiB for A and %.2f for B",
 	      a->cpu_s_per_gib, b->cpu_s_per_gib);
-	cause(c, "path", truth - cpu,
+	cause(c, EXV_PATH, truth - cpu,
 	      "counted until on disk, A took %.2f s per GiB and B %.2f: the rest is the path "
 	      "below (disk speed, layers)",
 	      a->true_s_per_gib, b->true_s_per_gib);
@@ -174,19 +175,19 @@ static int compare_hosts(struct ex_compare *out)
 }
 
 int explain_compare(const struct explain *a, const char *dom_a, const struct explain *b,
-                    const char *dom_b, struct ex_compare *out, char *err, size_t errlen)
+                    const char *dom_b, struct ex_compare *out, struct xerr *err)
 {
 	memset(out, 0, sizeof(*out));
 	out->a.ex = a;
 	out->b.ex = b;
-	if (pick(a, dom_a, "A", &out->a, err, errlen) || pick(b, dom_b, "B", &out->b, err, errlen))
+	if (pick(a, dom_a, "A", &out->a, err) || pick(b, dom_b, "B", &out->b, err))
 		return compare_hosts(out);
 	out->reads = out->a.dom->io.guest_wr_bytes < EX_ACTIVE_BYTES &&
 	             out->b.dom->io.guest_wr_bytes < EX_ACTIVE_BYTES;
 	measure(&out->a, out->reads);
 	measure(&out->b, out->reads);
 	if (out->a.bytes <= 0 || out->b.bytes <= 0) {
-		snprintf(err, errlen, "%s: one side %s nothing to compare", a->file,
+		xerr_set(err, XERR_INPUT, "%s: one side %s nothing to compare", a->file,
 		         out->reads ? "read" : "wrote");
 		return -1;
 	}
@@ -204,8 +205,9 @@ int explain_compare(const struct explain *a, const char *dom_a, const struct exp
 	         "the other way counted as against it.",
 	         out->reads ? "read" : "wrote", ex_rate(out->a.rate_bps, ra, sizeof(ra)),
 	         ex_rate(out->b.rate_bps, rb, sizeof(rb)), out->ratio, out->a.seen_s_per_gib,
-	         out->b.seen_s_per_gib, out->causes[0].id, out->causes[0].share * 100,
-	         out->reads ? " (reads: from a disk)" : "", ta, tb, ta <= tb ? "A" : "B",
+	         out->b.seen_s_per_gib, ex_verdict_key(out->causes[0].id),
+	         out->causes[0].share * 100, out->reads ? " (reads: from a disk)" : "", ta, tb,
+	         ta <= tb ? "A" : "B",
 	         ta <= tb ? (ta > 0 ? tb / ta : 0)
 	         : tb > 0 ? ta / tb
 	                  : 0,

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "explain/verdicts.h"
+#include "explain/verdicts/verdicts.h"
 
 /* The disks' requests at least twice the guest's: merged on the way, not jitter (a
  * request split at a boundary, a metadata write) */
@@ -30,7 +30,7 @@ static void say_merged(struct ex_verdict *v, const struct explain *ex, const str
 		       "the block layer's plugging. ");
 		return;
 	}
-	const char *kind = ex_path_kind(d);
+	const char *kind = ex_path_name(ex_path_of(d));
 	if (d->dirtied > 0)
 		ex_say(v,
 		       "dom0's page cache merged them: the guest's writes were dirtied in dom0 "
@@ -88,7 +88,8 @@ void verdict_request_size(struct explain *ex, const struct ex_domain *d)
 	if (!host && g_bytes >= EX_ACTIVE_BYTES && g_ios > 0 &&
 	    !ex_leaf_requests(d, wr, &k_bytes, &k_ios, why, sizeof(why)) && why[0]) {
 		char who[160];
-		ex_not_given(ex, "request_size", "%s: %s", ex_dom_label(d, who, sizeof(who)), why);
+		ex_verdict_not_given(ex, EXV_REQUEST_SIZE, "%s: %s", ex_dom_label(d, who, sizeof(who)),
+		                     why);
 		return;
 	}
 	if (g_bytes < EX_ACTIVE_BYTES || g_ios <= 0 || k_bytes <= 0 || k_ios <= 0)
@@ -97,7 +98,7 @@ void verdict_request_size(struct explain *ex, const struct ex_domain *d)
 	bool merged = ratio >= EX_REQ_MERGE_RATIO;
 	if (!merged && g_avg >= EX_REQ_SMALL_BYTES)
 		return;
-	struct ex_verdict *v = ex_verdict_new(ex, "request_size", d->domid);
+	struct ex_verdict *v = ex_verdict_new(ex, EXV_REQUEST_SIZE, d->domid);
 	if (!v)
 		return;
 	/* a mechanism, not a discrepancy between two counts: like path, it is weighed in a

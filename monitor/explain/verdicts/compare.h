@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 
+#include "core/error.h"
 #include "explain/explain.h"
 
 struct ex_side {
@@ -38,10 +39,10 @@ struct ex_side {
 };
 
 struct ex_cause {
-	const char *id;   /* page_cache_inflation, dom0_cpu_cost, path */
-	double s_per_gib; /* signed: its part of s_B - s_A */
-	double share;     /* |s_per_gib| / the causes' sum of |s_per_gib|: 0..1 */
-	bool against;     /* it worked the other way from the difference */
+	enum ex_verdict_id id; /* EXV_PAGE_CACHE_INFLATION, EXV_DOM0_CPU_COST, EXV_PATH */
+	double s_per_gib;      /* signed: its part of s_B - s_A */
+	double share;          /* |s_per_gib| / the causes' sum of |s_per_gib|: 0..1 */
+	bool against;          /* it worked the other way from the difference */
 	char text[512];
 };
 
@@ -60,8 +61,8 @@ struct ex_compare {
 };
 
 /* dom_a / dom_b: the domain of each side (id or name), NULL the busiest. 0, or -1 with
- * err (a side without a domain that moved 1 MiB). */
+ * err (XERR_INPUT: a side without a domain that moved 1 MiB). */
 int explain_compare(const struct explain *a, const char *dom_a, const struct explain *b,
-                    const char *dom_b, struct ex_compare *out, char *err, size_t errlen);
+                    const char *dom_b, struct ex_compare *out, struct xerr *err);
 
 #endif

@@ -8,7 +8,7 @@
 #include "core/arrays.h"
 #include "core/figures.h"
 #include "core/sanitize.h"
-#include "explain/verdicts.h"
+#include "explain/verdicts/verdicts.h"
 
 /* Does the window hold what the figure is made of (core/figures.c says what it lacks)? */
 static bool holds(const struct explain *ex, enum figure_id id)
@@ -115,7 +115,7 @@ static void host_cache_verdict(struct explain *ex, const struct ex_domain *d, bo
 	    disk * EX_CACHED_PART_DEN >= guest * EX_CACHED_PART_NUM)
 		return;
 	struct ex_verdict *v =
-	    ex_verdict_new(ex, write ? "page_cache_inflation" : "read_cache", d->domid);
+	    ex_verdict_new(ex, write ? EXV_PAGE_CACHE_INFLATION : EXV_READ_CACHE, d->domid);
 	if (!v)
 		return;
 	double s = ex->win.seconds;
@@ -200,23 +200,23 @@ static void host_double_counting(struct explain *ex)
 	bool by_guests = !leaves && iostat && holds(ex, FIG_GUEST_WR_BYTES);
 	if (!vmstat || !iostat || (!leaves && !by_guests)) {
 		bool no_bo = !vmstat && imported_log(ex, "vmstat");
-		ex_not_given(ex, "double_counting",
-		             "needs vmstat bo and iostat per-device sectors: pass %s%s%s%s",
-		             vmstat ? "" : "--vmstat", vmstat || iostat ? "" : " and ",
-		             iostat ? "" : "--iostat",
-		             no_bo ? " (the vmstat given has no bi/bo, as NetBSD's: Linux vmstat N "
-		                     "has them)"
-		             : iostat && vmstat
-		                 ? "the disks under the stacked devices, or --xentop "
-		                   "with VBD sectors"
-		                 : "");
+		ex_verdict_not_given(
+		    ex, EXV_DOUBLE_COUNTING,
+		    "needs vmstat bo and iostat per-device sectors: pass %s%s%s%s",
+		    vmstat ? "" : "--vmstat", vmstat || iostat ? "" : " and ",
+		    iostat ? "" : "--iostat",
+		    no_bo ? " (the vmstat given has no bi/bo, as NetBSD's: Linux vmstat N has them)"
+		    : iostat && vmstat
+		        ? "the disks under the stacked devices, or --xentop with VBD "
+		          "sectors"
+		        : "");
 		return;
 	}
 	double bo = (double)ex->pgpgout_bytes;
 	double base = leaves ? (double)ex->disk_wr : guests_wr(ex), dc = bo - base;
 	if (dc < EX_ACTIVE_BYTES || dc * EX_DOUBLE_MIN_DEN < bo)
 		return;
-	struct ex_verdict *v = ex_verdict_new(ex, "double_counting", EX_NO_DOMAIN);
+	struct ex_verdict *v = ex_verdict_new(ex, EXV_DOUBLE_COUNTING, EX_NO_DOMAIN);
 	if (!v)
 		return;
 	v->share = dc / bo;
@@ -274,12 +274,13 @@ static void guests_cpu(struct ex_verdict *v, const struct explain *ex, double *t
 static void host_dom0_cpu(struct explain *ex)
 {
 	if (!ex->host.busy_source[0]) {
-		ex_not_given(ex, "dom0_cpu_cost",
-		             "needs dom0's CPU time: pass --xentop (its Domain-0 row), or --vmstat "
-		             "with --cpus N");
+		ex_verdict_not_given(
+		    ex, EXV_DOM0_CPU_COST,
+		    "needs dom0's CPU time: pass --xentop (its Domain-0 row), or --vmstat "
+		    "with --cpus N");
 		return;
 	}
-	struct ex_verdict *v = ex_verdict_new(ex, "dom0_cpu_cost", EX_NO_DOMAIN);
+	struct ex_verdict *v = ex_verdict_new(ex, EXV_DOM0_CPU_COST, EX_NO_DOMAIN);
 	if (!v)
 		return;
 	double busy = (double)ex->host_busy_ns / 1e9, s = ex->win.seconds, guests;
@@ -318,8 +319,11 @@ static void host_dom0_cpu(struct explain *ex)
 	          "record charges it.");
 }
 
-static void name_missing(struct explain *ex)
+/* The VBD bytes or the disk figures a cache verdict needs are not in these logs: why, and
+ * which log gives them (once per import: NULL d). */
+static void name_no_cache(struct explain *ex, enum ex_verdict_id id)
 {
+	bool rd = id == EXV_READ_CACHE;
 	if (!holds(ex, FIG_GUEST_WR_BYTES)) {
 		const char *why =
 		    !imported_log(ex, "xentop") ? "pass --xentop"
@@ -327,34 +331,27 @@ static void name_missing(struct explain *ex)
 		        ? "this xentop has no VBD_RSECT/VBD_WSECT columns: requests only"
 		        : "VBDS is 0 for every domain in this xentop (NetBSD's libxenstat collects "
 		          "no vbd statistics)";
-		ex_not_given(ex, "page_cache_inflation",
-		             "needs each domain's VBD bytes (xentop's VBD_RSECT/VBD_WSECT: %s) and "
-		             "what reached the disks (--iostat, or --vmstat)",
-		             why);
-		ex_not_given(ex, "read_cache",
-		             "needs each domain's VBD read bytes (%s) and the "
-		             "disks' reads (--iostat)",
-		             why);
+		if (rd)
+			ex_verdict_not_given(ex, id,
+			                     "needs each domain's VBD read bytes (%s) and the "
+			                     "disks' reads (--iostat)",
+			                     why);
+		else
+			ex_verdict_not_given(ex, id,
+			                     "needs each domain's VBD bytes (xentop's "
+			                     "VBD_RSECT/VBD_WSECT: %s) and what reached the disks "
+			                     "(--iostat, or --vmstat)",
+			                     why);
 	} else if (!holds(ex, FIG_DISKS_WR_BYTES) && !holds(ex, FIG_VMSTAT_PGPGOUT_BYTES)) {
-		ex_not_given(ex, "page_cache_inflation",
-		             "needs what reached the disks: pass --iostat (iostat -dx N), or "
-		             "--vmstat (Linux vmstat N)");
-		ex_not_given(ex, "read_cache",
-		             "needs the disks' reads: pass --iostat (iostat -dx N)");
+		if (rd)
+			ex_verdict_not_given(
+			    ex, id, "needs the disks' reads: pass --iostat (iostat -dx N)");
+		else
+			ex_verdict_not_given(
+			    ex, id,
+			    "needs what reached the disks: pass --iostat (iostat -dx "
+			    "N), or --vmstat (Linux vmstat N)");
 	}
-	ex_not_given(ex, "dom0_cpu_by_role",
-	             "dom0 CPU by domain and role (blkback, loop, writeback, qemu) needs %s",
-	             tracer_advice(ex));
-	ex_not_given(ex, "path",
-	             "needs the layers below each guest (its backend device, loop, dm, "
-	             "partitions): %s",
-	             netbsd(ex)
-	                 ? "the domain's disk line in its xl config"
-	                 : "xiotop record (xiotop topology --xenstore-dump shows the stack)");
-	if (ex->n_claims)
-		ex_not_given(ex, "claim", "needs the bytes that reached a disk for that domain: %s",
-		             tracer_advice(ex));
-	name_no_leaf(ex);
 }
 
 /* Whether a claim set against d gives the benchmark's file size (bonnie's -s). */
@@ -366,31 +363,84 @@ static bool claims_file(const struct explain *ex, const struct ex_domain *d)
 	return false;
 }
 
-void explain_verdicts_imported(struct explain *ex)
+/* d moved 1 MiB through its guest layer, by xentop's VBD sectors. */
+static bool active(const struct explain *ex, const struct ex_domain *d)
 {
-	ex->n_not_given = 0;
-	host_dom0_cpu(ex);
-	host_double_counting(ex);
-	for (size_t i = 0; i < ex->n_doms; i++) {
-		const struct ex_domain *d = &ex->doms[i];
-		bool active = holds(ex, FIG_GUEST_WR_BYTES) &&
-		              d->io.guest_wr_bytes + d->io.guest_rd_bytes >= EX_ACTIVE_BYTES;
-		/* the benchmark's own size rule needs no VBD counter: the claim's file against
-		 * the guest's memory (xentop MEM(k)), as seed 004's bonnie -s 2048 on a 2 GiB
-		 * guest from a NetBSD dom0 whose libxenstat has no VBD statistics */
-		if (!active && claims_file(ex, d) && d->mem_bytes)
-			verdict_test_size_vs_memory(ex, d);
-		if (!active)
-			continue;
+	return holds(ex, FIG_GUEST_WR_BYTES) &&
+	       d->io.guest_wr_bytes + d->io.guest_rd_bytes >= EX_ACTIVE_BYTES;
+}
+
+void import_page_cache_inflation(struct explain *ex, const struct ex_domain *d)
+{
+	if (!d)
+		name_no_cache(ex, EXV_PAGE_CACHE_INFLATION);
+	else if (active(ex, d))
 		host_cache_verdict(ex, d, true);
+}
+
+void import_read_cache(struct explain *ex, const struct ex_domain *d)
+{
+	if (!d)
+		name_no_cache(ex, EXV_READ_CACHE);
+	else if (active(ex, d))
 		host_cache_verdict(ex, d, false);
+}
+
+void import_double_counting(struct explain *ex, const struct ex_domain *d)
+{
+	if (d)
+		return; /* host-wide */
+	host_double_counting(ex);
+	name_no_leaf(ex);
+}
+
+void import_dom0_cpu_cost(struct explain *ex, const struct ex_domain *d)
+{
+	if (d)
+		return; /* host-wide */
+	host_dom0_cpu(ex);
+	ex_not_given(ex, "dom0_cpu_by_role",
+	             "dom0 CPU by domain and role (blkback, loop, writeback, qemu) needs %s",
+	             tracer_advice(ex));
+}
+
+void import_test_size_vs_memory(struct explain *ex, const struct ex_domain *d)
+{
+	/* the benchmark's own size rule needs no VBD counter: the claim's file against the
+	 * guest's memory (xentop MEM(k)), as seed 004's bonnie -s 2048 on a 2 GiB guest from
+	 * a NetBSD dom0 whose libxenstat has no VBD statistics */
+	if (d && (active(ex, d) || (claims_file(ex, d) && d->mem_bytes)))
 		verdict_test_size_vs_memory(ex, d);
-		if (leaf_disks(ex)) /* iostat's requests are the leaves' */
-			verdict_request_size(ex, d);
-		else
-			ex_not_given(ex, "request_size", "needs the disks' requests: %s",
-			             netbsd(ex) ? "iostat -x N of the disks"
-			                        : "iostat -dx N of the disks");
-	}
-	name_missing(ex);
+}
+
+void import_request_size(struct explain *ex, const struct ex_domain *d)
+{
+	if (!d || !active(ex, d))
+		return;
+	if (leaf_disks(ex)) /* iostat's requests are the leaves' */
+		verdict_request_size(ex, d);
+	else
+		ex_verdict_not_given(ex, EXV_REQUEST_SIZE, "needs the disks' requests: %s",
+		                     netbsd(ex) ? "iostat -x N of the disks"
+		                                : "iostat -dx N of the disks");
+}
+
+void import_path(struct explain *ex, const struct ex_domain *d)
+{
+	if (d)
+		return;
+	ex_verdict_not_given(ex, EXV_PATH,
+	                     "needs the layers below each guest (its backend device, loop, dm, "
+	                     "partitions): %s",
+	                     netbsd(ex) ? "the domain's disk line in its xl config"
+	                                : "xiotop record (xiotop topology --xenstore-dump shows "
+	                                  "the stack)");
+}
+
+void import_claim(struct explain *ex, const struct ex_domain *d)
+{
+	if (!d && ex->n_claims)
+		ex_verdict_not_given(ex, EXV_CLAIM,
+		                     "needs the bytes that reached a disk for that domain: %s",
+		                     tracer_advice(ex));
 }

@@ -22,7 +22,7 @@
  *   path                  0 on one window (what each layer adds; compare.h shares it);
  *   claim                 1 - what reached a disk / what the tool claims.
  * An imported recording (ex->host.absent != 0: logs, no tracer) gets the verdicts its
- * counters allow instead (explain_verdicts_imported, verdicts_import.c), host-wide where
+ * counters allow instead (the table's judge_import, verdicts_import.c), host-wide where
  * the logs have no per-domain figure:
  *   dom0_cpu_cost         (host) dom0's busy time from xentop's Domain-0 row (or vmstat);
  *                         share: dom0's part of the CPU the run cost, dom0 / (dom0 +
@@ -42,14 +42,10 @@
 
 #include "explain/explain.h"
 
-#define EX_ACTIVE_BYTES (1024 * 1024) /* a domain with less guest I/O is not judged */
 /* A cache verdict needs the disks to have taken less than 4/5 of the guest's bytes: less
  * than that gap is the last interval's writeback or readahead, not a cache. */
 #define EX_CACHED_PART_NUM 4
 #define EX_CACHED_PART_DEN 5
-/* Writes look inflated when the guest's rate is 10 % above the rate until on disk: less
- * is the last interval's writeback still under way at the window's end. */
-#define EX_INFLATION_MIN 1.1
 /* Double counting is named when at least 1/20 of the bytes (5 %) were counted twice:
  * below, it is dom0's own writes and metadata, not a layer's second count. */
 #define EX_DOUBLE_MIN_DEN 20
@@ -58,22 +54,70 @@
 #define EX_TEST_TO_CACHE_RULE 2.0
 
 void explain_verdicts(struct explain *ex);
-/* The imported recording's verdicts and not_given list (called by explain_verdicts). */
-void explain_verdicts_imported(struct explain *ex);
-/* Names a verdict the recording cannot give (once per id), printf-style why. */
-void ex_not_given(struct explain *ex, const char *id, const char *fmt, ...)
+
+/* A verdict's judge: adds at most one verdict about d to ex (a claim's: one per claims[]
+ * row). On an import it is also called once with d NULL, for a host-wide verdict or to
+ * name the verdict as not given (ex_verdict_not_given) when the logs cannot give it. */
+typedef void verdict_fn(struct explain *ex, const struct ex_domain *d);
+
+/* Where a verdict applies (struct ex_verdict_kind.applies). */
+enum {
+	EXV_GUESTS = 1u << 0,      /* each guest domain a recording judges (1 MiB moved) */
+	EXV_DOM0 = 1u << 1,        /* dom0's own run, the subject domain 0 (dom0_subject.h) */
+	EXV_ONCE = 1u << 2,        /* once per recording (d NULL), after the domains: the claims */
+	EXV_IMPORT = 1u << 3,      /* each domain of an import (xiotop import: logs, no tracer) */
+	EXV_IMPORT_HOST = 1u << 4, /* an import, host-wide (domid EX_NO_DOMAIN) */
+};
+
+/* One row of the verdict table: the one place a verdict is named. */
+struct ex_verdict_kind {
+	const char *key;   /* its name: the JSON "id", the text's and HTML's heading, not_given */
+	unsigned rank;     /* among equal shares, the lower rank first */
+	unsigned applies;  /* EXV_* bits */
+	verdict_fn *judge; /* on a recording (EXV_GUESTS, EXV_DOM0, EXV_ONCE) */
+	verdict_fn *judge_import; /* on an import: each domain (EXV_IMPORT), and once with d
+	                           * NULL for every verdict (host-wide, or not given) */
+};
+
+/* The table (verdict_table.c), indexed by enum ex_verdict_id. */
+extern const struct ex_verdict_kind ex_verdict_kinds[EXV_COUNT];
+
+static inline const char *ex_verdict_key(enum ex_verdict_id id)
+{
+	return ex_verdict_kinds[id].key;
+}
+
+/* Names a verdict the recording cannot give (once per name), printf-style why;
+ * ex_not_given names a figure that is not a verdict ("disk_bytes"). */
+void ex_verdict_not_given(struct explain *ex, enum ex_verdict_id id, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void ex_not_given(struct explain *ex, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* A verdict on a domain: adds at most one verdict for d to ex. */
-typedef void verdict_fn(struct explain *ex, const struct ex_domain *d);
+/* The judges of a recording (verdicts_io.c, verdicts_cost.c, verdicts_request.c,
+ * verdict_claim.c: verdict_claims judges every claims[] row, d NULL) */
 verdict_fn verdict_page_cache_inflation, verdict_double_counting, verdict_read_cache,
-    verdict_dom0_cpu_cost, verdict_test_size_vs_memory, verdict_path, verdict_request_size;
-/* The verdict on a claim: adds at most one verdict for c to ex. */
-void verdict_claim(struct explain *ex, const struct ex_claim *c);
+    verdict_dom0_cpu_cost, verdict_test_size_vs_memory, verdict_path, verdict_request_size,
+    verdict_claims;
+/* and of an import (verdicts_import.c) */
+verdict_fn import_page_cache_inflation, import_double_counting, import_read_cache,
+    import_dom0_cpu_cost, import_test_size_vs_memory, import_path, import_request_size,
+    import_claim;
+
+/* ---- dom0's own run (explain/dom0_subject.h): its drain in a verdict (dom0_drain.c) ---- */
+/* The subject's drain rule as a verdict's figures ("drain_from": "the run's data", "a quiet
+ * stretch" or "-" not drained; "run_data_bytes", "data_taken_bytes", "after_data_wr_bytes",
+ * "after_data_last_seconds": null where unknown) and text. */
+void ex_dom0_drain_figures(struct ex_verdict *v, const struct explain *ex,
+                           const struct ex_domain *d);
+void ex_dom0_say_drain(struct ex_verdict *v, const struct explain *ex, const struct ex_domain *d);
+/* The run's disks' writes after its data, when >= 1 MiB (else nothing): one sentence,
+ * after `before`. */
+void ex_dom0_say_after_data(struct ex_verdict *v, const struct explain *ex, const char *before);
 
 /* ---- helpers for verdicts (verdict_util.c) ---- */
 /* A new verdict in ex (NULL when full). */
-struct ex_verdict *ex_verdict_new(struct explain *ex, const char *id, uint32_t domid);
+struct ex_verdict *ex_verdict_new(struct explain *ex, enum ex_verdict_id id, uint32_t domid);
 void ex_fig(struct ex_verdict *v, const char *key, double value);
 void ex_fig_null(struct ex_verdict *v, const char *key);
 void ex_fig_str(struct ex_verdict *v, const char *key, const char *value);
@@ -85,8 +129,6 @@ const char *ex_dom_label(const struct ex_domain *d, char *buf, size_t len);
 /* "256 MiB", "1.50 GiB", "512 KiB"; "12.3 MiB/s". */
 const char *ex_bytes(double bytes, char *buf, size_t len);
 const char *ex_rate(double bytes_per_s, char *buf, size_t len);
-/* The domain's main path in a few words ("file via loop", "qemu", "phy"). */
-const char *ex_path_kind(const struct ex_domain *d);
 /* What d's leaf devices took over the window and its drain, in one direction: their own
  * bytes and completed requests (diskstats, after merging), when each leaf d used served d
  * alone; false (0, 0) when not, or when no leaf counted any (why, if not NULL, then says

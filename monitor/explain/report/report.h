@@ -15,7 +15,7 @@
 
 #include <stdio.h>
 
-#include "explain/compare.h"
+#include "explain/verdicts/compare.h"
 #include "explain/explain.h"
 
 int report_text(FILE *out, const struct explain *ex);
