@@ -40,7 +40,6 @@ void ex_verdict_not_given(struct explain *ex, enum ex_verdict_id id, const char 
 	va_end(ap);
 }
 
-
 static struct ex_figure *new_fig(struct ex_verdict *v, const char *key)
 {
 	struct ex_figure f = {0};

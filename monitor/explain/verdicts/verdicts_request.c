@@ -88,8 +88,8 @@ void verdict_request_size(struct explain *ex, const struct ex_domain *d)
 	if (!host && g_bytes >= EX_ACTIVE_BYTES && g_ios > 0 &&
 	    !ex_leaf_requests(d, wr, &k_bytes, &k_ios, why, sizeof(why)) && why[0]) {
 		char who[160];
-		ex_verdict_not_given(ex, EXV_REQUEST_SIZE, "%s: %s", ex_dom_label(d, who, sizeof(who)),
-		                     why);
+		ex_verdict_not_given(ex, EXV_REQUEST_SIZE, "%s: %s",
+		                     ex_dom_label(d, who, sizeof(who)), why);
 		return;
 	}
 	if (g_bytes < EX_ACTIVE_BYTES || g_ios <= 0 || k_bytes <= 0 || k_ios <= 0)
