@@ -307,3 +307,8 @@ double ex_end_to_end_wr_rate(const struct explain *ex, const struct ex_domain *d
 	           (d->drained || d->dom0_subject ? d->drain_s : ex->win.recorded_after_s);
 	return s > 0 ? (double)d->io.guest_wr_bytes / s : 0;
 }
+
+bool ex_drain_cut(const struct explain *ex, const struct ex_domain *d)
+{
+	return ex->host.has_dirty && !d->dom0_subject && !d->drained;
+}

@@ -177,6 +177,9 @@ struct ex_claim {
 	 * intervals less: the run may start late in the first, end early in the last) the
 	 * disks were as fast as the tool says, so no inflation is given */
 	bool below_resolution;
+	/* a write not located in the timeline, judged with its drain, whose drain the
+	 * recording's end cut short (ex_drain_cut): no inflation figure */
+	bool drain_cut;
 	/* the run in the domain's timeline; when found, observed_* are over that sub-window */
 	struct ex_located located;
 	enum ex_direction_from direction_from; /* ex_direction_from_name() */
@@ -325,5 +328,9 @@ double ex_guest_wr_rate(const struct explain *ex, const struct ex_domain *d);
 /* Guest writes over the window plus the drain (the rate they reached the disk at); uses
  * the recording's end when not drained. */
 double ex_end_to_end_wr_rate(const struct explain *ex, const struct ex_domain *d);
+/* The recording ended before d's window data reached the disk: d had dirty bytes in dom0's
+ * page cache at the window's end, and not all of them were written back by the recording's
+ * end (its drain cut short). A figure built on the drain would be built on part of it. */
+bool ex_drain_cut(const struct explain *ex, const struct ex_domain *d);
 
 #endif

@@ -130,7 +130,8 @@ static void fill_row(const struct explain *ex, const struct claim_figures *c,
 		row->observed_phys = model_io_stored_rd(&d->io);
 		row->observed_phys_rate_bps = (double)row->observed_phys / ex->win.seconds;
 	}
-	row->inflation = row->observed_phys_rate_bps > 0 && row->rate_bps > 0
+	row->drain_cut = !at->found && write && ex_drain_cut(ex, d);
+	row->inflation = row->observed_phys_rate_bps > 0 && row->rate_bps > 0 && !row->drain_cut
 	                     ? row->rate_bps / row->observed_phys_rate_bps
 	                     : -1;
 	if (at->found && row->inflation > EX_CLAIM_INFLATION_MIN) {

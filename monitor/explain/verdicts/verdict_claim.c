@@ -166,6 +166,10 @@ static void judge_claim(struct explain *ex, const struct ex_claim *c)
 		       "shortest time its stretch allows the disks kept up with the tool's rate, "
 		       "which is all the samples can tell (record with a shorter -d, or run it "
 		       "longer).");
+	else if (c->drain_cut)
+		ex_say(v, ": the recording ended before dom0 had written the run's data back (its "
+		          "drain cut short), so what the disks did is not known; record until the "
+		          "drain ends.");
 	else if (c->inflation > EX_CLAIM_INFLATION_MIN)
 		ex_say(v, ": the tool's rate is %.1fx what the disks did.", c->inflation);
 	else if (c->inflation > 0)

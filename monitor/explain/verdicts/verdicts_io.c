@@ -29,10 +29,27 @@ static void say_drain(struct ex_verdict *v, const struct explain *ex, const stru
 		       ex->win.recorded_after_s);
 }
 
+/* Why a figure built on d's drain is not given: the recording ended first. */
+static void say_drain_cut(struct explain *ex, const struct ex_domain *d, enum ex_verdict_id id)
+{
+	char who[160], b[32];
+	ex_verdict_not_given(ex, id,
+	                     "%s: the recording ended %.1f s after the run, before dom0 had written "
+	                     "back the %s its page cache held of it (the drain was cut short): "
+	                     "record until the drain ends (xiotop record -- CMD keeps on until "
+	                     "dom0 has written it back)",
+	                     ex_dom_label(d, who, sizeof(who)), ex->win.recorded_after_s,
+	                     ex_bytes((double)d->backlog_end, b, sizeof(b)));
+}
+
 void verdict_page_cache_inflation(struct explain *ex, const struct ex_domain *d)
 {
 	if (d->io.guest_wr_bytes < EX_ACTIVE_BYTES)
 		return;
+	if (ex_drain_cut(ex, d)) { /* the end to end rate would be half the drain's */
+		say_drain_cut(ex, d, EXV_PAGE_CACHE_INFLATION);
+		return;
+	}
 	double rate = ex_guest_wr_rate(ex, d), e2e = ex_end_to_end_wr_rate(ex, d);
 	/* what the disks took once: a mirror's second copy is no faster disk */
 	uint64_t stored = model_io_stored_wr(&d->io);
@@ -138,6 +155,11 @@ void verdict_double_counting(struct explain *ex, const struct ex_domain *d)
 	uint64_t dc = d->io.double_counted_bytes + d->after_double_counted;
 	uint64_t vm = d->io.vmstat_wr_bytes + d->after_vmstat_wr;
 	uint64_t phys = d->io.phys_wr_bytes + d->after_phys_wr;
+	if (ex_drain_cut(ex, d) && d->io.guest_wr_bytes >= EX_ACTIVE_BYTES) {
+		/* the writeback's second count only partly seen */
+		say_drain_cut(ex, d, EXV_DOUBLE_COUNTING);
+		return;
+	}
 	if (dc < EX_ACTIVE_BYTES || dc * EX_DOUBLE_MIN_DEN < d->io.guest_wr_bytes)
 		return;
 	struct ex_verdict *v = ex_verdict_new(ex, EXV_DOUBLE_COUNTING, d->domid);
