@@ -2,12 +2,12 @@
 """check_explain.py RESULTS - phase X of the real Xen dom0 (explain.sh): explain as a user
 runs it, judged against what the physics of each guest's path says it must find.
 
-Three guests ran at once, each making ext4 on its disk and running, between its own marks
-("start dd" ... "end iozone") written into xenstore: GNU dd (48 MiB written with
-conv=fdatasync, the guest's caches dropped, read back), dd again with oflag=direct (48 MiB,
-no sync; tool "ddd"), fio (48 MiB sequential write with end_fsync; then 4 KiB random reads
-with direct=1 at iodepth 1 for 8 s, tool "fiorr"), bonnie++ (-s 48 -f: a 48 MiB file, 384
-MiB of guest memory) and iozone -o -e (16 MiB in 256 KiB O_SYNC writes, then read):
+Three guests ran one after the other, each making ext4 on its disk and running, between
+its own marks ("start dd" ... "end iozone") written into xenstore: GNU dd (32 MiB written
+with conv=fdatasync, the guest's caches dropped, read back), dd again with oflag=direct (32
+MiB, no sync; tool "ddd"), fio (32 MiB sequential write with end_fsync; then 4 KiB random
+reads with direct=1 at iodepth 1 for 8 s, tool "fiorr"), bonnie++ (-s 32 -f: a 32 MiB file,
+384 MiB of guest memory) and iozone -o -e (16 MiB in 256 KiB O_SYNC writes, then read):
   x-file  a file image on ext4 on a zram disk, through loop with direct I/O off: dom0's
           page cache is on its path;
   x-lv    a dm linear "LV" over another zram disk: nothing in dom0 caches it;
@@ -35,9 +35,9 @@ THE EXPECTED VERDICTS, FROM THE PHYSICS (written before any run was looked at):
  4. dd's read came after the guest dropped its caches: on x-lv the disk served it (the
     claim's observed physical reads are the guest's, within 10 %); on x-file and x-md the
     image's pages were still in dom0's page cache: read_cache given, share >= 0.5.
- 5. bonnie++'s file (48 MiB) is far smaller than the guest's memory: its reads never leave
+ 5. bonnie++'s file (32 MiB) is far smaller than the guest's memory: its reads never leave
     the guest, they are not located and the guest's own cache is said to have served them;
-    test_size_vs_memory is given with the claim's file size (48 MiB), below bonnie's 2x rule.
+    test_size_vs_memory is given with the claim's file size (32 MiB), below bonnie's 2x rule.
  6. Double counting as the kernel counts it: pgpgout counts a write at every submit_bio();
     a guest's write is counted a second time only where loop's writeback (or fsync) submits
     it to the image's file system device. So explain's double-counted bytes for x-file
@@ -275,7 +275,7 @@ def check_reads(ex, name, domid, tag):
     check(bool(br) and all(own), f"{tag} 5: bonnie read claims ({len(br)}) not located, the guest's own cache: {own}")
     ts = verdicts(ex, "test_size_vs_memory", domid)
     f = ts[0]["figures"] if ts else {}
-    check(bool(ts) and f.get("test_bytes_from") == "claim" and near(f.get("test_bytes"), 48 * MiB, 1)
+    check(bool(ts) and f.get("test_bytes_from") == "claim" and near(f.get("test_bytes"), 32 * MiB, 1)
           and f.get("test_to_cache", 99) < 2,
           f"{tag} 5: test_size_vs_memory: test {mib(f.get('test_bytes'))} from {f.get('test_bytes_from')},"
           f" {f.get('test_to_cache')} x the caches (< 2)")
@@ -461,7 +461,7 @@ def check_recorded(res, truth, name):
 
 def check_kernel_physics(truth):
     """The premises from the kernel's own counters, per guest: pgpgout, blkback's writes and
-    each device's (printed: the guests ran at once, pgpgout is the host's)."""
+    each device's (printed)."""
     for name in NAMES:
         b, a = truth.vbd.get(("before", name)), truth.vbd.get(("after", name))
         st = truth.stack.get(name, {})

@@ -14,7 +14,7 @@
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs dev /dev
-xmib=48
+xmib=32
 # shellcheck disable=SC2013 # the command line's words are the parameters
 for a in $(cat /proc/cmdline); do
 	case $a in xmib=*) eval "$a" ;; esac

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # explain.sh - sourced by scenarios.sh (uses its mark, create, destroy, $R, and stacks.sh's lv
-# and md_node): phase X, explain as a user runs it. Three guests at once, each with an ext4
-# file system on its disk running GNU dd (with conv=fdatasync, then with oflag=direct), fio
+# and md_node): phase X, explain as a user runs it. Three guests, one after the other (at
+# once, under TCG on dom0's one vCPU, xl create took minutes and a hotplug script timed out),
+# each with an ext4 file system on its disk running GNU dd (with conv=fdatasync, then with oflag=direct), fio
 # (a sequential write, then 4 KiB random reads at iodepth 1), bonnie++ and iozone -o
 # (domu_bench.sh, their own marks written into xenstore), on the three stacks of the user
 # stories:
@@ -69,8 +70,7 @@ x_mark_watch() {
 	done
 }
 
-# x_cfg NAME TARGET: 384 MiB a guest (three at once in what Xen has left beside dom0's
-# 1.5 GiB); its files are 48 MiB (xmib)
+# x_cfg NAME TARGET: the guest's config; its files are 32 MiB (xmib), bonnie++'s 2x its -r
 x_cfg() {
 	cat >"/root/$1.cfg" <<EOC
 name = "$1"
@@ -79,15 +79,16 @@ memory = 384
 vcpus = 1
 kernel = "/root/vmlinux"
 ramdisk = "/root/domU-bench.cpio.gz"
-extra = "console=hvc0 rdinit=/init quiet xmib=48"
+extra = "console=hvc0 rdinit=/init quiet xmib=32"
 disk = [ 'format=raw,vdev=xvda,access=rw,target=$2' ]
 on_poweroff = "destroy"
 EOC
 }
 
-# x_guest_start NAME TARGET DEV...: the guest made, counted, its marks watched (with the
-# diskstats of DEV...: its backend and the devices below it), started
-x_guest_start() {
+# x_guest NAME TARGET DEV...: one guest's run, counted around it (with the diskstats of
+# DEV...: its backend and the devices below it, when each of its marks lands too), until
+# its writes reached the disks (dom0's sync: its drain's end); its tools' outputs kept
+x_guest() {
 	local n=$1 t=$2 d
 	shift 2
 	x_cfg "$n" "$t"
@@ -96,24 +97,15 @@ x_guest_start() {
 	x_mark_watch "$n" "$d" "$@" >>"$R"/snapshots.txt &
 	echo $! >"/tmp/xwatch-$n.pid"
 	xl unpause "$n"
-}
-
-# x_guests_wait NAME...: until each said it is done (fio, bonnie++ and iozone under TCG:
-# minutes), XIOTOP_X_GUEST_S (600) for all
-x_guests_wait() {
-	local n end=$(($(date +%s) + ${XIOTOP_X_GUEST_S:-600}))
-	for n in "$@"; do
-		while ! grep -q "XIOTOP-DOMU: done" "/var/log/xen/guest-$n.log" 2>/dev/null; do
-			[ "$(date +%s)" -lt $end ] || { mark "$n did not finish"; break; }
-			sleep 1
-		done
+	# fio, bonnie++ and iozone under TCG: minutes, not seconds
+	local end=$(($(date +%s) + ${XIOTOP_X_GUEST_S:-420}))
+	while ! grep -q "XIOTOP-DOMU: done" "/var/log/xen/guest-$n.log" 2>/dev/null; do
+		[ "$(date +%s)" -lt $end ] || { mark "$n did not finish"; break; }
+		sleep 1
 	done
-}
-
-# x_guest_end NAME: counted after its writes reached the disks (dom0's sync), its tools'
-# outputs kept, destroyed
-x_guest_end() {
-	local n=$1 t
+	sleep 3 # the recorder's and the logs' last intervals
+	sync    # what dom0 still held of the image: the drain's end
+	sleep 2
 	x_counts "after" "$n"
 	mark "phase X: $n done"
 	tr -d '\r' <"/var/log/xen/guest-$n.log" >"$R/xguest-$n.log"
@@ -123,6 +115,7 @@ x_guest_end() {
 	done
 	kill "$(cat "/tmp/xwatch-$n.pid")" 2>/dev/null
 	destroy "$n"
+	sleep 2
 }
 
 # x_stacks: the three guests' stacks; XSTACK NAME BACKEND FS-DEVICE [MEMBER...] lines
@@ -168,7 +161,7 @@ x_stacks() {
 
 explain_phase() {
 	x_stacks || return 1
-	local s n
+	local s
 	mark "phase X: record"
 	xiotop record -d 1 -o "$R/x.xiotop" >"$R/x-record.err" 2>&1 &
 	local rpid=$! lpids=()
@@ -179,21 +172,16 @@ explain_phase() {
 	iostat -dxt 1 >"$R/x-iostat.log" 2>&1 &
 	lpids+=($!)
 	sleep 3
-	# each guest started with the devices its marks read: backend, file system device,
-	# members (XSTACK's fields after the target)
+	# each guest with the devices its marks read: backend, file system device, members
+	# (XSTACK's fields after the target)
 	local stacks
 	mapfile -t stacks < <(grep '^XSTACK ' "$R"/snapshots.txt)
 	for s in "${stacks[@]}"; do
 		# shellcheck disable=SC2086 # XSTACK NAME TARGET DEV...: words on purpose
 		set -- $s
 		shift
-		x_guest_start "$@" </dev/null || return 1
+		x_guest "$@" </dev/null
 	done
-	x_guests_wait x-file x-lv x-md
-	sleep 3 # the recorder's and the logs' last intervals
-	sync    # what dom0 still held of the images: the drains' ends
-	sleep 2
-	for n in x-file x-lv x-md; do x_guest_end "$n"; done
 	sleep 2
 	kill "${lpids[@]}" 2>/dev/null
 	kill -INT $rpid
