@@ -101,6 +101,21 @@ dl = dom(lv, 3)
 near(dl["guest_wr_bytes"], w3["wr_bytes"], "zram domain guest_wr_bytes vs the writer's count", 0.01)
 near(dl["phys_wr_bytes"], k3["wr"](zram3), f"zram domain phys_wr_bytes vs {zram3} diskstats")
 ok(dl["double_counted_bytes"] <= MiB, f"zram domain double_counted_bytes {dl['double_counted_bytes'] / MiB:.2f} MiB ~ 0")
+# the recording stopped as soon as dd returned: the drain cut short (the kernel's counts:
+# dd left most of its bytes dirty, and the leaf had not taken them when it stopped)
+cut, k5, w5 = json.load(open(f"{work}/cut.json")), kernel("k5"), writer(5)
+on_leaf = snapshot(f"{work}/k5.stop")[1][leaf][1] - snapshot(f"{work}/k5.before")[1][leaf][1]
+left = w5["wr_bytes"] - on_leaf
+ok(k5["vm"]("nr_dirty") > w5["wr_bytes"] / 2 and left > w5["wr_bytes"] / 2,
+   f"(the physics) the cut recording's dd left {k5['vm']('nr_dirty') / MiB:.0f} MiB dirty, "
+   f"{left / MiB:.0f} MiB not on the leaf when the recorder stopped")
+ok(verdict(cut, "page_cache_inflation", 1) is None and verdict(cut, "double_counting", 1) is None,
+   "drain cut short: no page_cache_inflation, no double_counting built on part of it")
+why = {n["id"]: n["why"] for n in cut.get("not_given", [])}
+ok("drain was cut short" in why.get("page_cache_inflation", "")
+   and "drain was cut short" in why.get("double_counting", ""),
+   f"drain cut short, said: {why.get('page_cache_inflation', 'nothing')[:160]}")
+ok(dom(cut, 1)["drain_seconds"] is None, f"drain cut short: drain_seconds {dom(cut, 1)['drain_seconds']} is null")
 cmp = json.load(open(f"{work}/cmp.json"))["comparison"]
 ok(cmp["causes"][0]["id"] == "page_cache_inflation", f"A against B ranks {cmp['causes'][0]['id']} first")
 print(f"     comparison: A {cmp['a']['rate_bytes_per_s'] / MiB:.0f} MiB/s, B {cmp['b']['rate_bytes_per_s'] / MiB:.0f} MiB/s "
