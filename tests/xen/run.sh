@@ -137,6 +137,8 @@ tq=$(date +%s.%N)
 # paging available"); qemu64,+svm,+npt (TCG emulates nested paging) should give HAP.
 tcg=${XIOTOP_XEN_TCG:-multi}
 tmo=${XIOTOP_XEN_TIMEOUT:-600}
+# the explain phase's three guests run six tools each, one after the other
+case ",${XIOTOP_XEN_DOM0_ARGS:-}," in *xiotop_phases=explain*) tmo=${XIOTOP_XEN_TIMEOUT:-900} ;; esac
 # The kernel also rewrites code at its own boot (static keys, alternatives), before
 # anything of ours runs: one boot in ~17 here stopped at uptime 2.4 s, both vCPUs silent
 # until the timeout. A dom0 whose init has not started XIOTOP_XEN_INIT_LIMIT s (120) after
