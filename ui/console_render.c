@@ -1,5 +1,6 @@
 /* console_render.c - state + shown interval -> text grid; see console_render.h. */
 #include "ui/console_render.h"
+#include "ui/console_help.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,8 +9,7 @@
 
 #include "core/clock.h"
 #include "core/figures.h"
-
-#define LINE_MAX_BYTES 4096 /* one screen line before the grid cuts it */
+#include "core/when.h"
 
 /* --- small formatters -------------------------------------------------------------- */
 
@@ -51,11 +51,10 @@ static const char *bytes_text(char *buf, size_t len, uint64_t bytes)
 	return buf;
 }
 
+/* The clock with its zone ("14:00:03 CEST"). */
 static void clock_text(char *buf, size_t len, int64_t realtime_ns)
 {
-	time_t sec = (time_t)(realtime_ns / NS_PER_S);
-	struct tm tm;
-	if (!realtime_ns || !localtime_r(&sec, &tm) || !strftime(buf, len, "%H:%M:%S", &tm))
+	if (!realtime_ns || when_clock_text(realtime_ns, buf, len))
 		snprintf(buf, len, "--:--:--");
 }
 
@@ -81,14 +80,27 @@ static void speed_text(char *buf, size_t len, double speed)
 	snprintf(buf, len, "x%g", speed);
 }
 
-/* Replay: which sample, when it was recorded, playing or not, the nearest mark. */
+/* "10m", "1h", "1d": a step period as people say it. */
+static void period_text(char *buf, size_t len, int64_t ns)
+{
+	static const struct {
+		int64_t s;
+		char unit;
+	} units[] = {{86400, 'd'}, {3600, 'h'}, {60, 'm'}, {1, 's'}};
+	int64_t s = ns / NS_PER_S;
+	size_t i = 0;
+	while (i < 3 && (s < units[i].s || s % units[i].s))
+		i++;
+	snprintf(buf, len, "%lld%c", (long long)(s / units[i].s), units[i].unit);
+}
+
+/* Replay: when the shown interval ends (the time shown, with its zone), which sample,
+ * playing or not, the step period, the nearest mark. */
 static void render_replay_line(const struct console_state *st, struct grid *g, int y)
 {
 	const struct seek_pos *p = &st->replay;
-	char line[LINE_MAX_BYTES], when[32] = "", state[48], mark[4 * SEEK_MARK_LABEL_MAX + 64];
-	time_t sec = (time_t)(p->recorded_ns / NS_PER_S);
-	struct tm tm;
-	if (!localtime_r(&sec, &tm) || !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
+	char line[LINE_MAX_BYTES], when[64] = "", state[48], mark[4 * SEEK_MARK_LABEL_MAX + 64];
+	if (when_text(p->recorded_ns, when, sizeof(when)))
 		snprintf(when, sizeof(when), "?");
 	if (p->playing) {
 		char speed[32];
@@ -111,8 +123,14 @@ static void render_replay_line(const struct console_state *st, struct grid *g, i
 	} else {
 		snprintf(mark, sizeof(mark), "no marks");
 	}
-	snprintf(line, sizeof(line), "sample %zu/%zu  %s  %s  %s", p->sample, p->last, when, state,
-	         mark);
+	char period[24] = "";
+	if (p->period_ns > 0) {
+		char step[16];
+		period_text(step, sizeof(step), p->period_ns);
+		snprintf(period, sizeof(period), "  step %s", step);
+	}
+	snprintf(line, sizeof(line), "%s  sample %zu/%zu  %s%s  %s", when, p->sample, p->last,
+	         state, period, mark);
 	grid_put(g, y, line, GRID_PLAIN);
 }
 
@@ -121,7 +139,7 @@ static int render_header(const struct console_state *st, struct grid *g)
 {
 	const struct model_interval *m = st->m;
 	const struct field *sf = field_get(st->sort);
-	char line[LINE_MAX_BYTES], when[16], title[128], filter[4 * CONSOLE_TEXT_MAX];
+	char line[LINE_MAX_BYTES], when[48], title[128], filter[4 * CONSOLE_TEXT_MAX];
 	clock_text(when, sizeof(when), m ? m->realtime_ns : 0);
 	grid_text(st->o.title ? st->o.title : "", st->o.ascii_only, title, sizeof(title));
 	grid_text(st->filter, st->o.ascii_only, filter, sizeof(filter));
@@ -461,85 +479,6 @@ static void render_drill(const struct console_state *st, struct grid *g, int top
 	render_domain_summary(st, g, y, bottom, r);
 }
 
-/* --- help -------------------------------------------------------------------------- */
-
-struct help_key {
-	const char *keys, *what;
-};
-
-/* The keys both consoles take, then each one's own; the help lists them in that order. */
-static const struct help_key common_help[] = {
-    {"< > s S", "previous / next sort column"},
-    {"r", "reverse the sort order"},
-    {"Up Down", "select (PgUp PgDn Home End)"},
-    {"Enter d", "drill into the selected row"},
-    {"Esc q BS", "back from the layer stack"},
-    {"f", "filter by name (empty: all)"},
-    {NULL, NULL},
-};
-
-static const struct help_key live_help[] = {
-    {"m", "add a labelled mark"},
-    {"p", "pause / resume the display"},
-    {"+ -", "longer / shorter delay"},
-    {"h ?", "this help;  q quits"},
-    {NULL, NULL},
-};
-
-static const struct help_key replay_help[] = {
-    {"Left Right", "step one interval"},
-    {"[ ]", "previous / next mark"},
-    {"g G", "first / last interval"},
-    {"space p", "play / pause"},
-    {"+ -", "play faster / slower"},
-    {"h ?", "this help;  q quits"},
-    {NULL, NULL},
-};
-
-#define HELP_KEYS_MAX 16
-
-/* common_help then own, into keys (NULL-terminated). */
-static void help_keys(const struct help_key *own, struct help_key *keys)
-{
-	size_t n = 0;
-	for (const struct help_key *k = common_help; k->keys && n + 1 < HELP_KEYS_MAX; k++)
-		keys[n++] = *k;
-	for (const struct help_key *k = own; k->keys && n + 1 < HELP_KEYS_MAX; k++)
-		keys[n++] = *k;
-	keys[n] = (struct help_key){NULL, NULL};
-}
-
-static void render_help(const struct console_state *st, struct grid *g, int bottom)
-{
-	char line[LINE_MAX_BYTES];
-	struct help_key keys[HELP_KEYS_MAX];
-	help_keys(st->o.replay ? replay_help : live_help, keys);
-	/* "Left Right" needs a wider key column; two entries still fit in 80 */
-	int key_w = st->o.replay ? 11 : 10, what_w = st->o.replay ? 29 : 30;
-	int y = 0;
-	grid_put(g, y++, "xiotop keys (any key closes this help)", GRID_HEADER);
-	/* two keys a line when they fit side by side */
-	size_t per_line = g->w >= 80 ? 2 : 1;
-	for (size_t i = 0; keys[i].keys && y < bottom; i += per_line) {
-		line[0] = '\0';
-		for (size_t k = i; k < i + per_line && keys[k].keys; k++) {
-			text_append_cell(line, sizeof(line), keys[k].keys, key_w, true);
-			text_append_cell(line, sizeof(line), keys[k].what, what_w, true);
-		}
-		grid_put(g, y++, line, GRID_PLAIN);
-	}
-	y++;
-	if (y < bottom)
-		grid_put(g, y++, "columns (low-priority ones drop first on narrow screens)",
-		         GRID_HEADER);
-	for (int i = 0; i < fields_count() && y < bottom; i++) {
-		if (FIELD_IS_LATENCY(i) && !(st->m && st->m->has_latency))
-			continue; /* not laid out: not explained */
-		fields_help_line(field_get((enum field_id)i), false, line, sizeof(line));
-		grid_put(g, y++, line, GRID_PLAIN);
-	}
-}
-
 /* --- bottom line and the whole screen ---------------------------------------------- */
 
 /* the bottom line's keys, by mode */
@@ -547,9 +486,16 @@ static const char KEYS_DRILL[] = "Esc/q back  Up/Down other rows  m mark  p paus
 static const char KEYS_DRILL_REPLAY[] =
     "Esc/q back  Up/Down other rows  Left/Right step  space play  h help";
 static const char KEYS_REPLAY[] =
-    "h help  q quit  Left/Right step  [ ] marks  g/G start/end  space play  +/- speed";
+    "h help  q quit  Left/Right step  [ ] period  g go to  n/N mark  space play";
 static const char KEYS_LIVE[] =
     "h help  q quit  < > sort  r reverse  Enter drill  f filter  m mark  p pause  +/- delay";
+
+/* what each prompt asks for */
+static const char *const prompt_text[] = {
+    [PROMPT_MARK] = "mark label",
+    [PROMPT_FILTER] = "filter by name",
+    [PROMPT_GOTO] = "go to (a time: 14:00, 2026-05-01 14:00, 1h ago; a mark; start; end)",
+};
 
 static void render_bottom(const struct console_state *st, struct grid *g)
 {
@@ -558,8 +504,7 @@ static void render_bottom(const struct console_state *st, struct grid *g)
 	if (st->prompt != PROMPT_NONE) {
 		/* typed text is printable ASCII (the prompt takes nothing else); escaped anyway */
 		grid_text(st->input, st->o.ascii_only, input, sizeof(input));
-		snprintf(line, sizeof(line), "%s: %s_",
-		         st->prompt == PROMPT_MARK ? "mark label" : "filter by name", input);
+		snprintf(line, sizeof(line), "%s: %s_", prompt_text[st->prompt], input);
 		grid_put(g, y, line, GRID_PLAIN);
 	} else if (st->status[0]) {
 		grid_put(g, y, st->status, GRID_PLAIN);
@@ -577,7 +522,7 @@ void console_render(struct console_state *st, struct grid *g)
 	grid_clear(g);
 	int bottom = g->h - 1; /* the last line is the bottom line */
 	if (st->help) {
-		render_help(st, g, bottom);
+		console_render_help(st, g, bottom);
 		render_bottom(st, g);
 		return;
 	}

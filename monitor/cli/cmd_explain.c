@@ -6,6 +6,7 @@
  * reads every result of the file, lists them in the report and sets the runs it judges
  * against the window.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/fail.h"
 #include "explain/claim_list.h"
+#include "explain/day.h"
 #include "explain/verdicts/compare.h"
 #include "explain/explain.h"
 #include "explain/report/report.h"
@@ -121,8 +123,11 @@ static int emit(const struct cli_opts *o, enum ex_format f, const struct explain
 		return 2;
 	}
 	int rc = write_report(out, f, ex, c) || fflush(out) ? 1 : 0;
+	/* a reader that stopped reading (| head) is no failure: quietly done, as -b is */
+	if (rc && !o->output && errno == EPIPE)
+		return 0;
 	if (rc)
-		fprintf(stderr, "xiotop explain: writing %s failed\n",
+		fprintf(stderr, "xiotop explain: writing %s failed: %m\n",
 		        o->output ? o->output : "stdout");
 	if (o->output && fclose(out) && !rc) {
 		fprintf(stderr, "xiotop explain: writing %s failed: %m\n", o->output);
@@ -184,10 +189,17 @@ static int run_one(const struct cli_opts *o, enum ex_format f)
 		    guest_window(o->args[0], one_subject(o, &ex), o->domains, o->n_domains, &ex, r);
 	if (!rc)
 		rc = add_claims(&ex, o);
+	static struct ex_day day; /* the HTML report's day chart: the whole recording */
+	struct xerr err = {0};
+	if (!rc && f == EXF_HTML && explain_day_collect(r, &day, &err) == 0)
+		ex.day = &day;
+	else if (!rc && f == EXF_HTML)
+		cli_say(&err); /* the report goes on without the day chart */
 	if (!rc) {
 		explain_verdicts(&ex);
 		rc = emit(o, f, &ex, NULL);
 	}
+	ex.day = NULL;
 	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);

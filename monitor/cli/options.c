@@ -1,5 +1,6 @@
 /* options.c - the option table and its parser; see options.h. */
 #include "cli/options.h"
+#include "record/record.h"
 
 #include <getopt.h>
 #include <stddef.h>
@@ -158,14 +159,21 @@ const struct cli_option cli_options[] = {
     {"output", 'o', "FILE", CMD_RECORD | CMD_MARK | CMD_EXPLAIN | CMD_IMPORT,
      "the recording (record, mark, import) or the report (explain)", STRING(output)},
     {"from", 0, "MARK|TIME", CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
-     "window start: a mark's label, 2024-05-01T12:00:00Z (UTC) or +SECONDS", STRING(from)},
+     "window start: a mark's label, a time (2024-05-01T12:00:00Z, 2024-05-01 14:00 local, "
+     "yesterday 14:00, 1h ago) or +SECONDS",
+     STRING(from)},
     {"to", 0, "MARK|TIME", CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN, "window end, as --from",
      STRING(to)},
     {"speed", 0, "X", CMD_REPLAY, "play X times faster than recorded",
      NUMBER(speed, REPLAY_SPEED_MIN, REPLAY_SPEED_MAX, "--speed wants a factor from 0.125 to 64")},
     {"duration", 0, "D", CMD_RECORD, "stop after D (90, 90s, 5m, 2h, 1d)",
      DURATION(duration_s, 1e-9, "--duration wants 90, 90s, 5m or 2h")},
-    {"tail", 0, "SECONDS", CMD_RECORD, "with -- COMMAND: keep recording after it ends (default 30)",
+    {"commit-every", 0, "D", CMD_RECORD,
+     "commit samples at least every D (default 10s): what a kill -9 may lose",
+     DURATION(commit_s, 0.01, "--commit-every wants a duration (0.5, 10s, 1m)")},
+    {"tail", 0, "SECONDS", CMD_RECORD,
+     "with -- COMMAND: record SECONDS after it ends (default: until the dirty pages it left "
+     "are written back)",
      NUMBER(tail_s, 0, 1e9, "--tail wants seconds (0 or more)")},
     {"print", 0, "F", CMD_RECORD, "also print each interval as -b --format F would",
      TAKE(take_print)},
@@ -181,8 +189,9 @@ const struct cli_option cli_options[] = {
      TAKE(take_retain_size)},
     {"against", 0, "MARK..MARK", CMD_EXPLAIN, "compare with this window of FILE", STRING(against)},
     {"domain", 0, "ID|NAME", CMD_EXPLAIN, "only this domain (repeatable)", TAKE(take_domain)},
-    {"claim", 0, "FILE[@DOMAIN]", CMD_EXPLAIN,
-     "a benchmark's own output to check (dd, fio, bonnie++, bonnie, iozone)", TAKE(take_claim)},
+    {"claim", 0, "FILE[@DOMAIN[:LABEL]]", CMD_EXPLAIN,
+     "a benchmark's results as pasted, a whole post (dd, fio, bonnie++, bonnie, iozone)",
+     TAKE(take_claim)},
     {"xenstore-dump", 0, "FILE", SOURCE_CMDS, "topology from xenstore-ls (-f) text",
      STRING(src.xenstore_dump)},
     {"sysfs-root", 0, "DIR", SOURCE_CMDS, "fixture tree instead of /sys", STRING(src.roots.sysfs)},
@@ -279,7 +288,8 @@ void cli_defaults(struct cli_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->delay_s = 3.0;
-	o->tail_s = 30.0;
+	o->tail_s = -1; /* until the drain (record/rec_wrap.h) */
+	o->commit_s = (double)REC_COMMIT_AGE_NS / 1e9;
 	o->period_s = 86400;
 	o->retain_s = 14 * 86400;
 	o->retain_bytes = 2.0 * 1024 * 1024 * 1024;

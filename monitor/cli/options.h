@@ -61,7 +61,8 @@ struct cli_opts {
 	const char *from, *to; /* --from / --to MARK|TIME */
 	double speed;          /* replay --speed; 0: default */
 	double duration_s;     /* record --duration; 0: until stopped */
-	double tail_s;         /* record --tail */
+	double tail_s;         /* record --tail; < 0: until the drain */
+	double commit_s;       /* record --commit-every */
 	bool print;            /* record --print FORMAT */
 	enum batch_format print_format;
 	const char *dir;     /* record --dir: rotating files; export/replay: read them */
@@ -72,7 +73,7 @@ struct cli_opts {
 	const char *domains[CLI_MAX_LIST];
 	size_t n_domains; /* explain --domain */
 	const char *claims[CLI_MAX_LIST];
-	size_t n_claims; /* explain --claim FILE[@DOMAIN] */
+	size_t n_claims; /* explain --claim FILE[@DOMAIN[:LABEL]] */
 	const char *import_xentop, *import_vmstat, *import_iostat; /* import --xentop ... */
 	double import_interval_s;                                  /* import --interval; 0 */
 	const char *import_start;                                  /* import --start TIME */

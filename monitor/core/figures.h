@@ -3,7 +3,7 @@
  * Contract: one table (figures.c) gives each figure its meaning, unit, when it is known,
  * its screen header, its CSV/JSON key and its OpenMetrics family. The console, batch
  * text, CSV and JSON and the /metrics exposition take names and "known" from it, so a
- * figure is named in one place and no sink tests XS_ABSENT_* bits of its own.
+ * figure is named in one place and no sink tests XIO_ABSENT_* bits of its own.
  * A figure is unknown (figure_known) when the interval lacks what it is made of: a
  * counter the samples do not hold (its `absent` bits, an imported recording), one not
  * collected (CPU, dirty pages, blkback's counters, latency), a domain's vCPU time where

@@ -75,6 +75,11 @@ void ex_run_figures(const struct ex_claim_file *cf, size_t result, size_t run,
 	snprintf(out->run, sizeof(out->run), "%s", u->label);
 	out->seconds_from_rate = u->seconds_from_rate;
 	out->file_bytes = u->file_bytes;
+	/* what the result says of itself and its clock, for the run's placement and flags */
+	out->said = r->said;
+	out->clock = r->clock;
+	for (size_t k = 0; k < r->nruns; k++)
+		out->result_seconds += known(r->runs[k].seconds);
 	unsigned dir = u->direction;
 	if (dir != CLAIM_DIR_READ && dir != CLAIM_DIR_WRITE) {
 		out->direction_unknown = true; /* both ways: explain_add_claim() decides */

@@ -21,14 +21,14 @@
 
 #include "core/arrays.h"
 #include "core/model.h"
+#include "explain/claims/claim_post.h"
+#include "explain/findings.h"
 #include "record/record.h"
 
 #define EX_MAX_LAYERS    16
 #define EX_MAX_MARKS     64
 #define EX_MAX_CLAIMS    32
 #define EX_MAX_VERDICTS  96
-#define EX_MAX_FIGURES   20
-#define EX_MAX_EVIDENCE  8
 #define EX_MAX_NOT_GIVEN 12
 #define EX_NO_DOMAIN     0xffffffffu /* a verdict about the host, not one domain */
 #define EX_GIB           1073741824.0
@@ -45,6 +45,12 @@ struct ex_point {
 	/* the interval's own figures, for locating a claim's run in time (ex_locate_claim) */
 	double interval_s;
 	uint64_t guest_wr_bytes, guest_rd_bytes, phys_wr_bytes, phys_rd_bytes;
+	uint64_t guest_rd_ios, guest_wr_ios; /* the guest's requests (its layer) */
+	/* I/O latency at the domain's guest layer by op (XIOTOP_LAT_READ/WRITE): requests
+	 * completed and their summed latency; lat_timed[op] false: not timed (--no-latency,
+	 * a hook not attached, an import) */
+	uint64_t lat_count[XIOTOP_LAT_OPS], lat_sum_ns[XIOTOP_LAT_OPS];
+	bool lat_timed[XIOTOP_LAT_OPS];
 };
 
 struct ex_layer {
@@ -121,6 +127,12 @@ struct claim_figures {
 	/* the test file's size as the tool gives it (claim.h's claim_run.file_bytes), for
 	 * test_size_vs_memory; 0 not given */
 	uint64_t file_bytes;
+	/* what its result says of itself (claims/claim_post.h): how it ran (O_DIRECT, sync,
+	 * a flush inside the timing, request size, queue depth; CLAIM_FROM_NONE unknown), the
+	 * tool's own clock, and the result's runs' seconds added up (what the clock spans) */
+	struct claim_said said;
+	struct claim_clock clock;
+	double result_seconds;
 };
 
 /* Where a claim's run is in a domain's timeline (ex_locate_claim). */
@@ -159,6 +171,36 @@ struct ex_located {
 int ex_locate_claim(const struct ex_point *series, size_t n, size_t from, uint64_t bytes,
                     double seconds, bool write, struct ex_located *out);
 
+/* At most this many distinct stretches of a timeline are weighed for one run. */
+#define EX_MAX_STRETCHES 32
+
+/* Every distinct stretch of series[from..n) that holds `bytes` that way (as
+ * ex_locate_claim: overlapping sub-windows are one stretch, the nearest in bytes stands
+ * for it), in time order, at most max of them into out; how many. */
+size_t ex_find_stretches(const struct ex_point *series, size_t n, size_t from, uint64_t bytes,
+                         double seconds, bool write, struct ex_located *out, size_t max);
+
+/* How sure a claim's run is placed in its domain's timeline (placement.c). */
+enum ex_sureness {
+	EXS_NOT_PLACED, /* no evidence ties it to a stretch: no rate is set against it */
+	EXS_LIKELY,     /* the one stretch holding its bytes that also fits its duration or its
+	                 * place among the file's runs */
+	EXS_SURE,       /* marks naming the tool, or the tool's own clock, bound the stretch */
+};
+
+/* The evidence a placement stands on (bits of ex_claim.placed_by). */
+enum {
+	EXPE_BITS = 8,              /* how many (the last is 1u << (EXPE_BITS - 1)) */
+	EXPE_GUEST_MARKS = 1u << 0, /* the guest's own marks "start TOOL" .. "end TOOL" */
+	EXPE_DOM0_MARKS = 1u << 1,  /* marks made in dom0 (xiotop mark, the console's m) */
+	EXPE_WRAP = 1u << 2,        /* the recorder's wrapped command is the tool (record -- CMD) */
+	EXPE_CLOCK = 1u << 3,       /* the tool's own clock (fio's report time, bonnie++'s seed) */
+	EXPE_BYTES = 1u << 4,    /* a stretch of the domain's guest I/O that way holds its bytes */
+	EXPE_DURATION = 1u << 5, /* that stretch lasts as long as the run itself */
+	EXPE_ORDER = 1u << 6,    /* after the file's run before it, before the one after */
+	EXPE_TAKEN = 1u << 7,    /* other stretches holding its bytes are other runs' */
+};
+
 /* Where a claim's direction came from: the tool's own words (dd's command line, fio's
  * READ:/WRITE:), the timeline (the direction whose stretch holds the run), or neither
  * (the direction the domain moved more bytes in). */
@@ -177,47 +219,18 @@ struct ex_claim {
 	 * intervals less: the run may start late in the first, end early in the last) the
 	 * disks were as fast as the tool says, so no inflation is given */
 	bool below_resolution;
-	/* a write not located in the timeline, judged with its drain, whose drain the
-	 * recording's end cut short (ex_drain_cut): no inflation figure */
-	bool drain_cut;
-	/* the run in the domain's timeline; when found, observed_* are over that sub-window */
+	/* the run in the domain's timeline (located.found: placed, placed_how not
+	 * EXS_NOT_PLACED), observed_* over that stretch; not placed: observed_* unknown (0),
+	 * no inflation */
 	struct ex_located located;
+	enum ex_sureness placed_how;
+	unsigned placed_by; /* EXPE_* bits */
+	size_t n_stretches; /* stretches of the timeline (in its range) that hold its bytes */
+	size_t n_fitting;   /* of them, those that fit its duration and its file's next run */
 	enum ex_direction_from direction_from; /* ex_direction_from_name() */
 	/* set against the busiest domain (no @DOMAIN) while this one moved 1 MiB too;
 	 * EX_NO_DOMAIN: named, or no other was active */
 	uint32_t also_active_domid;
-};
-
-struct ex_figure {
-	char key[48];
-	double value;
-	bool null;
-	char str[64]; /* a text figure ("path": "file via loop") when not "" */
-};
-
-/* Which verdict. The one table of verdicts (verdicts/verdict_table.c) gives each its name
- * (the JSON "id"), its rank, where it applies and its functions; nothing else names one. */
-enum ex_verdict_id {
-	EXV_PAGE_CACHE_INFLATION,
-	EXV_DOUBLE_COUNTING,
-	EXV_DOM0_CPU_COST,
-	EXV_READ_CACHE,
-	EXV_TEST_SIZE_VS_MEMORY,
-	EXV_REQUEST_SIZE,
-	EXV_PATH,
-	EXV_CLAIM,
-	EXV_COUNT
-};
-
-struct ex_verdict {
-	enum ex_verdict_id id;
-	uint32_t domid; /* EX_NO_DOMAIN: the host */
-	double share;   /* of the discrepancy it accounts for, 0..1 (see verdicts.h) */
-	struct ex_figure figures[EX_MAX_FIGURES];
-	size_t n_figures;
-	const char *evidence[EX_MAX_EVIDENCE]; /* the counters it used */
-	size_t n_evidence;
-	char text[1536]; /* a mailing-list sentence or two; names already sanitized */
 };
 
 struct ex_host {
@@ -252,6 +265,7 @@ struct ex_window {
 };
 
 struct ex_dom0_drain; /* explain/dom0_subject.h */
+struct ex_day;        /* explain/day.h */
 struct ex_claim_file; /* explain/claim_list.h */
 
 struct explain {
@@ -274,6 +288,10 @@ struct explain {
 	/* the window's host totals (used on imported recordings, where no domain has them) */
 	uint64_t host_busy_ns, pgpgin_bytes, disk_wr, disk_rd;
 	uint64_t disk_wr_ios, disk_rd_ios; /* the leaf disks' requests (diskstats, iostat) */
+	/* the leaf disks interval by interval, window and tail (guest_* and phys_* both their
+	 * bytes): where an import's claims are placed */
+	struct ex_point *host_series;
+	size_t n_host_series;
 	/* verdicts the recording's counters do not allow (imports): each with what is
 	 * missing and which log would give it */
 	struct keyed_text not_given[EX_MAX_NOT_GIVEN]; /* key: the verdict's id */
@@ -281,6 +299,9 @@ struct explain {
 	/* dom0's own run (the subject domain 0): its intervals after the window, to end its
 	 * drain where its disks took the run's data (dom0_subject.h); NULL none */
 	struct ex_dom0_drain *dom0_drain;
+	/* the whole recording per domain, for the HTML report's day chart (day.h): set by
+	 * whoever collected it, owned by it; NULL none */
+	const struct ex_day *day;
 };
 
 /* The window [from, to] (marks or times, NULL: default: the wrapped command's start and
@@ -320,6 +341,15 @@ static inline bool ex_path_is_file(enum ex_path p)
 	return p == EXP_FILE || p == EXP_FILE_PART;
 }
 const char *ex_direction_from_name(enum ex_direction_from f);
+/* "sure", "likely", "not placed"; an EXPE_* bit's name ("guest_marks", "dom0_marks",
+ * "wrap", "clock", "bytes", "duration", "order", "taken"). path.c */
+const char *ex_sureness_name(enum ex_sureness s);
+const char *ex_place_evidence_name(unsigned bit);
+
+/* An import's dom0 ran NetBSD (meta dom0_os); what gives a figure the logs lack on that
+ * dom0: "xiotop record" (Linux eBPF), or on NetBSD iostat -x and vmstat. collect.c */
+bool ex_dom0_netbsd(const struct explain *ex);
+const char *ex_tracer_advice(const struct explain *ex);
 
 /* Derived figures shared by verdicts, comparison and reports. */
 double ex_dom0_cpu_s(const struct ex_domain *d);    /* window */

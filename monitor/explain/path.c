@@ -20,6 +20,30 @@ static const char *const direction_from_names[] = {
     [EXD_LARGER] = "the larger direction",
 };
 
+static const char *const sureness_names[] = {
+    [EXS_NOT_PLACED] = "not placed",
+    [EXS_LIKELY] = "likely",
+    [EXS_SURE] = "sure",
+};
+
+/* in the order of the EXPE_* bits */
+static const char *const evidence_names[] = {
+    "guest_marks", "dom0_marks", "wrap", "clock", "bytes", "duration", "order", "taken",
+};
+
+const char *ex_sureness_name(enum ex_sureness s)
+{
+	return sureness_names[s];
+}
+
+const char *ex_place_evidence_name(unsigned bit)
+{
+	for (unsigned i = 0; i < sizeof(evidence_names) / sizeof(evidence_names[0]); i++)
+		if (bit == 1u << i)
+			return evidence_names[i];
+	return "?";
+}
+
 const char *ex_path_name(enum ex_path p)
 {
 	return path_names[p];

@@ -7,66 +7,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/figures.h"
 #include "core/sanitize.h"
 #include "explain/dom0_subject.h"
-
-/* "start bonnie" for bonnie++: the label after `prefix` names the tool (a prefix of its
- * name, at least 2 characters, case aside). */
-static bool names_tool(const char *label, const char *prefix, const char *tool)
-{
-	size_t p = strlen(prefix), n = strlen(label);
-	return n >= p + 2 && !strncmp(label, prefix, p) && n - p <= strlen(tool) &&
-	       !strncasecmp(label + p, tool, n - p);
-}
-
-/* The guest's own marks around its tool's run ("start fio" ... "end fio", written into
- * its xenstore node): the series indices [*from, *end) of the intervals between them,
- * so that another tool's run of the same size is not taken for this one. Unchanged
- * when the domain left no such pair. */
-static void tool_marks(const struct explain *ex, const struct ex_domain *d, const char *tool,
-                       size_t *from, size_t *end)
-{
-	char origin[16];
-	snprintf(origin, sizeof(origin), "domain %u", (unsigned)d->domid);
-	double start = -1, stop = -1;
-	for (size_t i = 0; i < ex->n_marks; i++) {
-		const struct ex_mark *m = &ex->marks[i];
-		if (strcmp(m->origin, origin))
-			continue;
-		if (start < 0 && names_tool(m->label, "start ", tool))
-			start = m->t;
-		else if (start >= 0 && stop < 0 && names_tool(m->label, "end ", tool))
-			stop = m->t;
-	}
-	if (start < 0 || stop < start)
-		return;
-	size_t a = 0, b = 0;
-	while (a < d->n_series && d->series[a].t <= start) /* the interval holding the mark */
-		a++;
-	for (b = a; b < d->n_series && d->series[b].t < stop; b++)
-		;
-	*from = a > *from ? a : *from;
-	*end = b < d->n_series ? b + 1 : d->n_series;
-}
-
-/* The row's run in the domain's timeline, after the same file's previous run that way
- * (the rows before it in ex->claims; a row not in it comes after them all), within the
- * guest's marks around the tool when it left them. */
-static void locate_row(const struct explain *ex, const struct ex_domain *d, struct ex_claim *row)
-{
-	size_t from = 0, end = d->n_series;
-	tool_marks(ex, d, row->fig.tool, &from, &end);
-	while (d->dom0_subject && row->write && end > from &&
-	       !ex_dom0_in_data(ex, d->series[end - 1].t))
-		end--; /* dom0's own run: its data's drain ends it (dom0_subject.h) */
-	for (size_t i = 0; i < ex->n_claims && &ex->claims[i] != row; i++) {
-		const struct ex_claim *p = &ex->claims[i];
-		if (p->domid == row->domid && p->write == row->write && p->located.found &&
-		    !strcmp(p->fig.file, row->fig.file) && p->located.last + 1 > from)
-			from = p->located.last + 1;
-	}
-	ex_locate_claim(d->series, end, from, row->bytes, row->seconds, row->write, &row->located);
-}
+#include "explain/placement.h"
 
 /* A write run's quiet tail: the intervals after it in which the guest wrote less than
  * EX_ACTIVE_BYTES (its file system's journal commit after the fsync: 14 KiB in the Xen
@@ -91,6 +35,57 @@ static void on_disk_tail(const struct explain *ex, const struct ex_domain *d, st
 		at->phys_bytes = phys < at->guest_bytes ? phys : at->guest_bytes;
 }
 
+/* The row's run placed (placement.h) and set against what reached the disks over its
+ * stretch: observed figures and inflation only for a placed run. */
+static void judge_row(const struct explain *ex, const struct ex_domain *d, struct ex_claim *row)
+{
+	row->observed_guest = row->observed_phys = 0;
+	row->observed_phys_rate_bps = 0;
+	row->inflation = -1;
+	row->below_resolution = false;
+	bool host = ex->host.absent != 0;
+	if (host) {
+		/* an import: no domain's own bytes per interval beyond xentop's, none below it;
+		 * its disks' (iostat's leaf devices) are the timeline the run is placed on */
+		if (!figure_held(FIG_DISKS_WR_BYTES, ex->host.absent) || !ex->host.leaf_devices[0])
+			return;
+		static struct ex_domain disks; /* large: off the stack */
+		disks = *d;
+		disks.series = ex->host_series;
+		disks.n_series = ex->n_host_series;
+		disks.dom0_subject = false;
+		ex_place_claim(ex, &disks, row);
+		d = &disks;
+	} else {
+		ex_place_claim(ex, d, row);
+	}
+	struct ex_located *at = &row->located;
+	if (!at->found)
+		return; /* not placed: no rate is set against it */
+	if (row->write && !host)
+		on_disk_tail(ex, d, at);
+	double span = (at->on_disk_s > 0 ? at->on_disk_s : at->to_s) - at->from_s;
+	if (span <= 0)
+		return;
+	/* judged over its own stretch, not the whole recording's */
+	row->observed_guest = host ? 0 : at->guest_bytes; /* an import: the disks' bytes */
+	row->observed_phys = at->phys_bytes;
+	row->observed_phys_rate_bps = (double)at->phys_bytes / span;
+	row->inflation = row->observed_phys_rate_bps > 0 && row->rate_bps > 0
+	                     ? row->rate_bps / row->observed_phys_rate_bps
+	                     : -1;
+	if (row->inflation > EX_CLAIM_INFLATION_MIN) {
+		/* whole intervals: the run's own time may be two intervals shorter than its
+		 * stretch; if the disks' bytes over that shortest time reach the tool's rate,
+		 * the samples cannot tell an inflated rate from a true one */
+		double shortest = span - 2 * d->series[at->first].interval_s;
+		if (shortest <= 0 || (double)at->phys_bytes / shortest >= row->rate_bps) {
+			row->inflation = -1;
+			row->below_resolution = true;
+		}
+	}
+}
+
 static void fill_row(const struct explain *ex, const struct claim_figures *c,
                      const struct ex_domain *d, bool write, struct ex_claim *row)
 {
@@ -105,45 +100,9 @@ static void fill_row(const struct explain *ex, const struct claim_figures *c,
 	row->rate_bps = write ? c->wr_rate_bps : c->rd_rate_bps;
 	if (row->rate_bps <= 0 && row->seconds > 0)
 		row->rate_bps = (double)row->bytes / row->seconds;
-	locate_row(ex, d, row);
-	struct ex_located *at = &row->located;
-	if (at->found && write)
-		on_disk_tail(ex, d, at);
-	double span = (at->on_disk_s > 0 ? at->on_disk_s : at->to_s) - at->from_s;
-	if (at->found && span > 0) {
-		/* judged over its own sub-window, not the whole recording's */
-		row->observed_guest = at->guest_bytes;
-		row->observed_phys = at->phys_bytes;
-		row->observed_phys_rate_bps = (double)at->phys_bytes / span;
-	} else if (write) {
-		row->observed_guest = d->io.guest_wr_bytes;
-		/* the arrays' bytes, not the sum of a mirror's copies */
-		row->observed_phys = model_io_stored_wr(&d->io) + d->after_stored_wr;
-		row->observed_phys_rate_bps = ex_end_to_end_wr_rate(ex, d);
-		/* the rate at which the disk took what the guest wrote: writes reached it by the
-		 * drain's end */
-		if (d->io.guest_wr_bytes && row->observed_phys < d->io.guest_wr_bytes)
-			row->observed_phys_rate_bps *=
-			    (double)row->observed_phys / (double)d->io.guest_wr_bytes;
-	} else {
-		row->observed_guest = d->io.guest_rd_bytes;
-		row->observed_phys = model_io_stored_rd(&d->io);
-		row->observed_phys_rate_bps = (double)row->observed_phys / ex->win.seconds;
-	}
-	row->drain_cut = !at->found && write && ex_drain_cut(ex, d);
-	row->inflation = row->observed_phys_rate_bps > 0 && row->rate_bps > 0 && !row->drain_cut
-	                     ? row->rate_bps / row->observed_phys_rate_bps
-	                     : -1;
-	if (at->found && row->inflation > EX_CLAIM_INFLATION_MIN) {
-		/* whole intervals: the run's own time may be two intervals shorter than its
-		 * stretch; if the disks' bytes over that shortest time reach the tool's rate,
-		 * the samples cannot tell an inflated rate from a true one */
-		double shortest = span - 2 * d->series[at->first].interval_s;
-		if (shortest <= 0 || (double)at->phys_bytes / shortest >= row->rate_bps) {
-			row->inflation = -1;
-			row->below_resolution = true;
-		}
-	}
+	if (row->seconds <= 0 && row->rate_bps > 0) /* its duration from its rate and size */
+		row->seconds = (double)row->bytes / row->rate_bps;
+	judge_row(ex, d, row);
 }
 
 /* A run whose tool does not say which way: the direction whose timeline holds its bytes
@@ -180,8 +139,7 @@ static void add_undirected(struct explain *ex, const struct claim_figures *c,
 }
 
 /* dom0's own run: its drain ends where its disks took the bytes of the write claims set
- * against it (dom0_subject.h); its write rows are judged again, in order, against that
- * drain (each located among the intervals before the drain's end). */
+ * against it (dom0_subject.h). */
 static void dom0_claimed(struct explain *ex, const struct ex_domain *d)
 {
 	uint64_t data = 0;
@@ -189,17 +147,15 @@ static void dom0_claimed(struct explain *ex, const struct ex_domain *d)
 		if (ex->claims[i].domid == d->domid && ex->claims[i].write)
 			data += ex->claims[i].bytes;
 	ex_dom0_data_drain(ex, &ex->doms[d - ex->doms], data);
-	for (size_t i = 0; i < ex->n_claims; i++) {
-		struct ex_claim *row = &ex->claims[i];
-		if (row->domid != d->domid || !row->write)
-			continue;
-		struct claim_figures fig = row->fig;
-		enum ex_direction_from from = row->direction_from;
-		uint32_t also_active = row->also_active_domid;
-		fill_row(ex, &fig, d, true, row); /* located after the rows before it, as added */
-		row->direction_from = from;
-		row->also_active_domid = also_active;
-	}
+}
+
+/* The domain's rows judged again, in the order they were added: each placed after the
+ * ones before it, knowing the runs after it (a file's next run, dom0's data drain). */
+static void judge_again(struct explain *ex, const struct ex_domain *d)
+{
+	for (size_t i = 0; i < ex->n_claims; i++)
+		if (ex->claims[i].domid == d->domid)
+			judge_row(ex, d, &ex->claims[i]);
 }
 
 int explain_add_claim(struct explain *ex, const struct claim_figures *c, struct xerr *err)
@@ -247,5 +203,6 @@ int explain_add_claim(struct explain *ex, const struct claim_figures *c, struct 
 		ex->claims[i].also_active_domid = other ? other->domid : EX_NO_DOMAIN;
 	if (d->dom0_subject)
 		dom0_claimed(ex, d);
+	judge_again(ex, d);
 	return 0;
 }

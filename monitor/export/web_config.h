@@ -10,11 +10,14 @@
  *   basic_auth_users:
  *     alice: $2y$10$...             # bcrypt ($2y$, $2b$, $2a$)
  *
- * Contract: web_config_load() reads only that subset of YAML (block mappings indented
- * with spaces, plain, 'single' or "double" quoted scalars, # comments, a leading ---),
- * strictly: an unknown or repeated key, a key of the format that xiotop does not
- * implement (cipher_suites, http_server_config, ...), a bad value, or a file it names
- * that cannot be read is one message naming the file, the line and the key. Relative
+ * Contract: web_config_load() reads the file as one YAML document with libyaml, so every
+ * form the Prometheus exporter toolkit takes works (block and flow mappings, quoted,
+ * folded and literal scalars, anchors and aliases, comments, --- and ...), strictly as
+ * the toolkit reads it: invalid YAML, a second document, an unknown or repeated key, a
+ * key of the format that xiotop does not implement (cipher_suites, http_server_config,
+ * ...), a list where a value is wanted, a bad value, or a file it names that cannot be
+ * read is one message naming the file, the line and the key ("(yaml)" for the file's
+ * syntax, with libyaml's reason). Relative
  * paths are relative to the file's directory, as exporters take them. The certificate,
  * key and CA are read into memory at load (before privileges are dropped). An empty file
  * is plain HTTP without authentication. web_config_check_user() checks a user and

@@ -123,9 +123,8 @@ static int map_slots(struct tracer *t, struct xerr *err)
 	return 0;
 }
 
-int tracer_open(struct tracer **out, bool latency, struct xerr *err)
+int tracer_can_load(struct xerr *err)
 {
-	*out = NULL;
 	if (geteuid() != 0) {
 		xerr_set(err, XERR_PREREQ, "live tracing needs root (CAP_BPF and CAP_PERFMON)");
 		return -1;
@@ -136,6 +135,14 @@ int tracer_open(struct tracer **out, bool latency, struct xerr *err)
 		         "CONFIG_DEBUG_INFO_BTF=y is needed");
 		return -1;
 	}
+	return 0;
+}
+
+int tracer_open(struct tracer **out, bool latency, struct xerr *err)
+{
+	*out = NULL;
+	if (tracer_can_load(err))
+		return -1;
 	struct tracer *t = calloc(1, sizeof(*t));
 	if (!t) {
 		xerr_set(err, XERR_NOMEM, "out of memory");

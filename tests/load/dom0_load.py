@@ -23,6 +23,7 @@ prints one line per part: what it did (build rounds and their CPU seconds, MiB w
 MiB read) and whether it ran to the end; exit 1 when a part ended before it was stopped
 (a load that died is no load: the run beside it was not a run under load).
 """
+import ctypes
 import mmap
 import os
 import random
@@ -40,6 +41,13 @@ STOP = False
 def on_stop(_sig, _frame):
     global STOP
     STOP = True
+
+
+def stop_with_parent():
+    """SIGTERM when the parent ends, however it ends (with_load.sh killed hard): a load left
+    running on a shared machine would load every run after it."""
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 
 def name_self(comm):
@@ -128,6 +136,7 @@ def part(fn, *args):
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
+        stop_with_parent()
         os.close(r)
         code = 0
         try:
@@ -147,6 +156,7 @@ def main():
     work, src = sys.argv[1:3]
     dev = block_device_of(work)
     signal.signal(signal.SIGTERM, on_stop)
+    stop_with_parent()
     signal.signal(signal.SIGINT, on_stop)
     wr = float(os.environ.get("XIOTOP_LOAD_WRITE_MIB_S", "16"))
     rd = float(os.environ.get("XIOTOP_LOAD_READ_MIB_S", "16"))

@@ -116,7 +116,7 @@ static void test_bonnie_lv_phases(void **state)
 		    !strcmp(sc_fig_str(&ex.verdicts[i], "run"), "CentOS block write"))
 			v = &ex.verdicts[i];
 	assert_non_null(v);
-	const char *text = v ? v->text : "";
+	const char *text = v ? sc_text(&ex, v) : "";
 	assert_non_null(strstr(text, "block write"));
 	assert_string_equal(sc_fig_str(v, "direction"), "write");
 	assert_true(sc_fig(v, "inflation") > 0.9 && sc_fig(v, "inflation") < 1.1);
@@ -159,7 +159,7 @@ static void test_dd_undirected(void **state)
 	explain_verdicts(&ex);
 	const struct ex_verdict *v = sc_verdict(&ex, "claim", 4);
 	assert_non_null(v);
-	const char *text = v ? v->text : "";
+	const char *text = v ? sc_text(&ex, v) : "";
 	assert_non_null(strstr(text, "the tool does not say which way, the timeline does"));
 	ex_claim_files_free(&ex);
 	explain_free(&ex);
@@ -209,7 +209,7 @@ static void test_dd_runs_in_one_interval(void **state)
 	for (size_t i = 0; i < ex.n_verdicts; i++)
 		if (!strcmp(ex_verdict_key(ex.verdicts[i].id), "claim") && ex.verdicts[i].share > 0)
 			fail_msg("a claim below the resolution has a share: %s",
-			         ex.verdicts[i].text);
+			         sc_text(&ex, &ex.verdicts[i]));
 	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
@@ -250,7 +250,7 @@ static void test_bonnie_small_file(void **state)
 	for (size_t i = 0; i < ex.n_verdicts; i++)
 		if (!strcmp(ex_verdict_key(ex.verdicts[i].id), "claim") &&
 		    !strcmp(sc_fig_str(&ex.verdicts[i], "run"), "guest-64M block read"))
-			named = strstr(ex.verdicts[i].text,
+			named = strstr(sc_text(&ex, &ex.verdicts[i]),
 			               "fits in the guest's 448.0 MiB of memory, "
 			               "so the guest's own cache served them") != NULL;
 	assert_true(named);
@@ -327,10 +327,10 @@ static void test_size_rule_from_claim(void **state)
 	assert_true(sc_fig(v, "cache_bytes") == 256 * MiB);
 	assert_true(sc_fig(v, "dom0_caches_path") == 0);
 	assert_true(sc_fig(v, "test_to_cache") == 1);
-	if (!strstr(v->text, "was 256.0 MiB (bonnie++'s own file size, from its output)"))
-		print_error("%s\n", v->text);
+	if (!strstr(sc_text(&ex, v), "was 256.0 MiB (bonnie++'s own file size, from its output)"))
+		print_error("%s\n", sc_text(&ex, v));
 	assert_non_null(
-	    strstr(v->text, "was 256.0 MiB (bonnie++'s own file size, from its output)"));
+	    strstr(sc_text(&ex, v), "was 256.0 MiB (bonnie++'s own file size, from its output)"));
 	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
@@ -397,7 +397,8 @@ static void test_fio_end_fsync_on_disk(void **state)
 	explain_verdicts(&ex);
 	for (size_t i = 0; i < ex.n_verdicts; i++)
 		if (!strcmp(ex_verdict_key(ex.verdicts[i].id), "claim"))
-			assert_non_null(strstr(ex.verdicts[i].text, "until it was on disk"));
+			assert_non_null(
+			    strstr(sc_text(&ex, &ex.verdicts[i]), "until it was on disk"));
 	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
@@ -451,7 +452,7 @@ static void test_claim_within_tool_marks(void **state)
 		if (!strcmp(ex_verdict_key(ex.verdicts[i].id), "claim") &&
 		    !strcmp(sc_fig_str(&ex.verdicts[i], "tool"), "bonnie++"))
 			assert_non_null(
-			    strstr(ex.verdicts[i].text, "guest's own cache served them"));
+			    strstr(sc_text(&ex, &ex.verdicts[i]), "guest's own cache served them"));
 	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);

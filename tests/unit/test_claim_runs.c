@@ -173,7 +173,7 @@ static void test_dd_truncated_runs(void **state)
 	          "bad.txt:4: truncated dd output: a records line, then the end");
 	parse_bad("1+0 records in\n1+0 records out\n1 byte copied, 1 s, 1 B/s\n2+0 records in\n"
 	          "2+0 records out\n",
-	          "bad.txt:5: truncated dd output: records lines but no");
+	          "bad.txt:5: dd records lines but no \"N bytes ... copied\" summary");
 }
 
 /* --- bonnie, iozone: one run per phase --------------------------------------------------- */

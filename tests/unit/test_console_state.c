@@ -546,8 +546,9 @@ static void test_replay_keys(void **state)
 		int key;
 		enum seek_move nav;
 	} moves[] = {
-	    {CK_LEFT, NAV_STEP_BACK}, {CK_RIGHT, NAV_STEP_AHEAD}, {'[', NAV_PREV_MARK},
-	    {']', NAV_NEXT_MARK},     {'g', NAV_START},           {'G', NAV_END},
+	    {CK_LEFT, NAV_STEP_BACK}, {CK_RIGHT, NAV_STEP_AHEAD}, {'[', NAV_PERIOD_BACK},
+	    {']', NAV_PERIOD_AHEAD},  {'{', NAV_PERIOD_SHORTER},  {'}', NAV_PERIOD_LONGER},
+	    {'N', NAV_PREV_MARK},     {'n', NAV_NEXT_MARK},       {'G', NAV_END},
 	    {' ', NAV_PLAY_PAUSE},    {'p', NAV_PLAY_PAUSE},      {'+', NAV_FASTER},
 	    {'=', NAV_FASTER},        {'-', NAV_SLOWER},
 	};
@@ -556,6 +557,22 @@ static void test_replay_keys(void **state)
 		assert_int_equal(console_state_key(&st, moves[i].key, 0), CA_NAVIGATE);
 		assert_int_equal(st.nav, moves[i].nav);
 	}
+	/* g asks where to go; Enter goes there (empty: the start), Esc does not */
+	assert_int_equal(console_state_key(&st, 'g', 0), CA_REDRAW);
+	assert_int_equal(st.prompt, PROMPT_GOTO);
+	keys(&st, "yesterday 14:00");
+	assert_int_equal(console_state_key(&st, CK_ENTER, 0), CA_NAVIGATE);
+	assert_int_equal(st.nav, NAV_GOTO);
+	assert_string_equal(st.go_to, "yesterday 14:00");
+	assert_int_equal(st.prompt, PROMPT_NONE);
+	console_state_key(&st, 'g', 0);
+	assert_int_equal(console_state_key(&st, CK_ENTER, 0), CA_NAVIGATE);
+	assert_string_equal(st.go_to, "start");
+	console_state_key(&st, 'g', 0);
+	keys(&st, "bench");
+	st.nav = NAV_HERE;
+	assert_int_equal(console_state_key(&st, CK_ESCAPE, 0), CA_REDRAW);
+	assert_int_equal(st.nav, NAV_HERE);
 	assert_false(st.paused);        /* p plays and pauses the replay, not the display */
 	assert_true(st.delay_s == 1.0); /* + and - are the speed's */
 	/* m: read-only; no prompt, nothing added */
@@ -997,6 +1014,7 @@ static void test_screen_replay(void **state)
 	                       .recorded_ns = 1764669600123000000,
 	                       .speed = 1,
 	                       .n_marks = 2,
+	                       .period_ns = 3600000000000,
 	                       .mark_offset = -1};
 	snprintf(pos.mark, sizeof(pos.mark), "bench start");
 	console_state_set_replay(&st, &pos);

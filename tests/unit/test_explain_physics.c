@@ -97,7 +97,7 @@ static void seed001_request_size(void **state)
 	assert_true(sc_fig(v, "disk_avg_request_bytes") == 512 * 1024);
 	assert_true(sc_fig(v, "merge_ratio") == 128);
 	assert_true(v->share == 0); /* a mechanism: ranked below the discrepancies */
-	assert_non_null(strstr(v->text, "dom0's page cache merged them"));
+	assert_non_null(strstr(sc_text(&ex, v), "dom0's page cache merged them"));
 	/* the writeback's bios counted with the drain, not only the window's */
 	assert_true(sc_fig(v, "disk_requests") == 400 * MiB / (512 * 1024));
 	explain_free(&ex);
@@ -108,7 +108,7 @@ static void seed001_request_size(void **state)
 	assert_non_null(v);
 	assert_true(sc_fig(v, "merge_ratio") == 1);
 	assert_true(v->share == 0);
-	assert_non_null(strstr(v->text, "about as issued"));
+	assert_non_null(strstr(sc_text(&ex, v), "about as issued"));
 	/* the comparison's path cause says how each side's disk took the requests */
 	static struct explain fa;
 	struct rec_reader *ra;
@@ -118,10 +118,10 @@ static void seed001_request_size(void **state)
 	assert_int_equal(explain_compare(&fa, NULL, &ex, NULL, &c, &msg), 0);
 	bool said = false;
 	for (size_t i = 0; i < c.n_causes; i++)
-		said |=
-		    !strcmp(ex_verdict_key(c.causes[i].id), "path") &&
-		    strstr(c.causes[i].text, "the guest's requests averaged 4 KiB on A and 4 KiB "
-		                             "on B, the disk's own 512 KiB and 4 KiB") != NULL;
+		said |= !strcmp(ex_verdict_key(c.causes[i].id), "path") &&
+		        strstr(sc_cause_text(&c, i),
+		               "the guest's requests averaged 4 KiB on A and 4 KiB "
+		               "on B, the disk's own 512 KiB and 4 KiB") != NULL;
 	assert_true(said);
 	explain_free(&fa);
 	rec_reader_close(ra);
@@ -164,8 +164,8 @@ static void lv_merged_by_block_layer(void **state)
 	assert_true(sc_fig(v, "disk_avg_request_bytes") == 128 * 1024);
 	assert_true(sc_fig(v, "disk_requests") == 320 * MiB / (128 * 1024));
 	assert_true(sc_fig(v, "merge_ratio") == 32);
-	assert_non_null(strstr(v->text, "The block layer merged them"));
-	assert_null(strstr(v->text, "about as issued"));
+	assert_non_null(strstr(sc_text(&ex, v), "The block layer merged them"));
+	assert_null(strstr(sc_text(&ex, v), "about as issued"));
 	explain_free(&ex);
 	rec_reader_close(r);
 }
@@ -292,7 +292,7 @@ static void md_mirror_does_not_hide_loop(void **state)
 	assert_non_null(dc);
 	assert_true(sc_fig(dc, "double_counted_bytes") == 64.0 * MiB);
 	assert_true(sc_fig(dc, "host_disk_wr_bytes") == -1); /* null: not set against bo */
-	assert_non_null(strstr(dc->text, "sit under md"));
+	assert_non_null(strstr(sc_text(&ex, dc), "sit under md"));
 	/* the mirrored leaves took every byte: no cache verdict from them */
 	assert_null(sc_verdict(&ex, "page_cache_inflation", 1));
 	explain_free(&ex);

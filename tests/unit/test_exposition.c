@@ -438,9 +438,14 @@ static void test_churn(void **state)
 static void test_negotiation(void **state)
 {
 	(void)state;
-	assert_int_equal(expo_negotiate(NULL), EXPO_OPENMETRICS);
-	assert_int_equal(expo_negotiate(""), EXPO_OPENMETRICS);
-	assert_int_equal(expo_negotiate("*/*"), EXPO_OPENMETRICS);
+	/* no preference, curl's and a browser's: the text format, as node_exporter answers */
+	assert_int_equal(expo_negotiate(NULL), EXPO_PROMETHEUS);
+	assert_int_equal(expo_negotiate(""), EXPO_PROMETHEUS);
+	assert_int_equal(expo_negotiate("*/*"), EXPO_PROMETHEUS);
+	assert_int_equal(expo_negotiate("text/html,application/xhtml+xml,application/xml;q=0.9,"
+	                                "*/*;q=0.8"),
+	                 EXPO_PROMETHEUS);
+	assert_int_equal(expo_negotiate("application/openmetrics-text"), EXPO_OPENMETRICS);
 	assert_int_equal(expo_negotiate("text/plain"), EXPO_PROMETHEUS);
 	assert_int_equal(expo_negotiate("text/plain;version=0.0.4"), EXPO_PROMETHEUS);
 	/* what Prometheus sends */
@@ -453,7 +458,7 @@ static void test_negotiation(void **state)
 	                 EXPO_PROMETHEUS);
 	assert_int_equal(expo_negotiate("TEXT/PLAIN; Q=1, application/openmetrics-text;q=0"),
 	                 EXPO_PROMETHEUS);
-	assert_int_equal(expo_negotiate("application/json"), EXPO_OPENMETRICS);
+	assert_int_equal(expo_negotiate("application/json"), EXPO_PROMETHEUS);
 	assert_string_equal(expo_content_type(EXPO_PROMETHEUS),
 	                    "text/plain; version=0.0.4; charset=utf-8");
 	assert_string_equal(expo_content_type(EXPO_OPENMETRICS),

@@ -36,7 +36,7 @@ static const char *sample_for(const char *placeholder)
 	    {"DIR", "/tmp"},
 	    {"MARK..MARK", "a..b"},
 	    {"ID|NAME", "3"},
-	    {"FILE[@DOMAIN]", "dd.txt@3"},
+	    {"FILE[@DOMAIN[:LABEL]]", "dd.txt@3:DomU"},
 	    {"LOG", "x.log"},
 	    {"S", "2"},
 	    {"TIME", "2026-05-01T12:00:00Z"},

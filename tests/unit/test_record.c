@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <sqlite3.h>
+#include <zlib.h>
 
 #include "test_files.h"
 #include "ui/batch.h"
@@ -680,15 +681,15 @@ static void test_schema_3_file(void **state)
 	rec_reader_close(r);
 }
 
-/* Schema 3: every REC_KEYFRAME_EVERY-th sample holds its counters, the others their
- * differences from it (`base`); a sample reads the same in order, backwards and by jumps
- * across keyframes, and items new since the keyframe (loop1 from sample 2, a vbd made
- * again at 4) or gone (domain 3 after 4) are whole. */
+/* Schema 4: every REC_KEYFRAME_EVERY-th sample is coded against nothing, every other
+ * against the sample before it (`base` = idx - 1); a sample reads the same in order,
+ * backwards and by jumps across keyframes, and items new since the sample before
+ * (loop1 from sample 2, a vbd made again at 4) or gone (domain 3 after 4) are whole. */
 static void test_keyframes(void **state)
 {
 	(void)state;
 	const char *path = path_of("keyframes.xiotop");
-	enum { K = REC_KEYFRAME_EVERY, N = 12 * K + 5 };
+	enum { K = REC_KEYFRAME_EVERY, N = 2 * K + 5 };
 	write_recording(path, N);
 	sqlite3 *db;
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
@@ -696,16 +697,16 @@ static void test_keyframes(void **state)
 	assert_int_equal(sqlite3_prepare_v2(db,
 	                                    "SELECT count(*), sum(base IS NULL),"
 	                                    " sum(base IS NULL AND idx % ?1 = 0),"
-	                                    " sum(base IS NOT NULL AND base = idx / ?1 * ?1)"
+	                                    " sum(base IS NOT NULL AND base = idx - 1)"
 	                                    " FROM samples",
 	                                    -1, &st, NULL),
 	                 SQLITE_OK);
 	sqlite3_bind_int(st, 1, K);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	assert_int_equal(sqlite3_column_int(st, 0), N);
-	assert_int_equal(sqlite3_column_int(st, 1), 13); /* samples 0, K, ..., 12 K */
-	assert_int_equal(sqlite3_column_int(st, 2), 13);
-	assert_int_equal(sqlite3_column_int(st, 3), N - 13);
+	assert_int_equal(sqlite3_column_int(st, 1), 3); /* samples 0, K, 2 K */
+	assert_int_equal(sqlite3_column_int(st, 2), 3);
+	assert_int_equal(sqlite3_column_int(st, 3), N - 3);
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	struct xerr err;
@@ -717,14 +718,130 @@ static void test_keyframes(void **state)
 		order[n++] = i;
 	for (unsigned i = N; i-- > 0;)
 		order[n++] = i;
-	const unsigned jumps[] = {K + 1, 2, N - 1, K - 1, 12 * K, 12 * K - 1, K, 0};
+	const unsigned jumps[] = {K + 1, 2, N - 1, K - 1, 2 * K, 2 * K - 1, K, 0};
 	for (size_t j = 0; j < sizeof(jumps) / sizeof(*jumps); j++)
 		order[n++] = jumps[j];
 	assert_reads_synthetic(r, order, n, synthetic);
 	rec_reader_close(r);
 }
 
-/* Schema 3: a packed row that does not decode whole makes its sample corrupt, said so. */
+/* Sample `sample`'s rows replaced by one holding code[0, len) compressed. */
+static void set_code(const char *path, unsigned sample, const void *code, size_t len)
+{
+	unsigned char z[1024];
+	uLongf zlen = sizeof(z);
+	assert_int_equal(compress2(z, &zlen, code, (uLong)len, 6), Z_OK);
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_stmt *st;
+	char sql[160];
+	snprintf(sql, sizeof(sql), "DELETE FROM sample_items WHERE slot >> 16 = %u", sample);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(
+	    sqlite3_prepare_v2(db, "INSERT INTO sample_items VALUES (?, ?)", -1, &st, NULL),
+	    SQLITE_OK);
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)sample << 16);
+	sqlite3_bind_blob(st, 2, z, (int)zlen, SQLITE_TRANSIENT);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+/* Schema 4: a sample whose code does not decode whole is corrupt, said so, and the
+ * samples before it still read. The rows and chain of sample 2 damaged by SQL, and the
+ * code of keyframe 0 replaced by ones made by hand: each kind's section (layers, domain
+ * counters, disks, vbds, histograms, the host) is its key list (n + 1, then the keys'
+ * zigzag differences), a bit per item, then the changed items' heads, then their values. */
+static void test_chain_bad(void **state)
+{
+	(void)state;
+	const char *sql_bad[] = {
+	    "UPDATE sample_items SET items = x'ff' WHERE slot = 2 << 16", /* zlib refuses */
+	    "UPDATE sample_items SET items = x'' WHERE slot = 2 << 16",   /* an empty row */
+	    "DELETE FROM sample_items WHERE slot >> 16 = 2",              /* no row */
+	    /* a keyframe that is not one (its code names its base's lists), bases that are not
+	     * the sample before */
+	    "UPDATE samples SET base = NULL WHERE idx = 2",
+	    "UPDATE samples SET base = 0 WHERE idx = 2",
+	    "UPDATE samples SET base = 5 WHERE idx = 2",
+	};
+	for (size_t i = 0; i < sizeof(sql_bad) / sizeof(*sql_bad); i++) {
+		const char *path = path_of("badchain.xiotop");
+		unlink(path);
+		write_recording(path, 4);
+		struct xerr err;
+		struct rec_reader *r = open_after_sql(path, sql_bad[i], &err);
+		struct xio_sample got;
+		if (rec_read(r, 2, &got, &err) != -1)
+			fail_msg("%s: sample 2 read", sql_bad[i]);
+		assert_int_equal(err.code, REC_ERR_CORRUPT);
+		assert_non_null(strstr(err.msg, "sample 2 is incomplete"));
+		assert_int_equal(rec_read(r, 1, &got, &err), 0);
+		sample_free(&got);
+		rec_reader_close(r);
+	}
+	static const struct {
+		const char *why;
+		unsigned char code[20];
+		size_t len;
+	} bad[] = {
+	    {"a kind missing", {1, 1, 1, 1, 1}, 5},
+	    {"a byte left over", {1, 1, 1, 1, 1, 2, 0, 0, 0}, 9},
+	    {"no host item", {1, 1, 1, 1, 1, 1}, 6},
+	    {"a keyframe naming its base's list", {0, 1, 1, 1, 1, 2, 0, 0}, 8},
+	    {"a list longer than the code", {0x7f, 1, 1, 1, 1, 2, 0, 0}, 8},
+	    /* layer key 1: its item changes nothing, then a field past its 4 */
+	    {"an item changing nothing", {2, 2, 1, 0x03, 1, 1, 1, 1, 2, 0, 0}, 11},
+	    {"a field not of the kind", {2, 2, 1, 0x40, 5, 1, 1, 1, 1, 2, 0, 0}, 12},
+	    {"a bit past the last item", {2, 2, 3, 0x04, 5, 1, 1, 1, 1, 2, 0, 0}, 12},
+	    /* domain 1's write histogram (key 3: zigzag 6): its buckets from 30 over 5, over 0,
+	     * a head of no part, of an unknown one */
+	    {"a span past the last bucket",
+	     {1, 1, 1, 1, 2, 6, 1, 8, 30, 5, 1, 1, 1, 1, 1, 2, 0, 0},
+	     18},
+	    {"an empty span", {1, 1, 1, 1, 2, 6, 1, 8, 27, 0, 2, 0, 0}, 13},
+	    {"a histogram changing nothing", {1, 1, 1, 1, 2, 6, 1, 0, 2, 0, 0}, 11},
+	    {"a histogram part unknown", {1, 1, 1, 1, 2, 6, 1, 16, 1, 2, 0, 0}, 12},
+	    {"a host item of key 1", {1, 1, 1, 1, 1, 2, 2, 0}, 8},
+	};
+	/* the same made whole reads: one layer of key 1 with 5 bytes read, a histogram of 3
+	 * requests in bucket 10, the host's monotonic clock at 7 */
+	const unsigned char good[] = {2, 2, 1, 0x04, 5, 1, 1, 1, 2,    6,
+	                              1, 8, 7, 1,    3, 2, 0, 1, 0x04, 7};
+	for (size_t i = 0; i <= sizeof(bad) / sizeof(*bad); i++) {
+		const char *path = path_of("badcode.xiotop");
+		unlink(path);
+		write_recording(path, 4);
+		bool whole = i == sizeof(bad) / sizeof(*bad);
+		if (whole)
+			set_code(path, 0, good, sizeof(good));
+		else
+			set_code(path, 0, bad[i].code, bad[i].len);
+		struct xerr err;
+		struct rec_reader *r = rec_open(path, &err);
+		assert_non_null(r);
+		struct xio_sample got;
+		int rc = rec_read(r, 0, &got, &err);
+		if (whole) {
+			if (rc)
+				fail_msg("made whole: %s", err.msg);
+			assert_int_equal(got.n_layers, 1);
+			assert_int_equal(got.layers[0].io.rd_bytes, 5);
+			assert_int_equal(got.n_latency, 0); /* sample 0 is not timed */
+			assert_int_equal(got.monotonic_ns, 7);
+			sample_free(&got);
+		} else {
+			if (rc != -1)
+				fail_msg("%s: sample 0 read", bad[i].why);
+			assert_int_equal(err.code, REC_ERR_CORRUPT);
+			assert_non_null(strstr(err.msg, "sample 0 is incomplete"));
+		}
+		rec_reader_close(r);
+	}
+}
+
+/* Schema 3 (the fixture): a packed row that does not decode whole makes its sample
+ * corrupt, said so. */
 static void test_packed_bad(void **state)
 {
 	(void)state;
@@ -753,8 +870,7 @@ static void test_packed_bad(void **state)
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		const char *path = path_of("badpack.xiotop");
-		unlink(path);
-		write_recording(path, 4);
+		schema2_recording(path, "schema3_synthetic");
 		struct xerr err;
 		struct rec_reader *r = open_after_sql(path, bad[i], &err);
 		struct xio_sample got;
@@ -1084,8 +1200,48 @@ static void test_never_overwrites(void **state)
 	assert_int_equal(st.st_size, 8);
 }
 
-/* A full disk (here a size limit, which SQLite reports the same way): a clear error, the
- * writer closed, every committed sample readable. */
+/* Appends synthetic(i) for i from *next on until stop(w, rc, err) says so; the count. */
+static unsigned append_until(struct rec_writer *w, unsigned *next,
+                             bool (*stop)(struct rec_writer *w, int rc, const struct xerr *err))
+{
+	unsigned n = 0;
+	for (; *next < 100000; (*next)++, n++) {
+		struct xio_sample s;
+		struct xerr err = {0};
+		synthetic(&s, *next);
+		int rc = rec_append(w, &s, &err);
+		sample_free(&s);
+		if (stop(w, rc, &err))
+			return n;
+	}
+	fail_msg("never stopped");
+	return n;
+}
+
+static bool full_said(struct rec_writer *w, int rc, const struct xerr *err)
+{
+	(void)err;
+	assert_int_equal(rc, 0);
+	const struct xerr *why;
+	rec_writer_waiting(w, &why);
+	return why && why->code == REC_ERR_FULL;
+}
+
+static bool not_kept(struct rec_writer *w, int rc, const struct xerr *err)
+{
+	(void)w;
+	if (!rc)
+		return false;
+	assert_int_equal(err->code, REC_ERR_FULL);
+	assert_non_null(strstr(err->msg, "not kept"));
+	return true;
+}
+
+/* A full disk (here a size limit, which SQLite reports the same way): the commit is
+ * rolled back and the samples wait, the writer open, rec_writer_waiting saying why;
+ * past the wait limit a sample is not kept (REC_ERR_FULL, said); once there is room every
+ * sample kept is committed, none lost, and the sample after the one not kept reads whole
+ * (coded against the last kept). */
 static void test_disk_full(void **state)
 {
 	(void)state;
@@ -1093,43 +1249,56 @@ static void test_disk_full(void **state)
 	struct xerr err;
 	struct rec_writer *w = rec_create(path, NULL, &err);
 	assert_non_null(w);
+	rec_set_commit_rule(w, 0, 0, 16 * 1024); /* a commit at every sample */
 	assert_int_equal(rec_set_size_limit(w, 64 * 1024, &err), 0);
-	unsigned stored = 0;
-	for (unsigned i = 0; i < 10000; i++) {
+	unsigned next = 0;
+	append_until(w, &next, full_said);
+	const struct xerr *why;
+	size_t waiting = rec_writer_waiting(w, &why);
+	assert_int_equal(waiting, 1);
+	assert_non_null(strstr(why->msg, "disk full"));
+	assert_non_null(strstr(why->msg, path));
+	unsigned committed = next; /* samples 0 .. next - 1 */
+	assert_true(committed > 2);
+	next++;
+	append_until(w, &next, not_kept); /* sample `next` was not kept */
+	unsigned lost = next++;
+	assert_true(rec_writer_waiting(w, NULL) > 1);
+	/* a mark waits too */
+	assert_int_equal(rec_add_mark_from(w, "while full", 5, "api", -1, &err), 0);
+	assert_int_equal(rec_set_size_limit(w, 64 * 1024 * 1024, &err), 0);
+	for (unsigned k = 0; k < 3; k++, next++) {
 		struct xio_sample s;
-		synthetic(&s, i);
-		int rc = rec_append(w, &s, &err);
+		synthetic(&s, next);
+		assert_int_equal(rec_append(w, &s, &err), 0);
 		sample_free(&s);
-		if (rc)
-			break;
-		stored++;
 	}
-	assert_int_equal(err.code, REC_ERR_FULL);
-	assert_non_null(strstr(err.msg, "disk full"));
-	assert_non_null(strstr(err.msg, path));
-	assert_true(stored > 2 && stored < 10000);
-	assert_int_equal(rec_writer_count(w), stored);
-	struct xio_sample s;
-	synthetic(&s, 0);
-	assert_int_equal(rec_append(w, &s, &err), -1); /* stays closed */
-	assert_int_equal(err.code, REC_ERR_FULL);
-	assert_int_equal(rec_add_mark_from(w, "late", 1, "api", -1, &err), -1);
-	sample_free(&s);
-	rec_close(w, &err);
+	assert_int_equal(rec_writer_waiting(w, &why), 0);
+	assert_null(why);
+	assert_int_equal(rec_close(w, &err), 0);
 
 	struct rec_reader *r = rec_open(path, &err);
 	assert_non_null(r);
-	assert_int_equal(rec_count(r), stored);
-	struct xio_sample got;
-	assert_int_equal(rec_read(r, stored - 1, &got, &err), 0);
-	synthetic(&s, stored - 1);
-	assert_same_sample(&s, &got);
-	sample_free(&s);
-	sample_free(&got);
+	assert_int_equal(rec_count(r), next - 1);
+	assert_int_equal(rec_n_marks(r), 1);
+	for (unsigned i = 0; i + 1 < next; i++) {
+		struct xio_sample want, got;
+		synthetic(&want, i < lost ? i : i + 1);
+		want.realtime_ns = rec_time(r, i); /* as synthetic(i + 1) after the lost one */
+		if (rec_read(r, i, &got, &err))
+			fail_msg("sample %u: %s", i, err.msg);
+		assert_same_sample(&want, &got);
+		sample_free(&want);
+		sample_free(&got);
+	}
 	rec_reader_close(r);
+	print_message("%u samples committed before the disk was full, sample %u not kept, "
+	              "%u in all\n",
+	              committed, lost, next - 1);
 }
 
-/* A recorder killed with -9: every committed sample is there. */
+/* A recorder killed with -9: every committed sample is there, whole; what waited for its
+ * commit is lost (the commit rule's promise, record.h), and no reader saw it before. */
 static void test_killed_writer(void **state)
 {
 	(void)state;
@@ -1141,27 +1310,32 @@ static void test_killed_writer(void **state)
 	if (pid == 0) {
 		struct xerr err;
 		struct rec_writer *w = rec_create(path, NULL, &err);
-		for (unsigned i = 0; w && i < 5; i++) {
+		for (unsigned i = 0; w && i < 7; i++) {
 			struct xio_sample s;
 			synthetic(&s, i);
-			if (rec_append(w, &s, &err))
+			if (rec_append(w, &s, &err) || (i == 4 && rec_flush(w, &err)))
 				_exit(1);
 			sample_free(&s);
 		}
 		if (write(pipefd[1], "k", 1) != 1)
 			_exit(1);
-		pause(); /* killed here, writer open, WAL not folded in */
+		pause(); /* killed here, samples 5 and 6 waiting */
 		_exit(1);
 	}
 	char c;
 	assert_int_equal(read(pipefd[0], &c, 1), 1);
+	struct xerr err;
+	struct rec_reader *r = rec_open(path, &err);
+	if (!r)
+		fail_msg("%s", err.msg);
+	assert_int_equal(rec_count(r), 5); /* a reader sees what was committed */
+	rec_reader_close(r);
 	kill(pid, SIGKILL);
 	int status;
 	waitpid(pid, &status, 0);
 	close(pipefd[0]);
 	close(pipefd[1]);
-	struct xerr err;
-	struct rec_reader *r = rec_open(path, &err);
+	r = rec_open(path, &err);
 	if (!r)
 		fail_msg("%s", err.msg);
 	assert_int_equal(rec_count(r), 5);
@@ -1224,6 +1398,7 @@ int main(void)
 	    cmocka_unit_test(test_schema_3_file),
 	    cmocka_unit_test(test_keyframes),
 	    cmocka_unit_test(test_packed_bad),
+	    cmocka_unit_test(test_chain_bad),
 	    cmocka_unit_test(test_cpu_times_old_file),
 	    cmocka_unit_test(test_names_deduplicated),
 	    cmocka_unit_test(test_marks_and_windows),

@@ -438,6 +438,10 @@ def main():
     check(not unfinished, "every guest said it was done before its counts were read"
           + (f": not {', '.join(unfinished)} (wait_done's limit ran out; its checks below"
              " compare a run still writing)" if unfinished else ""))
+    # scenarios.sh's xiotop_past: counts read before xiotop sampled after them
+    late = sorted(k for k in marks if k.startswith("xiotop no interval after "))
+    check(not late, "xiotop sampled after each snapshot's counts (xiotop_past)"
+          + (f": not {', '.join(late)} in 60 s" if late else ""))
     if phases == "stacks":
         check_stacks(res, intervals, check, report, skip)  # md RAID, the console's keys, HVM
         return summary()

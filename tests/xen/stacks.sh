@@ -92,7 +92,7 @@ settle() {
 	sleep 1.5 # md marks the array clean 200 ms after its last write (a superblock write)
 	stack_vbds "$tag" "$@"
 	stack_counts "$tag-end"
-	sleep 2 # xiotop's next interval holds the last of it
+	xiotop_past "settle $tag" # (scenarios.sh) its next interval holds the last of it
 }
 
 stacks_phase_r() {
@@ -288,7 +288,7 @@ EOC
 		sleep 0.5
 	done
 	echo "HVM-DONE $EPOCHREALTIME" >>"$R"/snapshots.txt
-	sleep 2.5 # xiotop's intervals hold the last of it
+	xiotop_past hvm # its intervals hold the last of it
 	kill $series 2>/dev/null
 	wait $series 2>/dev/null
 	xl dmesg | grep -iE "hvm|shadow|hap" | tail -20 >"$R"/hvm-xl-dmesg.txt

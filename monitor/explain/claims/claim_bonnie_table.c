@@ -102,12 +102,12 @@ static bool row_columns(const struct claim_line *l, const struct header *h, size
 /* A figure column: KiB/s (or seeks/s), "+++++", or blank. */
 static bool figure(const char *s, size_t len, double *rate, bool *too_fast)
 {
-	struct text_cur c = {s, s + len};
 	double v;
 	*rate = -1;
 	*too_fast = len == 5 && !memcmp(s, "+++++", 5);
 	if (!len || *too_fast)
-		return true;
+		return true; /* a blank column has no bytes at all (s NULL) */
+	struct text_cur c = {s, s + len};
 	if (!text_decimal(&c, false, &v) || !text_at_end(&c))
 		return false;
 	*rate = v * 1024;

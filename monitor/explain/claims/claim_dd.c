@@ -256,8 +256,9 @@ static int find_summary(const struct claim_src *file, size_t pos, unsigned no,
 	for (int k = 0;; k++) {
 		if (!claim_next_line(file, &pos, &no, false, &l))
 			return claim_fail(file, r2->no,
-			                  "truncated dd output: records lines but no \"N bytes ... "
-			                  "copied\" summary after them");
+			                  "dd records lines but no \"N bytes ... copied\" summary "
+			                  "after them: the output cut short, status=noxfer, or a "
+			                  "busybox built without its third status line?");
 		struct dd_summary s;
 		if (parse_summary(&l, &s)) {
 			out->end = pos;

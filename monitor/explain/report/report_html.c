@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/sanitize.h"
+#include "explain/report/prose.h"
 #include "explain/report/report.h"
 #include "explain/verdicts/verdicts.h"
 
@@ -14,25 +15,8 @@
 #define PANEL_H 92
 #define PAD_L   56
 #define PAD_R   12
-
-/* The characters HTML gives a meaning to, as entities: safe in text and in quoted
- * attributes alike. */
-static const char *const html_entity[256] = {
-    ['<'] = "&lt;", ['>'] = "&gt;", ['&'] = "&amp;", ['"'] = "&quot;", ['\''] = "&#39;",
-};
-
-void html_put(FILE *out, const char *s)
-{
-	char clean[8192];
-	sanitize_text(s ? s : "", clean, sizeof(clean));
-	for (const char *p = clean; *p; p++) {
-		const char *entity = html_entity[(unsigned char)*p];
-		if (entity)
-			fputs(entity, out);
-		else
-			fputc(*p, out);
-	}
-}
+#define TOP_H   24 /* the marks' labels, above the panels */
+#define AXIS_H  40 /* below the panels: the ticks, their labels, the axis's caption */
 
 void html_head(FILE *out, const char *title)
 {
@@ -146,9 +130,9 @@ static void marks(FILE *out, const struct explain *ex, const struct frame *f, in
 	for (int k = 0; k < 2; k++) {
 		double x = x_of(f, k ? ex->win.seconds : 0);
 		fprintf(out,
-		        "<line x1=\"%.1f\" y1=\"24\" x2=\"%.1f\" y2=\"%d\" stroke=\"#36c\" "
+		        "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#36c\" "
 		        "stroke-width=\"1\"/>\n",
-		        x, x, height);
+		        x, TOP_H, x, height);
 	}
 }
 
@@ -176,7 +160,8 @@ static void chart(FILE *out, const struct explain *ex, const struct ex_domain *d
 		f.t1 = ex->win.seconds;
 	if (f.t1 <= f.t0)
 		f.t1 = f.t0 + 1;
-	int height = 24 + 3 * PANEL_H + 8;
+	int bottom = TOP_H + 3 * PANEL_H - 16; /* the panels' last line: the time axis */
+	int height = bottom + AXIS_H;
 	fprintf(out,
 	        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 	        "viewBox=\"0 0 %d %d\" role=\"img\">\n",
@@ -184,15 +169,16 @@ static void chart(FILE *out, const struct explain *ex, const struct ex_domain *d
 	static const char *const rate_colors[] = {"#1f77b4", "#2ca02c", "#d62728"};
 	static const char *const backlog_colors[] = {"#9467bd"};
 	static const char *const cpu_colors[] = {"#ff7f0e"};
-	panel(out, ex, d, &f, 24, "MiB/s", 3, rates, rate_colors);
-	panel(out, ex, d, &f, 24 + PANEL_H, "MiB dirty", 1, backlog, backlog_colors);
-	panel(out, ex, d, &f, 24 + 2 * PANEL_H, "% CPU", 1, cpu, cpu_colors);
-	marks(out, ex, &f, 24 + 3 * PANEL_H - 16);
-	ticks(out, &f, 24 + 3 * PANEL_H - 16);
+	panel(out, ex, d, &f, TOP_H, "MiB/s", 3, rates, rate_colors);
+	panel(out, ex, d, &f, TOP_H + PANEL_H, "MiB dirty", 1, backlog, backlog_colors);
+	panel(out, ex, d, &f, TOP_H + 2 * PANEL_H, "% CPU", 1, cpu, cpu_colors);
+	marks(out, ex, &f, bottom);
+	ticks(out, &f, bottom);
+	/* under the ticks' labels (bottom + 15), inside the picture: it was drawn below it */
 	fprintf(out,
 	        "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">seconds from the window's "
 	        "start</text>\n</svg>\n",
-	        CHART_W - PAD_R, height + 14);
+	        CHART_W - PAD_R, height - 6);
 	fputs("<div class=\"legend\"><span style=\"color:#1f77b4\">&#9632; guest</span>"
 	      "<span style=\"color:#2ca02c\">&#9632; physical</span>"
 	      "<span style=\"color:#d62728\">- - double-counted</span>"
@@ -212,20 +198,23 @@ static void verdict_list(FILE *out, const struct explain *ex, uint32_t domid)
 			continue;
 		fprintf(out, "<div class=\"v\"><h3>#%zu <b>%s</b> &middot; share %.0f %%</h3>",
 		        i + 1, ex_verdict_key(v->id), v->share * 100);
-		html_put(out, v->text);
+		char text[PROSE_MAX];
+		prose_verdict(ex, v, text, sizeof(text));
+		html_put_sanitized(out, text);
 		fputs("<div class=\"fig\">", out);
 		for (size_t k = 0; k < v->n_figures; k++) {
 			const struct ex_figure *fg = &v->figures[k];
 			if (fg->null)
-				fprintf(out, "%s=null ", fg->key);
+				fprintf(out, "%s=null ", ex_key_name(fg->key));
 			else if (fg->str[0]) {
-				fprintf(out, "%s=", fg->key);
-				html_put(out, fg->str);
+				fprintf(out, "%s=", ex_key_name(fg->key));
+				html_put_sanitized(out, fg->str);
 				fputc(' ', out);
 			} else if (fg->value == (double)(long long)fg->value)
-				fprintf(out, "%s=%lld ", fg->key, (long long)fg->value);
+				fprintf(out, "%s=%lld ", ex_key_name(fg->key),
+				        (long long)fg->value);
 			else
-				fprintf(out, "%s=%.4g ", fg->key, fg->value);
+				fprintf(out, "%s=%.4g ", ex_key_name(fg->key), fg->value);
 		}
 		fputs("</div></div>\n", out);
 	}
@@ -241,30 +230,46 @@ static void html_imported(FILE *out, const struct explain *ex)
 	fputs("<h3>Not given: the recording lacks their counters</h3>\n<ul>\n", out);
 	for (size_t i = 0; i < ex->n_not_given; i++) {
 		fprintf(out, "<li><b>%s</b> ", ex->not_given[i].key);
-		html_put(out, ex->not_given[i].text);
+		html_put_sanitized(out, ex->not_given[i].text);
 		fputs("</li>\n", out);
 	}
 	fputs("</ul>\n", out);
 }
 
+/* A cell: the value, or "-" when the recording does not hold it. */
+static void cell(FILE *out, bool known, const char *fmt, double v)
+{
+	fputs("<td>", out);
+	if (known)
+		fprintf(out, fmt, v);
+	else
+		fputs("-", out);
+	fputs("</td>", out);
+}
+
 static void domain_row(FILE *out, const struct explain *ex, const struct ex_domain *d)
 {
+	struct report_known k = report_known(ex, d);
 	fprintf(out, "<tr><td>%u</td><td class=\"l\">", d->domid);
 	html_put(out, d->name);
-	fprintf(out, "</td><td class=\"l\">%s</td>", ex_path_name(ex_path_of(d)));
-	uint64_t v[] = {d->io.guest_wr_bytes, d->io.guest_rd_bytes,       d->io.phys_wr_bytes,
-	                d->io.phys_rd_bytes,  d->io.double_counted_bytes, d->backlog_end};
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-		if (i == 5 && d->dom0_subject) /* no dirty counter follows dom0's own files */
-			fputs("<td>-</td>", out);
-		else
-			fprintf(out, "<td>%.1f</td>", (double)v[i] / EX_MIB);
-	}
+	fprintf(out, "</td><td class=\"l\">%s</td>",
+	        k.stack ? ex_path_name(ex_path_of(d)) : "-"); /* the tracer's */
+	cell(out, k.guest, "%.1f", (double)d->io.guest_wr_bytes / EX_MIB);
+	cell(out, k.guest, "%.1f", (double)d->io.guest_rd_bytes / EX_MIB);
+	cell(out, k.stack, "%.1f", (double)d->io.phys_wr_bytes / EX_MIB);
+	cell(out, k.stack, "%.1f", (double)d->io.phys_rd_bytes / EX_MIB);
+	cell(out, k.stack, "%.1f", (double)d->io.double_counted_bytes / EX_MIB);
+	cell(out, k.dirty, "%.1f", (double)d->backlog_end / EX_MIB);
 	if (d->drained)
 		fprintf(out, "<td>%.1f</td>", d->drain_s);
 	else
-		fprintf(out, "<td>%s</td>", ex->host.has_dirty ? "not drained" : "?");
-	fprintf(out, "<td>%.2f</td><td>%.2f</td></tr>\n", ex_dom0_cpu_s(d), ex_cpu_s_per_gib(d));
+		fprintf(out, "<td>%s</td>",
+		        ex->host.has_dirty ? "not drained"
+		        : ex->host.absent  ? "-"
+		                           : "?");
+	cell(out, k.cpu, "%.2f", ex_dom0_cpu_s(d));
+	cell(out, k.cpu && k.guest, "%.2f", ex_cpu_s_per_gib(d));
+	fputs("</tr>\n", out);
 }
 
 void html_window(FILE *out, const struct explain *ex, const char *heading)
@@ -275,23 +280,20 @@ void html_window(FILE *out, const struct explain *ex, const char *heading)
 	html_put(out, ex->win.from_label[0] ? ex->win.from_label : "(first sample)");
 	fputs(" &rarr; ", out);
 	html_put(out, ex->win.to_label[0] ? ex->win.to_label : "(last sample)");
-	fprintf(out, ", %.2f s; recorded %.1f s after it. dom0: %.1f GiB, vm.dirty_ratio ",
-	        ex->win.seconds, ex->win.recorded_after_s,
-	        (double)ex->host.mem_total_kb / 1048576.0);
-	html_put(out, ex->host.dirty_ratio[0] ? ex->host.dirty_ratio : "?");
-	fprintf(out,
-	        ", %ld CPUs.</p>\n<table><tr><th>domid</th><th class=\"l\">name</th>"
-	        "<th class=\"l\">path</th><th>guest wr MiB</th><th>guest rd MiB</th>"
-	        "<th>phys wr MiB</th><th>phys rd MiB</th><th>2x counted MiB</th>"
-	        "<th>backlog at end MiB</th><th>drain s</th><th>dom0 CPU s</th>"
-	        "<th>CPU s/GiB</th></tr>\n",
-	        ex->host.cpu_count);
-	for (size_t i = 0; i < ex->n_doms; i++) {
-		const struct ex_domain *d = &ex->doms[i];
-		if (d->io.guest_wr_bytes + d->io.guest_rd_bytes + d->io.phys_wr_bytes +
-		    d->io.phys_rd_bytes + d->cpu_ns)
-			domain_row(out, ex, d);
-	}
+	char host[1024];
+	report_host_line(ex, host, sizeof(host));
+	fprintf(out, ", %.2f s; recorded %.1f s after it. Host: ", ex->win.seconds,
+	        ex->win.recorded_after_s);
+	html_put(out, host);
+	fputs(".</p>\n<table><tr><th>domid</th><th class=\"l\">name</th>"
+	      "<th class=\"l\">path</th><th>guest wr MiB</th><th>guest rd MiB</th>"
+	      "<th>phys wr MiB</th><th>phys rd MiB</th><th>2x counted MiB</th>"
+	      "<th>backlog at end MiB</th><th>drain s</th><th>dom0 CPU s</th>"
+	      "<th>CPU s/GiB</th></tr>\n",
+	      out);
+	for (size_t i = 0; i < ex->n_doms; i++)
+		if (report_domain_shown(ex, &ex->doms[i]))
+			domain_row(out, ex, &ex->doms[i]);
 	fputs("</table>\n", out);
 	if (ex->host.absent) /* an import: host-wide verdicts, and the ones it cannot give */
 		html_imported(out, ex);
@@ -301,7 +303,7 @@ void html_window(FILE *out, const struct explain *ex, const char *heading)
 			continue;
 		char who[160];
 		fputs("<div class=\"dom\"><div><h3>", out);
-		html_put(out, ex_dom_label(d, who, sizeof(who)));
+		html_put_sanitized(out, ex_dom_label(d, who, sizeof(who)));
 		fputs("</h3>\n", out);
 		chart(out, ex, d);
 		fputs("</div>\n", out);
@@ -319,6 +321,7 @@ int report_html(FILE *out, const struct explain *ex)
 	html_put(out, title);
 	fputs("</h1>\n", out);
 	html_window(out, ex, "The window");
+	html_day(out, ex);
 	html_tail(out);
 	return ferror(out) ? -1 : 0;
 }
@@ -327,7 +330,9 @@ int report_compare_html(FILE *out, const struct ex_compare *c)
 {
 	html_head(out, "xiotop explain: A against B");
 	fputs("<h1>xiotop explain: A against B</h1>\n<p>", out);
-	html_put(out, c->text);
+	char text[1024];
+	prose_compare(c, text, sizeof(text));
+	html_put_sanitized(out, text);
 	fputs("</p>\n", out);
 	if (!c->hosts_only) /* two imports without bytes: dom0's CPU only, no causes */
 		fputs("<table><tr><th>#</th><th class=\"l\">cause</th><th>s per GiB</th>"
@@ -339,7 +344,9 @@ int report_compare_html(FILE *out, const struct ex_compare *c)
 		        "<td class=\"l\">",
 		        i + 1, ex_verdict_key(c->causes[i].id), c->causes[i].s_per_gib,
 		        c->causes[i].share * 100, c->causes[i].against ? " (against)" : "");
-		html_put(out, c->causes[i].text);
+		char why[512];
+		prose_cause(c, &c->causes[i], why, sizeof(why));
+		html_put_sanitized(out, why);
 		fputs("</td></tr>\n", out);
 	}
 	if (!c->hosts_only)

@@ -6,6 +6,7 @@
 
 #include "core/figures.h"
 #include "core/sanitize.h"
+#include "explain/report/prose.h"
 #include "explain/report/report.h"
 #include "explain/verdicts/verdicts.h"
 
@@ -19,6 +20,12 @@ static void put_count(FILE *out, const char *key, bool known, uint64_t v)
 		fputs("null", out);
 }
 
+/* a text, or null when the recording does not hold it ("") */
+static void put_text(FILE *out, const char *s)
+{
+	json_put_string(out, s[0] ? s : NULL);
+}
+
 static void put_num(FILE *out, double v)
 {
 	if (!isfinite(v))
@@ -27,6 +34,15 @@ static void put_num(FILE *out, double v)
 		fprintf(out, "%.0f", v);
 	else
 		fprintf(out, "%.6g", v);
+}
+
+/* v with `decimals` digits after the point, null when not finite (unknown) */
+static void put_fixed(FILE *out, double v, int decimals)
+{
+	if (isfinite(v))
+		fprintf(out, "%.*f", decimals, v);
+	else
+		fputs("null", out);
 }
 
 static void put_time(FILE *out, int64_t ns)
@@ -58,20 +74,24 @@ static void put_window(FILE *out, const struct explain *ex)
 	        "\"recorded_after_s\":%.3f}",
 	        w->first, w->last, w->interval_s, w->recorded_after_s);
 	const struct ex_host *h = &ex->host;
+	/* a fact the recording does not hold (an import's logs give no kernel, sysctls, and
+	 * CPUs only with iostat's header or --cpus) is null */
 	fputs(",\"host\":{\"hostname\":", out);
-	json_put_string(out, h->hostname);
+	put_text(out, h->hostname);
 	fputs(",\"kernel\":", out);
-	json_put_string(out, h->kernel);
-	fprintf(out, ",\"cpus\":%ld,\"dom0_mem_bytes\":%llu,\"vm.dirty_ratio\":", h->cpu_count,
-	        (unsigned long long)h->mem_total_kb * 1024);
-	json_put_string(out, h->dirty_ratio);
+	put_text(out, h->kernel);
+	put_count(out, ",\"cpus\":", h->cpu_count > 0, (uint64_t)h->cpu_count);
+	put_count(out, ",\"dom0_mem_bytes\":", h->mem_total_kb > 0, h->mem_total_kb * 1024);
+	fputs(",\"vm.dirty_ratio\":", out);
+	put_text(out, h->dirty_ratio);
 	fputs(",\"vm.dirty_background_ratio\":", out);
-	json_put_string(out, h->dirty_background_ratio);
+	put_text(out, h->dirty_background_ratio);
 	fputs(",\"vm.dirty_bytes\":", out);
-	json_put_string(out, h->dirty_bytes);
-	fprintf(out, ",\"has_dirty\":%s,\"has_cpu\":%s,\"lost_events\":%llu",
-	        h->has_dirty ? "true" : "false", h->has_cpu ? "true" : "false",
-	        (unsigned long long)h->lost_events);
+	put_text(out, h->dirty_bytes);
+	fprintf(out, ",\"has_dirty\":%s,\"has_cpu\":%s", h->has_dirty ? "true" : "false",
+	        h->has_cpu ? "true" : "false");
+	/* no tracer ran for an import: none of its events could be lost, none counted */
+	put_count(out, ",\"lost_events\":", !h->absent, h->lost_events);
 	put_count(out,
 	          ",\"vmstat_pgpgout_bytes\":", figure_held(FIG_VMSTAT_PGPGOUT_BYTES, h->absent),
 	          ex->pgpgout_bytes);
@@ -86,12 +106,11 @@ static void put_domain(FILE *out, const struct explain *ex, const struct ex_doma
 	fprintf(out, "{\"domid\":%u,\"name\":", d->domid);
 	json_put_string(out, d->name);
 	fputs(",\"file\":", out);
-	json_put_string(out, d->file);
-	/* an imported recording's figures its logs do not hold print null */
-	bool guest = figure_held(FIG_GUEST_WR_BYTES, ex->host.absent);
-	bool stack = figure_held(FIG_PHYS_WR_BYTES, ex->host.absent);
-	/* no dirty counter follows dom0's own files (the dom0 subject) */
-	bool dirty = (ex->host.has_dirty || !ex->host.absent) && !d->dom0_subject;
+	put_text(out, d->file);
+	/* what the recording does not hold prints null (an import's logs: no stack, no CPU by
+	 * domain, no dirty pages; no dirty counter follows dom0's own files) */
+	struct report_known k = report_known(ex, d);
+	bool guest = k.guest, stack = k.stack, cpu = k.cpu, dirty = k.dirty;
 	put_count(out, ",\"guest_wr_bytes\":", guest, d->io.guest_wr_bytes);
 	put_count(out, ",\"guest_rd_bytes\":", guest, d->io.guest_rd_bytes);
 	put_count(out, ",\"phys_wr_bytes\":", stack, d->io.phys_wr_bytes);
@@ -105,16 +124,25 @@ static void put_domain(FILE *out, const struct explain *ex, const struct ex_doma
 		fprintf(out, "%.3f", d->drain_s);
 	else
 		fputs("null", out);
-	double gib = (double)(d->io.guest_wr_bytes + d->io.guest_rd_bytes) / EX_GIB;
-	fprintf(out, ",\"dom0_cpu_s\":%.6f,\"dom0_cpu_s_per_gib\":", ex_dom0_cpu_s(d));
-	put_num(out, gib > 0 ? ex_dom0_cpu_s(d) / gib : NAN);
-	fprintf(out, ",\"dom0_cpu_s_drain\":%.6f,\"dom0_cpu_s_per_gib_with_drain\":",
-	        (double)d->after_cpu_ns / 1e9);
-	put_num(out, gib > 0 ? ex_cpu_s_per_gib(d) : NAN);
-	fputs(",\"path\":", out);
-	json_put_string(out, ex_path_name(ex_path_of(d)));
-	fprintf(out, ",\"guest_wr_rate_bytes_per_s\":%.0f,\"end_to_end_wr_rate_bytes_per_s\":%.0f",
-	        ex_guest_wr_rate(ex, d), ex_end_to_end_wr_rate(ex, d));
+	double gib = guest ? (double)(d->io.guest_wr_bytes + d->io.guest_rd_bytes) / EX_GIB : 0;
+	fputs(",\"dom0_cpu_s\":", out);
+	put_fixed(out, cpu ? ex_dom0_cpu_s(d) : NAN, 6);
+	fputs(",\"dom0_cpu_s_per_gib\":", out);
+	put_num(out, cpu && gib > 0 ? ex_dom0_cpu_s(d) / gib : NAN);
+	fputs(",\"dom0_cpu_s_drain\":", out);
+	put_fixed(out, cpu ? (double)d->after_cpu_ns / 1e9 : NAN, 6);
+	fputs(",\"dom0_cpu_s_per_gib_with_drain\":", out);
+	put_num(out, cpu && gib > 0 ? ex_cpu_s_per_gib(d) : NAN);
+	fputs(",\"path\":", out); /* the layers below a guest: the tracer's */
+	json_put_string(out, stack ? ex_path_name(ex_path_of(d)) : NULL);
+	fputs(",\"guest_wr_rate_bytes_per_s\":", out);
+	put_fixed(out, guest ? ex_guest_wr_rate(ex, d) : NAN, 0);
+	fputs(",\"end_to_end_wr_rate_bytes_per_s\":", out);
+	put_fixed(out, guest ? ex_end_to_end_wr_rate(ex, d) : NAN, 0);
+	if (!stack) {
+		fputs(",\"layers\":null}", out);
+		return;
+	}
 	fputs(",\"layers\":[", out);
 	for (size_t i = 0; i < d->n_layers; i++) {
 		const struct ex_layer *l = &d->layers[i];
@@ -127,7 +155,7 @@ static void put_domain(FILE *out, const struct explain *ex, const struct ex_doma
 	fputs("]}", out);
 }
 
-static void put_claim(FILE *out, const struct ex_claim *c)
+static void put_claim(FILE *out, const struct explain *ex, const struct ex_claim *c)
 {
 	fputs("{\"file\":", out);
 	json_put_string(out, c->fig.file);
@@ -138,17 +166,27 @@ static void put_claim(FILE *out, const struct ex_claim *c)
 	put_num(out, c->seconds > 0 ? c->seconds : NAN);
 	fputs(",\"rate_bytes_per_s\":", out);
 	put_num(out, c->rate_bps > 0 ? round(c->rate_bps) : NAN);
-	fprintf(out, ",\"observed_guest_bytes\":%llu,\"observed_phys_bytes\":%llu,\"inflation\":",
-	        (unsigned long long)c->observed_guest, (unsigned long long)c->observed_phys);
+	/* what dom0 saw of the run: null where the recording holds it for no domain (an
+	 * import's logs: no physical bytes per domain; no VBD sectors in NetBSD's xentop) */
+	bool placed = c->located.found; /* a run not placed has no observed figure */
+	put_count(out, ",\"observed_guest_bytes\":",
+	          placed && figure_held(FIG_GUEST_WR_BYTES, ex->host.absent), c->observed_guest);
+	put_count(out, ",\"observed_phys_bytes\":",
+	          placed && figure_held(FIG_PHYS_WR_BYTES, ex->host.absent), c->observed_phys);
+	fputs(",\"inflation\":", out);
 	put_num(out, c->inflation >= 0 ? c->inflation : NAN);
-	fputs(",\"also_active_domid\":", out);
+	fprintf(out, ",\"placed\":\"%s\",\"placed_by\":[", ex_sureness_name(c->placed_how));
+	for (unsigned b = 0, n = 0; b < EXPE_BITS; b++)
+		if (c->placed_by & (1u << b))
+			fprintf(out, "%s\"%s\"", n++ ? "," : "", ex_place_evidence_name(1u << b));
+	fputs("],\"also_active_domid\":", out);
 	if (c->also_active_domid == EX_NO_DOMAIN)
 		fputs("null}", out);
 	else
 		fprintf(out, "%u}", c->also_active_domid);
 }
 
-static void put_verdict(FILE *out, const struct ex_verdict *v)
+static void put_verdict(FILE *out, const struct explain *ex, const struct ex_verdict *v)
 {
 	fprintf(out, "{\"id\":\"%s\",\"domid\":", ex_verdict_key(v->id));
 	if (v->domid == EX_NO_DOMAIN)
@@ -160,7 +198,7 @@ static void put_verdict(FILE *out, const struct ex_verdict *v)
 	fputs(",\"figures\":{", out);
 	for (size_t i = 0; i < v->n_figures; i++) {
 		const struct ex_figure *f = &v->figures[i];
-		fprintf(out, "%s\"%s\":", i ? "," : "", f->key);
+		fprintf(out, "%s\"%s\":", i ? "," : "", ex_key_name(f->key));
 		if (f->null)
 			fputs("null", out);
 		else if (f->str[0])
@@ -174,7 +212,9 @@ static void put_verdict(FILE *out, const struct ex_verdict *v)
 		json_put_string(out, v->evidence[i]);
 	}
 	fputs("],\"text\":", out);
-	json_put_string(out, v->text);
+	char text[PROSE_MAX];
+	prose_verdict(ex, v, text, sizeof(text));
+	json_put_string(out, text);
 	fputs("}", out);
 }
 
@@ -190,8 +230,8 @@ static void put_imported(FILE *out, const struct explain *ex)
 			fprintf(out, "%s\"%s\"", first ? "" : ",", names[b]);
 			first = false;
 		}
-	fprintf(out, "],\"host_busy_ns\":%llu,\"host_disk_wr_bytes\":",
-	        (unsigned long long)ex->host_busy_ns);
+	put_count(out, "],\"host_busy_ns\":", ex->host.busy_source[0], ex->host_busy_ns);
+	fputs(",\"host_disk_wr_bytes\":", out);
 	bool disks = figure_held(FIG_DISKS_WR_BYTES, ex->host.absent);
 	put_num(out, disks ? (double)ex->disk_wr : NAN);
 	fputs(",\"host_disk_rd_bytes\":", out);
@@ -232,12 +272,14 @@ void report_json_object(FILE *out, const struct explain *ex)
 	fputs("],\"claims\":[", out);
 	for (size_t i = 0; i < ex->n_claims; i++) {
 		fputs(i ? "," : "", out);
-		put_claim(out, &ex->claims[i]);
+		put_claim(out, ex, &ex->claims[i]);
 	}
-	fputs("],\"verdicts\":[", out);
+	fputs("],", out);
+	report_claims_json(out, ex);
+	fputs(",\"verdicts\":[", out);
 	for (size_t i = 0; i < ex->n_verdicts; i++) {
 		fputs(i ? "," : "", out);
-		put_verdict(out, &ex->verdicts[i]);
+		put_verdict(out, ex, &ex->verdicts[i]);
 	}
 	fputs("]", out);
 	if (ex->host.absent) /* an imported recording: what it has */
@@ -285,7 +327,9 @@ int report_compare_json(FILE *out, const struct ex_compare *c)
 		        "\"dom0_cpu_ratio\":%.4f,\"text\":",
 		        c->dom0_cpu_s_a, c->dom0_cpu_s_b, c->guests_vcpu_s_a, c->guests_vcpu_s_b,
 		        c->ratio);
-		json_put_string(out, c->text);
+		char text[1024];
+		prose_compare(c, text, sizeof(text));
+		json_put_string(out, text);
 		fputs("}}\n", out);
 		return ferror(out) ? -1 : 0;
 	}
@@ -303,11 +347,15 @@ int report_compare_json(FILE *out, const struct ex_compare *c)
 		        i ? "," : "", i + 1, ex_verdict_key(c->causes[i].id),
 		        c->causes[i].s_per_gib, c->causes[i].share,
 		        c->causes[i].against ? "true" : "false");
-		json_put_string(out, c->causes[i].text);
+		char text[512];
+		prose_cause(c, &c->causes[i], text, sizeof(text));
+		json_put_string(out, text);
 		fputs("}", out);
 	}
 	fputs("],\"text\":", out);
-	json_put_string(out, c->text);
+	char text[1024];
+	prose_compare(c, text, sizeof(text));
+	json_put_string(out, text);
 	fputs("}}\n", out);
 	return ferror(out) ? -1 : 0;
 }

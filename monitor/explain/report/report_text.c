@@ -5,40 +5,9 @@
 
 #include "core/figures.h"
 #include "core/sanitize.h"
+#include "explain/report/prose.h"
 #include "explain/report/report.h"
 #include "explain/verdicts/verdicts.h"
-
-#define WIDTH 78
-
-/* text (already sanitized) word-wrapped at WIDTH, each line led by indent. */
-static void wrap(FILE *out, const char *indent, const char *text)
-{
-	size_t col = 0, ind = strlen(indent);
-	const char *p = text;
-	while (*p) {
-		while (*p == ' ')
-			p++;
-		size_t word = strcspn(p, " ");
-		if (!word)
-			break;
-		if (col && col + 1 + word > WIDTH) {
-			fputc('\n', out);
-			col = 0;
-		}
-		if (!col) {
-			fputs(indent, out);
-			col = ind;
-		} else {
-			fputc(' ', out);
-			col++;
-		}
-		fwrite(p, 1, word, out);
-		col += word;
-		p += word;
-	}
-	if (col)
-		fputc('\n', out);
-}
 
 static void mib(FILE *out, uint64_t b)
 {
@@ -58,18 +27,13 @@ static void header(FILE *out, const struct explain *ex)
 	         "recorded %.1f s after it.",
 	         ex->win.seconds, from, to, ex->win.first, ex->win.last, ex->win.interval_s,
 	         ex->win.recorded_after_s);
-	wrap(out, "", line);
+	report_wrap(out, "", line);
 	const struct ex_host *h = &ex->host;
-	char kernel[300];
-	sanitize_text(h->kernel, kernel, sizeof(kernel));
-	snprintf(line, sizeof(line),
-	         "host: kernel %s, %ld CPUs, dom0 memory %.1f GiB, vm.dirty_ratio %s, "
-	         "vm.dirty_background_ratio %s%s.",
-	         kernel[0] ? kernel : "?", h->cpu_count, (double)h->mem_total_kb / 1048576.0,
-	         h->dirty_ratio[0] ? h->dirty_ratio : "?",
-	         h->dirty_background_ratio[0] ? h->dirty_background_ratio : "?",
+	char host[1024];
+	report_host_line(ex, host, sizeof(host));
+	snprintf(line, sizeof(line), "host: %s%s.", host,
 	         h->lost_events ? " (events were lost: figures are low)" : "");
-	wrap(out, "", line);
+	report_wrap(out, "", line);
 	if (h->absent) {
 		char from[1024];
 		sanitize_text(h->imported_from, from, sizeof(from));
@@ -77,7 +41,7 @@ static void header(FILE *out, const struct explain *ex)
 		         "imported from logs (%s): no tracer ran, so a figure the logs do not "
 		         "hold shows -, and the verdicts it would need are named at the end.",
 		         from[0] ? from : "?");
-		wrap(out, "", line);
+		report_wrap(out, "", line);
 	}
 	fputc('\n', out);
 }
@@ -97,23 +61,19 @@ static void domain_table(FILE *out, const struct explain *ex)
 	        "phys wr", "phys rd", "2xcount", "backlog", "drain", "CPU/G");
 	for (size_t i = 0; i < ex->n_doms; i++) {
 		const struct ex_domain *d = &ex->doms[i];
-		if (!(d->io.guest_wr_bytes + d->io.guest_rd_bytes + d->io.phys_wr_bytes +
-		      d->io.phys_rd_bytes + d->cpu_ns) &&
-		    !(ex->host.absent && d->guest_cpu_ns))
+		if (!report_domain_shown(ex, d))
 			continue; /* idle in the window: in the JSON only */
 		char name[XIO_NAME_MAX * 4], label[300];
 		sanitize_text(d->name, name, sizeof(name));
 		snprintf(label, sizeof(label), "%u %s", d->domid, name);
 		fprintf(out, "%-14.14s", label);
-		bool guest = figure_held(FIG_GUEST_WR_BYTES, ex->host.absent);
-		bool stack = figure_held(FIG_PHYS_WR_BYTES, ex->host.absent);
-		mib_or_dash(out, guest, d->io.guest_wr_bytes);
-		mib_or_dash(out, guest, d->io.guest_rd_bytes);
-		mib_or_dash(out, stack, d->io.phys_wr_bytes);
-		mib_or_dash(out, stack, d->io.phys_rd_bytes);
-		mib_or_dash(out, stack, d->io.double_counted_bytes);
-		mib_or_dash(out, (ex->host.has_dirty || !ex->host.absent) && !d->dom0_subject,
-		            d->backlog_end);
+		struct report_known k = report_known(ex, d);
+		mib_or_dash(out, k.guest, d->io.guest_wr_bytes);
+		mib_or_dash(out, k.guest, d->io.guest_rd_bytes);
+		mib_or_dash(out, k.stack, d->io.phys_wr_bytes);
+		mib_or_dash(out, k.stack, d->io.phys_rd_bytes);
+		mib_or_dash(out, k.stack, d->io.double_counted_bytes);
+		mib_or_dash(out, k.dirty, d->backlog_end);
 		if (d->drained)
 			fprintf(out, " %5.1fs", d->drain_s);
 		else
@@ -121,7 +81,7 @@ static void domain_table(FILE *out, const struct explain *ex)
 			        ex->host.has_dirty ? "never"
 			        : ex->host.absent  ? "-"
 			                           : "?");
-		if (ex->host.has_cpu || !ex->host.absent)
+		if (k.cpu && (!ex->host.absent || ex->host.has_cpu))
 			fprintf(out, " %6.2f\n", ex_cpu_s_per_gib(d));
 		else
 			fprintf(out, " %6s\n", "-");
@@ -139,25 +99,26 @@ static void figures(FILE *out, const struct ex_verdict *v)
 		const struct ex_figure *f = &v->figures[i];
 		int n;
 		if (f->null)
-			n = snprintf(line + used, sizeof(line) - used, " %s=null", f->key);
+			n = snprintf(line + used, sizeof(line) - used, " %s=null",
+			             ex_key_name(f->key));
 		else if (f->str[0])
-			n = snprintf(line + used, sizeof(line) - used, " %s=\"%s\"", f->key,
-			             f->str);
+			n = snprintf(line + used, sizeof(line) - used, " %s=\"%s\"",
+			             ex_key_name(f->key), f->str);
 		else if (f->value == (double)(long long)f->value)
-			n = snprintf(line + used, sizeof(line) - used, " %s=%lld", f->key,
-			             (long long)f->value);
+			n = snprintf(line + used, sizeof(line) - used, " %s=%lld",
+			             ex_key_name(f->key), (long long)f->value);
 		else
-			n = snprintf(line + used, sizeof(line) - used, " %s=%.4g", f->key,
-			             f->value);
+			n = snprintf(line + used, sizeof(line) - used, " %s=%.4g",
+			             ex_key_name(f->key), f->value);
 		if (n > 0)
 			used += (size_t)n;
 	}
-	wrap(out, "     ", line);
+	report_wrap(out, "     ", line);
 	char ev[1024] = "evidence:";
 	for (size_t i = 0; i < v->n_evidence; i++)
 		snprintf(ev + strlen(ev), sizeof(ev) - strlen(ev), "%s %s", i ? "," : "",
 		         v->evidence[i]);
-	wrap(out, "     ", ev);
+	report_wrap(out, "     ", ev);
 }
 
 static void verdicts(FILE *out, const struct explain *ex)
@@ -173,7 +134,9 @@ static void verdicts(FILE *out, const struct explain *ex)
 			snprintf(head, sizeof(head), "%2zu. %s, domain %u, share %.0f %%", i + 1,
 			         ex_verdict_key(v->id), v->domid, v->share * 100);
 		fprintf(out, "%s\n", head);
-		wrap(out, "     ", v->text);
+		char text[PROSE_MAX];
+		prose_verdict(ex, v, text, sizeof(text));
+		report_wrap(out, "     ", text);
 		figures(out, v);
 		fputc('\n', out);
 	}
@@ -185,7 +148,7 @@ static void verdicts(FILE *out, const struct explain *ex)
 		char line[600];
 		snprintf(line, sizeof(line), "- %s %s.", ex->not_given[i].key,
 		         ex->not_given[i].text);
-		wrap(out, "   ", line);
+		report_wrap(out, "   ", line);
 	}
 }
 
@@ -193,6 +156,7 @@ int report_text(FILE *out, const struct explain *ex)
 {
 	header(out, ex);
 	domain_table(out, ex);
+	report_claims_text(out, ex);
 	verdicts(out, ex);
 	return ferror(out) ? -1 : 0;
 }
@@ -210,7 +174,7 @@ static void also_active(FILE *out, const char *which, const struct ex_side *s)
 	         "the one meant)",
 	         which, ex_dom_label(s->dom, chosen, sizeof(chosen)),
 	         ex_dom_label(s->also_active, other, sizeof(other)), bytes);
-	wrap(out, "", line);
+	report_wrap(out, "", line);
 }
 
 int report_compare_text(FILE *out, const struct ex_compare *c)
@@ -226,11 +190,13 @@ int report_compare_text(FILE *out, const struct ex_compare *c)
 		snprintf(line, sizeof(line), "xiotop explain: A = %s in %s, B = %s in %s",
 		         ex_dom_label(c->a.dom, a, sizeof(a)), fa,
 		         ex_dom_label(c->b.dom, b, sizeof(b)), fb);
-	wrap(out, "", line);
+	report_wrap(out, "", line);
 	also_active(out, "A", &c->a);
 	also_active(out, "B", &c->b);
 	fputc('\n', out);
-	wrap(out, "", c->text);
+	char text[1024];
+	prose_compare(c, text, sizeof(text));
+	report_wrap(out, "", text);
 	if (!c->hosts_only)
 		fputs("\nCauses of the difference, ranked by their seconds per GiB (signed, they "
 		      "add up to the difference; shares of all the causes' seconds):\n",
@@ -240,7 +206,9 @@ int report_compare_text(FILE *out, const struct ex_compare *c)
 		fprintf(out, "%2zu. %s: %+.2f s per GiB, share %.0f %%%s\n", i + 1,
 		        ex_verdict_key(k->id), k->s_per_gib, k->share * 100,
 		        k->against ? ", against the difference" : "");
-		wrap(out, "     ", k->text);
+		char why[512];
+		prose_cause(c, k, why, sizeof(why));
+		report_wrap(out, "     ", why);
 	}
 	fputs("\n==== A ====\n", out);
 	report_text(out, c->a.ex);

@@ -75,24 +75,17 @@ static void share_out(struct ex_compare *c)
 	}
 }
 
-static void cause(struct ex_compare *c, enum ex_verdict_id id, double s_per_gib, const char *fmt,
-                  ...) __attribute__((format(printf, 4, 5)));
-static void cause(struct ex_compare *c, enum ex_verdict_id id, double s_per_gib, const char *fmt,
-                  ...)
+static void cause(struct ex_compare *c, enum ex_verdict_id id, double s_per_gib)
 {
 	struct ex_cause *k = &c->causes[c->n_causes++];
 	k->id = id;
 	k->s_per_gib = s_per_gib;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(k->text, sizeof(k->text), fmt, ap);
-	va_end(ap);
 }
 
 /* The path's requests on each side, when both recordings count them: small guest
  * requests merged on one path (dom0's page cache) and taken as issued on the other are
  * the first suspect for a path's speed at a small block size. */
-static void say_requests(struct ex_cause *k, const struct ex_compare *c)
+static void measure_requests(struct ex_compare *c)
 {
 	const struct ex_domain *a = c->a.dom, *b = c->b.dom;
 	bool wr = !c->reads;
@@ -103,13 +96,11 @@ static void say_requests(struct ex_cause *k, const struct ex_compare *c)
 	if (c->a.ex->host.absent || c->b.ex->host.absent || ga <= 0 || gb <= 0 || ia <= 0 ||
 	    ib <= 0)
 		return;
-	char x[32], y[32], z[32], w[32];
-	size_t used = strlen(k->text);
-	snprintf(k->text + used, sizeof(k->text) - used,
-	         "; the guest's requests averaged %s on A and %s on B, the disk's own %s and %s "
-	         "(request_size)",
-	         ex_bytes(c->a.bytes / ga, x, sizeof(x)), ex_bytes(c->b.bytes / gb, y, sizeof(y)),
-	         ex_bytes(ka / ia, z, sizeof(z)), ex_bytes(kb / ib, w, sizeof(w)));
+	c->requests_known = true;
+	c->a.guest_avg_request = c->a.bytes / ga;
+	c->b.guest_avg_request = c->b.bytes / gb;
+	c->a.disk_avg_request = ka / ia;
+	c->b.disk_avg_request = kb / ib;
 }
 
 static void explain_causes(struct ex_compare *c)
@@ -122,17 +113,10 @@ static void explain_causes(struct ex_compare *c)
 		cpu = 0;
 	else if (fabs(cpu) > fabs(truth))
 		cpu = truth;
-	cause(c, EXV_PAGE_CACHE_INFLATION, hidden,
-	      "dom0's page cache hid %.2f s per GiB from A's timing and %.2f s per GiB from "
-	      "B's (the time until the bytes were on disk%s)",
-	      a->hidden_s_per_gib, b->hidden_s_per_gib, c->reads ? ", or read from it" : "");
-	cause(c, EXV_DOM0_CPU_COST, cpu, "dom0 spent %.2f s of CPU per GiB for A and %.2f for B",
-	      a->cpu_s_per_gib, b->cpu_s_per_gib);
-	cause(c, EXV_PATH, truth - cpu,
-	      "counted until on disk, A took %.2f s per GiB and B %.2f: the rest is the path "
-	      "below (disk speed, layers)",
-	      a->true_s_per_gib, b->true_s_per_gib);
-	say_requests(&c->causes[c->n_causes - 1], c);
+	cause(c, EXV_PAGE_CACHE_INFLATION, hidden);
+	cause(c, EXV_DOM0_CPU_COST, cpu);
+	cause(c, EXV_PATH, truth - cpu);
+	measure_requests(c);
 	share_out(c);
 	qsort(c->causes, c->n_causes, sizeof(c->causes[0]), by_share);
 }
@@ -161,16 +145,6 @@ static int compare_hosts(struct ex_compare *out)
 	out->guests_vcpu_s_a = guests_vcpu_s(a);
 	out->guests_vcpu_s_b = guests_vcpu_s(b);
 	out->ratio = out->dom0_cpu_s_a / out->dom0_cpu_s_b;
-	snprintf(out->text, sizeof(out->text),
-	         "dom0 was busy %.1f s of CPU in A's %.0f s and %.1f s in B's %.0f s (%s): A cost "
-	         "dom0 %.2fx B's CPU (%+.1f s), while the guests' own vCPU time was %.1f s and "
-	         "%.1f s. The logs hold no bytes the guests moved (no VBD_RSECT/VBD_WSECT), so "
-	         "this compares the runs only if both ran the same test. What dom0 spends beyond "
-	         "blkback is its path's: a file: disk on loop adds loop's kworkers and the "
-	         "flusher, an emulated disk qemu; xiotop record splits it by role.",
-	         out->dom0_cpu_s_a, a->win.seconds, out->dom0_cpu_s_b, b->win.seconds,
-	         a->host.busy_source, out->ratio, out->dom0_cpu_s_a - out->dom0_cpu_s_b,
-	         out->guests_vcpu_s_a, out->guests_vcpu_s_b);
 	return 0;
 }
 
@@ -194,23 +168,5 @@ int explain_compare(const struct explain *a, const char *dom_a, const struct exp
 	out->ratio = out->a.rate_bps / out->b.rate_bps;
 	out->difference_s_per_gib = out->b.seen_s_per_gib - out->a.seen_s_per_gib;
 	explain_causes(out);
-	char ra[32], rb[32];
-	double ta = out->a.true_s_per_gib, tb = out->b.true_s_per_gib;
-	snprintf(out->text, sizeof(out->text),
-	         "A %s at %s, B at %s: A looked %.2fx as fast (%.2f s per GiB against %.2f). "
-	         "First cause: %s (%.0f %% of what the causes explain). Counted until the bytes "
-	         "were on disk%s, A took %.2f s per GiB and B %.2f: %s was %.2fx as fast. How "
-	         "they add up: the causes' signed seconds per GiB sum to the difference (%+.2f); "
-	         "each share is a cause's seconds over all of theirs (%.2f), a cause working "
-	         "the other way counted as against it.",
-	         out->reads ? "read" : "wrote", ex_rate(out->a.rate_bps, ra, sizeof(ra)),
-	         ex_rate(out->b.rate_bps, rb, sizeof(rb)), out->ratio, out->a.seen_s_per_gib,
-	         out->b.seen_s_per_gib, ex_verdict_key(out->causes[0].id),
-	         out->causes[0].share * 100, out->reads ? " (reads: from a disk)" : "", ta, tb,
-	         ta <= tb ? "A" : "B",
-	         ta <= tb ? (ta > 0 ? tb / ta : 0)
-	         : tb > 0 ? ta / tb
-	                  : 0,
-	         out->difference_s_per_gib, out->causes_s_per_gib);
 	return 0;
 }

@@ -18,7 +18,8 @@
  * Two imported recordings (xiotop import) whose logs hold no guest bytes (an old xentop
  * without VBD_RSECT/WSECT, NetBSD's) but dom0's CPU (xentop's Domain-0 row) are compared
  * by that alone (hosts_only: no domain, no causes): dom0 CPU seconds of A against B's and
- * the guests' vCPU time, assuming both windows ran the same test (said in the text).
+ * the guests' vCPU time, assuming both windows ran the same test (said in its words,
+ * report/prose_compare.c).
  */
 #ifndef XIOTOP_EXPLAIN_COMPARE_H
 #define XIOTOP_EXPLAIN_COMPARE_H
@@ -36,6 +37,8 @@ struct ex_side {
 	const struct ex_domain *also_active;
 	double bytes, rate_bps;
 	double seen_s_per_gib, true_s_per_gib, hidden_s_per_gib, cpu_s_per_gib;
+	/* the guest's average request and dom0's to the leaf disks (requests_known) */
+	double guest_avg_request, disk_avg_request;
 };
 
 struct ex_cause {
@@ -43,7 +46,6 @@ struct ex_cause {
 	double s_per_gib;      /* signed: its part of s_B - s_A */
 	double share;          /* |s_per_gib| / the causes' sum of |s_per_gib|: 0..1 */
 	bool against;          /* it worked the other way from the difference */
-	char text[512];
 };
 
 struct ex_compare {
@@ -54,7 +56,7 @@ struct ex_compare {
 	double causes_s_per_gib;     /* the causes' seconds per GiB, as magnitudes, summed */
 	struct ex_cause causes[3];
 	size_t n_causes;
-	char text[1024]; /* the summary sentence */
+	bool requests_known; /* both sides count their requests (ex_side's averages) */
 	/* hosts_only: a.dom, b.dom are NULL, n_causes 0; these instead (seconds) */
 	bool hosts_only;
 	double dom0_cpu_s_a, dom0_cpu_s_b, guests_vcpu_s_a, guests_vcpu_s_b;

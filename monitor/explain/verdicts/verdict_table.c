@@ -16,5 +16,7 @@ const struct ex_verdict_kind ex_verdict_kinds[EXV_COUNT] = {
     [EXV_REQUEST_SIZE]         = {"request_size",         5, EXV_GUESTS | EXV_IMPORT,                 verdict_request_size,         import_request_size},
     [EXV_PATH]                 = {"path",                 6, EXV_GUESTS,                              verdict_path,                 import_path},
     [EXV_CLAIM]                = {"claim",                7, EXV_ONCE,                                verdict_claims,               import_claim},
+    [EXV_QUEUE_DEPTH]          = {"queue_depth_latency",  8, EXV_ONCE,                                verdict_queue_depth,          import_queue_depth},
+    [EXV_DIRECT_BUFFERED]      = {"direct_io_buffered",   9, EXV_ONCE,                                verdict_direct_buffered,      import_direct_buffered},
 };
 /* clang-format on */

@@ -3,9 +3,9 @@
  * Contract: explain_verdicts() runs every verdict on every domain that moved at least
  * 1 MiB through its guest in the window (and on each claim), fills ex->verdicts and
  * ranks them by share, largest first. A verdict holds its figures (numbers, null when
- * unknown), the counters it used (evidence) and a text a Xen storage expert would post,
- * with the numbers; domain names in it are sanitized. Shares are fractions in 0..1 of
- * the discrepancy each verdict is about:
+ * unknown), its reason codes and the counters it used (evidence): findings.h. It writes
+ * no words: what a Xen storage expert would post, with the numbers, is report/'s
+ * (report/prose.h). Shares are fractions in 0..1 of the discrepancy each verdict is about:
  *   page_cache_inflation  the part of the real time (window + drain) the guest did not
  *                         see: 1 - end-to-end rate / guest-visible rate;
  *   double_counting       the part of vmstat bo that is not physical I/O;
@@ -98,44 +98,43 @@ void ex_not_given(struct explain *ex, const char *key, const char *fmt, ...)
  * verdict_claim.c: verdict_claims judges every claims[] row, d NULL) */
 verdict_fn verdict_page_cache_inflation, verdict_double_counting, verdict_read_cache,
     verdict_dom0_cpu_cost, verdict_test_size_vs_memory, verdict_path, verdict_request_size,
-    verdict_claims;
+    verdict_claims, verdict_queue_depth, verdict_direct_buffered;
 /* and of an import (verdicts_import.c) */
 verdict_fn import_page_cache_inflation, import_double_counting, import_read_cache,
     import_dom0_cpu_cost, import_test_size_vs_memory, import_path, import_request_size,
-    import_claim;
+    import_claim, import_queue_depth, import_direct_buffered;
 
-/* ---- dom0's own run (explain/dom0_subject.h): its drain in a verdict (dom0_drain.c) ---- */
-/* The subject's drain rule as a verdict's figures ("drain_from": "the run's data", "a quiet
- * stretch" or "-" not drained; "run_data_bytes", "data_taken_bytes", "after_data_wr_bytes",
- * "after_data_last_seconds": null where unknown) and text. */
+/* dom0's own run (explain/dom0_subject.h): which rule ended its drain, as a verdict's
+ * figures ("drain_from": "the run's data", "a quiet stretch" or "-" not drained;
+ * "run_data_bytes", "data_taken_bytes", "after_data_wr_bytes", "after_data_last_seconds":
+ * null where unknown). dom0_drain.c */
 void ex_dom0_drain_figures(struct ex_verdict *v, const struct explain *ex,
                            const struct ex_domain *d);
-void ex_dom0_say_drain(struct ex_verdict *v, const struct explain *ex, const struct ex_domain *d);
-/* The run's disks' writes after its data, when >= 1 MiB (else nothing): one sentence,
- * after `before`. */
-void ex_dom0_say_after_data(struct ex_verdict *v, const struct explain *ex, const char *before);
+
+/* What a claim says of itself (its result's struct claim_said) as a verdict's figures:
+ * "direct", "sync", "flush_end" (1, 0; null: nothing says), "block_bytes", "queue_depth".
+ * verdicts_said.c */
+void ex_said_figures(struct ex_verdict *v, const struct ex_claim *c);
+
+/* The figure keys (verdict_keys.c), indexed by enum ex_key: the JSON contract. */
+extern const char *const ex_keys[EXK_COUNT];
+
+static inline const char *ex_key_name(enum ex_key k)
+{
+	return ex_keys[k];
+}
 
 /* ---- helpers for verdicts (verdict_util.c) ---- */
 /* A new verdict in ex (NULL when full). */
 struct ex_verdict *ex_verdict_new(struct explain *ex, enum ex_verdict_id id, uint32_t domid);
-void ex_fig(struct ex_verdict *v, const char *key, double value);
-void ex_fig_null(struct ex_verdict *v, const char *key);
-void ex_fig_str(struct ex_verdict *v, const char *key, const char *value);
+void ex_fig(struct ex_verdict *v, enum ex_key key, double value);
+void ex_fig_null(struct ex_verdict *v, enum ex_key key);
+void ex_fig_str(struct ex_verdict *v, enum ex_key key, const char *value);
 void ex_evidence(struct ex_verdict *v, const char *counter);
-/* Appends to v->text (printf-style). */
-void ex_say(struct ex_verdict *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* "guest1 (domain 1)", sanitized. */
-const char *ex_dom_label(const struct ex_domain *d, char *buf, size_t len);
-/* "256 MiB", "1.50 GiB", "512 KiB"; "12.3 MiB/s". */
-const char *ex_bytes(double bytes, char *buf, size_t len);
-const char *ex_rate(double bytes_per_s, char *buf, size_t len);
 /* What d's leaf devices took over the window and its drain, in one direction: their own
  * bytes and completed requests (diskstats, after merging), when each leaf d used served d
  * alone; false (0, 0) when not, or when no leaf counted any (why, if not NULL, then says
  * which leaf and why, or stays as it was: d used no leaf that way). verdicts_request.c */
 bool ex_leaf_requests(const struct ex_domain *d, bool wr, double *bytes, double *ios, char *why,
                       size_t whylen);
-/* The leaf devices of d, sanitized, comma-separated ("zram1"); "a disk" if none. */
-const char *ex_leaf_names(const struct ex_domain *d, char *buf, size_t len);
-
 #endif

@@ -23,20 +23,6 @@ static bool imported_log(const struct explain *ex, const char *kind)
 	return strstr(ex->host.imported_from, key) != NULL;
 }
 
-static bool netbsd(const struct explain *ex)
-{
-	return !strcmp(ex->host.dom0_os, "netbsd");
-}
-
-/* What gives a figure these logs lack, on the dom0 they came from: xiotop record needs
- * Linux's eBPF; a NetBSD dom0 has iostat -x of its disks and vmstat. */
-static const char *tracer_advice(const struct explain *ex)
-{
-	return netbsd(ex) ? "a tracer, which a NetBSD dom0 does not have (xiotop's needs Linux "
-	                    "eBPF); iostat -x of the disks and vmstat give what they can"
-	                  : "xiotop record";
-}
-
 /* iostat was imported and lists a disk, not only stacked devices (loop, dm, md, ...):
  * with only stacked ones what reached a disk is unknown, never 0. */
 static bool leaf_disks(const struct explain *ex)
@@ -91,9 +77,10 @@ static void name_no_leaf(struct explain *ex)
 	             "iostat lists no disk, only stacked devices (%s): what reached the disks is "
 	             "unknown, not 0; %s",
 	             stacked[0] ? stacked : "none",
-	             netbsd(ex) ? "pass iostat -x N with the disks under them (wd0, sd0, ...)"
-	                        : "pass iostat -dx N without a device list (it shows every disk, "
-	                          "the ones under loop and dm included)");
+	             ex_dom0_netbsd(ex)
+	                 ? "pass iostat -x N with the disks under them (wd0, sd0, ...)"
+	                 : "pass iostat -dx N without a device list (it shows every disk, "
+	                   "the ones under loop and dm included)");
 }
 
 static size_t active_domains(const struct explain *ex)
@@ -120,74 +107,19 @@ static void host_cache_verdict(struct explain *ex, const struct ex_domain *d, bo
 		return;
 	double s = ex->win.seconds;
 	v->share = 1 - disk / guest;
-	ex_fig(v, write ? "guest_wr_bytes" : "guest_rd_bytes", guest);
-	ex_fig(v, write ? "host_disk_wr_bytes" : "host_disk_rd_bytes", disk);
-	ex_fig(v, "window_seconds", s);
-	ex_fig(v, "guest_rate_bytes_per_s", guest / s);
-	ex_fig(v, "disk_rate_bytes_per_s", disk / s);
+	ex_fig(v, write ? EXK_GUEST_WR_BYTES : EXK_GUEST_RD_BYTES, guest);
+	ex_fig(v, write ? EXK_HOST_DISK_WR_BYTES : EXK_HOST_DISK_RD_BYTES, disk);
+	ex_fig(v, EXK_WINDOW_SECONDS, s);
+	ex_fig(v, EXK_GUEST_RATE, guest / s);
+	ex_fig(v, EXK_DISK_RATE, disk / s);
 	if (disk > 0)
-		ex_fig(v, "inflation_factor", guest / disk);
+		ex_fig(v, EXK_INFLATION_FACTOR, guest / disk);
 	else
-		ex_fig_null(v, "inflation_factor");
-	ex_fig(v, "active_domains", (double)active_domains(ex));
-	ex_fig_str(v, "disk_bytes_from", from);
+		ex_fig_null(v, EXK_INFLATION_FACTOR);
+	ex_fig(v, EXK_ACTIVE_DOMAINS, (double)active_domains(ex));
+	ex_fig_str(v, EXK_DISK_BYTES_FROM, from);
 	ex_evidence(v, "xentop VBD_RSECT/VBD_WSECT");
 	ex_evidence(v, from);
-	char who[160], b1[32], b2[32], r1[32], r2[32];
-	ex_say(v,
-	       "%s %s %s in %.0f s (%s, xentop's VBD sectors), but the disks %s only %s (%s; %s, "
-	       "every domain's and dom0's own bytes together%s). ",
-	       ex_dom_label(d, who, sizeof(who)), write ? "wrote" : "read",
-	       ex_bytes(guest, b1, sizeof(b1)), s, ex_rate(guest / s, r1, sizeof(r1)),
-	       write ? "took" : "delivered", ex_bytes(disk, b2, sizeof(b2)),
-	       ex_rate(disk / s, r2, sizeof(r2)), from,
-	       active_domains(ex) > 1 ? ": another domain was busy too, so this is generous" : "");
-	/* the logs do not show this domain's path: no words about it. The disks' bytes hold
-	 * every domain's (and bo counts a loop's twice), so this domain's part is at most
-	 * them: its inflation at least guest / disk */
-	if (write && disk > 0)
-		ex_say(v,
-		       "The rest was held on the way, to be written after the window: the "
-		       "benchmark's rate is inflated at least %.1fx. ",
-		       guest / disk);
-	else if (write)
-		ex_say(v, "None of it reached a disk in the window: it was held on the way. ");
-	else
-		ex_say(v, "%.0f %% of its reads came from a cache, not from a disk. ",
-		       v->share * 100);
-	ex_say(v,
-	       "dom0 holds a guest's bytes in its page cache when the disk is a file without "
-	       "direct I/O or a device model with a writeback cache, never on phy: (an LV or a "
-	       "partition); these logs do not show which path this domain has (%s does). ",
-	       tracer_advice(ex));
-	if (write)
-		ex_say(v, "Time the run until dom0 has written the bytes (sync in dom0).");
-	else
-		ex_say(v, "Use a test larger than the memory of every cache on its way%s.",
-		       netbsd(ex) ? ""
-		                  : ", or drop dom0's caches (echo 3 > /proc/sys/vm/drop_caches)");
-}
-
-static void say_double_count(struct ex_verdict *v, const struct explain *ex, bool leaves)
-{
-	char stacked[512];
-	sanitize_text(ex->host.stacked_devices, stacked, sizeof(stacked));
-	ex_say(v, "vmstat counts a write each time it is submitted: a file-backed guest's write "
-	          "goes in at its loop device and again at the disk under the file; a dm (LV) or "
-	          "partition remap, and md's writes to its members, are not submitted again "
-	          "and count once. ");
-	if (!leaves && md_stacked(ex))
-		ex_say(v,
-		       "iostat's disks here sit under md (%s): a mirror writes each byte to "
-		       "several of them, so their sum is not set against bo. ",
-		       stacked);
-	else if (!leaves)
-		ex_say(v, "iostat lists only stacked devices here (%s), not the disks under them. ",
-		       stacked);
-	else if (stacked[0])
-		ex_say(v, "iostat's stacked devices here: %s. ", stacked);
-	ex_say(v, "Which domain's bytes were counted twice is not in these logs (%s gives it).",
-	       tracer_advice(ex));
 }
 
 /* vmstat bo against what reached the disks (iostat's leaves), else against the guests'
@@ -220,54 +152,41 @@ static void host_double_counting(struct explain *ex)
 	if (!v)
 		return;
 	v->share = dc / bo;
-	ex_fig(v, "vmstat_wr_bytes", bo);
 	if (leaves)
-		ex_fig(v, "host_disk_wr_bytes", base);
+		v->reasons |= EXR_DC_AGAINST_LEAVES;
+	else if (md_stacked(ex))
+		v->reasons |= EXR_DC_MD_STACKED;
+	ex_fig(v, EXK_VMSTAT_WR_BYTES, bo);
+	if (leaves)
+		ex_fig(v, EXK_HOST_DISK_WR_BYTES, base);
 	else
-		ex_fig_null(v, "host_disk_wr_bytes");
+		ex_fig_null(v, EXK_HOST_DISK_WR_BYTES);
 	if (by_guests)
-		ex_fig(v, "guests_wr_bytes", base);
+		ex_fig(v, EXK_GUESTS_WR_BYTES, base);
 	else
-		ex_fig_null(v, "guests_wr_bytes");
-	ex_fig(v, "double_counted_bytes", dc);
+		ex_fig_null(v, EXK_GUESTS_WR_BYTES);
+	ex_fig(v, EXK_DOUBLE_COUNTED_BYTES, dc);
 	if (base > 0)
-		ex_fig(v, "vmstat_times", bo / base);
+		ex_fig(v, EXK_VMSTAT_TIMES, bo / base);
 	else
-		ex_fig_null(v, "vmstat_times");
+		ex_fig_null(v, EXK_VMSTAT_TIMES);
 	ex_evidence(v, "vmstat bo");
 	ex_evidence(v, leaves ? "iostat, leaf devices" : "xentop VBD_WSECT");
-	char b1[32], b2[32], b3[32], leaf_names[512];
-	sanitize_text(ex->host.leaf_devices, leaf_names, sizeof(leaf_names));
-	if (leaves)
-		ex_say(v,
-		       "vmstat bo counted %s in the window; the disks (iostat's leaf devices: %s) "
-		       "wrote %s: %s (%.0f %% of bo) were counted twice. ",
-		       ex_bytes(bo, b1, sizeof(b1)), leaf_names, ex_bytes(base, b2, sizeof(b2)),
-		       ex_bytes(dc, b3, sizeof(b3)), v->share * 100);
-	else
-		ex_say(v,
-		       "vmstat bo counted %s in the window; the guests wrote %s (xentop's VBD "
-		       "sectors): %s (%.0f %% of bo) more than their own writes, which is the "
-		       "second count of file-backed guests' writes plus dom0's own writes. ",
-		       ex_bytes(bo, b1, sizeof(b1)), ex_bytes(base, b2, sizeof(b2)),
-		       ex_bytes(dc, b3, sizeof(b3)), v->share * 100);
-	say_double_count(v, ex, leaves);
 }
 
-static void guests_cpu(struct ex_verdict *v, const struct explain *ex, double *total)
+/* The guests' own vCPU time in the window (xentop CPU(sec)), Domain-0's row left out: it
+ * is dom0's busy time. *known: some guest's is in the logs. */
+static double guests_vcpu_s(const struct explain *ex, bool *known)
 {
-	char who[160];
-	*total = 0;
+	double total = 0;
+	*known = false;
 	for (size_t i = 0; i < ex->n_doms; i++) {
 		const struct ex_domain *d = &ex->doms[i];
-		if (!d->domid || !d->guest_cpu_known || !d->guest_cpu_ns)
-			continue; /* Domain-0's own row is dom0's busy time */
-		ex_say(v, "%s%s %.1f s", *total > 0 ? ", " : "", ex_dom_label(d, who, sizeof(who)),
-		       (double)d->guest_cpu_ns / 1e9);
-		*total += (double)d->guest_cpu_ns / 1e9;
+		*known |= d->domid && d->guest_cpu_known;
+		if (d->domid && d->guest_cpu_known && d->guest_cpu_ns)
+			total += (double)d->guest_cpu_ns / 1e9;
 	}
-	if (*total == 0)
-		ex_say(v, "none known");
+	return total;
 }
 
 /* dom0's CPU from the host's busy time (xentop's Domain-0 row, or vmstat): host-wide. */
@@ -283,40 +202,35 @@ static void host_dom0_cpu(struct explain *ex)
 	struct ex_verdict *v = ex_verdict_new(ex, EXV_DOM0_CPU_COST, EX_NO_DOMAIN);
 	if (!v)
 		return;
-	double busy = (double)ex->host_busy_ns / 1e9, s = ex->win.seconds, guests;
-	const char *src = ex->host.busy_source; /* sanitized by explain_collect */
-	ex_say(v,
-	       "dom0 was busy %.1f s of CPU in the %.0f s window (%s), %.2f CPUs on average; "
-	       "the guests' own vCPU time: ",
-	       busy, s, src, s > 0 ? busy / s : 0);
-	guests_cpu(v, ex, &guests);
-	ex_say(v, ". ");
-	v->share = busy + guests > 0 ? busy / (busy + guests) : 0;
+	double busy = (double)ex->host_busy_ns / 1e9, s = ex->win.seconds;
+	bool known;
+	double guests = guests_vcpu_s(ex, &known);
+	/* dom0's part of the CPU the run cost; unknown without the guests' (vmstat alone) */
+	v->share = known && busy + guests > 0 ? busy / (busy + guests) : 0;
 	double gib = 0;
 	for (size_t i = 0; i < ex->n_doms; i++)
 		gib += (double)(ex->doms[i].io.guest_wr_bytes + ex->doms[i].io.guest_rd_bytes) /
 		       EX_GIB;
-	ex_fig(v, "dom0_cpu_s", busy);
-	ex_fig(v, "window_seconds", s);
-	ex_fig(v, "dom0_cpus_busy", s > 0 ? busy / s : 0);
-	ex_fig(v, "guests_vcpu_s", guests);
-	ex_fig(v, "dom0_share_of_cpu", v->share);
-	if (holds(ex, FIG_GUEST_WR_BYTES) && gib > 0) {
-		ex_fig(v, "guest_gib", gib);
-		ex_fig(v, "dom0_cpu_s_per_gib", busy / gib);
-		ex_say(v, "That is %.2f s per GiB the guests moved. ", busy / gib);
+	ex_fig(v, EXK_DOM0_CPU_S, busy);
+	ex_fig(v, EXK_WINDOW_SECONDS, s);
+	ex_fig(v, EXK_DOM0_CPUS_BUSY, s > 0 ? busy / s : 0);
+	if (known) {
+		ex_fig(v, EXK_GUESTS_VCPU_S, guests);
+		ex_fig(v, EXK_DOM0_SHARE_OF_CPU, v->share);
 	} else {
-		ex_fig_null(v, "guest_gib");
-		ex_fig_null(v, "dom0_cpu_s_per_gib");
+		ex_fig_null(v, EXK_GUESTS_VCPU_S);
+		ex_fig_null(v, EXK_DOM0_SHARE_OF_CPU);
 	}
-	ex_fig_str(v, "busy_source", ex->host.busy_source);
+	if (holds(ex, FIG_GUEST_WR_BYTES) && gib > 0) {
+		ex_fig(v, EXK_GUEST_GIB, gib);
+		ex_fig(v, EXK_DOM0_CPU_S_PER_GIB, busy / gib);
+	} else {
+		ex_fig_null(v, EXK_GUEST_GIB);
+		ex_fig_null(v, EXK_DOM0_CPU_S_PER_GIB);
+	}
+	ex_fig_str(v, EXK_BUSY_SOURCE, ex->host.busy_source);
 	ex_evidence(v, ex->host.busy_source);
 	ex_evidence(v, "xentop CPU(sec) per domain");
-	ex_say(v, "dom0's CPU is what a disk's path costs beyond the guest's own: a file: disk "
-	          "on loop adds loop's kworkers and the flusher, an emulated disk qemu, where "
-	          "phy: (an LV) costs only blkback; compare a run on each path (xiotop explain "
-	          "A B). Which domain and role the time went to is not in these logs: xiotop "
-	          "record charges it.");
 }
 
 /* The VBD bytes or the disk figures a cache verdict needs are not in these logs: why, and
@@ -401,7 +315,7 @@ void import_dom0_cpu_cost(struct explain *ex, const struct ex_domain *d)
 	host_dom0_cpu(ex);
 	ex_not_given(ex, "dom0_cpu_by_role",
 	             "dom0 CPU by domain and role (blkback, loop, writeback, qemu) needs %s",
-	             tracer_advice(ex));
+	             ex_tracer_advice(ex));
 }
 
 void import_test_size_vs_memory(struct explain *ex, const struct ex_domain *d)
@@ -421,8 +335,8 @@ void import_request_size(struct explain *ex, const struct ex_domain *d)
 		verdict_request_size(ex, d);
 	else
 		ex_verdict_not_given(ex, EXV_REQUEST_SIZE, "needs the disks' requests: %s",
-		                     netbsd(ex) ? "iostat -x N of the disks"
-		                                : "iostat -dx N of the disks");
+		                     ex_dom0_netbsd(ex) ? "iostat -x N of the disks"
+		                                        : "iostat -dx N of the disks");
 }
 
 void import_path(struct explain *ex, const struct ex_domain *d)
@@ -432,15 +346,24 @@ void import_path(struct explain *ex, const struct ex_domain *d)
 	ex_verdict_not_given(ex, EXV_PATH,
 	                     "needs the layers below each guest (its backend device, loop, dm, "
 	                     "partitions): %s",
-	                     netbsd(ex) ? "the domain's disk line in its xl config"
-	                                : "xiotop record (xiotop topology --xenstore-dump shows "
-	                                  "the stack)");
+	                     ex_dom0_netbsd(ex)
+	                         ? "the domain's disk line in its xl config"
+	                         : "xiotop record (xiotop topology --xenstore-dump shows "
+	                           "the stack)");
 }
 
+/* A claim on an import is set against the host's disks (iostat's leaf devices) over its
+ * run, placed on their timeline (tool_claims.c): every domain's and dom0's bytes
+ * together, so an upper bound of the domain's. Without them, not given. */
 void import_claim(struct explain *ex, const struct ex_domain *d)
 {
-	if (!d && ex->n_claims)
-		ex_verdict_not_given(ex, EXV_CLAIM,
-		                     "needs the bytes that reached a disk for that domain: %s",
-		                     tracer_advice(ex));
+	if (d || !ex->n_claims)
+		return;
+	if (leaf_disks(ex))
+		verdict_claims(ex, NULL);
+	else
+		ex_verdict_not_given(ex, EXV_CLAIM, "needs what reached the disks over its run: %s",
+		                     ex_dom0_netbsd(ex) ? "iostat -x N of the disks"
+		                                        : "iostat -dx N of the disks (or xiotop "
+		                                          "record, for the domain's own)");
 }

@@ -3,6 +3,7 @@
  * helpers the verdicts call do not call the verdicts back. */
 #include <string.h>
 
+#include "explain/dom0_subject.h"
 #include "explain/verdicts/verdicts.h"
 
 /* x before y: the larger share, then the lower rank, then the lower domain. */
@@ -35,6 +36,8 @@ static void judge_recording(struct explain *ex)
 		const struct ex_domain *d = &ex->doms[i];
 		if (d->io.guest_wr_bytes + d->io.guest_rd_bytes < EX_ACTIVE_BYTES)
 			continue;
+		if (d->domid == EX_DOM0_ID && !d->dom0_subject)
+			continue; /* dom0's own I/O beside a guest's run: other programs' */
 		/* dom0's own run has no backend: no serving CPU, its requests merged above its
 		 * bios, no path below a guest */
 		unsigned who = d->dom0_subject ? EXV_DOM0 : EXV_GUESTS;
