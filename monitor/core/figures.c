@@ -38,10 +38,14 @@ VALUE(disks_rd_bytes, totals_of(m).disk_rd_bytes)
 VALUE(disks_wr_bytes, totals_of(m).disk_wr_bytes)
 VALUE(double_counted_total, totals_of(m).double_counted_bytes)
 VALUE(dom0_own_cpu_ns, model_dom0_own_cpu_ns(m))
+VALUE(copy_wr_bytes, model_io_copy_wr(&d->io))
+VALUE(copy_rd_bytes, model_io_copy_rd(&d->io))
 
 /* what only the tracer attributes: the layers below each guest, the unattributed bytes */
 #define STACK XIO_ABSENT_STACK
 #define GUEST XIO_ABSENT_GUEST_IO
+/* the stack, and which of its devices are redundant arrays and their members */
+#define ARRAYS (XIO_ABSENT_STACK | XIO_ABSENT_ARRAYS)
 /* latency: timed at all (not --no-latency), and for the domain (no kind of its backends
  * left untimed by a hook not attached) */
 #define LATENCY (NEED_LATENCY | NEED_TIMED)
@@ -70,7 +74,7 @@ static const struct figure table[] = {
     [FIG_GUEST_WR_IOS]          = {FIGURE_DOMAIN, FORM_COUNT,  "requests", GUEST,               0,              CSV_FIRST,  "W_IOPS",    "guest_wr_ios",          NULL,                        DOM(io.guest_wr_ios),          "guest write requests per second"},
     [FIG_PHYS_RD_BYTES]         = {FIGURE_DOMAIN, FORM_COUNT,  "bytes",    STACK,               0,              CSV_FIRST,  NULL,        "phys_rd_bytes",         NULL,                        DOM(io.phys_rd_bytes),         "bytes read from physical (leaf) devices for it", {"xiotop_domain_read_bytes", read_help, "layer", "physical"}},
     [FIG_PHYS_WR_BYTES]         = {FIGURE_DOMAIN, FORM_COUNT,  "bytes",    STACK,               0,              CSV_FIRST,  "PWR_MiB/s", "phys_wr_bytes",         NULL,                        DOM(io.phys_wr_bytes),         "bytes written to physical (leaf) devices for it", {"xiotop_domain_written_bytes", written_help, "layer", "physical"}},
-    [FIG_DOUBLE_COUNTED_BYTES]  = {FIGURE_DOMAIN, FORM_COUNT,  "bytes",    STACK,               0,              CSV_FIRST,  "DBL_MiB/s", "double_counted_bytes",  NULL,                        DOM(io.double_counted_bytes),  "what vmstat bo counts beyond the physical writes", {"xiotop_domain_double_counted_bytes", "Bytes vmstat pgpgout counted for the domain beyond its physical writes (a file-backed loop device submits each write twice)."}},
+    [FIG_DOUBLE_COUNTED_BYTES]  = {FIGURE_DOMAIN, FORM_COUNT,  "bytes",    STACK,               0,              CSV_FIRST,  "DBL_MiB/s", "double_counted_bytes",  NULL,                        DOM(io.double_counted_bytes),  "vmstat bo's second count: written again below its loop device", {"xiotop_domain_double_counted_bytes", "Bytes vmstat pgpgout counted a second time for the domain: its writes submitted again below its loop device, by the image's writeback or loop's direct I/O."}},
     [FIG_DOM0_CPU_NS]           = {FIGURE_DOMAIN, FORM_COUNT,  "ns",       0,                   NEED_CPU,       0,          "CPU%",      "dom0_cpu_ns",           NULL,                        DOM(cpu_ns),                   "dom0 CPU spent for it (100 = one core)"},
     [FIG_DOM0_CPU_NS_BY_ROLE]   = {FIGURE_DOMAIN, FORM_RECORD, "ns",       0,                   NEED_CPU,       0,          NULL,        "dom0_cpu_ns_by_role",   NULL,                        NO_VALUE,                      "dom0 CPU spent for it by role: backend threads, device model, loop workers, writeback", {"xiotop_domain_dom0_cpu_seconds", "dom0 CPU time spent for the domain, by role: backend threads, device model, loop workers, writeback (apportioned by bytes written back).", "role", NULL}},
     [FIG_GUEST_CPU_NS]          = {FIGURE_DOMAIN, FORM_COUNT,  "ns",       0,                   NEED_GUEST_CPU, 0,          "GCPU%",     "guest_cpu_ns",          NULL,                        DERIVED(guest_cpu_ns),         "the guest's own vCPU time (100 = one vCPU), where known"},
@@ -100,6 +104,9 @@ static const struct figure table[] = {
     [FIG_HOST_IRQ_NS]           = {FIGURE_HOST,   FORM_COUNT,  "ns",       XIO_ABSENT_HOST_CPU, 0,              CSV_FIRST,  "irq",       "dom0_irq_ns",           "host.dom0_irq_ns",          HOST(host_irq_ns),             "of dom0's busy time, hard and soft interrupts, all CPUs (/proc/stat irq + softirq ticks; without IRQ_TIME_ACCOUNTING also in the interrupted tasks' CPU)", {"xiotop_host_dom0_irq_seconds", "dom0 CPU time in hard and soft interrupts, all CPUs (/proc/stat irq + softirq)."}},
     [FIG_HOST_STEAL_NS]         = {FIGURE_HOST,   FORM_COUNT,  "ns",       XIO_ABSENT_HOST_CPU, 0,              CSV_FIRST,  "steal",     "steal_ns",              "host.steal_ns",             HOST(host_steal_ns),           "steal: time the hypervisor gave other domains while dom0 wanted to run, all CPUs (/proc/stat; not dom0's busy time)", {"xiotop_host_steal_seconds", "Time the hypervisor ran other domains while dom0 wanted to run, all CPUs (/proc/stat steal)."}},
     /* figures no code names by id: their entry is all it takes */
+    {FIGURE_DOMAIN, FORM_COUNT, "bytes", STACK, 0, 0, NULL, "vmstat_wr_bytes", NULL, DOM(io.vmstat_wr_bytes), "what vmstat bo (pgpgout) counted for it: each write bio submitted for it where vmstat counts, double_counted_bytes included", {"xiotop_domain_vmstat_written_bytes", "Bytes vmstat pgpgout counted for the domain: each write bio submitted for it at a layer vmstat counts (a file-backed loop device's writes twice)."}},
+    {FIGURE_DOMAIN, FORM_COUNT, "bytes", ARRAYS, 0, 0, NULL, "copy_wr_bytes", NULL, DERIVED(copy_wr_bytes), "mirror and parity copies: what its redundant arrays' members took beyond what the arrays took (in phys_wr_bytes)", {"xiotop_domain_copy_written_bytes", "Bytes the members of the domain's redundant arrays (md RAID mirrors, parity) wrote beyond what the arrays took: the copies."}},
+    {FIGURE_DOMAIN, FORM_COUNT, "bytes", ARRAYS, 0, 0, NULL, "copy_rd_bytes", NULL, DERIVED(copy_rd_bytes), "reads its redundant arrays' members did beyond the arrays' (parity RAID's read-modify-write)", {"xiotop_domain_copy_read_bytes", "Bytes the members of the domain's redundant arrays read beyond what the arrays read (parity RAID's read-modify-write)."}},
 };
 /* clang-format on */
 #define N_FIGURES ((int)(sizeof(table) / sizeof(table[0])))

@@ -311,6 +311,11 @@ double ex_end_to_end_wr_rate(const struct explain *ex, const struct ex_domain *d
 	return s > 0 ? (double)d->io.guest_wr_bytes / s : 0;
 }
 
+bool ex_drain_cut(const struct explain *ex, const struct ex_domain *d)
+{
+	return ex->host.has_dirty && !d->dom0_subject && !d->drained;
+}
+
 bool ex_dom0_netbsd(const struct explain *ex)
 {
 	return !strcmp(ex->host.dom0_os, "netbsd");

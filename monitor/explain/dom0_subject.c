@@ -43,10 +43,17 @@ void ex_dom0_add(struct ex_dom0_interval *d0, const struct xio_sample *s, const 
 	bool submitted = l->via == XIOTOP_VIA_NONE; /* dom0's own submit_bio: vmstat's count */
 	struct model_domain *md = &d0->md;
 	d0->any = true;
-	model_domain_add_io(md, io, submitted, leaf, submitted);
-	md->io.double_counted_bytes = md->io.vmstat_wr_bytes > md->io.phys_wr_bytes
-	                                  ? md->io.vmstat_wr_bytes - md->io.phys_wr_bytes
-	                                  : 0;
+	struct model_io_kind k = {.guest = submitted,
+	                          .leaf = leaf,
+	                          .in_vmstat = submitted,
+	                          .array = dev ? dev->array : 0};
+	model_domain_add_io(md, io, &k);
+	/* dom0's own loop devices are not followed (no inode of theirs is a domain's): what
+	 * its counted bios reached the disks with beyond the copies stands for its second
+	 * count, as before the kernel's own rule was followed for the domains */
+	uint64_t stored = model_io_stored_wr(&md->io);
+	md->io.double_counted_bytes =
+	    md->io.vmstat_wr_bytes > stored ? md->io.vmstat_wr_bytes - stored : 0;
 	enum model_role role = leaf ? ROLE_LEAF : submitted ? ROLE_BACKEND : ROLE_STACKED;
 	struct model_layer *ml = layer_of(d0, role, dev, l->dev);
 	if (ml)

@@ -59,6 +59,10 @@ struct ex_layer {
 	bool is_leaf, is_file;
 	uint64_t rd_bytes, wr_bytes;
 	uint64_t rd_ios, wr_ios; /* bios submitted at this layer (the tracer's count) */
+	/* a leaf's own diskstats over the same intervals (model_layer's dev_*): its requests
+	 * after merging, every user's; all of them had them (has_devstats) or it is unknown */
+	bool has_devstats;
+	uint64_t dev_rd_bytes, dev_wr_bytes, dev_rd_ios, dev_wr_ios;
 };
 
 /* A domain's path below its guest, from the layers and rules the tracer charged its bytes
@@ -91,6 +95,7 @@ struct ex_domain {
 	size_t n_layers;
 	/* after the window's end, until drained (or the recording's end) */
 	uint64_t after_phys_wr, after_vmstat_wr, after_double_counted, after_cpu_ns;
+	uint64_t after_stored_wr; /* after_phys_wr less the arrays' copies (model_io_stored_wr) */
 	uint64_t after_cpu_ns_by_role[XIO_CPU_ROLES];
 	uint64_t guest_cpu_ns; /* the window's vCPU time (xentop, libxenstat), when known: */
 	bool guest_cpu_known;
@@ -353,5 +358,9 @@ double ex_guest_wr_rate(const struct explain *ex, const struct ex_domain *d);
 /* Guest writes over the window plus the drain (the rate they reached the disk at); uses
  * the recording's end when not drained. */
 double ex_end_to_end_wr_rate(const struct explain *ex, const struct ex_domain *d);
+/* The recording ended before d's window data reached the disk: d had dirty bytes in dom0's
+ * page cache at the window's end, and not all of them were written back by the recording's
+ * end (its drain cut short). A figure built on the drain would be built on part of it. */
+bool ex_drain_cut(const struct explain *ex, const struct ex_domain *d);
 
 #endif

@@ -38,6 +38,9 @@ sqlite3 *rec_db_open_checked(const char *path, bool want_write, int *version, st
 /* One meta row (INSERT OR REPLACE): the writer's facts and rec_write_sample's hook
  * sets. SQLite result code. */
 int rec_db_put_meta(sqlite3 *db, const char *key, const char *value);
+/* Does the file's table have the column? (Columns are added without a version change:
+ * SCHEMA.md's compatibility rule.) */
+bool rec_has_column(sqlite3 *db, const char *table, const char *column);
 
 /* The times and marks a window is resolved over: one file's, or a span's. */
 struct rec_times_marks {

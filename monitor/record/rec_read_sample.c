@@ -35,19 +35,6 @@ static const char vbds_sql[] = "SELECT vbd, rd_bytes, wr_bytes, rd_req, wr_req, 
                                " ds_req, %s, %s FROM vbd_counts"
                                " WHERE slot BETWEEN ? AND ? ORDER BY slot";
 
-static bool has_column(sqlite3 *db, const char *table, const char *column)
-{
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", -1, &st,
-	                       NULL) != SQLITE_OK)
-		return false;
-	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
-	bool found = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return found;
-}
-
 int rec_reader_prepare(struct rec_reader *r)
 {
 	int rc = SQLITE_OK;
@@ -56,10 +43,10 @@ int rec_reader_prepare(struct rec_reader *r)
 	 * latency was timed; before schema 3, no keyframes */
 	char sample[sizeof(sample_sql) + 64];
 	snprintf(sample, sizeof(sample), sample_sql,
-	         has_column(r->db, "samples", "absent") ? "absent" : "NULL",
-	         has_column(r->db, "samples", "has_latency") ? "has_latency" : "NULL",
-	         has_column(r->db, "samples", "host_irq_ns") ? "host_irq_ns, host_steal_ns"
-	                                                     : "NULL, NULL",
+	         rec_has_column(r->db, "samples", "absent") ? "absent" : "NULL",
+	         rec_has_column(r->db, "samples", "has_latency") ? "has_latency" : "NULL",
+	         rec_has_column(r->db, "samples", "host_irq_ns") ? "host_irq_ns, host_steal_ns"
+	                                                         : "NULL, NULL",
 	         packed ? "base" : "NULL");
 	if (packed) {
 		rc = sqlite3_prepare_v3(r->db, r->version >= 4 ? sample_v4_sql : sample, -1,
@@ -72,15 +59,15 @@ int rec_reader_prepare(struct rec_reader *r)
 			                        SQLITE_PREPARE_PERSISTENT, &r->st[RS_BASE], NULL);
 		return rc;
 	}
-	bool skew_known = has_column(r->db, "vbd_counts", "skew_rd_bytes");
-	bool latency_table = has_column(r->db, "latency_counts", "slot");
+	bool skew_known = rec_has_column(r->db, "vbd_counts", "skew_rd_bytes");
+	bool latency_table = rec_has_column(r->db, "latency_counts", "slot");
 	char latency[sizeof(REC_LATENCY_SELECT_SQL) + 16];
 	snprintf(latency, sizeof(latency), REC_LATENCY_SELECT_SQL,
-	         has_column(r->db, "latency_counts", "untimed") ? "untimed" : "NULL");
+	         rec_has_column(r->db, "latency_counts", "untimed") ? "untimed" : "NULL");
 	char vbds[sizeof(vbds_sql) + 64];
 	snprintf(vbds, sizeof(vbds), vbds_sql,
 	         skew_known ? "skew_rd_bytes, skew_wr_bytes" : "NULL, NULL",
-	         has_column(r->db, "vbd_counts", "read_state") ? "read_state" : "NULL");
+	         rec_has_column(r->db, "vbd_counts", "read_state") ? "read_state" : "NULL");
 	for (int i = 0; rc == SQLITE_OK && i < RS_COUNT; i++) {
 		const char *sql = i == RS_SAMPLE    ? sample
 		                  : i == RS_VBDS    ? vbds
@@ -205,6 +192,8 @@ static int read_scalars(struct rec_reader *r, size_t i, struct xio_sample *s, in
 	s->host_irq_ns = col_u64(st, 14);
 	s->host_steal_ns = col_u64(st, 15);
 	*base = sqlite3_column_type(st, 16) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 16);
+	if (r->arrays_unknown) /* a file written before devices kept their arrays */
+		s->absent |= XIO_ABSENT_ARRAYS;
 	sqlite3_reset(st);
 	return SQLITE_OK;
 }

@@ -184,6 +184,30 @@ static const struct {
      mark_row},
 };
 
+/* Each device row's array_role, in the order the devices were loaded; a file written
+ * before the column has none: which devices are arrays is unknown in all its samples. */
+static int load_arrays(struct rec_reader *r)
+{
+	r->arrays_unknown = !rec_has_column(r->db, "devices", "array_role");
+	if (r->arrays_unknown)
+		return SQLITE_OK;
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(r->db, "SELECT array_role FROM devices ORDER BY dev, id", -1,
+	                            &st, NULL);
+	size_t k = 0;
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (k == r->n_devs) {
+			rc = SQLITE_CORRUPT;
+			break;
+		}
+		r->devs[k++].dev.array =
+		    (uint8_t)(sqlite3_column_int(st, 0) & (XIO_DEV_ARRAY | XIO_DEV_MEMBER));
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
 static int keyframe_row(struct rec_reader *r, sqlite3_stmt *st)
 {
 	size_t k = (size_t)sqlite3_column_int64(st, 0);
@@ -201,6 +225,8 @@ static int load_snapshot(struct rec_reader *r)
 	if (rc == SQLITE_OK && r->version >= 4) /* schema 4: a sample decodes from its keyframe */
 		rc = each_row(r, "SELECT idx FROM samples WHERE base IS NULL ORDER BY idx",
 		              keyframe_row);
+	if (rc == SQLITE_OK)
+		rc = load_arrays(r);
 	if (rc != SQLITE_OK) /* COMMIT below would replace SQLite's message */
 		snprintf(r->load_error, sizeof(r->load_error), "%s", sqlite3_errmsg(r->db));
 	sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);

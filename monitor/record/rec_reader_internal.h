@@ -87,6 +87,7 @@ struct rec_reader {
 	size_t n_hooks;
 	struct dev_row *devs;
 	size_t n_devs;
+	bool arrays_unknown; /* devices has no array_role column (a file written before it) */
 	struct dom_row *doms;
 	size_t n_doms;
 	struct rec_keyframe kf; /* schema 3: the keyframe last read, the samples after it use */

@@ -93,7 +93,8 @@ static const char schema_sql[] =
     "CREATE TABLE disk_keys (id INTEGER PRIMARY KEY, dev INTEGER NOT NULL,"
     " name TEXT NOT NULL, UNIQUE (dev, name));"
     "CREATE TABLE devices (id INTEGER PRIMARY KEY, dev INTEGER NOT NULL, name TEXT NOT NULL,"
-    " is_leaf INTEGER NOT NULL, first_sample INTEGER NOT NULL, last_sample INTEGER);"
+    " is_leaf INTEGER NOT NULL, first_sample INTEGER NOT NULL, last_sample INTEGER,"
+    " array_role INTEGER);"
     "CREATE TABLE domains (id INTEGER PRIMARY KEY, domid INTEGER NOT NULL,"
     " name TEXT NOT NULL, kind TEXT NOT NULL, file TEXT NOT NULL, missing INTEGER NOT NULL,"
     " first_sample INTEGER NOT NULL, last_sample INTEGER, uuid TEXT NOT NULL DEFAULT '',"
@@ -116,6 +117,19 @@ int rec_schema_create(sqlite3 *db)
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(db, pragmas, NULL, NULL, NULL);
 	return rc;
+}
+
+bool rec_has_column(sqlite3 *db, const char *table, const char *column)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", -1, &st,
+	                       NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+	bool found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
 }
 
 int rec_db_insert_mark(sqlite3 *db, const char *label, int64_t realtime_ns, const char *origin,

@@ -13,8 +13,8 @@ static const char *const writer_sql[ST_COUNT] = {
     [ST_LAYER_KEY] = "INSERT INTO layer_keys (id, domid, dev, via) VALUES (?,?,?,?)",
     [ST_DISK_KEY] = "INSERT INTO disk_keys (id, dev, name) VALUES (?,?,?)",
     [ST_HOOKS_ADD] = "INSERT INTO hook_sets (id, hooks) VALUES (?,?)",
-    [ST_DEV_OPEN] = "INSERT INTO devices (id, dev, name, is_leaf, first_sample)"
-                    " VALUES (?,?,?,?,?)",
+    [ST_DEV_OPEN] = "INSERT INTO devices (id, dev, name, is_leaf, first_sample, array_role)"
+                    " VALUES (?,?,?,?,?,?)",
     [ST_DEV_CLOSE] = "UPDATE devices SET last_sample = ? WHERE id = ?",
     [ST_DOM_OPEN] = "INSERT INTO domains (id, domid, name, kind, file, missing, first_sample,"
                     " uuid, generation, mem_bytes) VALUES (?,?,?,?,?,?,?,?,?,?)",
@@ -308,7 +308,7 @@ static int pack_vbd(struct rec_writer *w, const void *item)
 static bool same_dev(const void *open_item, const void *item)
 {
 	const struct xio_dev *a = open_item, *b = item;
-	return a->dev == b->dev && a->is_leaf == b->is_leaf &&
+	return a->dev == b->dev && a->is_leaf == b->is_leaf && a->array == b->array &&
 	       !strncmp(a->name, b->name, sizeof(a->name));
 }
 
@@ -410,6 +410,7 @@ static int64_t insert_dev(struct rec_writer *w, const void *item)
 	op_text(w, d->name, sizeof(d->name));
 	rec_oplog_int(&w->log, d->is_leaf);
 	rec_oplog_int(&w->log, (int64_t)w->count);
+	rec_oplog_int(&w->log, d->array);
 	return id;
 }
 

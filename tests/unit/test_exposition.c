@@ -42,6 +42,9 @@ static struct model_domain dom(const struct xio_domain *i, uint32_t domid, uint6
 	                             .io.guest_rd_bytes = wr / 2,
 	                             .io.phys_wr_bytes = 2 * wr,
 	                             .io.double_counted_bytes = wr,
+	                             .io.vmstat_wr_bytes = 2 * wr,
+	                             .io.member_wr_bytes = 2 * wr, /* a mirror's two copies */
+	                             .io.array_wr_bytes = wr,
 	                             .dirty_backlog_bytes = wr / 4,
 	                             .cpu_ns_by_role = {1500000000, 0, 250, 0},
 	                             .guest_cpu_ns = -1};
@@ -79,8 +82,9 @@ static const char om_two_intervals[] =
     "\"guest\"} 3000\n"
     "xiotop_domain_written_bytes_total{domid=\"1\",domain=\"web\",generation=\"1\",layer="
     "\"physical\"} 6000\n"
-    "# HELP xiotop_domain_double_counted_bytes Bytes vmstat pgpgout counted for the domain "
-    "beyond its physical writes (a file-backed loop device submits each write twice).\n"
+    "# HELP xiotop_domain_double_counted_bytes Bytes vmstat pgpgout counted a second time for "
+    "the domain: its writes submitted again below its loop device, by the image's writeback or "
+    "loop's direct I/O.\n"
     "# TYPE xiotop_domain_double_counted_bytes counter\n"
     "# UNIT xiotop_domain_double_counted_bytes bytes\n"
     "xiotop_domain_double_counted_bytes_total{domid=\"1\",domain=\"web\",generation=\"1\"} "

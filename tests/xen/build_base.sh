@@ -56,13 +56,13 @@ for m in ata_piix sd_mod; do domu_ata $m; done
 
 ### the explain phase's guests (explain.sh): the same domU plus what a user runs in a
 # guest, from the release's root with their libraries (fio's pull in ceph's: ~80 MiB,
-# so a ramdisk of their own, not every guest's): GNU dd, fio, bonnie++, mkfs.ext4,
+# so a ramdisk of their own, not every guest's): GNU dd, fio, bonnie++, iozone, mkfs.ext4,
 # xenstore-write (a guest's own marks), ext4's modules; domu_bench.sh is its /init
 B=$work/domU-bench
 cp -a "$U" "$B"
 mkdir -p "$B/usr/bin" "$B/lib/modules/ext4" "$B/tmp" "$B/mnt"
 bench_tools=()
-for t in dd fio bonnie++ mkfs.ext4 xenstore; do
+for t in dd fio bonnie++ iozone mkfs.ext4 xenstore; do
 	p=$(chroot "$R" sh -c "command -v $t || ls /usr/sbin/$t /sbin/$t 2>/dev/null | head -1") ||
 		{ echo "FAIL: $t is not in the release root (fetch.sh)"; exit 1; }
 	[ -n "$p" ] || { echo "FAIL: $t is not in the release root (fetch.sh)"; exit 1; }

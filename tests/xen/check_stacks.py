@@ -58,7 +58,7 @@ class Truth:
 def _sum(intervals, window, domid):
     """xiotop's figures for domid over the intervals ending inside the window (the one
     ending just after its end too: the last bytes before the end count there)."""
-    t = dict(guest_rd=0, guest_wr=0, phys_rd=0, phys_wr=0, double=0, layers={}, dm_cpu=0,
+    t = dict(guest_rd=0, guest_wr=0, phys_rd=0, phys_wr=0, double=0, copies=0, layers={}, dm_cpu=0,
              unattr_rd=0, unattr_wr=0, n=0, series=[])
     lo, hi = window
     for iv in intervals:
@@ -75,6 +75,7 @@ def _sum(intervals, window, domid):
             for k in ("guest_rd", "guest_wr", "phys_rd", "phys_wr"):
                 t[k] += d[k + "_bytes"] or 0
             t["double"] += d["double_counted_bytes"] or 0
+            t["copies"] += d.get("copy_wr_bytes") or 0
             roles = d.get("dom0_cpu_ns_by_role") or {}
             t["dm_cpu"] += roles.get("device_model") or 0
             t["series"].append((at, t["dm_cpu"]))
@@ -160,12 +161,19 @@ def _check_raid(res, truth, intervals, check):
         check(t["double"] <= 0.02 * v["wr"],
               f"{tag}: double_counted_bytes {mib(t['double'])} = 0: vmstat counts the guest's bio"
               " once, md's member bios (submit_bio_noacct) not at all")
+        # a mirror's copies (raid1: the second member; raid10, near 2: one of each pair) are
+        # their own figure: what the members took beyond what md took (its own diskstats)
+        _, awr = truth.delta("R", [md])
+        check(within2(t["copies"], mwr - awr) and within2(t["copies"], v["wr"]),
+              f"{tag}: copy_wr_bytes {mib(t['copies'])} vs the members' diskstats less {md}'s"
+              f" {mib(mwr - awr)} vs blkback's {mib(v['wr'])} (each byte copied once)")
         _check_stack_layers(tag, t, md, members, check)
     fv, ft = _guest(truth, intervals, "R", "file-r", check)
     if fv:
         check(within(ft["double"], fv["wr"], 5),
               f"[R] file-r: double_counted_bytes {mib(ft['double'])} ≈ its writes {mib(fv['wr'])}"
               " (loop direct I/O: loop4 and ram0 both counted)")
+        check(ft["copies"] == 0, f"[R] file-r: copy_wr_bytes {mib(ft['copies'])} = 0 (no array under it)")
     win = truth.window("R")
     r1, r10 = truth.vbd.get(("R", "raid1")), truth.vbd.get(("R", "raid10"))
     if win and r1 and r10 and fv:
@@ -189,6 +197,8 @@ def _check_raid(res, truth, intervals, check):
               f"[RD] raid1-deg: phys_wr_bytes {mib(t['phys_wr'])} vs zram0's diskstats {mib(mwr)} vs"
               f" blkback {mib(v['wr'])} (degraded: one copy)")
         check(t["double"] <= 0.02 * v["wr"], f"[RD] raid1-deg: double_counted_bytes {mib(t['double'])} = 0")
+        check(t["copies"] <= 0.02 * v["wr"],
+              f"[RD] raid1-deg: copy_wr_bytes {mib(t['copies'])} = 0 (degraded: one member, no copy)")
         _check_stack_layers("[RD] raid1-deg", t, "md0", ["zram0"], check)
     # phase RS: zram1 added back, md recovers it while a guest writes
     v, t = _guest(truth, intervals, "RS", "raid1-rs", check)

@@ -201,6 +201,20 @@ xl_time() { xl list "$1" 2>/dev/null | awk 'NR == 2 {print $NF}'; }
 
 destroy() { for n in "$@"; do xl destroy "$n"; done; }
 
+# shellcheck disable=SC1091 # tests/xen/stacks.sh, put in /root by run.sh
+. /root/stacks.sh
+# xiotop_phases=explain: only phase X, explain as a user runs it (explain.sh, with its own
+# stacks and recorder: none of the storage and batch xiotop below; run.sh then runs
+# check_explain.py alone)
+if grep -qw xiotop_phases=explain /proc/cmdline; then
+	# shellcheck disable=SC1091 # tests/xen/explain.sh, put in /root by run.sh
+	. /root/explain.sh
+	explain_phase
+	mark "phase X: rc=$?"
+	cp /var/log/xen/*.log $R/ 2>/dev/null
+	exit 0
+fi
+
 ### storage: ext4 on a ram disk for the image files, a dm linear over the other
 # shellcheck disable=SC2015 # the mark is meant for a failure of any step
 mkfs.ext4 -q -F -E lazy_itable_init=1,lazy_journal_init=1 /dev/ram0 && mkdir -p /mnt/ext && mount /dev/ram0 /mnt/ext || mark "ext4 on ram0 FAILED"
@@ -230,24 +244,10 @@ end=$(($(date +%s) + 60))
 while [ ! -s $R/xiotop.json ] && [ "$(date +%s)" -lt $end ]; do sleep 0.5; done
 mark "xiotop up: $(head -3 $R/xiotop.err | tr '\n' ' ')"
 
-# shellcheck disable=SC1091 # tests/xen/stacks.sh, put in /root by run.sh
-. /root/stacks.sh
 # xiotop_phases=stacks on the dom0 command line (run.sh passes $XIOTOP_XEN_DOM0_ARGS):
 # only the storage-stack phases (the test xen_dom0_stacks); else phases A-D and the
 # console (xen_dom0). Two boots, each under 6 minutes, where one did both in 7 and more.
 # check.py reads $R/phases to judge only what ran.
-# xiotop_phases=explain: only phase X, explain as a user runs it (explain.sh; run.sh then
-# runs check_explain.py alone)
-if grep -qw xiotop_phases=explain /proc/cmdline; then
-	# shellcheck disable=SC1091 # tests/xen/explain.sh, put in /root by run.sh
-	. /root/explain.sh
-	kill -INT $xpid # its own recorder watches this phase
-	wait $xpid
-	explain_phase
-	mark "phase X: rc=$?"
-	cp /var/log/xen/*.log $R/ 2>/dev/null
-	exit 0
-fi
 # xiotop_phases=hvm: only phase H, the HVM guest and its PV twin (hvm.sh)
 if grep -qw xiotop_phases=hvm /proc/cmdline; then
 	# shellcheck disable=SC1091 # tests/xen/hvm.sh, put in /root by run.sh

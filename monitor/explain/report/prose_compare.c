@@ -119,8 +119,8 @@ void prose_cause(const struct ex_compare *c, const struct ex_cause *k, char *buf
 	char x[32], y[32], z[32], w[32];
 	if (c->requests_known)
 		say(&p,
-		    "; the guest's requests averaged %s on A and %s on B, what dom0 submitted to "
-		    "the disk %s and %s (request_size)",
+		    "; the guest's requests averaged %s on A and %s on B, the disk's own %s and "
+		    "%s (request_size)",
 		    ex_bytes(a->guest_avg_request, x, sizeof(x)),
 		    ex_bytes(b->guest_avg_request, y, sizeof(y)),
 		    ex_bytes(a->disk_avg_request, z, sizeof(z)),

@@ -40,7 +40,9 @@ void prose_request_size(struct prose *p, const struct explain *ex, const struct 
 		    ex_bytes(fig(v, EXK_DISK_AVG_REQUEST), b2, sizeof(b2)),
 		    fig(v, EXK_DISK_REQUESTS));
 	else
-		say(p, "dom0 submitted %s per request to its disk (%.0f, the drain's included). ",
+		say(p,
+		    "its disk took %s per request (%.0f, the drain's included; the disk's own "
+		    "count, after the block layer merged them). ",
 		    ex_bytes(fig(v, EXK_DISK_AVG_REQUEST), b2, sizeof(b2)),
 		    fig(v, EXK_DISK_REQUESTS));
 	if (v->reasons & EXR_REQ_MERGED) {

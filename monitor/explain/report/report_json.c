@@ -236,7 +236,14 @@ static void put_imported(FILE *out, const struct explain *ex)
 	put_num(out, disks ? (double)ex->disk_wr : NAN);
 	fputs(",\"host_disk_rd_bytes\":", out);
 	put_num(out, disks ? (double)ex->disk_rd : NAN);
-	fputs("},\"not_given\":[", out);
+	fputs("}", out);
+}
+
+/* What the recording cannot say, each with why: an import's missing logs, a drain the
+ * recording cut short, a leaf whose requests are not one domain's. */
+static void put_not_given(FILE *out, const struct explain *ex)
+{
+	fputs(",\"not_given\":[", out);
 	for (size_t i = 0; i < ex->n_not_given; i++) {
 		fprintf(out, "%s{\"id\":\"%s\",\"why\":", i ? "," : "", ex->not_given[i].key);
 		json_put_string(out, ex->not_given[i].text);
@@ -275,8 +282,9 @@ void report_json_object(FILE *out, const struct explain *ex)
 		put_verdict(out, ex, &ex->verdicts[i]);
 	}
 	fputs("]", out);
-	if (ex->host.absent) /* an imported recording: what it has, and what it cannot say */
+	if (ex->host.absent) /* an imported recording: what it has */
 		put_imported(out, ex);
+	put_not_given(out, ex);
 	fputs("}", out);
 }
 

@@ -102,8 +102,8 @@ static void measure_requests(struct ex_compare *c)
 	bool wr = !c->reads;
 	double ga = (double)(wr ? a->io.guest_wr_ios : a->io.guest_rd_ios);
 	double gb = (double)(wr ? b->io.guest_wr_ios : b->io.guest_rd_ios), ka, kb, ia, ib;
-	ex_leaf_requests(a, wr, &ka, &ia);
-	ex_leaf_requests(b, wr, &kb, &ib);
+	ex_leaf_requests(a, wr, &ka, &ia, NULL, 0);
+	ex_leaf_requests(b, wr, &kb, &ib, NULL, 0);
 	if (c->a.ex->host.absent || c->b.ex->host.absent || ga <= 0 || gb <= 0 || ia <= 0 ||
 	    ib <= 0)
 		return;

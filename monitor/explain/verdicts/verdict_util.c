@@ -1,5 +1,7 @@
-/* verdict_util.c - what every verdict needs: a verdict slot, its figures and evidence. The
- * verdicts call it; it calls none of them (verdicts_rank.c runs and ranks them). */
+/* verdict_util.c - what every verdict needs: a verdict slot, its figures and evidence, and
+ * what a recording cannot give (not given). The verdicts call it; it calls none of them
+ * (verdicts_rank.c runs and ranks them). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,30 @@ struct ex_verdict *ex_verdict_new(struct explain *ex, enum ex_verdict_id id, uin
 {
 	const struct ex_verdict v = {.id = id, .domid = domid, .claim = EX_NO_CLAIM};
 	return arrays_put(ex->verdicts, &ex->n_verdicts, EX_MAX_VERDICTS, &v, sizeof(v));
+}
+
+static void not_given(struct explain *ex, const char *key, const char *fmt, va_list ap)
+{
+	for (size_t i = 0; i < ex->n_not_given; i++)
+		if (!strcmp(ex->not_given[i].key, key))
+			return; /* once per recording, not per domain */
+	arrays_put_text(ex->not_given, &ex->n_not_given, EX_MAX_NOT_GIVEN, key, fmt, ap);
+}
+
+void ex_not_given(struct explain *ex, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	not_given(ex, key, fmt, ap);
+	va_end(ap);
+}
+
+void ex_verdict_not_given(struct explain *ex, enum ex_verdict_id id, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	not_given(ex, ex_verdict_key(id), fmt, ap);
+	va_end(ap);
 }
 
 static struct ex_figure *new_fig(struct ex_verdict *v, enum ex_key key)

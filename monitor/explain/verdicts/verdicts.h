@@ -143,7 +143,10 @@ struct ex_test_size {
 void ex_test_and_caches(const struct explain *ex, const struct ex_domain *d,
                         struct ex_test_size *t);
 
-/* What d's leaf devices took over the window and its drain, in one direction: bytes and
- * bios (verdicts_request.c). */
-void ex_leaf_requests(const struct ex_domain *d, bool wr, double *bytes, double *ios);
+/* What d's leaf devices took over the window and its drain, in one direction: their own
+ * bytes and completed requests (diskstats, after merging), when each leaf d used served d
+ * alone; false (0, 0) when not, or when no leaf counted any (why, if not NULL, then says
+ * which leaf and why, or stays as it was: d used no leaf that way). verdicts_request.c */
+bool ex_leaf_requests(const struct ex_domain *d, bool wr, double *bytes, double *ios, char *why,
+                      size_t whylen);
 #endif

@@ -16,30 +16,6 @@ static bool holds(const struct explain *ex, enum figure_id id)
 	return figure_held(id, ex->host.absent);
 }
 
-static void not_given(struct explain *ex, const char *key, const char *fmt, va_list ap)
-{
-	for (size_t i = 0; i < ex->n_not_given; i++)
-		if (!strcmp(ex->not_given[i].key, key))
-			return; /* once per recording, not per domain */
-	arrays_put_text(ex->not_given, &ex->n_not_given, EX_MAX_NOT_GIVEN, key, fmt, ap);
-}
-
-void ex_not_given(struct explain *ex, const char *key, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	not_given(ex, key, fmt, ap);
-	va_end(ap);
-}
-
-void ex_verdict_not_given(struct explain *ex, enum ex_verdict_id id, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	not_given(ex, ex_verdict_key(id), fmt, ap);
-	va_end(ap);
-}
-
 static bool imported_log(const struct explain *ex, const char *kind)
 {
 	char key[16];

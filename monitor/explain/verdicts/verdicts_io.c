@@ -3,18 +3,35 @@
 #include "explain/dom0_subject.h"
 #include "explain/verdicts/verdicts.h"
 
+/* Why a figure built on d's drain is not given: the recording ended first. */
+static void say_drain_cut(struct explain *ex, const struct ex_domain *d, enum ex_verdict_id id)
+{
+	ex_verdict_not_given(ex, id,
+	                     "domain %u: the recording ended %.1f s after the run, before dom0 "
+	                     "had written back the %.1f MiB its page cache held of it (the drain "
+	                     "was cut short): record until the drain ends (xiotop record -- CMD "
+	                     "keeps on until dom0 has written it back)",
+	                     d->domid, ex->win.recorded_after_s, (double)d->backlog_end / EX_MIB);
+}
+
 void verdict_page_cache_inflation(struct explain *ex, const struct ex_domain *d)
 {
 	if (d->io.guest_wr_bytes < EX_ACTIVE_BYTES)
 		return;
+	if (ex_drain_cut(ex, d)) { /* the end to end rate would be half the drain's */
+		say_drain_cut(ex, d, EXV_PAGE_CACHE_INFLATION);
+		return;
+	}
 	double rate = ex_guest_wr_rate(ex, d), e2e = ex_end_to_end_wr_rate(ex, d);
-	double phys_rate = (double)d->io.phys_wr_bytes / ex->win.seconds;
+	/* what the disks took once: a mirror's second copy is no faster disk */
+	uint64_t stored = model_io_stored_wr(&d->io);
+	double phys_rate = (double)stored / ex->win.seconds;
 	double factor = e2e > 0 ? rate / e2e : 0;
 	/* dom0's own writes: its bios after the run are the drain, when it was seen to end */
-	bool cached = d->dom0_subject      ? d->drained && factor >= EX_INFLATION_MIN
-	              : ex->host.has_dirty ? factor >= EX_INFLATION_MIN
-	                                   : d->io.phys_wr_bytes * EX_CACHED_PART_DEN <
-	                                         d->io.guest_wr_bytes * EX_CACHED_PART_NUM;
+	bool cached = d->dom0_subject ? d->drained && factor >= EX_INFLATION_MIN
+	              : ex->host.has_dirty
+	                  ? factor >= EX_INFLATION_MIN
+	                  : stored * EX_CACHED_PART_DEN < d->io.guest_wr_bytes * EX_CACHED_PART_NUM;
 	if (!cached)
 		return;
 	struct ex_verdict *v = ex_verdict_new(ex, EXV_PAGE_CACHE_INFLATION, d->domid);
@@ -22,7 +39,7 @@ void verdict_page_cache_inflation(struct explain *ex, const struct ex_domain *d)
 		return;
 	v->share = rate > 0 ? 1 - e2e / rate : 0;
 	ex_fig(v, EXK_GUEST_WR_BYTES, (double)d->io.guest_wr_bytes);
-	ex_fig(v, EXK_PHYS_WR_BYTES, (double)d->io.phys_wr_bytes);
+	ex_fig(v, EXK_PHYS_WR_BYTES, (double)stored); /* once: a mirror's copies apart */
 	ex_fig(v, EXK_WINDOW_SECONDS, ex->win.seconds);
 	ex_fig(v, EXK_GUEST_WR_RATE, rate);
 	ex_fig(v, EXK_PHYS_WR_RATE, phys_rate);
@@ -67,6 +84,11 @@ void verdict_double_counting(struct explain *ex, const struct ex_domain *d)
 	uint64_t dc = d->io.double_counted_bytes + d->after_double_counted;
 	uint64_t vm = d->io.vmstat_wr_bytes + d->after_vmstat_wr;
 	uint64_t phys = d->io.phys_wr_bytes + d->after_phys_wr;
+	if (ex_drain_cut(ex, d) && d->io.guest_wr_bytes >= EX_ACTIVE_BYTES) {
+		/* the writeback's second count only partly seen */
+		say_drain_cut(ex, d, EXV_DOUBLE_COUNTING);
+		return;
+	}
 	if (dc < EX_ACTIVE_BYTES || dc * EX_DOUBLE_MIN_DEN < d->io.guest_wr_bytes)
 		return;
 	struct ex_verdict *v = ex_verdict_new(ex, EXV_DOUBLE_COUNTING, d->domid);

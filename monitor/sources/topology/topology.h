@@ -150,6 +150,9 @@ struct xt_devinfo {
 	uint32_t parent;   /* whole disk dev_t of a partition */
 	bool is_loop;
 	bool is_leaf; /* whole disk, not loop, no slaves (vda, sda, zram0, nvme0n1) */
+	/* redundant md arrays (md/level raid1, raid4, raid5, raid6, raid10) write a block to
+	 * more than one member: the array, and a member of one (a holder of it) */
+	bool is_array, in_array;
 };
 int topo_devinfo(const struct xt_roots *roots, uint32_t dev, struct xt_devinfo *out);
 /* dev_t of a device name such as "loop0" or "vda1"; 0 if unknown. */
