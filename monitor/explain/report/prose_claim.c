@@ -96,11 +96,14 @@ static void say_not_placed(struct prose *p, const struct ex_verdict *v, const st
 		    "bytes alone tie it to none.",
 		    c->n_stretches, c->n_stretches > 1 ? "es" : "", whose, way,
 		    c->n_stretches > 1 ? "" : "s", ex_bytes((double)c->bytes, b, sizeof(b)));
+	say(p, " Not placed in the timeline, so no rate is set against it.");
+	bool marked = c->placed_by & (EXPE_GUEST_MARKS | EXPE_DOM0_MARKS | EXPE_WRAP);
+	if (marked || (v->reasons & EXR_CLAIM_GUEST_CACHE))
+		return; /* its marks were there; or nothing of it left the guest */
 	say(p,
-	    " Not placed in the timeline, so no rate is set against it. A mark before and after "
-	    "the run would place it: in the guest, xenstore-write data/xiotop/mark \"start %s\" "
-	    "and \"end %s\"; in dom0, xiotop mark (or the console's m) with those labels; or, "
-	    "for a run in dom0, xiotop record -- %s ...",
+	    " A mark before and after the run would place it: in the guest, xenstore-write "
+	    "data/xiotop/mark \"start %s\" and \"end %s\"; in dom0, xiotop mark (or the "
+	    "console's m) with those labels; or, for a run in dom0, xiotop record -- %s ...",
 	    tool, tool, tool);
 }
 
@@ -214,6 +217,10 @@ void prose_claim(struct prose *p, const struct explain *ex, const struct ex_verd
 		       "longer).");
 	else if (v->reasons & EXR_CLAIM_INFLATED)
 		say(p, ": the tool's rate is %.1fx what the disks did.", c->inflation);
+	else if (c->inflation > 0 && c->inflation * EX_CLAIM_INFLATION_MIN < 1)
+		say(p,
+		    ": the tool's rate is below what the disks did (%.2fx): no cache inflated it.",
+		    c->inflation);
 	else if (c->inflation > 0)
 		say(p, ": the tool's rate matches what the disks did (%.2fx).", c->inflation);
 	else

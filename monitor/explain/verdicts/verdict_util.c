@@ -1,6 +1,6 @@
-/* verdict_util.c - what every verdict needs: a verdict slot, its figures and evidence, and
- * what a recording cannot give (not given). The verdicts call it; it calls none of them
- * (verdicts_rank.c runs and ranks them). */
+/* verdict_util.c - what every verdict needs: a verdict slot, its figures and evidence, a
+ * claim's own settings as figures, and what a recording cannot give (not given). The
+ * verdicts call it; it calls none of them (verdicts_rank.c runs and ranks them). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,4 +70,24 @@ void ex_evidence(struct ex_verdict *v, const char *counter)
 {
 	if (v->n_evidence < EX_MAX_EVIDENCE)
 		v->evidence[v->n_evidence++] = counter;
+}
+
+void ex_said_figures(struct ex_verdict *v, const struct ex_claim *c)
+{
+	const struct claim_said *s = &c->fig.said;
+	const struct claim_setting *flags[] = {&s->direct, &s->sync, &s->flush_end};
+	const enum ex_key keys[] = {EXK_SAID_DIRECT, EXK_SAID_SYNC, EXK_SAID_FLUSH_END};
+	for (int i = 0; i < 3; i++)
+		if (flags[i]->from == CLAIM_FROM_NONE)
+			ex_fig_null(v, keys[i]);
+		else
+			ex_fig(v, keys[i], flags[i]->value ? 1 : 0);
+	if (s->block_bytes.from == CLAIM_FROM_NONE)
+		ex_fig_null(v, EXK_BLOCK_BYTES);
+	else
+		ex_fig(v, EXK_BLOCK_BYTES, (double)s->block_bytes.value);
+	if (s->queue_depth.from == CLAIM_FROM_NONE)
+		ex_fig_null(v, EXK_QUEUE_DEPTH);
+	else
+		ex_fig(v, EXK_QUEUE_DEPTH, (double)s->queue_depth.value);
 }

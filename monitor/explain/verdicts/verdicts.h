@@ -113,7 +113,7 @@ void ex_dom0_drain_figures(struct ex_verdict *v, const struct explain *ex,
 
 /* What a claim says of itself (its result's struct claim_said) as a verdict's figures:
  * "direct", "sync", "flush_end" (1, 0; null: nothing says), "block_bytes", "queue_depth".
- * verdicts_said.c */
+ * verdict_util.c */
 void ex_said_figures(struct ex_verdict *v, const struct ex_claim *c);
 
 /* The figure keys (verdict_keys.c), indexed by enum ex_key: the JSON contract. */

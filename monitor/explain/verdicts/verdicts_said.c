@@ -60,26 +60,6 @@ static bool stretch_latency(const struct ex_domain *d, const struct ex_located *
 	return *count > 0;
 }
 
-void ex_said_figures(struct ex_verdict *v, const struct ex_claim *c)
-{
-	const struct claim_said *s = &c->fig.said;
-	const struct claim_setting *flags[] = {&s->direct, &s->sync, &s->flush_end};
-	const enum ex_key keys[] = {EXK_SAID_DIRECT, EXK_SAID_SYNC, EXK_SAID_FLUSH_END};
-	for (int i = 0; i < 3; i++)
-		if (flags[i]->from == CLAIM_FROM_NONE)
-			ex_fig_null(v, keys[i]);
-		else
-			ex_fig(v, keys[i], flags[i]->value ? 1 : 0);
-	if (s->block_bytes.from == CLAIM_FROM_NONE)
-		ex_fig_null(v, EXK_BLOCK_BYTES);
-	else
-		ex_fig(v, EXK_BLOCK_BYTES, (double)s->block_bytes.value);
-	if (s->queue_depth.from == CLAIM_FROM_NONE)
-		ex_fig_null(v, EXK_QUEUE_DEPTH);
-	else
-		ex_fig(v, EXK_QUEUE_DEPTH, (double)s->queue_depth.value);
-}
-
 static void judge_queue_depth(struct explain *ex, const struct ex_claim *c)
 {
 	const struct claim_said *s = &c->fig.said;
@@ -100,9 +80,9 @@ static void judge_queue_depth(struct explain *ex, const struct ex_claim *c)
 	double per_io = (double)reqs / ios;
 	if (per_io < EX_QD_ONE_REQUEST_LO || per_io > EX_QD_ONE_REQUEST_HI) {
 		ex_verdict_not_given(ex, EXV_QUEUE_DEPTH,
-		                     "holds only where each of the tool's I/Os is one request at "
-		                     "the guest's disk; a run's %.2f requests per I/O (split or "
-		                     "merged in the guest) are not",
+		                     "needs each of the tool's I/Os to be one request at the "
+		                     "guest's disk in dom0: a run at queue depth 1 had %.2f (the "
+		                     "guest split or merged them)",
 		                     per_io);
 		return;
 	}
