@@ -3,12 +3,14 @@
  * record.h and rec_writer_internal.h. */
 #include "record/rec_writer_internal.h"
 
+/* Due once the oldest waiting would be commit_age_ns old by the next sample (expected
+ * one gap later): nothing waits longer, whatever the interval. */
 bool rec_commit_due(const struct rec_writer *w, int64_t now_ns)
 {
 	if (!rec_oplog_units(&w->log))
 		return false;
 	return w->commit_soon || rec_oplog_bytes(&w->log) >= w->commit_bytes ||
-	       now_ns - w->waiting_since >= w->commit_age_ns;
+	       now_ns + w->gap_ns - w->waiting_since >= w->commit_age_ns;
 }
 
 int rec_commit(struct rec_writer *w)

@@ -484,6 +484,8 @@ int rec_append(struct rec_writer *w, const struct xio_sample *s, struct xerr *er
 	int64_t now = clock_mono_ns();
 	if (!w->waiting_since)
 		w->waiting_since = now;
+	w->gap_ns = w->last_sample_ns ? now - w->last_sample_ns : 0;
+	w->last_sample_ns = now;
 	if (rec_commit_due(w, now) && (rc = commit(w)) != SQLITE_OK)
 		return commit_failed(w, rc, err);
 	return 0;

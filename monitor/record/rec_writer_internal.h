@@ -107,6 +107,8 @@ struct rec_writer {
 	struct rec_buf code;       /* the sample's items, coded (rec_chain.h) */
 	struct rec_oplog log;      /* rows waiting for their commit */
 	int64_t waiting_since;     /* CLOCK_MONOTONIC of the oldest unit waiting; 0: none */
+	int64_t last_sample_ns;    /* CLOCK_MONOTONIC of the last sample kept; 0: none */
+	int64_t gap_ns;            /* between the last two: when the next is expected */
 	bool commit_soon;          /* a mark waits: commit at the next sample */
 	uint64_t commit_bytes;     /* the commit rule (record.h) */
 	int64_t commit_age_ns;

@@ -10,10 +10,12 @@
  * Writer: rec_create() makes a new file (refusing to overwrite one) and stores the host
  * facts; rec_append() keeps one sample, rec_add_mark_from() a labelled instant. What is
  * kept waits in memory and is committed in groups (the commit rule below): a transaction
- * of at most REC_COMMIT_BYTES once that much waits or the oldest has waited
- * REC_COMMIT_AGE_NS, with the sample after a mark, and at rec_flush() and rec_close(). So
- * a killed recorder loses what waited (at most REC_COMMIT_AGE_NS of samples, or the one
- * sample in flight when samples are further apart), never what was committed. A commit
+ * of at most REC_COMMIT_BYTES once that much waits or the oldest would have waited
+ * REC_COMMIT_AGE_NS by the next sample (expected as far after this one as this one came
+ * after the one before), with the sample after a mark, and at rec_flush() and
+ * rec_close(). So a killed recorder loses what waited (at most REC_COMMIT_AGE_NS of
+ * samples at a steady pace, or the one sample in flight when samples are further apart),
+ * never what was committed. A commit
  * the file system has no room for (or another process holding the file) is rolled back
  * and what waits goes on waiting, tried again at every sample (rec_writer_waiting() says
  * why): the writer stays open and loses nothing until REC_WAIT_MAX waits, after which a

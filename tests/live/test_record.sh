@@ -11,6 +11,7 @@
 #  - kill -9 mid-recording, then export works; wrap mode marks start/end and exit status;
 #  - wrap mode records on until the dirty pages the command left are written back (the
 #    host leaf's own diskstats took the command's bytes by the recorder's stop), said;
+#    older pages written back meanwhile make it wait for the host's bound, said;
 #  - a full disk keeps the recorder going (said); it exits 2 when what waited could not be
 #    committed; a read-only place and bad files each give their message and exit 2.
 # Exit 77 (skipped) without root or zram.
@@ -178,6 +179,7 @@ check "$(python3 -c "import sys; sys.exit(0 if 1.5 <= $tail_s < 3 else 1)" && ec
 # image file and reach the host leaf (HOST_ZRAM) by writeback, after the writer ended.
 rec4=$work/drain.xiotop
 leaf_wr() { awk -v d="$HOST_ZRAM" '$3 == d { print $10 * 512 }' /proc/diskstats; }
+sync # part 2's pages written back: none older than the recording is written back in it (3c)
 leaf_before=$(leaf_wr)
 "$X" record -o "$rec4" -d 0.5 --xenstore-dump "$dump" -- \
 	"$XIOTOP_EMU" blkback --domid 1 --target "$DOM1_DEV" --write-mib 32 >/dev/null 2>"$work/drain.err"
@@ -200,12 +202,31 @@ mark=$(sqlite3 "$rec4" "SELECT label FROM marks WHERE label LIKE 'drain: %'")
 check "$(python3 -c "import sys; sys.exit(0 if 0 < $drained / 1e9 < 45 else 1)" && [ -n "$mark" ] &&
 	echo 0 || echo 1)" "recorded $(python3 -c "print(f'{$drained / 1e9:.1f}')") s after the end, within the bound; mark: $mark"
 
+# --- 3c. older dirty pages written back during the recording: the counters cannot tell ---
+# 64 MiB dirtied before the recorder starts, 32 by its command: the domain's written-back
+# bytes pass its dirtied ones, said; the recording goes on to the host's writeback bound.
+rec5=$work/older.xiotop
+"$XIOTOP_EMU" blkback --domid 1 --target "$DOM1_DEV" --write-mib 64 >/dev/null
+"$X" record -o "$rec5" -d 0.5 --xenstore-dump "$dump" -- \
+	"$XIOTOP_EMU" blkback --domid 1 --target "$DOM1_DEV" --write-mib 32 >/dev/null 2>"$work/older.err"
+older_rc=$?
+said=$(grep -m1 "domain 1 \(was\|is\) writing back pages dirtied before the recording began" "$work/older.err")
+bound=$(sqlite3 "$rec5" "SELECT label FROM marks WHERE label LIKE 'drain: the host''s writeback bound%'")
+check "$([ $older_rc -eq 0 ] && [ -n "$said" ] && [ -n "$bound" ] && echo 0 || echo 1)" \
+	"older pages written back meanwhile: ${said#xiotop: }; mark: $bound"
+
 # --- 4. a full disk: said, the recorder goes on; exit 2 when what waited is lost ---
 mkdir "$work/full"
-mount -t tmpfs -o size=256k tmpfs "$work/full"
+mount -t tmpfs -o size=1m tmpfs "$work/full"
+timeout 60 "$X" record -o "$work/full/rec.xiotop" -d 0.1 --commit-every 0.5 --duration 8 \
+	--xenstore-dump "$dump" 2>"$work/full.err" &
+full_pid=$!
+pids+=("$full_pid")
+# another writer takes the rest of the file system once the recording has committed samples
+wait_for 30 has_samples "$work/full/rec.xiotop" 2
+dd if=/dev/zero of="$work/full/filler" bs=4k 2>/dev/null
 full_rc=0
-timeout 60 "$X" record -o "$work/full/rec.xiotop" -d 0.1 --duration 8 --xenstore-dump "$dump" \
-	2>"$work/full.err" || full_rc=$?
+wait "$full_pid" || full_rc=$?
 said=$(grep -c "is full: samples wait in memory" "$work/full.err")
 check "$(grep -q "samples (of [0-9]*) could not be committed" "$work/full.err" &&
 	[ $full_rc -eq 2 ] && [ "$said" -eq 1 ] && echo 0 || echo 1)" \
@@ -243,7 +264,7 @@ sqlite3 "$work/foreign.db" "CREATE TABLE t (a); INSERT INTO t VALUES (1)"
 expect_2 "an SQLite database but not an xiotop recording" "$X" export "$work/foreign.db"
 cp "$rec" "$work/newer.xiotop"
 sqlite3 "$work/newer.xiotop" "PRAGMA user_version=9"
-expect_2 "schema version 9 .* reads schema versions up to 3" "$X" -b --from-file "$work/newer.xiotop"
+expect_2 "schema version 9 .* reads schema versions up to 4" "$X" -b --from-file "$work/newer.xiotop"
 expect_2 "neither a mark" "$X" export "$rec" --from "no such mark"
 
 live_finish record
