@@ -10,15 +10,18 @@
 # prints the tool's whole output between XIOTOP-BENCH lines on its console, which dom0
 # collects; where the tool's output does not say how it was run (dd's flags, fio's), the
 # command line goes first, as a terminal shows it. Parameters from the kernel command line
-# (xl's extra=): xmib, the size of each tool's file in MiB.
+# (xl's extra=): xmib, the size of each tool's file in MiB; xtools, the runs this guest
+# makes (dd, ddd, fio, fiorr, bonnie, iozone: all by default), in that order.
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs dev /dev
 xmib=32
+xtools=dd,ddd,fio,fiorr,bonnie,iozone
 # shellcheck disable=SC2013 # the command line's words are the parameters
 for a in $(cat /proc/cmdline); do
-	case $a in xmib=*) eval "$a" ;; esac
+	case $a in xmib=* | xtools=*) eval "$a" ;; esac
 done
+wants() { case ",$xtools," in *",$1,"*) return 0 ;; esac; return 1; }
 insmod /lib/modules/xen-blkfront.ko
 while read -r m; do insmod "/lib/modules/ext4/$m.ko"; done </lib/modules/ext4.order
 i=0
@@ -46,6 +49,7 @@ mark() {
 bench() {
 	name=$1 tool=$2
 	shift 2
+	wants "$name" || return 0 # not one of the guest's xtools
 	mark "start $tool"
 	echo "XIOTOP-BENCH-BEGIN $name"
 	"$@" 2>&1
