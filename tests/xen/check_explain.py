@@ -3,10 +3,13 @@
 runs it, judged against what the physics of each guest's path says it must find.
 
 Three guests ran one after the other, each making ext4 on its disk and running, between
-its own marks ("start dd" ... "end iozone") written into xenstore: GNU dd (32 MiB written
+its own marks ("start dd" ... "end iozone" or "end bonnie": each run marked as its tool,
+"start fio" for both fio runs, as a user names them) written into xenstore (x-file all of
+these, x-lv dd, dd oflag=direct, fio's random reads and bonnie++, x-md dd, dd
+oflag=direct, fio's write and bonnie++): GNU dd (32 MiB written
 with conv=fdatasync, the guest's caches dropped, read back), dd again with oflag=direct (32
-MiB, no sync; tool "ddd"), fio (32 MiB sequential write with end_fsync; then 4 KiB random
-reads with direct=1 at iodepth 1 for 5 s, tool "fiorr"), bonnie++ (-s 32 -f: a 32 MiB file,
+MiB, no sync; its output x-NAME-ddd.txt), fio (32 MiB sequential write with end_fsync; then 4 KiB random
+reads with direct=1 at iodepth 1 for 5 s, x-NAME-fiorr.txt), bonnie++ (-s 32 -f: a 32 MiB file,
 256 MiB of guest memory) and iozone -o -e (8 MiB in 256 KiB O_SYNC writes, then read):
   x-file  a file image on ext4 on a zram disk, through loop with direct I/O off: dom0's
           page cache is on its path;
@@ -21,8 +24,8 @@ before/after each guest (XVMSTAT); the guest's own clock at each mark (its conso
 tools' own outputs.
 
 THE EXPECTED VERDICTS, FROM THE PHYSICS (written before any run was looked at):
- 1. The window explain takes for a guest is that guest's own marks: "start dd" to
-    "end iozone", as long as the guest's own clock says (+- one sampling interval each
+ 1. The window explain takes for a guest is that guest's own marks: "start dd" to its
+    last ("end iozone" or "end bonnie"), as long as the guest's own clock says (+- one sampling interval each
     side and a second: the window is whole intervals, which a loaded TCG stretches).
  2. Its guest bytes over that window are blkback's between the two marks (within 2 % and
     1 MiB: the window may hold one interval more on each side, in which the guest sleeps).
@@ -64,7 +67,8 @@ THE EXPECTED VERDICTS, FROM THE PHYSICS (written before any run was looked at):
  15. Queue depth 1: fio's 4 KiB random reads at iodepth 1 each waited for the last, so their
     rate is one over the round trip: a queue-depth-1 verdict's IOPS from xiotop's latency
     is within 20 % of 1 / the mean read latency the backend device itself measured over
-    that run (its diskstats: read ticks over reads completed between the fiorr marks; a
+    that run (its diskstats: read ticks over reads completed between the guest's second
+    "start fio" and "end fio" marks, the random reads' run; a
     bio-based device, dm, counts whole 4 ms jiffies, each read's time 0 or 4 ms: its mean
     is right only to 2 / sqrt(ticks / 4 ms) more, added to the 20 %).
  16. O_DIRECT in the guest is buffered in dom0 where loop's direct I/O is off: explain says
@@ -93,6 +97,12 @@ from xenfig import epoch  # noqa: E402
 MiB = 1 << 20
 NAMES = ("x-file", "x-lv", "x-md")
 TOOLS = ("dd", "ddd", "fio", "fiorr", "bonnie", "iozone")
+# the runs each guest made (explain.sh's x_cfg): each output's file, in the order they ran
+TOOLS_OF = {"x-file": TOOLS, "x-lv": ("dd", "ddd", "fiorr", "bonnie"), "x-md": ("dd", "ddd", "fio", "bonnie")}
+
+
+def last_mark(name):
+    return "end " + {"fiorr": "fio", "ddd": "dd"}.get(TOOLS_OF[name][-1], TOOLS_OF[name][-1])
 failures = []
 
 
@@ -115,7 +125,7 @@ class Truth:
 
     def __init__(self, path):
         self.marks = {}  # name -> [(wall, rd_bytes, wr_bytes, label)]
-        self.markdisk = {}  # (name, label) -> {dev: dict}, the first time the label landed
+        self.markdisk = {}  # (name, label) -> [{dev: dict}], each time the label landed
         self.vbd = {}  # (tag, name) -> (wall, rd, wr)
         self.disk = {}  # (tag, name) -> {dev: dict}
         self.vmstat = {}  # (tag, name) -> (wall, pgpgout bytes)
@@ -133,11 +143,13 @@ class Truth:
             self.marks.setdefault(f[1], []).append((float(f[3]), int(f[4]) * 512, int(f[5]) * 512, " ".join(f[6:])))
             self.domid[f[1]] = int(f[2])
         elif f[0] == "XMARKDISK" and len(f) >= 13:
-            key = (f[1], " ".join(f[12:]))
-            at = self.markdisk.setdefault(key, {})
-            if f[4] not in at:
-                at[f[4]] = dict(reads=int(f[5]), rd=int(f[6]) * 512, rticks=int(f[7]), writes=int(f[8]),
-                                wr=int(f[9]) * 512, wticks=int(f[10]))
+            # one line per device each time a mark lands: a new landing when the device is
+            # already in the last one (the same label lands twice: "start fio" per fio run)
+            seen = self.markdisk.setdefault((f[1], " ".join(f[12:])), [])
+            if not seen or f[4] in seen[-1]:
+                seen.append({})
+            seen[-1][f[4]] = dict(reads=int(f[5]), rd=int(f[6]) * 512, rticks=int(f[7]), writes=int(f[8]),
+                                  wr=int(f[9]) * 512, wticks=int(f[10]))
         elif f[0] == "XVBD":
             self.vbd[(f[1], f[2])] = (float(f[4]), int(f[5]) * 512, int(f[6]) * 512)
             self.domid[f[2]] = int(f[3])
@@ -162,15 +174,20 @@ class Truth:
         a, b = self.mark(name, first), self.mark(name, last, True)
         return (b[1] - a[1], b[2] - a[2]) if a and b else None
 
+    def disk_at(self, name, label, nth, dev):
+        seen = self.markdisk.get((name, label), [])
+        return seen[nth].get(dev) if -len(seen) <= nth < len(seen) else None
+
     def dev_since_mark(self, name, label, dev, key):
-        """A device's counter from the guest's mark to its count after it (its drain's end)."""
-        a = self.markdisk.get((name, label), {}).get(dev)
+        """A device's counter from the guest's first such mark to its count after it (its
+        drain's end)."""
+        a = self.disk_at(name, label, 0, dev)
         b = self.disk.get(("after", name), {}).get(dev)
         return b[key] - a[key] if a and b else None
 
-    def dev_between_marks(self, name, first, last, dev, key):
-        a = self.markdisk.get((name, first), {}).get(dev)
-        b = self.markdisk.get((name, last), {}).get(dev)
+    def dev_between_marks(self, name, first, last, nth, dev, key):
+        """A device's counter between the nth landing of mark first and of mark last."""
+        a, b = self.disk_at(name, first, nth, dev), self.disk_at(name, last, nth, dev)
         return b[key] - a[key] if a and b else None
 
 
@@ -220,9 +237,10 @@ def check_window(res, truth, ex, name, tag):
     """1 and 2."""
     w = ex["window"]
     clock = guest_clock(res, name)
-    span = clock["end iozone"] - clock["start dd"] if "end iozone" in clock and "start dd" in clock else None
+    end = last_mark(name)
+    span = clock[end] - clock["start dd"] if end in clock and "start dd" in clock else None
     check(w.get("marks_of") == f"domain {truth.domid.get(name)}" and w.get("from_mark") == "start dd"
-          and w.get("to_mark") == "end iozone",
+          and w.get("to_mark") == end,
           f"{tag} 1: window from the guest's own marks: marks_of {w.get('marks_of')!r},"
           f" {w.get('from_mark')!r} to {w.get('to_mark')!r}")
     slack = 2 * w["interval_s"] + 1
@@ -230,7 +248,7 @@ def check_window(res, truth, ex, name, tag):
           f"{tag} 1: window {w['seconds']:.1f} s, the guest's clock {span} s between its marks"
           f" (+-{slack:.1f} s: 2 intervals of {w['interval_s']} s and 1 s)")
     d = domain(ex, truth.domid.get(name))
-    delta = truth.mark_delta(name, "start dd", "end iozone")
+    delta = truth.mark_delta(name, "start dd", last_mark(name))
     if not d or not delta:
         check(False, f"{tag} 2: explain has the domain ({bool(d)}) and blkback was read at its marks ({bool(delta)})")
         return None
@@ -240,12 +258,12 @@ def check_window(res, truth, ex, name, tag):
     return d
 
 
-def check_synced(ex, tag):
+def check_synced(ex, name, tag):
     """3, 3b, 13."""
     interval = ex["window"]["interval_s"]
-    for tool in ("fio", "fiorr"):
+    for tool in [t for t in ("fio", "fiorr") if t in TOOLS_OF[name]]:
         check(bool(claims(ex, tool)), f"{tag} 13: fio's default text output ({tool}) read as a claim")
-    for tool in ("dd", "fio"):
+    for tool in [t for t in ("dd", "fio") if t in TOOLS_OF[name]]:
         ws = [(c, v) for c, v in claims(ex, tool) if c["direction"] == "write"]
         got = []
         for c, v in ws:
@@ -392,37 +410,49 @@ def check_request_size(truth, ex, name, domid, tag):
 def check_queue_depth(truth, ex, name, domid, tag):
     """15: the queue-depth-1 verdict against the backend device's own read latency."""
     dev = truth.stack.get(name, {}).get("backend")
-    reads = truth.dev_between_marks(name, "start fiorr", "end fiorr", dev, "reads")
-    ticks = truth.dev_between_marks(name, "start fiorr", "end fiorr", dev, "rticks")
+    # the random reads' fio run, between its "start fio" and "end fio" (the second pair
+    # where the guest ran fio's write first)
+    nth = 1 if "fio" in TOOLS_OF[name] else 0
+    reads = truth.dev_between_marks(name, "start fio", "end fio", nth, dev, "reads")
+    ticks = truth.dev_between_marks(name, "start fio", "end fio", nth, dev, "rticks")
     iops = 1000.0 * reads / ticks if reads and ticks else None
     tol = 20.0
     if dev and dev.startswith("dm-") and ticks:  # jiffies (HZ 250): reads timed 0 or 4 ms
         tol += 100.0 * 2 / (ticks / 4.0) ** 0.5
-    qd = [v for v in ex.get("verdicts", []) if v["domid"] == domid and re.search(r"queue_depth|iodepth|qd1", v["id"])]
-    fig = None
-    for v in qd:
-        for k, x in v["figures"].items():
-            if isinstance(x, (int, float)) and re.search(r"latency.*iops|iops.*latency", k):
-                fig = x
+    qd = [v for v in verdicts(ex, "queue_depth_latency", domid)]
+    fig = qd[0]["figures"].get("latency_iops") if qd else None
+    if qd:
+        f = qd[0]["figures"]
+        print(f"     {tag} 15: claimed {f.get('claimed_iops')} IOPS, xiotop's mean latency"
+              f" {f.get('latency_mean_us')} us over {f.get('latency_requests')} requests")
     check(fig is not None and near(fig, iops, tol),
           f"{tag} 15: queue-depth-1 verdict's IOPS from latency {fig} vs 1 / {dev}'s own mean read latency"
           f" {iops and round(iops, 1)} ({reads} reads, {ticks} ms; {tol:.0f} %)"
-          + ("" if qd else ": no queue-depth verdict (h-explain's, issue 43)"))
+          + ("" if qd else f": no queue_depth_latency verdict ({why_not(ex, 'queue_depth_latency')})"))
 
 
-def check_self_description(ex, name, tag):
+def why_not(ex, vid):
+    return next((n["why"][:160] for n in ex.get("not_given", []) if n["id"] == vid), "not named not given")
+
+
+def check_self_description(ex, name, domid, tag):
     """16 and 17: what the claim says about itself."""
-    texts = [v["text"] for v in ex.get("verdicts", [])]
-    buffered = [t for t in texts if "O_DIRECT" in t and "buffered" in t]
+    ddd = [v for c, v in claims(ex, "ddd") if v]
+    check(bool(ddd) and all(v["figures"].get("direct") == 1 for v in ddd),
+          f"{tag} 16: ddd's oflag=direct read from its command line: {[v['figures'].get('direct') for v in ddd]}")
+    buffered = verdicts(ex, "direct_io_buffered", domid)
     if name == "x-lv":
-        check(not buffered, f"{tag} 16: no 'O_DIRECT ... buffered in dom0' on the LV ({len(buffered)})")
+        check(not buffered, f"{tag} 16: no direct_io_buffered on the LV ({len(buffered)})")
     else:
-        check(bool(buffered), f"{tag} 16: ddd's oflag=direct said buffered in dom0 (loop direct I/O off)"
-              + ("" if buffered else ": not said (the claim's flags: h-claims, h-explain; issue 43)"))
+        check(bool(buffered), f"{tag} 16: direct_io_buffered: O_DIRECT in the guest, buffered in dom0"
+              f" (loop direct I/O off): {len(buffered)}"
+              + ("" if buffered else f" ({why_not(ex, 'direct_io_buffered')})"))
+    if "iozone" not in TOOLS_OF[name]:
+        return
     iz = [v for c, v in claims(ex, "iozone") if v]
-    synced = [v for v in iz if re.search(r"O_SYNC|\bsync", v["text"]) or "sync" in json.dumps(v["figures"]).lower()]
+    synced = [v for v in iz if v["figures"].get("sync") == 1]
     check(bool(iz) and len(synced) == len(iz),
-          f"{tag} 17: iozone -o's runs ({len(iz)}) said synchronous ({len(synced)})")
+          f"{tag} 17: iozone -o's runs ({len(iz)}) said synchronous ({len(synced)}: figure sync)")
 
 
 def check_placement(ex, tag):
@@ -433,7 +463,7 @@ def check_placement(ex, tag):
                   and v["figures"].get("claimed_seconds") == c["seconds"]
                   and v["figures"].get("direction") == c["direction"]), None)
         placed = v is not None and v["figures"].get("located_from_s") is not None
-        if placed and not (v["figures"].get("placed_by") or v["figures"].get("placement")):
+        if placed and not v["figures"].get("placed_by"):
             bad_evidence.append(f"{os.path.basename(c['file'])} {c['direction']}")
         if not placed and c.get("inflation") is not None:
             bad_inflation.append(f"{os.path.basename(c['file'])} {c['direction']} {c['inflation']}")
@@ -454,12 +484,13 @@ def check_recorded(res, truth, name):
     d = check_window(res, truth, ex, name, tag)
     if not d:
         return ex
-    check_synced(ex, tag)
+    check_synced(ex, name, tag)
     check_reads(ex, name, domid, tag)
     check_double(truth, ex, name, d, tag)
     check_request_size(truth, ex, name, domid, tag)
-    check_queue_depth(truth, ex, name, domid, tag)
-    check_self_description(ex, name, tag)
+    if "fiorr" in TOOLS_OF[name]:
+        check_queue_depth(truth, ex, name, domid, tag)
+    check_self_description(ex, name, domid, tag)
     check_placement(ex, tag)
     print(f"     {tag} explain took {truth.explain_s.get(name, float('nan')):.1f} s in dom0;"
           f" dom0 CPU {d.get('dom0_cpu_s_per_gib')} s/GiB; verdicts "
@@ -536,9 +567,9 @@ def main():
     for line in truth.failed:
         check(False, line)
     for name in NAMES:
-        check(len(truth.marks.get(name, [])) >= 2 * len(TOOLS),
+        check(len(truth.marks.get(name, [])) >= 2 * len(TOOLS_OF[name]),
               f"[{name}] blkback read at the guest's marks: {[m[3] for m in truth.marks.get(name, [])]}")
-        for t in TOOLS:
+        for t in TOOLS_OF[name]:
             p = os.path.join(res, f"x-{name}-{t}.txt")
             check(os.path.exists(p) and os.path.getsize(p) > 0, f"[{name}] {t}'s output collected from the console")
     check_kernel_physics(truth)

@@ -10,15 +10,18 @@
 # prints the tool's whole output between XIOTOP-BENCH lines on its console, which dom0
 # collects; where the tool's output does not say how it was run (dd's flags, fio's), the
 # command line goes first, as a terminal shows it. Parameters from the kernel command line
-# (xl's extra=): xmib, the size of each tool's file in MiB.
+# (xl's extra=): xmib, the size of each tool's file in MiB; xtools, the runs this guest
+# makes (dd, ddd, fio, fiorr, bonnie, iozone: all by default), in that order.
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs dev /dev
 xmib=32
+xtools=dd,ddd,fio,fiorr,bonnie,iozone
 # shellcheck disable=SC2013 # the command line's words are the parameters
 for a in $(cat /proc/cmdline); do
-	case $a in xmib=*) eval "$a" ;; esac
+	case $a in xmib=* | xtools=*) eval "$a" ;; esac
 done
+wants() { case ",$xtools," in *",$1,"*) return 0 ;; esac; return 1; }
 insmod /lib/modules/xen-blkfront.ko
 while read -r m; do insmod "/lib/modules/ext4/$m.ko"; done </lib/modules/ext4.order
 i=0
@@ -40,14 +43,17 @@ mark() {
 	fi
 	sleep 2 # and one recorder interval at least between two marks (the node keeps the last)
 }
-# bench TOOL COMMAND...: the command's whole output between markers, marked around
+# bench NAME TOOL COMMAND...: the command's whole output between markers (NAME: its own
+# file in dom0), marked around as the TOOL it runs ("start fio" for both fio runs: a
+# guest's marks name the tool, which is how explain places its claims)
 bench() {
-	tool=$1
-	shift
+	name=$1 tool=$2
+	shift 2
+	wants "$name" || return 0 # not one of the guest's xtools
 	mark "start $tool"
-	echo "XIOTOP-BENCH-BEGIN $tool"
+	echo "XIOTOP-BENCH-BEGIN $name"
 	"$@" 2>&1
-	echo "XIOTOP-BENCH-END $tool rc=$?"
+	echo "XIOTOP-BENCH-END $name rc=$?"
 	mark "end $tool"
 }
 say "bench start xmib=$xmib mem=$(awk '/MemTotal/ {print $2}' /proc/meminfo)kB"
@@ -66,7 +72,7 @@ dd_runs() {
 	sleep 2
 	/usr/bin/dd if=/mnt/dd.bin of=/dev/null bs=1M
 }
-bench dd dd_runs
+bench dd dd dd_runs
 rm -f /mnt/dd.bin
 sync
 # dd with O_DIRECT, no sync: done when blkback has completed the writes, wherever dom0
@@ -75,10 +81,10 @@ ddd_run() {
 	echo "[root@domU]# dd if=/dev/zero of=/mnt/ddd.bin bs=1M count=$xmib oflag=direct"
 	/usr/bin/dd if=/dev/zero of=/mnt/ddd.bin bs=1M count="$xmib" oflag=direct
 }
-bench ddd ddd_run
+bench ddd dd ddd_run
 rm -f /mnt/ddd.bin
 sync
-bench fio fio --name=seqwrite --rw=write --bs=1M --size="${xmib}M" --directory=/mnt --end_fsync=1
+bench fio fio fio --name=seqwrite --rw=write --bs=1M --size="${xmib}M" --directory=/mnt --end_fsync=1
 rm -f /mnt/seqwrite.*
 sync
 # 4 KiB random reads, one at a time, past the guest's cache: each waits for the last, so
@@ -89,15 +95,15 @@ fiorr_run() {
 	echo "[root@domU]# $*"
 	"$@"
 }
-bench fiorr fiorr_run
+bench fiorr fio fiorr_run
 rm -f /mnt/randread.*
 sync
 # -f: no per-character phases (hours under TCG); -n 0: no small-file phase; -r: the RAM
 # bonnie++ checks its file against (it wants twice that): the guest's real memory is larger
-bench bonnie bonnie++ -d /mnt -s "$xmib" -r $((xmib / 2)) -n 0 -f -u root
+bench bonnie bonnie bonnie++ -d /mnt -s "$xmib" -r $((xmib / 2)) -n 0 -f -u root
 sync
 # iozone -o: every write O_SYNC (-e: the flush timed too); write/rewrite, read/reread
-bench iozone iozone -o -e -s 8m -r 256k -i 0 -i 1 -f /mnt/iozone.tmp
+bench iozone iozone iozone -o -e -s 8m -r 256k -i 0 -i 1 -f /mnt/iozone.tmp
 rm -f /mnt/iozone.tmp
 sync
 say "stat $(cat /sys/block/xvda/stat)"
