@@ -187,10 +187,10 @@ def check_hvm(res, intervals, check, report, dmruns, pv):
     guest = {"write": (g["wr_cmds"], g["wr_tsc"] // khz), "read": (g["rd_cmds"], g["rd_tsc"] // khz)} if khz else None
     check_latency(check, report, f"latency [H] hvm (domid {domid})", domid, (iso(s["t1"]), None),
                   intervals, None, guest, None)
-    side_by_side(res, intervals, check, whole, wr + rd, domid, pv)
+    side_by_side(res, intervals, check, whole, wr + rd, domid, pv, s.get("dm_end"))
 
 
-def side_by_side(res, intervals, check, t, moved, domid, pv):
+def side_by_side(res, intervals, check, t, moved, domid, pv, dm_end):
     """dom0's CPU per GiB of the two paths in this boot, every role xiotop gives each (the
     device model's and blkback's checked above against their threads' own runtime), and
     explain's verdict on them."""
@@ -209,7 +209,7 @@ def side_by_side(res, intervals, check, t, moved, domid, pv):
           f" device model {t['dm_cpu'] / 1e9:.2f} s, for {mib(moved)}) > hvm-pv (blkback on loop)"
           f" {pv_gib:.1f} s/GiB ({p['cpu'] / 1e9:.2f} s, backend {pv['backend_cpu'] / 1e9:.2f} s, loop"
           f" {pv.get('loop_cpu', 0) / 1e9:.2f} s, for {mib(pv_moved)}): {hvm_gib / pv_gib if pv_gib else 0:.1f}x")
-    check_explain(res, check, domid, pv, s.get("dm_end"))
+    check_explain(res, check, domid, pv, dm_end)
 
 
 def check_explain(res, check, domid, pv, dm_end):
