@@ -18,6 +18,7 @@ from check_latency import check_latency
 from xenfig import MiB, epoch, mib, within
 
 GIB = 1 << 30
+TICK_NS = 10_000_000  # /proc/PID/stat's clock ticks (USER_HZ 100): a read is up to one short
 
 
 def guest_done(res):
@@ -47,6 +48,8 @@ def snapshot_lines(res):
             out.update(t0=float(p[1]), t1=float(p[2]), domid=int(p[3]), pid=p[4])
         elif p[0] == "HVM-DONE":
             out["done"] = float(p[1])
+        elif p[0] == "DMEND":  # DMEND H DOMID WALL_BEFORE WALL_AFTER TICKS
+            out["dm_end"] = int(p[5]) * TICK_NS
         elif p[0] == "HVMIMG":
             out["img"][p[1]] = (float(p[2]), int(p[3]) * 512, int(p[4]))
         elif p[0].startswith("HVM-") and p[0].endswith("FAILED"):
@@ -91,9 +94,6 @@ def iso(t):
 
 def per_gib(cpu_ns, nbytes):
     return cpu_ns / 1e9 / (nbytes / GIB) if nbytes else 0.0
-
-
-TICK_NS = 10_000_000  # /proc/PID/stat's clock ticks (USER_HZ 100): a read is up to one short
 
 
 def bracket(reads, at):
@@ -187,10 +187,10 @@ def check_hvm(res, intervals, check, report, dmruns, pv):
     guest = {"write": (g["wr_cmds"], g["wr_tsc"] // khz), "read": (g["rd_cmds"], g["rd_tsc"] // khz)} if khz else None
     check_latency(check, report, f"latency [H] hvm (domid {domid})", domid, (iso(s["t1"]), None),
                   intervals, None, guest, None)
-    side_by_side(res, intervals, check, whole, wr + rd, domid, pv)
+    side_by_side(res, intervals, check, whole, wr + rd, domid, pv, s.get("dm_end"))
 
 
-def side_by_side(res, intervals, check, t, moved, domid, pv):
+def side_by_side(res, intervals, check, t, moved, domid, pv, dm_end):
     """dom0's CPU per GiB of the two paths in this boot, every role xiotop gives each (the
     device model's and blkback's checked above against their threads' own runtime), and
     explain's verdict on them."""
@@ -209,12 +209,14 @@ def side_by_side(res, intervals, check, t, moved, domid, pv):
           f" device model {t['dm_cpu'] / 1e9:.2f} s, for {mib(moved)}) > hvm-pv (blkback on loop)"
           f" {pv_gib:.1f} s/GiB ({p['cpu'] / 1e9:.2f} s, backend {pv['backend_cpu'] / 1e9:.2f} s, loop"
           f" {pv.get('loop_cpu', 0) / 1e9:.2f} s, for {mib(pv_moved)}): {hvm_gib / pv_gib if pv_gib else 0:.1f}x")
-    check_explain(res, check, domid, pv)
+    check_explain(res, check, domid, pv, dm_end)
 
 
-def check_explain(res, check, domid, pv):
+def check_explain(res, check, domid, pv, dm_end):
     """explain on the phase's recording names the device model's CPU per GiB against
-    blkback's of the twin (its dom0_cpu_cost verdict on the HVM guest)."""
+    blkback's of the twin (its dom0_cpu_cost verdict on the HVM guest); its device-model
+    seconds are the QEMU's utime+stime read the moment before the domain's destroy (what
+    xiotop could not see of the QEMU's start, check_dm_cpu's lag, is in that read)."""
     p = os.path.join(res, "h-explain.json")
     try:
         ex = json.load(open(p))
@@ -227,6 +229,10 @@ def check_explain(res, check, domid, pv):
     mine = [v for v in verdicts if v.get("domid") == domid]
     fig = mine[0].get("figures", {}) if mine else {}
     twin = pv.get("domid") if pv else None
+    dm_s = fig.get("device_model_s_per_gib", 0) * fig.get("guest_gib", 0)
+    check(dm_end is not None and within(dm_s * 1e9, dm_end, 5),
+          f"[H] explain's device-model CPU for hvm {dm_s:.2f} s (its s/GiB x GiB) vs its QEMU's"
+          f" utime+stime read just before the destroy {(dm_end or 0) / 1e9:.2f} s (within 5 %)")
     check(bool(mine) and fig.get("device_model_s_per_gib", 0) > 0
           and fig.get("cheapest_domid") == twin and fig.get("ratio_to_cheapest", 0) > 1,
           f"[H] explain names the device model's CPU per GiB {fig.get('device_model_s_per_gib')} s"

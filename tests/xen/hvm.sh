@@ -106,6 +106,11 @@ EOC
 	# the guest's own lines as Xen's debug port got them (0xe9), beside its serial's
 	xl dmesg | grep "(d$d)" >"$R"/hvm-xl-dmesg.txt
 	cp /var/log/xen/qemu-dm-hvm.log "$R"/ 2>/dev/null
+	# its QEMU's utime+stime once more, the moment before it goes: explain's device-model
+	# CPU on the recording holds all of it
+	local st=() t=$EPOCHREALTIME
+	read -ra st <<<"$(cut -d')' -f2- "/proc/$pid/stat" 2>/dev/null)"
+	[ ${#st[@]} -gt 12 ] && echo "DMEND H $d $t $EPOCHREALTIME $((st[11] + st[12]))" >>"$R"/snapshots.txt
 	destroy hvm
 	return $rc
 }
