@@ -17,7 +17,9 @@
  * recording began, which its counters cannot tell from the command's; such a domain that
  * dirtied anything makes the drain unsure: only the bound ends it. (Older pages written
  * back while never more than the command's own show no sign: the stop can then come early
- * by as much as they were.)
+ * by as much as they were. Likewise a command writing over pages still dirty from before
+ * the recording dirties nothing new: what it left there is not counted, and the stop comes
+ * early by as much.)
  * Pages dropped before writeback (a file deleted, truncated) are never written back: the
  * drain then ends at the bound, and says how much was still not written back.
  */
