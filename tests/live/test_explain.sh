@@ -110,9 +110,13 @@ sed 's/^/     | /' "$work/cmp.txt" | head -16
 # The same file-backed dd in a recording stopped as soon as dd returned, long before the
 # kernel's own 30 s expiry writes it back (the writeback settings are restored above): the
 # run's drain is cut short, and explain must say so rather than judge half of it
-"$X" record -o "$work/cut.xiotop" -d 1 --xenstore-dump "$dump" >/dev/null 2>"$work/cut.err" &
+# each sample committed as it is taken (the default groups 10 s of them): the waits below
+# read the file. The first waits for the tracer's start too (its programs' load, slow
+# beside other work: a limit, not a timing)
+"$X" record -o "$work/cut.xiotop" -d 1 --commit-every 1 --xenstore-dump "$dump" >/dev/null \
+	2>"$work/cut.err" &
 cut_pid=$!
-live_wait 30 "the cut recording's first samples" test "$(live_rec_samples "$work/cut.xiotop")" -ge 2
+live_wait 90 "the cut recording's first samples" test "$(live_rec_samples "$work/cut.xiotop")" -ge 2
 sh "$work/between.sh" "$work/k5" "$E" blkback --domid 1 --target "$DOM1_DEV" --write-mib 128 \
 	--read-mib 0 >"$work/writer5.out" 2>>"$work/cut.err"
 cut_at=$(live_rec_samples "$work/cut.xiotop")

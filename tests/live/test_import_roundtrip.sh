@@ -33,8 +33,9 @@ X=$XIOTOP_BIN
 samples() { # never before the recorder made the file: sqlite3 would create it
 	[ -s "$1" ] && sqlite3 "$1" 'SELECT count(*) FROM samples' 2>/dev/null || echo 0
 }
-wait_samples() { # wait_samples FILE N: until FILE holds N samples (30 s at most)
-	local until=$((SECONDS + 30))
+wait_samples() { # wait_samples FILE N: until FILE holds N samples (90 s at most: the
+	# first waits for the tracer's start, slow beside other work)
+	local until=$((SECONDS + 90))
 	until [ "$(samples "$1")" -ge "$2" ]; do
 		[ $SECONDS -lt $until ] || return 1
 		sleep 0.2
@@ -46,7 +47,8 @@ truncate -s 64M "$HOSTFS/dom7.img" # a device model opens an existing image
 sync
 
 rec=$work/live.xiotop
-"$X" record -o "$rec" -d 1 --xenstore-dump "$XENSTORE_DUMP" 2>"$work/record.err" &
+# each sample committed as it is taken (the default groups 10 s of them): the test reads it
+"$X" record -o "$rec" -d 1 --commit-every 1 --xenstore-dump "$XENSTORE_DUMP" 2>"$work/record.err" &
 rec_pid=$!
 pids+=("$rec_pid")
 # a tracer that does not load is a failure: root and kernel BTF were checked above

@@ -110,8 +110,10 @@ rec() {
 	shift
 	sync
 	snap "$name.before"
-	"$X" record -o "$work/$name.xiotop" -d 0.5 --tail "$TAIL" --xenstore-dump "$XENSTORE_DUMP" \
-		-- "$@" >"$work/$name.out" 2>"$work/$name.rec.err"
+	# each sample committed as it is taken (the default groups 10 s of them): dm_watch
+	# reads the file, and a window stretched by that wait would hold the writeback
+	"$X" record -o "$work/$name.xiotop" -d 0.5 --commit-every 0.5 --tail "$TAIL" \
+		--xenstore-dump "$XENSTORE_DUMP" -- "$@" >"$work/$name.out" 2>"$work/$name.rec.err"
 	check $? "record -- $name"
 	snap "$name.after"
 }
