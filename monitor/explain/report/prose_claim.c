@@ -100,11 +100,19 @@ static void say_not_placed(struct prose *p, const struct ex_verdict *v, const st
 	bool marked = c->placed_by & (EXPE_GUEST_MARKS | EXPE_DOM0_MARKS | EXPE_WRAP);
 	if (marked || (v->reasons & EXR_CLAIM_GUEST_CACHE))
 		return; /* its marks were there; or nothing of it left the guest */
-	say(p,
-	    " A mark before and after the run would place it: in the guest, xenstore-write "
-	    "data/xiotop/mark \"start %s\" and \"end %s\"; in dom0, xiotop mark (or the "
-	    "console's m) with those labels; or, for a run in dom0, xiotop record -- %s ...",
-	    tool, tool, tool);
+	/* a run in dom0: no guest to mark from */
+	if (dom0)
+		say(p,
+		    " A mark before and after the run would place it: xiotop mark \"start %s\" "
+		    "and \"end %s\" (or the console's m) in dom0, or xiotop record -- %s ...",
+		    tool, tool, tool);
+	else
+		say(p,
+		    " A mark before and after the run would place it: in the guest, "
+		    "xenstore-write data/xiotop/mark \"start %s\" and \"end %s\"; in dom0, xiotop "
+		    "mark (or the console's m) with those labels; or, for a run in dom0, xiotop "
+		    "record -- %s ...",
+		    tool, tool, tool);
 }
 
 /* Where the run is in the timeline and what placed it, or why it is not placed. */
