@@ -51,7 +51,11 @@ xport=$(free_port)
 serve_pid=$!
 wait_for 30 curl -sf "http://127.0.0.1:$xport/metrics"
 check $? "xiotop serve answers on 127.0.0.1:$xport"
-sleep 2 # a few intervals: every family holds values
+# it answers before its first interval (the families declared, no series): wait for that
+# interval, however long a loaded host makes it, then a few more so every family holds values
+wait_for 60 bash -c "curl -sf 'http://127.0.0.1:$xport/metrics' | grep -q '^xiotop_domain_dom0_cpu_seconds_total{'"
+check $? "xiotop serve's first interval"
+sleep 2
 
 # --- 1. the usual check: curl | promtool check metrics ---
 type=$(curl -s -o "$work/metrics.txt" -w '%{content_type}' "http://127.0.0.1:$xport/metrics")

@@ -59,6 +59,9 @@
 #                                ended first
 #   live_rec_samples FILE        samples committed in recording FILE (0 before it exists:
 #                                sqlite3 would make it)
+#   live_rec_has_samples FILE N  recording FILE holds at least N committed samples (a
+#                                predicate for live_wait, which runs it anew each time: a
+#                                "$(live_rec_samples ...)" among its words is read once)
 #   live_rec_has_domain FILE DOMID
 #                                recording FILE lists domain DOMID (a committed sample held
 #                                it: a device model's I/O is charged to it from then on)
@@ -177,6 +180,10 @@ live_wait() {
 
 live_rec_samples() {
 	[ -s "$1" ] && sqlite3 "$1" 'SELECT count(*) FROM samples' 2>/dev/null || echo 0
+}
+
+live_rec_has_samples() {
+	[ "$(live_rec_samples "$1")" -ge "$2" ]
 }
 
 live_rec_has_domain() {

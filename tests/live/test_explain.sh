@@ -111,16 +111,16 @@ sed 's/^/     | /' "$work/cmp.txt" | head -16
 # kernel's own 30 s expiry writes it back (the writeback settings are restored above): the
 # run's drain is cut short, and explain must say so rather than judge half of it
 # each sample committed as it is taken (the default groups 10 s of them): the waits below
-# read the file. The first waits for the tracer's start too (its programs' load, slow
-# beside other work: a limit, not a timing)
+# read the file (each wait reads it anew: its count in the wait's words was read once, when
+# the file did not exist yet, and the wait ran out however many samples came)
 "$X" record -o "$work/cut.xiotop" -d 1 --commit-every 1 --xenstore-dump "$dump" >/dev/null \
 	2>"$work/cut.err" &
 cut_pid=$!
-live_wait 90 "the cut recording's first samples" test "$(live_rec_samples "$work/cut.xiotop")" -ge 2
+live_wait 90 "the cut recording's first samples" live_rec_has_samples "$work/cut.xiotop" 2
 sh "$work/between.sh" "$work/k5" "$E" blkback --domid 1 --target "$DOM1_DEV" --write-mib 128 \
 	--read-mib 0 >"$work/writer5.out" 2>>"$work/cut.err"
 cut_at=$(live_rec_samples "$work/cut.xiotop")
-live_wait 10 "the cut recording's interval after dd" test "$(live_rec_samples "$work/cut.xiotop")" -gt "$cut_at"
+live_wait 10 "the cut recording's interval after dd" live_rec_has_samples "$work/cut.xiotop" $((cut_at + 1))
 kill -INT "$cut_pid"
 wait "$cut_pid"
 check $? "record stopped by SIGINT right after the guest's dd"

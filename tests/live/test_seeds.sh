@@ -195,10 +195,9 @@ dm_watch() { # REC STDERR GO END
 	live_wait 120 "the device model's workload done" grep -q "workload done" "$2"
 	local n
 	n=$(live_rec_samples "$1")
-	live_wait 30 "two samples after the device model's writes" rec_has_samples "$1" $((n + 2))
+	live_wait 30 "two samples after the device model's writes" live_rec_has_samples "$1" $((n + 2))
 	touch "$4"
 }
-rec_has_samples() { [ "$(live_rec_samples "$1")" -ge "$2" ]; }
 dm_watch "$work/qemu.xiotop" "$work/qemu.rec.err" "$work/qemu.go" "$work/qemu.end" &
 watch=$!
 rec qemu "$E" qemu -xen-domid 7 --image "$HOSTFS/dom7.img" --name hvmguest --buffered-mib 128 \
