@@ -18,15 +18,15 @@
 #define XIOTOP_MAX_LAT_KEYS      2048           /* (domain, op) latency histograms */
 #define XIOTOP_LAT_SLOTS         65536          /* stamp slots of timed bios (a power of 2) */
 
-/* How a bio was charged. Order of the rules follows docs/DESIGN.md. */
+/* How a bio was charged: by which of docs/DESIGN.md's attribution rules (0-4). */
 enum xiotop_via {
 	XIOTOP_VIA_DEV = 1,  /* rule 1: the device is a domain's backend */
 	XIOTOP_VIA_TASK,     /* rule 2: submitted by a blkback thread / device model */
-	XIOTOP_VIA_LOOPWORK, /* rule 2/3: a kworker running loop work for a domain's loopN */
+	XIOTOP_VIA_LOOPWORK, /* rule 2: a kworker running loop work for a domain's loopN */
 	XIOTOP_VIA_INODE,    /* rule 3: its pages belong to a domain's backing/image file */
-	XIOTOP_VIA_REMAP,    /* rule 4: a dm/md clone of a charged bio (not in pgpgout) */
-	XIOTOP_VIA_PART,     /* rule 4: whole disk under a partition bio (same bio) */
-	XIOTOP_VIA_NONE,     /* rule 5: unattributed */
+	XIOTOP_VIA_REMAP,    /* rule 0: a dm/md clone of a charged bio (not in pgpgout) */
+	XIOTOP_VIA_PART,     /* no rule: the whole disk under a partition bio (the same bio) */
+	XIOTOP_VIA_NONE,     /* rule 4: unattributed */
 	XIOTOP_VIA_DMTASK,   /* rule 2: a bio a device model submitted (image data, below it) */
 	XIOTOP_VIA_FILEIO,   /* not a bio: a device model read/wrote its image file (guest) */
 	XIOTOP_VIA_MAX

@@ -6,7 +6,9 @@ command, both generated from monitor/cli/options.c; this holds docs/xiotop.8 (it
 SYNOPSIS, COMMANDS and OPTIONS) and dist/xiotop.bash-completion (its commands and options
 as bash offers them, and the options whose value it completes) to them, both ways: an option or command added
 to the table without its documentation fails here, and so does documentation of one
-the table no longer has. Prints each difference and exits 1 if there is any.
+the table no longer has; and the --format values the completion offers after each
+command to those its --help names, and the man page's macro lines to roff's quoting (no
+stray quote rendered). Prints each difference and exits 1 if there is any.
 
     check_docs.py XIOTOP_BINARY TOP
 """
@@ -119,6 +121,47 @@ def accepted_hidden(binary, commands, names):
     return taken
 
 
+def command_formats(text):
+    """The --format values one --help names ("--format F   text, csv or json"); None when
+    the command takes no --format."""
+    m = re.search(r"^ +--format F +(.*)$", text, re.M)
+    return set(re.split(r", | or ", m.group(1).strip())) if m else None
+
+
+def man_quote_problems(path):
+    """Macro lines of the man page whose quoted argument is closed by a quote with more text
+    right after it ('.BR \\-\\-from " MARK", " ...'): roff takes that quote as text and
+    prints it ("--to MARK|TIME\""). Inside a quoted argument "" is one quote."""
+    problems = []
+    with open(path, encoding="utf-8") as f:
+        for no, line in enumerate(f, 1):
+            if not line.startswith(".") or line.startswith('.\\"'):
+                continue
+            i, n, text = 0, len(line.rstrip("\n")), line.rstrip("\n")
+            while i < n:
+                if text[i] == " ":
+                    i += 1
+                    continue
+                if text[i] != '"':  # an unquoted argument: to the next blank
+                    while i < n and text[i] != " ":
+                        i += 1
+                    continue
+                i += 1
+                while i < n:
+                    if text[i] == '"' and i + 1 < n and text[i + 1] == '"':
+                        i += 2
+                    elif text[i] == '"':
+                        break
+                    else:
+                        i += 1
+                if i + 1 < n and text[i + 1] != " ":
+                    problems.append(f"docs/xiotop.8:{no}: a quote closes an argument with "
+                                    f"text right after it (rendered as a stray quote): {text}")
+                    break
+                i += 1
+    return problems
+
+
 def differ(what, documented, table):
     problems = []
     for name in sorted(table - documented):
@@ -152,6 +195,14 @@ def main():
         offered = {w[2:] for w in completion_words(completion, binary, ([c] if c else []) + ["--"])}
         mine = per_command.get(c, table_options(live))
         problems += differ(f"dist/xiotop.bash-completion options of '{c or 'xiotop'}'", offered, mine)
+    for c in [""] + sorted(commands):
+        want = command_formats(help_text(binary, *([c] if c else [])))
+        if want is None:
+            continue
+        offered = completion_words(completion, binary, ([c, "x"] if c else ["-b"]) + ["--format", ""])
+        problems += differ(f"dist/xiotop.bash-completion --format values of '{c or 'xiotop'}'",
+                           offered, want)
+    problems += man_quote_problems(f"{top}/docs/xiotop.8")
     completed = completion_valued(completion)
     for name in sorted(completed - valued):
         problems.append(f"dist/xiotop.bash-completion: completes a value of --{name}, "

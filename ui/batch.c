@@ -42,11 +42,6 @@ static void iso_time(char *buf, size_t len, int64_t realtime_ns)
 		snprintf(buf, len, "?");
 }
 
-static double mb_per_s(uint64_t bytes, double secs)
-{
-	return secs > 0 ? (double)bytes / 1e6 / secs : 0.0;
-}
-
 /* A host figure as a JSON member: sep, its key, its value or null. */
 static void json_figure(FILE *out, const char *sep, enum figure_id fig,
                         const struct model_interval *m)
@@ -96,6 +91,19 @@ static void json_members(FILE *out, const char *object, bool first, const struct
 	}
 }
 
+/* Domain-0 where the interval holds no domain 0 (no Xen, nothing charged to dom0 as a
+ * domain): its figures as they are, none charged to it, so that every format has the row
+ * the text has; NULL when the interval holds one. */
+static const struct model_domain *domain0_stand_in(const struct model_interval *m)
+{
+	static const struct xio_domain info = {.domid = 0, .name = "Domain-0"};
+	static const struct model_domain dom0 = {.domid = 0, .info = &info, .guest_cpu_ns = -1};
+	for (size_t i = 0; i < m->n_domains; i++)
+		if (m->domains[i].domid == 0)
+			return NULL;
+	return &dom0;
+}
+
 static void print_json(FILE *out, const struct model_interval *m)
 {
 	char ts[40];
@@ -107,8 +115,11 @@ static void print_json(FILE *out, const struct model_interval *m)
 	fputc('}', out);
 	json_members(out, "", false, m);
 	fputs(",\"domains\":[", out);
+	const struct model_domain *dom0 = domain0_stand_in(m);
+	if (dom0)
+		batch_keys_json(out, m, dom0);
 	for (size_t i = 0; i < m->n_domains; i++) {
-		if (i)
+		if (i || dom0)
 			fputc(',', out);
 		batch_keys_json(out, m, &m->domains[i]);
 	}
@@ -124,9 +135,15 @@ static void print_csv(FILE *out, const struct model_interval *m, unsigned long i
 		fputc('\n', out);
 	}
 	iso_time(ts, sizeof(ts), m->realtime_ns);
-	for (size_t i = 0; i < m->n_domains; i++) {
+	/* the text's rows: Domain-0 (where the interval holds none), the domains,
+	 * (unattributed) last (NULL) */
+	const struct model_domain *dom0 = domain0_stand_in(m);
+	for (size_t i = dom0 ? 0 : 1; i <= m->n_domains + 1; i++) {
 		fprintf(out, "%s,%.3f,", ts, m->interval_s);
-		batch_keys_csv_row(out, m, &m->domains[i]);
+		batch_keys_csv_row(out, m,
+		                   i == 0              ? dom0
+		                   : i <= m->n_domains ? &m->domains[i - 1]
+		                                       : NULL);
 		fputc('\n', out);
 	}
 }
@@ -134,7 +151,8 @@ static void print_csv(FILE *out, const struct model_interval *m, unsigned long i
 static void mb_text(char *buf, size_t len, enum figure_id fig, const struct model_interval *m)
 {
 	if (figure_known(fig, m, NULL))
-		snprintf(buf, len, "%.1f", mb_per_s(figure_value(fig, m, NULL), m->interval_s));
+		snprintf(buf, len, "%.1f",
+		         fields_mib_per_s(figure_value(fig, m, NULL), m->interval_s));
 	else
 		snprintf(buf, len, "-");
 }
@@ -180,10 +198,10 @@ static void print_text_head(FILE *out, const struct model_interval *m)
 	mb_text(bo, sizeof(bo), FIG_VMSTAT_PGPGOUT_BYTES, m);
 	mb_text(dc, sizeof(dc), FIG_DOUBLE_COUNTED_TOTAL, m);
 	mb_text(un, sizeof(un), FIG_UNATTRIBUTED_WR_BYTES, m);
-	fprintf(out, "%s %s %s %s MB/s  %s %s MB/s  %s %s MB/s  %s %s MB/s\n",
-	        head(FIG_DISKS_RD_BYTES), rd, head(FIG_DISKS_WR_BYTES), wr,
-	        head(FIG_VMSTAT_PGPGOUT_BYTES), bo, head(FIG_DOUBLE_COUNTED_TOTAL), dc,
-	        head(FIG_UNATTRIBUTED_WR_BYTES), un);
+	/* the unit said once, first, as the console's header says it */
+	fprintf(out, "MiB/s  %s %s %s %s  %s %s  %s %s  %s %s\n", head(FIG_DISKS_RD_BYTES), rd,
+	        head(FIG_DISKS_WR_BYTES), wr, head(FIG_VMSTAT_PGPGOUT_BYTES), bo,
+	        head(FIG_DOUBLE_COUNTED_TOTAL), dc, head(FIG_UNATTRIBUTED_WR_BYTES), un);
 	/* interrupts are part of the busy time; steal is apart: the hypervisor's, not dom0's */
 	fprintf(out, "%s %s  %s %s  %s %s\n", head(FIG_HOST_BUSY_NS), busy, head(FIG_HOST_IRQ_NS),
 	        irq, head(FIG_HOST_STEAL_NS), steal);

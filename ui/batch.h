@@ -1,7 +1,7 @@
 /* batch.h - scriptable output like `xentop -b`: text, CSV or JSON lines per interval.
  *
  * Contract: one call prints one interval. JSON is one object per line whose field names
- * are a contract other tools parse (README "JSON output"); its per-domain keys and CSV's
+ * are a contract other tools parse (README "JSON and CSV output"); its per-domain keys and CSV's
  * columns come from the figure table (core/figures.h, batch_keys.h). Text is the
  * console's table (fields.h: same rows and columns): fitted as the console fits it (the
  * columns dropped by rank, names cut) only on a terminal, to its width; into a file or a

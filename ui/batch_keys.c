@@ -8,6 +8,7 @@
 #include "core/figures.h"
 #include "core/latency.h"
 #include "core/sanitize.h"
+#include "ui/fields.h"
 
 static const char *domain_name(const struct model_domain *d)
 {
@@ -195,32 +196,84 @@ static void put_io_latency(FILE *out, const struct model_interval *m, const stru
 
 typedef void (*put_fn)(FILE *out, const struct model_interval *m, const struct model_domain *d,
                        bool csv);
+/* A record's CSV cells, flattened (its JSON members' paths joined with '.'), comma
+ * separated: their names when d is NULL, else d's values (null: not known). */
+typedef void (*csv_fn)(FILE *out, const char *key, const struct model_interval *m,
+                       const struct model_domain *d);
+
+static void csv_cpu_by_role(FILE *out, const char *key, const struct model_interval *m,
+                            const struct model_domain *d)
+{
+	for (int r = 0; r < XIO_CPU_ROLES; r++) {
+		if (r)
+			putc(',', out);
+		if (!d)
+			fprintf(out, "%s.%s", key, figure_cpu_role_key((enum xio_cpu_role)r));
+		else if (!figure_known(FIG_DOM0_CPU_NS_BY_ROLE, m, d))
+			fputs("null", out);
+		else
+			put_u64(out, d->cpu_ns_by_role[r]);
+	}
+}
+
+static const char *const lat_ops[XIOTOP_LAT_OPS] = {"read", "write"};
+static const char *const lat_members[] = {"ios", "sum_ns", "p50_ns", "p99_ns"};
+#define LAT_MEMBERS (sizeof(lat_members) / sizeof(lat_members[0]))
+
+/* io_latency's figures by op; its buckets, a list, are JSON's only. */
+static void csv_io_latency(FILE *out, const char *key, const struct model_interval *m,
+                           const struct model_domain *d)
+{
+	for (int op = 0; op < XIOTOP_LAT_OPS; op++)
+		for (size_t k = 0; k < LAT_MEMBERS; k++) {
+			if (op || k)
+				putc(',', out);
+			if (!d) {
+				fprintf(out, "%s.%s.%s", key, lat_ops[op], lat_members[k]);
+				continue;
+			}
+			const struct xiotop_lat *h = &d->lat[op];
+			if (!figure_known(FIG_IO_LATENCY, m, d))
+				fputs("null", out);
+			else if (k == 0)
+				put_u64(out, h->count);
+			else if (k == 1)
+				put_u64(out, h->sum_ns);
+			else
+				put_quantile(out, "", h, k == 2 ? 0.5 : 0.99);
+		}
+}
 
 /* The keys a sink shapes itself (text, a flag, objects and lists); every other key of a
- * domain is a count or gauge of the figure table, printed as a number or null. */
+ * domain is a count or gauge of the figure table, printed as a number or null. A list's
+ * length varies from interval to interval: it has no CSV column. */
 static const struct {
 	enum figure_id figure;
 	put_fn put;
+	csv_fn csv;     /* a record's cells; NULL: put's one cell */
+	unsigned cells; /* its CSV columns (0: JSON only) */
 } shaped[] = {
-    {FIG_DOMID, put_domid},
-    {FIG_NAME, put_name},
-    {FIG_KIND, put_kind},
-    {FIG_MISSING, put_missing},
-    {FIG_DOM0_CPU_NS_BY_ROLE, put_cpu_by_role},
-    {FIG_LAYERS, put_layers},
-    {FIG_VBD_STATS, put_vbd_stats},
-    {FIG_IO_LATENCY, put_io_latency},
+    {FIG_DOMID, put_domid, NULL, 1},
+    {FIG_NAME, put_name, NULL, 1},
+    {FIG_KIND, put_kind, NULL, 1},
+    {FIG_MISSING, put_missing, NULL, 1},
+    {FIG_DOM0_CPU_NS_BY_ROLE, put_cpu_by_role, csv_cpu_by_role, XIO_CPU_ROLES},
+    {FIG_LAYERS, put_layers, NULL, 0},
+    {FIG_VBD_STATS, put_vbd_stats, NULL, 0},
+    {FIG_IO_LATENCY, put_io_latency, csv_io_latency, XIOTOP_LAT_OPS *LAT_MEMBERS},
 };
+#define N_SHAPED (sizeof(shaped) / sizeof(shaped[0]))
 
-static put_fn shaped_put(enum figure_id fig)
+/* The shaped entry of fig, or N_SHAPED. */
+static size_t shaped_at(enum figure_id fig)
 {
-	for (size_t i = 0; i < sizeof(shaped) / sizeof(shaped[0]); i++)
-		if (shaped[i].figure == fig)
-			return shaped[i].put;
-	return NULL;
+	size_t i = 0;
+	while (i < N_SHAPED && shaped[i].figure != fig)
+		i++;
+	return i;
 }
 
-/* A domain's key: in the JSON (and with FIGURE_CSV the CSV) of every interval. */
+/* A domain's key: in the JSON (and the CSV) of every interval. */
 static bool domain_key(const struct figure *f)
 {
 	return f->scope == FIGURE_DOMAIN && f->key && f->form != FORM_SCREEN;
@@ -229,48 +282,112 @@ static bool domain_key(const struct figure *f)
 static void put_value(FILE *out, enum figure_id fig, const struct model_interval *m,
                       const struct model_domain *d, bool csv)
 {
-	put_fn put = shaped_put(fig);
-	if (put)
-		put(out, m, d, csv);
+	size_t at = shaped_at(fig);
+	if (at < N_SHAPED)
+		shaped[at].put(out, m, d, csv);
 	else if (figure_known(fig, m, d))
 		put_u64(out, figure_value(fig, m, d));
 	else
 		fputs("null", out); /* not collected, or what an import lacks: never 0 */
 }
 
-/* A CSV column's place: the named domain figures' (1), then the named host figures' (2),
- * then those of figures added to the table after the named ones (3), so that a column
- * added never moves one that was there (a reader may count columns); 0: no CSV column. */
+/* How many CSV columns a figure has: 1 for a count, a gauge or a text, a record's
+ * flattened members, 0 for a list or a figure without a key. */
+static unsigned csv_cells(enum figure_id fig)
+{
+	const struct figure *f = figure_get(fig);
+	if (!domain_key(f) && !(f->scope == FIGURE_HOST && f->key))
+		return 0;
+	size_t at = shaped_at(fig);
+	if (at < N_SHAPED)
+		return shaped[at].cells;
+	return figure_is_scalar(f) ? 1 : 0;
+}
+
+/* A CSV column's place: those CSV has had from the start (FIGURE_CSV_FIRST), the
+ * domain's (1) then the host's (2); every other figure of the table that JSON holds, in
+ * the table's order (3); then figures added to the table after the named ones (4): a
+ * column added never moves one that was there (a reader may count columns). 0: none. */
 static int csv_place(int i)
 {
 	const struct figure *f = figure_get((enum figure_id)i);
-	bool host = f->scope == FIGURE_HOST && f->key;
-	if (!(f->flags & FIGURE_CSV) || !(domain_key(f) || host))
+	if (!csv_cells((enum figure_id)i))
 		return 0;
-	return i >= FIGURE_NAMED ? 3 : host ? 2 : 1;
+	if (i >= FIGURE_NAMED)
+		return 4;
+	if (!(f->flags & FIGURE_CSV_FIRST))
+		return 3;
+	return f->scope == FIGURE_HOST ? 2 : 1;
+}
+
+/* Each CSV column's figure in order, into figs; their count. */
+static int csv_order(enum figure_id *figs)
+{
+	int n = 0;
+	for (int place = 1; place <= 4; place++)
+		for (int i = 0; i < figure_count(); i++)
+			if (csv_place(i) == place)
+				figs[n++] = (enum figure_id)i;
+	return n;
 }
 
 void batch_keys_csv_header(FILE *out)
 {
-	const char *sep = "";
-	for (int place = 1; place <= 3; place++)
-		for (int i = 0; i < figure_count(); i++)
-			if (csv_place(i) == place) {
-				fprintf(out, "%s%s", sep, figure_get((enum figure_id)i)->key);
-				sep = ",";
-			}
+	enum figure_id figs[FIGURE_MAX];
+	int n = csv_order(figs);
+	for (int i = 0; i < n; i++) {
+		const char *key = figure_get(figs[i])->key;
+		size_t at = shaped_at(figs[i]);
+		if (i)
+			putc(',', out);
+		if (at < N_SHAPED && shaped[at].csv)
+			shaped[at].csv(out, key, NULL, NULL);
+		else
+			fputs(key, out);
+	}
+}
+
+/* One cell (or a record's cells) of a domain's CSV row. */
+static void csv_domain_cells(FILE *out, enum figure_id fig, const struct model_interval *m,
+                             const struct model_domain *d)
+{
+	size_t at = shaped_at(fig);
+	if (at < N_SHAPED && shaped[at].csv)
+		shaped[at].csv(out, figure_get(fig)->key, m, d);
+	else
+		put_value(out, fig, m, d, true);
+}
+
+/* (unattributed)'s cells: its bytes and CPU where a domain has them (ui/fields.h
+ * field_row_figure), empty where a domain's figure does not apply to it. */
+static void csv_unattributed_cells(FILE *out, enum figure_id fig, const struct model_interval *m)
+{
+	enum figure_id shown;
+	if (fig == FIG_NAME) {
+		csv_put_field(out, field_row_name(&(struct field_row){.kind = ROW_UNATTRIBUTED}));
+	} else if (fig != FIG_DOMID && field_row_figure(ROW_UNATTRIBUTED, fig, &shown)) {
+		batch_put_opt_u64(out, "", figure_known(shown, m, NULL),
+		                  figure_value(shown, m, NULL));
+	} else {
+		for (unsigned c = 1; c < csv_cells(fig); c++)
+			putc(',', out);
+	}
 }
 
 void batch_keys_csv_row(FILE *out, const struct model_interval *m, const struct model_domain *d)
 {
-	const char *sep = "";
-	for (int place = 1; place <= 3; place++)
-		for (int i = 0; i < figure_count(); i++)
-			if (csv_place(i) == place) {
-				fputs(sep, out);
-				put_value(out, (enum figure_id)i, m, d, true);
-				sep = ",";
-			}
+	enum figure_id figs[FIGURE_MAX];
+	int n = csv_order(figs);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			putc(',', out);
+		if (figure_get(figs[i])->scope == FIGURE_HOST)
+			put_value(out, figs[i], m, NULL, true);
+		else if (d)
+			csv_domain_cells(out, figs[i], m, d);
+		else
+			csv_unattributed_cells(out, figs[i], m);
+	}
 }
 
 void batch_put_figure(FILE *out, const char *before, enum figure_id fig,

@@ -1,5 +1,6 @@
 /* console_render.c - state + shown interval -> text grid; see console_render.h. */
 #include "ui/console_render.h"
+#include "ui/console_help.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,8 +9,7 @@
 
 #include "core/clock.h"
 #include "core/figures.h"
-
-#define LINE_MAX_BYTES 4096 /* one screen line before the grid cuts it */
+#include "core/when.h"
 
 /* --- small formatters -------------------------------------------------------------- */
 
@@ -18,7 +18,7 @@ static const char *rate(char *buf, size_t len, uint64_t bytes, double interval_s
 	if (interval_s <= 0)
 		snprintf(buf, len, "-");
 	else
-		fields_number(buf, len, 8, fields_mb_per_s(bytes, interval_s), 1);
+		fields_number(buf, len, 8, fields_mib_per_s(bytes, interval_s), 1);
 	return buf;
 }
 
@@ -51,11 +51,10 @@ static const char *bytes_text(char *buf, size_t len, uint64_t bytes)
 	return buf;
 }
 
+/* The clock with its zone ("14:00:03 CEST"). */
 static void clock_text(char *buf, size_t len, int64_t realtime_ns)
 {
-	time_t sec = (time_t)(realtime_ns / NS_PER_S);
-	struct tm tm;
-	if (!realtime_ns || !localtime_r(&sec, &tm) || !strftime(buf, len, "%H:%M:%S", &tm))
+	if (!realtime_ns || when_clock_text(realtime_ns, buf, len))
 		snprintf(buf, len, "--:--:--");
 }
 
@@ -81,14 +80,27 @@ static void speed_text(char *buf, size_t len, double speed)
 	snprintf(buf, len, "x%g", speed);
 }
 
-/* Replay: which sample, when it was recorded, playing or not, the nearest mark. */
+/* "10m", "1h", "1d": a step period as people say it. */
+static void period_text(char *buf, size_t len, int64_t ns)
+{
+	static const struct {
+		int64_t s;
+		char unit;
+	} units[] = {{86400, 'd'}, {3600, 'h'}, {60, 'm'}, {1, 's'}};
+	int64_t s = ns / NS_PER_S;
+	size_t i = 0;
+	while (i < 3 && (s < units[i].s || s % units[i].s))
+		i++;
+	snprintf(buf, len, "%lld%c", (long long)(s / units[i].s), units[i].unit);
+}
+
+/* Replay: when the shown interval ends (the time shown, with its zone), which sample,
+ * playing or not, the step period, the nearest mark. */
 static void render_replay_line(const struct console_state *st, struct grid *g, int y)
 {
 	const struct seek_pos *p = &st->replay;
-	char line[LINE_MAX_BYTES], when[32] = "", state[48], mark[4 * SEEK_MARK_LABEL_MAX + 64];
-	time_t sec = (time_t)(p->recorded_ns / NS_PER_S);
-	struct tm tm;
-	if (!localtime_r(&sec, &tm) || !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
+	char line[LINE_MAX_BYTES], when[64] = "", state[48], mark[4 * SEEK_MARK_LABEL_MAX + 64];
+	if (when_text(p->recorded_ns, when, sizeof(when)))
 		snprintf(when, sizeof(when), "?");
 	if (p->playing) {
 		char speed[32];
@@ -111,8 +123,14 @@ static void render_replay_line(const struct console_state *st, struct grid *g, i
 	} else {
 		snprintf(mark, sizeof(mark), "no marks");
 	}
-	snprintf(line, sizeof(line), "sample %zu/%zu  %s  %s  %s", p->sample, p->last, when, state,
-	         mark);
+	char period[24] = "";
+	if (p->period_ns > 0) {
+		char step[16];
+		period_text(step, sizeof(step), p->period_ns);
+		snprintf(period, sizeof(period), "  step %s", step);
+	}
+	snprintf(line, sizeof(line), "%s  sample %zu/%zu  %s%s  %s", when, p->sample, p->last,
+	         state, period, mark);
 	grid_put(g, y, line, GRID_PLAIN);
 }
 
@@ -121,7 +139,7 @@ static int render_header(const struct console_state *st, struct grid *g)
 {
 	const struct model_interval *m = st->m;
 	const struct field *sf = field_get(st->sort);
-	char line[LINE_MAX_BYTES], when[16], title[128], filter[4 * CONSOLE_TEXT_MAX];
+	char line[LINE_MAX_BYTES], when[48], title[128], filter[4 * CONSOLE_TEXT_MAX];
 	clock_text(when, sizeof(when), m ? m->realtime_ns : 0);
 	grid_text(st->o.title ? st->o.title : "", st->o.ascii_only, title, sizeof(title));
 	grid_text(st->filter, st->o.ascii_only, filter, sizeof(filter));
@@ -163,7 +181,7 @@ static int render_header(const struct console_state *st, struct grid *g)
 	double disk_s = figure_known(FIG_DISKS_RD_BYTES, m, NULL) && t.disks_complete ? s : 0;
 	double vm_s = figure_known(FIG_VMSTAT_PGPGOUT_BYTES, m, NULL) ? s : 0;
 	double stack_s = figure_known(FIG_DOUBLE_COUNTED_TOTAL, m, NULL) ? s : 0;
-	snprintf(line, sizeof(line), "MB/s  %s %s %s %s  %s %s  %s %s  %s %s",
+	snprintf(line, sizeof(line), "MiB/s  %s %s %s %s  %s %s  %s %s  %s %s",
 	         head(FIG_DISKS_RD_BYTES), rate(a, sizeof(a), t.disk_rd_bytes, disk_s),
 	         head(FIG_DISKS_WR_BYTES), rate(b, sizeof(b), t.disk_wr_bytes, disk_s),
 	         head(FIG_VMSTAT_PGPGOUT_BYTES), rate(c, sizeof(c), m->pgpgout_bytes, vm_s),
@@ -183,7 +201,8 @@ static int render_header(const struct console_state *st, struct grid *g)
 	grid_text(m->hooks ? m->hooks : "", st->o.ascii_only, hooks, sizeof(hooks));
 	/* a replay's marks are the recording's, the live console's those added here */
 	snprintf(line, sizeof(line), "%s %s  %s %s  %s %s  %s %" PRIu64 "  marks %zu  hooks: %s",
-	         head(FIG_HOST_BUSY_NS), pct(a, sizeof(a), m->host_busy_ns > 0, m->host_busy_ns, s),
+	         head(FIG_HOST_BUSY_NS),
+	         pct(a, sizeof(a), figure_known(FIG_HOST_BUSY_NS, m, NULL), m->host_busy_ns, s),
 	         head(FIG_HOST_IRQ_NS),
 	         pct(b, sizeof(b), figure_known(FIG_HOST_IRQ_NS, m, NULL), m->host_irq_ns, s),
 	         head(FIG_HOST_STEAL_NS),
@@ -282,8 +301,8 @@ static void layer_header(struct grid *g, int y, const char *first)
 	text_append_cell(line, sizeof(line), first, layer_name_width(g->w), true);
 	text_append_cell(line, sizeof(line), "", 1, true);
 	text_append_cell(line, sizeof(line), "ROLE", 12, true);
-	text_append_cell(line, sizeof(line), "RD_MB/s", 9, false);
-	text_append_cell(line, sizeof(line), "WR_MB/s", 9, false);
+	text_append_cell(line, sizeof(line), "RD_MiB/s", 9, false);
+	text_append_cell(line, sizeof(line), "WR_MiB/s", 9, false);
 	text_append_cell(line, sizeof(line), "RD_BYTES", 11, false);
 	text_append_cell(line, sizeof(line), "WR_BYTES", 11, false);
 	grid_put(g, y, line, GRID_HEADER);
@@ -350,21 +369,21 @@ static void render_domain_summary(const struct console_state *st, struct grid *g
 	wr_iops->print(r, 8, false, wi, sizeof(wi));
 
 	y++;
-	snprintf(line, sizeof(line), "guest      rd %s  wr %s MB/s   iops rd %s  wr %s",
+	snprintf(line, sizeof(line), "guest      rd %s  wr %s MiB/s   iops rd %s  wr %s",
 	         rate(a, sizeof(a), r->guest_rd_bytes, s), rate(b, sizeof(b), r->guest_wr_bytes, s),
 	         ri, wi);
 	if (y < bottom)
 		grid_put(g, y++, line, GRID_PLAIN);
 	snprintf(line, sizeof(line),
-	         "physical   wr %s MB/s   double-counted %s MB/s   amplification %s",
+	         "physical   wr %s MiB/s   double-counted %s MiB/s   amplification %s",
 	         rate(a, sizeof(a), r->phys_wr_bytes, s),
 	         rate(b, sizeof(b), r->double_counted_bytes, s), ampl_s);
 	if (y < bottom)
 		grid_put(g, y++, line, GRID_PLAIN);
 	y = render_latency(st, g, y, bottom, dom);
-	if (r->has_dirty && dom)
+	if (field_row_known(r, FIG_DIRTIED_BYTES) && dom)
 		snprintf(line, sizeof(line),
-		         "dirty      backlog %s MiB   dirtied %s MB/s   written back %s MB/s",
+		         "dirty      backlog %s MiB   dirtied %s MiB/s   written back %s MiB/s",
 		         dirty_s, rate(a, sizeof(a), dom->dirtied_bytes, s),
 		         rate(b, sizeof(b), dom->written_back_bytes, s));
 	else
@@ -372,15 +391,16 @@ static void render_domain_summary(const struct console_state *st, struct grid *g
 	if (y < bottom)
 		grid_put(g, y++, line, GRID_PLAIN);
 
-	if (r->has_cpu)
+	bool cpu = field_row_known(r, FIG_DOM0_CPU_NS);
+	if (cpu)
 		snprintf(c, sizeof(c), "%.1f", (double)r->cpu_total_ns / (double)NS_PER_S);
 	else
 		snprintf(c, sizeof(c), "-");
 	snprintf(line, sizeof(line), "dom0 CPU   %s   %s s since start",
-	         pct(a, sizeof(a), r->has_cpu, r->cpu_ns, s), c);
+	         pct(a, sizeof(a), cpu, r->cpu_ns, s), c);
 	if (y < bottom)
 		grid_put(g, y++, line, GRID_PLAIN);
-	if (r->has_cpu && dom) {
+	if (cpu && dom && field_row_known(r, FIG_DOM0_CPU_NS_BY_ROLE)) {
 		size_t n = (size_t)snprintf(line, sizeof(line), "  by role");
 		for (int i = 0; i < XIO_CPU_ROLES && n < sizeof(line); i++)
 			n += (size_t)snprintf(line + n, sizeof(line) - n, "  %s %s",
@@ -390,7 +410,7 @@ static void render_domain_summary(const struct console_state *st, struct grid *g
 			grid_put(g, y++, line, GRID_PLAIN);
 	}
 	snprintf(line, sizeof(line), "guest CPU  %s",
-	         pct(d, sizeof(d), r->guest_cpu_ns >= 0,
+	         pct(d, sizeof(d), field_row_known(r, FIG_GUEST_CPU_NS),
 	             (uint64_t)(r->guest_cpu_ns > 0 ? r->guest_cpu_ns : 0), s));
 	if (y < bottom)
 		grid_put(g, y++, line, GRID_PLAIN);
@@ -426,13 +446,13 @@ static void render_unattributed(const struct console_state *st, struct grid *g, 
 		         100.0 * (double)m->unattr_wr_bytes / (double)m->pgpgout_bytes);
 	else
 		snprintf(c, sizeof(c), "-");
-	snprintf(line, sizeof(line), "unattributed  rd %s  wr %s MB/s   share of vmstat bo %s",
+	snprintf(line, sizeof(line), "unattributed  rd %s  wr %s MiB/s   share of vmstat bo %s",
 	         rate(a, sizeof(a), r->guest_rd_bytes, s), rate(b, sizeof(b), r->guest_wr_bytes, s),
 	         c);
 	if (y < bottom)
 		grid_put(g, y++, line, GRID_PLAIN);
 	snprintf(line, sizeof(line), "CPU charged to no domain %s",
-	         pct(a, sizeof(a), r->has_cpu, r->cpu_ns, s));
+	         pct(a, sizeof(a), field_row_known(r, FIG_DOM0_CPU_NS), r->cpu_ns, s));
 	if (y < bottom)
 		grid_put(g, y, line, GRID_PLAIN);
 }
@@ -459,85 +479,6 @@ static void render_drill(const struct console_state *st, struct grid *g, int top
 	render_domain_summary(st, g, y, bottom, r);
 }
 
-/* --- help -------------------------------------------------------------------------- */
-
-struct help_key {
-	const char *keys, *what;
-};
-
-/* The keys both consoles take, then each one's own; the help lists them in that order. */
-static const struct help_key common_help[] = {
-    {"< > s S", "previous / next sort column"},
-    {"r", "reverse the sort order"},
-    {"Up Down", "select (PgUp PgDn Home End)"},
-    {"Enter d", "drill into the selected row"},
-    {"Esc q BS", "back from the layer stack"},
-    {"f", "filter by name (empty: all)"},
-    {NULL, NULL},
-};
-
-static const struct help_key live_help[] = {
-    {"m", "add a labelled mark"},
-    {"p", "pause / resume the display"},
-    {"+ -", "longer / shorter delay"},
-    {"h ?", "this help;  q quits"},
-    {NULL, NULL},
-};
-
-static const struct help_key replay_help[] = {
-    {"Left Right", "step one interval"},
-    {"[ ]", "previous / next mark"},
-    {"g G", "first / last interval"},
-    {"space p", "play / pause"},
-    {"+ -", "play faster / slower"},
-    {"h ?", "this help;  q quits"},
-    {NULL, NULL},
-};
-
-#define HELP_KEYS_MAX 16
-
-/* common_help then own, into keys (NULL-terminated). */
-static void help_keys(const struct help_key *own, struct help_key *keys)
-{
-	size_t n = 0;
-	for (const struct help_key *k = common_help; k->keys && n + 1 < HELP_KEYS_MAX; k++)
-		keys[n++] = *k;
-	for (const struct help_key *k = own; k->keys && n + 1 < HELP_KEYS_MAX; k++)
-		keys[n++] = *k;
-	keys[n] = (struct help_key){NULL, NULL};
-}
-
-static void render_help(const struct console_state *st, struct grid *g, int bottom)
-{
-	char line[LINE_MAX_BYTES];
-	struct help_key keys[HELP_KEYS_MAX];
-	help_keys(st->o.replay ? replay_help : live_help, keys);
-	/* "Left Right" needs a wider key column; two entries still fit in 80 */
-	int key_w = st->o.replay ? 11 : 10, what_w = st->o.replay ? 29 : 30;
-	int y = 0;
-	grid_put(g, y++, "xiotop keys (any key closes this help)", GRID_HEADER);
-	/* two keys a line when they fit side by side */
-	size_t per_line = g->w >= 80 ? 2 : 1;
-	for (size_t i = 0; keys[i].keys && y < bottom; i += per_line) {
-		line[0] = '\0';
-		for (size_t k = i; k < i + per_line && keys[k].keys; k++) {
-			text_append_cell(line, sizeof(line), keys[k].keys, key_w, true);
-			text_append_cell(line, sizeof(line), keys[k].what, what_w, true);
-		}
-		grid_put(g, y++, line, GRID_PLAIN);
-	}
-	y++;
-	if (y < bottom)
-		grid_put(g, y++, "columns (low-priority ones drop first on narrow screens)",
-		         GRID_HEADER);
-	for (int i = 0; i < fields_count() && y < bottom; i++) {
-		if (FIELD_IS_LATENCY(i) && !(st->m && st->m->has_latency))
-			continue; /* not laid out: not explained */
-		fields_help_line(field_get((enum field_id)i), false, line, sizeof(line));
-		grid_put(g, y++, line, GRID_PLAIN);
-	}
-}
-
 /* --- bottom line and the whole screen ---------------------------------------------- */
 
 /* the bottom line's keys, by mode */
@@ -545,9 +486,16 @@ static const char KEYS_DRILL[] = "Esc/q back  Up/Down other rows  m mark  p paus
 static const char KEYS_DRILL_REPLAY[] =
     "Esc/q back  Up/Down other rows  Left/Right step  space play  h help";
 static const char KEYS_REPLAY[] =
-    "h help  q quit  Left/Right step  [ ] marks  g/G start/end  space play  +/- speed";
+    "h help  q quit  Left/Right step  [ ] period  g go to  n/N mark  space play";
 static const char KEYS_LIVE[] =
     "h help  q quit  < > sort  r reverse  Enter drill  f filter  m mark  p pause  +/- delay";
+
+/* what each prompt asks for */
+static const char *const prompt_text[] = {
+    [PROMPT_MARK] = "mark label",
+    [PROMPT_FILTER] = "filter by name",
+    [PROMPT_GOTO] = "go to (a time: 14:00, 2026-05-01 14:00, 1h ago; a mark; start; end)",
+};
 
 static void render_bottom(const struct console_state *st, struct grid *g)
 {
@@ -556,8 +504,7 @@ static void render_bottom(const struct console_state *st, struct grid *g)
 	if (st->prompt != PROMPT_NONE) {
 		/* typed text is printable ASCII (the prompt takes nothing else); escaped anyway */
 		grid_text(st->input, st->o.ascii_only, input, sizeof(input));
-		snprintf(line, sizeof(line), "%s: %s_",
-		         st->prompt == PROMPT_MARK ? "mark label" : "filter by name", input);
+		snprintf(line, sizeof(line), "%s: %s_", prompt_text[st->prompt], input);
 		grid_put(g, y, line, GRID_PLAIN);
 	} else if (st->status[0]) {
 		grid_put(g, y, st->status, GRID_PLAIN);
@@ -575,7 +522,7 @@ void console_render(struct console_state *st, struct grid *g)
 	grid_clear(g);
 	int bottom = g->h - 1; /* the last line is the bottom line */
 	if (st->help) {
-		render_help(st, g, bottom);
+		console_render_help(st, g, bottom);
 		render_bottom(st, g);
 		return;
 	}

@@ -2,11 +2,12 @@
  *
  * Contract: console_render() fills every line of the grid from the state and its shown
  * interval: three header lines (time, domains, host disks, vmstat bo, double count, dom0
- * CPU, unattributed share, lost events, hooks), in a replay a fourth (sample i/n, its
- * recorded time, playing or paused, the nearest mark), then the table, a domain's layer stack
- * (drill-down) or the help, and a bottom line (prompt, message or key hints). It reads no
- * clock and no terminal, so a known state gives a known screen (expected-screen tests).
- * Times are shown in local time. The only state it changes is the scroll position that
+ * CPU, unattributed share, lost events, hooks), in a replay a fourth (the time shown,
+ * sample i/n, playing or paused, the step period, the nearest mark), then the table, a
+ * domain's layer stack (drill-down) or the help (console_help.h), and a bottom line
+ * (prompt, message or key hints). It reads no clock and no terminal, so a known state
+ * gives a known screen (expected-screen tests). Times are shown in local time, with
+ * their zone. The only state it changes is the scroll position that
  * keeps the selection on screen and the page size used by page up/down.
  */
 #ifndef XIOTOP_CONSOLE_RENDER_H

@@ -31,11 +31,14 @@ static void show_pair(struct console_run *r, struct xio_sample *prev, struct xio
 		model_free(&since);
 }
 
-/* One move of the feed, shown. 0, or -1 (r->error says why). */
+/* One move of the feed, shown; the feed's note (a goto that found nothing) in the status
+ * line. 0, or -1 (r->error says why). */
 static int feed_move(struct console_run *r, enum seek_move nav, struct seek_view *v)
 {
 	struct xio_sample prev, cur;
-	int rc = r->feed->navigate(r->feed->navigate_ctx, nav, clock_mono_ns(), &prev, &cur, v);
+	const char *text = nav == NAV_GOTO ? r->st.go_to : NULL;
+	int rc =
+	    r->feed->navigate(r->feed->navigate_ctx, nav, text, clock_mono_ns(), &prev, &cur, v);
 	if (rc > 0)
 		show_pair(r, &prev, &cur, v);
 	if (rc < 0) {
@@ -43,6 +46,8 @@ static int feed_move(struct console_run *r, enum seek_move nav, struct seek_view
 		return -1;
 	}
 	console_state_set_replay(&r->st, &v->pos);
+	if (v->note[0])
+		snprintf(r->st.status, sizeof(r->st.status), "%s", v->note);
 	return 0;
 }
 

@@ -277,11 +277,18 @@ static enum console_action prompt_key(struct console_state *st, int key, int64_t
 {
 	size_t len = strlen(st->input);
 	if (key == CK_ENTER) {
-		if (st->prompt == PROMPT_MARK)
+		enum console_prompt was = st->prompt;
+		st->prompt = PROMPT_NONE;
+		if (was == PROMPT_GOTO) { /* the feed finds it: a time or a mark */
+			snprintf(st->go_to, sizeof(st->go_to), "%s",
+			         st->input[0] ? st->input : "start");
+			st->nav = NAV_GOTO;
+			return CA_NAVIGATE;
+		}
+		if (was == PROMPT_MARK)
 			console_state_add_mark(st, st->input, now_ns);
 		else
 			console_state_set_filter(st, st->input);
-		st->prompt = PROMPT_NONE;
 	} else if (key == CK_ESCAPE) {
 		st->prompt = PROMPT_NONE;
 	} else if (key == CK_BACKSPACE) {
@@ -303,26 +310,34 @@ static void begin_prompt(struct console_state *st, enum console_prompt p)
 	snprintf(st->input, sizeof(st->input), "%s", p == PROMPT_FILTER ? st->filter : "");
 }
 
-/* Replay: each move through the recording and its keys (0: no second key). p plays and
- * pauses: pausing the display is pausing the playing. */
-static const struct replay_move {
-	enum seek_move nav;
-	int keys[2];
-} replay_moves[] = {
-    {NAV_STEP_BACK, {CK_LEFT}},   {NAV_STEP_AHEAD, {CK_RIGHT}}, {NAV_PREV_MARK, {'['}},
-    {NAV_NEXT_MARK, {']'}},       {NAV_START, {'g'}},           {NAV_END, {'G'}},
-    {NAV_PLAY_PAUSE, {' ', 'p'}}, {NAV_FASTER, {'+', '='}},     {NAV_SLOWER, {'-'}},
+/* Replay: the keys that move through the recording, the one place each is defined (the
+ * help lists this table). p plays and pauses: pausing the display is pausing the playing;
+ * g asks for where to go (NAV_GOTO: a time or a mark). */
+const struct console_replay_key console_replay_keys[] = {
+    {{{CK_LEFT, NAV_STEP_BACK}, {CK_RIGHT, NAV_STEP_AHEAD}}, "Left Right", "step one interval"},
+    {{{'[', NAV_PERIOD_BACK}, {']', NAV_PERIOD_AHEAD}}, "[ ]", "step a period back / on"},
+    {{{'{', NAV_PERIOD_SHORTER}, {'}', NAV_PERIOD_LONGER}}, "{ }", "shorter / longer period"},
+    {{{'N', NAV_PREV_MARK}, {'n', NAV_NEXT_MARK}}, "N n", "previous / next mark"},
+    {{{'g', NAV_GOTO}, {'G', NAV_END}}, "g G", "go to a time or mark / end"},
+    {{{' ', NAV_PLAY_PAUSE}, {'p', NAV_PLAY_PAUSE}}, "space p", "play / pause"},
+    {{{'+', NAV_FASTER}, {'=', NAV_FASTER}, {'-', NAV_SLOWER}}, "+ -", "play faster / slower"},
+    {{{0}}, NULL, NULL},
 };
 
 /* Replay: the keys that move through the recording, and m. CA_NONE: not a replay key. */
 static enum console_action replay_key(struct console_state *st, int key)
 {
-	for (size_t i = 0; key && i < sizeof(replay_moves) / sizeof(replay_moves[0]); i++) {
-		if (replay_moves[i].keys[0] == key || replay_moves[i].keys[1] == key) {
-			st->nav = replay_moves[i].nav;
+	for (const struct console_replay_key *k = console_replay_keys; key && k->names; k++)
+		for (size_t i = 0; i < CONSOLE_KEY_MOVES; i++) {
+			if (k->moves[i].key != key)
+				continue;
+			if (k->moves[i].nav == NAV_GOTO) {
+				begin_prompt(st, PROMPT_GOTO);
+				return CA_REDRAW;
+			}
+			st->nav = k->moves[i].nav;
 			return CA_NAVIGATE;
 		}
-	}
 	if (key != 'm')
 		return CA_NONE;
 	snprintf(st->status, sizeof(st->status),

@@ -10,10 +10,11 @@
  * console_state_interval() for who owns it.
  *
  * Replay (opts.replay): the same state over a recording. The keys that move through it
- * (arrows, [ ], g G, space and p, + -) do not change the state: they return CA_NAVIGATE
- * with the move in st->nav, the front end asks its feed for the interval there and shows
- * it with console_state_show(), and tells where it stands with console_state_set_replay()
- * for the header. m only says that a recording is read-only.
+ * (console_replay_keys[]: arrows, [ ] { }, n N, g G, space and p, + -) do not change the
+ * state: they return CA_NAVIGATE with the move in st->nav (g first asks where to, a time
+ * or a mark, into st->go_to), the front end asks its feed for the interval there and
+ * shows it with console_state_show(), and tells where it stands with
+ * console_state_set_replay() for the header. m only says that a recording is read-only.
  */
 #ifndef XIOTOP_CONSOLE_STATE_H
 #define XIOTOP_CONSOLE_STATE_H
@@ -51,7 +52,18 @@ enum console_action {
 	CA_NAVIGATE, /* replay: move as st->nav says, then redraw */
 };
 
-enum console_prompt { PROMPT_NONE, PROMPT_MARK, PROMPT_FILTER };
+enum console_prompt { PROMPT_NONE, PROMPT_MARK, PROMPT_FILTER, PROMPT_GOTO };
+
+/* Replay: a row of the key table (its keys and their moves) and its help. */
+#define CONSOLE_KEY_MOVES 3
+struct console_replay_key {
+	struct {
+		int key; /* 0: none */
+		enum seek_move nav;
+	} moves[CONSOLE_KEY_MOVES];
+	const char *names, *help;
+};
+extern const struct console_replay_key console_replay_keys[]; /* ends with names NULL */
 
 #define CONSOLE_TEXT_MAX 64 /* mark labels, filter */
 
@@ -110,8 +122,9 @@ struct console_state {
 	struct cpu_totals cpu_totals; /* dom0 CPU per row since the first interval */
 	char status[1536]; /* one-line message until the next key (a path and a label fit) */
 
-	enum seek_move nav;     /* the move the last CA_NAVIGATE asks for */
-	struct seek_pos replay; /* replay: where it stands */
+	enum seek_move nav;           /* the move the last CA_NAVIGATE asks for */
+	char go_to[CONSOLE_TEXT_MAX]; /* NAV_GOTO's text: a time or a mark */
+	struct seek_pos replay;       /* replay: where it stands */
 };
 
 void console_state_init(struct console_state *st, const struct console_state_opts *o);

@@ -8,9 +8,9 @@
 #include "core/clock.h"
 #include "core/latency.h"
 
-double fields_mb_per_s(uint64_t bytes, double interval_s)
+double fields_mib_per_s(uint64_t bytes, double interval_s)
 {
-	return interval_s > 0 ? (double)bytes / 1e6 / interval_s : 0.0;
+	return interval_s > 0 ? (double)bytes / FIGURE_MIB / interval_s : 0.0;
 }
 
 double fields_cpu_pct(uint64_t ns, double interval_s)
@@ -55,6 +55,43 @@ static int cmp_known(bool ka, double a, bool kb, double b)
 	if (ka != kb)
 		return ka ? 1 : -1;
 	return ka ? cmp_double(a, b) : 0;
+}
+
+/* What (unattributed) shows in a domain figure's column: dom0's for no domain. */
+static const struct {
+	enum figure_id column, shown;
+} unattributed_shows[] = {
+    {FIG_GUEST_RD_BYTES, FIG_UNATTRIBUTED_RD_BYTES},
+    {FIG_GUEST_WR_BYTES, FIG_UNATTRIBUTED_WR_BYTES},
+    {FIG_DOM0_CPU_NS, FIG_UNATTRIBUTED_CPU_NS},
+    {FIG_DOM0_CPU_SINCE_START, FIG_UNATTRIBUTED_CPU_NS},
+};
+
+bool field_row_figure(enum row_kind kind, enum figure_id fig, enum figure_id *shown)
+{
+	*shown = fig;
+	if (kind != ROW_UNATTRIBUTED)
+		return true;
+	for (size_t i = 0; i < sizeof(unattributed_shows) / sizeof(unattributed_shows[0]); i++)
+		if (unattributed_shows[i].column == fig) {
+			*shown = unattributed_shows[i].shown;
+			return true;
+		}
+	return false;
+}
+
+bool field_row_known(const struct field_row *r, enum figure_id fig)
+{
+	if (!r->m)
+		return false;
+	if (r->kind == ROW_UNATTRIBUTED) {
+		enum figure_id shown;
+		return field_row_figure(r->kind, fig, &shown) && figure_known(shown, r->m, NULL);
+	}
+	bool cpu = fig == FIG_DOM0_CPU_NS || fig == FIG_DOM0_CPU_SINCE_START;
+	if (r->kind == ROW_DOM0 && cpu && !figure_known(FIG_DOM0_OWN_CPU_NS, r->m, NULL))
+		return false;
+	return figure_known(fig, r->m, r->dom);
 }
 
 const char *field_row_name(const struct field_row *r)
@@ -138,24 +175,32 @@ static void print_kind(const struct field_row *r, int width, bool ascii_only, ch
 			snprintf(buf, len, "-");                                                   \
 	}
 
-FIGURE_COLUMN(guest_rd, 1, has_interval(r) && !r->guest_unknown,
-              fields_mb_per_s(r->guest_rd_bytes, r->interval_s))
-FIGURE_COLUMN(guest_wr, 1, has_interval(r) && !r->guest_unknown,
-              fields_mb_per_s(r->guest_wr_bytes, r->interval_s))
-FIGURE_COLUMN(rd_iops, 0, has_interval(r) && r->has_ios, (double)r->guest_rd_ios / r->interval_s)
-FIGURE_COLUMN(wr_iops, 0, has_interval(r) && r->has_ios, (double)r->guest_wr_ios / r->interval_s)
-FIGURE_COLUMN(phys_wr, 1, has_interval(r) && r->has_phys,
-              fields_mb_per_s(r->phys_wr_bytes, r->interval_s))
-FIGURE_COLUMN(ampl, 2, has_interval(r) && r->has_phys && r->guest_wr_bytes > 0,
+/* A rate over the interval: known when the figure is and there is an interval. */
+static bool rate_known(const struct field_row *r, enum figure_id fig)
+{
+	return has_interval(r) && field_row_known(r, fig);
+}
+
+FIGURE_COLUMN(guest_rd, 1, rate_known(r, FIG_GUEST_RD_BYTES),
+              fields_mib_per_s(r->guest_rd_bytes, r->interval_s))
+FIGURE_COLUMN(guest_wr, 1, rate_known(r, FIG_GUEST_WR_BYTES),
+              fields_mib_per_s(r->guest_wr_bytes, r->interval_s))
+FIGURE_COLUMN(rd_iops, 0, rate_known(r, FIG_GUEST_RD_IOS), (double)r->guest_rd_ios / r->interval_s)
+FIGURE_COLUMN(wr_iops, 0, rate_known(r, FIG_GUEST_WR_IOS), (double)r->guest_wr_ios / r->interval_s)
+FIGURE_COLUMN(phys_wr, 1, rate_known(r, FIG_PHYS_WR_BYTES),
+              fields_mib_per_s(r->phys_wr_bytes, r->interval_s))
+FIGURE_COLUMN(ampl, 2, rate_known(r, FIG_AMPLIFICATION) && r->guest_wr_bytes > 0,
               (double)r->phys_wr_bytes / (double)r->guest_wr_bytes)
-FIGURE_COLUMN(dbl, 1, has_interval(r) && r->has_phys,
-              fields_mb_per_s(r->double_counted_bytes, r->interval_s))
-FIGURE_COLUMN(dirty, 1, r->has_dirty, (double)r->dirty_backlog_bytes / (1024.0 * 1024.0))
-FIGURE_COLUMN(cpu_pct, 1, has_interval(r) && r->has_cpu, fields_cpu_pct(r->cpu_ns, r->interval_s))
-FIGURE_COLUMN(cpu_s, 1, r->has_cpu, (double)r->cpu_total_ns / (double)NS_PER_S)
+FIGURE_COLUMN(dbl, 1, rate_known(r, FIG_DOUBLE_COUNTED_BYTES),
+              fields_mib_per_s(r->double_counted_bytes, r->interval_s))
+FIGURE_COLUMN(dirty, 1, field_row_known(r, FIG_DIRTY_BACKLOG_BYTES),
+              (double)r->dirty_backlog_bytes / FIGURE_MIB)
+FIGURE_COLUMN(cpu_pct, 1, rate_known(r, FIG_DOM0_CPU_NS), fields_cpu_pct(r->cpu_ns, r->interval_s))
+FIGURE_COLUMN(cpu_s, 1, field_row_known(r, FIG_DOM0_CPU_SINCE_START),
+              (double)r->cpu_total_ns / (double)NS_PER_S)
 FIGURE_COLUMN(lat_p50, 2, r->lat_p50_ns >= 0, r->lat_p50_ns / (double)NS_PER_MS)
 FIGURE_COLUMN(lat_p99, 2, r->lat_p99_ns >= 0, r->lat_p99_ns / (double)NS_PER_MS)
-FIGURE_COLUMN(guest_cpu, 1, has_interval(r) && r->guest_cpu_ns >= 0,
+FIGURE_COLUMN(guest_cpu, 1, rate_known(r, FIG_GUEST_CPU_NS),
               fields_cpu_pct((uint64_t)(r->guest_cpu_ns > 0 ? r->guest_cpu_ns : 0), r->interval_s))
 
 /* A column of a figure no named column shows: its value as its unit says (a rate of
@@ -174,9 +219,9 @@ static double figure_column_value(enum figure_id fig, const struct field_row *r)
 	uint64_t v = figure_value(fig, r->m, r->dom);
 	bool bytes = f->unit && !strcmp(f->unit, "bytes"), ns = f->unit && !strcmp(f->unit, "ns");
 	if (f->form == FORM_GAUGE)
-		return bytes ? (double)v / (1024.0 * 1024.0) : (double)v;
+		return bytes ? (double)v / FIGURE_MIB : (double)v;
 	if (bytes)
-		return fields_mb_per_s(v, r->interval_s);
+		return fields_mib_per_s(v, r->interval_s);
 	return ns ? fields_cpu_pct(v, r->interval_s) : (double)v / r->interval_s;
 }
 
@@ -200,13 +245,13 @@ static const struct field named[FIELD_COUNT] = {
                     .print = print_kind},
     [FIELD_GUEST_RD] = {.figure = FIG_GUEST_RD_BYTES,
                         .flags = FIELD_DESCENDING,
-                        .width = 8,
+                        .width = 9,
                         .rank = 9,
                         .compare = cmp_guest_rd,
                         .print = print_guest_rd},
     [FIELD_GUEST_WR] = {.figure = FIG_GUEST_WR_BYTES,
                         .flags = FIELD_DESCENDING,
-                        .width = 8,
+                        .width = 9,
                         .rank = 2,
                         .compare = cmp_guest_wr,
                         .print = print_guest_wr},
@@ -224,19 +269,19 @@ static const struct field named[FIELD_COUNT] = {
                        .print = print_wr_iops},
     [FIELD_PHYS_WR] = {.figure = FIG_PHYS_WR_BYTES,
                        .flags = FIELD_DESCENDING,
-                       .width = 8,
+                       .width = 9,
                        .rank = 3,
                        .compare = cmp_phys_wr,
                        .print = print_phys_wr},
     [FIELD_AMPL] = {.figure = FIG_AMPLIFICATION,
                     .flags = FIELD_DESCENDING,
-                    .width = 5,
+                    .width = 4,
                     .rank = 5,
                     .compare = cmp_ampl,
                     .print = print_ampl},
     [FIELD_DOUBLE] = {.figure = FIG_DOUBLE_COUNTED_BYTES,
                       .flags = FIELD_DESCENDING,
-                      .width = 8,
+                      .width = 9,
                       .rank = 4,
                       .compare = cmp_dbl,
                       .print = print_dbl},

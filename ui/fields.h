@@ -51,7 +51,8 @@ enum field_id {
 
 enum row_kind { ROW_DOMAIN, ROW_DOM0, ROW_UNATTRIBUTED };
 
-/* One row as the columns see it. */
+/* One row as the columns see it: its values. Whether each is known is not held here but
+ * asked of the figure table (field_row_known). */
 struct field_row {
 	enum row_kind kind;
 	uint32_t domid;
@@ -59,16 +60,11 @@ struct field_row {
 	const char *backend_kind; /* "vbd", "qdisk", "mixed"; NULL or "" if unknown */
 	bool missing;             /* a backend could not be resolved */
 	double interval_s;        /* 0: no interval yet, rates print "-" */
-	uint64_t guest_rd_bytes, guest_wr_bytes;
-	bool guest_unknown; /* the recording does not hold them (an import without VBD bytes) */
-	bool has_ios;
+	uint64_t guest_rd_bytes, guest_wr_bytes; /* (unattributed): dom0's bytes for no domain */
 	uint64_t guest_rd_ios, guest_wr_ios;
-	bool has_phys; /* physical and double-counted figures apply to this row */
 	uint64_t phys_wr_bytes, double_counted_bytes;
-	bool has_dirty;
 	uint64_t dirty_backlog_bytes;
-	bool has_cpu;
-	uint64_t cpu_ns;       /* dom0 CPU for this row, this interval */
+	uint64_t cpu_ns;       /* dom0 CPU for this row, this interval (Domain-0: its own too) */
 	uint64_t cpu_total_ns; /* dom0 CPU for this row since the console started */
 	int64_t guest_cpu_ns;  /* vCPU time this interval; -1 unknown */
 	/* I/O latency of reads and writes together this interval (ns; -1: none timed) */
@@ -108,6 +104,17 @@ const struct field *field_get(enum field_id id);
 int fields_count(void);
 /* The raw name a row shows: its domain's, "Domain-0", "(unattributed)" or "?". */
 const char *field_row_name(const struct field_row *r);
+/* The figure a row of `kind` shows in a domain figure's column: that figure, but for
+ * (unattributed), whose guest bytes and dom0 CPU are dom0's for no domain
+ * (unattributed_rd_bytes, ...); false when the column does not apply to the row (any other
+ * of (unattributed)'s). The table and CSV read it. */
+bool field_row_figure(enum row_kind kind, enum figure_id fig, enum figure_id *shown);
+/* Is a domain figure (a named column's) known in this row? The figure table says, of the
+ * figure the row shows there (core/figures.h figure_known): a guest's own; Domain-0's,
+ * its CPU being its own as a domain plus dom0's own work (both known); (unattributed)'s
+ * bytes and CPU are dom0's for no domain, and no other figure applies to it. False for
+ * a row without an interval (m NULL). */
+bool field_row_known(const struct field_row *r, enum figure_id fig);
 
 /* Which columns are shown, in table order, and how wide each is. */
 struct field_layout {
@@ -144,7 +151,7 @@ void fields_row(const struct field_layout *l, const struct field_row *r, char *b
 void fields_help_line(const struct field *f, bool with_key, char *buf, size_t len);
 
 /* Rate and percentage helpers shared with the console's header and drill-down. */
-double fields_mb_per_s(uint64_t bytes, double interval_s);
+double fields_mib_per_s(uint64_t bytes, double interval_s); /* MiB/s (core/figures.h) */
 double fields_cpu_pct(uint64_t ns, double interval_s);
 /* A number in at most `width` characters: fewer decimals, then a k/M/G suffix. */
 void fields_number(char *buf, size_t len, int width, double value, int decimals);

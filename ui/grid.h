@@ -44,4 +44,6 @@ int text_width(const char *s);
  * length of dst. */
 size_t text_append_cell(char *dst, size_t cap, const char *s, int width, bool left);
 
+#define LINE_MAX_BYTES 4096 /* one screen line before the grid cuts it */
+
 #endif

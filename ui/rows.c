@@ -8,17 +8,6 @@
 #include "core/figures.h"
 #include "core/latency.h"
 
-/* Figures an imported recording does not hold show "-": what the figure table says of
- * the interval (core/figures.h). */
-static void apply_absent(struct field_row *r, const struct model_interval *m)
-{
-	r->has_phys = r->has_phys && figure_known(FIG_PHYS_WR_BYTES, m, NULL);
-	r->has_ios = r->has_ios && figure_known(FIG_GUEST_WR_IOS, m, NULL);
-	r->guest_unknown = r->kind == ROW_UNATTRIBUTED
-	                       ? !figure_known(FIG_UNATTRIBUTED_WR_BYTES, m, NULL)
-	                       : !figure_known(FIG_GUEST_WR_BYTES, m, NULL);
-}
-
 static void fill_domain_figures(struct field_row *r, const struct model_interval *m,
                                 const struct model_domain *d)
 {
@@ -33,9 +22,7 @@ static void fill_domain_figures(struct field_row *r, const struct model_interval
 	r->phys_wr_bytes = d->io.phys_wr_bytes;
 	r->double_counted_bytes = d->io.double_counted_bytes;
 	r->dirty_backlog_bytes = d->dirty_backlog_bytes;
-	r->has_dirty = m->has_dirty;
 	r->cpu_ns = d->cpu_ns;
-	r->has_cpu = m->has_cpu;
 	r->guest_cpu_ns = d->guest_cpu_ns;
 	struct xiotop_lat both = d->lat[XIOTOP_LAT_READ];
 	latency_merge(&both, &d->lat[XIOTOP_LAT_WRITE]);
@@ -69,20 +56,16 @@ int field_rows_build(const struct model_interval *m, struct field_row **rows, si
 		memset(r, 0, sizeof(*r));
 		r->kind = ROW_DOMAIN;
 		r->domid = d->domid;
-		r->has_ios = r->has_phys = true;
 		fill_domain_figures(r, m, d);
 	}
 
 	struct field_row *r = &out[k++];
 	memset(r, 0, sizeof(*r));
 	r->kind = ROW_DOM0;
-	r->has_ios = r->has_phys = true;
-	r->has_dirty = m->has_dirty;
 	r->guest_cpu_ns = -1;
 	r->lat_p50_ns = r->lat_p99_ns = -1;
 	if (dom0)
 		fill_domain_figures(r, m, dom0);
-	r->has_cpu = m->has_cpu && m->host_busy_ns > 0;
 	r->cpu_ns = (dom0 ? dom0->cpu_ns : 0) + model_dom0_own_cpu_ns(m);
 
 	r = &out[k++];
@@ -91,7 +74,6 @@ int field_rows_build(const struct model_interval *m, struct field_row **rows, si
 	r->domid = XIOTOP_DOM_NONE;
 	r->guest_rd_bytes = m->unattr_rd_bytes;
 	r->guest_wr_bytes = m->unattr_wr_bytes;
-	r->has_cpu = m->has_cpu;
 	r->cpu_ns = m->cpu_unattributed_ns;
 	r->guest_cpu_ns = -1;
 	r->lat_p50_ns = r->lat_p99_ns = -1; /* bios for no domain are not timed */
@@ -99,7 +81,6 @@ int field_rows_build(const struct model_interval *m, struct field_row **rows, si
 	for (size_t i = 0; i < k; i++) {
 		out[i].interval_s = m->interval_s;
 		out[i].m = m;
-		apply_absent(&out[i], m);
 	}
 	*n = k;
 	return 0;
@@ -146,7 +127,7 @@ static void add_total(struct cpu_totals *t, uint32_t key, uint64_t ns)
 void cpu_totals_add(struct cpu_totals *t, const struct field_row *rows, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (rows[i].has_cpu)
+		if (field_row_known(&rows[i], FIG_DOM0_CPU_NS))
 			add_total(t, total_key(&rows[i]), rows[i].cpu_ns);
 }
 

@@ -31,7 +31,7 @@ struct cpu_totals {
 	size_t n;
 };
 
-/* Adds each row's cpu_ns (rows with has_cpu). Out of memory: a total stays short. */
+/* Adds each row's cpu_ns (rows whose CPU is known). Out of memory: a total stays short. */
 void cpu_totals_add(struct cpu_totals *t, const struct field_row *rows, size_t n);
 void cpu_totals_fill(const struct cpu_totals *t, struct field_row *rows, size_t n);
 void cpu_totals_clear(struct cpu_totals *t); /* all totals back to none, memory kept */

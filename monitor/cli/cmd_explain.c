@@ -2,10 +2,11 @@
  * window's figures and verdicts, explain/), or two windows compared (two files, or
  * `--against MARK..MARK` of one), as text, JSON or HTML, to stdout or -o OUT.
  *
- * Claims (`--claim FILE[@DOMAIN[:ROW]]`) plug in at add_claims(): claim_arg_figures()
- * turns a benchmark's output file into one struct claim_figures per run, each of which
- * explain_add_claim() sets against the window.
+ * Claims (`--claim FILE[@DOMAIN[:LABEL]]`) plug in at add_claims(): explain_add_claim_file()
+ * reads every result of the file, lists them in the report and sets the runs it judges
+ * against the window.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,12 +15,13 @@
 
 #include "cli/commands.h"
 #include "cli/fail.h"
-#include "explain/claim_figures.h"
-#include "explain/compare.h"
+#include "explain/claim_list.h"
+#include "explain/day.h"
+#include "explain/verdicts/compare.h"
 #include "explain/explain.h"
-#include "explain/report.h"
+#include "explain/report/report.h"
 #include "explain/tool_claims.h"
-#include "explain/verdicts.h"
+#include "explain/verdicts/verdicts.h"
 
 enum ex_format { EXF_TEXT, EXF_JSON, EXF_HTML };
 
@@ -67,27 +69,23 @@ static int guest_window(const char *path, const char *subject, const char *const
 	return 0;
 }
 
-/* The one domain the command is about: -d's only one, else the @DOMAIN all claims name. */
-static const char *one_subject(const struct cli_opts *o)
+/* The one domain the command is about: -d's only one, else the @DOMAIN all claims name
+ * (a domain of the window: an @LABEL names none). */
+static const char *one_subject(const struct cli_opts *o, const struct explain *ex)
 {
 	if (o->n_domains == 1)
 		return o->domains[0];
 	if (o->n_domains || !o->n_claims)
 		return NULL;
-	static struct claim_figures runs[EX_MAX_CLAIMS];
 	static char subject[64];
 	subject[0] = '\0';
 	for (size_t i = 0; i < o->n_claims; i++) {
-		size_t n = 0;
-		char err[600];
-		/* errors are add_claims()'s to say */
-		if (claim_arg_figures(o->claims[i], runs, EX_MAX_CLAIMS, &n, err, sizeof(err)))
+		static struct ex_claim_file cf;
+		ex_claim_arg(o->claims[i], &cf);
+		if (!cf.domain[0] || !explain_find_domain(ex, cf.domain) ||
+		    (subject[0] && strcmp(subject, cf.domain)))
 			return NULL;
-		for (size_t k = 0; k < n; k++) {
-			if (!runs[k].domain[0] || (subject[0] && strcmp(subject, runs[k].domain)))
-				return NULL;
-			snprintf(subject, sizeof(subject), "%s", runs[k].domain);
-		}
+		snprintf(subject, sizeof(subject), "%s", cf.domain);
 	}
 	return subject[0] ? subject : NULL;
 }
@@ -95,15 +93,10 @@ static const char *one_subject(const struct cli_opts *o)
 static int add_claims(struct explain *ex, const struct cli_opts *o)
 {
 	for (size_t i = 0; i < o->n_claims; i++) {
-		struct claim_figures runs[EX_MAX_CLAIMS];
-		size_t n = 0;
-		char err[600];
-		int rc = claim_arg_figures(o->claims[i], runs, EX_MAX_CLAIMS, &n, err, sizeof(err));
-		for (size_t k = 0; rc == 0 && k < n; k++)
-			rc = explain_add_claim(ex, &runs[k], err, sizeof(err));
-		if (rc) {
-			fprintf(stderr, "xiotop explain: %s\n", err);
-			return 2;
+		struct xerr err;
+		if (explain_add_claim_file(ex, o->claims[i], &err)) {
+			fprintf(stderr, "xiotop explain: %s\n", err.msg);
+			return cli_status(&err);
 		}
 	}
 	return 0;
@@ -130,8 +123,11 @@ static int emit(const struct cli_opts *o, enum ex_format f, const struct explain
 		return 2;
 	}
 	int rc = write_report(out, f, ex, c) || fflush(out) ? 1 : 0;
+	/* a reader that stopped reading (| head) is no failure: quietly done, as -b is */
+	if (rc && !o->output && errno == EPIPE)
+		return 0;
 	if (rc)
-		fprintf(stderr, "xiotop explain: writing %s failed\n",
+		fprintf(stderr, "xiotop explain: writing %s failed: %m\n",
 		        o->output ? o->output : "stdout");
 	if (o->output && fclose(out) && !rc) {
 		fprintf(stderr, "xiotop explain: writing %s failed: %m\n", o->output);
@@ -166,10 +162,10 @@ static int run_compare(const struct cli_opts *o, enum ex_format f)
 		rc = explain_window(path_b, o->against ? bfrom : o->from, o->against ? bto : o->to,
 		                    NULL, 0, &b, &rb);
 	struct ex_compare cmp;
-	char err[600];
-	if (!rc && explain_compare(&a, dom_a, &b, dom_b, &cmp, err, sizeof(err))) {
-		fprintf(stderr, "xiotop explain: %s\n", err);
-		rc = 2;
+	struct xerr err;
+	if (!rc && explain_compare(&a, dom_a, &b, dom_b, &cmp, &err)) {
+		fprintf(stderr, "xiotop explain: %s\n", err.msg);
+		rc = cli_status(&err);
 	}
 	if (!rc) {
 		explain_verdicts(&a);
@@ -189,13 +185,22 @@ static int run_one(const struct cli_opts *o, enum ex_format f)
 	struct rec_reader *r = NULL;
 	int rc = explain_window(o->args[0], o->from, o->to, o->domains, o->n_domains, &ex, &r);
 	if (!rc && !o->from && !o->to)
-		rc = guest_window(o->args[0], one_subject(o), o->domains, o->n_domains, &ex, r);
+		rc =
+		    guest_window(o->args[0], one_subject(o, &ex), o->domains, o->n_domains, &ex, r);
 	if (!rc)
 		rc = add_claims(&ex, o);
+	static struct ex_day day; /* the HTML report's day chart: the whole recording */
+	struct xerr err = {0};
+	if (!rc && f == EXF_HTML && explain_day_collect(r, &day, &err) == 0)
+		ex.day = &day;
+	else if (!rc && f == EXF_HTML)
+		cli_say(&err); /* the report goes on without the day chart */
 	if (!rc) {
 		explain_verdicts(&ex);
 		rc = emit(o, f, &ex, NULL);
 	}
+	ex.day = NULL;
+	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
 	return rc;
@@ -218,8 +223,6 @@ int cmd_explain(struct cli_opts *o)
 	if (o->n_args < 1 || o->n_args > 2)
 		return cli_bad_usage(CMD_EXPLAIN, o->n_args ? "one FILE, or two to compare"
 		                                            : "which recording? give FILE");
-	if (o->format_given && !o->format_html && o->format == BATCH_CSV)
-		return cli_bad_usage(CMD_EXPLAIN, "--format wants text, json or html");
 	enum ex_format f = o->format_html            ? EXF_HTML
 	                   : o->format == BATCH_JSON ? EXF_JSON
 	                                             : EXF_TEXT;

@@ -6,9 +6,11 @@
 
 #include "cli/commands.h"
 #include "cli/fail.h"
-#include "core/sanitize.h"
+#include "core/clock.h"
 #include "core/loop.h"
-#include "record/rec_dir.h"
+#include "core/sanitize.h"
+#include "core/when.h"
+#include "record/rec_span.h"
 #include "record/rec_stream.h"
 
 /* The recorded intervals of one source through the batch sink. */
@@ -26,56 +28,54 @@ static int print_source(struct sample_source src, const struct cli_opts *o)
 	return rc;
 }
 
-/* A --from/--to TIME for a directory of recordings (marks are per file). */
-static int dir_time(const char *what, const char *text, int64_t none, int64_t *ns)
+/* One end of --dir's window when it is a time (core/when.h): only the files it reaches
+ * are opened. A mark (or anything else) leaves that end open: every file then. */
+static int64_t dir_end(const char *text, int64_t none)
 {
-	if (!text) {
-		*ns = none;
-		return 0;
+	int64_t ns;
+	return text && !when_parse(text, clock_real_ns(), &ns) ? ns : none;
+}
+
+struct rec_span *cli_open_dir_span(const struct cli_opts *o, struct xerr *err)
+{
+	return rec_span_open_dir(o->dir, dir_end(o->from, INT64_MIN), dir_end(o->to, INT64_MAX),
+	                         err);
+}
+
+/* The window of a recording or span through the batch sink. */
+static int print_span(struct rec_span *r, const struct cli_opts *o)
+{
+	size_t first, last;
+	struct xerr err;
+	if (rec_span_window(r, o->from, o->to, &first, &last, &err)) {
+		char shown[1024]; /* a file name may hold anything, as a mailed file's may */
+		sanitize_text(rec_span_name(r), shown, sizeof(shown));
+		fprintf(stderr, "xiotop: %s: %s\n", shown, err.msg);
+		return 2;
 	}
-	if (rec_dir_parse_time(text, ns) == 0)
-		return 0;
-	fprintf(stderr,
-	        "xiotop: %s %.200s: with --dir a TIME is wanted, as 2026-05-01 14:00 (local) or "
-	        "2026-05-01T12:00:00Z\n",
-	        what, text);
-	return -1;
+	struct rec_stream stream = {.span = r, .next = first, .last = last};
+	return print_source(rec_stream_source(&stream), o);
 }
 
 int print_directory(const struct cli_opts *o)
 {
-	int64_t from, to;
-	if (dir_time("--from", o->from, INT64_MIN, &from) ||
-	    dir_time("--to", o->to, INT64_MAX, &to))
-		return 2;
-	struct rec_dir_stream stream;
 	struct xerr err;
-	if (rec_dir_stream_open(&stream, o->dir, from, to, &err)) {
+	struct rec_span *r = cli_open_dir_span(o, &err);
+	if (!r)
 		return cli_fail(&err);
-	}
-	int rc = print_source(rec_dir_stream_source(&stream), o);
-	rec_dir_stream_close(&stream);
+	int rc = print_span(r, o);
+	rec_span_close(r);
 	return rc;
 }
 
 int print_recording(const char *path, const struct cli_opts *o)
 {
 	struct xerr err;
-	struct rec_reader *r = rec_open(path, &err);
-	if (!r) {
+	struct rec_span *r = rec_span_open_file(path, &err);
+	if (!r)
 		return cli_fail(&err);
-	}
-	size_t first, last;
-	int rc = 2;
-	if (rec_resolve_window(r, o->from, o->to, &first, &last, &err)) {
-		char shown[1024]; /* a file name may hold anything, as a mailed file's may */
-		sanitize_text(path, shown, sizeof(shown));
-		fprintf(stderr, "xiotop: %s: %s\n", shown, err.msg);
-	} else {
-		struct rec_stream stream = {.reader = r, .next = first, .last = last};
-		rc = print_source(rec_stream_source(&stream), o);
-	}
-	rec_reader_close(r);
+	int rc = print_span(r, o);
+	rec_span_close(r);
 	return rc;
 }
 

@@ -15,9 +15,10 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "core/clock.h"
 #include "core/sanitize.h"
+#include "core/when.h"
 #include "import/import_build.h"
-#include "record/rec_dir.h"
 
 #define LOG_MAX_BYTES (256u << 20)
 
@@ -119,10 +120,8 @@ int cmd_import(struct cli_opts *o)
 		return cli_bad_usage(CMD_IMPORT, "which logs? give --xentop, --vmstat or --iostat");
 	struct imp_logs in = {.interval_s = o->import_interval_s, .cpus = o->import_cpus};
 	if (o->import_start) {
-		if (rec_dir_parse_time(o->import_start, &in.start_ns))
-			return cli_bad_usage(CMD_IMPORT,
-			                     "--start wants 2026-05-01T12:00:00Z (UTC) or "
-			                     "2026-05-01 14:00 (local)");
+		if (when_parse(o->import_start, clock_real_ns(), &in.start_ns))
+			return cli_bad_usage(CMD_IMPORT, "--start wants a time: " WHEN_FORMS);
 		in.has_start = true;
 	}
 	struct parsed p;

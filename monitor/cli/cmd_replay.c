@@ -1,5 +1,6 @@
-/* cmd_replay.c - `xiotop replay FILE`: a recording played back through the replay cursor
- * (replay.h). On a terminal it is the console over the recording (replay_feed.h: the
+/* cmd_replay.c - `xiotop replay FILE` and `xiotop replay --dir DIR`: a recording, or the
+ * files of a directory as one timeline (record/rec_span.h), played back through the
+ * replay cursor (replay.h). On a terminal it is the console over it (replay_feed.h: the
  * console's replay keys move the cursor). Otherwise (a pipe, a file, CI), or with -b or
  * --format, the replayed intervals are printed as batch output (text by default) with the
  * marks between them in text form, as fast as they are read or, with --speed X, paced X
@@ -17,6 +18,7 @@
 #include "core/clock.h"
 #include "core/loop.h"
 #include "core/sanitize.h"
+#include "record/rec_span.h"
 #include "record/rec_stream.h"
 #include "record/record.h"
 #include "record/replay.h"
@@ -25,7 +27,7 @@
 
 /* Text output: the marks recorded before a sample, printed before its interval. */
 struct mark_printer {
-	struct rec_reader *reader;
+	struct rec_span *span;
 	size_t pos; /* the index of the next sample handed out */
 };
 
@@ -36,8 +38,8 @@ static int print_marks_at(void *ctx, const struct xio_sample *s, bool first)
 	size_t pos = p->pos++;
 	if (first)
 		return LOOP_GO_ON;
-	const struct rec_mark *m = rec_marks(p->reader);
-	for (size_t i = 0; i < rec_n_marks(p->reader); i++) {
+	const struct rec_mark *m = rec_span_marks(p->span);
+	for (size_t i = 0; i < rec_span_n_marks(p->span); i++) {
 		if (m[i].at_or_after != pos && !(pos == 1 && m[i].at_or_after == 0))
 			continue;
 		char label[300];
@@ -68,7 +70,7 @@ static enum pace replay_pace_wait(void *ctx)
 }
 
 struct replay_opts {
-	const char *path;
+	const char *path; /* the file or the directory */
 	const struct cli_opts *cli;
 	struct batch_opts batch;
 	double speed;    /* 0: no pacing (batch), x1 (console) */
@@ -77,11 +79,11 @@ struct replay_opts {
 };
 
 /* --from/--to into samples [first, last]; -1 after saying why. */
-static int resolve_window(struct rec_reader *r, const struct replay_opts *o, size_t *first,
+static int resolve_window(struct rec_span *r, const struct replay_opts *o, size_t *first,
                           size_t *last)
 {
 	struct xerr err;
-	if (rec_resolve_window(r, o->cli->from, o->cli->to, first, last, &err) == 0)
+	if (rec_span_window(r, o->cli->from, o->cli->to, first, last, &err) == 0)
 		return 0;
 	char shown[1024]; /* a file name may hold anything, as a mailed file's may */
 	sanitize_text(o->path, shown, sizeof(shown));
@@ -90,19 +92,19 @@ static int resolve_window(struct rec_reader *r, const struct replay_opts *o, siz
 }
 
 /* Batch lines of the window, paced by --speed or as fast as they are read. */
-static int play(struct rec_reader *r, const struct replay_opts *o)
+static int play(struct rec_span *r, const struct replay_opts *o)
 {
 	size_t first, last;
 	if (resolve_window(r, o, &first, &last))
 		return 2;
-	size_t n_marks = rec_n_marks(r);
+	size_t n_marks = rec_span_n_marks(r);
 	size_t *mark_pos = calloc(n_marks ? n_marks : 1, sizeof(*mark_pos));
 	if (!mark_pos)
 		return 1;
 	for (size_t i = 0; i < n_marks; i++)
-		mark_pos[i] = rec_marks(r)[i].at_or_after;
+		mark_pos[i] = rec_span_marks(r)[i].at_or_after;
 	struct replay_pace pace;
-	replay_init(&pace.cursor, rec_times(r), rec_count(r), mark_pos, n_marks);
+	replay_init(&pace.cursor, rec_span_times(r), rec_span_count(r), mark_pos, n_marks);
 	int64_t t = clock_mono_ns();
 	/* pos 1 + first: the window's first interval */
 	size_t start = replay_step(&pace.cursor, (long)first, t);
@@ -112,9 +114,9 @@ static int play(struct rec_reader *r, const struct replay_opts *o)
 		replay_toggle_play(&pace.cursor, t);
 	pace.due = start;
 
-	struct rec_stream stream = {.reader = r, .next = start - 1, .last = last};
+	struct rec_stream stream = {.span = r, .next = start - 1, .last = last};
 	struct sample_source src = rec_stream_source(&stream);
-	struct mark_printer marks = {.reader = r, .pos = start - 1};
+	struct mark_printer marks = {.span = r, .pos = start - 1};
 	struct batch_sink printer = {.out = stdout, .opts = o->batch};
 	struct interval_sink sinks[2] = {{.ctx = &marks, .sample = print_marks_at},
 	                                 batch_sink(&printer)};
@@ -134,7 +136,7 @@ static int play(struct rec_reader *r, const struct replay_opts *o)
 
 /* The console over the window: Ctrl-C and a closed terminal end it with the terminal
  * restored, as in the live console. */
-static int browse(struct rec_reader *r, const struct replay_opts *o)
+static int browse(struct rec_span *r, const struct replay_opts *o)
 {
 	struct xerr err;
 	size_t first, last;
@@ -146,7 +148,11 @@ static int browse(struct rec_reader *r, const struct replay_opts *o)
 	}
 	const char *base = strrchr(o->path, '/');
 	char title[300];
-	snprintf(title, sizeof(title), "replay %s", base ? base + 1 : o->path);
+	if (rec_span_files(r) > 1)
+		snprintf(title, sizeof(title), "replay %s (%zu files)", base ? base + 1 : o->path,
+		         rec_span_files(r));
+	else
+		snprintf(title, sizeof(title), "replay %s", base ? base + 1 : o->path);
 	struct console_feed feed = {
 	    .navigate = replay_feed_navigate, .navigate_ctx = f, .title = title};
 	struct console_opts co = {.delay_s = 1,
@@ -168,12 +174,10 @@ static int browse(struct rec_reader *r, const struct replay_opts *o)
 int cmd_replay(struct cli_opts *cli)
 {
 	int rc;
-	if (cli->dir && !cli->n_args) /* batch lines: the console replays one file */
-		return print_directory(cli);
-	if (cli->n_args != 1 || cli->dir)
+	if (cli->n_args != (cli->dir ? 0 : 1))
 		return cli_bad_usage(CMD_REPLAY, "give one FILE (or --dir DIR)");
 	struct replay_opts o = {
-	    .path = cli->args[0],
+	    .path = cli->dir ? cli->dir : cli->args[0],
 	    .cli = cli,
 	    .batch = {.format = cli->format, .full_names = cli->full_names},
 	    .speed = cli->speed,
@@ -181,12 +185,12 @@ int cmd_replay(struct cli_opts *cli)
 	    .dom0_first = cli->dom0_first,
 	};
 	struct xerr err;
-	struct rec_reader *r = rec_open(o.path, &err);
-	if (!r) {
+	struct rec_span *r =
+	    cli->dir ? cli_open_dir_span(cli, &err) : rec_span_open_file(o.path, &err);
+	if (!r)
 		return cli_fail(&err);
-	}
 	bool terminal = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
 	rc = o.want_batch || !terminal ? play(r, &o) : browse(r, &o);
-	rec_reader_close(r);
+	rec_span_close(r);
 	return rc;
 }

@@ -45,9 +45,9 @@ int cmd_serve(struct cli_opts *o)
 		return rc;
 	cli_catch_stop();
 	struct web_config web;
-	char err[8600];
-	if (o->web_config && web_config_load(o->web_config, &web, err, sizeof(err))) {
-		fprintf(stderr, "xiotop serve: --web-config %s\n", err);
+	struct xerr err;
+	if (o->web_config && web_config_load(o->web_config, &web, &err)) {
+		fprintf(stderr, "xiotop serve: --web-config %s\n", err.msg);
 		return 2;
 	}
 	scheme = o->web_config && web.tls ? "https" : "http";

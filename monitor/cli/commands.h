@@ -11,6 +11,7 @@
 #define XIOTOP_COMMANDS_H
 
 #include "cli/options.h"
+#include "record/rec_span.h"
 
 int cmd_live(struct cli_opts *o); /* xiotop [-b] ...: the console or batch lines */
 int cmd_topology(struct cli_opts *o);
@@ -42,7 +43,10 @@ int cli_run_paced(const struct cli_opts *o, struct sample_source src, struct int
 /* Recorded intervals of FILE's window [o->from, o->to] as `xiotop -b` prints them (at
  * most o->iterations; 0: all): `xiotop export` and `xiotop -b --from-file`. */
 int print_recording(const char *path, const struct cli_opts *o);
-/* The same over the recordings of o->dir within --from/--to (TIMEs), as one recording. */
+/* The same over the recordings of o->dir within --from/--to, as one recording. */
 int print_directory(const struct cli_opts *o);
+/* The recordings of o->dir as one (record/rec_span.h): only the files --from and --to
+ * reach when they are times, all of them when one is a mark. NULL with err. */
+struct rec_span *cli_open_dir_span(const struct cli_opts *o, struct xerr *err);
 
 #endif

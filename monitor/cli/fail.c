@@ -12,6 +12,11 @@ void cli_say(const struct xerr *e)
 int cli_fail(const struct xerr *e)
 {
 	cli_say(e);
+	return cli_status(e);
+}
+
+int cli_status(const struct xerr *e)
+{
 	switch (e->kind) {
 	case XERR_NONE:
 		return 0;

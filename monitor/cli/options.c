@@ -1,5 +1,6 @@
 /* options.c - the option table and its parser; see options.h. */
 #include "cli/options.h"
+#include "record/record.h"
 
 #include <getopt.h>
 #include <stddef.h>
@@ -61,7 +62,7 @@ static int add_to_list(const char **list, size_t *n, const char *arg)
 
 /* --- the handlers: the options whose value no bounds can check ----------------- */
 
-/* explain's html is checked by cli_parse (batch output has none) */
+/* which command takes which format is checked by cli_parse (cli_command.formats) */
 static const char *take_format(struct cli_opts *o, const char *arg)
 {
 	o->format_given = true;
@@ -123,6 +124,9 @@ static const char *take_image_dir(struct cli_opts *o, const char *arg)
 
 /* --- the tables --------------------------------------------------------------- */
 
+/* --format's help line: the values of the command whose --help it is (format_help()) */
+static const char FORMAT_HELP[] = "the output's format";
+
 #define SOURCE_CMDS (CMD_LIVE | CMD_TOPOLOGY | CMD_RECORD | CMD_SERVE)
 
 /* An entry's route: its field and the bounds of its value, or its handler. AT() does
@@ -143,8 +147,8 @@ const struct cli_option cli_options[] = {
      NUMBER(delay_s, 0.1, 3600, "-d wants seconds between 0.1 and 3600")},
     {"iterations", 'i', "COUNT", CMD_LIVE, "intervals to show, then exit",
      COUNT(iterations, 1, 1e15, "-i wants a positive count")},
-    {"format", 0, "F", CMD_LIVE | CMD_TOPOLOGY | CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
-     "text, csv or json (topology: text or json; explain: text, json or html)", TAKE(take_format)},
+    {"format", 0, "F", CMD_LIVE | CMD_TOPOLOGY | CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN, FORMAT_HELP,
+     TAKE(take_format)},
     {"full-name", 'f', NULL, CMD_LIVE | CMD_EXPORT | CMD_REPLAY,
      "do not cut names (-b text: and show every column)", FLAG(full_names)},
     {"dom0-first", 'z', NULL, CMD_LIVE | CMD_REPLAY, "console: Domain-0 first", FLAG(dom0_first)},
@@ -155,14 +159,21 @@ const struct cli_option cli_options[] = {
     {"output", 'o', "FILE", CMD_RECORD | CMD_MARK | CMD_EXPLAIN | CMD_IMPORT,
      "the recording (record, mark, import) or the report (explain)", STRING(output)},
     {"from", 0, "MARK|TIME", CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN,
-     "window start: a mark's label, 2024-05-01T12:00:00Z (UTC) or +SECONDS", STRING(from)},
+     "window start: a mark's label, a time (2024-05-01T12:00:00Z, 2024-05-01 14:00 local, "
+     "yesterday 14:00, 1h ago) or +SECONDS",
+     STRING(from)},
     {"to", 0, "MARK|TIME", CMD_EXPORT | CMD_REPLAY | CMD_EXPLAIN, "window end, as --from",
      STRING(to)},
     {"speed", 0, "X", CMD_REPLAY, "play X times faster than recorded",
      NUMBER(speed, REPLAY_SPEED_MIN, REPLAY_SPEED_MAX, "--speed wants a factor from 0.125 to 64")},
     {"duration", 0, "D", CMD_RECORD, "stop after D (90, 90s, 5m, 2h, 1d)",
      DURATION(duration_s, 1e-9, "--duration wants 90, 90s, 5m or 2h")},
-    {"tail", 0, "SECONDS", CMD_RECORD, "with -- COMMAND: keep recording after it ends (default 30)",
+    {"commit-every", 0, "D", CMD_RECORD,
+     "commit samples at least every D (default 10s): what a kill -9 may lose",
+     DURATION(commit_s, 0.01, "--commit-every wants a duration (0.5, 10s, 1m)")},
+    {"tail", 0, "SECONDS", CMD_RECORD,
+     "with -- COMMAND: record SECONDS after it ends (default: until the dirty pages it left "
+     "are written back)",
      NUMBER(tail_s, 0, 1e9, "--tail wants seconds (0 or more)")},
     {"print", 0, "F", CMD_RECORD, "also print each interval as -b --format F would",
      TAKE(take_print)},
@@ -178,8 +189,9 @@ const struct cli_option cli_options[] = {
      TAKE(take_retain_size)},
     {"against", 0, "MARK..MARK", CMD_EXPLAIN, "compare with this window of FILE", STRING(against)},
     {"domain", 0, "ID|NAME", CMD_EXPLAIN, "only this domain (repeatable)", TAKE(take_domain)},
-    {"claim", 0, "FILE[@DOMAIN]", CMD_EXPLAIN,
-     "a benchmark's own output to check (dd, fio, bonnie++, bonnie, iozone)", TAKE(take_claim)},
+    {"claim", 0, "FILE[@DOMAIN[:LABEL]]", CMD_EXPLAIN,
+     "a benchmark's results as pasted, a whole post (dd, fio, bonnie++, bonnie, iozone)",
+     TAKE(take_claim)},
     {"xenstore-dump", 0, "FILE", SOURCE_CMDS, "topology from xenstore-ls (-f) text",
      STRING(src.xenstore_dump)},
     {"sysfs-root", 0, "DIR", SOURCE_CMDS, "fixture tree instead of /sys", STRING(src.roots.sysfs)},
@@ -218,19 +230,32 @@ const struct cli_command cli_commands[] = {
     {.cmd = CMD_LIVE,
      .name = "",
      .synopsis = "[-b] [OPTIONS]   (the console; -b: batch lines)",
-     .no_args = true},
-    {.cmd = CMD_TOPOLOGY, .name = "topology", .synopsis = "[OPTIONS]", .no_args = true},
+     .no_args = true,
+     .formats = CLI_FORMATS_ROWS},
+    {.cmd = CMD_TOPOLOGY,
+     .name = "topology",
+     .synopsis = "[OPTIONS]",
+     .no_args = true,
+     .formats = CLI_FORMAT(BATCH_TEXT) | CLI_FORMAT(BATCH_JSON)},
     {.cmd = CMD_RECORD,
      .name = "record",
-     .synopsis = "-o FILE [OPTIONS] [-- COMMAND ARGS...]",
+     .synopsis = "(-o FILE | --dir DIR) [OPTIONS] [-- COMMAND ARGS...]",
      .wraps = true,
      .delay_s = 1.0},
     {.cmd = CMD_MARK, .name = "mark", .synopsis = "[-o FILE] LABEL"},
-    {.cmd = CMD_EXPORT, .name = "export", .synopsis = "FILE [OPTIONS]", .format = BATCH_JSON},
+    {.cmd = CMD_EXPORT,
+     .name = "export",
+     .synopsis = "FILE [OPTIONS]",
+     .format = BATCH_JSON,
+     .formats = CLI_FORMATS_ROWS},
     {.cmd = CMD_REPLAY,
      .name = "replay",
-     .synopsis = "FILE [OPTIONS]   (the console on a terminal, else batch lines)"},
-    {.cmd = CMD_EXPLAIN, .name = "explain", .synopsis = "FILE [FILE2] [OPTIONS]"},
+     .synopsis = "FILE [OPTIONS]   (the console on a terminal, else batch lines)",
+     .formats = CLI_FORMATS_ROWS},
+    {.cmd = CMD_EXPLAIN,
+     .name = "explain",
+     .synopsis = "FILE [FILE2] [OPTIONS]",
+     .formats = CLI_FORMAT(BATCH_TEXT) | CLI_FORMAT(BATCH_JSON) | CLI_FORMAT_HTML},
     {.cmd = CMD_IMPORT,
      .name = "import",
      .synopsis = "-o FILE [--xentop LOG] [--vmstat LOG] [--iostat LOG] [OPTIONS]"},
@@ -263,7 +288,8 @@ void cli_defaults(struct cli_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->delay_s = 3.0;
-	o->tail_s = 30.0;
+	o->tail_s = -1; /* until the drain (record/rec_wrap.h) */
+	o->commit_s = (double)REC_COMMIT_AGE_NS / 1e9;
 	o->period_s = 86400;
 	o->retain_s = 14 * 86400;
 	o->retain_bytes = 2.0 * 1024 * 1024 * 1024;
@@ -271,6 +297,27 @@ void cli_defaults(struct cli_opts *o)
 	o->format = BATCH_TEXT;
 	o->src.latency = true; /* --no-latency */
 	o->src.roots = (struct xt_roots){.sysfs = "/sys", .proc = "/proc", .dev = "/dev"};
+}
+
+/* The --format values a command takes, as its --help says them: "text, csv or json". */
+static void format_help(unsigned formats, char *buf, size_t len)
+{
+	static const char *const names[] = {"text", "csv", "json", "html"};
+	int n = 0, said = 0;
+	for (unsigned f = formats; f; f &= f - 1)
+		n++;
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(formats & (1u << i)))
+			continue;
+		size_t at = strlen(buf);
+		snprintf(buf + at, len - at, "%s%s",
+		         !said           ? ""
+		         : said == n - 1 ? " or "
+		                         : ", ",
+		         names[i]);
+		said++;
+	}
 }
 
 void cli_usage(enum cli_cmd cmd, FILE *out)
@@ -289,7 +336,9 @@ void cli_usage(enum cli_cmd cmd, FILE *out)
 		else
 			snprintf(left, sizeof(left), "    --%s%s%s", t->name, t->arg ? " " : "",
 			         t->arg ? t->arg : "");
-		fprintf(out, "  %-30s %s\n", left, t->help);
+		char formats[64];
+		format_help(cli_commands[c].formats, formats, sizeof(formats));
+		fprintf(out, "  %-30s %s\n", left, t->help == FORMAT_HELP ? formats : t->help);
 	}
 	if (!(cmd & (CMD_LIVE | CMD_REPLAY | CMD_EXPORT)))
 		return;
@@ -429,9 +478,15 @@ int cli_parse(enum cli_cmd cmd, int argc, char **argv, struct cli_opts *o)
 			return 1;
 		}
 		const char *bad = route(t, o, optarg);
-		if (!bad && o->format_html && cmd != CMD_EXPLAIN)
-			bad =
-			    "unknown --format"; /* html is explain's alone: batch output has none */
+		unsigned format = o->format_html ? CLI_FORMAT_HTML : CLI_FORMAT(o->format);
+		char formats[64], what[96];
+		if (t->help == FORMAT_HELP &&
+		    (bad || !(format & cli_commands[command_index(cmd)].formats))) {
+			format_help(cli_commands[command_index(cmd)].formats, formats,
+			            sizeof(formats));
+			snprintf(what, sizeof(what), "--format wants %s", formats);
+			bad = what;
+		}
 		if (bad)
 			return cli_bad_usage(cmd, bad);
 	}

@@ -61,7 +61,8 @@ struct cli_opts {
 	const char *from, *to; /* --from / --to MARK|TIME */
 	double speed;          /* replay --speed; 0: default */
 	double duration_s;     /* record --duration; 0: until stopped */
-	double tail_s;         /* record --tail */
+	double tail_s;         /* record --tail; < 0: until the drain */
+	double commit_s;       /* record --commit-every */
 	bool print;            /* record --print FORMAT */
 	enum batch_format print_format;
 	const char *dir;     /* record --dir: rotating files; export/replay: read them */
@@ -72,7 +73,7 @@ struct cli_opts {
 	const char *domains[CLI_MAX_LIST];
 	size_t n_domains; /* explain --domain */
 	const char *claims[CLI_MAX_LIST];
-	size_t n_claims; /* explain --claim FILE[@DOMAIN] */
+	size_t n_claims; /* explain --claim FILE[@DOMAIN[:LABEL]] */
 	const char *import_xentop, *import_vmstat, *import_iostat; /* import --xentop ... */
 	double import_interval_s;                                  /* import --interval; 0 */
 	const char *import_start;                                  /* import --start TIME */
@@ -123,7 +124,14 @@ struct cli_command {
 	 * export writes JSON */
 	double delay_s;
 	enum batch_format format;
+	/* the --format values it takes (CLI_FORMAT bits): its --help names them, cli_parse()
+	 * refuses any other (bad usage) */
+	unsigned formats;
 };
+/* A --format value as a bit of cli_command.formats: the batch formats', and html. */
+#define CLI_FORMAT(f)    (1u << (f))
+#define CLI_FORMAT_HTML  (1u << 3)
+#define CLI_FORMATS_ROWS (CLI_FORMAT(BATCH_TEXT) | CLI_FORMAT(BATCH_CSV) | CLI_FORMAT(BATCH_JSON))
 extern const struct cli_command cli_commands[];
 extern const size_t cli_n_commands;
 

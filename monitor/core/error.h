@@ -4,7 +4,7 @@
  * fills a struct xerr the caller gave: a kind and one sentence (naming the file, the
  * option or what is missing, without a "xiotop:" prefix or a newline). The kind says
  * what the failure is, not what to do about it: only cli/ prints the sentence and picks
- * the exit status from the kind (cli/commands.h cli_fail: input and prerequisites 2,
+ * the exit status from the kind (cli/fail.h cli_fail: input and prerequisites 2,
  * runtime and memory 1). A library function never prints a failure; a NULL struct xerr
  * means the caller does not want the sentence. A layer with finer reasons a command acts
  * on (record/: a full disk, a file that exists, a busy writer) also sets code, its own

@@ -3,24 +3,23 @@
  * Contract: one table (figures.c) gives each figure its meaning, unit, when it is known,
  * its screen header, its CSV/JSON key and its OpenMetrics family. The console, batch
  * text, CSV and JSON and the /metrics exposition take names and "known" from it, so a
- * figure is named in one place and no sink tests XS_ABSENT_* bits of its own.
+ * figure is named in one place and no sink tests XIO_ABSENT_* bits of its own.
  * A figure is unknown (figure_known) when the interval lacks what it is made of: a
  * counter the samples do not hold (its `absent` bits, an imported recording), one not
  * collected (CPU, dirty pages, blkback's counters, latency), a domain's vCPU time where
  * the hypervisor gave none, a domain's latency where a kind of its backends was not
  * timed (its completion hook not attached: model_domain.lat_untimed). Unknown prints
  * null or "-", never 0.
- * Per-domain figures are in the JSON contract's order (README "JSON output"); the
+ * Per-domain figures are in the JSON contract's order (README "JSON and CSV output"); the
  * screen-only ones follow, then the host's. Adding a per-domain counter or gauge is one
  * entry at the table's end, its value the member that holds it (or a function of the
  * interval for a derived one) and no name in enum figure_id: the
  * console and `-b` text show it as a column after the named ones, JSON as a key after the
- * others (CSV too with FIGURE_CSV: after all named columns, the host's too, so none
- * moves), /metrics as a family (with a metric name). A host
- * count or gauge added so is in JSON at its json place, in CSV with FIGURE_CSV and in
- * /metrics; the host lines of the console and `-b` text name theirs one by one, so one
- * with a screen header fails test_figures until they show it.
- * Pure: no I/O, no globals but the constant table.
+ * others, CSV as a column after all named ones (the host's too, so none moves), /metrics
+ * as a family (with a metric name). A host count or gauge added so is in JSON at its json
+ * place, in CSV and in /metrics; the host lines of the console and `-b` text name theirs one by
+ * one, so one with a screen header fails test_figures until they show it. Pure: no I/O, no globals
+ * but the constant table.
  */
 #ifndef XIOTOP_FIGURES_H
 #define XIOTOP_FIGURES_H
@@ -77,6 +76,11 @@ enum figure_id {
 	FIGURE_NAMED /* the figures code names; the table may hold more after them */
 };
 
+/* What a person reads is binary, said in every header: sizes in MiB (GiB), rates in
+ * MiB/s, in the console, `-b` text, explain and its report alike; JSON, CSV and /metrics
+ * keep bytes. */
+#define FIGURE_MIB 1048576.0
+
 /* The most figures the table may hold (sinks size their arrays by it). */
 #define FIGURE_MAX 64
 
@@ -98,10 +102,13 @@ enum figure_need {
 	NEED_LATENCY = 1u << 3,   /* has_latency: the key is absent without it */
 	NEED_GUEST_CPU = 1u << 4, /* the domain's guest_cpu_ns >= 0 */
 	NEED_TIMED = 1u << 5,     /* the domain's latency was timed (no lat_untimed bit) */
+	NEED_HOST_BUSY = 1u << 6, /* host_busy_ns > 0: /proc/stat was read (0 is unknown) */
 };
 
 enum figure_flag {
-	FIGURE_CSV = 1u << 0, /* also a CSV column */
+	/* one of CSV's first columns, its place kept: every figure with a key is a CSV column
+	 * (ui/batch_keys.h), these first, those CSV had before the others joined them */
+	FIGURE_CSV_FIRST = 1u << 0,
 };
 
 /* An OpenMetrics family (without _total), its help, and the label telling figures of one

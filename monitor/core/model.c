@@ -125,23 +125,75 @@ void model_io_sums_add(struct model_io_sums *to, const struct model_io_sums *add
 	to->phys_wr_bytes += add->phys_wr_bytes;
 	to->vmstat_wr_bytes += add->vmstat_wr_bytes;
 	to->double_counted_bytes += add->double_counted_bytes;
+	to->array_rd_bytes += add->array_rd_bytes;
+	to->array_wr_bytes += add->array_wr_bytes;
+	to->member_rd_bytes += add->member_rd_bytes;
+	to->member_wr_bytes += add->member_wr_bytes;
 }
 
-void model_domain_add_io(struct model_domain *d, const struct xiotop_io *io, bool guest, bool leaf,
-                         bool in_vmstat)
+static uint64_t beyond(uint64_t a, uint64_t b)
 {
-	if (guest) {
-		d->io.guest_rd_bytes += io->rd_bytes;
-		d->io.guest_wr_bytes += io->wr_bytes;
-		d->io.guest_rd_ios += io->rd_ios;
-		d->io.guest_wr_ios += io->wr_ios;
+	return a > b ? a - b : 0;
+}
+
+uint64_t model_io_copy_wr(const struct model_io_sums *io)
+{
+	return beyond(io->member_wr_bytes, io->array_wr_bytes);
+}
+
+uint64_t model_io_copy_rd(const struct model_io_sums *io)
+{
+	return beyond(io->member_rd_bytes, io->array_rd_bytes);
+}
+
+uint64_t model_io_stored_wr(const struct model_io_sums *io)
+{
+	return beyond(io->phys_wr_bytes, model_io_copy_wr(io));
+}
+
+uint64_t model_io_stored_rd(const struct model_io_sums *io)
+{
+	return beyond(io->phys_rd_bytes, model_io_copy_rd(io));
+}
+
+bool model_second_count(uint32_t via, const char *kind)
+{
+	/* submit_bio() counts every bio it is given (block/blk-core.c); blkback's bio to the
+	 * loop device was the first, so what loop submits below it is the second: its direct
+	 * I/O from its worker (lo_rw_aio), and the writeback of its file's pages by the
+	 * flusher or by its own fsync. A device model's bios are its image's first: its
+	 * guest's requests were syscalls, which pgpgout does not count. */
+	if (via == XIOTOP_VIA_LOOPWORK)
+		return true;
+	return via == XIOTOP_VIA_INODE && !(kind && !strcmp(kind, "qdisk"));
+}
+
+void model_domain_add_io(struct model_domain *d, const struct xiotop_io *io,
+                         const struct model_io_kind *k)
+{
+	struct model_io_sums *s = &d->io;
+	if (k->guest) {
+		s->guest_rd_bytes += io->rd_bytes;
+		s->guest_wr_bytes += io->wr_bytes;
+		s->guest_rd_ios += io->rd_ios;
+		s->guest_wr_ios += io->wr_ios;
 	}
-	if (leaf) {
-		d->io.phys_rd_bytes += io->rd_bytes;
-		d->io.phys_wr_bytes += io->wr_bytes;
+	if (k->leaf) {
+		s->phys_rd_bytes += io->rd_bytes;
+		s->phys_wr_bytes += io->wr_bytes;
 	}
-	if (in_vmstat)
-		d->io.vmstat_wr_bytes += io->wr_bytes;
+	if (k->in_vmstat)
+		s->vmstat_wr_bytes += io->wr_bytes;
+	if (k->in_vmstat && k->second_count)
+		s->double_counted_bytes += io->wr_bytes;
+	if (k->array & XIO_DEV_ARRAY) {
+		s->array_rd_bytes += io->rd_bytes;
+		s->array_wr_bytes += io->wr_bytes;
+	}
+	if (k->array & XIO_DEV_MEMBER) {
+		s->member_rd_bytes += io->rd_bytes;
+		s->member_wr_bytes += io->wr_bytes;
+	}
 }
 
 static int layer_order(const void *a, const void *b)
@@ -171,7 +223,13 @@ static int charge_layer(struct model_interval *m, const struct xio_sample *cur,
 	const struct xio_dev *info = file_io ? NULL : sample_dev(cur, l->dev);
 	bool is_leaf = info && info->is_leaf;
 	enum model_role role = role_of(l->via, is_leaf);
-	model_domain_add_io(d, io, role == ROLE_BACKEND, is_leaf, in_vmstat);
+	struct model_io_kind k = {.guest = role == ROLE_BACKEND,
+	                          .leaf = is_leaf,
+	                          .in_vmstat = in_vmstat,
+	                          .second_count =
+	                              model_second_count(l->via, d->info ? d->info->kind : NULL),
+	                          .array = info ? info->array : 0};
+	model_domain_add_io(d, io, &k);
 	if (add_layer_bytes(d, role, file_io ? 0 : l->dev, info, io))
 		return -1;
 	/* bios that carry a backing file's data: the file layer of the stack */
@@ -333,6 +391,27 @@ static void find_unaccounted_leaves(struct model_interval *m)
 	}
 }
 
+/* Each leaf layer's device's own completed requests and bytes (diskstats), beside the
+ * domain's bios at it: what the leaf took after the block layer merged them. */
+static void leaf_devstats(struct model_interval *m)
+{
+	for (size_t i = 0; !(m->absent & XIO_ABSENT_DISKS) && i < m->n_domains; i++) {
+		const struct model_domain *d = &m->domains[i];
+		for (size_t j = 0; j < d->n_layers; j++) {
+			struct model_layer *l = &d->layers[j];
+			const struct model_disk *k =
+			    l->is_leaf && !l->is_file ? disk_of(m, l->dev) : NULL;
+			if (!k)
+				continue;
+			l->has_devstats = true;
+			l->dev_rd_bytes = k->rd_bytes;
+			l->dev_wr_bytes = k->wr_bytes;
+			l->dev_rd_ios = k->rd_ios;
+			l->dev_wr_ios = k->wr_ios;
+		}
+	}
+}
+
 int model_compute(const struct xio_sample *prev, const struct xio_sample *cur,
                   struct model_interval *out)
 {
@@ -379,15 +458,13 @@ int model_compute(const struct xio_sample *prev, const struct xio_sample *cur,
 		goto fail;
 	for (size_t i = 0; i < out->n_domains; i++) {
 		struct model_domain *d = &out->domains[i];
-		d->io.double_counted_bytes = d->io.vmstat_wr_bytes > d->io.phys_wr_bytes
-		                                 ? d->io.vmstat_wr_bytes - d->io.phys_wr_bytes
-		                                 : 0;
 		if (d->n_layers)
 			qsort(d->layers, d->n_layers, sizeof(*d->layers), layer_order);
 	}
 
 	disk_deltas(prev, cur, out);
 	find_unaccounted_leaves(out);
+	leaf_devstats(out);
 	/* the domains are all in (model_xen_compute may drop and compact them) */
 	free(out->dom_index);
 	out->dom_index = NULL;

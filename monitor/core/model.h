@@ -3,9 +3,16 @@
  * Contract: model_compute(prev, cur) gives what happened between two cumulative samples
  * (prev may be NULL: everything since the tracer started). Per domain: guest bytes (the
  * top of its stack: backend devices, or bios its backend threads submitted), physical
- * bytes (leaf devices), bytes vmstat counts beyond the physical ones (double_counted),
- * and its layers with roles. The identity it keeps:
- *   vmstat pgpgout ~= sum(phys_wr + double_counted) + unattributed.wr_bytes
+ * bytes (leaf devices), what vmstat pgpgout counted for it (every write bio submit_bio()
+ * took for it) and, of that, what was submitted at a second counted layer
+ * (double_counted: below its loop device, by the page cache's writeback of the image or by
+ * loop's direct I/O; never "vmstat less the disks"), the bytes its redundant arrays and
+ * their members took (mirror and parity copies: model_io_copy_wr()), and its layers with
+ * roles. docs/DESIGN.md ("What vmstat counts twice") gives the kernel's call sites. The
+ * identity it keeps:
+ *   vmstat pgpgout ~= sum(vmstat_wr) + unattributed.wr_bytes
+ * (each domain's vmstat_wr being its bytes counted once, at its first counted layer, plus
+ * its double_counted).
  * Counters a sample marks absent (xio_sample.absent: an imported recording) are unknown in
  * the interval too (model_interval.absent): without the stack below the guests no layer is
  * counted in a domain's vmstat bytes, so its double_counted stays 0 and means nothing.
@@ -27,7 +34,12 @@ struct model_layer {
 	bool is_leaf;
 	bool is_file; /* a file, not a device: the domain's image/backing file */
 	uint64_t rd_bytes, wr_bytes;
-	uint64_t rd_ios, wr_ios; /* bios submitted at this layer, for their average size */
+	uint64_t rd_ios, wr_ios; /* bios submitted at this layer (before the block layer merged) */
+	/* a leaf device with diskstats: what the device itself completed this interval, every
+	 * domain's and dom0's requests together (after merging), to be set against this
+	 * domain's bytes at it (a leaf serving one domain: its requests are the domain's) */
+	bool has_devstats;
+	uint64_t dev_rd_bytes, dev_wr_bytes, dev_rd_ios, dev_wr_ios;
 };
 
 /* One vbd: blkback's own count beside xiotop's, this interval (see model_xen.c). */
@@ -49,12 +61,31 @@ struct model_vbd {
 struct model_io_sums {
 	uint64_t guest_rd_bytes, guest_wr_bytes, guest_rd_ios, guest_wr_ios;
 	uint64_t phys_rd_bytes, phys_wr_bytes;
-	uint64_t vmstat_wr_bytes;      /* what pgpgout counted for this domain */
-	uint64_t double_counted_bytes; /* vmstat_wr_bytes - phys_wr_bytes, >= 0 */
+	uint64_t vmstat_wr_bytes; /* what pgpgout counted for this domain */
+	/* of vmstat_wr_bytes, what was submitted at a second counted layer (model_second_count) */
+	uint64_t double_counted_bytes;
+	/* bytes at redundant arrays (xio_dev.array XIO_DEV_ARRAY) and at their members: the
+	 * members' beyond the arrays' are the mirror and parity copies (model_io_copy_*) */
+	uint64_t array_rd_bytes, array_wr_bytes, member_rd_bytes, member_wr_bytes;
 };
 
 /* to += add, figure by figure. */
 void model_io_sums_add(struct model_io_sums *to, const struct model_io_sums *add);
+/* Mirror and parity copies: what the arrays' members took beyond what the arrays took (over
+ * the span the sums cover; md may queue a member's copy just after an interval's end, so
+ * one interval's figure may move a request's bytes to the next). */
+uint64_t model_io_copy_wr(const struct model_io_sums *io);
+uint64_t model_io_copy_rd(const struct model_io_sums *io);
+/* What the disks took once: the physical bytes less the copies, as the arrays took them
+ * (a benchmark's rate is set against these, not the sum of a mirror's copies). */
+uint64_t model_io_stored_wr(const struct model_io_sums *io);
+uint64_t model_io_stored_rd(const struct model_io_sums *io);
+/* Is a write charged with this `via` submitted at a second layer that vmstat counts for a
+ * domain whose backends are of `kind` (xio_domain.kind; NULL or "" unknown)? loop's own
+ * bios below its device are (its direct I/O, `loopwork`, and the writeback of its file,
+ * `inode`); a device model's are its image's first submission (`dmtask`, and `inode` for
+ * a domain whose backends are all its device model's: kind "qdisk"). */
+bool model_second_count(uint32_t via, const char *kind);
 
 struct model_domain {
 	uint32_t domid;
@@ -129,9 +160,15 @@ int model_xen_compute(const struct xio_sample *prev, const struct xio_sample *cu
 const char *model_role_name(enum model_role r);
 /* What one record of I/O adds to a domain's figures: the guest's (it is its backend's
  * request), the physical ones (at a leaf device), vmstat's write count (submitted where
- * vmstat counts). One place for the model and for explain's dom0 subject. */
-void model_domain_add_io(struct model_domain *d, const struct xiotop_io *io, bool guest, bool leaf,
-                         bool in_vmstat);
+ * vmstat counts), the double-counted (submitted at a second counted layer) and the array
+ * and member bytes (the device's xio_dev.array bits). One place for the model and for
+ * explain's dom0 subject. */
+struct model_io_kind {
+	bool guest, leaf, in_vmstat, second_count;
+	uint8_t array; /* enum xio_dev_array */
+};
+void model_domain_add_io(struct model_domain *d, const struct xiotop_io *io,
+                         const struct model_io_kind *k);
 void model_layer_add_io(struct model_layer *l, const struct xiotop_io *io);
 
 /* Derived figures of an interval, computed here once for every sink. */

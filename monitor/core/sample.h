@@ -28,11 +28,20 @@ struct xio_layer {
 	struct xiotop_io io;
 };
 
+/* A device's part in a redundant array (bits of xio_dev.array): md RAID 1, 4, 5, 6 and 10
+ * write each block to more than one member (mirror copies, parity), so its members' bytes
+ * are more than what the array took. */
+enum xio_dev_array {
+	XIO_DEV_ARRAY = 1u << 0,  /* a redundant array (sysfs md/level raid1/4/5/6/10) */
+	XIO_DEV_MEMBER = 1u << 1, /* a member of one (a holder of it in sysfs holders/) */
+};
+
 /* A block device named in the sample. */
 struct xio_dev {
 	uint32_t dev;
 	char name[32];
-	bool is_leaf; /* physical: counted in phys_* and host disks */
+	bool is_leaf;  /* physical: counted in phys_* and host disks */
+	uint8_t array; /* enum xio_dev_array bits; 0: in no redundant array */
 };
 
 /* Host ground truth for one leaf device, from /proc/diskstats. */
@@ -135,6 +144,8 @@ enum xio_absent {
 	XIO_ABSENT_DISKS = 1u << 3,    /* disks[]: the leaf devices' bytes */
 	XIO_ABSENT_HOST_CPU = 1u << 4, /* host_irq_ns and host_steal_ns (a recording made before
 	                                * them, where host_busy_ns held the steal; an import) */
+	XIO_ABSENT_ARRAYS = 1u << 5,   /* which devices are redundant arrays and their members
+	                                * (xio_dev.array): a recording made before they were kept */
 };
 
 struct xio_sample {

@@ -47,20 +47,26 @@ static inline struct sample_source source_runtime(void *ctx,
 	    .ctx = ctx, .next = next, .fail_status = 1, .title = title, .fail_why = fail_why};
 }
 
-/* Moves through a recording, asked for by replay keys (and NAV_HERE / NAV_TICK by the
- * front end itself). The replay cursor (replay.h) decides where each one lands. */
+/* Moves through a recording, asked for by replay keys (ui/console_state.c's table says
+ * which; NAV_HERE / NAV_TICK by the front end itself). The replay cursor (replay.h)
+ * decides where each one lands. */
 enum seek_move {
-	NAV_HERE,       /* where the replay stands (the first screen) */
-	NAV_TICK,       /* time passed: playing moves on */
-	NAV_STEP_BACK,  /* Left */
-	NAV_STEP_AHEAD, /* Right */
-	NAV_PREV_MARK,  /* [ */
-	NAV_NEXT_MARK,  /* ] */
-	NAV_START,      /* g */
-	NAV_END,        /* G */
-	NAV_PLAY_PAUSE, /* space, p */
-	NAV_FASTER,     /* + */
-	NAV_SLOWER,     /* - */
+	NAV_HERE,      /* where the replay stands (the first screen) */
+	NAV_TICK,      /* time passed: playing moves on */
+	NAV_STEP_BACK, /* one interval back, or ahead */
+	NAV_STEP_AHEAD,
+	NAV_PREV_MARK,
+	NAV_NEXT_MARK,
+	NAV_START,
+	NAV_END,
+	NAV_PLAY_PAUSE,
+	NAV_FASTER,
+	NAV_SLOWER,
+	NAV_PERIOD_BACK, /* a step period of recorded time back, or ahead */
+	NAV_PERIOD_AHEAD,
+	NAV_PERIOD_SHORTER, /* the step period itself shorter, or longer */
+	NAV_PERIOD_LONGER,
+	NAV_GOTO, /* to the time or mark the move's text names */
 };
 
 #define SEEK_MARK_LABEL_MAX 256 /* as recordings keep them */
@@ -72,6 +78,7 @@ struct seek_pos {
 	bool playing;
 	double speed;                   /* recorded seconds per real second */
 	size_t n_marks;                 /* marks in the replayed recording (window) */
+	int64_t period_ns;              /* what NAV_PERIOD_BACK and _AHEAD step by */
 	char mark[SEEK_MARK_LABEL_MAX]; /* the nearest mark's label, raw; "" none */
 	long mark_offset; /* intervals from the shown one to that mark: 0 here, < 0 behind */
 };
@@ -83,13 +90,15 @@ struct seek_view {
 	const struct xio_sample *origin;
 	struct seek_pos pos; /* for the header */
 	int64_t wait_ns;     /* playing: monotonic ns until the next NAV_TICK is due; -1 paused */
+	char note[320];      /* a word about the move (a goto that found nothing); "" none */
 };
 
-/* A seekable feed: make the move at now_ns (monotonic). Returns 1 with *prev and *cur
+/* A seekable feed: make the move at now_ns (monotonic); text is NAV_GOTO's (a mark's label,
+ * a time as people give it, core/when.h; NULL otherwise). Returns 1 with *prev and *cur
  * filled (fresh samples the caller frees) when the shown interval changed, and always for
- * NAV_HERE; 0 when it did not (a pause, the end reached); -1 on failure. *view is filled
- * in both cases. */
-typedef int (*seek_fn)(void *ctx, enum seek_move move, int64_t now_ns, struct xio_sample *prev,
-                       struct xio_sample *cur, struct seek_view *view);
+ * NAV_HERE; 0 when it did not (a pause, the end reached, a goto that found nothing: the
+ * view's note says so); -1 on failure. *view is filled in both cases. */
+typedef int (*seek_fn)(void *ctx, enum seek_move move, const char *text, int64_t now_ns,
+                       struct xio_sample *prev, struct xio_sample *cur, struct seek_view *view);
 
 #endif

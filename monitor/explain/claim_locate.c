@@ -45,7 +45,22 @@ struct pick {
 	struct candidate best, cluster;
 	bool have_best, have_cluster;
 	double tick;
+	/* every run's representative, in order (ex_find_stretches): NULL when only the best
+	 * is wanted */
+	struct candidate *runs;
+	size_t n_runs, max_runs;
 };
+
+/* A run closed: kept, and weighed against the best so far. */
+static void close_run(struct pick *p)
+{
+	if (p->runs && p->n_runs < p->max_runs)
+		p->runs[p->n_runs++] = p->cluster;
+	if (!p->have_best || better_run(&p->cluster, &p->best, p->tick)) {
+		p->best = p->cluster;
+		p->have_best = true;
+	}
+}
 
 /* A candidate: joins the run whose best candidate it overlaps, or closes that run and
  * starts another (candidates come in order of their first interval). */
@@ -56,10 +71,8 @@ static void offer(struct pick *p, const struct candidate *c)
 			p->cluster = *c;
 		return;
 	}
-	if (p->have_cluster && (!p->have_best || better_run(&p->cluster, &p->best, p->tick))) {
-		p->best = p->cluster;
-		p->have_best = true;
-	}
+	if (p->have_cluster)
+		close_run(p);
 	p->cluster = *c;
 	p->have_cluster = true;
 }
@@ -76,15 +89,12 @@ static void offer_span(struct pick *pk, const struct ex_point *series, size_t fi
 	offer(pk, &c);
 }
 
-int ex_locate_claim(const struct ex_point *series, size_t n, size_t from, uint64_t bytes,
-                    double seconds, bool write, struct ex_located *out)
+/* Every start that moved bytes that way, its candidate ends offered to pk. */
+static void scan(struct pick *pk, const struct ex_point *series, size_t n, size_t from,
+                 uint64_t bytes, double seconds, bool write)
 {
-	memset(out, 0, sizeof(*out));
-	if (!series || bytes == 0 || from >= n)
-		return -1;
 	double lo = (double)bytes * (1 - EX_LOCATE_BYTES_TOLERANCE);
 	double hi = (double)bytes * (1 + EX_LOCATE_BYTES_TOLERANCE);
-	struct pick pk = {0};
 	double sum = 0; /* bytes of [i, j) */
 	size_t j = from;
 	for (size_t i = from; i < n; i++) {
@@ -101,29 +111,59 @@ int ex_locate_claim(const struct ex_point *series, size_t n, size_t from, uint64
 			while (end > i && way_bytes(&series[end], write) == 0)
 				end--;
 			if (sum <= hi)
-				offer_span(&pk, series, i, end, sum, bytes, seconds);
+				offer_span(pk, series, i, end, sum, bytes, seconds);
 			size_t prev = end;
 			while (prev > i && way_bytes(&series[prev - 1], write) == 0)
 				prev--;
 			double before = sum - (double)way_bytes(&series[end], write);
 			if (sum >= (double)bytes && prev > i && before >= lo)
-				offer_span(&pk, series, i, prev - 1, before, bytes, seconds);
+				offer_span(pk, series, i, prev - 1, before, bytes, seconds);
 		}
 		sum -= (double)here;
 	}
-	if (!pk.have_cluster)
-		return -1;
-	struct candidate end = {.first = SIZE_MAX};
-	offer(&pk, &end); /* closes the last run */
-	struct candidate best = pk.best;
+	if (pk->have_cluster)
+		close_run(pk);
+}
+
+static void fill(const struct ex_point *series, const struct candidate *c, bool write,
+                 struct ex_located *out)
+{
+	memset(out, 0, sizeof(*out));
 	out->found = true;
-	out->first = best.first;
-	out->last = best.last;
-	out->from_s = start_of(&series[best.first]);
-	out->to_s = series[best.last].t;
-	for (size_t k = best.first; k <= best.last; k++) {
+	out->first = c->first;
+	out->last = c->last;
+	out->from_s = start_of(&series[c->first]);
+	out->to_s = series[c->last].t;
+	for (size_t k = c->first; k <= c->last; k++) {
 		out->guest_bytes += way_bytes(&series[k], write);
 		out->phys_bytes += write ? series[k].phys_wr_bytes : series[k].phys_rd_bytes;
 	}
+}
+
+size_t ex_find_stretches(const struct ex_point *series, size_t n, size_t from, uint64_t bytes,
+                         double seconds, bool write, struct ex_located *out, size_t max)
+{
+	if (!series || bytes == 0 || from >= n || !max)
+		return 0;
+	struct candidate runs[EX_MAX_STRETCHES];
+	struct pick pk = {.runs = runs,
+	                  .max_runs = max < EX_MAX_STRETCHES ? max : EX_MAX_STRETCHES};
+	scan(&pk, series, n, from, bytes, seconds, write);
+	for (size_t i = 0; i < pk.n_runs; i++)
+		fill(series, &runs[i], write, &out[i]);
+	return pk.n_runs;
+}
+
+int ex_locate_claim(const struct ex_point *series, size_t n, size_t from, uint64_t bytes,
+                    double seconds, bool write, struct ex_located *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!series || bytes == 0 || from >= n)
+		return -1;
+	struct pick pk = {0};
+	scan(&pk, series, n, from, bytes, seconds, write);
+	if (!pk.have_best)
+		return -1;
+	fill(series, &pk.best, write, out);
 	return 0;
 }

@@ -8,7 +8,6 @@
 #include "core/loop.h"
 #include "core/sanitize.h"
 #include "explain/dom0_subject.h"
-#include "explain/verdicts.h"
 #include "explain/window.h"
 #include "record/rec_stream.h"
 
@@ -220,6 +219,9 @@ void explain_free(struct explain *ex)
 	ex->doms = NULL;
 	free(ex->dom0_drain);
 	ex->dom0_drain = NULL;
+	free(ex->host_series);
+	ex->host_series = NULL;
+	ex->n_host_series = 0;
 	ex->n_doms = 0;
 }
 
@@ -307,4 +309,24 @@ double ex_end_to_end_wr_rate(const struct explain *ex, const struct ex_domain *d
 	double s = ex->win.seconds +
 	           (d->drained || d->dom0_subject ? d->drain_s : ex->win.recorded_after_s);
 	return s > 0 ? (double)d->io.guest_wr_bytes / s : 0;
+}
+
+bool ex_drain_cut(const struct explain *ex, const struct ex_domain *d)
+{
+	return ex->host.has_dirty && !d->dom0_subject && !d->drained;
+}
+
+bool ex_dom0_netbsd(const struct explain *ex)
+{
+	return !strcmp(ex->host.dom0_os, "netbsd");
+}
+
+/* On a NetBSD dom0 no tracer runs (xiotop's needs Linux eBPF); its disks' iostat -x and
+ * vmstat give what they can. */
+const char *ex_tracer_advice(const struct explain *ex)
+{
+	return ex_dom0_netbsd(ex) ? "a tracer, which a NetBSD dom0 does not have (xiotop's needs "
+	                            "Linux eBPF); iostat -x of the disks and vmstat give what "
+	                            "they can"
+	                          : "xiotop record";
 }

@@ -6,11 +6,7 @@
 #include <string.h>
 
 #include "core/arrays.h"
-#include "explain/verdicts.h"
 
-/* dom0 writing less than this to its disks in an interval is quiet (its journal, the
- * recorder's own file), not a run's writeback. */
-#define DOM0_ACTIVE_WR_BYTES (1024 * 1024)
 /* The kernel's defaults of vm.dirty_expire_centisecs (3000) and
  * vm.dirty_writeback_centisecs (500), for a recording without them. */
 #define DOM0_DEFAULT_QUIET_S 35.0
@@ -47,10 +43,17 @@ void ex_dom0_add(struct ex_dom0_interval *d0, const struct xio_sample *s, const 
 	bool submitted = l->via == XIOTOP_VIA_NONE; /* dom0's own submit_bio: vmstat's count */
 	struct model_domain *md = &d0->md;
 	d0->any = true;
-	model_domain_add_io(md, io, submitted, leaf, submitted);
-	md->io.double_counted_bytes = md->io.vmstat_wr_bytes > md->io.phys_wr_bytes
-	                                  ? md->io.vmstat_wr_bytes - md->io.phys_wr_bytes
-	                                  : 0;
+	struct model_io_kind k = {.guest = submitted,
+	                          .leaf = leaf,
+	                          .in_vmstat = submitted,
+	                          .array = dev ? dev->array : 0};
+	model_domain_add_io(md, io, &k);
+	/* dom0's own loop devices are not followed (no inode of theirs is a domain's): what
+	 * its counted bios reached the disks with beyond the copies stands for its second
+	 * count, as before the kernel's own rule was followed for the domains */
+	uint64_t stored = model_io_stored_wr(&md->io);
+	md->io.double_counted_bytes =
+	    md->io.vmstat_wr_bytes > stored ? md->io.vmstat_wr_bytes - stored : 0;
 	enum model_role role = leaf ? ROLE_LEAF : submitted ? ROLE_BACKEND : ROLE_STACKED;
 	struct model_layer *ml = layer_of(d0, role, dev, l->dev);
 	if (ml)
@@ -288,90 +291,6 @@ bool ex_dom0_in_data(const struct explain *ex, double t)
 	if (!log->data_n) /* the window's points: before the first step's */
 		return t < ex->win.seconds + log->step[0].end_s - same;
 	return t < ex->win.seconds + log->step[log->data_n - 1].end_s + same;
-}
-
-/* A byte figure, null unless known. */
-static void fig_bytes(struct ex_verdict *v, const char *key, bool known, uint64_t bytes)
-{
-	if (known)
-		ex_fig(v, key, (double)bytes);
-	else
-		ex_fig_null(v, key);
-}
-
-void ex_dom0_drain_figures(struct ex_verdict *v, const struct explain *ex,
-                           const struct ex_domain *d)
-{
-	const struct ex_dom0_drain *log = ex->dom0_drain;
-	bool data = log && log->data_drained;
-	ex_fig_str(v, "drain_from", data ? "the run's data" : d->drained ? "a quiet stretch" : "");
-	fig_bytes(v, "run_data_bytes", log && log->data_bytes, log ? log->data_bytes : 0);
-	fig_bytes(v, "data_taken_bytes", data, data ? log->data_taken : 0);
-	fig_bytes(v, "after_data_wr_bytes", data, data ? log->after_data_wr : 0);
-	if (data && log->after_data_last_s > 0)
-		ex_fig(v, "after_data_last_seconds", log->after_data_last_s);
-	else
-		ex_fig_null(v, "after_data_last_seconds");
-}
-
-void ex_dom0_say_after_data(struct ex_verdict *v, const struct explain *ex, const char *before)
-{
-	const struct ex_dom0_drain *log = ex->dom0_drain;
-	char b1[32], b2[32];
-	if (!log || !log->data_drained || log->after_data_wr < DOM0_ACTIVE_WR_BYTES)
-		return;
-	ex_say(v,
-	       "%sThen dom0 wrote %s more to those disks, the last %.1f s after the run: ", before,
-	       ex_bytes((double)log->after_data_wr, b1, sizeof(b1)), log->after_data_last_s);
-	if (log->data_taken < log->data_bytes)
-		ex_say(
-		    v,
-		    "up to %s of it the run's last pages, left in dom0's cache for the "
-		    "flusher's timer (at most 1/%d of the run, waiting for a timer, not a disk), "
-		    "the rest its file system's metadata and journal or other programs' "
-		    "writes; not counted as the drain.",
-		    ex_bytes((double)(log->data_bytes - log->data_taken), b2, sizeof(b2)),
-		    EX_DOM0_DATA_SLACK_DEN);
-	else
-		ex_say(v, "its file system's metadata and journal or other programs' writes, not "
-		          "the run's data; not counted as the drain.");
-}
-
-void ex_dom0_say_drain(struct ex_verdict *v, const struct explain *ex, const struct ex_domain *d)
-{
-	const struct ex_dom0_drain *log = ex->dom0_drain;
-	char b1[32], b2[32];
-	ex_say(v, "dom0's own dirty pages are not counted per file; ");
-	if (log && log->data_drained) {
-		if (log->data_taken >= log->data_bytes)
-			ex_say(v, "the run's disks had taken the %s it wrote (the claims' bytes)",
-			       ex_bytes((double)log->data_bytes, b1, sizeof(b1)));
-		else
-			ex_say(
-			    v,
-			    "the run's disks had taken all but %s of the %s it wrote (the "
-			    "claims' bytes)",
-			    ex_bytes((double)(log->data_bytes - log->data_taken), b1, sizeof(b1)),
-			    ex_bytes((double)log->data_bytes, b2, sizeof(b2)));
-		ex_say(v, " %.1f s after the run.", d->drain_s);
-		ex_dom0_say_after_data(v, ex, " ");
-		ex_say(v, " ");
-		return;
-	}
-	ex_say(v,
-	       "it went on writing to the disks until %.1f s after the run, then was quiet for "
-	       "%.0f s (vm.dirty_expire_centisecs + vm.dirty_writeback_centisecs: by then the "
-	       "flusher has written what was dirty)",
-	       d->drain_s, ex_dom0_quiet_limit_s(&ex->host));
-	if (log && log->data_bytes)
-		ex_say(v,
-		       "; its disks took %s, not the %s the claims say it wrote, so they do not "
-		       "show when its data was on disk. ",
-		       ex_bytes((double)log->data_on_disk, b1, sizeof(b1)),
-		       ex_bytes((double)log->data_bytes, b2, sizeof(b2)));
-	else
-		ex_say(v, "; no claim gives the run's bytes, so that counts its file system's "
-		          "metadata written after its data too. ");
 }
 
 /* The program of a wrap mark's command line ("start: /bin/dd if=... " -> "dd"). */

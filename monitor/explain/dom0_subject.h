@@ -44,6 +44,10 @@ struct ex_dom0_interval {
 	bool any; /* a byte moved */
 };
 
+/* dom0 writing less than this to its disks in an interval is quiet (its journal, the
+ * recorder's own file), not a run's writeback. */
+#define DOM0_ACTIVE_WR_BYTES (1024 * 1024)
+
 /* Leaf devices a window's writes are kept for, at most (more: every device counts). */
 #define EX_DOM0_RUN_DEVS 8
 /* A disk with less than 1/10 of the busiest disk's window writes is not the run's: the
@@ -145,15 +149,6 @@ void ex_dom0_data_drain(struct explain *ex, struct ex_domain *d, uint64_t data_b
  * A write claim's run is located among these: the writes after (the run's last pages
  * within the slack, the journal) are not its run. */
 bool ex_dom0_in_data(const struct explain *ex, double t);
-/* The subject's drain rule as a verdict's figures ("drain_from": "the run's data", "a quiet
- * stretch" or "-" not drained; "run_data_bytes", "data_taken_bytes", "after_data_wr_bytes",
- * "after_data_last_seconds": null where unknown) and text. */
-void ex_dom0_drain_figures(struct ex_verdict *v, const struct explain *ex,
-                           const struct ex_domain *d);
-void ex_dom0_say_drain(struct ex_verdict *v, const struct explain *ex, const struct ex_domain *d);
-/* The run's disks' writes after its data, when >= 1 MiB (else nothing): one sentence,
- * after `before`. */
-void ex_dom0_say_after_data(struct ex_verdict *v, const struct explain *ex, const char *before);
 /* Seconds of quiet after which dom0 has written back what was dirty (see above). */
 double ex_dom0_quiet_limit_s(const struct ex_host *h);
 /* Names the subject (when ex has one) from the window's wrap mark; one that moved

@@ -6,8 +6,8 @@
  * physical and double-counted bytes, dirty backlog at the window's end and how long it
  * took to drain, dom0 CPU by role, its layers, and a time series for charts; plus the
  * recording's host facts and marks. explain_verdicts() then ranks the verdicts
- * (verdicts.h). Claims (a benchmark's own figures) come in through explain_add_claim()
- * (tool_claims.h) before explain_verdicts(). Nothing here prints: report_*.c do. Every
+ * (verdicts/verdicts.h). Claims (a benchmark's own figures) come in through explain_add_claim()
+ * (tool_claims.h) before explain_verdicts(). Nothing here prints: report/ does. Every
  * string taken from the recording (names, files, labels) is kept raw and must be
  * escaped on output (core/sanitize.h, report_html.c). Errors: one sentence in
  * struct xerr (REC_ERR_RANGE for an empty window or unknown mark), exit 2.
@@ -21,18 +21,20 @@
 
 #include "core/arrays.h"
 #include "core/model.h"
+#include "explain/claims/claim_post.h"
+#include "explain/findings.h"
 #include "record/record.h"
 
 #define EX_MAX_LAYERS    16
 #define EX_MAX_MARKS     64
 #define EX_MAX_CLAIMS    32
 #define EX_MAX_VERDICTS  96
-#define EX_MAX_FIGURES   20
-#define EX_MAX_EVIDENCE  8
 #define EX_MAX_NOT_GIVEN 12
 #define EX_NO_DOMAIN     0xffffffffu /* a verdict about the host, not one domain */
 #define EX_GIB           1073741824.0
 #define EX_MIB           1048576.0
+/* a domain with less guest I/O in the window is not judged */
+#define EX_ACTIVE_BYTES (1024 * 1024)
 
 /* One interval of one domain, for the charts (rates per second of that interval). */
 struct ex_point {
@@ -43,6 +45,12 @@ struct ex_point {
 	/* the interval's own figures, for locating a claim's run in time (ex_locate_claim) */
 	double interval_s;
 	uint64_t guest_wr_bytes, guest_rd_bytes, phys_wr_bytes, phys_rd_bytes;
+	uint64_t guest_rd_ios, guest_wr_ios; /* the guest's requests (its layer) */
+	/* I/O latency at the domain's guest layer by op (XIOTOP_LAT_READ/WRITE): requests
+	 * completed and their summed latency; lat_timed[op] false: not timed (--no-latency,
+	 * a hook not attached, an import) */
+	uint64_t lat_count[XIOTOP_LAT_OPS], lat_sum_ns[XIOTOP_LAT_OPS];
+	bool lat_timed[XIOTOP_LAT_OPS];
 };
 
 struct ex_layer {
@@ -51,6 +59,22 @@ struct ex_layer {
 	bool is_leaf, is_file;
 	uint64_t rd_bytes, wr_bytes;
 	uint64_t rd_ios, wr_ios; /* bios submitted at this layer (the tracer's count) */
+	/* a leaf's own diskstats over the same intervals (model_layer's dev_*): its requests
+	 * after merging, every user's; all of them had them (has_devstats) or it is unknown */
+	bool has_devstats;
+	uint64_t dev_rd_bytes, dev_wr_bytes, dev_rd_ios, dev_wr_ios;
+};
+
+/* A domain's path below its guest, from the layers and rules the tracer charged its bytes
+ * to (ex_path_of, path.c); its name (ex_path_name) is the JSON "path". */
+enum ex_path {
+	EXP_PHY,       /* phy: the backend device is a disk */
+	EXP_PHY_PART,  /* phy: a partition (iostat shows it and its disk) */
+	EXP_PHY_DM,    /* phy: a device-mapper device (an LV) */
+	EXP_FILE,      /* a file on a loop device */
+	EXP_FILE_PART, /* a partition of a file on a loop device */
+	EXP_QEMU,      /* a device model (qemu) reading and writing an image */
+	EXP_DOM0,      /* dom0's own I/O, the subject domain 0 (dom0_subject.h) */
 };
 
 struct ex_domain {
@@ -71,6 +95,7 @@ struct ex_domain {
 	size_t n_layers;
 	/* after the window's end, until drained (or the recording's end) */
 	uint64_t after_phys_wr, after_vmstat_wr, after_double_counted, after_cpu_ns;
+	uint64_t after_stored_wr; /* after_phys_wr less the arrays' copies (model_io_stored_wr) */
 	uint64_t after_cpu_ns_by_role[XIO_CPU_ROLES];
 	uint64_t guest_cpu_ns; /* the window's vCPU time (xentop, libxenstat), when known: */
 	bool guest_cpu_known;
@@ -102,6 +127,12 @@ struct claim_figures {
 	/* the test file's size as the tool gives it (claim.h's claim_run.file_bytes), for
 	 * test_size_vs_memory; 0 not given */
 	uint64_t file_bytes;
+	/* what its result says of itself (claims/claim_post.h): how it ran (O_DIRECT, sync,
+	 * a flush inside the timing, request size, queue depth; CLAIM_FROM_NONE unknown), the
+	 * tool's own clock, and the result's runs' seconds added up (what the clock spans) */
+	struct claim_said said;
+	struct claim_clock clock;
+	double result_seconds;
 };
 
 /* Where a claim's run is in a domain's timeline (ex_locate_claim). */
@@ -121,6 +152,16 @@ struct ex_located {
  * and metadata (a few %), and other guest I/O shares the intervals. */
 #define EX_LOCATE_BYTES_TOLERANCE 0.10
 
+/* Writes look inflated when the guest's rate is 10 % above the rate until on disk: less
+ * is the last interval's writeback still under way at the window's end. */
+#define EX_INFLATION_MIN 1.1
+/* A claim is called inflated (a cache above the disks) when the tool's rate is above what
+ * the disks did over its run by more than the window's margin (EX_INFLATION_MIN) times
+ * the margin of the run's bytes (EX_LOCATE_BYTES_TOLERANCE: the run located may hold 10 %
+ * fewer bytes than the tool says, its file system's share): 1.1 x 1.1 = 1.21. The same
+ * threshold holds for the guest's own layer against the tool (the guest's cache). */
+#define EX_CLAIM_INFLATION_MIN (EX_INFLATION_MIN * (1 + EX_LOCATE_BYTES_TOLERANCE))
+
 /* The sub-window of series[from..n) whose guest bytes in the direction (write or read)
  * add up to `bytes` within EX_LOCATE_BYTES_TOLERANCE, starting and ending with an
  * interval that moved bytes that way (idle around a run is left out). Of several, the one
@@ -129,6 +170,41 @@ struct ex_located {
  * those bytes (the run is outside the recording, or the guest's own cache served it). */
 int ex_locate_claim(const struct ex_point *series, size_t n, size_t from, uint64_t bytes,
                     double seconds, bool write, struct ex_located *out);
+
+/* At most this many distinct stretches of a timeline are weighed for one run. */
+#define EX_MAX_STRETCHES 32
+
+/* Every distinct stretch of series[from..n) that holds `bytes` that way (as
+ * ex_locate_claim: overlapping sub-windows are one stretch, the nearest in bytes stands
+ * for it), in time order, at most max of them into out; how many. */
+size_t ex_find_stretches(const struct ex_point *series, size_t n, size_t from, uint64_t bytes,
+                         double seconds, bool write, struct ex_located *out, size_t max);
+
+/* How sure a claim's run is placed in its domain's timeline (placement.c). */
+enum ex_sureness {
+	EXS_NOT_PLACED, /* no evidence ties it to a stretch: no rate is set against it */
+	EXS_LIKELY,     /* the one stretch holding its bytes that also fits its duration or its
+	                 * place among the file's runs */
+	EXS_SURE,       /* marks naming the tool, or the tool's own clock, bound the stretch */
+};
+
+/* The evidence a placement stands on (bits of ex_claim.placed_by). */
+enum {
+	EXPE_BITS = 8,              /* how many (the last is 1u << (EXPE_BITS - 1)) */
+	EXPE_GUEST_MARKS = 1u << 0, /* the guest's own marks "start TOOL" .. "end TOOL" */
+	EXPE_DOM0_MARKS = 1u << 1,  /* marks made in dom0 (xiotop mark, the console's m) */
+	EXPE_WRAP = 1u << 2,        /* the recorder's wrapped command is the tool (record -- CMD) */
+	EXPE_CLOCK = 1u << 3,       /* the tool's own clock (fio's report time, bonnie++'s seed) */
+	EXPE_BYTES = 1u << 4,    /* a stretch of the domain's guest I/O that way holds its bytes */
+	EXPE_DURATION = 1u << 5, /* that stretch lasts as long as the run itself */
+	EXPE_ORDER = 1u << 6,    /* after the file's run before it, before the one after */
+	EXPE_TAKEN = 1u << 7,    /* other stretches holding its bytes are other runs' */
+};
+
+/* Where a claim's direction came from: the tool's own words (dd's command line, fio's
+ * READ:/WRITE:), the timeline (the direction whose stretch holds the run), or neither
+ * (the direction the domain moved more bytes in). */
+enum ex_direction_from { EXD_TOOL, EXD_TIMELINE, EXD_LARGER };
 
 struct ex_claim {
 	struct claim_figures fig;
@@ -143,30 +219,18 @@ struct ex_claim {
 	 * intervals less: the run may start late in the first, end early in the last) the
 	 * disks were as fast as the tool says, so no inflation is given */
 	bool below_resolution;
-	/* the run in the domain's timeline; when found, observed_* are over that sub-window */
+	/* the run in the domain's timeline (located.found: placed, placed_how not
+	 * EXS_NOT_PLACED), observed_* over that stretch; not placed: observed_* unknown (0),
+	 * no inflation */
 	struct ex_located located;
-	const char *direction_from; /* "the tool", "the timeline", "the larger direction" */
+	enum ex_sureness placed_how;
+	unsigned placed_by; /* EXPE_* bits */
+	size_t n_stretches; /* stretches of the timeline (in its range) that hold its bytes */
+	size_t n_fitting;   /* of them, those that fit its duration and its file's next run */
+	enum ex_direction_from direction_from; /* ex_direction_from_name() */
 	/* set against the busiest domain (no @DOMAIN) while this one moved 1 MiB too;
 	 * EX_NO_DOMAIN: named, or no other was active */
 	uint32_t also_active_domid;
-};
-
-struct ex_figure {
-	char key[48];
-	double value;
-	bool null;
-	char str[64]; /* a text figure ("path": "file via loop") when not "" */
-};
-
-struct ex_verdict {
-	const char *id; /* page_cache_inflation, double_counting, ... */
-	uint32_t domid; /* EX_NO_DOMAIN: the host */
-	double share;   /* of the discrepancy it accounts for, 0..1 (see verdicts.h) */
-	struct ex_figure figures[EX_MAX_FIGURES];
-	size_t n_figures;
-	const char *evidence[EX_MAX_EVIDENCE]; /* the counters it used */
-	size_t n_evidence;
-	char text[1536]; /* a mailing-list sentence or two; names already sanitized */
 };
 
 struct ex_host {
@@ -201,6 +265,8 @@ struct ex_window {
 };
 
 struct ex_dom0_drain; /* explain/dom0_subject.h */
+struct ex_day;        /* explain/day.h */
+struct ex_claim_file; /* explain/claim_list.h */
 
 struct explain {
 	char file[512]; /* raw */
@@ -213,12 +279,19 @@ struct explain {
 	size_t n_marks;
 	struct ex_claim claims[EX_MAX_CLAIMS];
 	size_t n_claims;
+	/* every --claim file with all its results, judged or not (claim_list.h) */
+	struct ex_claim_file *claim_files;
+	size_t n_claim_files;
 	struct ex_verdict verdicts[EX_MAX_VERDICTS];
 	size_t n_verdicts;
 	double series_end_s; /* last chart point's t */
 	/* the window's host totals (used on imported recordings, where no domain has them) */
 	uint64_t host_busy_ns, pgpgin_bytes, disk_wr, disk_rd;
 	uint64_t disk_wr_ios, disk_rd_ios; /* the leaf disks' requests (diskstats, iostat) */
+	/* the leaf disks interval by interval, window and tail (guest_* and phys_* both their
+	 * bytes): where an import's claims are placed */
+	struct ex_point *host_series;
+	size_t n_host_series;
 	/* verdicts the recording's counters do not allow (imports): each with what is
 	 * missing and which log would give it */
 	struct keyed_text not_given[EX_MAX_NOT_GIVEN]; /* key: the verdict's id */
@@ -226,6 +299,9 @@ struct explain {
 	/* dom0's own run (the subject domain 0): its intervals after the window, to end its
 	 * drain where its disks took the run's data (dom0_subject.h); NULL none */
 	struct ex_dom0_drain *dom0_drain;
+	/* the whole recording per domain, for the HTML report's day chart (day.h): set by
+	 * whoever collected it, owned by it; NULL none */
+	const struct ex_day *day;
 };
 
 /* The window [from, to] (marks or times, NULL: default: the wrapped command's start and
@@ -255,6 +331,26 @@ const struct ex_domain *explain_busiest(const struct explain *ex, const struct e
 const struct ex_domain *explain_also_active(const struct explain *ex,
                                             const struct ex_domain *picked);
 
+/* The path of d (its name: "phy", "phy partition", "phy dm", "file via loop", "file via
+ * loop, partition", "qemu", "dom0"), and the name of a direction's source ("the tool",
+ * "the timeline", "the larger direction"). path.c */
+enum ex_path ex_path_of(const struct ex_domain *d);
+const char *ex_path_name(enum ex_path p);
+static inline bool ex_path_is_file(enum ex_path p)
+{
+	return p == EXP_FILE || p == EXP_FILE_PART;
+}
+const char *ex_direction_from_name(enum ex_direction_from f);
+/* "sure", "likely", "not placed"; an EXPE_* bit's name ("guest_marks", "dom0_marks",
+ * "wrap", "clock", "bytes", "duration", "order", "taken"). path.c */
+const char *ex_sureness_name(enum ex_sureness s);
+const char *ex_place_evidence_name(unsigned bit);
+
+/* An import's dom0 ran NetBSD (meta dom0_os); what gives a figure the logs lack on that
+ * dom0: "xiotop record" (Linux eBPF), or on NetBSD iostat -x and vmstat. collect.c */
+bool ex_dom0_netbsd(const struct explain *ex);
+const char *ex_tracer_advice(const struct explain *ex);
+
 /* Derived figures shared by verdicts, comparison and reports. */
 double ex_dom0_cpu_s(const struct ex_domain *d);    /* window */
 double ex_cpu_s_per_gib(const struct ex_domain *d); /* window + drain CPU per guest GiB */
@@ -262,5 +358,9 @@ double ex_guest_wr_rate(const struct explain *ex, const struct ex_domain *d);
 /* Guest writes over the window plus the drain (the rate they reached the disk at); uses
  * the recording's end when not drained. */
 double ex_end_to_end_wr_rate(const struct explain *ex, const struct ex_domain *d);
+/* The recording ended before d's window data reached the disk: d had dirty bytes in dom0's
+ * page cache at the window's end, and not all of them were written back by the recording's
+ * end (its drain cut short). A figure built on the drain would be built on part of it. */
+bool ex_drain_cut(const struct explain *ex, const struct ex_domain *d);
 
 #endif

@@ -1,5 +1,5 @@
 /* tool_claims.c - a benchmark's own figures set against what dom0 saw: the claims[] rows
- * (explain_add_claim) and their `claim` verdicts. See tool_claims.h. */
+ * (explain_add_claim); their `claim` verdicts are verdicts/verdict_claim.c. See tool_claims.h. */
 #include "explain/tool_claims.h"
 
 #include <math.h>
@@ -7,67 +7,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/figures.h"
 #include "core/sanitize.h"
 #include "explain/dom0_subject.h"
-#include "explain/verdicts.h"
-
-/* "start bonnie" for bonnie++: the label after `prefix` names the tool (a prefix of its
- * name, at least 2 characters, case aside). */
-static bool names_tool(const char *label, const char *prefix, const char *tool)
-{
-	size_t p = strlen(prefix), n = strlen(label);
-	return n >= p + 2 && !strncmp(label, prefix, p) && n - p <= strlen(tool) &&
-	       !strncasecmp(label + p, tool, n - p);
-}
-
-/* The guest's own marks around its tool's run ("start fio" ... "end fio", written into
- * its xenstore node): the series indices [*from, *end) of the intervals between them,
- * so that another tool's run of the same size is not taken for this one. Unchanged
- * when the domain left no such pair. */
-static void tool_marks(const struct explain *ex, const struct ex_domain *d, const char *tool,
-                       size_t *from, size_t *end)
-{
-	char origin[16];
-	snprintf(origin, sizeof(origin), "domain %u", (unsigned)d->domid);
-	double start = -1, stop = -1;
-	for (size_t i = 0; i < ex->n_marks; i++) {
-		const struct ex_mark *m = &ex->marks[i];
-		if (strcmp(m->origin, origin))
-			continue;
-		if (start < 0 && names_tool(m->label, "start ", tool))
-			start = m->t;
-		else if (start >= 0 && stop < 0 && names_tool(m->label, "end ", tool))
-			stop = m->t;
-	}
-	if (start < 0 || stop < start)
-		return;
-	size_t a = 0, b = 0;
-	while (a < d->n_series && d->series[a].t <= start) /* the interval holding the mark */
-		a++;
-	for (b = a; b < d->n_series && d->series[b].t < stop; b++)
-		;
-	*from = a > *from ? a : *from;
-	*end = b < d->n_series ? b + 1 : d->n_series;
-}
-
-/* The row's run in the domain's timeline, after the same file's previous run that way
- * (the rows before it in ex->claims; a row not in it comes after them all), within the
- * guest's marks around the tool when it left them. */
-static void locate_row(const struct explain *ex, const struct ex_domain *d, struct ex_claim *row)
-{
-	size_t from = 0, end = d->n_series;
-	tool_marks(ex, d, row->fig.tool, &from, &end);
-	while (d->dom0_subject && row->write && end > from &&
-	       !ex_dom0_in_data(ex, d->series[end - 1].t))
-		end--; /* dom0's own run: its data's drain ends it (dom0_subject.h) */
-	for (size_t i = 0; i < ex->n_claims && &ex->claims[i] != row; i++) {
-		const struct ex_claim *p = &ex->claims[i];
-		if (p->domid == row->domid && p->write == row->write && p->located.found &&
-		    !strcmp(p->fig.file, row->fig.file) && p->located.last + 1 > from)
-			from = p->located.last + 1;
-	}
-	ex_locate_claim(d->series, end, from, row->bytes, row->seconds, row->write, &row->located);
-}
+#include "explain/placement.h"
 
 /* A write run's quiet tail: the intervals after it in which the guest wrote less than
  * EX_ACTIVE_BYTES (its file system's journal commit after the fsync: 14 KiB in the Xen
@@ -92,48 +35,46 @@ static void on_disk_tail(const struct explain *ex, const struct ex_domain *d, st
 		at->phys_bytes = phys < at->guest_bytes ? phys : at->guest_bytes;
 }
 
-static void fill_row(const struct explain *ex, const struct claim_figures *c,
-                     const struct ex_domain *d, bool write, struct ex_claim *row)
+/* The row's run placed (placement.h) and set against what reached the disks over its
+ * stretch: observed figures and inflation only for a placed run. */
+static void judge_row(const struct explain *ex, const struct ex_domain *d, struct ex_claim *row)
 {
-	memset(row, 0, sizeof(*row));
-	row->fig = *c;
-	row->domid = d->domid;
-	row->write = write;
-	row->direction_from = "the tool";
-	row->also_active_domid = EX_NO_DOMAIN;
-	row->bytes = write ? c->wr_bytes : c->rd_bytes;
-	row->seconds = write ? c->wr_seconds : c->rd_seconds;
-	row->rate_bps = write ? c->wr_rate_bps : c->rd_rate_bps;
-	if (row->rate_bps <= 0 && row->seconds > 0)
-		row->rate_bps = (double)row->bytes / row->seconds;
-	locate_row(ex, d, row);
+	row->observed_guest = row->observed_phys = 0;
+	row->observed_phys_rate_bps = 0;
+	row->inflation = -1;
+	row->below_resolution = false;
+	bool host = ex->host.absent != 0;
+	if (host) {
+		/* an import: no domain's own bytes per interval beyond xentop's, none below it;
+		 * its disks' (iostat's leaf devices) are the timeline the run is placed on */
+		if (!figure_held(FIG_DISKS_WR_BYTES, ex->host.absent) || !ex->host.leaf_devices[0])
+			return;
+		static struct ex_domain disks; /* large: off the stack */
+		disks = *d;
+		disks.series = ex->host_series;
+		disks.n_series = ex->n_host_series;
+		disks.dom0_subject = false;
+		ex_place_claim(ex, &disks, row);
+		d = &disks;
+	} else {
+		ex_place_claim(ex, d, row);
+	}
 	struct ex_located *at = &row->located;
-	if (at->found && write)
+	if (!at->found)
+		return; /* not placed: no rate is set against it */
+	if (row->write && !host)
 		on_disk_tail(ex, d, at);
 	double span = (at->on_disk_s > 0 ? at->on_disk_s : at->to_s) - at->from_s;
-	if (at->found && span > 0) {
-		/* judged over its own sub-window, not the whole recording's */
-		row->observed_guest = at->guest_bytes;
-		row->observed_phys = at->phys_bytes;
-		row->observed_phys_rate_bps = (double)at->phys_bytes / span;
-	} else if (write) {
-		row->observed_guest = d->io.guest_wr_bytes;
-		row->observed_phys = d->io.phys_wr_bytes + d->after_phys_wr;
-		row->observed_phys_rate_bps = ex_end_to_end_wr_rate(ex, d);
-		/* the rate at which the disk took what the guest wrote: writes reached it by the
-		 * drain's end */
-		if (d->io.guest_wr_bytes && row->observed_phys < d->io.guest_wr_bytes)
-			row->observed_phys_rate_bps *=
-			    (double)row->observed_phys / (double)d->io.guest_wr_bytes;
-	} else {
-		row->observed_guest = d->io.guest_rd_bytes;
-		row->observed_phys = d->io.phys_rd_bytes;
-		row->observed_phys_rate_bps = (double)d->io.phys_rd_bytes / ex->win.seconds;
-	}
+	if (span <= 0)
+		return;
+	/* judged over its own stretch, not the whole recording's */
+	row->observed_guest = host ? 0 : at->guest_bytes; /* an import: the disks' bytes */
+	row->observed_phys = at->phys_bytes;
+	row->observed_phys_rate_bps = (double)at->phys_bytes / span;
 	row->inflation = row->observed_phys_rate_bps > 0 && row->rate_bps > 0
 	                     ? row->rate_bps / row->observed_phys_rate_bps
 	                     : -1;
-	if (at->found && row->inflation > 1.2) { /* what the text calls inflated */
+	if (row->inflation > EX_CLAIM_INFLATION_MIN) {
 		/* whole intervals: the run's own time may be two intervals shorter than its
 		 * stretch; if the disks' bytes over that shortest time reach the tool's rate,
 		 * the samples cannot tell an inflated rate from a true one */
@@ -143,6 +84,25 @@ static void fill_row(const struct explain *ex, const struct claim_figures *c,
 			row->below_resolution = true;
 		}
 	}
+}
+
+static void fill_row(const struct explain *ex, const struct claim_figures *c,
+                     const struct ex_domain *d, bool write, struct ex_claim *row)
+{
+	memset(row, 0, sizeof(*row));
+	row->fig = *c;
+	row->domid = d->domid;
+	row->write = write;
+	row->direction_from = EXD_TOOL;
+	row->also_active_domid = EX_NO_DOMAIN;
+	row->bytes = write ? c->wr_bytes : c->rd_bytes;
+	row->seconds = write ? c->wr_seconds : c->rd_seconds;
+	row->rate_bps = write ? c->wr_rate_bps : c->rd_rate_bps;
+	if (row->rate_bps <= 0 && row->seconds > 0)
+		row->rate_bps = (double)row->bytes / row->seconds;
+	if (row->seconds <= 0 && row->rate_bps > 0) /* its duration from its rate and size */
+		row->seconds = (double)row->bytes / row->rate_bps;
+	judge_row(ex, d, row);
 }
 
 /* A run whose tool does not say which way: the direction whose timeline holds its bytes
@@ -167,20 +127,19 @@ static void add_undirected(struct explain *ex, const struct claim_figures *c,
 			pick = rd.located.to_s < wr.located.to_s ? &rd : &wr;
 		else
 			pick = er < ew ? &rd : &wr;
-		pick->direction_from = "the timeline";
+		pick->direction_from = EXD_TIMELINE;
 	} else if (wr.located.found || rd.located.found) {
 		pick = wr.located.found ? &wr : &rd;
-		pick->direction_from = "the timeline";
+		pick->direction_from = EXD_TIMELINE;
 	} else {
 		pick = d->io.guest_rd_bytes > d->io.guest_wr_bytes ? &rd : &wr;
-		pick->direction_from = "the larger direction";
+		pick->direction_from = EXD_LARGER;
 	}
 	ex->claims[ex->n_claims++] = *pick;
 }
 
 /* dom0's own run: its drain ends where its disks took the bytes of the write claims set
- * against it (dom0_subject.h); its write rows are judged again, in order, against that
- * drain (each located among the intervals before the drain's end). */
+ * against it (dom0_subject.h). */
 static void dom0_claimed(struct explain *ex, const struct ex_domain *d)
 {
 	uint64_t data = 0;
@@ -188,20 +147,18 @@ static void dom0_claimed(struct explain *ex, const struct ex_domain *d)
 		if (ex->claims[i].domid == d->domid && ex->claims[i].write)
 			data += ex->claims[i].bytes;
 	ex_dom0_data_drain(ex, &ex->doms[d - ex->doms], data);
-	for (size_t i = 0; i < ex->n_claims; i++) {
-		struct ex_claim *row = &ex->claims[i];
-		if (row->domid != d->domid || !row->write)
-			continue;
-		struct claim_figures fig = row->fig;
-		const char *from = row->direction_from;
-		uint32_t also_active = row->also_active_domid;
-		fill_row(ex, &fig, d, true, row); /* located after the rows before it, as added */
-		row->direction_from = from;
-		row->also_active_domid = also_active;
-	}
 }
 
-int explain_add_claim(struct explain *ex, const struct claim_figures *c, char *err, size_t errlen)
+/* The domain's rows judged again, in the order they were added: each placed after the
+ * ones before it, knowing the runs after it (a file's next run, dom0's data drain). */
+static void judge_again(struct explain *ex, const struct ex_domain *d)
+{
+	for (size_t i = 0; i < ex->n_claims; i++)
+		if (ex->claims[i].domid == d->domid)
+			judge_row(ex, d, &ex->claims[i]);
+}
+
+int explain_add_claim(struct explain *ex, const struct claim_figures *c, struct xerr *err)
 {
 	const struct ex_domain *d =
 	    c->domain[0] ? explain_find_domain(ex, c->domain) : explain_busiest(ex, NULL);
@@ -211,21 +168,22 @@ int explain_add_claim(struct explain *ex, const struct claim_figures *c, char *e
 		char dom[200];
 		sanitize_text(c->domain, dom, sizeof(dom));
 		if (c->domain[0])
-			snprintf(err, errlen, "%s: no domain '%s' in the window", file, dom);
+			xerr_set(err, XERR_INPUT, "%s: no domain '%s' in the window", file, dom);
 		else
-			snprintf(err, errlen, "%s: no domain moved any bytes in the window", file);
+			xerr_set(err, XERR_INPUT, "%s: no domain moved any bytes in the window",
+			         file);
 		return -1;
 	}
 	bool wr = c->wr_bytes > 0, rd = c->rd_bytes > 0;
 	if (!wr && !rd) {
-		snprintf(err, errlen, "%s: the %s output holds no byte count", file,
+		xerr_set(err, XERR_INPUT, "%s: the %s output holds no byte count", file,
 		         c->tool[0] ? c->tool : "benchmark");
 		return -1;
 	}
 	if (c->direction_unknown)
 		wr = !(rd = true); /* one row, its direction decided below */
 	if (ex->n_claims + (size_t)wr + (size_t)rd > EX_MAX_CLAIMS) {
-		snprintf(err, errlen, "%s: too many claims (%d directions at most)", file,
+		xerr_set(err, XERR_INPUT, "%s: too many claims (%d directions at most)", file,
 		         EX_MAX_CLAIMS);
 		return -1;
 	}
@@ -245,178 +203,6 @@ int explain_add_claim(struct explain *ex, const struct claim_figures *c, char *e
 		ex->claims[i].also_active_domid = other ? other->domid : EX_NO_DOMAIN;
 	if (d->dom0_subject)
 		dom0_claimed(ex, d);
+	judge_again(ex, d);
 	return 0;
-}
-
-static void claim_figures_of(struct ex_verdict *v, const struct ex_claim *c)
-{
-	char run[96];
-	sanitize_text(c->fig.run, run, sizeof(run));
-	ex_fig_str(v, "tool", c->fig.tool);
-	ex_fig_str(v, "run", run);
-	ex_fig_str(v, "direction", c->write ? "write" : "read");
-	ex_fig_str(v, "direction_from", c->direction_from ? c->direction_from : "the tool");
-	ex_fig(v, "claimed_bytes", (double)c->bytes);
-	/* 0 in claim_figures: the tool did not say (bonnie's "+++++"), never zero seconds */
-	if (c->seconds > 0)
-		ex_fig(v, "claimed_seconds", c->seconds);
-	else
-		ex_fig_null(v, "claimed_seconds");
-	if (c->rate_bps > 0)
-		ex_fig(v, "claimed_rate_bytes_per_s", c->rate_bps);
-	else
-		ex_fig_null(v, "claimed_rate_bytes_per_s");
-	ex_fig(v, "observed_guest_bytes", (double)c->observed_guest);
-	ex_fig(v, "observed_phys_bytes", (double)c->observed_phys);
-	ex_fig(v, "observed_phys_rate_bytes_per_s", c->observed_phys_rate_bps);
-	if (c->inflation >= 0)
-		ex_fig(v, "inflation", c->inflation);
-	else
-		ex_fig_null(v, "inflation");
-	if (c->located.found) {
-		ex_fig(v, "located_from_s", c->located.from_s);
-		ex_fig(v, "located_to_s", c->located.to_s);
-	} else {
-		ex_fig_null(v, "located_from_s");
-		ex_fig_null(v, "located_to_s");
-	}
-}
-
-/* Where the run is in the timeline, or why it is not found: a run smaller than the
- * guest's memory may never leave the guest (its cache served the reads, or kept writes of
- * a file deleted before the guest wrote it back, as bonnie deletes its file). */
-static void say_located(struct ex_verdict *v, const struct ex_claim *c, const struct ex_domain *d)
-{
-	const struct ex_located *at = &c->located;
-	const char *way = c->write ? "writes" : "reads";
-	char b[32], r[32], m[32];
-	if (!at->found && d && d->mem_bytes && c->bytes < d->mem_bytes) {
-		ex_say(v,
-		       " No stretch of the domain's guest %s holds %s (within %.0f %%): that fits "
-		       "in the guest's %s of memory, so the guest's own cache %s; figures are "
-		       "over the whole window.",
-		       way, ex_bytes((double)c->bytes, b, sizeof(b)),
-		       EX_LOCATE_BYTES_TOLERANCE * 100,
-		       ex_bytes((double)d->mem_bytes, m, sizeof(m)),
-		       c->write ? "kept them" : "served them");
-		return;
-	}
-	/* dom0's own run has no guest: what its bios do not show, dom0's page cache held */
-	bool dom0 = d && d->dom0_subject;
-	const char *cache = dom0 ? "dom0's page cache" : "the guest's own cache";
-	const char *whose = dom0 ? "dom0's own" : "the domain's guest";
-	if (!at->found) {
-		ex_say(v,
-		       " No stretch of %s %s holds %s (within %.0f %%): the run is outside the "
-		       "recording, or %s served it; figures are over the whole window.",
-		       whose, way, ex_bytes((double)c->bytes, b, sizeof(b)),
-		       EX_LOCATE_BYTES_TOLERANCE * 100, cache);
-		return;
-	}
-	double span = at->to_s - at->from_s;
-	ex_say(v, " Its run is %s %s from %.1f s to %.1f s of the window (%s)", whose, way,
-	       at->from_s, at->to_s, ex_bytes((double)at->guest_bytes, b, sizeof(b)));
-	if (c->direction_from && strcmp(c->direction_from, "the tool"))
-		ex_say(v, "; the tool does not say which way, the timeline does");
-	ex_say(v, ".");
-	double guest_rate = span > 0 ? (double)at->guest_bytes / span : 0;
-	/* whole intervals, as for the disks' figure: over the stretch's shortest time (two
-	 * intervals less) the guest's bytes may have moved at the tool's rate, and then the
-	 * samples cannot tell a cache above them (a 0.3 s dd seen over one 0.5 s interval) */
-	double tick = d && at->first < d->n_series ? d->series[at->first].interval_s : 0;
-	double shortest = span - 2 * tick;
-	bool timed = shortest > 0 && (double)at->guest_bytes / shortest < c->rate_bps;
-	if (!c->below_resolution && timed && c->rate_bps > 0 && guest_rate > 0 &&
-	    c->rate_bps > 1.2 * guest_rate)
-		ex_say(v, " %s them at %s only: the tool's rate is %s.",
-		       dom0 ? "dom0 submitted" : "The guest's disk took",
-		       ex_rate(guest_rate, r, sizeof(r)), cache);
-}
-
-/* The window's domain of that id; NULL if none (EX_NO_DOMAIN included). */
-static const struct ex_domain *domain_by_id(const struct explain *ex, uint32_t domid)
-{
-	for (size_t i = 0; i < ex->n_doms; i++)
-		if (ex->doms[i].domid == domid)
-			return &ex->doms[i];
-	return NULL;
-}
-
-/* Taken as the busiest domain while another moved 1 MiB too: which, and how to name it. */
-static void say_also_active(struct ex_verdict *v, const struct explain *ex,
-                            const struct ex_claim *c, const struct ex_domain *d)
-{
-	const struct ex_domain *other = domain_by_id(ex, c->also_active_domid);
-	if (!other)
-		return;
-	char chosen[160], label[160], b[32];
-	ex_say(
-	    v,
-	    " (Set against %s, the recording's busiest domain; %s moved %s too: "
-	    "--claim FILE@DOMAIN names the one meant.)",
-	    d ? ex_dom_label(d, chosen, sizeof(chosen)) : "the busiest domain",
-	    ex_dom_label(other, label, sizeof(label)),
-	    ex_bytes((double)(other->io.guest_wr_bytes + other->io.guest_rd_bytes), b, sizeof(b)));
-}
-
-void verdict_claim(struct explain *ex, const struct ex_claim *c)
-{
-	struct ex_verdict *v = ex_verdict_new(ex, "claim", c->domid);
-	if (!v)
-		return;
-	const struct ex_domain *d = domain_by_id(ex, c->domid);
-	v->share = c->inflation > 1 ? 1 - 1 / c->inflation : 0;
-	claim_figures_of(v, c);
-	ex_evidence(v, "the tool's output");
-	ex_evidence(v, c->write ? "guest_wr_bytes" : "guest_rd_bytes");
-	ex_evidence(v, c->write ? "phys_wr_bytes" : "phys_rd_bytes");
-	char file[1024], tool[64], run[96], who[160], b1[32], b2[32], b3[32], r1[32], r2[32];
-	sanitize_text(c->fig.file, file, sizeof(file));
-	sanitize_text(c->fig.tool, tool, sizeof(tool));
-	sanitize_text(c->fig.run, run, sizeof(run));
-	ex_say(v, "%s (%s%s%s) says it %s %s", tool, file, run[0] ? ", " : "", run,
-	       c->write ? "wrote" : "read", ex_bytes((double)c->bytes, b1, sizeof(b1)));
-	if (c->seconds > 0)
-		ex_say(v, " in %.2f s", c->seconds);
-	if (c->rate_bps > 0)
-		ex_say(v, ", %s", ex_rate(c->rate_bps, r1, sizeof(r1)));
-	if (c->direction_from && !strcmp(c->direction_from, "the larger direction"))
-		ex_say(v, " (the tool does not say which way; taken as the way the domain moved "
-		          "more bytes)");
-	if (d && d->dom0_subject)
-		ex_say(v, ". %s submitted %s of %s to its devices and %s on a physical disk",
-		       ex_dom_label(d, who, sizeof(who)),
-		       ex_bytes((double)c->observed_guest, b2, sizeof(b2)),
-		       c->write ? "writes" : "reads",
-		       ex_bytes((double)c->observed_phys, b3, sizeof(b3)));
-	else
-		ex_say(v, ". dom0 saw %s %s %s through its disk and %s on a physical disk",
-		       d ? ex_dom_label(d, who, sizeof(who)) : "the domain",
-		       c->write ? "write" : "read",
-		       ex_bytes((double)c->observed_guest, b2, sizeof(b2)),
-		       ex_bytes((double)c->observed_phys, b3, sizeof(b3)));
-	if (c->observed_phys_rate_bps > 0)
-		ex_say(v, " (%s, %s)", ex_rate(c->observed_phys_rate_bps, r2, sizeof(r2)),
-		       c->located.on_disk_s > 0 ? "over its run and until it was on disk"
-		       : c->located.found       ? "over its run"
-		       : c->write               ? "counted until it was on disk"
-		                                : "over the window");
-	if (c->below_resolution)
-		ex_say(v,
-		       ": the run is shorter than the recording's intervals can time; over the "
-		       "shortest time its stretch allows the disks kept up with the tool's rate, "
-		       "which is all the samples can tell (record with a shorter -d, or run it "
-		       "longer).");
-	else if (c->inflation > 1.2)
-		ex_say(v, ": the tool's rate is %.1fx what the disks did.", c->inflation);
-	else if (c->inflation > 0)
-		ex_say(v, ": the tool's rate matches what the disks did (%.2fx).", c->inflation);
-	else
-		ex_say(v, ".");
-	say_located(v, c, d);
-	say_also_active(v, ex, c, d);
-	if (d && d->dom0_subject && c->write) { /* where its drain ended, what came after */
-		ex_dom0_drain_figures(v, ex, d);
-		ex_dom0_say_after_data(v, ex, " ");
-	}
 }

@@ -17,10 +17,11 @@
 
 #include <stddef.h>
 
+#include "core/error.h"
 #include "explain/explain.h"
 
-/* 0, or -1 with one sentence in err naming c->file (unknown domain, no figures, too many
+/* 0, or -1 with err (XERR_INPUT) naming c->file (unknown domain, no figures, too many
  * claims). */
-int explain_add_claim(struct explain *ex, const struct claim_figures *c, char *err, size_t errlen);
+int explain_add_claim(struct explain *ex, const struct claim_figures *c, struct xerr *err);
 
 #endif

@@ -92,7 +92,11 @@ enum expo_format expo_negotiate(const char *accept)
 			q_text = q > q_text ? q : q_text;
 		p += len + (p[len] == ',');
 	}
-	return q_text > q_om ? EXPO_PROMETHEUS : EXPO_OPENMETRICS;
+	/* OpenMetrics only when asked for above the text format (Prometheus asks so); a tie
+	 * (curl's and a browser's * / *), no Accept and anything else get the text format, as
+	 * node_exporter (client_golang's expfmt.Negotiate) answers them: `curl /metrics |
+	 * promtool check metrics` then checks what it can read. */
+	return q_om > q_text ? EXPO_OPENMETRICS : EXPO_PROMETHEUS;
 }
 
 const char *expo_content_type(enum expo_format f)

@@ -117,7 +117,8 @@ static bool is_ns(enum figure_id fig)
 static bool state_knows(const struct metrics_state *st, enum figure_id fig)
 {
 	unsigned collected = (st->has_cpu ? NEED_CPU : 0) | (st->has_dirty ? NEED_DIRTY : 0) |
-	                     (st->has_latency ? NEED_LATENCY : 0);
+	                     (st->has_latency ? NEED_LATENCY : 0) |
+	                     (st->host[FIG_HOST_BUSY_NS] > 0 ? NEED_HOST_BUSY : 0);
 	return figure_known_with(fig, st->absent, collected, NULL);
 }
 

@@ -36,7 +36,9 @@
 
 enum expo_format { EXPO_OPENMETRICS, EXPO_PROMETHEUS };
 
-/* The format an HTTP Accept header asks for (NULL or no preference: OpenMetrics). */
+/* The format an HTTP Accept header asks for: OpenMetrics when it is preferred to the text
+ * format; else (NULL, no preference, * / *, a tie) the Prometheus text format, as
+ * node_exporter answers. */
 enum expo_format expo_negotiate(const char *accept);
 const char *expo_content_type(enum expo_format f);
 /* 0, or -1 if out failed. */

@@ -6,129 +6,54 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <yaml.h>
 
-#define MAX_LINE 4096
-#define MAX_PEM  (1 << 20)
+#define MAX_PEM (1 << 20)
 
-/* One "key: value" line of the file. */
+/* A key of the file and its value (a scalar; "" none), where the key was. */
 struct entry {
-	int lineno, indent;
-	char key[256];
-	char value[MAX_LINE];
-	bool has_value;
+	int lineno;
+	const char *key;
+	const char *value;
+	bool has_value; /* a scalar value (null and an empty value are none) */
 };
 
 struct parser {
 	const char *path;
-	char *err;
-	size_t errlen;
+	struct xerr *err;
 	struct web_config *cfg;
+	yaml_document_t *doc;
 	char dir[4096]; /* the file's directory: relative paths start there */
-	int section_line, child_indent;
-	enum { SEC_NONE, SEC_TLS, SEC_USERS } section;
+	int section_line;
 	bool seen_tls_key[5];
 	bool seen_tls, seen_users;
 };
 
 static int fail(struct parser *p, int lineno, const char *key, const char *what)
 {
-	snprintf(p->err, p->errlen, "%s:%d: %s: %s", p->path, lineno, key, what);
+	xerr_set(p->err, XERR_INPUT, "%s:%d: %s: %s", p->path, lineno, key, what);
 	return -1;
 }
 
-/* A quoted scalar at s ('...' with '' for a quote, "..." with \" and \\), into out; the
- * rest of the line after it in *rest. NULL when unterminated or a bad escape. */
-static const char *quoted(const char *s, char *out, size_t outlen, const char **rest)
+static int line_of(const yaml_node_t *n)
 {
-	char q = *s++;
-	size_t n = 0;
-	for (;; s++) {
-		if (!*s)
-			return NULL;
-		if (*s == q) {
-			if (q == '\'' && s[1] == '\'') {
-				s++;
-			} else {
-				break;
-			}
-		} else if (q == '"' && *s == '\\') {
-			if (s[1] != '"' && s[1] != '\\')
-				return NULL;
-			s++;
-		}
-		if (n + 1 >= outlen)
-			return NULL;
-		out[n++] = *s;
-	}
-	out[n] = '\0';
-	*rest = s + 1;
-	return out;
+	return (int)n->start_mark.line + 1;
 }
 
-/* Nothing but spaces and an optional comment from s on. */
-static bool only_comment(const char *s)
+/* A scalar's text (NUL-terminated by libyaml); NULL for any other node. */
+static const char *scalar_of(const yaml_node_t *n)
 {
-	s += strspn(s, " ");
-	return !*s || *s == '#';
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
-/* A scalar (quoted or plain) at s into out; the rest must be blank or a comment. */
-static int scalar(struct parser *p, struct entry *e, const char *s, char *out, size_t outlen,
-                  const char *key)
+/* null, ~ or nothing at all after the colon: no value (YAML's null, plain only). */
+static bool is_null(const yaml_node_t *n)
 {
-	const char *rest;
-	if (*s == '\'' || *s == '"') {
-		if (!quoted(s, out, outlen, &rest) || !only_comment(rest))
-			return fail(p, e->lineno, key,
-			            "a quoted value not closed, or a bad escape");
-		return 0;
-	}
-	if (strchr("{}[]&*!|>%@`", *s))
-		return fail(p, e->lineno, key, "only plain or quoted values (no flow or block)");
-	const char *end = strstr(s, " #");
-	size_t len = end ? (size_t)(end - s) : strlen(s);
-	while (len && s[len - 1] == ' ')
-		len--;
-	if (len >= outlen)
-		return fail(p, e->lineno, key, "value too long");
-	memcpy(out, s, len);
-	out[len] = '\0';
-	return 0;
-}
-
-/* One line into e: 1 an entry, 0 blank or a comment, -1 malformed (said). */
-static int parse_line(struct parser *p, char *line, int lineno, struct entry *e)
-{
-	line[strcspn(line, "\r\n")] = '\0';
-	*e = (struct entry){.lineno = lineno};
-	e->indent = (int)strspn(line, " ");
-	char *s = line + e->indent;
-	if (*s == '\t')
-		return fail(p, lineno, "(indentation)", "tabs are not YAML indentation");
-	if (!*s || *s == '#')
-		return 0;
-	if (lineno == 1 && !strcmp(s, "---"))
-		return 0;
-	const char *after;
-	if (*s == '\'' || *s == '"') {
-		if (!quoted(s, e->key, sizeof(e->key), &after) || *after != ':')
-			return fail(p, lineno, "(key)", "a quoted key not closed or without ':'");
-	} else {
-		char *colon = strchr(s, ':');
-		if (!colon || colon == s || (size_t)(colon - s) >= sizeof(e->key))
-			return fail(p, lineno, "(key)", "not a \"key: value\" line");
-		memcpy(e->key, s, (size_t)(colon - s));
-		e->key[colon - s] = '\0';
-		after = colon;
-	}
-	after++;
-	if (*after && *after != ' ')
-		return fail(p, lineno, e->key, "a ':' in a key wants quotes");
-	if (only_comment(after))
-		return 1;
-	e->has_value = true;
-	return scalar(p, e, after + strspn(after, " "), e->value, sizeof(e->value), e->key) ? -1
-	                                                                                    : 1;
+	if (!n || n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return false;
+	const char *v = scalar_of(n);
+	return !*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
+	       !strcmp(v, "NULL");
 }
 
 /* A file named by the config, read whole (NUL-terminated) into *out. */
@@ -269,42 +194,55 @@ static int user_entry(struct parser *p, const struct entry *e)
 	return 0;
 }
 
-/* A top-level key: opens its section. */
-static int section_entry(struct parser *p, const struct entry *e)
+/* Each key of a section's mapping through fn (a key given twice said here). */
+static int each_key(struct parser *p, const yaml_node_t *map, const char *section,
+                    int (*fn)(struct parser *p, const struct entry *e))
 {
-	bool tls = !strcmp(e->key, "tls_server_config");
-	if (!tls && strcmp(e->key, "basic_auth_users"))
-		return fail(p, e->lineno, e->key,
-		            listed(unimplemented, e->key)
+	if (is_null(map))
+		return 0; /* a section with no keys */
+	if (map->type != YAML_MAPPING_NODE)
+		return fail(p, line_of(map), section, "wants its keys (a mapping)");
+	for (yaml_node_pair_t *pair = map->data.mapping.pairs.start;
+	     pair < map->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k = yaml_document_get_node(p->doc, pair->key);
+		yaml_node_t *v = yaml_document_get_node(p->doc, pair->value);
+		const char *key = scalar_of(k);
+		if (!key)
+			return fail(p, line_of(k), section, "a key that is not a plain name");
+		for (yaml_node_pair_t *before = map->data.mapping.pairs.start; before < pair;
+		     before++)
+			if (!strcmp(scalar_of(yaml_document_get_node(p->doc, before->key)), key))
+				return fail(p, line_of(k), key, "given twice");
+		if (v && v->type != YAML_SCALAR_NODE)
+			return fail(p, line_of(v), key, "wants one value, not a list or a mapping");
+		struct entry e = {line_of(k), key, is_null(v) ? "" : scalar_of(v), !is_null(v)};
+		int rc = fn(p, &e);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* A top-level key and its section. */
+static int section(struct parser *p, const yaml_node_t *k, const yaml_node_t *v)
+{
+	const char *key = scalar_of(k);
+	if (!key)
+		return fail(p, line_of(k), "(key)", "a key that is not a plain name");
+	bool tls = !strcmp(key, "tls_server_config");
+	if (!tls && strcmp(key, "basic_auth_users"))
+		return fail(p, line_of(k), key,
+		            listed(unimplemented, key)
 		                ? "not implemented by xiotop (it takes tls_server_config and "
 		                  "basic_auth_users)"
 		                : "unknown key (tls_server_config or basic_auth_users)");
 	bool *seen = tls ? &p->seen_tls : &p->seen_users;
 	if (*seen)
-		return fail(p, e->lineno, e->key, "given twice");
-	if (e->has_value)
-		return fail(p, e->lineno, e->key, "wants its keys on the lines below, indented");
+		return fail(p, line_of(k), key, "given twice");
 	*seen = true;
-	p->section = tls ? SEC_TLS : SEC_USERS;
-	p->section_line = e->lineno;
-	p->child_indent = 0;
+	p->section_line = line_of(k);
 	p->cfg->tls |= tls;
-	return 0;
-}
-
-static int entry(struct parser *p, const struct entry *e)
-{
-	if (e->indent == 0)
-		return section_entry(p, e);
-	if (p->section == SEC_NONE)
-		return fail(p, e->lineno, e->key, "indented, under no section");
-	if (!p->child_indent)
-		p->child_indent = e->indent;
-	if (e->indent != p->child_indent)
-		return fail(p, e->lineno, e->key, "indented unlike the keys before it");
-	if (!e->has_value && p->section == SEC_USERS)
-		return fail(p, e->lineno, e->key, "wants a bcrypt hash");
-	return p->section == SEC_TLS ? tls_entry(p, e) : user_entry(p, e);
+	return each_key(p, v, key, tls ? tls_entry : user_entry);
 }
 
 /* What the keys say together. */
@@ -327,10 +265,59 @@ static int check_whole(struct parser *p)
 	return 0;
 }
 
-int web_config_load(const char *path, struct web_config *cfg, char *err, size_t errlen)
+/* The document's top: a mapping of sections, or nothing (plain HTTP, no auth). */
+static int top(struct parser *p)
+{
+	yaml_node_t *root = yaml_document_get_root_node(p->doc);
+	if (!root || is_null(root))
+		return 0;
+	if (root->type != YAML_MAPPING_NODE)
+		return fail(p, line_of(root), "(top)",
+		            "wants a mapping: tls_server_config and basic_auth_users");
+	for (yaml_node_pair_t *pair = root->data.mapping.pairs.start;
+	     pair < root->data.mapping.pairs.top; pair++) {
+		int rc = section(p, yaml_document_get_node(p->doc, pair->key),
+		                 yaml_document_get_node(p->doc, pair->value));
+		if (rc)
+			return rc;
+	}
+	return check_whole(p);
+}
+
+/* The file as one YAML document (libyaml): any form YAML takes, flow mappings and quoted
+ * keys included; a second document is refused, as the exporters' strict reading does. */
+static int load_document(struct parser *p, FILE *f, yaml_document_t *doc)
+{
+	yaml_parser_t yp;
+	if (!yaml_parser_initialize(&yp))
+		return fail(p, 0, "(file)", "out of memory");
+	yaml_parser_set_input_file(&yp, f);
+	int rc = 0;
+	if (!yaml_parser_load(&yp, doc)) {
+		char what[256];
+		snprintf(what, sizeof(what), "%s%s%s", yp.problem ? yp.problem : "not YAML",
+		         yp.context ? " " : "", yp.context ? yp.context : "");
+		rc = fail(p, (int)yp.problem_mark.line + 1, "(yaml)", what);
+		yaml_parser_delete(&yp);
+		return rc;
+	}
+	yaml_document_t next;
+	if (yaml_parser_load(&yp, &next)) {
+		if (yaml_document_get_root_node(&next))
+			rc = fail(p, (int)next.start_mark.line + 1, "(yaml)",
+			          "a second document: the file holds one");
+		yaml_document_delete(&next);
+	}
+	yaml_parser_delete(&yp);
+	if (rc)
+		yaml_document_delete(doc);
+	return rc;
+}
+
+int web_config_load(const char *path, struct web_config *cfg, struct xerr *err)
 {
 	*cfg = (struct web_config){.min_version = 12};
-	struct parser p = {.path = path, .err = err, .errlen = errlen, .cfg = cfg};
+	struct parser p = {.path = path, .err = err, .cfg = cfg};
 	const char *slash = strrchr(path, '/');
 	if (slash)
 		snprintf(p.dir, sizeof(p.dir), "%.*s", (int)(slash - path), path);
@@ -338,23 +325,18 @@ int web_config_load(const char *path, struct web_config *cfg, char *err, size_t 
 		snprintf(p.dir, sizeof(p.dir), "/");
 	FILE *f = fopen(path, "re");
 	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		xerr_set(err, XERR_INPUT, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	cfg->path = strdup(path);
-	char line[MAX_LINE + 2];
-	int lineno = 0, rc = 0;
-	struct entry e;
-	while (!rc && fgets(line, sizeof(line), f)) {
-		lineno++;
-		if (!strchr(line, '\n') && !feof(f))
-			rc = fail(&p, lineno, "(line)", "longer than 4096 bytes");
-		else if ((rc = parse_line(&p, line, lineno, &e)) == 1)
-			rc = entry(&p, &e);
-	}
+	yaml_document_t doc;
+	int rc = load_document(&p, f, &doc);
 	fclose(f);
-	if (!rc)
-		rc = check_whole(&p);
+	if (!rc) {
+		p.doc = &doc;
+		rc = top(&p);
+		yaml_document_delete(&doc);
+	}
 	if (rc)
 		web_config_free(cfg);
 	return rc ? -1 : 0;

@@ -10,11 +10,14 @@
  *   basic_auth_users:
  *     alice: $2y$10$...             # bcrypt ($2y$, $2b$, $2a$)
  *
- * Contract: web_config_load() reads only that subset of YAML (block mappings indented
- * with spaces, plain, 'single' or "double" quoted scalars, # comments, a leading ---),
- * strictly: an unknown or repeated key, a key of the format that xiotop does not
- * implement (cipher_suites, http_server_config, ...), a bad value, or a file it names
- * that cannot be read is one message naming the file, the line and the key. Relative
+ * Contract: web_config_load() reads the file as one YAML document with libyaml, so every
+ * form the Prometheus exporter toolkit takes works (block and flow mappings, quoted,
+ * folded and literal scalars, anchors and aliases, comments, --- and ...), strictly as
+ * the toolkit reads it: invalid YAML, a second document, an unknown or repeated key, a
+ * key of the format that xiotop does not implement (cipher_suites, http_server_config,
+ * ...), a list where a value is wanted, a bad value, or a file it names that cannot be
+ * read is one message naming the file, the line and the key ("(yaml)" for the file's
+ * syntax, with libyaml's reason). Relative
  * paths are relative to the file's directory, as exporters take them. The certificate,
  * key and CA are read into memory at load (before privileges are dropped). An empty file
  * is plain HTTP without authentication. web_config_check_user() checks a user and
@@ -25,6 +28,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "core/error.h"
 
 #define WEB_MAX_USERS 64
 
@@ -51,8 +56,8 @@ struct web_config {
 	size_t n_users;
 };
 
-/* 0 with *cfg filled, or -1 with one line in err ("FILE:LINE: KEY: what"). */
-int web_config_load(const char *path, struct web_config *cfg, char *err, size_t errlen);
+/* 0 with *cfg filled, or -1 with err (XERR_INPUT, "FILE:LINE: KEY: what"). */
+int web_config_load(const char *path, struct web_config *cfg, struct xerr *err);
 void web_config_free(struct web_config *cfg);
 /* true when the config asks for no authentication (no users). */
 static inline bool web_config_open_access(const struct web_config *cfg)

@@ -317,9 +317,7 @@ int imp_build(const struct imp_logs *in, struct imp_result *out, struct xerr *er
 {
 	memset(out, 0, sizeof(*out));
 	if (!in->xentop && !in->vmstat && !in->iostat)
-		return imp_fail(err, "xiotop import", 0,
-		                "no log given (--xentop, --vmstat, --iostat)"),
-		       -1;
+		return imp_fail_logs(err, "no log given (--xentop, --vmstat, --iostat)"), -1;
 	struct build b = {.in = in, .cpus = in->cpus};
 	if (!b.cpus && in->iostat)
 		b.cpus = in->iostat->cpu_count;
@@ -328,14 +326,14 @@ int imp_build(const struct imp_logs *in, struct imp_result *out, struct xerr *er
 		goto done;
 	if ((in->xentop && name_domains(&b)) || (in->vmstat && integrate_vmstat(&b)) ||
 	    (in->iostat && integrate_iostat(&b)) || make_samples(&b, out)) {
-		imp_fail(err, "xiotop import", 0, "out of memory");
+		xerr_set(err, XERR_NOMEM, "out of memory");
 		goto done;
 	}
 	if (out->n < 2) {
-		imp_fail(err, "xiotop import", 0,
-		         "the logs overlap in %zu sample(s): two or more expected "
-		         "(do they cover the same time? see --start)",
-		         out->n);
+		imp_fail_logs(err,
+		              "the logs overlap in %zu sample(s): two or more expected "
+		              "(do they cover the same time? see --start)",
+		              out->n);
 		goto done;
 	}
 	out->cpus = b.cpus;

@@ -33,6 +33,16 @@ static void vfail(struct xerr *err, const char *file, unsigned line, const char 
 		snprintf(err->msg, sizeof(err->msg), "%s: %s", safe_file, what);
 }
 
+void imp_fail_logs(struct xerr *err, const char *fmt, ...)
+{
+	char what[300];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	xerr_set(err, XERR_INPUT, "%s", what);
+}
+
 void imp_fail(struct xerr *err, const char *file, unsigned line, const char *fmt, ...)
 {
 	va_list ap;

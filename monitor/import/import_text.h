@@ -25,6 +25,9 @@
  * FILE-only message (line 0). */
 void imp_fail(struct xerr *err, const char *file, unsigned line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Bad input of the logs together, no one file to name: the sentence alone (the command
+ * says whose it is, as every command's failure: core/error.h). */
+void imp_fail_logs(struct xerr *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A log's own text, escaped and cut, for quoting in a message. */
 void imp_quote(const char *text, char *out, size_t outlen);
 

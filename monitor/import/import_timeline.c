@@ -124,8 +124,8 @@ static int find_interval(const struct imp_logs *in, struct imp_timeline *t, stru
 		if (present(in, k) && check_interval(in, k, &interval_ns, &chosen_by, err))
 			return -1;
 	if (!interval_ns)
-		return imp_fail(err, "xiotop import", 0,
-		                "no log has times (vmstat -t, iostat -t): give --interval S"),
+		return imp_fail_logs(err,
+		                     "no log has times (vmstat -t, iostat -t): give --interval S"),
 		       -1;
 	t->interval_s = (double)interval_ns / 1e9;
 	return 0;
@@ -148,8 +148,8 @@ static int find_starts(const struct imp_logs *in, struct imp_timeline *t, int64_
 		if (!present(in, k) || start[k] >= 0)
 			continue;
 		if (!in->has_start && timed_min < 0)
-			return imp_fail(
-			           err, "xiotop import", 0,
+			return imp_fail_logs(
+			           err,
 			           "no log has times (vmstat -t, iostat -t): give --start TIME"),
 			       -1;
 		start[k] = in->has_start ? in->start_ns : timed_min;

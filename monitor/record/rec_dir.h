@@ -9,11 +9,7 @@
  *   - rec_dir_prune() removes the oldest files until none is older than max_age_ns (by
  *     the time in its name, 0: no age limit) and the files add up to at most max_bytes
  *     (0: no size limit); `keep` (the file being written) is never removed.
- *   - A rec_dir_stream is a sample source over every file with samples in
- *     [from_ns, to_ns] (wall clock), in time order, as one recording: a sample repeated
- *     at a file boundary (the recorder writes it at the end of one file and the start of
- *     the next) is handed out once. A file that cannot be read ends the stream with one
- *     line naming it (fail_status 2).
+ *   - Reading them as one recording is rec_span.h's.
  */
 #ifndef XIOTOP_REC_DIR_H
 #define XIOTOP_REC_DIR_H
@@ -21,7 +17,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/source.h"
 #include "record/record.h"
 
 #define REC_DIR_SUFFIX ".xrec"
@@ -36,25 +31,5 @@ void rec_dir_free_list(char **paths, long n);
 /* Number of files removed, or -1 (errno) if dir cannot be read. */
 long rec_dir_prune(const char *dir, int64_t now_ns, int64_t max_age_ns, uint64_t max_bytes,
                    const char *keep);
-
-struct rec_dir_stream {
-	char **paths;
-	long n_paths, next_path;
-	struct rec_reader *reader; /* the file being read */
-	size_t next, count;        /* in it */
-	int64_t from_ns, to_ns;
-	int64_t last_ns; /* realtime of the last sample handed out */
-	struct xerr err; /* why it failed (the source's why()) */
-};
-
-/* 0, or -1 with err (dir unreadable, no recording in it within the window). */
-int rec_dir_stream_open(struct rec_dir_stream *s, const char *dir, int64_t from_ns, int64_t to_ns,
-                        struct xerr *err);
-struct sample_source rec_dir_stream_source(struct rec_dir_stream *s);
-void rec_dir_stream_close(struct rec_dir_stream *s);
-
-/* "2026-05-01 14:00[:SS]" (local time), "2026-05-01T14:00:00Z" (UTC), "yesterday 14:00"
- * style is not taken. 0 with *ns, or -1. */
-int rec_dir_parse_time(const char *text, int64_t *ns);
 
 #endif

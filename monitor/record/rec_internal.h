@@ -38,6 +38,20 @@ sqlite3 *rec_db_open_checked(const char *path, bool want_write, int *version, st
 /* One meta row (INSERT OR REPLACE): the writer's facts and rec_write_sample's hook
  * sets. SQLite result code. */
 int rec_db_put_meta(sqlite3 *db, const char *key, const char *value);
+/* Does the file's table have the column? (Columns are added without a version change:
+ * SCHEMA.md's compatibility rule.) */
+bool rec_has_column(sqlite3 *db, const char *table, const char *column);
+
+/* The times and marks a window is resolved over: one file's, or a span's. */
+struct rec_times_marks {
+	const int64_t *times;
+	size_t count;
+	const struct rec_mark *marks;
+	size_t n_marks;
+};
+/* --from/--to over them (record.h, rec_resolve_window). 0, or -1 with err. */
+int rec_window_of(const struct rec_times_marks *tm, const char *from, const char *to, size_t *first,
+                  size_t *last, struct xerr *err);
 
 /* Inserts a mark row (used by the writer and by rec_mark_file). SQLite result code. */
 int rec_db_insert_mark(sqlite3 *db, const char *label, int64_t realtime_ns, const char *origin,

@@ -1,4 +1,4 @@
-/* rec_pack.c - a sample's items packed into sample_items rows; see rec_pack.h. */
+/* rec_pack.c - a sample's items, and schema 3's rows of them; see rec_pack.h. */
 #include "record/rec_pack.h"
 
 #include <stdlib.h>
@@ -29,6 +29,8 @@ unsigned rec_pack_fields(enum rec_item_kind kind)
 		return 10;
 	case REC_ITEM_LATENCY:
 		return REC_PACK_FIELDS_MAX;
+	case REC_ITEM_HOST:
+		return 8;
 	default:
 		return 0;
 	}
@@ -127,16 +129,6 @@ static const uint64_t *keyframe_find(const struct rec_keyframe *k, enum rec_item
 	return NULL;
 }
 
-static size_t put_varint(unsigned char *out, uint64_t v)
-{
-	size_t n = 0;
-	for (;; v >>= 7) { /* LEB128: 7 bits a byte, the lowest first */
-		out[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		if (v <= 0x7f)
-			return n;
-	}
-}
-
 bool rec_varint_get(const unsigned char *in, size_t len, size_t *at, uint64_t *v)
 {
 	*v = 0;
@@ -150,107 +142,9 @@ bool rec_varint_get(const unsigned char *in, size_t len, size_t *at, uint64_t *v
 	}
 }
 
-/* A difference as a small number either way: 0, -1, 1, -2, ... as 0, 1, 2, 3, ... */
-static uint64_t zigzag(uint64_t now, uint64_t base)
-{
-	uint64_t d = now - base; /* wrapping: exact for any two values */
-	return d << 1 ^ (uint64_t) - (int64_t)(d >> 63);
-}
-
 static uint64_t unzigzag(uint64_t z, uint64_t base)
 {
 	return base + (z >> 1 ^ (uint64_t) - (int64_t)(z & 1));
-}
-
-void rec_packer_init(struct rec_packer *p)
-{
-	memset(p, 0, sizeof(*p));
-	rec_keyframe_init(&p->kf);
-	rec_keyframe_init(&p->next);
-}
-
-void rec_packer_free(struct rec_packer *p)
-{
-	rec_keyframe_free(&p->kf);
-	rec_keyframe_free(&p->next);
-}
-
-void rec_pack_begin(struct rec_packer *p, size_t sample, bool keyframe)
-{
-	p->sample = sample;
-	p->keyframe = keyframe || p->kf.sample < 0;
-	p->rows = 0;
-	p->len = 0;
-	if (p->keyframe)
-		rec_keyframe_start(&p->next, (int64_t)sample);
-}
-
-int64_t rec_pack_base(const struct rec_packer *p)
-{
-	return p->keyframe ? -1 : p->kf.sample;
-}
-
-static int flush_row(struct rec_packer *p, sqlite3_stmt *st)
-{
-	if (!p->len)
-		return SQLITE_OK;
-	if (p->rows > REC_SLOT_MAX)
-		return SQLITE_TOOBIG; /* over 64 Ki rows of items in one sample */
-	sqlite3_bind_int64(st, 1, REC_SLOT(p->sample, p->rows));
-	sqlite3_bind_blob(st, 2, p->row, (int)p->len, SQLITE_STATIC);
-	int rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	p->rows++;
-	p->len = 0;
-	return rc == SQLITE_DONE ? SQLITE_OK : rc;
-}
-
-int rec_pack_item(struct rec_packer *p, sqlite3_stmt *st, enum rec_item_kind kind, uint64_t key,
-                  const uint64_t *fields)
-{
-	static const uint64_t zeros[REC_PACK_FIELDS_MAX];
-	const uint64_t *base = p->keyframe ? NULL : keyframe_find(&p->kf, kind, key);
-	if (p->keyframe) {
-		int rc = keyframe_add(&p->next, kind, key, fields);
-		if (rc != SQLITE_OK)
-			return rc;
-	}
-	unsigned char *out = p->row + p->len;
-	size_t n =
-	    put_varint(out, key << (HEAD_KIND_BITS + 1) | (uint64_t)kind << 1 | (base != NULL));
-	if (!base)
-		base = zeros;
-	unsigned nf = rec_pack_fields(kind);
-	unsigned plain = kind == REC_ITEM_LATENCY ? nf - XIOTOP_LAT_BUCKETS : nf;
-	for (unsigned f = 0; f < plain; f++)
-		n += put_varint(out + n, zigzag(fields[f], base[f]));
-	if (kind == REC_ITEM_LATENCY) {
-		const uint64_t *b = fields + plain, *bb = base + plain;
-		int low = 0, high = XIOTOP_LAT_BUCKETS - 1;
-		while (low < XIOTOP_LAT_BUCKETS && b[low] == bb[low])
-			low++;
-		while (high >= low && b[high] == bb[high])
-			high--;
-		n += put_varint(out + n, (uint64_t)(low < XIOTOP_LAT_BUCKETS ? low : 0));
-		n += put_varint(out + n, (uint64_t)(high - low + 1 > 0 ? high - low + 1 : 0));
-		for (int i = low; i <= high; i++)
-			n += put_varint(out + n, zigzag(b[i], bb[i]));
-	}
-	p->len += n;
-	return p->len >= REC_PACK_ROW_FILL ? flush_row(p, st) : SQLITE_OK;
-}
-
-int rec_pack_end(struct rec_packer *p, sqlite3_stmt *st)
-{
-	int rc = flush_row(p, st);
-	if (rc == SQLITE_OK && p->keyframe) {
-		rc = rec_keyframe_done(&p->next);
-		struct rec_keyframe t = p->kf;
-		p->kf = p->next;
-		p->next = t;
-	}
-	return rc;
 }
 
 int rec_unpack_row(const unsigned char *blob, size_t len, const struct rec_keyframe *kf,
@@ -268,7 +162,7 @@ int rec_unpack_row(const unsigned char *blob, size_t len, const struct rec_keyfr
 		    (enum rec_item_kind)(head >> 1 & ((1u << HEAD_KIND_BITS) - 1));
 		uint64_t key = head >> (HEAD_KIND_BITS + 1);
 		unsigned nf = rec_pack_fields(kind);
-		if (!nf)
+		if (!nf || kind > REC_ITEM_LATENCY) /* schema 3 had no host item */
 			return SQLITE_CORRUPT;
 		const uint64_t *base = zeros;
 		if (head & 1) {

@@ -1,5 +1,6 @@
-/* rec_pack.h - a sample's counters packed into rows of table sample_items (schema 3,
- * SCHEMA.md "sample_items"), for the writer and the reader.
+/* rec_pack.h - a sample's counters as items, and how schema 3 packed them into rows of
+ * table sample_items (SCHEMA.md "Schema 3 files"), for its reader; schema 4 codes the
+ * items otherwise (rec_chain.h).
  *
  * Contract: every counter of a sample that is per layer, per domain, per disk, per vbd or
  * per (domain, op) histogram is an item: a kind, a key naming what it counts (a layer
@@ -13,13 +14,6 @@
  * any 64 bits) and says so in its head; else its fields. So a sample reads from its own
  * rows and its keyframe's, never a chain. A histogram's 32 buckets are stored as the span
  * from the first to the last bucket whose difference is not 0.
- *
- * Crash: the writer packs a sample inside its transaction (record.h: one per sample), and
- * a keyframe's items become the ones later samples refer to only once the sample's last
- * row is stored; a failure after that closes the writer. So every committed sample is
- * whole and its keyframe is committed before it: a killed writer leaves each committed
- * sample readable from its own rows and its keyframe's, and nothing refers to a sample
- * that was not committed.
  *
  * Reading checks every byte: a varint cut short or over 64 bits, an unknown kind, a span
  * past the last bucket, a difference in a keyframe or against an item the keyframe lacks
@@ -36,12 +30,14 @@ enum rec_item_kind {
 	REC_ITEM_DISK,      /* key: disk_keys.id */
 	REC_ITEM_VBD,       /* key: vbd_keys.id */
 	REC_ITEM_LATENCY,   /* key: domid << 1 | op */
+	REC_ITEM_HOST,      /* key: 0; schema 4 only (in schema 3 the samples row holds them) */
 	REC_ITEM_KINDS
 };
 
 /* Fields of an item: a layer's or disk's 4 counts; a domain's CPU by role, dirtied,
  * written back and guest CPU (its int64 bits: -1 unknown); a vbd's 9 counts and its read
- * state; a histogram's count, sum, untimed bits and 32 buckets. */
+ * state; a histogram's count, sum, untimed bits and 32 buckets; the host's monotonic
+ * clock, vmstat pgpgin and pgpgout, lost events, busy, unattributed, irq and steal ns. */
 #define REC_PACK_FIELDS_MAX (3 + XIOTOP_LAT_BUCKETS)
 #define REC_VARINT_MAX      10 /* bytes of a 64-bit value in LEB128 */
 /* The longest item: its head, and every field (a histogram: its span's two varints). */
@@ -73,30 +69,6 @@ void rec_keyframe_init(struct rec_keyframe *k);
 void rec_keyframe_free(struct rec_keyframe *k);
 /* Empties k to hold sample `sample`'s items (-1: none, e.g. after a failed load). */
 void rec_keyframe_start(struct rec_keyframe *k, int64_t sample);
-
-/* The writer's side: items of one sample into rows through the prepared insert
- * (slot, items). */
-struct rec_packer {
-	struct rec_keyframe kf, next; /* the keyframe the sample's items refer to; the one
-	                               * being written */
-	bool keyframe;
-	size_t sample;
-	unsigned rows;
-	size_t len;
-	unsigned char row[REC_PACK_ROW_MAX];
-};
-void rec_packer_init(struct rec_packer *p);
-void rec_packer_free(struct rec_packer *p);
-/* Starts sample `sample`, a keyframe when `keyframe` (sample 0 must be). */
-void rec_pack_begin(struct rec_packer *p, size_t sample, bool keyframe);
-/* One item; a full row is inserted through st. SQLite result code. */
-int rec_pack_item(struct rec_packer *p, sqlite3_stmt *st, enum rec_item_kind kind, uint64_t key,
-                  const uint64_t *fields);
-/* The last row; a keyframe's items become the ones later samples refer to. Call only once
- * the sample's other rows are stored (a failed sample closes the writer). */
-int rec_pack_end(struct rec_packer *p, sqlite3_stmt *st);
-/* The keyframe that sample `sample` refers to (its `base`), or -1: it is one. */
-int64_t rec_pack_base(const struct rec_packer *p);
 
 /* The reader's side: each item of one row, its fields whole (its keyframe's added: kf
  * NULL for a keyframe's own rows), to fn; when into is not NULL each item is also kept

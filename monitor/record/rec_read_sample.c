@@ -14,6 +14,7 @@ static const char sample_sql[] =
     " has_dirty, hooks, domains_live, has_vbd_stats, %s, %s, %s, %s FROM samples WHERE idx = ?";
 static const char *const reader_sql[RS_COUNT] = {
     [RS_ITEMS] = "SELECT items FROM sample_items WHERE slot BETWEEN ? AND ? ORDER BY slot",
+    [RS_BASE] = "SELECT base FROM samples WHERE idx = ?",
     [RS_LAYERS] = "SELECT layer, rd_bytes, wr_bytes, rd_ios, wr_ios FROM layer_counts"
                   " WHERE slot BETWEEN ? AND ? ORDER BY slot",
     [RS_COUNTERS] = "SELECT domid, cpu_backend_ns, cpu_device_model_ns, cpu_loop_ns,"
@@ -24,24 +25,15 @@ static const char *const reader_sql[RS_COUNT] = {
     [RS_VBDS] = NULL,    /* vbds_sql: its columns depend on the file's age */
     [RS_LATENCY] = NULL, /* REC_LATENCY_SELECT_SQL: its columns depend on the file's age */
 };
+/* Schema 4: the host's counters are an item (REC_ITEM_HOST), not columns. */
+static const char sample_v4_sql[] = "SELECT realtime_ns, has_cpu, has_dirty, hooks, domains_live,"
+                                    " has_vbd_stats, absent, has_latency, base FROM samples"
+                                    " WHERE idx = ?";
 /* A file written before vbd_counts had its skew columns: unknown, read as 0; before its
  * read_state column: every vbd counted was read (NULL, XIO_VBD_READ). */
 static const char vbds_sql[] = "SELECT vbd, rd_bytes, wr_bytes, rd_req, wr_req, oo_req, f_req,"
                                " ds_req, %s, %s FROM vbd_counts"
                                " WHERE slot BETWEEN ? AND ? ORDER BY slot";
-
-static bool has_column(sqlite3 *db, const char *table, const char *column)
-{
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", -1, &st,
-	                       NULL) != SQLITE_OK)
-		return false;
-	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
-	bool found = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return found;
-}
 
 int rec_reader_prepare(struct rec_reader *r)
 {
@@ -51,34 +43,37 @@ int rec_reader_prepare(struct rec_reader *r)
 	 * latency was timed; before schema 3, no keyframes */
 	char sample[sizeof(sample_sql) + 64];
 	snprintf(sample, sizeof(sample), sample_sql,
-	         has_column(r->db, "samples", "absent") ? "absent" : "NULL",
-	         has_column(r->db, "samples", "has_latency") ? "has_latency" : "NULL",
-	         has_column(r->db, "samples", "host_irq_ns") ? "host_irq_ns, host_steal_ns"
-	                                                     : "NULL, NULL",
+	         rec_has_column(r->db, "samples", "absent") ? "absent" : "NULL",
+	         rec_has_column(r->db, "samples", "has_latency") ? "has_latency" : "NULL",
+	         rec_has_column(r->db, "samples", "host_irq_ns") ? "host_irq_ns, host_steal_ns"
+	                                                         : "NULL, NULL",
 	         packed ? "base" : "NULL");
 	if (packed) {
-		rc = sqlite3_prepare_v3(r->db, sample, -1, SQLITE_PREPARE_PERSISTENT,
-		                        &r->st[RS_SAMPLE], NULL);
+		rc = sqlite3_prepare_v3(r->db, r->version >= 4 ? sample_v4_sql : sample, -1,
+		                        SQLITE_PREPARE_PERSISTENT, &r->st[RS_SAMPLE], NULL);
 		if (rc == SQLITE_OK)
 			rc = sqlite3_prepare_v3(r->db, reader_sql[RS_ITEMS], -1,
 			                        SQLITE_PREPARE_PERSISTENT, &r->st[RS_ITEMS], NULL);
+		if (rc == SQLITE_OK && r->version >= 4)
+			rc = sqlite3_prepare_v3(r->db, reader_sql[RS_BASE], -1,
+			                        SQLITE_PREPARE_PERSISTENT, &r->st[RS_BASE], NULL);
 		return rc;
 	}
-	bool skew_known = has_column(r->db, "vbd_counts", "skew_rd_bytes");
-	bool latency_table = has_column(r->db, "latency_counts", "slot");
+	bool skew_known = rec_has_column(r->db, "vbd_counts", "skew_rd_bytes");
+	bool latency_table = rec_has_column(r->db, "latency_counts", "slot");
 	char latency[sizeof(REC_LATENCY_SELECT_SQL) + 16];
 	snprintf(latency, sizeof(latency), REC_LATENCY_SELECT_SQL,
-	         has_column(r->db, "latency_counts", "untimed") ? "untimed" : "NULL");
+	         rec_has_column(r->db, "latency_counts", "untimed") ? "untimed" : "NULL");
 	char vbds[sizeof(vbds_sql) + 64];
 	snprintf(vbds, sizeof(vbds), vbds_sql,
 	         skew_known ? "skew_rd_bytes, skew_wr_bytes" : "NULL, NULL",
-	         has_column(r->db, "vbd_counts", "read_state") ? "read_state" : "NULL");
+	         rec_has_column(r->db, "vbd_counts", "read_state") ? "read_state" : "NULL");
 	for (int i = 0; rc == SQLITE_OK && i < RS_COUNT; i++) {
 		const char *sql = i == RS_SAMPLE    ? sample
 		                  : i == RS_VBDS    ? vbds
 		                  : i == RS_LATENCY ? latency
 		                                    : reader_sql[i];
-		if (i == RS_ITEMS || (i == RS_LATENCY && !latency_table))
+		if (i == RS_ITEMS || i == RS_BASE || (i == RS_LATENCY && !latency_table))
 			continue;
 		rc = sqlite3_prepare_v3(r->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &r->st[i], NULL);
 	}
@@ -134,9 +129,42 @@ static sqlite3_stmt *range_stmt(struct rec_reader *r, enum reader_stmt which, si
 	return st;
 }
 
+/* The hook set of id `id` into s. */
+static void hooks_of(const struct rec_reader *r, int64_t id, struct xio_sample *s)
+{
+	for (size_t h = 0; h < r->n_hooks; h++)
+		if (r->hooks[h].id == id)
+			memcpy(s->hooks, r->hooks[h].hooks, sizeof(s->hooks));
+}
+
+/* Schema 4's samples row; *base the sample its items are coded against (-1: none). */
+static int read_flags_v4(struct rec_reader *r, size_t i, struct xio_sample *s, int64_t *base)
+{
+	sqlite3_stmt *st = r->st[RS_SAMPLE];
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)i);
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? SQLITE_CORRUPT : rc;
+	s->realtime_ns = sqlite3_column_int64(st, 0);
+	s->has_cpu = sqlite3_column_int(st, 1) != 0;
+	s->has_dirty = sqlite3_column_int(st, 2) != 0;
+	if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+		hooks_of(r, sqlite3_column_int64(st, 3), s);
+	s->domains_live = sqlite3_column_int(st, 4) != 0;
+	s->has_vbd_stats = sqlite3_column_int(st, 5) != 0;
+	s->absent = (uint32_t)sqlite3_column_int64(st, 6);
+	s->has_latency = sqlite3_column_int(st, 7) != 0;
+	*base = sqlite3_column_type(st, 8) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 8);
+	sqlite3_reset(st);
+	return SQLITE_OK;
+}
+
 /* The sample's scalars; *base its keyframe (-1: itself one, or a file before schema 3). */
 static int read_scalars(struct rec_reader *r, size_t i, struct xio_sample *s, int64_t *base)
 {
+	if (r->version >= 4)
+		return read_flags_v4(r, i, s, base);
 	sqlite3_stmt *st = r->st[RS_SAMPLE];
 	sqlite3_reset(st);
 	sqlite3_bind_int64(st, 1, (sqlite3_int64)i);
@@ -152,12 +180,8 @@ static int read_scalars(struct rec_reader *r, size_t i, struct xio_sample *s, in
 	s->cpu_unattributed_ns = col_u64(st, 6);
 	s->has_cpu = sqlite3_column_int(st, 7) != 0;
 	s->has_dirty = sqlite3_column_int(st, 8) != 0;
-	if (sqlite3_column_type(st, 9) != SQLITE_NULL) {
-		int64_t id = sqlite3_column_int64(st, 9);
-		for (size_t h = 0; h < r->n_hooks; h++)
-			if (r->hooks[h].id == id)
-				memcpy(s->hooks, r->hooks[h].hooks, sizeof(s->hooks));
-	}
+	if (sqlite3_column_type(st, 9) != SQLITE_NULL)
+		hooks_of(r, sqlite3_column_int64(st, 9), s);
 	s->domains_live = sqlite3_column_int(st, 10) != 0;
 	s->has_vbd_stats = sqlite3_column_int(st, 11) != 0;
 	s->absent = (uint32_t)sqlite3_column_int64(st, 12);
@@ -168,6 +192,8 @@ static int read_scalars(struct rec_reader *r, size_t i, struct xio_sample *s, in
 	s->host_irq_ns = col_u64(st, 14);
 	s->host_steal_ns = col_u64(st, 15);
 	*base = sqlite3_column_type(st, 16) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 16);
+	if (r->arrays_unknown) /* a file written before devices kept their arrays */
+		s->absent |= XIO_ABSENT_ARRAYS;
 	sqlite3_reset(st);
 	return SQLITE_OK;
 }
@@ -240,12 +266,28 @@ static int read_vbd(struct rec_reader *r, sqlite3_stmt *st, struct xio_sample *s
 	return sample_add_vbd_stat(s, &v) ? SQLITE_NOMEM : SQLITE_OK;
 }
 
-/* Schema 3: one packed item into the sample (rec_pack.h), its key resolved as the old
+/* Schemas 3 and 4: one item into the sample (rec_pack.h), its key resolved as the old
  * tables' rows were. */
 struct item_ctx {
 	struct rec_reader *r;
 	struct xio_sample *s;
 };
+
+/* Schema 4: the host's counters (key 0, one a sample). */
+static int host_item(struct xio_sample *s, uint64_t key, const uint64_t *f)
+{
+	if (key)
+		return SQLITE_CORRUPT;
+	s->monotonic_ns = f[0];
+	s->vmstat_pgpgin_kb = f[1];
+	s->vmstat_pgpgout_kb = f[2];
+	s->lost_events = f[3];
+	s->host_busy_ns = f[4];
+	s->cpu_unattributed_ns = f[5];
+	s->host_irq_ns = f[6];
+	s->host_steal_ns = f[7];
+	return SQLITE_OK;
+}
 
 static int item_to_sample(void *ctx, enum rec_item_kind kind, uint64_t key, const uint64_t *f)
 {
@@ -315,6 +357,8 @@ static int item_to_sample(void *ctx, enum rec_item_kind kind, uint64_t key, cons
 		memcpy(l.hist.buckets, f + 3, sizeof(l.hist.buckets));
 		return sample_add_latency(s, &l) ? SQLITE_NOMEM : SQLITE_OK;
 	}
+	case REC_ITEM_HOST:
+		return host_item(s, key, f);
 	default:
 		return SQLITE_CORRUPT;
 	}
@@ -374,6 +418,25 @@ static int read_items(struct rec_reader *r, size_t i, int64_t base, struct xio_s
 	return unpack_sample(r, i, &r->kf, NULL, item_to_sample, &ctx);
 }
 
+/* Sample i's items (schema 4): decoded along its chain (rec_read_chain.c), in the order
+ * of their kinds, each kind's in recorded order. */
+static int read_chain_items(struct rec_reader *r, size_t i, int64_t base, struct xio_sample *s)
+{
+	const struct rec_items *items;
+	int rc = rec_read_chain(r, i, base, &items);
+	if (rc == SQLITE_OK && items->kind[REC_ITEM_HOST].n != 1)
+		rc = SQLITE_CORRUPT; /* every sample has the host's counters */
+	struct item_ctx ctx = {r, s};
+	for (int k = 1; rc == SQLITE_OK && k < REC_ITEM_KINDS; k++) {
+		const struct rec_item_list *l = &items->kind[k];
+		unsigned nf = rec_pack_fields((enum rec_item_kind)k);
+		for (size_t j = 0; rc == SQLITE_OK && j < l->n; j++)
+			rc = item_to_sample(&ctx, (enum rec_item_kind)k, l->keys[j],
+			                    l->fields + j * nf);
+	}
+	return rc;
+}
+
 /* Each row of `which` in sample i into s by read_row; SQLite's status. */
 static int read_each(struct rec_reader *r, enum reader_stmt which, size_t i, struct xio_sample *s,
                      int (*read_row)(struct rec_reader *r, sqlite3_stmt *st, struct xio_sample *s))
@@ -429,7 +492,9 @@ int rec_read(struct rec_reader *r, size_t i, struct xio_sample *out, struct xerr
 	int64_t base = -1;
 	int rc = read_scalars(r, i, out, &base);
 	if (rc == SQLITE_OK)
-		rc = r->st[RS_ITEMS] ? read_items(r, i, base, out) : read_tables(r, i, out);
+		rc = r->version >= 4   ? read_chain_items(r, i, base, out)
+		     : r->st[RS_ITEMS] ? read_items(r, i, base, out)
+		                       : read_tables(r, i, out);
 	if (rc == SQLITE_OK)
 		rc = read_names(r, i, out);
 	for (int k = RS_ITEMS; k < RS_COUNT; k++)

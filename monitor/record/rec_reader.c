@@ -184,6 +184,36 @@ static const struct {
      mark_row},
 };
 
+/* Each device row's array_role, in the order the devices were loaded; a file written
+ * before the column has none: which devices are arrays is unknown in all its samples. */
+static int load_arrays(struct rec_reader *r)
+{
+	r->arrays_unknown = !rec_has_column(r->db, "devices", "array_role");
+	if (r->arrays_unknown)
+		return SQLITE_OK;
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(r->db, "SELECT array_role FROM devices ORDER BY dev, id", -1,
+	                            &st, NULL);
+	size_t k = 0;
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (k == r->n_devs) {
+			rc = SQLITE_CORRUPT;
+			break;
+		}
+		r->devs[k++].dev.array =
+		    (uint8_t)(sqlite3_column_int(st, 0) & (XIO_DEV_ARRAY | XIO_DEV_MEMBER));
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int keyframe_row(struct rec_reader *r, sqlite3_stmt *st)
+{
+	size_t k = (size_t)sqlite3_column_int64(st, 0);
+	return keep_row((void **)&r->keyframes, &r->n_keyframes, &k, sizeof(k));
+}
+
 static int load_snapshot(struct rec_reader *r)
 {
 	int rc = check_pages(r);
@@ -192,6 +222,11 @@ static int load_snapshot(struct rec_reader *r)
 	rc = sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL);
 	for (size_t q = 0; rc == SQLITE_OK && q < sizeof(snapshot) / sizeof(snapshot[0]); q++)
 		rc = each_row(r, snapshot[q].sql, snapshot[q].fn);
+	if (rc == SQLITE_OK && r->version >= 4) /* schema 4: a sample decodes from its keyframe */
+		rc = each_row(r, "SELECT idx FROM samples WHERE base IS NULL ORDER BY idx",
+		              keyframe_row);
+	if (rc == SQLITE_OK)
+		rc = load_arrays(r);
 	if (rc != SQLITE_OK) /* COMMIT below would replace SQLite's message */
 		snprintf(r->load_error, sizeof(r->load_error), "%s", sqlite3_errmsg(r->db));
 	sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
@@ -210,8 +245,12 @@ void rec_reader_close(struct rec_reader *r)
 		free(r->meta[i].value);
 	}
 	rec_keyframe_free(&r->kf);
+	rec_items_free(&r->chain[0]);
+	rec_items_free(&r->chain[1]);
+	rec_buf_free(&r->code);
+	rec_buf_free(&r->scratch);
 	FREE_ALL(r->meta, r->times, r->marks, r->keys, r->disk_keys, r->vbd_keys, r->hooks, r->devs,
-	         r->doms, r->path, r);
+	         r->doms, r->keyframes, r->path, r);
 }
 
 struct rec_reader *rec_open(const char *path, struct xerr *err)
@@ -223,6 +262,7 @@ struct rec_reader *rec_open(const char *path, struct xerr *err)
 		return NULL;
 	}
 	rec_keyframe_init(&r->kf);
+	r->chain_at[0] = r->chain_at[1] = -1;
 	r->db = rec_db_open_checked(path, false, &r->version, err);
 	if (!r->db) {
 		rec_reader_close(r);

@@ -9,6 +9,7 @@
 #ifndef XIOTOP_REC_READER_INTERNAL_H
 #define XIOTOP_REC_READER_INTERNAL_H
 
+#include "record/rec_chain.h"
 #include "record/rec_internal.h"
 #include "record/rec_pack.h"
 
@@ -49,11 +50,12 @@ struct dom_row {
 	int64_t first, last;
 };
 
-/* RS_ITEMS for schema 3 files, the others for older ones (RS_LATENCY NULL for a file
- * written before latency_counts existed). */
+/* RS_ITEMS for schema 3 and 4 files (RS_BASE: 4), the others for older ones (RS_LATENCY
+ * NULL for a file written before latency_counts existed). */
 enum reader_stmt {
 	RS_SAMPLE,
 	RS_ITEMS,
+	RS_BASE,
 	RS_LAYERS,
 	RS_COUNTERS,
 	RS_DISKS,
@@ -85,10 +87,22 @@ struct rec_reader {
 	size_t n_hooks;
 	struct dev_row *devs;
 	size_t n_devs;
+	bool arrays_unknown; /* devices has no array_role column (a file written before it) */
 	struct dom_row *doms;
 	size_t n_doms;
 	struct rec_keyframe kf; /* schema 3: the keyframe last read, the samples after it use */
+	/* schema 4: the keyframes, and the items of the two samples last decoded */
+	size_t *keyframes; /* ascending */
+	size_t n_keyframes;
+	struct rec_items chain[2];
+	int64_t chain_at[2]; /* the sample each holds; -1: none */
+	struct rec_buf code, scratch;
 };
+
+/* Schema 4: the items of sample i (whose samples.base is base: -1 NULL) decoded from its
+ * keyframe on, or from the sample before it when that one is held; *items points into r,
+ * valid until the next call. SQLite result code (SQLITE_CORRUPT for a bad chain). */
+int rec_read_chain(struct rec_reader *r, size_t i, int64_t base, const struct rec_items **items);
 
 static inline uint64_t col_u64(sqlite3_stmt *st, int col)
 {

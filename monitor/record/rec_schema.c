@@ -83,12 +83,9 @@ void rec_set_sqlite_error(struct xerr *err, sqlite3 *db, int rc, const char *pat
 static const char schema_sql[] =
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;"
     "CREATE TABLE samples ("
-    " idx INTEGER PRIMARY KEY, realtime_ns INTEGER NOT NULL, monotonic_ns INTEGER NOT NULL,"
-    " vmstat_pgpgin_kb INTEGER, vmstat_pgpgout_kb INTEGER, lost_events INTEGER,"
-    " host_busy_ns INTEGER, cpu_unattributed_ns INTEGER,"
+    " idx INTEGER PRIMARY KEY, realtime_ns INTEGER NOT NULL,"
     " has_cpu INTEGER, has_dirty INTEGER, hooks INTEGER, domains_live INTEGER,"
-    " has_vbd_stats INTEGER, absent INTEGER, has_latency INTEGER, host_irq_ns INTEGER,"
-    " host_steal_ns INTEGER, base INTEGER);"
+    " has_vbd_stats INTEGER, absent INTEGER, has_latency INTEGER, base INTEGER);"
     "CREATE TABLE sample_items (slot INTEGER PRIMARY KEY, items BLOB NOT NULL);"
     "CREATE TABLE hook_sets (id INTEGER PRIMARY KEY, hooks TEXT NOT NULL UNIQUE);"
     "CREATE TABLE layer_keys (id INTEGER PRIMARY KEY, domid INTEGER NOT NULL,"
@@ -96,7 +93,8 @@ static const char schema_sql[] =
     "CREATE TABLE disk_keys (id INTEGER PRIMARY KEY, dev INTEGER NOT NULL,"
     " name TEXT NOT NULL, UNIQUE (dev, name));"
     "CREATE TABLE devices (id INTEGER PRIMARY KEY, dev INTEGER NOT NULL, name TEXT NOT NULL,"
-    " is_leaf INTEGER NOT NULL, first_sample INTEGER NOT NULL, last_sample INTEGER);"
+    " is_leaf INTEGER NOT NULL, first_sample INTEGER NOT NULL, last_sample INTEGER,"
+    " array_role INTEGER);"
     "CREATE TABLE domains (id INTEGER PRIMARY KEY, domid INTEGER NOT NULL,"
     " name TEXT NOT NULL, kind TEXT NOT NULL, file TEXT NOT NULL, missing INTEGER NOT NULL,"
     " first_sample INTEGER NOT NULL, last_sample INTEGER, uuid TEXT NOT NULL DEFAULT '',"
@@ -119,6 +117,19 @@ int rec_schema_create(sqlite3 *db)
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(db, pragmas, NULL, NULL, NULL);
 	return rc;
+}
+
+bool rec_has_column(sqlite3 *db, const char *table, const char *column)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", -1, &st,
+	                       NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+	bool found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
 }
 
 int rec_db_insert_mark(sqlite3 *db, const char *label, int64_t realtime_ns, const char *origin,
@@ -151,7 +162,7 @@ static uint32_t be32(const unsigned char *p)
 /* The checks SQLite itself does not make before answering: an empty file is a valid
  * empty database to it, and a file cut short answers queries until one reaches a
  * missing page. 0, or -1 with err set. */
-static int check_bytes(const char *path, struct xerr *err)
+static int check_bytes(const char *path, bool *wal_mode, struct xerr *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -195,6 +206,7 @@ static int check_bytes(const char *path, struct xerr *err)
 		              got);
 		return -1;
 	}
+	*wal_mode = hdr[18] == 2 && hdr[19] == 2; /* the file format's WAL read/write versions */
 	uint32_t page_size = (uint32_t)hdr[16] << 8 | hdr[17];
 	if (page_size == 1)
 		page_size = 65536;
@@ -312,23 +324,77 @@ static int check_identity(sqlite3 *db, const char *path, int *version, struct xe
 	return 0;
 }
 
+/* "file:" URI of path with SQLite's query and escape characters escaped (% ? #), the
+ * authority left empty for an absolute path (a path "//x" would name a host). */
+static int path_uri(const char *path, const char *query, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "file:%s", path[0] == '/' ? "//" : "");
+	for (const char *p = path; *p && n + 4 < len; p++)
+		n += (size_t)(strchr("%?#", *p) ? snprintf(buf + n, len - n, "%%%02X", *p & 0xff)
+		                                : snprintf(buf + n, len - n, "%c", *p));
+	int q = snprintf(buf + n, len - n, "?%s", query);
+	return q < 0 || (size_t)q >= len - n ? -1 : 0;
+}
+
+static bool side_file_exists(const char *path, const char *suffix)
+{
+	char side[4200];
+	struct stat st;
+	return snprintf(side, sizeof(side), "%s%s", path, suffix) < (int)sizeof(side) &&
+	       lstat(side, &st) == 0;
+}
+
+/* How a reader opens path, read-only and creating nothing beside it (a reader on a full
+ * or read-only file system is the one who most needs the recording):
+ *   - a rollback-journal file (every file since schema 4): read-only;
+ *   - a WAL file without its -wal (closed by its writer, schemas 1-3): immutable, so that
+ *     SQLite makes no -wal and no -shm (it would on opening such a file, and fail when
+ *     the file system is full: issue 45);
+ *   - a WAL file with its -wal (a writer running, or killed): read-only through the -shm
+ *     the writer made (SQLite makes one only when it is missing). */
+static int open_for_reading(const char *path, bool wal_mode, bool writable, sqlite3 **db)
+{
+	char uri[8400];
+	int flags = (writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_URI;
+	bool closed_wal = wal_mode && !writable && !side_file_exists(path, "-wal");
+	if (path_uri(path, closed_wal ? "immutable=1" : "", uri, sizeof(uri)))
+		return SQLITE_CANTOPEN;
+	return sqlite3_open_v2(uri, db, flags, NULL);
+}
+
 sqlite3 *rec_db_open_checked(const char *path, bool want_write, int *version, struct xerr *err)
 {
-	if (check_bytes(path, err))
+	bool wal_mode = false;
+	if (check_bytes(path, &wal_mode, err))
 		return NULL;
 	sqlite3 *db = NULL;
-	/* Read-write when allowed: a reader then folds the WAL of a killed recorder back
-	 * into the file on close. Read-only still reads every committed interval. */
-	int flags = SQLITE_OPEN_READWRITE;
-	if (!want_write && access(path, W_OK))
-		flags = SQLITE_OPEN_READONLY;
-	int rc = sqlite3_open_v2(path, &db, flags, NULL);
+	int rc = open_for_reading(path, wal_mode, want_write, &db);
+	if (rc == SQLITE_OK) {
+		sqlite3_busy_timeout(db, REC_BUSY_TIMEOUT_MS);
+		int64_t ignored;
+		rc = query_int(db, "PRAGMA application_id", &ignored);
+	}
+	/* A hot journal (its writer killed while committing) is rolled back by the first
+	 * connection that may write: the one change a reader makes, in place (no new space). */
+	if (!want_write && (rc & 0xff) == SQLITE_READONLY && access(path, W_OK) == 0) {
+		sqlite3_close(db);
+		db = NULL;
+		rc = open_for_reading(path, wal_mode, true, &db);
+		if (rc == SQLITE_OK)
+			sqlite3_busy_timeout(db, REC_BUSY_TIMEOUT_MS);
+	}
 	if (rc != SQLITE_OK) {
-		rec_set_sqlite_error(err, db, rc, path, "opening it");
+		if ((rc & 0xff) == SQLITE_READONLY)
+			rec_set_error(
+			    err, REC_ERR_IO,
+			    "%s was being written when its writer was killed (%s-journal is "
+			    "left): it must be rolled back by a process that may write it",
+			    path, path);
+		else
+			rec_set_sqlite_error(err, db, rc, path, "opening it");
 		sqlite3_close(db);
 		return NULL;
 	}
-	sqlite3_busy_timeout(db, REC_BUSY_TIMEOUT_MS);
 	if (check_identity(db, path, version, err)) {
 		sqlite3_close(db);
 		return NULL;

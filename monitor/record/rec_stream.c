@@ -6,7 +6,8 @@ static int stream_next(void *ctx, struct xio_sample *out)
 	struct rec_stream *s = ctx;
 	if (s->next > s->last)
 		return SOURCE_END;
-	if (rec_read(s->reader, s->next, out, &s->err))
+	if (s->span ? rec_span_read(s->span, s->next, out, &s->err)
+	            : rec_read(s->reader, s->next, out, &s->err))
 		return SOURCE_FAILED;
 	s->next++;
 	return 0;

@@ -1,6 +1,6 @@
-/* rec_write_sample.c - one sample's rows into a recording: counters per sample, and
- * the names (layer keys, disks, hook sets, devices, domains) stored once and remembered;
- * see rec_writer_internal.h. */
+/* rec_write_sample.c - one sample's rows for a recording, into the writer's op log: its
+ * items coded (rec_chain.h), and the names (layer keys, disks, hook sets, devices,
+ * domains) stored once and remembered; see rec_writer_internal.h. */
 #include "record/rec_writer_internal.h"
 
 #include <stddef.h>
@@ -9,19 +9,21 @@
 #include <string.h>
 
 static const char *const writer_sql[ST_COUNT] = {
-    [ST_SAMPLE] = "INSERT INTO samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    [ST_LAYER_KEY] = "INSERT INTO layer_keys (domid, dev, via) VALUES (?,?,?)",
-    [ST_DISK_KEY] = "INSERT INTO disk_keys (dev, name) VALUES (?,?)",
-    [ST_HOOKS_ADD] = "INSERT OR IGNORE INTO hook_sets (hooks) VALUES (?)",
-    [ST_HOOKS_GET] = "SELECT id FROM hook_sets WHERE hooks = ?",
-    [ST_DEV_OPEN] = "INSERT INTO devices (dev, name, is_leaf, first_sample) VALUES (?,?,?,?)",
+    [ST_SAMPLE] = "INSERT INTO samples VALUES (?,?,?,?,?,?,?,?,?,?)",
+    [ST_LAYER_KEY] = "INSERT INTO layer_keys (id, domid, dev, via) VALUES (?,?,?,?)",
+    [ST_DISK_KEY] = "INSERT INTO disk_keys (id, dev, name) VALUES (?,?,?)",
+    [ST_HOOKS_ADD] = "INSERT INTO hook_sets (id, hooks) VALUES (?,?)",
+    [ST_DEV_OPEN] = "INSERT INTO devices (id, dev, name, is_leaf, first_sample, array_role)"
+                    " VALUES (?,?,?,?,?,?)",
     [ST_DEV_CLOSE] = "UPDATE devices SET last_sample = ? WHERE id = ?",
-    [ST_DOM_OPEN] = "INSERT INTO domains (domid, name, kind, file, missing, first_sample, uuid,"
-                    " generation, mem_bytes) VALUES (?,?,?,?,?,?,?,?,?)",
+    [ST_DOM_OPEN] = "INSERT INTO domains (id, domid, name, kind, file, missing, first_sample,"
+                    " uuid, generation, mem_bytes) VALUES (?,?,?,?,?,?,?,?,?,?)",
     [ST_DOM_CLOSE] = "UPDATE domains SET last_sample = ? WHERE id = ?",
-    [ST_VBD_KEY] = "INSERT INTO vbd_keys (domid, devid, backend_dev, source, instance) "
-                   "VALUES (?,?,?,?,?)",
+    [ST_VBD_KEY] = "INSERT INTO vbd_keys (id, domid, devid, backend_dev, source, instance) "
+                   "VALUES (?,?,?,?,?,?)",
     [ST_ITEMS] = "INSERT INTO sample_items VALUES (?,?)",
+    [ST_MARK] = "INSERT INTO marks (realtime_ns, label, origin, exit_status) VALUES (?,?,?,?)",
+    [ST_META] = "INSERT OR REPLACE INTO meta VALUES (?,?)",
 };
 
 int rec_writer_prepare(struct rec_writer *w)
@@ -35,19 +37,26 @@ int rec_writer_prepare(struct rec_writer *w)
 	return SQLITE_OK;
 }
 
-static int step_done(sqlite3_stmt *st)
+/* A row of one of the writer's tables: its id, numbered here, begins the op. */
+static int64_t new_row(struct rec_writer *w, enum writer_stmt stmt, enum writer_ids ids)
 {
-	int rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+	int64_t id = w->next_id[ids]++;
+	rec_oplog_add(&w->log, stmt);
+	rec_oplog_int(&w->log, id);
+	return id;
 }
+
+static void op_text(struct rec_writer *w, const char *s, size_t max)
+{
+	rec_oplog_text(&w->log, s, strnlen(s, max));
+}
+
 static int key_cmp(const struct layer_key_id *k, const struct xio_layer *l)
 {
 	return xio_layer_key_order(k->domid, k->dev, k->via, l->domid, l->dev, l->via);
 }
 
-/* The id of a layer key, stored on first use. 0 on an SQLite error (rc in *rc). */
+/* The id of a layer key, stored on first use. 0 when out of memory (rc in *rc). */
 static int64_t layer_key(struct rec_writer *w, const struct xio_layer *l, int *rc)
 {
 	size_t lo = 0, hi = w->n_keys;
@@ -71,16 +80,12 @@ static int64_t layer_key(struct rec_writer *w, const struct xio_layer *l, int *r
 		w->keys = p;
 		w->cap_keys = cap;
 	}
-	sqlite3_stmt *st = w->st[ST_LAYER_KEY];
-	sqlite3_bind_int64(st, 1, l->domid);
-	sqlite3_bind_int64(st, 2, l->dev);
-	sqlite3_bind_int64(st, 3, l->via);
-	*rc = step_done(st);
-	if (*rc != SQLITE_OK)
-		return 0;
 	memmove(&w->keys[lo + 1], &w->keys[lo], (w->n_keys - lo) * sizeof(*w->keys));
 	w->keys[lo] =
-	    (struct layer_key_id){l->domid, l->dev, l->via, sqlite3_last_insert_rowid(w->db)};
+	    (struct layer_key_id){l->domid, l->dev, l->via, new_row(w, ST_LAYER_KEY, ID_LAYER_KEY)};
+	rec_oplog_int(&w->log, l->domid);
+	rec_oplog_int(&w->log, l->dev);
+	rec_oplog_int(&w->log, l->via);
 	w->n_keys++;
 	return w->keys[lo].id;
 }
@@ -107,86 +112,95 @@ static int64_t disk_key(struct rec_writer *w, const struct xio_disk *d, int *rc)
 			return w->disk_keys[i].id;
 	if (!room_for_one(&w->disk_keys, w->n_disk_keys, sizeof(*w->disk_keys), rc))
 		return 0;
-	sqlite3_stmt *st = w->st[ST_DISK_KEY];
-	sqlite3_bind_int64(st, 1, d->dev);
-	sqlite3_bind_text(st, 2, d->name, (int)strnlen(d->name, sizeof(d->name)), SQLITE_STATIC);
-	*rc = step_done(st);
-	if (*rc != SQLITE_OK)
-		return 0;
 	struct disk_key_id *k = &w->disk_keys[w->n_disk_keys++];
 	k->dev = d->dev;
 	memcpy(k->name, d->name, sizeof(k->name));
 	k->name[sizeof(k->name) - 1] = 0;
-	k->id = sqlite3_last_insert_rowid(w->db);
+	k->id = new_row(w, ST_DISK_KEY, ID_DISK_KEY);
+	rec_oplog_int(&w->log, d->dev);
+	op_text(w, d->name, sizeof(d->name));
 	return k->id;
 }
 
+/* The hook set's id, each distinct set stored once. */
 static int store_hooks(struct rec_writer *w, const char *hooks)
 {
 	if (w->hooks_id && !strcmp(w->hooks, hooks))
 		return SQLITE_OK;
-	sqlite3_bind_text(w->st[ST_HOOKS_ADD], 1, hooks, -1, SQLITE_STATIC);
-	int rc = step_done(w->st[ST_HOOKS_ADD]);
-	if (rc != SQLITE_OK)
+	for (size_t i = 0; i < w->n_hook_sets; i++)
+		if (!strcmp(w->hook_sets[i].hooks, hooks)) {
+			w->hooks_id = w->hook_sets[i].id;
+			snprintf(w->hooks, sizeof(w->hooks), "%s", hooks);
+			return SQLITE_OK;
+		}
+	int rc = SQLITE_OK;
+	if (!room_for_one(&w->hook_sets, w->n_hook_sets, sizeof(*w->hook_sets), &rc))
 		return rc;
-	sqlite3_stmt *st = w->st[ST_HOOKS_GET];
-	sqlite3_bind_text(st, 1, hooks, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		w->hooks_id = sqlite3_column_int64(st, 0);
-		snprintf(w->hooks, sizeof(w->hooks), "%s", hooks);
-		rc = SQLITE_OK;
-	}
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
+	struct hooks_id *h = &w->hook_sets[w->n_hook_sets++];
+	snprintf(h->hooks, sizeof(h->hooks), "%s", hooks);
+	h->id = w->hooks_id = new_row(w, ST_HOOKS_ADD, ID_HOOKS);
+	rec_oplog_text(&w->log, hooks, strlen(hooks));
+	snprintf(w->hooks, sizeof(w->hooks), "%s", hooks);
 	/* The first sample's hooks are also a fact of the recording, for `sqlite3` users. */
-	if (rc == SQLITE_OK && w->count == 0)
-		rc = rec_db_put_meta(w->db, "hooks", hooks);
-	return rc;
+	if (w->count == 0) {
+		rec_oplog_add(&w->log, ST_META);
+		rec_oplog_text(&w->log, "hooks", 5);
+		rec_oplog_text(&w->log, hooks, strlen(hooks));
+	}
+	return SQLITE_OK;
 }
 
-static void bind_u64(sqlite3_stmt *st, int col, uint64_t v)
+static void op_u64(struct rec_writer *w, uint64_t v)
 {
 	/* Stored as the same 64 bits: exact round trip; SQL shows >= 2^63 as negative. */
-	sqlite3_bind_int64(st, col, (sqlite3_int64)v);
+	rec_oplog_int(&w->log, (int64_t)v);
 }
 
-static int store_sample_row(struct rec_writer *w, const struct xio_sample *s)
+/* The samples row; base: the sample the items are coded against, -1 for a keyframe. */
+static int store_sample_row(struct rec_writer *w, const struct xio_sample *s, int64_t base)
 {
 	if (s->hooks[0]) {
 		int rc = store_hooks(w, s->hooks);
 		if (rc != SQLITE_OK)
 			return rc;
 	}
-	sqlite3_stmt *st = w->st[ST_SAMPLE];
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)w->count);
-	sqlite3_bind_int64(st, 2, s->realtime_ns);
-	bind_u64(st, 3, s->monotonic_ns);
-	bind_u64(st, 4, s->vmstat_pgpgin_kb);
-	bind_u64(st, 5, s->vmstat_pgpgout_kb);
-	bind_u64(st, 6, s->lost_events);
-	bind_u64(st, 7, s->host_busy_ns);
-	bind_u64(st, 8, s->cpu_unattributed_ns);
-	sqlite3_bind_int(st, 9, s->has_cpu);
-	sqlite3_bind_int(st, 10, s->has_dirty);
+	rec_oplog_add(&w->log, ST_SAMPLE);
+	rec_oplog_int(&w->log, (int64_t)w->count);
+	rec_oplog_int(&w->log, s->realtime_ns);
+	rec_oplog_int(&w->log, s->has_cpu);
+	rec_oplog_int(&w->log, s->has_dirty);
 	if (s->hooks[0])
-		sqlite3_bind_int64(st, 11, w->hooks_id);
-	sqlite3_bind_int(st, 12, s->domains_live);
-	sqlite3_bind_int(st, 13, s->has_vbd_stats);
+		rec_oplog_int(&w->log, w->hooks_id);
+	else
+		rec_oplog_null(&w->log);
+	rec_oplog_int(&w->log, s->domains_live);
+	rec_oplog_int(&w->log, s->has_vbd_stats);
 	if (s->absent) /* NULL for a live sample: every counter is there */
-		sqlite3_bind_int64(st, 14, s->absent);
+		rec_oplog_int(&w->log, s->absent);
+	else
+		rec_oplog_null(&w->log);
 	if (s->has_latency) /* NULL: latency was not timed */
-		sqlite3_bind_int(st, 15, 1);
-	if (!(s->absent & XIO_ABSENT_HOST_CPU)) { /* NULL: not known (an import's) */
-		bind_u64(st, 16, s->host_irq_ns);
-		bind_u64(st, 17, s->host_steal_ns);
-	}
-	if (rec_pack_base(&w->pack) >= 0) /* NULL: a keyframe */
-		sqlite3_bind_int64(st, 18, rec_pack_base(&w->pack));
-	return step_done(st);
+		rec_oplog_int(&w->log, 1);
+	else
+		rec_oplog_null(&w->log);
+	if (base >= 0) /* NULL: a keyframe */
+		rec_oplog_int(&w->log, base);
+	else
+		rec_oplog_null(&w->log);
+	return SQLITE_OK;
 }
 
-/* Each pack_* packs one item (its key first stored if new) into sample_items;
+/* The host's counters: an item of their own, so that only what changed is stored. */
+static int pack_host(struct rec_writer *w, const struct xio_sample *s)
+{
+	const uint64_t fields[] = {s->monotonic_ns, s->vmstat_pgpgin_kb, s->vmstat_pgpgout_kb,
+	                           s->lost_events,  s->host_busy_ns,     s->cpu_unattributed_ns,
+	                           s->host_irq_ns,  s->host_steal_ns};
+	_Static_assert(sizeof(fields) / sizeof(*fields) == 8, "rec_pack_fields(REC_ITEM_HOST)");
+	return rec_items_add(&w->items[w->cur], REC_ITEM_HOST, 0, fields);
+}
+
+/* Each pack_* adds one item (its key first stored if new) to the sample's items;
  * SQLite's status. */
 typedef int (*pack_fn)(struct rec_writer *w, const void *item);
 
@@ -201,6 +215,12 @@ static int pack_each(struct rec_writer *w, const void *items, size_t n, size_t s
 	return SQLITE_OK;
 }
 
+static int add_item(struct rec_writer *w, enum rec_item_kind kind, uint64_t key,
+                    const uint64_t *fields)
+{
+	return rec_items_add(&w->items[w->cur], kind, key, fields);
+}
+
 /* An item whose key is a row of a key table: id 0, the key could not be stored, *key_rc
  * (set by the key's function, called before) says why and is returned. */
 static int pack_keyed(struct rec_writer *w, enum rec_item_kind kind, int64_t id, const int *key_rc,
@@ -208,7 +228,7 @@ static int pack_keyed(struct rec_writer *w, enum rec_item_kind kind, int64_t id,
 {
 	if (!id)
 		return *key_rc;
-	return rec_pack_item(&w->pack, w->st[ST_ITEMS], kind, (uint64_t)id, fields);
+	return add_item(w, kind, (uint64_t)id, fields);
 }
 
 static int pack_layer(struct rec_writer *w, const void *item)
@@ -230,7 +250,7 @@ static int pack_counter(struct rec_writer *w, const void *item)
 	fields[XIO_CPU_ROLES] = c->dirtied_bytes;
 	fields[XIO_CPU_ROLES + 1] = c->written_back_bytes;
 	fields[XIO_CPU_ROLES + 2] = (uint64_t)c->guest_cpu_ns; /* -1: unknown, bit for bit */
-	return rec_pack_item(&w->pack, w->st[ST_ITEMS], REC_ITEM_COUNTERS, c->domid, fields);
+	return add_item(w, REC_ITEM_COUNTERS, c->domid, fields);
 }
 
 static int pack_disk(struct rec_writer *w, const void *item)
@@ -249,8 +269,7 @@ static int pack_latency(struct rec_writer *w, const void *item)
 	_Static_assert(3 + sizeof(l->hist.buckets) / sizeof(*l->hist.buckets) ==
 	                   REC_PACK_FIELDS_MAX,
 	               "rec_pack_fields(REC_ITEM_LATENCY)");
-	return rec_pack_item(&w->pack, w->st[ST_ITEMS], REC_ITEM_LATENCY,
-	                     (uint64_t)l->domid << 1 | l->op, fields);
+	return add_item(w, REC_ITEM_LATENCY, (uint64_t)l->domid << 1 | l->op, fields);
 }
 
 static int64_t vbd_key(struct rec_writer *w, const struct xio_vbd_stat *v, int *rc)
@@ -264,19 +283,15 @@ static int64_t vbd_key(struct rec_writer *w, const struct xio_vbd_stat *v, int *
 	}
 	if (!room_for_one(&w->vbd_keys, w->n_vbd_keys, sizeof(*w->vbd_keys), rc))
 		return 0;
-	sqlite3_stmt *st = w->st[ST_VBD_KEY];
-	sqlite3_bind_int64(st, 1, v->domid);
-	sqlite3_bind_int64(st, 2, v->devid);
-	sqlite3_bind_int64(st, 3, v->backend_dev);
-	sqlite3_bind_int64(st, 4, v->source);
-	bind_u64(st, 5, v->instance);
-	*rc = step_done(st);
-	if (*rc != SQLITE_OK)
-		return 0;
 	w->vbd_keys[w->n_vbd_keys] =
-	    (struct vbd_key_id){v->domid,  v->devid,    v->backend_dev,
-	                        v->source, v->instance, sqlite3_last_insert_rowid(w->db)};
-	return w->vbd_keys[w->n_vbd_keys++].id;
+	    (struct vbd_key_id){v->domid, v->devid, v->backend_dev, v->source, v->instance, 0};
+	int64_t id = w->vbd_keys[w->n_vbd_keys++].id = new_row(w, ST_VBD_KEY, ID_VBD_KEY);
+	rec_oplog_int(&w->log, v->domid);
+	rec_oplog_int(&w->log, v->devid);
+	rec_oplog_int(&w->log, v->backend_dev);
+	rec_oplog_int(&w->log, v->source);
+	op_u64(w, v->instance);
+	return id;
 }
 
 static int pack_vbd(struct rec_writer *w, const void *item)
@@ -293,7 +308,7 @@ static int pack_vbd(struct rec_writer *w, const void *item)
 static bool same_dev(const void *open_item, const void *item)
 {
 	const struct xio_dev *a = open_item, *b = item;
-	return a->dev == b->dev && a->is_leaf == b->is_leaf &&
+	return a->dev == b->dev && a->is_leaf == b->is_leaf && a->array == b->array &&
 	       !strncmp(a->name, b->name, sizeof(a->name));
 }
 
@@ -309,15 +324,10 @@ static bool same_domain(const void *open_item, const void *item)
 
 static int close_row(struct rec_writer *w, enum writer_stmt which, int64_t id)
 {
-	sqlite3_stmt *st = w->st[which];
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)w->count - 1);
-	sqlite3_bind_int64(st, 2, id);
-	return step_done(st);
-}
-
-static void bind_name(sqlite3_stmt *st, int col, const char *s, size_t max)
-{
-	sqlite3_bind_text(st, col, s, (int)strnlen(s, max), SQLITE_STATIC);
+	rec_oplog_add(&w->log, which);
+	rec_oplog_int(&w->log, (int64_t)w->count - 1);
+	rec_oplog_int(&w->log, id);
+	return SQLITE_OK;
 }
 
 /* One kind of row that stays open while the samples hold its item (devices, domains):
@@ -326,8 +336,8 @@ struct row_kind {
 	size_t row_size, item_size, id_off, seen_off;
 	enum writer_stmt close;
 	bool (*same)(const void *open_item, const void *item);
-	/* binds the item to its open statement and steps it */
-	int (*insert)(struct rec_writer *w, const void *item);
+	/* the op opening the item's row; its id */
+	int64_t (*insert)(struct rec_writer *w, const void *item);
 };
 
 static char *row_at(const struct row_kind *k, void *rows, size_t j)
@@ -371,10 +381,8 @@ static void *store_rows(struct rec_writer *w, const struct row_kind *k, const vo
 			return rows;
 		}
 		rows = p;
-		if ((*rc = k->insert(w, item)) != SQLITE_OK)
-			return rows;
 		char *row = row_at(k, rows, *n);
-		int64_t id = sqlite3_last_insert_rowid(w->db);
+		int64_t id = k->insert(w, item);
 		memset(row, 0, k->row_size);
 		memcpy(row, item, k->item_size);
 		memcpy(row + k->id_off, &id, sizeof(id));
@@ -394,33 +402,38 @@ static void *store_rows(struct rec_writer *w, const struct row_kind *k, const vo
 	return rows;
 }
 
-static int insert_dev(struct rec_writer *w, const void *item)
+static int64_t insert_dev(struct rec_writer *w, const void *item)
 {
 	const struct xio_dev *d = item;
-	sqlite3_stmt *st = w->st[ST_DEV_OPEN];
-	sqlite3_bind_int64(st, 1, d->dev);
-	bind_name(st, 2, d->name, sizeof(d->name));
-	sqlite3_bind_int(st, 3, d->is_leaf);
-	sqlite3_bind_int64(st, 4, (sqlite3_int64)w->count);
-	return step_done(st);
+	int64_t id = new_row(w, ST_DEV_OPEN, ID_DEV);
+	rec_oplog_int(&w->log, d->dev);
+	op_text(w, d->name, sizeof(d->name));
+	rec_oplog_int(&w->log, d->is_leaf);
+	rec_oplog_int(&w->log, (int64_t)w->count);
+	rec_oplog_int(&w->log, d->array);
+	return id;
 }
 
-static int insert_domain(struct rec_writer *w, const void *item)
+static int64_t insert_domain(struct rec_writer *w, const void *item)
 {
 	const struct xio_domain *d = item;
-	sqlite3_stmt *st = w->st[ST_DOM_OPEN];
-	sqlite3_bind_int64(st, 1, d->domid);
-	bind_name(st, 2, d->name, sizeof(d->name));
-	bind_name(st, 3, d->kind, sizeof(d->kind));
-	bind_name(st, 4, d->file, sizeof(d->file));
-	sqlite3_bind_int(st, 5, d->missing);
-	sqlite3_bind_int64(st, 6, (sqlite3_int64)w->count);
-	bind_name(st, 7, d->uuid, sizeof(d->uuid));
+	int64_t id = new_row(w, ST_DOM_OPEN, ID_DOM);
+	rec_oplog_int(&w->log, d->domid);
+	op_text(w, d->name, sizeof(d->name));
+	op_text(w, d->kind, sizeof(d->kind));
+	op_text(w, d->file, sizeof(d->file));
+	rec_oplog_int(&w->log, d->missing);
+	rec_oplog_int(&w->log, (int64_t)w->count);
+	op_text(w, d->uuid, sizeof(d->uuid));
 	if (d->generation) /* unknown: NULL */
-		sqlite3_bind_int64(st, 8, d->generation);
+		rec_oplog_int(&w->log, d->generation);
+	else
+		rec_oplog_null(&w->log);
 	if (d->mem_bytes)
-		bind_u64(st, 9, d->mem_bytes);
-	return step_done(st);
+		op_u64(w, d->mem_bytes);
+	else
+		rec_oplog_null(&w->log);
+	return id;
 }
 
 /* An open row is its item (at offset 0), its row id and a seen flag. */
@@ -436,10 +449,33 @@ static const struct row_kind device_rows =
 static const struct row_kind domain_rows =
     ROW_KIND(struct open_domain, struct xio_domain, ST_DOM_CLOSE, same_domain, insert_domain);
 
+/* The sample's coded items, cut into sample_items rows of REC_PACK_ROW_FILL bytes. */
+static int store_items(struct rec_writer *w, int64_t base)
+{
+	w->code.len = 0;
+	int rc =
+	    rec_chain_encode(base >= 0 ? &w->items[!w->cur] : NULL, &w->items[w->cur], &w->code);
+	for (size_t at = 0, row = 0; rc == SQLITE_OK && at < w->code.len; row++) {
+		if (row > REC_SLOT_MAX)
+			return SQLITE_TOOBIG;
+		size_t n =
+		    w->code.len - at < REC_PACK_ROW_FILL ? w->code.len - at : REC_PACK_ROW_FILL;
+		rec_oplog_add(&w->log, ST_ITEMS);
+		rec_oplog_int(&w->log, REC_SLOT(w->count, row));
+		rec_oplog_blob(&w->log, w->code.p + at, n);
+		at += n;
+	}
+	return rc;
+}
+
 int rec_store_sample(struct rec_writer *w, const struct xio_sample *s)
 {
-	rec_pack_begin(&w->pack, w->count, w->count % REC_KEYFRAME_EVERY == 0);
-	int rc = store_sample_row(w, s);
+	bool keyframe = w->count == 0 || w->since_keyframe >= REC_KEYFRAME_MAX ||
+	                (w->since_keyframe >= REC_KEYFRAME_EVERY &&
+	                 w->code_since >= REC_KEYFRAME_SPAN * w->keyframe_code);
+	int64_t base = keyframe ? -1 : (int64_t)w->count - 1;
+	rec_items_clear(&w->items[w->cur]);
+	int rc = store_sample_row(w, s, base);
 	if (rc == SQLITE_OK)
 		rc = pack_each(w, s->layers, s->n_layers, sizeof(*s->layers), pack_layer);
 	if (rc == SQLITE_OK)
@@ -451,11 +487,27 @@ int rec_store_sample(struct rec_writer *w, const struct xio_sample *s)
 	if (rc == SQLITE_OK)
 		rc = pack_each(w, s->latency, s->n_latency, sizeof(*s->latency), pack_latency);
 	if (rc == SQLITE_OK)
+		rc = pack_host(w, s);
+	if (rc == SQLITE_OK)
 		w->devs = store_rows(w, &device_rows, s->devs, s->n_devs, w->devs, &w->n_devs, &rc);
 	if (rc == SQLITE_OK)
 		w->doms =
 		    store_rows(w, &domain_rows, s->domains, s->n_domains, w->doms, &w->n_doms, &rc);
 	if (rc == SQLITE_OK)
-		rc = rec_pack_end(&w->pack, w->st[ST_ITEMS]);
-	return rc;
+		rc = store_items(w, base);
+	rec_oplog_end_unit(&w->log, 1);
+	if (rc == SQLITE_OK && w->log.failed)
+		rc = SQLITE_NOMEM;
+	if (rc != SQLITE_OK)
+		return rc;
+	w->cur = !w->cur; /* this sample is the next one's base */
+	if (keyframe) {
+		w->since_keyframe = 0;
+		w->code_since = 0;
+		w->keyframe_code = w->code.len;
+	} else {
+		w->code_since += w->code.len;
+	}
+	w->since_keyframe++;
+	return SQLITE_OK;
 }

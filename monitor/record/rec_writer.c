@@ -1,6 +1,6 @@
-/* rec_writer.c - samples -> a new recording, one transaction per sample; see record.h.
- * This half creates the file, stores meta and marks, and closes; rec_write_sample.c
- * writes each sample's rows.
+/* rec_writer.c - samples -> a new recording, committed in groups; see record.h. This
+ * part creates the file, keeps meta and marks, commits when the rule says (rec_commit.c)
+ * and closes; rec_write_sample.c makes each sample's rows.
  *
  * Names that rarely change (layer keys, disk names, hook sets, devices, domains) are
  * stored once; the writer remembers what it stored so a sample costs only its counter
@@ -11,6 +11,8 @@
 
 #include "core/clock.h"
 #include "core/free_all.h"
+
+#include <stdint.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,37 +43,33 @@ static void finalize_all(struct rec_writer *w)
 
 static void remove_side_files(const char *path)
 {
+	static const char *const sides[] = {"-journal", "-wal", "-shm"};
 	char side[4200];
-	/* a name cut short would be another file's */
-	if (snprintf(side, sizeof(side), "%s-wal", path) < (int)sizeof(side))
-		unlink(side);
-	if (snprintf(side, sizeof(side), "%s-shm", path) < (int)sizeof(side))
-		unlink(side);
+	for (size_t i = 0; i < sizeof(sides) / sizeof(*sides); i++)
+		/* a name cut short would be another file's */
+		if (snprintf(side, sizeof(side), "%s%s", path, sides[i]) < (int)sizeof(side))
+			unlink(side);
 }
 
-/* SQLite does not checkpoint on close a database file that was renamed or removed while
- * open, and leaves its WAL at the old name: the renamed file would lack its last samples,
- * and a new file at the path would take the stale WAL for its own. So a moved file's WAL
- * is folded in here, and the emptied WAL and shared-memory files at the old name, ours,
- * removed. SQLite result code of the close. */
-static int close_db(struct rec_writer *w)
+static void free_memory(struct rec_writer *w)
 {
-	bool moved = rec_writer_moved(w);
-	if (moved)
-		sqlite3_exec(w->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
-	int rc = sqlite3_close(w->db);
-	if (moved && rc == SQLITE_OK)
-		remove_side_files(w->path);
-	return rc;
+	if (w->fd >= 0)
+		close(w->fd);
+	rec_items_free(&w->items[0]);
+	rec_items_free(&w->items[1]);
+	rec_buf_free(&w->code);
+	rec_oplog_free(&w->log);
+	FREE_ALL(w->keys, w->disk_keys, w->vbd_keys, w->hook_sets, w->devs, w->doms, w->path, w);
 }
 
-/* Closes the database after a fatal error; keeps the error for later calls. */
+/* Closes the database after a fatal error; keeps the error for later calls. What waited
+ * for its commit is lost with it (said in the error). */
 static int fail(struct rec_writer *w, struct xerr *err)
 {
 	if (w->db) {
 		sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
 		finalize_all(w);
-		close_db(w);
+		sqlite3_close(w->db);
 		w->db = NULL;
 	}
 	if (err)
@@ -82,11 +80,6 @@ static int fail(struct rec_writer *w, struct xerr *err)
 static int fail_sqlite(struct rec_writer *w, int rc, const char *doing, struct xerr *err)
 {
 	rec_set_sqlite_error(&w->failed, w->db, rc, w->path, doing);
-	if (w->failed.code == REC_ERR_FULL)
-		rec_set_error(&w->failed, REC_ERR_FULL,
-		              "disk full while writing %s: recording stopped after %zu samples, "
-		              "all of them readable",
-		              w->path, w->count);
 	return fail(w, err);
 }
 
@@ -151,8 +144,7 @@ static struct rec_writer *create_failed(struct making *m, int rc, const char *do
 	finalize_all(w);
 	sqlite3_close(w->db);
 	rec_remove(m->published ? w->path : m->tmp); /* created, not made into a recording */
-	free(w->path);
-	free(w);
+	free_memory(w);
 	return NULL;
 }
 
@@ -164,26 +156,30 @@ static void set_exists(struct xerr *err, const char *path)
 	              path);
 }
 
-/* A WAL at PATH-wal without PATH is a recording's that was renamed or removed while its
- * recorder was killed: it holds that recording's last samples, and SQLite would take it
- * for the new file's. Neither lost nor taken: the caller is told. */
-static bool stale_wal(const char *path, struct xerr *err)
+/* A -journal or -wal at PATH without PATH is a recording's that was renamed or removed
+ * while its writer was killed: it holds that recording's last samples (a -wal) or the
+ * pages to put back into it (a -journal), and SQLite would take it for the new file's.
+ * Neither lost nor taken: the caller is told. */
+static bool stale_side_file(const char *path, struct xerr *err)
 {
-	char wal[4200];
-	struct stat st;
-	snprintf(wal, sizeof(wal), "%s-wal", path);
-	if (lstat(wal, &st))
-		return false;
-	rec_set_error(err, REC_ERR_EXISTS,
-	              "%s exists without %s: the write-ahead log of a recording renamed or "
-	              "removed while its recorder was killed, holding its last samples; put it "
-	              "beside that recording as its -wal file, or remove it",
-	              wal, path);
-	return true;
+	static const char *const sides[] = {"-journal", "-wal"};
+	for (size_t i = 0; i < sizeof(sides) / sizeof(*sides); i++) {
+		char side[4200];
+		struct stat st;
+		snprintf(side, sizeof(side), "%s%s", path, sides[i]);
+		if (lstat(side, &st))
+			continue;
+		rec_set_error(err, REC_ERR_EXISTS,
+		              "%s exists without %s: left by the writer of a recording renamed or "
+		              "removed while it was killed; put it beside that recording as its %s "
+		              "file, or remove it",
+		              side, path, sides[i]);
+		return true;
+	}
+	return false;
 }
 
-/* Schema and facts into the file at m->tmp, committed and closed (WAL folded in, so the
- * file stands alone; WAL mode stays set in it). SQLite result code. */
+/* Schema and facts into the file at m->tmp, committed and closed. SQLite result code. */
 static int make_tables(struct making *m, const struct rec_host_facts *facts)
 {
 	sqlite3 *db = NULL;
@@ -191,9 +187,9 @@ static int make_tables(struct making *m, const struct rec_host_facts *facts)
 	m->w->db = db;
 	if (rc != SQLITE_OK)
 		return rc;
-	/* WAL: readers (export, mark) never block the recorder. synchronous=FULL: each
-	 * committed interval survives a host crash, at one fsync per interval. */
-	rc = sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL", NULL, NULL, NULL);
+	/* A rollback journal (SQLite's default), not a WAL: the samples' new pages are written
+	 * once, and a reader needs nothing beside the file (SCHEMA.md "The promise"). */
+	rc = sqlite3_exec(db, "PRAGMA synchronous=FULL", NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
@@ -253,26 +249,69 @@ static void sync_dir_of(const char *path)
  * time at 20 domains, 7 % less at 200 (one run each). */
 #define REC_WRITER_CACHE "-512"
 
+/* The database at w->path, open for appending. SQLite result code. */
+static int connect_db(struct rec_writer *w)
+{
+	int rc = sqlite3_open_v2(w->path, &w->db, SQLITE_OPEN_READWRITE, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	sqlite3_busy_timeout(w->db, REC_BUSY_TIMEOUT_MS);
+	sqlite3_extended_result_codes(w->db, 1); /* SQLITE_READONLY_DBMOVED: follow_file() */
+	rc = sqlite3_exec(w->db, "PRAGMA synchronous=FULL; PRAGMA cache_size=" REC_WRITER_CACHE,
+	                  NULL, NULL, NULL);
+	return rc == SQLITE_OK ? rec_writer_prepare(w) : rc;
+}
+
 /* The recording at its path, open for appending. */
 static struct rec_writer *open_made(struct making *m, struct xerr *err)
 {
 	struct rec_writer *w = m->w;
 	struct stat st;
-	if (stat(w->path, &st) == 0) {
+	w->fd = open(w->path, O_RDONLY | O_CLOEXEC);
+	if (w->fd >= 0 && fstat(w->fd, &st) == 0) {
 		w->file_dev = st.st_dev;
 		w->file_ino = st.st_ino;
 	}
-	int rc = sqlite3_open_v2(w->path, &w->db, SQLITE_OPEN_READWRITE, NULL);
+	for (int i = 0; i < ID_COUNT; i++)
+		w->next_id[i] = 1; /* a new file: every table empty */
+	int rc = connect_db(w);
 	if (rc != SQLITE_OK)
 		return create_failed(m, rc, "opening it", err);
-	sqlite3_busy_timeout(w->db, REC_BUSY_TIMEOUT_MS);
-	rc = sqlite3_exec(w->db, "PRAGMA synchronous=FULL; PRAGMA cache_size=" REC_WRITER_CACHE,
-	                  NULL, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = rec_writer_prepare(w);
-	if (rc != SQLITE_OK)
-		return create_failed(m, rc, "preparing statements", err);
 	return w;
+}
+
+/* The file renamed under the writer (by logrotate, say): SQLite writes no file moved
+ * since it was opened (its journal would be another's), so the writer opens it again at
+ * its new name, which the kernel keeps for the descriptor held. -1 when it was removed. */
+static int follow_file(struct rec_writer *w)
+{
+	char link[64], now[4096];
+	struct stat st;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", w->fd);
+	ssize_t n = w->fd >= 0 ? readlink(link, now, sizeof(now) - 1) : -1;
+	if (n <= 0 || (size_t)n >= sizeof(now) - 1)
+		return -1;
+	now[n] = 0;
+	char *p = strdup(now);
+	if (!p || stat(now, &st) || st.st_dev != w->file_dev || st.st_ino != w->file_ino) {
+		free(p); /* removed ("... (deleted)"), or not ours */
+		return -1;
+	}
+	finalize_all(w);
+	sqlite3_close(w->db);
+	w->db = NULL;
+	free(w->path);
+	w->path = p;
+	return connect_db(w) == SQLITE_OK ? 0 : -1;
+}
+
+/* What waits committed, following the file where it was renamed. SQLite result code. */
+static int commit(struct rec_writer *w)
+{
+	int rc = rec_commit(w);
+	if (rc == SQLITE_READONLY_DBMOVED && follow_file(w) == 0)
+		rc = rec_commit(w);
+	return rc;
 }
 
 struct rec_writer *rec_create(const char *path, const struct rec_host_facts *facts,
@@ -283,7 +322,7 @@ struct rec_writer *rec_create(const char *path, const struct rec_host_facts *fac
 		set_exists(err, path);
 		return NULL;
 	}
-	if (stale_wal(path, err))
+	if (stale_side_file(path, err))
 		return NULL;
 	struct making m = {0};
 	snprintf(m.tmp, sizeof(m.tmp), "%s.new-%ld", path, (long)getpid());
@@ -308,7 +347,10 @@ struct rec_writer *rec_create(const char *path, const struct rec_host_facts *fac
 		return NULL;
 	}
 	m.w->path = p;
-	rec_packer_init(&m.w->pack);
+	m.w->fd = -1;
+	m.w->commit_bytes = REC_COMMIT_BYTES;
+	m.w->commit_age_ns = REC_COMMIT_AGE_NS;
+	m.w->wait_max = REC_WAIT_MAX;
 	int rc = make_tables(&m, facts);
 	if (rc != SQLITE_OK)
 		return create_failed(&m, rc, "creating its tables", err);
@@ -335,12 +377,26 @@ bool rec_writer_moved(const struct rec_writer *w)
 	return st.st_dev != w->file_dev || st.st_ino != w->file_ino;
 }
 
+/* A unit of its own (a fact, a mark) waiting, committed with the next sample. */
+static int unit_added(struct rec_writer *w, struct xerr *err)
+{
+	rec_oplog_end_unit(&w->log, 0);
+	if (w->log.failed)
+		return fail_sqlite(w, SQLITE_NOMEM, "keeping a row", err);
+	if (!w->waiting_since)
+		w->waiting_since = clock_mono_ns();
+	w->commit_soon = true;
+	return 0;
+}
+
 int rec_set_meta(struct rec_writer *w, const char *key, const char *value, struct xerr *err)
 {
 	if (!w->db)
 		return fail(w, err);
-	int rc = rec_db_put_meta(w->db, key, value);
-	return rc == SQLITE_OK ? 0 : fail_sqlite(w, rc, "storing a fact", err);
+	rec_oplog_add(&w->log, ST_META);
+	rec_oplog_text(&w->log, key, strlen(key));
+	rec_oplog_text(&w->log, value, strlen(value));
+	return unit_added(w, err);
 }
 
 int rec_set_size_limit(struct rec_writer *w, uint64_t max_bytes, struct xerr *err)
@@ -360,6 +416,45 @@ int rec_set_size_limit(struct rec_writer *w, uint64_t max_bytes, struct xerr *er
 	int rc = sqlite3_exec(w->db, sql, NULL, NULL, NULL);
 	return rc == SQLITE_OK ? 0 : fail_sqlite(w, rc, "setting a size limit", err);
 }
+
+void rec_set_commit_rule(struct rec_writer *w, uint64_t bytes, int64_t age_ns, uint64_t wait_max)
+{
+	w->commit_bytes = bytes;
+	w->commit_age_ns = age_ns;
+	w->wait_max = wait_max;
+}
+
+/* A commit that did not happen: waiting (full, busy) is no failure; anything else is. */
+static int commit_failed(struct rec_writer *w, int rc, struct xerr *err)
+{
+	if (w->waits.code == REC_ERR_FULL || w->waits.code == REC_ERR_BUSY)
+		return 0;
+	(void)rc;
+	w->failed = w->waits;
+	return fail(w, err);
+}
+
+int rec_flush(struct rec_writer *w, struct xerr *err)
+{
+	if (!w->db)
+		return fail(w, err);
+	int rc = commit(w);
+	if (rc == SQLITE_OK)
+		return 0;
+	if (commit_failed(w, rc, err))
+		return -1;
+	if (err)
+		*err = w->waits;
+	return -1;
+}
+
+size_t rec_writer_waiting(const struct rec_writer *w, const struct xerr **why)
+{
+	if (why)
+		*why = w->waits.code ? &w->waits : NULL;
+	return rec_oplog_samples(&w->log);
+}
+
 int rec_append(struct rec_writer *w, const struct xio_sample *s, struct xerr *err)
 {
 	if (!w->db)
@@ -371,21 +466,28 @@ int rec_append(struct rec_writer *w, const struct xio_sample *s, struct xerr *er
 		              w->path, REC_SLOT_MAX + 1);
 		return fail(w, err);
 	}
-	int rc = sqlite3_exec(w->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-	if ((rc & 0xff) == SQLITE_BUSY) {
-		/* Nothing changed yet: skip this sample, the next one's cumulative counters
-		 * cover the gap. */
-		rec_set_error(err, REC_ERR_BUSY,
-		              "%s is locked by another writer: one sample skipped", w->path);
+	int rc;
+	if (w->waits.code && rec_oplog_bytes(&w->log) >= w->wait_max && (rc = commit(w))) {
+		if (commit_failed(w, rc, err))
+			return -1;
+		/* Nothing changed: the next sample is coded against the last one kept. */
+		rec_set_error(err, w->waits.code,
+		              "%s: a sample not kept: %zu samples (%llu KiB) wait already (%s)",
+		              w->path, rec_oplog_samples(&w->log),
+		              (unsigned long long)(rec_oplog_bytes(&w->log) >> 10), w->waits.msg);
 		return -1;
 	}
-	if (rc == SQLITE_OK)
-		rc = rec_store_sample(w, s);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(w->db, "COMMIT", NULL, NULL, NULL);
+	rc = rec_store_sample(w, s);
 	if (rc != SQLITE_OK)
-		return fail_sqlite(w, rc, "appending a sample", err);
+		return fail_sqlite(w, rc, "keeping a sample", err);
 	w->count++;
+	int64_t now = clock_mono_ns();
+	if (!w->waiting_since)
+		w->waiting_since = now;
+	w->gap_ns = w->last_sample_ns ? now - w->last_sample_ns : 0;
+	w->last_sample_ns = now;
+	if (rec_commit_due(w, now) && (rc = commit(w)) != SQLITE_OK)
+		return commit_failed(w, rc, err);
 	return 0;
 }
 
@@ -394,8 +496,15 @@ int rec_add_mark_from(struct rec_writer *w, const char *label, int64_t realtime_
 {
 	if (!w->db)
 		return fail(w, err);
-	int rc = rec_db_insert_mark(w->db, label, realtime_ns, origin, exit_status);
-	return rc == SQLITE_OK ? 0 : fail_sqlite(w, rc, "storing a mark", err);
+	rec_oplog_add(&w->log, ST_MARK);
+	rec_oplog_int(&w->log, realtime_ns);
+	rec_oplog_text(&w->log, label, strlen(label));
+	rec_oplog_text(&w->log, origin, strlen(origin));
+	if (exit_status >= 0)
+		rec_oplog_int(&w->log, exit_status);
+	else
+		rec_oplog_null(&w->log);
+	return unit_added(w, err);
 }
 
 size_t rec_writer_count(const struct rec_writer *w)
@@ -409,10 +518,18 @@ int rec_close(struct rec_writer *w, struct xerr *err)
 		return 0;
 	int ret = 0;
 	if (w->db) {
-		finalize_all(w);
-		/* The last connection to close folds the WAL into the file and removes it. */
-		int rc = close_db(w);
+		int rc = commit(w);
 		if (rc != SQLITE_OK) {
+			size_t lost = rec_oplog_samples(&w->log);
+			if (err)
+				rec_set_error(err, w->waits.code ? w->waits.code : REC_ERR_IO,
+				              "%s: %zu samples (of %zu) could not be committed: %s",
+				              w->path, lost, w->count, w->waits.msg);
+			ret = -1;
+		}
+		finalize_all(w);
+		rc = sqlite3_close(w->db);
+		if (rc != SQLITE_OK && !ret) {
 			rec_set_sqlite_error(err, w->db, rc, w->path, "closing it");
 			ret = -1;
 		}
@@ -421,8 +538,7 @@ int rec_close(struct rec_writer *w, struct xerr *err)
 			*err = w->failed;
 		ret = -1;
 	}
-	rec_packer_free(&w->pack);
-	FREE_ALL(w->keys, w->disk_keys, w->vbd_keys, w->devs, w->doms, w->path, w);
+	free_memory(w);
 	return ret;
 }
 

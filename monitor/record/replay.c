@@ -77,6 +77,32 @@ size_t replay_prev_mark(struct replay_cursor *c, int64_t now)
 	return move_to(c, best, now);
 }
 
+size_t replay_step_time(struct replay_cursor *c, int64_t delta_ns, int64_t now)
+{
+	int64_t at = c->times[c->pos], target;
+	if (__builtin_add_overflow(at, delta_ns, &target))
+		target = delta_ns < 0 ? INT64_MIN : INT64_MAX;
+	size_t p = c->pos;
+	if (delta_ns > 0) {
+		p++; /* at least one interval on */
+		while (p < last_pos(c) && c->times[p] < target)
+			p++;
+	} else if (delta_ns < 0 && p > 1) {
+		p--; /* at least one interval back */
+		while (p > 1 && c->times[p] > target)
+			p--;
+	}
+	return move_to(c, p, now);
+}
+
+size_t replay_goto(struct replay_cursor *c, int64_t realtime_ns, int64_t now)
+{
+	size_t p = 1; /* the interval holding the time: the first sample at or after it */
+	while (p < last_pos(c) && c->times[p] < realtime_ns)
+		p++;
+	return move_to(c, p, now);
+}
+
 size_t replay_start(struct replay_cursor *c, int64_t now)
 {
 	return move_to(c, 1, now);

@@ -3,7 +3,9 @@
  * Contract: pure (no I/O, no clock of its own: the caller passes `now`, any monotonic ns),
  * so the console and tests drive it alike. The cursor stands on a sample index pos and
  * shows the interval (pos-1, pos]: pos stays within [1, count-1], so a recording needs
- * two samples (replay_usable). Moves: step +-n, previous/next mark, start/end. Playing
+ * two samples (replay_usable). Moves: step +-n, by a span of recorded time (at least one
+ * interval: to the first sample at or after the time ahead, the last at or before the
+ * time behind), to the interval holding a time, previous/next mark, start/end. Playing
  * advances pos as recorded time passes, `speed` times faster than real time (paced by the
  * samples' own times, so a recording with uneven intervals replays unevenly, as it
  * happened); it stops at the end. Any move while playing continues playing from there.
@@ -45,6 +47,8 @@ bool replay_usable(const struct replay_cursor *c);
 size_t replay_step(struct replay_cursor *c, long delta, int64_t now);
 size_t replay_next_mark(struct replay_cursor *c, int64_t now);
 size_t replay_prev_mark(struct replay_cursor *c, int64_t now);
+size_t replay_step_time(struct replay_cursor *c, int64_t delta_ns, int64_t now);
+size_t replay_goto(struct replay_cursor *c, int64_t realtime_ns, int64_t now);
 size_t replay_start(struct replay_cursor *c, int64_t now);
 size_t replay_end(struct replay_cursor *c, int64_t now);
 /* Play/pause. Playing at the end starts again from the start. */

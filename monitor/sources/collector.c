@@ -65,7 +65,10 @@ static int add_dev(struct collector *c, struct xio_sample *s, uint32_t dev)
 	if (sample_dev(s, dev))
 		return 0;
 	const struct xt_devinfo *info = devinfo(c, dev);
-	struct xio_dev d = {.dev = dev, .is_leaf = info && info->is_leaf};
+	struct xio_dev d = {.dev = dev,
+	                    .is_leaf = info && info->is_leaf,
+	                    .array = (uint8_t)((info && info->is_array ? XIO_DEV_ARRAY : 0) |
+	                                       (info && info->in_array ? XIO_DEV_MEMBER : 0))};
 	snprintf(d.name, sizeof(d.name), "%s", info ? info->name : "?");
 	return sample_add_dev(s, &d);
 }

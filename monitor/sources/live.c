@@ -82,6 +82,11 @@ static int collect(struct live *l, struct xio_sample *s)
 	return 0;
 }
 
+int live_can_open(struct xerr *err)
+{
+	return tracer_can_load(err);
+}
+
 int live_open(struct live **out, const struct source_opts *o, struct xerr *err)
 {
 	struct live *l = calloc(1, sizeof(*l));
@@ -92,6 +97,12 @@ int live_open(struct live **out, const struct source_opts *o, struct xerr *err)
 	}
 	l->roots = o->roots;
 	l->opts = *o;
+	/* what is missing first: without root nothing else would be said to any purpose */
+	if (live_can_open(err)) {
+		free(l);
+		*out = NULL;
+		return -1;
+	}
 	int rc = topo_source_open(&l->src, o->xenstore_dump, &o->roots, xen_api_real(), err);
 	if (!rc && (rc = topo_source_build(&l->src, &l->topo)))
 		xerr_set(err, XERR_NOMEM, "out of memory building the topology");
@@ -102,9 +113,7 @@ int live_open(struct live **out, const struct source_opts *o, struct xerr *err)
 		return -1;
 	}
 	l->fingerprint = live_rules_fingerprint(&l->topo);
-	char why[512];
-	if (tracer_open(&l->tracer, o->latency, why, sizeof(why))) {
-		xerr_set(err, XERR_PREREQ, "%s", why);
+	if (tracer_open(&l->tracer, o->latency, err)) {
 		topo_free(&l->topo);
 		topo_source_close(&l->src);
 		free(l);

@@ -1,6 +1,7 @@
 /* live.h - the live sample source: topology + BPF tracer + collector in one handle.
  *
- * Contract: live_open() picks the topology source (topo_source.h: one line says which
+ * Contract: live_open() first checks what the tracer needs (root, kernel BTF: said
+ * before any other line), picks the topology source (topo_source.h: one line says which
  * and why) and builds the topology, loads and attaches the tracer, and says in one note
  * (core/error.h) which programs and hooks are active.
  * It returns 0, or -1 with *err filled (core/error.h): XERR_INPUT for a topology that
@@ -39,6 +40,9 @@ struct live;
 int live_load_topology(const struct source_opts *o, struct xt_topology *topo, struct xerr *err);
 /* 0 with *out set, or -1 with *err filled (*out NULL). */
 int live_open(struct live **out, const struct source_opts *o, struct xerr *err);
+/* What live_open() checks first (root, kernel BTF: XERR_PREREQ), for a command that
+ * prepares something of its own before it (record's file) to say it first too. */
+int live_can_open(struct xerr *err);
 int live_sample(struct live *l, struct xio_sample *s);
 /* The live source as the interval loop takes it (fail_status 1). */
 struct sample_source live_source(struct live *l);

@@ -31,11 +31,8 @@ int topo_source_open(struct topo_source *src, const char *dump, const struct xt_
 	if (open_xen(src, dump, api, why, sizeof(why)) == 0)
 		return 0;
 	if (dump) {
-		char bad[512];
-		if (xs_parse_file(dump, &src->store, bad, sizeof(bad))) {
-			xerr_set(err, XERR_INPUT, "%s", bad);
+		if (xs_parse_file(dump, &src->store, err))
 			return -1;
-		}
 		src->kind = TOPO_SRC_DUMP;
 		xnote("topology from xenstore dump %s (Xen not available: %s)", dump, why);
 		return 0;

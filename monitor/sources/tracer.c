@@ -39,23 +39,23 @@ static void hook_config_init(struct hook_config *cfg)
 }
 
 /* tp_btf first, raw_tp when tp_btf will not load even block_bio_queue. */
-static int load_hooks(struct tracer *t, bool latency, char *err, size_t errlen)
+static int load_hooks(struct tracer *t, bool latency, struct xerr *err)
 {
 	struct hook_config cfg;
 	hook_config_init(&cfg);
 	cfg.latency = latency;
-	char btf_err[256] = "not tried (XIOTOP_FORCE_RAW_TP=1)";
+	struct xerr btf_err = {.msg = "not tried (XIOTOP_FORCE_RAW_TP=1)"};
 	/* XIOTOP_FORCE_RAW_TP=1 exercises the fallback on kernels where tp_btf works */
 	const char *force_raw = getenv("XIOTOP_FORCE_RAW_TP");
 	t->mode = "tp_btf";
-	if ((!force_raw || strcmp(force_raw, "1")) &&
-	    !hooks_load(&t->hooks, true, &cfg, btf_err, sizeof(btf_err)))
+	if ((!force_raw || strcmp(force_raw, "1")) && !hooks_load(&t->hooks, true, &cfg, &btf_err))
 		return 0;
 	t->mode = "raw_tp";
-	char raw_err[256];
-	if (!hooks_load(&t->hooks, false, &cfg, raw_err, sizeof(raw_err)))
+	struct xerr raw_err;
+	if (!hooks_load(&t->hooks, false, &cfg, &raw_err))
 		return 0;
-	snprintf(err, errlen, "BPF programs cannot load: %s; %s", btf_err, raw_err);
+	xerr_set(err, XERR_PREREQ, "BPF programs cannot load: %.250s; %.250s", btf_err.msg,
+	         raw_err.msg);
 	return -1;
 }
 
@@ -88,13 +88,13 @@ static int run_task_pass(struct tracer *t)
 /* An mmapable array map, mapped read-only: read each interval without a system call.
  * Its length in *len (0 when not mapped). */
 static const void *map_array(const struct bpf_map *m, size_t elem, size_t *len, const char *what,
-                             char *err, size_t errlen)
+                             struct xerr *err)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	*len = (bpf_map__max_entries(m) * elem + page - 1) / page * page;
 	void *p = mmap(NULL, *len, PROT_READ, MAP_SHARED, bpf_map__fd(m), 0);
 	if (p == MAP_FAILED) {
-		snprintf(err, errlen, "cannot map the %s: %s", what, strerror(errno));
+		xerr_set(err, XERR_RUNTIME, "cannot map the %s: %s", what, strerror(errno));
 		*len = 0;
 		return NULL;
 	}
@@ -102,51 +102,58 @@ static const void *map_array(const struct bpf_map *m, size_t elem, size_t *len, 
 }
 
 /* The layer slots, and the latency slots when latency is timed. */
-static int map_slots(struct tracer *t, char *err, size_t errlen)
+static int map_slots(struct tracer *t, struct xerr *err)
 {
 	t->n_slots = bpf_map__max_entries(t->skel->maps.layer_slots);
 	t->slots = map_array(t->skel->maps.layer_slots, sizeof(*t->slots), &t->slots_len,
-	                     "layer counters", err, errlen);
+	                     "layer counters", err);
 	if (!t->slots)
 		return -1;
 	if (!t->has_latency)
 		return 0;
 	t->n_lat_slots = bpf_map__max_entries(t->skel->maps.lat_slots);
-	char why[200];
+	struct xerr why;
 	t->lat_slots = map_array(t->skel->maps.lat_slots, sizeof(*t->lat_slots), &t->lat_slots_len,
-	                         "latency histograms", why, sizeof(why));
+	                         "latency histograms", &why);
 	if (!t->lat_slots) { /* latency is not worth a failed start: on without it */
-		hooks_drop_latency(&t->hooks, why);
+		hooks_drop_latency(&t->hooks, why.msg);
 		hooks_describe(&t->hooks, t->hooks_line, sizeof(t->hooks_line));
 		t->has_latency = false;
 	}
 	return 0;
 }
 
-int tracer_open(struct tracer **out, bool latency, char *err, size_t errlen)
+int tracer_can_load(struct xerr *err)
 {
-	*out = NULL;
 	if (geteuid() != 0) {
-		snprintf(err, errlen, "live tracing needs root (CAP_BPF and CAP_PERFMON)");
+		xerr_set(err, XERR_PREREQ, "live tracing needs root (CAP_BPF and CAP_PERFMON)");
 		return -1;
 	}
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		snprintf(err, errlen,
+		xerr_set(err, XERR_PREREQ,
 		         "kernel BTF (/sys/kernel/btf/vmlinux) is missing: "
 		         "CONFIG_DEBUG_INFO_BTF=y is needed");
 		return -1;
 	}
+	return 0;
+}
+
+int tracer_open(struct tracer **out, bool latency, struct xerr *err)
+{
+	*out = NULL;
+	if (tracer_can_load(err))
+		return -1;
 	struct tracer *t = calloc(1, sizeof(*t));
 	if (!t) {
-		snprintf(err, errlen, "out of memory");
+		xerr_set(err, XERR_NOMEM, "out of memory");
 		return -1;
 	}
-	if (load_hooks(t, latency, err, errlen)) {
+	if (load_hooks(t, latency, err)) {
 		free(t);
 		return -1;
 	}
 	t->skel = t->hooks.skel;
-	if (hooks_attach(&t->hooks, err, errlen))
+	if (hooks_attach(&t->hooks, err))
 		goto fail;
 	hooks_report_missing(&t->hooks);
 	hooks_describe(&t->hooks, t->hooks_line, sizeof(t->hooks_line));
@@ -157,17 +164,17 @@ int tracer_open(struct tracer **out, bool latency, char *err, size_t errlen)
 	t->has_latency = hooks_latency(&t->hooks);
 	t->ncpus = libbpf_num_possible_cpus();
 	if (t->ncpus <= 0) {
-		snprintf(err, errlen, "cannot count possible CPUs");
+		xerr_set(err, XERR_RUNTIME, "cannot count possible CPUs");
 		goto fail;
 	}
 	t->percpu_io = calloc((size_t)t->ncpus, sizeof(*t->percpu_io));
 	t->percpu_u64 = calloc((size_t)t->ncpus, sizeof(*t->percpu_u64));
 	t->percpu_lat = calloc((size_t)t->ncpus, sizeof(*t->percpu_lat));
 	if (!t->percpu_io || !t->percpu_u64 || !t->percpu_lat) {
-		snprintf(err, errlen, "out of memory");
+		xerr_set(err, XERR_NOMEM, "out of memory");
 		goto fail;
 	}
-	if (map_slots(t, err, errlen))
+	if (map_slots(t, err))
 		goto fail;
 	*out = t;
 	return 0;

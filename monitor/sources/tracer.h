@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/error.h"
 #include "core/sample.h"
 #include "sources/lost_kinds.h"
 #include "sources/map_updates.h"
@@ -23,9 +24,13 @@
 
 struct tracer;
 
-/* Returns 0, or -1 with a one-line reason in err (what is missing). latency: also time
- * I/O per domain (the default; --no-latency: not; latency.bpf.h). */
-int tracer_open(struct tracer **out, bool latency, char *err, size_t errlen);
+/* Returns 0, or -1 with err: XERR_PREREQ naming what is missing (root, kernel BTF, programs
+ * that load and attach), XERR_RUNTIME or XERR_NOMEM. latency: also time I/O per domain (the
+ * default; --no-latency: not; latency.bpf.h). */
+int tracer_open(struct tracer **out, bool latency, struct xerr *err);
+/* What tracer_open() needs before it tries anything: root and kernel BTF. 0, or -1 with
+ * err (XERR_PREREQ), for a caller to say it before any other line. */
+int tracer_can_load(struct xerr *err);
 int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
                         const struct xt_roots *roots);
 int tracer_read(struct tracer *t, struct xio_sample *s);

@@ -248,8 +248,7 @@ static struct xiotop_bpf *load_without_one(struct hook_set *h, bool want[HOOK_CO
 	return NULL;
 }
 
-int hooks_load(struct hook_set *h, bool btf, const struct hook_config *cfg, char *err,
-               size_t errlen)
+int hooks_load(struct hook_set *h, bool btf, const struct hook_config *cfg, struct xerr *err)
 {
 	memset(h, 0, sizeof(*h));
 	h->btf = btf;
@@ -276,7 +275,7 @@ int hooks_load(struct hook_set *h, bool btf, const struct hook_config *cfg, char
 	if (!h->skel)
 		h->skel = load_without_one(h, want, cfg);
 	if (!h->skel) {
-		snprintf(err, errlen, "%s programs cannot load: %s", btf ? "tp_btf" : "raw_tp",
+		xerr_set(err, XERR_PREREQ, "%s programs cannot load: %s", btf ? "tp_btf" : "raw_tp",
 		         libbpf_last_error[0] ? libbpf_last_error : "unknown libbpf error");
 		return -1;
 	}
@@ -297,7 +296,7 @@ static int attach_now(struct hook_set *h, enum hook_id id)
 	return e;
 }
 
-int hooks_attach(struct hook_set *h, char *err, size_t errlen)
+int hooks_attach(struct hook_set *h, struct xerr *err)
 {
 	struct bpf_program *progs[HOOK_COUNT];
 	hook_progs(h->skel, h->btf, progs);
@@ -314,7 +313,7 @@ int hooks_attach(struct hook_set *h, char *err, size_t errlen)
 			continue;
 		}
 		if (i == HOOK_BIO_QUEUE) {
-			snprintf(err, errlen, "cannot attach %s: %s", hook_defs[i].event,
+			xerr_set(err, XERR_PREREQ, "cannot attach %s: %s", hook_defs[i].event,
 			         strerror(errno));
 			return -1;
 		}

@@ -24,6 +24,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/error.h"
+
 enum hook_id {
 	HOOK_BIO_QUEUE,
 	HOOK_BIO_REMAP,
@@ -62,11 +64,10 @@ struct hook_set {
 
 /* The hook's event name, as the user and XIOTOP_FAIL_HOOKS name it. */
 const char *hook_event(enum hook_id id);
-/* 0, or -1 with a one-line reason in err when even block_bio_queue will not load. */
-int hooks_load(struct hook_set *h, bool btf, const struct hook_config *cfg, char *err,
-               size_t errlen);
-/* 0, or -1 with a reason in err when block_bio_queue will not attach. */
-int hooks_attach(struct hook_set *h, char *err, size_t errlen);
+/* 0, or -1 with err (XERR_PREREQ) when even block_bio_queue will not load. */
+int hooks_load(struct hook_set *h, bool btf, const struct hook_config *cfg, struct xerr *err);
+/* 0, or -1 with err (XERR_PREREQ) when block_bio_queue will not attach. */
+int hooks_attach(struct hook_set *h, struct xerr *err);
 /* Attach or detach sys_enter/sys_exit. */
 void hooks_want_syscalls(struct hook_set *h, bool want);
 /* Attach block_bio_complete (the caller: once a bio-based backend exists), and only then

@@ -67,8 +67,8 @@ static void usage(FILE *out)
 	      "      [--old-name] [--repeat] [--pause SEC] [--rate-mib-s X] [--hold-after SEC]\n"
 	      "      [--fsync] [--zero-data] [--aio]\n"
 	      "  xiotop-emu qemu -xen-domid N --image FILE [--buffered-mib M] [--direct-mib D]\n"
-	      "      [--pipe-mib P] [--bs BYTES] [--name NAME] [--fsync] [--hold-after SEC]\n"
-	      "      [--wait-before SEC]\n"
+	      "      [--pipe-mib P] [--bs BYTES] [--name NAME] [--fsync] [--wait-for FILE]\n"
+	      "      [--hold-until FILE]\n"
 	      "BYTES accepts a K or M suffix. The qemu mode re-executes itself as\n"
 	      "'" QEMU_ARGV0 " -xen-domid N [-name guest=NAME] -drive file=FILE,...'.\n",
 	      out);
@@ -84,6 +84,24 @@ static double now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Until `path` exists (a test made it: it saw what it waits for), every 10 ms, at most
+ * FILE_WAIT_S; a stop request ends the wait too. 0, or EXIT_FAILURE_IO said at the
+ * timeout: a test that never made it is broken, not slow. */
+#define FILE_WAIT_S 300
+static int wait_for_file(const char *path, const char *what)
+{
+	double until = now_s() + FILE_WAIT_S;
+	while (access(path, F_OK) != 0 && !stop_requested) {
+		if (now_s() > until) {
+			fprintf(stderr, "xiotop-emu: %s: %s did not appear in %d s\n", what, path,
+			        FILE_WAIT_S);
+			return EXIT_FAILURE_IO;
+		}
+		nanosleep(&(struct timespec){.tv_sec = 0, .tv_nsec = 10000000}, NULL);
+	}
+	return 0;
 }
 
 /* Sleep until the monotonic time `until`, in short slices so a stop request is seen. */
@@ -744,8 +762,8 @@ struct qemu_state {
 	const char *name;
 	uint64_t buffered_bytes, direct_bytes, pipe_bytes_req, bs;
 	bool fsync;
-	double hold_s;
-	double wait_s; /* before any I/O, after the re-exec */
+	const char *wait_path; /* before any I/O, after the re-exec: until it exists */
+	const char *hold_path; /* after the workload: until it exists */
 	/* results */
 	pid_t tid;
 	uint64_t wr_buffered, wr_direct, wr_ios, pipe_bytes;
@@ -928,10 +946,10 @@ static void *qemu_worker(void *arg)
 		}
 	}
 	q->elapsed = now_s() - t0;
-	if (q->hold_s > 0 && !stop_requested) {
-		fprintf(stderr, "xiotop-emu: qemu dom%ld: workload done, holding %.1f s\n",
-		        q->domid, q->hold_s);
-		sleep_until(now_s() + q->hold_s);
+	if (q->hold_path && !stop_requested) {
+		fprintf(stderr, "xiotop-emu: qemu dom%ld: workload done, holding until %s\n",
+		        q->domid, q->hold_path);
+		q->failed = wait_for_file(q->hold_path, "--hold-until");
 	}
 out:
 	if (pfd[0] >= 0)
@@ -976,10 +994,10 @@ static int cmd_qemu(int argc, char **argv, bool canonical)
 			q.bs = parse_u64("--bs", opt_val(&c), true);
 		else if (opt_is(&c, "fsync"))
 			q.fsync = true;
-		else if (opt_is(&c, "hold-after"))
-			q.hold_s = parse_double("--hold-after", opt_val(&c));
-		else if (opt_is(&c, "wait-before"))
-			q.wait_s = parse_double("--wait-before", opt_val(&c));
+		else if (opt_is(&c, "wait-for"))
+			q.wait_path = opt_val(&c);
+		else if (opt_is(&c, "hold-until"))
+			q.hold_path = opt_val(&c);
 		else if (opt_is(&c, "help") || opt_is(&c, "h")) {
 			usage(stdout);
 			return 0;
@@ -1041,15 +1059,13 @@ static int cmd_qemu(int argc, char **argv, bool canonical)
 #undef ADD_NUM
 		if (q.fsync)
 			nargv[n++] = "--fsync";
-		if (q.hold_s > 0) {
-			snprintf(num[k], sizeof(num[k]), "%.3f", q.hold_s);
-			nargv[n++] = "--hold-after";
-			nargv[n++] = num[k++];
+		if (q.hold_path) {
+			nargv[n++] = "--hold-until";
+			nargv[n++] = (char *)q.hold_path;
 		}
-		if (q.wait_s > 0) {
-			snprintf(num[k], sizeof(num[k]), "%.3f", q.wait_s);
-			nargv[n++] = "--wait-before";
-			nargv[n++] = num[k++];
+		if (q.wait_path) {
+			nargv[n++] = "--wait-for";
+			nargv[n++] = (char *)q.wait_path;
 		}
 		nargv[n] = NULL;
 		execv("/proc/self/exe", nargv);
@@ -1059,12 +1075,10 @@ static int cmd_qemu(int argc, char **argv, bool canonical)
 	}
 	q.name = name;
 	prctl(PR_SET_NAME, QEMU_ARGV0, 0, 0, 0); /* comm "qemu-system-i38", as the real one */
-	/* a real device model lives long before its guest writes: let monitors find it */
-	if (q.wait_s > 0)
-		nanosleep(
-		    &(struct timespec){.tv_sec = (time_t)q.wait_s,
-		                       .tv_nsec = (long)((q.wait_s - (time_t)q.wait_s) * 1e9)},
-		    NULL);
+	/* a real device model lives long before its guest writes: a test lets a monitor find
+	 * it first (it makes the file once the monitor lists the domain) */
+	if (q.wait_path && wait_for_file(q.wait_path, "--wait-for"))
+		return EXIT_FAILURE_IO;
 
 	install_signals();
 	block_signals(true);

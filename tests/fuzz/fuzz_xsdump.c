@@ -31,11 +31,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!in)
 		return 0;
 	struct xs_store store;
-	char err[512] = "";
-	int rc = xs_parse_stream(in, "dump", &store, err, sizeof(err));
+	struct xerr err = {0};
+	int rc = xs_parse_stream(in, "dump", &store, &err);
 	fclose(in);
 	if (rc) {
-		fuzz_check_output("parse error", err, strlen(err), false);
+		fuzz_check_output("parse error", err.msg, strlen(err.msg), false);
 		return 0;
 	}
 	/* half the inputs with --image-dir, half without */

@@ -99,25 +99,33 @@ run topology-json 0 "$bin" topology --xenstore-dump "$dump" --format json
 run topology-bad 2 "$bin" topology --xenstore-dump bad-dump.txt
 
 # a truncated or hostile benchmark output given as --claim: one line naming it, exit 2,
-# for every claim format (cut inside its last figure, or just its final newline)
+# for every claim format cut inside the last figure it reads (2 bytes off its end); without
+# just its final newline (a browser's copy) a post is read when its last line ends as its
+# tool ends it ("/s", "msec", a one-decimal %CPU, a CSV line of all its fields, `time`'s
+# sys line that is not read), refused where a figure may be cut (iozone's whole numbers).
+# FILE:DROP:EXIT
 claims=$src/tests/fixtures/claims
-for f in gnu-dd-write-then-read.txt gnu-dd-time-sync.txt busybox-dd-summary-constructed.txt \
-	seed003-dom0-bsd-dd-write.txt fio-write.json fio-text-randrw-2jobs.txt \
-	bonnie-2.00a-default.txt seed004-domu-bonnie-classic.txt seed002-dom0-iozone.txt \
-	iozone-R-i012.txt; do
+for spec in gnu-dd-write-then-read.txt:0:0 gnu-dd-write-then-read.txt:2:2 \
+	gnu-dd-time-sync.txt:0:0 gnu-dd-time-sync.txt:2:0 \
+	busybox-dd-summary-constructed.txt:0:0 busybox-dd-summary-constructed.txt:2:2 \
+	seed003-dom0-bsd-dd-write.txt:0:0 seed003-dom0-bsd-dd-write.txt:2:2 fio-write.json:2:2 \
+	fio-text-randrw-2jobs.txt:0:0 fio-text-randrw-2jobs.txt:2:2 \
+	bonnie-2.00a-default.txt:0:0 bonnie-2.00a-default.txt:2:0 \
+	seed004-domu-bonnie-classic.txt:0:0 seed004-domu-bonnie-classic.txt:2:2 \
+	seed002-dom0-iozone.txt:0:2 seed002-dom0-iozone.txt:2:2 \
+	iozone-R-i012.txt:0:2 iozone-R-i012.txt:2:2; do
+	IFS=: read -r f drop want <<<"$spec"
 	# the output without its trailing newlines (a blank last line is no figure)
 	printf '%s' "$(cat "$claims/$f")" >whole.txt
 	len=$(wc -c <whole.txt)
-	for drop in 0 2; do
-		[ "${f##*.}" = json ] && [ $drop -eq 0 ] && continue # its end is the object's
-		cut=cut$drop-$f
-		head -c $((len - drop)) whole.txt >"$cut"
-		run "claim-$cut" 2 "$bin" explain names.xiotop --claim "$cut"
-		if [ "$(wc -l <"out/claim-$cut")" -ne 1 ] || ! grep -qF "$cut" "out/claim-$cut"; then
-			echo "FAIL: --claim $cut: not one line naming it: $(head -c 300 "out/claim-$cut")"
-			fail=1
-		fi
-	done
+	cut=cut$drop-$f
+	head -c $((len - drop)) whole.txt >"$cut"
+	run "claim-$cut" "$want" "$bin" explain names.xiotop --claim "$cut"
+	if [ "$want" -eq 2 ] &&
+		{ [ "$(wc -l <"out/claim-$cut")" -ne 1 ] || ! grep -qF "$cut" "out/claim-$cut"; }; then
+		echo "FAIL: --claim $cut: not one line naming it: $(head -c 300 "out/claim-$cut")"
+		fail=1
+	fi
 done
 printf '64+0 records in\n64+0 records out\n67108864 bytes (\033]2;x\a) copied, 1 s, 6\033[2J' >evil-dd.txt
 run claim-evil-dd 2 "$bin" explain names.xiotop --claim evil-dd.txt

@@ -119,7 +119,16 @@ TESTS = {
         ("seed 001 loop physical writes: 16 MiB the leaf did not take", "file.json", False,
          dom_add(1, "phys_wr_bytes", 16 * MiB), r"loop domain phys_wr_bytes vs"),
         ("seed 001 double-counted bytes 10 % low", "file.json", False,
-         dom_scale(1, "double_counted_bytes", 0.9), r"loop domain double_counted_bytes vs"),
+         verdict_scale("double_counting", 1, "double_counted_bytes", 0.9),
+         r"double_counting's double_counted_bytes \(window and drain\) vs"),
+        # the old rule's figure: vmstat less the disks, the loop's own first count
+        ("seed 001 double-counted bytes in the window: the first count's 256 MiB", "file.json", False,
+         dom_add(1, "double_counted_bytes", 256 * MiB), r"loop domain double_counted_bytes in the window vs"),
+        # a verdict built on a drain the recording cut short (the rule before it)
+        ("seed 001 cut recording: page_cache_inflation given", "cut.json", False,
+         lambda ex: ex["verdicts"].append({"id": "page_cache_inflation", "domid": 1, "share": 0.5,
+                                           "figures": {}, "evidence": [], "text": ""}),
+         r"drain cut short: no page_cache_inflation"),
         ("seed 001 dirty backlog at the end 10 % low", "file.json", False,
          dom_scale(1, "dirty_backlog_end_bytes", 0.9), r"backlog at the end vs /proc/vmstat"),
         ("seed 001 drain 3 s late", "file.json", False,

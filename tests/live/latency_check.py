@@ -17,11 +17,10 @@ file (timed from sys_enter to sys_exit). Args: ENV XIOTOP EMU OUT.json [BS ...].
 import json
 import math
 import os
-import subprocess
 import sys
 import time
 
-from livelib import Xiotop, check, failures, finish_writer, iv_end, read_env, run_writer
+from livelib import Xiotop, check, failures, finish_writer, iv_end, read_env, run_device_model, run_writer
 
 WRITE_MIB = int(os.environ.get("XIOTOP_TEST_WRITE_MIB", "32"))
 # p99 is compared at these sizes; p50 at every size. Where the device's time is below the
@@ -125,9 +124,9 @@ def device_model(xt, env, emu):
     with open(image, "wb") as f:
         f.truncate(64 << 20)
     start = iv_end(xt.intervals()[-1])  # after the last writer's end: see main
-    out = subprocess.run([emu, "qemu", "-xen-domid", "7", "--image", image, "--buffered-mib",
-                          "16", "--direct-mib", "16", "--bs", "64K", "--wait-before", "2.5"],
-                         check=True, capture_output=True, text=True).stdout
+    out = run_device_model(emu, xt, ["-xen-domid", "7", "--image", image, "--buffered-mib", "16",
+                                     "--direct-mib", "16", "--bs", "64K"],
+                           lambda d: d["domid"] == 7, "domain 7 (the device model)")
     w = json.loads(out.strip().splitlines()[-1])
     ivs = xt.wait_past(time.time())  # each syscall is timed at its exit, before qemu's
     hist = histogram(ivs, 7, "write", start)

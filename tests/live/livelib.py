@@ -117,6 +117,18 @@ class Xiotop:
             time.sleep(0.05)
         raise SystemExit(f"xiotop printed no interval ending after {t:.3f} in 12 s")
 
+    def wait_domain(self, listed, what):
+        """Wait until an interval lists a domain for which listed(domain dict) holds (30 s,
+        else fail naming what); return all intervals. xiotop lists a device model once its
+        topology holds the process: its I/O is charged to it from then on."""
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            ivs = self.intervals()
+            if any(listed(d) for iv in ivs for d in iv["domains"]):
+                return ivs
+            time.sleep(0.05)
+        raise SystemExit(f"xiotop listed no {what} in 30 s")
+
     def stop(self):
         self.proc.terminate()
         self.proc.wait(timeout=10)
@@ -126,6 +138,29 @@ class Xiotop:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(timeout=10)
+
+
+def run_device_model(emu, xt, args, listed, what):
+    """xiotop-emu qemu ARGS to its end, its I/O held (--wait-for) until xiotop (xt) lists
+    its domain (listed, what: Xiotop.wait_domain's); its stdout. Never a fixed wait: a
+    loaded dom0 samples late, and a device model's I/O before xiotop found it is no
+    domain's."""
+    go = f"{xt.out_path}.go-{len(xt.intervals())}-{time.monotonic_ns()}"
+    proc = subprocess.Popen([emu, "qemu", *args, "--wait-for", go], stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        xt.wait_domain(listed, what)
+    except SystemExit:
+        proc.kill()
+        proc.wait()
+        raise
+    with open(go, "w"):
+        pass
+    out, _ = proc.communicate(timeout=300)
+    os.unlink(go)
+    if proc.returncode != 0:
+        raise SystemExit(f"xiotop-emu qemu failed ({proc.returncode}): {out}")
+    return out
 
 
 def iv_end(iv):

@@ -47,6 +47,33 @@
 #   live_world_down              `emu.sh down $work/world`, for a test that builds several
 #                                worlds in turn; a failed down fails the test
 #
+# Waiting for what a test reads (never a fixed sleep: a loaded dom0 starts, attaches and
+# writes late; a file another process still writes is no result):
+#   live_wait SECONDS WHAT COMMAND...
+#                                until COMMAND succeeds (tried every 0.1 s); else fail
+#                                (exit 1): "WHAT: not within SECONDS s"
+#   live_lines FILE              how many complete (newline-ended) lines FILE holds (0 if none)
+#   live_wait_lines FILE N SECONDS WHAT [PID]
+#                                until FILE holds N complete lines; else fail (exit 1)
+#                                naming WHAT, at the timeout or when PID (its writer)
+#                                ended first
+#   live_rec_samples FILE        samples committed in recording FILE (0 before it exists:
+#                                sqlite3 would make it)
+#   live_rec_has_domain FILE DOMID
+#                                recording FILE lists domain DOMID (a committed sample held
+#                                it: a device model's I/O is charged to it from then on)
+#   live_batch OUT ERR ARG...    `$XIOTOP_BIN -b -d 1 --format json ARG...` in the
+#                                background (the caller's environment, e.g. XIOTOP_FAIL_HOOKS=..
+#                                before it), its pid in live_batch_pid, until its first
+#                                interval is in OUT: it prints none before its programs
+#                                are attached, so the tracer counts from then on
+#   live_batch_end OUT           until OUT holds an interval sampled after the call (the
+#                                second complete line after it: the next one may have been
+#                                sampled before), then SIGTERM (xiotop ends after the
+#                                interval in flight) and wait for its end; fail unless it
+#                                exits 0. OUT is then whole.
+# live_cleanup ends a live_batch xiotop still running (a test that failed meanwhile).
+#
 # Checks (a test whose checks run commands, as the tmux tests do, keeps its own check,
 # defined after sourcing this file):
 #   fails                        how many checks failed so far (0 at sourcing)
@@ -56,7 +83,7 @@
 #                                go without
 #   live_finish NAME             "NAME: N failure(s)", exit 0 if fails is 0, else exit 1
 #
-# Variables it sets: work, fails. Its own names start with live_ (but check, fail).
+# Variables it sets: work, fails, live_batch_pid. Its own names start with live_ (but check, fail).
 
 fails=0
 
@@ -107,6 +134,10 @@ live_workdir() {
 
 live_cleanup() {
 	# in an || list, so that a failing step of the test's own cleanup does not stop ours
+	if [ -n "${live_batch_pid:-}" ] && kill -0 "$live_batch_pid" 2>/dev/null; then
+		kill -TERM "$live_batch_pid" 2>/dev/null || true
+		wait "$live_batch_pid" 2>/dev/null || true
+	fi
 	if declare -F before_cleanup >/dev/null; then before_cleanup || true; fi
 	live_keep || true
 	if [ -e "$work/world" ]; then live_emu down "$work/world" >/dev/null 2>&1 || true; fi
@@ -133,6 +164,62 @@ live_world_up() {
 
 live_world_down() {
 	live_emu down "$work/world" >/dev/null
+}
+
+live_wait() {
+	local secs=$1 what=$2 deadline=$((SECONDS + $1))
+	shift 2
+	until "$@"; do
+		[ $SECONDS -lt $deadline ] || fail "$what: not within $secs s"
+		sleep 0.1
+	done
+}
+
+live_rec_samples() {
+	[ -s "$1" ] && sqlite3 "$1" 'SELECT count(*) FROM samples' 2>/dev/null || echo 0
+}
+
+live_rec_has_domain() {
+	[ -s "$1" ] && [ "$(sqlite3 "$1" "SELECT count(*) FROM domains WHERE domid = $2" 2>/dev/null)" -gt 0 ]
+}
+
+live_lines() {
+	if [ -e "$1" ]; then wc -l <"$1"; else echo 0; fi
+}
+
+live_wait_lines() {
+	local file=$1 want=$2 secs=$3 what=$4 pid=${5:-} deadline=$((SECONDS + $3)) have
+	while :; do
+		have=$(live_lines "$file")
+		[ "$have" -ge "$want" ] && return 0
+		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+			have=$(live_lines "$file") # its last lines, written as it ended
+			[ "$have" -ge "$want" ] && return 0
+			fail "$what: its writer (pid $pid) ended with $have of $want lines in $file"
+		fi
+		[ $SECONDS -lt $deadline ] || fail "$what: $have of $want lines in $file after $secs s"
+		sleep 0.1
+	done
+}
+
+live_batch() {
+	local out=$1 err=$2
+	shift 2
+	# (timeout: a net under a test that dies unseen; --preserve-status: SIGTERM's exit status)
+	timeout --preserve-status 600 "$XIOTOP_BIN" -b -d 1 --format json "$@" >"$out" 2>"$err" &
+	live_batch_pid=$!
+	( live_wait_lines "$out" 1 60 "xiotop's first interval" "$live_batch_pid" ) ||
+		fail "xiotop -b did not start; it said: $(tail -3 "$err")"
+}
+
+live_batch_end() {
+	local out=$1 rc=0
+	live_wait_lines "$out" $(($(live_lines "$out") + 2)) 30 "xiotop's interval after the work" \
+		"$live_batch_pid"
+	kill -TERM "$live_batch_pid"
+	wait "$live_batch_pid" || rc=$?
+	live_batch_pid=
+	[ $rc -eq 0 ] || fail "xiotop -b ($out) exited $rc on SIGTERM"
 }
 
 check() {

@@ -18,6 +18,9 @@ class XiotopNoDump(livelib.Xiotop):
         deadline = time.time() + 15
         while time.time() < deadline and not self.intervals():
             time.sleep(0.2)
+        if not self.intervals():  # the tracer attaches before the first interval
+            self.proc.kill()
+            raise SystemExit("xiotop printed no interval in 15 s")
 
 
 def main():

@@ -10,7 +10,8 @@ import subprocess
 import sys
 import time
 
-from livelib import MiB, Xiotop, check, diskstat_wr_bytes, failures, iv_end, read_env, within
+from livelib import (MiB, Xiotop, check, diskstat_wr_bytes, failures, iv_end, read_env,
+                     run_device_model, within)
 
 
 def dom(iv, domid):
@@ -18,11 +19,6 @@ def dom(iv, domid):
         if d["domid"] == domid:
             return d
     return None
-
-
-def run_qemu(emu, args):
-    out = subprocess.run([emu, "qemu", *args], check=True, capture_output=True, text=True).stdout
-    return out
 
 
 def main():
@@ -36,8 +32,9 @@ def main():
 
     leaf0 = diskstat_wr_bytes(env["HOST_ZRAM"])
     t0 = time.time()
-    run_qemu(emu, ["-xen-domid", "7", "--image", image, "--name", "qguest", "--buffered-mib", "256",
-                   "--direct-mib", "64", "--pipe-mib", "50", "--wait-before", "1.5"])
+    run_device_model(emu, xt, ["-xen-domid", "7", "--image", image, "--name", "qguest",
+                               "--buffered-mib", "256", "--direct-mib", "64", "--pipe-mib", "50"],
+                     lambda d: d["domid"] == 7, "domain 7 (qguest's device model)")
     ivs = xt.wait_next(2)
     held = [d["dirty_backlog_bytes"] for iv in ivs if (d := dom(iv, 7))]
     t_sync = time.time()
@@ -48,8 +45,8 @@ def main():
     kvm_image = os.path.join(env["HOSTFS"], "kvm.img")
     with open(kvm_image, "wb") as f:
         f.truncate(64 * MiB)
-    run_qemu(emu, ["--image", kvm_image, "--name", "kvmguest", "--buffered-mib", "32",
-                   "--wait-before", "1.5"])
+    run_device_model(emu, xt, ["--image", kvm_image, "--name", "kvmguest", "--buffered-mib", "32"],
+                     lambda d: d["name"] == "kvmguest", "KVM-style domain kvmguest")
     ivs = xt.wait_next(2)
     xt.stop()
     ivs = xt.intervals()

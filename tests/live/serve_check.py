@@ -139,7 +139,13 @@ write_ios = {s["domid"]: s["wr_ios"] for s in summaries}
 own_p50 = {s["domid"]: s["wr_lat"]["p50_ns"] for s in summaries}  # the writer's own clock
 subprocess.run(["sync"], check=True)  # loop dio off: the host leaf sees them at writeback
 wait_intervals(intervals() + 3)
-time.sleep(3)  # Prometheus scrapes the exposition that holds them
+# until Prometheus has scraped an exposition that holds them (its own count of xiotop's
+# intervals at least this one's), not a fixed wait: a loaded dom0 scrapes late
+held, until = intervals(), time.time() + 60
+while not any(float(r["value"][1]) >= held for r in promql("xiotop_intervals_total")):
+    if time.time() > until:
+        raise SystemExit(f"Prometheus scraped no exposition of {held} intervals in 60 s")
+    time.sleep(0.2)
 
 # --- 2. PromQL: guest write bytes per domain within 2 % of the writers' bytes ---
 got = {int(r["metric"]["domid"]): float(r["value"][1])

@@ -69,5 +69,5 @@ expect_2 usage "--format wants text, json or html" "$X" explain "$rec" --format 
 expect_2 usage "--against wants MARK..MARK" "$X" explain "$rec" --against nodots
 expect_2 usage "would overwrite it" "$X" explain "$rec" -o "$rec"
 expect_2 usage "which recording" "$X" explain
-expect_2 usage "unknown --format" "$X" export "$rec" --format html
+expect_2 usage "--format wants text, csv or json" "$X" export "$rec" --format html
 live_finish "explain input"

@@ -59,12 +59,17 @@ for d in 1 2 3; do
 		--read-mib $((8 * d)) --bs $((d * 65536)) --rate-mib-s 12 >"$work/writer$d.json" &
 	writers+=($!)
 done
-# the device model waits until the recorder has found it, and stays until the recording ends
+# the device model writes once the recorder has listed it, and stays until the recording
+# ends (--hold-until a file never made: SIGTERM ends it)
 "$XIOTOP_EMU" qemu -xen-domid 7 --image "$HOSTFS/dom7.img" --name qguest --buffered-mib 24 \
-	--direct-mib 8 --wait-before 2.5 --hold-after 600 >"$work/qemu.out" &
+	--direct-mib 8 --wait-for "$work/qemu.go" --hold-until "$work/qemu.never" \
+	>"$work/qemu.out" 2>"$work/qemu.err" &
 qemu_pid=$!
 pids+=("${writers[@]}" "$qemu_pid")
+live_wait 30 "the recorder listing the device model's domain 7" live_rec_has_domain "$rec" 7
+touch "$work/qemu.go"
 wait "${writers[@]}" || fail "an emulated blkback writer failed"
+live_wait 60 "the device model's workload done" grep -q "workload done" "$work/qemu.err"
 sync
 n=$(samples "$rec")
 wait_samples "$rec" $((n + 2)) || fail "the recorder stopped sampling"

@@ -51,16 +51,15 @@ check $rc "raw_tp: each domain's p50 inside its backend's own, every request tim
 
 # --- the completion hooks fail one by one: the other kind of backend is still timed ---
 # (domain id of the backend that must still be timed, domain that must not)
-timed_with() { # FAIL_HOOKS -> "domid:write_ios ..." of the last interval after a write each
+timed_with() { # FAIL_HOOKS -> got: "domid:write_ios ..." of every interval, a write each
+	# between xiotop's first interval (its programs attached) and its end (one sampled after both)
 	local out="$work/fail.json"
-	XIOTOP_FAIL_HOOKS="$1" timeout 60 "$X" -b -d 1 -i 4 --format json --latency \
-		--xenstore-dump "$XENSTORE_DUMP" >"$out" 2>"$work/fail.err" &
-	local xp=$!
-	sleep 1.5
+	XIOTOP_FAIL_HOOKS="$1" live_batch "$out" "$work/fail.err" --latency \
+		--xenstore-dump "$XENSTORE_DUMP"
 	"$XIOTOP_EMU" blkback --domid 1 --target "$DOM1_DEV" --write-mib 4 --bs 64K >/dev/null
 	"$XIOTOP_EMU" blkback --domid 3 --target "$DOM3_DEV" --write-mib 4 --bs 64K >/dev/null
-	wait $xp || true
-	python3 - "$out" <<-'PY'
+	live_batch_end "$out"
+	got=$(python3 - "$out" <<-'PY'
 		import json, sys
 		ios = {}
 		for line in open(sys.argv[1]):
@@ -73,16 +72,17 @@ timed_with() { # FAIL_HOOKS -> "domid:write_ios ..." of the last interval after 
 		        ios.setdefault("key", "io_latency" in d)
 		print(" ".join(f"{k}:{v}" for k, v in sorted(ios.items(), key=str)))
 	PY
+	)
 }
-got=$(timed_with block_rq_complete)
+timed_with block_rq_complete
 check "$([[ " $got " == *" 1:null "* && " $got " != *" 3:0 "* && " $got " != *" 3:null "* ]] && echo 0 || echo 1)" \
 	"block_rq_complete forced off: zram (dom3) still timed, loop (dom1) not given (null): $got"
 check "$(grep -q 'hook block_rq_complete not active (forced by XIOTOP_FAIL_HOOKS): no I/O latency of request-based' "$work/fail.err" && echo 0 || echo 1)" \
 	"  and said: $(grep 'block_rq_complete not active' "$work/fail.err" || true)"
-got=$(timed_with block_bio_complete)
+timed_with block_bio_complete
 check "$([[ " $got " != *" 1:0 "* && " $got " != *" 1:null "* && " $got " == *" 3:null "* ]] && echo 0 || echo 1)" \
 	"block_bio_complete forced off: loop (dom1) still timed, zram (dom3) not given (null): $got"
-got=$(timed_with block_bio_complete,block_rq_complete)
+timed_with block_bio_complete,block_rq_complete
 check "$([[ " $got " == *" key:False "* ]] && echo 0 || echo 1)" \
 	"both completion hooks off: no io_latency key (nothing is timed): $got"
 check "$(grep -q 'without:.*block_bio_complete.*block_rq_complete' "$work/fail.err" && echo 0 || echo 1)" \
@@ -111,18 +111,16 @@ check "$(grep -q '"io_latency"' "$work/default.json" && echo 0 || echo 1)" \
 # hooks: none on a host whose only domain is on a block device (the dump with guest3's
 # zram alone), both with a loop-backed domain, and the loop domain's loop work then
 # charged its CPU ---
-ondemand_links() { # DUMP DOMID DEV -> "BIO WORK": block_bio_complete and workqueue links
-	# while xiotop runs on DUMP and DOMID's backend writes to DEV (its JSON in ondemand.json)
-	timeout 20 "$X" -b -d 1 -i 3 --format json --xenstore-dump "$1" >"$work/ondemand.json" \
-		2>/dev/null &
-	local xp=$!
-	sleep 2
+ondemand_links() { # DUMP DOMID DEV -> n, nwork: block_bio_complete and workqueue links
+	# while xiotop runs on DUMP (from its first interval: attached) and DOMID's backend
+	# writes to DEV; its JSON, whole (xiotop ended), in ondemand.json
+	live_batch "$work/ondemand.json" "$work/ondemand.err" --xenstore-dump "$1"
 	"$XIOTOP_EMU" blkback --domid "$2" --target "$3" --write-mib 2 --bs 64K >/dev/null
 	local links
 	links=$(bpftool link show)
-	echo "$(grep -c "tp 'block_bio_complete'" <<<"$links" || true)" \
-		"$(grep -c "tp 'workqueue_execute_\(start\|end\)'" <<<"$links" || true)"
-	wait $xp || true
+	n=$(grep -c "tp 'block_bio_complete'" <<<"$links" || true)
+	nwork=$(grep -c "tp 'workqueue_execute_\(start\|end\)'" <<<"$links" || true)
+	live_batch_end "$work/ondemand.json"
 }
 written() { # DOMID timed|loop -> in ondemand.json, "timed" if DOMID's writes were timed;
 	# "N ms" of loop CPU charged to it, if any
@@ -137,19 +135,19 @@ for line in open(sys.argv[1]):
 if what == "loop" and loop_ns > 0: print(f"{loop_ns / 1e6:.1f} ms")' "$work/ondemand.json" "$1" "$2"
 }
 grep -v -e '^/local/domain/3' -e '/backend/vbd/3' "$XENSTORE_DUMP" >"$work/no-bio.dump"
-read -r n nwork < <(ondemand_links "$work/no-bio.dump" 1 "$DOM1_DEV")
+ondemand_links "$work/no-bio.dump" 1 "$DOM1_DEV"
 timed=$(written 1 timed)
 loop=$(written 1 loop)
 check "$([ "$n" = 0 ] && [ "$timed" = timed ] && echo 0 || echo 1)" \
 	"no bio-based backend: block_bio_complete links $n (want 0), loop domain's writes ${timed:-not timed}"
 check "$([ "$nwork" = 2 ] && [ -n "$loop" ] && echo 0 || echo 1)" \
 	"loop-backed domains: workqueue links $nwork (want 2), loop domain's loop CPU ${loop:-none}"
-read -r n nwork < <(ondemand_links "$XENSTORE_DUMP" 1 "$DOM1_DEV")
+ondemand_links "$XENSTORE_DUMP" 1 "$DOM1_DEV"
 check "$([ "$n" = 1 ] && echo 0 || echo 1)" "with guest3's zram: block_bio_complete links $n (want 1)"
 check "$([ "$nwork" = 2 ] && echo 0 || echo 1)" "every guest: workqueue links $nwork (want 2)"
 grep -v -E -e '^/local/domain/[12]( |/)' -e '/backend/vbd/[12]( |/)' "$XENSTORE_DUMP" \
 	>"$work/zram-only.dump"
-read -r n nwork < <(ondemand_links "$work/zram-only.dump" 3 "$DOM3_DEV")
+ondemand_links "$work/zram-only.dump" 3 "$DOM3_DEV"
 timed=$(written 3 timed)
 check "$([ "$nwork" = 0 ] && [ "$n" = 1 ] && [ "$timed" = timed ] && echo 0 || echo 1)" \
 	"guest3's zram alone: workqueue links $nwork (want 0), block_bio_complete links $n (want 1), its writes ${timed:-not timed}"
@@ -172,7 +170,7 @@ check "$(grep -q '"domains"' "$work/degraded.json" && ! grep -q io_latency "$wor
 XIOTOP_FAIL_HOOKS=block_bio_complete,block_rq_complete timeout 20 "$X" -b -d 1 -i 2 \
 	--xenstore-dump "$XENSTORE_DUMP" >"$work/degraded.txt" 2>/dev/null || true
 timeout 20 "$X" -b -d 1 -i 2 --xenstore-dump "$XENSTORE_DUMP" >"$work/default.txt" 2>/dev/null || true
-check "$(grep -q GWR_MB/s "$work/degraded.txt" && ! grep -q P50_ms "$work/degraded.txt" && grep -q P50_ms "$work/default.txt" && echo 0 || echo 1)" \
+check "$(grep -q GWR_MiB/s "$work/degraded.txt" && ! grep -q P50_ms "$work/degraded.txt" && grep -q P50_ms "$work/default.txt" && echo 0 || echo 1)" \
 	"  -b text: no P50_ms column (the default run has one)"
 
 # --- --no-latency: no latency hook attached or missing, no io_latency key ---

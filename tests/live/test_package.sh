@@ -63,6 +63,10 @@ check "recorder enabled by the package" test -L "$wants/xiotop-record.service"
 check "exporter not enabled" test ! -e "$wants/xiotop-serve.service"
 check "default config is a conffile" bash -c "dpkg-query -W -f='\${Conffiles}' xiotop | grep -q /etc/default/xiotop-record"
 check "bash completion" test -f /usr/share/bash-completion/completions/xiotop
+# the fleet view, as tests/dist/test_prometheus.sh held it to a real Prometheus
+check "Grafana dashboard installed" cmp -s /usr/share/xiotop/grafana/xiotop.json "$XIOTOP_SRC/dist/grafana/xiotop.json"
+check "Prometheus rules installed" cmp -s /usr/share/xiotop/prometheus/xiotop.rules.yml "$XIOTOP_SRC/dist/prometheus/xiotop.rules.yml"
+check "the installed rules pass their tests" bash -c "cd /usr/share/xiotop/prometheus && promtool test rules xiotop.rules.test.yml >/dev/null"
 check "dpkg -r" dpkg -r xiotop
 check "binary gone" test ! -e /usr/sbin/xiotop
 check "dpkg --purge" dpkg --purge xiotop

@@ -54,6 +54,13 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT INT TERM HUP
+lines_by() { # FILE N SECONDS: until FILE holds N complete lines; 1 at the timeout
+	local deadline=$((SECONDS + $3))
+	until [ "$(wc -l <"$1")" -ge "$2" ]; do
+		[ $SECONDS -lt $deadline ] || return 1
+		sleep 0.1
+	done
+}
 rc=0
 start=$(date +%s)
 for mode in "cache=writeback,aio=threads" "cache=none,aio=native" "cache=writeback,aio=io_uring"; do
@@ -61,13 +68,17 @@ for mode in "cache=writeback,aio=threads" "cache=none,aio=native" "cache=writeba
 	truncate -s $((mib + 16))M "$work/disk.img"
 	"$XIOTOP_BIN" -b -d 0.5 --format json >"$work/out.json" 2>"$work/err" &
 	xpid=$!
-	sleep 1
+	# its first interval: the tracer is attached (it prints none before)
+	lines_by "$work/out.json" 1 60 || { echo "FAIL: xiotop printed no interval ($mode): $(cat "$work/err")"; exit 1; }
 	timeout 120 qemu-system-x86_64 -name "guest=$name,debug-threads=on" -m 256 -nographic \
 		-no-reboot -nodefaults -serial stdio -accel tcg -kernel "$cache/vmlinuz" \
 		-initrd "$cache/initrd.gz" -append "console=ttyS0 quiet panic=-1 xmib=$mib" \
 		-drive "file=$work/disk.img,if=virtio,format=raw,$mode" >"$work/console" 2>&1 ||
 		{ echo "qemu failed ($mode):"; tail -5 "$work/console"; }
-	sleep 1.2
+	# an interval sampled after the guest ended (the second complete line from now: the
+	# next may have been sampled before), then stop
+	lines_by "$work/out.json" $(($(wc -l <"$work/out.json") + 2)) 30 ||
+		{ echo "FAIL: xiotop stopped printing ($mode)"; exit 1; }
 	kill "$xpid"
 	wait "$xpid" 2>/dev/null || true
 	xpid=

@@ -182,12 +182,28 @@ explain cmp001 "$work/file4k.xiotop" "$work/lv4k.xiotop"
 
 # --- seed 004's path: a device model writing into its image through dom0's page cache
 : >"$HOSTFS/dom7.img"
-# a device model runs before the guest's benchmark and after it: 1.5 s for the recorder
-# to find it, 1 s after its writes for a pass of the tracer's thread iterator to charge
-# its worker's CPU (a device model that exits at once lost it in 1 of 7 runs: its
-# runtime at exit went unattributed)
+# a device model runs before the guest's benchmark and after it: it writes once the
+# recorder lists its domain, and ends once the recorder has sampled twice after its
+# writes, so that a pass of the tracer's thread iterator charged its worker's CPU (a
+# device model that exits at once lost it in 1 of 7 runs: its runtime at exit went
+# unattributed); never fixed waits, which a loaded dom0 outlasts
+dm_watch() { # REC STDERR GO END
+	live_wait 60 "the recorder listing the device model's domain 7" live_rec_has_domain "$1" 7
+	touch "$3"
+	live_wait 120 "the device model's workload done" grep -q "workload done" "$2"
+	local n
+	n=$(live_rec_samples "$1")
+	live_wait 30 "two samples after the device model's writes" rec_has_samples "$1" $((n + 2))
+	touch "$4"
+}
+rec_has_samples() { [ "$(live_rec_samples "$1")" -ge "$2" ]; }
+dm_watch "$work/qemu.xiotop" "$work/qemu.rec.err" "$work/qemu.go" "$work/qemu.end" &
+watch=$!
 rec qemu "$E" qemu -xen-domid 7 --image "$HOSTFS/dom7.img" --name hvmguest --buffered-mib 128 \
-	--wait-before 1.5 --hold-after 1
+	--wait-for "$work/qemu.go" --hold-until "$work/qemu.end"
+rc=0
+wait "$watch" || rc=$?
+check $rc "the device model wrote after the recorder listed it, and ended two samples after"
 explain qemu "$work/qemu.xiotop"
 cp "$work/world/env" "$work/env.off"
 

@@ -42,6 +42,8 @@ def stop_recorder(recorder, printed, end):
         if lines and iv_end(json.loads(lines[-1])) > end:
             break
         time.sleep(0.1)
+    else:
+        raise SystemExit(f"the recorder printed no interval ending after {end:.3f} in 15 s")
     recorder.send_signal(signal.SIGINT)
     check(recorder.wait(timeout=20) == 0, "recorder stopped on SIGINT")
     with open(printed) as f:
@@ -94,6 +96,8 @@ def main():
         deadline = time.time() + 15  # the recorder attached too: its first interval printed
         while time.time() < deadline and not open(printed).read().count("\n"):
             time.sleep(0.1)
+        if not open(printed).read().count("\n"):
+            raise SystemExit("the recorder printed no interval in 15 s")
         start = iv_end(xt.intervals()[-1])
         written = {}
         for domid in (*UNTIMED, *TIMED):

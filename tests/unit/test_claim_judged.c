@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "explain/claim_figures.h"
+#include "explain/claim_list.h"
 #include "explain/tool_claims.h"
 #include "explain_scenario.h"
 
@@ -61,14 +61,10 @@ static const struct ex_claim *claim_of(const struct explain *ex, const char *run
 
 static void add_file(struct explain *ex, const char *arg)
 {
-	struct claim_figures f[EX_MAX_CLAIMS];
-	size_t n;
-	char err[600];
-	int rc = claim_arg_figures(arg, f, EX_MAX_CLAIMS, &n, err, sizeof(err));
-	for (size_t i = 0; rc == 0 && i < n; i++)
-		rc = explain_add_claim(ex, &f[i], err, sizeof(err));
+	struct xerr err;
+	int rc = explain_add_claim_file(ex, arg, &err);
 	if (rc)
-		print_error("%s\n", err);
+		print_error("%s\n", err.msg);
 	assert_int_equal(rc, 0);
 }
 
@@ -116,15 +112,16 @@ static void test_bonnie_lv_phases(void **state)
 	explain_verdicts(&ex);
 	const struct ex_verdict *v = NULL;
 	for (size_t i = 0; i < ex.n_verdicts && !v; i++)
-		if (!strcmp(ex.verdicts[i].id, "claim") &&
+		if (!strcmp(ex_verdict_key(ex.verdicts[i].id), "claim") &&
 		    !strcmp(sc_fig_str(&ex.verdicts[i], "run"), "CentOS block write"))
 			v = &ex.verdicts[i];
 	assert_non_null(v);
-	const char *text = v ? v->text : "";
+	const char *text = v ? sc_text(&ex, v) : "";
 	assert_non_null(strstr(text, "block write"));
 	assert_string_equal(sc_fig_str(v, "direction"), "write");
 	assert_true(sc_fig(v, "inflation") > 0.9 && sc_fig(v, "inflation") < 1.1);
 	assert_non_null(strstr(text, "matches what the disks did"));
+	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
 	if (!getenv("XIOTOP_TEST_KEEP"))
@@ -154,7 +151,7 @@ static void test_dd_undirected(void **state)
 	add_file(&ex, fixture("gnu-dd-two-runs-no-command.txt"));
 	assert_int_equal(ex.n_claims, 2);
 	assert_true(ex.claims[0].write);
-	assert_string_equal(ex.claims[0].direction_from, "the timeline");
+	assert_int_equal(ex.claims[0].direction_from, EXD_TIMELINE);
 	assert_true(ex.claims[0].located.found);
 	assert_false(ex.claims[1].write);
 	assert_true(ex.claims[1].located.found);
@@ -162,8 +159,9 @@ static void test_dd_undirected(void **state)
 	explain_verdicts(&ex);
 	const struct ex_verdict *v = sc_verdict(&ex, "claim", 4);
 	assert_non_null(v);
-	const char *text = v ? v->text : "";
+	const char *text = v ? sc_text(&ex, v) : "";
 	assert_non_null(strstr(text, "the tool does not say which way, the timeline does"));
+	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
 	if (!getenv("XIOTOP_TEST_KEEP"))
@@ -209,9 +207,10 @@ static void test_dd_runs_in_one_interval(void **state)
 	assert_true(ex.claims[0].inflation < 0);
 	explain_verdicts(&ex);
 	for (size_t i = 0; i < ex.n_verdicts; i++)
-		if (!strcmp(ex.verdicts[i].id, "claim") && ex.verdicts[i].share > 0)
+		if (!strcmp(ex_verdict_key(ex.verdicts[i].id), "claim") && ex.verdicts[i].share > 0)
 			fail_msg("a claim below the resolution has a share: %s",
-			         ex.verdicts[i].text);
+			         sc_text(&ex, &ex.verdicts[i]));
+	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
 	if (!getenv("XIOTOP_TEST_KEEP"))
@@ -249,9 +248,9 @@ static void test_bonnie_small_file(void **state)
 	explain_verdicts(&ex);
 	bool named = false;
 	for (size_t i = 0; i < ex.n_verdicts; i++)
-		if (!strcmp(ex.verdicts[i].id, "claim") &&
+		if (!strcmp(ex_verdict_key(ex.verdicts[i].id), "claim") &&
 		    !strcmp(sc_fig_str(&ex.verdicts[i], "run"), "guest-64M block read"))
-			named = strstr(ex.verdicts[i].text,
+			named = strstr(sc_text(&ex, &ex.verdicts[i]),
 			               "fits in the guest's 448.0 MiB of memory, "
 			               "so the guest's own cache served them") != NULL;
 	assert_true(named);
@@ -262,6 +261,7 @@ static void test_bonnie_small_file(void **state)
 			v = &ex.verdicts[i];
 	assert_true(sc_fig(v, "claimed_seconds") == -1); /* sc_fig: -1 is null */
 	assert_true(sc_fig(v, "claimed_rate_bytes_per_s") == -1);
+	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
 	if (!getenv("XIOTOP_TEST_KEEP"))
@@ -327,21 +327,24 @@ static void test_size_rule_from_claim(void **state)
 	assert_true(sc_fig(v, "cache_bytes") == 256 * MiB);
 	assert_true(sc_fig(v, "dom0_caches_path") == 0);
 	assert_true(sc_fig(v, "test_to_cache") == 1);
-	if (!strstr(v->text, "was 256.0 MiB (bonnie++'s own file size, from its output)"))
-		print_error("%s\n", v->text);
+	if (!strstr(sc_text(&ex, v), "was 256.0 MiB (bonnie++'s own file size, from its output)"))
+		print_error("%s\n", sc_text(&ex, v));
 	assert_non_null(
-	    strstr(v->text, "was 256.0 MiB (bonnie++'s own file size, from its output)"));
+	    strstr(sc_text(&ex, v), "was 256.0 MiB (bonnie++'s own file size, from its output)"));
+	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
 
 	lv_bonnie(&ex, &r, 256, false); /* no claim: what the guest moved, 512 MiB */
 	assert_int_equal(ex.doms[0].io.guest_wr_bytes, 512 * MiB);
 	assert_null(sc_verdict(&ex, "test_size_vs_memory", 7));
+	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
 
 	lv_bonnie(&ex, &r, 768, true);
 	assert_null(sc_verdict(&ex, "test_size_vs_memory", 7));
+	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
 	if (!getenv("XIOTOP_TEST_KEEP"))
@@ -393,8 +396,10 @@ static void test_fio_end_fsync_on_disk(void **state)
 	assert_true(c->inflation > 1.0 && c->inflation < 1.25);
 	explain_verdicts(&ex);
 	for (size_t i = 0; i < ex.n_verdicts; i++)
-		if (!strcmp(ex.verdicts[i].id, "claim"))
-			assert_non_null(strstr(ex.verdicts[i].text, "until it was on disk"));
+		if (!strcmp(ex_verdict_key(ex.verdicts[i].id), "claim"))
+			assert_non_null(
+			    strstr(sc_text(&ex, &ex.verdicts[i]), "until it was on disk"));
+	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
 	if (!getenv("XIOTOP_TEST_KEEP"))
@@ -432,22 +437,23 @@ static void test_claim_within_tool_marks(void **state)
 	snprintf(f.tool, sizeof(f.tool), "bonnie++");
 	snprintf(f.run, sizeof(f.run), "block read");
 	snprintf(f.domain, sizeof(f.domain), "x-lv");
-	char msg[600];
-	assert_int_equal(explain_add_claim(&ex, &f, msg, sizeof(msg)), 0);
+	struct xerr msg;
+	assert_int_equal(explain_add_claim(&ex, &f, &msg), 0);
 	struct claim_figures dd = {.rd_bytes = 48 * MiB, .rd_seconds = 2};
 	snprintf(dd.tool, sizeof(dd.tool), "dd");
 	snprintf(dd.domain, sizeof(dd.domain), "x-lv");
-	assert_int_equal(explain_add_claim(&ex, &dd, msg, sizeof(msg)), 0);
+	assert_int_equal(explain_add_claim(&ex, &dd, &msg), 0);
 	assert_int_equal(ex.n_claims, 2);
 	assert_false(ex.claims[0].located.found); /* not dd's read */
 	assert_true(ex.claims[1].located.found);  /* dd's, within its own marks */
 	assert_true(ex.claims[1].located.from_s < 4.01);
 	explain_verdicts(&ex);
 	for (size_t i = 0; i < ex.n_verdicts; i++)
-		if (!strcmp(ex.verdicts[i].id, "claim") &&
+		if (!strcmp(ex_verdict_key(ex.verdicts[i].id), "claim") &&
 		    !strcmp(sc_fig_str(&ex.verdicts[i], "tool"), "bonnie++"))
 			assert_non_null(
-			    strstr(ex.verdicts[i].text, "guest's own cache served them"));
+			    strstr(sc_text(&ex, &ex.verdicts[i]), "guest's own cache served them"));
+	ex_claim_files_free(&ex);
 	explain_free(&ex);
 	rec_reader_close(r);
 	if (!getenv("XIOTOP_TEST_KEEP"))

@@ -1,8 +1,8 @@
 /* test_claim_runs.c - a benchmark output as runs (explain/claims/claim.h struct claim_run): dd
  * logs of several runs with their direction from the pasted command, `time`'s real line,
  * bonnie's and iozone's phases each with its own bytes and seconds, fio's normal text
- * output, a multi-row table picked by row label; and a run located in a domain's timeline
- * (ex_locate_claim, explain.h) on synthetic timelines. */
+ * output, a multi-row table's rows each a result answering to its label; and a run
+ * located in a domain's timeline (ex_locate_claim, explain.h) on synthetic timelines. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,14 +14,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain/claims/claim.h"
-#include "explain/claim_figures.h"
+#include "explain/claim_list.h"
+#include "explain/claims/claim_post.h"
 #include "explain/explain.h"
 
 #define MiB (1024.0 * 1024)
 
-static struct claim cl; /* large: not on the stack */
-static char err[512];
+static struct claim_post post;
+static struct xerr err;
+
+/* The post's runs in file order, across its results. */
+static size_t nruns(void)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < post.nresults; i++)
+		n += post.results[i].nruns;
+	return n;
+}
+
+static const struct claim_run *run(size_t k)
+{
+	for (size_t i = 0; i < post.nresults; i++) {
+		if (k < post.results[i].nruns)
+			return &post.results[i].runs[k];
+		k -= post.results[i].nruns;
+	}
+	fail_msg("no run %zu", k);
+	return NULL;
+}
 
 static const char *fixture(const char *name)
 {
@@ -33,10 +53,33 @@ static const char *fixture(const char *name)
 
 static void parse_ok(const char *name)
 {
-	int rc = claim_parse_file(fixture(name), &cl, err, sizeof(err));
+	claim_post_free(&post);
+	int rc = claim_post_parse_file(fixture(name), &post, &err);
 	if (rc != 0)
-		print_error("%s: %s\n", name, err);
+		print_error("%s: %s\n", name, err.msg);
 	assert_int_equal(rc, 0);
+}
+
+/* The k-th run of the post as explain sets it against a window. */
+static void figures_of(size_t k, struct claim_figures *f)
+{
+	static struct ex_claim_file cf;
+	memset(&cf, 0, sizeof(cf));
+	cf.post = post;
+	for (size_t i = 0; i < post.nresults; i++) {
+		if (k < post.results[i].nruns) {
+			ex_run_figures(&cf, i, k, f);
+			return;
+		}
+		k -= post.results[i].nruns;
+	}
+	fail_msg("no run %zu", k);
+}
+
+static int parse_buf(const char *name, const char *buf, size_t len)
+{
+	claim_post_free(&post);
+	return claim_post_parse_buffer(name, buf, len, &post, &err);
 }
 
 static void near(double got, double want, double rel)
@@ -48,17 +91,16 @@ static void near(double got, double want, double rel)
 
 static void one_clean_line(const char *part)
 {
-	if (!strstr(err, part))
-		print_error("err '%s' lacks '%s'\n", err, part);
-	assert_non_null(strstr(err, part));
-	for (const unsigned char *p = (const unsigned char *)err; *p; p++)
+	if (!strstr(err.msg, part))
+		print_error("err '%s' lacks '%s'\n", err.msg, part);
+	assert_non_null(strstr(err.msg, part));
+	for (const unsigned char *p = (const unsigned char *)err.msg; *p; p++)
 		assert_true(*p >= 0x20 && *p < 0x7f);
 }
 
 static void parse_bad(const char *buf, const char *part)
 {
-	assert_int_equal(claim_parse_buffer("bad.txt", buf, strlen(buf), &cl, err, sizeof(err)),
-	                 -1);
+	assert_int_equal(parse_buf("bad.txt", buf, strlen(buf)), -1);
 	one_clean_line(part);
 }
 
@@ -69,68 +111,69 @@ static void test_dd_write_then_read(void **state)
 {
 	(void)state;
 	parse_ok("gnu-dd-write-then-read.txt");
-	assert_int_equal(cl.nruns, 2);
-	assert_int_equal(cl.runs[0].direction, CLAIM_DIR_WRITE);
-	assert_int_equal(cl.runs[0].bytes, 67108864);
-	near(cl.runs[0].seconds, 0.0500984, 1e-9);
-	assert_int_equal(cl.runs[1].direction, CLAIM_DIR_READ);
-	assert_int_equal(cl.runs[1].bytes, 67108864);
-	near(cl.runs[1].seconds, 0.0259911, 1e-9);
+	assert_int_equal(nruns(), 2);
+	assert_int_equal(run(0)->direction, CLAIM_DIR_WRITE);
+	assert_int_equal(run(0)->bytes, 67108864);
+	near(run(0)->seconds, 0.0500984, 1e-9);
+	assert_int_equal(run(1)->direction, CLAIM_DIR_READ);
+	assert_int_equal(run(1)->bytes, 67108864);
+	near(run(1)->seconds, 0.0259911, 1e-9);
+	assert_int_equal(post.nresults, 2); /* each dd run a result of its own */
 	struct claim_figures f = {0};
-	claim_run_to_figures(&cl, 1, &f);
+	figures_of(1, &f);
 	assert_int_equal(f.rd_bytes, 67108864);
 	assert_int_equal(f.wr_bytes, 0);
 	assert_false(f.direction_unknown);
-	claim_to_figures(&cl, &f); /* the headline: the first run, a write */
+	figures_of(0, &f);
 	assert_int_equal(f.wr_bytes, 67108864);
 	assert_int_equal(f.rd_bytes, 0);
 
 	parse_ok("gnu-dd-two-runs-no-command.txt"); /* no command: the tool does not say */
-	assert_int_equal(cl.nruns, 2);
-	assert_int_equal(cl.runs[0].direction, 0);
-	claim_run_to_figures(&cl, 0, &f);
+	assert_int_equal(nruns(), 2);
+	assert_int_equal(run(0)->direction, 0);
+	figures_of(0, &f);
 	assert_true(f.direction_unknown);
 	assert_int_equal(f.wr_bytes, 67108864);
 	assert_int_equal(f.rd_bytes, 67108864);
 
 	parse_ok("gnu-dd-two-writes.txt");
-	assert_int_equal(cl.nruns, 2);
-	assert_int_equal(cl.runs[1].bytes, 16777216);
-	assert_int_equal(cl.runs[1].direction, CLAIM_DIR_WRITE);
+	assert_int_equal(nruns(), 2);
+	assert_int_equal(run(1)->bytes, 16777216);
+	assert_int_equal(run(1)->direction, CLAIM_DIR_WRITE);
 
 	parse_ok("seed003-dom0-bsd-dd-read.txt"); /* NetBSD: "dd if=testfile of=/dev/zero" */
-	assert_int_equal(cl.nruns, 1);
-	assert_int_equal(cl.runs[0].direction, CLAIM_DIR_READ);
+	assert_int_equal(nruns(), 1);
+	assert_int_equal(run(0)->direction, CLAIM_DIR_READ);
 	parse_ok("seed000-domu-file-dd.txt");
-	assert_int_equal(cl.runs[0].direction, CLAIM_DIR_WRITE);
+	assert_int_equal(run(0)->direction, CLAIM_DIR_WRITE);
 }
 
 static void test_dd_time_real(void **state)
 {
 	(void)state;
 	parse_ok("gnu-dd-time-sync.txt"); /* time (dd ...; sync): bash's real line */
-	assert_int_equal(cl.nruns, 1);
-	assert_int_equal(cl.runs[0].direction, CLAIM_DIR_WRITE);
-	assert_true(cl.runs[0].seconds_from_time);
-	near(cl.runs[0].seconds, 0.253, 1e-9);
-	near(cl.runs[0].rate_bytes_per_s, 67108864 / 0.253, 1e-9);
-	near(cl.seconds, 0.223773, 1e-9); /* the headline stays dd's own */
-	parse_ok("gnu-dd-time-p.txt");    /* time -p: "real 0.14" */
-	near(cl.runs[0].seconds, 0.14, 1e-9);
+	assert_int_equal(nruns(), 1);
+	assert_int_equal(run(0)->direction, CLAIM_DIR_WRITE);
+	assert_true(run(0)->seconds_from_time);
+	near(run(0)->seconds, 0.253, 1e-9);
+	near(run(0)->rate_bytes_per_s, 67108864 / 0.253, 1e-9);
+	near(post.results[0].seconds, 0.223773, 1e-9); /* the headline stays dd's own */
+	parse_ok("gnu-dd-time-p.txt");                 /* time -p: "real 0.14" */
+	near(run(0)->seconds, 0.14, 1e-9);
 	const char *two = "10+0 records in\n10+0 records out\n10 bytes copied, 1 s, 10 B/s\n"
 	                  "real\t1m2,5s\nreal\t9m0s\n";
-	assert_int_equal(claim_parse_buffer("t", two, strlen(two), &cl, err, sizeof(err)), 0);
-	near(cl.runs[0].seconds, 62.5, 1e-9); /* the first real line only */
+	assert_int_equal(parse_buf("t", two, strlen(two)), 0);
+	near(run(0)->seconds, 62.5, 1e-9); /* the first real line only */
 }
 
 static void test_dd_truncated_runs(void **state)
 {
 	(void)state;
 	parse_bad("1+0 records in\n1+0 records out\n1 byte copied, 1 s, 1 B/s\n2+0 records in\n",
-	          "truncated dd output (its last run)");
+	          "bad.txt:4: truncated dd output: a records line, then the end");
 	parse_bad("1+0 records in\n1+0 records out\n1 byte copied, 1 s, 1 B/s\n2+0 records in\n"
 	          "2+0 records out\n",
-	          "run 2: records lines but no");
+	          "bad.txt:5: dd records lines but no \"N bytes ... copied\" summary");
 }
 
 /* --- bonnie, iozone: one run per phase --------------------------------------------------- */
@@ -140,75 +183,79 @@ static void test_bonnie_phases(void **state)
 {
 	(void)state;
 	parse_ok("seed000-domu-file-bonnie.txt");
-	assert_int_equal(cl.nruns, 4); /* per-char tests are of a size bonnie++ does not print */
+	assert_int_equal(nruns(), 4); /* per-char tests are of a size bonnie++ does not print */
 	static const char *labels[] = {"block write", "rewrite (read)", "rewrite (write)",
 	                               "block read"};
 	static const unsigned dirs[] = {CLAIM_DIR_WRITE, CLAIM_DIR_READ, CLAIM_DIR_WRITE,
 	                                CLAIM_DIR_READ};
 	static const double kps[] = {94601, 62259, 62259, 130897};
 	for (unsigned i = 0; i < 4; i++) {
-		assert_non_null(strstr(cl.runs[i].label, labels[i]));
-		assert_int_equal(cl.runs[i].direction, dirs[i]);
-		assert_int_equal(cl.runs[i].bytes, 2ull << 30);
-		near(cl.runs[i].seconds, (2.0 * 1024 * 1024 * 1024) / (kps[i] * 1024), 1e-9);
-		assert_true(cl.runs[i].seconds_from_rate);
+		assert_non_null(strstr(run(i)->label, labels[i]));
+		assert_int_equal(run(i)->direction, dirs[i]);
+		assert_int_equal(run(i)->bytes, 2ull << 30);
+		near(run(i)->seconds, (2.0 * 1024 * 1024 * 1024) / (kps[i] * 1024), 1e-9);
+		assert_true(run(i)->seconds_from_rate);
 	}
 	parse_ok("bonnie-2.00a-q-x2.csv"); /* -x 2, -f: two runs of the same machine */
-	assert_int_equal(cl.nruns, 8);
-	assert_int_equal(claim_pick_row(&cl, "x", NULL, err, sizeof(err)), 0);
+	assert_int_equal(nruns(), 8);
+	assert_int_equal(post.nresults, 2); /* -x 2: each CSV line a result */
 }
 
 static void test_iozone_phases(void **state)
 {
 	(void)state;
 	parse_ok("seed002-domu-loop-iozone.txt");
-	assert_int_equal(cl.nruns, 6);
-	assert_string_equal(cl.runs[0].label, "write");
-	assert_int_equal(cl.runs[0].direction, CLAIM_DIR_WRITE);
-	assert_int_equal(cl.runs[0].bytes, 921600ull * 1024);
-	near(cl.runs[0].seconds, 921600.0 / 11478, 1e-9);
-	assert_string_equal(cl.runs[4].label, "random read");
-	assert_int_equal(cl.runs[4].direction, CLAIM_DIR_READ);
-	near(cl.runs[4].seconds, 921600.0 / 7280, 1e-9);
-	assert_int_equal(cl.runs[5].direction, CLAIM_DIR_WRITE);
+	assert_int_equal(nruns(), 6);
+	assert_string_equal(run(0)->label, "write");
+	assert_int_equal(run(0)->direction, CLAIM_DIR_WRITE);
+	assert_int_equal(run(0)->bytes, 921600ull * 1024);
+	near(run(0)->seconds, 921600.0 / 11478, 1e-9);
+	assert_string_equal(run(4)->label, "random read");
+	assert_int_equal(run(4)->direction, CLAIM_DIR_READ);
+	near(run(4)->seconds, 921600.0 / 7280, 1e-9);
+	assert_int_equal(run(5)->direction, CLAIM_DIR_WRITE);
 }
 
-/* Before: the first row (dom0-raw) was used silently. */
+/* Before: the first row (dom0-raw) was used silently; then the table was refused until a
+ * row was picked ("holds 3 rows; pick one"). Now each row is a result, answering to its
+ * machine's name. */
 static void test_bonnie_classic_rows(void **state)
 {
 	(void)state;
 	parse_ok("seed003-bonnie-classic-wrapped.txt");
-	assert_int_equal(cl.nruns, 18);
-	assert_int_equal(claim_pick_row(&cl, "b.txt", NULL, err, sizeof(err)), -1);
-	one_clean_line("b.txt: the bonnie table holds 3 rows (dom0-raw, dom0-lvm, domU); pick");
-	assert_int_equal(claim_pick_row(&cl, "b.txt", "nosuch", err, sizeof(err)), -1);
-	one_clean_line("no row \"nosuch\"");
-	assert_int_equal(claim_pick_row(&cl, "b.txt", "domU", err, sizeof(err)), 0);
-	assert_int_equal(cl.nruns, 6);
-	assert_string_equal(cl.runs[1].label, "domU block write");
-	near(cl.runs[1].rate_bytes_per_s, 352908 * 1024.0, 1e-9);
-	assert_int_equal(cl.runs[1].bytes, 4000ull << 20);
-	assert_int_equal(cl.runs[0].bytes, 4000ull << 20); /* classic per-char: the file size */
+	assert_int_equal(post.nresults, 3);
+	assert_int_equal(nruns(), 18);
+	static const char *const rows[] = {"dom0-raw", "dom0-lvm", "domU"};
+	for (size_t i = 0; i < 3; i++) {
+		assert_string_equal(post.results[i].machine, rows[i]);
+		assert_true(claim_result_answers(&post.results[i], rows[i]));
+		assert_false(claim_result_answers(&post.results[i], "nosuch"));
+		assert_int_equal(post.results[i].nruns, 6);
+	}
+	assert_false(claim_result_answers(&post.results[0], "dom0")); /* a machine exactly */
+	const struct claim_result *domu = &post.results[2];
+	assert_string_equal(domu->runs[1].label, "domU block write");
+	near(domu->runs[1].rate_bytes_per_s, 352908 * 1024.0, 1e-9);
+	assert_int_equal(domu->runs[1].bytes, 4000ull << 20);
+	assert_int_equal(domu->runs[0].bytes, 4000ull << 20); /* classic per-char: the file size */
+	char found[200];
+	claim_post_summary(&post, NULL, found, sizeof(found));
+	assert_string_equal(found, "3 bonnie rows");
 
-	/* through the --claim argument: FILE@DOMAIN:ROW, FILE@ROW, and no pick */
-	struct claim_figures f[EX_MAX_CLAIMS];
-	size_t n;
+	/* the --claim argument: FILE@DOMAIN:LABEL, FILE@X, FILE */
+	static struct ex_claim_file cf;
 	char arg[1200];
 	snprintf(arg, sizeof(arg), "%s@7:dom0-lvm", fixture("seed003-bonnie-classic-wrapped.txt"));
-	assert_int_equal(claim_arg_figures(arg, f, EX_MAX_CLAIMS, &n, err, sizeof(err)), 0);
-	assert_int_equal(n, 6);
-	assert_string_equal(f[1].domain, "7");
-	assert_string_equal(f[1].run, "dom0-lvm block write");
-	near(f[1].wr_rate_bps, 269226 * 1024.0, 1e-9);
+	ex_claim_arg(arg, &cf);
+	assert_string_equal(cf.file, fixture("seed003-bonnie-classic-wrapped.txt"));
+	assert_string_equal(cf.domain, "7");
+	assert_string_equal(cf.label, "dom0-lvm");
 	snprintf(arg, sizeof(arg), "%s@domU", fixture("seed003-bonnie-classic-wrapped.txt"));
-	assert_int_equal(claim_arg_figures(arg, f, EX_MAX_CLAIMS, &n, err, sizeof(err)), 0);
-	assert_string_equal(f[1].run, "domU block write");
-	assert_string_equal(f[1].domain, "");
-	assert_int_equal(claim_arg_figures(fixture("seed003-bonnie-classic-wrapped.txt"), f,
-	                                   EX_MAX_CLAIMS, &n, err, sizeof(err)),
-	                 -1);
-	one_clean_line("holds 3 rows (dom0-raw, dom0-lvm, domU)");
-	assert_int_equal(n, 0);
+	ex_claim_arg(arg, &cf);
+	assert_string_equal(cf.domain, "domU"); /* a domain or a label: the window decides */
+	assert_string_equal(cf.label, "");
+	ex_claim_arg(fixture("seed003-bonnie-classic-wrapped.txt"), &cf);
+	assert_string_equal(cf.domain, "");
 }
 
 /* Seed 004: classic bonnie, one unnamed row; per-char tests move the file size too. */
@@ -216,20 +263,20 @@ static void test_bonnie_classic_one_row(void **state)
 {
 	(void)state;
 	parse_ok("seed004-domu-bonnie-classic.txt");
-	assert_int_equal(cl.nruns, 6);
-	assert_int_equal(claim_pick_row(&cl, "x", NULL, err, sizeof(err)), 0);
+	assert_int_equal(nruns(), 6);
+	assert_int_equal(post.nresults, 1);
 	static const char *labels[] = {"per-char write",  "block write",   "rewrite (read)",
 	                               "rewrite (write)", "per-char read", "block read"};
 	static const double kps[] = {15999, 9930, 27065, 27065, 30324, 49356};
 	for (unsigned i = 0; i < 6; i++) {
-		assert_string_equal(cl.runs[i].label, labels[i]);
-		assert_string_equal(cl.runs[i].row, "");
-		assert_int_equal(cl.runs[i].bytes, 2048ull << 20);
-		near(cl.runs[i].rate_bytes_per_s, kps[i] * 1024, 1e-9);
+		assert_string_equal(run(i)->label, labels[i]);
+		assert_string_equal(run(i)->row, "");
+		assert_int_equal(run(i)->bytes, 2048ull << 20);
+		near(run(i)->rate_bytes_per_s, kps[i] * 1024, 1e-9);
 	}
 	parse_ok("seed004-dom0-bonnie-classic.txt"); /* its last %CPU wrapped */
-	assert_int_equal(cl.nruns, 6);
-	near(cl.runs[1].seconds, 256.0 * 1024 / 106710, 1e-9);
+	assert_int_equal(nruns(), 6);
+	near(run(1)->seconds, 256.0 * 1024 / 106710, 1e-9);
 }
 
 /* --- fio normal output (before: "not the output of dd, ... fio (JSON)") ------------------ */
@@ -238,33 +285,33 @@ static void test_fio_text(void **state)
 {
 	(void)state;
 	parse_ok("fio-text-write.txt");
-	assert_int_equal(cl.tool, CLAIM_TOOL_FIO);
-	assert_int_equal(cl.nruns, 1);
-	assert_int_equal(cl.runs[0].direction, CLAIM_DIR_WRITE);
-	assert_int_equal(cl.runs[0].bytes, 64ull << 20); /* io=64.0MiB */
-	near(cl.runs[0].seconds, 0.174, 1e-9);
-	near(cl.runs[0].rate_bytes_per_s, 368 * MiB, 1e-9);
-	assert_int_equal(cl.written_bytes, 64ull << 20);
-	assert_string_equal(cl.u.fio.version, "fio-3.33");
+	assert_int_equal(post.results[0].tool, CLAIM_TOOL_FIO);
+	assert_int_equal(nruns(), 1);
+	assert_int_equal(run(0)->direction, CLAIM_DIR_WRITE);
+	assert_int_equal(run(0)->bytes, 64ull << 20); /* io=64.0MiB */
+	near(run(0)->seconds, 0.174, 1e-9);
+	near(run(0)->rate_bytes_per_s, 368 * MiB, 1e-9);
+	assert_int_equal(post.results[0].written_bytes, 64ull << 20);
+	assert_string_equal(post.results[0].u.fio.version, "fio-3.33");
 	parse_ok("fio-text-read.txt");
-	assert_int_equal(cl.runs[0].direction, CLAIM_DIR_READ);
-	assert_int_equal(cl.read_bytes, 64ull << 20);
+	assert_int_equal(run(0)->direction, CLAIM_DIR_READ);
+	assert_int_equal(post.results[0].read_bytes, 64ull << 20);
 	parse_ok("fio-text-randrw-2jobs.txt"); /* 2 jobs: the group's READ and WRITE lines */
-	assert_int_equal(cl.nruns, 2);
-	near((double)cl.runs[0].bytes, 15.6 * MiB, 1e-6);
-	near((double)cl.runs[1].bytes, 16.4 * MiB, 1e-6);
+	assert_int_equal(nruns(), 2);
+	near((double)run(0)->bytes, 15.6 * MiB, 1e-6);
+	near((double)run(1)->bytes, 16.4 * MiB, 1e-6);
 	/* fio's own count: 1992+1998 reads, 2104+2098 writes of 4 KiB (issued rwts) */
-	near((double)cl.runs[0].bytes, (1992 + 1998) * 4096.0, 0.005);
-	near((double)cl.runs[1].bytes, (2104 + 2098) * 4096.0, 0.005);
-	near(cl.runs[1].seconds, 0.049, 1e-9);
+	near((double)run(0)->bytes, (1992 + 1998) * 4096.0, 0.005);
+	near((double)run(1)->bytes, (2104 + 2098) * 4096.0, 0.005);
+	near(run(1)->seconds, 0.049, 1e-9);
 	parse_ok("fio-text-group.txt");
-	assert_int_equal(cl.runs[0].bytes, 16ull << 20);
+	assert_int_equal(run(0)->bytes, 16ull << 20);
 	parse_bad("Run status group 0 (all jobs):\n  WRITE: bw=368MiB/s (386MB/s), "
 	          "368MiB/s-368MiB/s (386MB/s-386MB/s), io=64.0MiB (67.1MB), run=174-1",
-	          "bad.txt:2: garbled fio group line");
+	          "bad.txt:2: the last line");
 	parse_bad("Run status group 0 (all jobs):\n", "truncated fio output");
 	parse_bad("Run status group 0 (all jobs):\nRun status group 1 (all jobs):\n",
-	          "bad.txt:2: fio group 0 has no READ: or WRITE: line");
+	          "bad.txt:1: fio group 0 has no READ: or WRITE: line");
 	parse_bad("Run status group 0 (all jobs):\n   READ: bw=1QB/s (1MB/s), io=1MiB (1MB), "
 	          "run=1-1msec\n",
 	          "garbled fio group line");
@@ -283,7 +330,7 @@ static void test_prefixes(void **state)
 		size_t len = fread(buf, 1, sizeof(buf), f);
 		fclose(f);
 		for (size_t cut = 0; cut < len; cut++) {
-			int rc = claim_parse_buffer("cut.txt", buf, cut, &cl, err, sizeof(err));
+			int rc = parse_buf("cut.txt", buf, cut);
 			assert_true(rc == 0 || rc == -1);
 			if (rc)
 				one_clean_line("cut.txt");
@@ -381,5 +428,7 @@ int main(void)
 	    cmocka_unit_test(test_prefixes),
 	    cmocka_unit_test(test_locate),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int failed = cmocka_run_group_tests(tests, NULL, NULL);
+	claim_post_free(&post);
+	return failed;
 }

@@ -42,6 +42,9 @@ static struct model_domain dom(const struct xio_domain *i, uint32_t domid, uint6
 	                             .io.guest_rd_bytes = wr / 2,
 	                             .io.phys_wr_bytes = 2 * wr,
 	                             .io.double_counted_bytes = wr,
+	                             .io.vmstat_wr_bytes = 2 * wr,
+	                             .io.member_wr_bytes = 2 * wr, /* a mirror's two copies */
+	                             .io.array_wr_bytes = wr,
 	                             .dirty_backlog_bytes = wr / 4,
 	                             .cpu_ns_by_role = {1500000000, 0, 250, 0},
 	                             .guest_cpu_ns = -1};
@@ -79,8 +82,9 @@ static const char om_two_intervals[] =
     "\"guest\"} 3000\n"
     "xiotop_domain_written_bytes_total{domid=\"1\",domain=\"web\",generation=\"1\",layer="
     "\"physical\"} 6000\n"
-    "# HELP xiotop_domain_double_counted_bytes Bytes vmstat pgpgout counted for the domain "
-    "beyond its physical writes (a file-backed loop device submits each write twice).\n"
+    "# HELP xiotop_domain_double_counted_bytes Bytes vmstat pgpgout counted a second time for "
+    "the domain: its writes submitted again below its loop device, by the image's writeback or "
+    "loop's direct I/O.\n"
     "# TYPE xiotop_domain_double_counted_bytes counter\n"
     "# UNIT xiotop_domain_double_counted_bytes bytes\n"
     "xiotop_domain_double_counted_bytes_total{domid=\"1\",domain=\"web\",generation=\"1\"} "
@@ -434,9 +438,14 @@ static void test_churn(void **state)
 static void test_negotiation(void **state)
 {
 	(void)state;
-	assert_int_equal(expo_negotiate(NULL), EXPO_OPENMETRICS);
-	assert_int_equal(expo_negotiate(""), EXPO_OPENMETRICS);
-	assert_int_equal(expo_negotiate("*/*"), EXPO_OPENMETRICS);
+	/* no preference, curl's and a browser's: the text format, as node_exporter answers */
+	assert_int_equal(expo_negotiate(NULL), EXPO_PROMETHEUS);
+	assert_int_equal(expo_negotiate(""), EXPO_PROMETHEUS);
+	assert_int_equal(expo_negotiate("*/*"), EXPO_PROMETHEUS);
+	assert_int_equal(expo_negotiate("text/html,application/xhtml+xml,application/xml;q=0.9,"
+	                                "*/*;q=0.8"),
+	                 EXPO_PROMETHEUS);
+	assert_int_equal(expo_negotiate("application/openmetrics-text"), EXPO_OPENMETRICS);
 	assert_int_equal(expo_negotiate("text/plain"), EXPO_PROMETHEUS);
 	assert_int_equal(expo_negotiate("text/plain;version=0.0.4"), EXPO_PROMETHEUS);
 	/* what Prometheus sends */
@@ -449,7 +458,7 @@ static void test_negotiation(void **state)
 	                 EXPO_PROMETHEUS);
 	assert_int_equal(expo_negotiate("TEXT/PLAIN; Q=1, application/openmetrics-text;q=0"),
 	                 EXPO_PROMETHEUS);
-	assert_int_equal(expo_negotiate("application/json"), EXPO_OPENMETRICS);
+	assert_int_equal(expo_negotiate("application/json"), EXPO_PROMETHEUS);
 	assert_string_equal(expo_content_type(EXPO_PROMETHEUS),
 	                    "text/plain; version=0.0.4; charset=utf-8");
 	assert_string_equal(expo_content_type(EXPO_OPENMETRICS),

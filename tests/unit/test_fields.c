@@ -177,10 +177,10 @@ static void test_batch_text_is_the_console_table(void **state)
 	assert_string_equal(c, "0");
 	free(text);
 
-	/* 80 columns: the console's choice of columns (the 7-digit id costs GRD_MB/s, the
-	 * highest rank left), every line fits */
+	/* 80 columns: the console's choice of columns (GRD_MiB/s, the highest rank left, does
+	 * not fit), every line fits */
 	text = batch_text(&w, false, 1);
-	assert_non_null(strstr(text, "\nNAME             DOMID GWR_MB/s PWR_MB/s  AMPL DBL_MB/s "
+	assert_non_null(strstr(text, "\nNAME             DOMID GWR_MiB/s PWR_MiB/s AMPL DBL_MiB/s "
 	                             "DIRTY_MiB   CPU%\n"));
 	cell(text, "kvm-guest", "DOMID", c, sizeof(c));
 	assert_string_equal(c, "1005732");
@@ -215,7 +215,7 @@ static char *capture(const struct world *w, enum batch_format f)
 }
 
 /* The keys figures added after the named ones (FIGURE_NAMED and on) give, from their
- * table entries: CSV's columns (",key", domain or host, with FIGURE_CSV; after all the
+ * table entries: CSV's columns (",key", domain or host, a count or gauge; after all the
  * named columns, so that none of those moves) or a domain's JSON members
  * (",\"key\":value"). The named keys stay written out below: their order is the
  * published format. */
@@ -229,7 +229,7 @@ static void added_keys(const struct model_interval *m, const struct model_domain
 		bool domain = f->scope == FIGURE_DOMAIN && f->form != FORM_SCREEN;
 		if (!f->key || !(domain || (csv && f->scope == FIGURE_HOST)))
 			continue;
-		if (csv && (f->flags & FIGURE_CSV))
+		if (csv && figure_is_scalar(f))
 			n += (size_t)snprintf(buf + n, len - n, ",%s", f->key);
 		else if (!csv && figure_known((enum figure_id)i, m, d))
 			n += (size_t)snprintf(
@@ -249,17 +249,26 @@ static void test_csv_json_keys(void **state)
 	char *csv = capture(&w, BATCH_CSV);
 	char added[1024], want[4096];
 	added_keys(&w.m, NULL, true, added, sizeof(added));
-	/* the domain's columns, the host's, then those of figures added to the table */
+	/* CSV's first columns (the domain's, the host's), every other figure JSON has (a record
+	 * flattened by its JSON path, no list), then those of figures added to the table */
 	snprintf(want, sizeof(want), "%s%s\n",
 	         "time,interval_s,domid,name,guest_rd_bytes,guest_wr_bytes,guest_rd_ios,"
 	         "guest_wr_ios,phys_rd_bytes,phys_wr_bytes,double_counted_bytes,"
-	         "vmstat_pgpgout_bytes,unattributed_wr_bytes,lost_events,dom0_irq_ns,steal_ns",
+	         "vmstat_pgpgout_bytes,unattributed_wr_bytes,lost_events,dom0_irq_ns,steal_ns,"
+	         "kind,missing,dom0_cpu_ns,dom0_cpu_ns_by_role.backend,"
+	         "dom0_cpu_ns_by_role.device_model,dom0_cpu_ns_by_role.loop,"
+	         "dom0_cpu_ns_by_role.writeback,guest_cpu_ns,dirty_backlog_bytes,dirtied_bytes,"
+	         "written_back_bytes,io_latency.read.ios,io_latency.read.sum_ns,"
+	         "io_latency.read.p50_ns,io_latency.read.p99_ns,io_latency.write.ios,"
+	         "io_latency.write.sum_ns,io_latency.write.p50_ns,io_latency.write.p99_ns,"
+	         "vmstat_pgpgin_bytes,dom0_cpu_busy_ns,unattributed_rd_bytes,unattributed_cpu_ns,"
+	         "dom0_own_cpu_ns",
 	         added);
 	assert_memory_equal(csv, want, strlen(want));
 	free(csv);
 	char *json = capture(&w, BATCH_JSON);
 	added_keys(&w.m, &w.doms[0], false, added, sizeof(added));
-	/* the contract's keys, in its order (README "JSON output") */
+	/* the contract's keys, in its order (README "JSON and CSV output") */
 	snprintf(want, sizeof(want), "%s%s}",
 	         "{\"domid\":3,\"name\":\"xen-guest\",\"kind\":\"vbd\","
 	         "\"missing\":false,\"guest_rd_bytes\":0,"
@@ -281,15 +290,98 @@ static void test_csv_json_keys(void **state)
 	free(json);
 }
 
+/* The names of the rows of a text block ("NAME" header on), of CSV (its 4th column) or
+ * of JSON's domains[] (then "+unattributed" for its unattributed object), joined by '|'. */
+static void row_names(const char *out, enum batch_format f, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	bool table = false;
+	for (const char *line = out; *line && n < len;) {
+		const char *nl = strchr(line, '\n');
+		size_t ll = nl ? (size_t)(nl - line) : strlen(line);
+		char copy[4096];
+		snprintf(copy, sizeof(copy), "%.*s", (int)ll, line);
+		char *save = NULL, *name = NULL;
+		if (f == BATCH_TEXT) {
+			if (table && !ll)
+				break;
+			char *tok = strtok_r(copy, " ", &save);
+			if (table && tok)
+				name = tok;
+			table |= tok && !strcmp(tok, "NAME");
+		} else if (f == BATCH_CSV && line != out) {
+			char *tok = strtok_r(copy, ",", &save);
+			for (int col = 1; tok && col < 4; col++)
+				tok = strsep(&save, ",");
+			name = tok;
+		}
+		if (name)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "|" : "", name);
+		line = nl ? nl + 1 : line + ll;
+	}
+	for (const char *p = out; f == BATCH_JSON && (p = strstr(p, "\"name\":")); p += 7) {
+		const char *v = p + 7;
+		size_t vl = *v == '"' ? strcspn(v + 1, "\"") : strcspn(v, ",}");
+		n += (size_t)snprintf(buf + n, len - n, "%s%.*s", n ? "|" : "", (int)vl,
+		                      v + (*v == '"'));
+	}
+	if (f == BATCH_JSON && strstr(out, "\"unattributed\":{\"rd_bytes\":"))
+		snprintf(buf + n, len - n, "|+unattributed");
+}
+
+/* Text, CSV and JSON print the same rows: Domain-0 (stood in for when the interval holds
+ * no domain 0: no Xen here, nothing charged to it) and (unattributed) included, once. */
+static void test_same_rows_in_every_format(void **state)
+{
+	(void)state;
+	struct world w;
+	make_world(&w, false);
+	for (int with_dom0 = 0; with_dom0 < 2; with_dom0++) {
+		char *text = capture(&w, BATCH_TEXT), *csv = capture(&w, BATCH_CSV);
+		char *json = capture(&w, BATCH_JSON), names[512];
+		const char *guests = with_dom0 ? "Domain-0|kvm-guest" : "xen-guest|kvm-guest";
+		char want[512];
+		snprintf(want, sizeof(want), "%s%s|(unattributed)", with_dom0 ? "" : "Domain-0|",
+		         guests);
+		row_names(csv, BATCH_CSV, names, sizeof(names));
+		assert_string_equal(names, want);
+		snprintf(want, sizeof(want), "%s%s|+unattributed", with_dom0 ? "" : "Domain-0|",
+		         guests);
+		row_names(json, BATCH_JSON, names, sizeof(names));
+		assert_string_equal(names, want);
+		row_names(text, BATCH_TEXT, names, sizeof(names));
+		assert_string_equal(names, with_dom0
+		                               ? "Domain-0|kvm-guest|(unattributed)"
+		                               : "Domain-0|xen-guest|kvm-guest|(unattributed)");
+		if (!with_dom0) {
+			/* the stand-in: nothing charged to it, its vCPU time not known */
+			assert_non_null(strstr(json,
+			                       "[{\"domid\":0,\"name\":\"Domain-0\",\"kind\":null,"
+			                       "\"missing\":false,\"guest_rd_bytes\":0,"));
+			assert_non_null(strstr(csv, ",0,Domain-0,0,0,0,0,0,0,0,"));
+			/* (unattributed): no domid, its bytes where a domain's are, its CPU in
+			 * dom0_cpu_ns, empty where a domain's figure does not apply */
+			assert_non_null(strstr(csv, ",,(unattributed),0,0,,,,,,"));
+		}
+		free(text);
+		free(csv);
+		free(json);
+		/* a domain 0 the interval holds (a Xen dom0, or dom0's own bios charged to it) */
+		w.doms[0].domid = w.info[0].domid = 0;
+		snprintf(w.info[0].name, sizeof(w.info[0].name), "Domain-0");
+	}
+}
+
 static void test_help_lines(void **state)
 {
 	(void)state;
 	char line[256];
 	fields_help_line(field_get(FIELD_GUEST_WR), false, line, sizeof(line));
-	assert_string_equal(line, "GWR_MB/s  guest writes: bytes at the top of its stack");
+	assert_string_equal(line, "GWR_MiB/s guest writes: bytes at the top of its stack");
 	fields_help_line(field_get(FIELD_GUEST_WR), true, line, sizeof(line));
 	assert_string_equal(
-	    line, "GWR_MB/s  guest writes: bytes at the top of its stack (key guest_wr_bytes)");
+	    line, "GWR_MiB/s guest writes: bytes at the top of its stack (key guest_wr_bytes)");
 	fields_help_line(field_get(FIELD_AMPL), true, line, sizeof(line));
 	assert_non_null(strstr(line, "(screen only)"));
 	for (int i = 0; i < FIELD_COUNT; i++)
@@ -303,6 +395,7 @@ int main(void)
 	    cmocka_unit_test(test_console_kvm_domid_whole),
 	    cmocka_unit_test(test_batch_text_is_the_console_table),
 	    cmocka_unit_test(test_csv_json_keys),
+	    cmocka_unit_test(test_same_rows_in_every_format),
 	    cmocka_unit_test(test_help_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

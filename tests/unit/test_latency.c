@@ -236,7 +236,7 @@ static char *csv_of(const struct model_interval *m)
 }
 
 /* io_latency of a domain not timed beside one timed: null per op, never 0 requests; the
- * timed one's as before. CSV has no latency column: the two rows differ only by domid. */
+ * timed one's as before; in CSV too (its buckets are JSON's only). */
 static void test_json_untimed(void **state)
 {
 	(void)state;
@@ -265,8 +265,14 @@ static void test_json_untimed(void **state)
 	assert_non_null(strstr(j + six + 1, ",\"io_latency\":{\"read\":null,\"write\":null}"));
 	free(j);
 	char *c = csv_of(&m);
-	assert_null(strstr(c, "latency"));
-	assert_null(strstr(c, "p50"));
+	assert_non_null(strstr(c, ",io_latency.read.ios,io_latency.read.sum_ns,"
+	                          "io_latency.read.p50_ns,io_latency.read.p99_ns,"
+	                          "io_latency.write.ios,io_latency.write.sum_ns,"
+	                          "io_latency.write.p50_ns,io_latency.write.p99_ns,"));
+	assert_null(strstr(c, "bucket"));
+	/* domain 5: no reads (0 requests, no quantile), 100 writes; domain 6: not timed */
+	assert_non_null(strstr(c, ",0,0,null,null,100,600000,6144,8151,"));
+	assert_non_null(strstr(c, ",null,null,null,null,null,null,null,null,"));
 	free(c);
 }
 

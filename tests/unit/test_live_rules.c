@@ -416,12 +416,13 @@ static size_t claimants(const struct xt_topology *t, uint32_t dev, uint64_t ino,
 
 static void load_dump(const char *name, struct topo_generations *g, struct xt_topology *t)
 {
-	char path[PATH_MAX], err[512];
+	char path[PATH_MAX];
+	struct xerr err;
 	const char *dir = getenv("XIOTOP_FIXTURES");
 	snprintf(path, sizeof(path), "%s/xenstore/%s", dir ? dir : "tests/fixtures", name);
 	struct xs_store st;
-	if (xs_parse_file(path, &st, err, sizeof(err)))
-		fail_msg("%s", err);
+	if (xs_parse_file(path, &st, &err))
+		fail_msg("%s", err.msg);
 	assert_int_equal(topo_from_xenstore(&st, &roots, t), 0);
 	assert_int_equal(topo_generations_apply(g, t), 0);
 	xs_free(&st);

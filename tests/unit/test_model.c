@@ -16,6 +16,9 @@
 #define ZRAM3   ((252u << 20) | 3)
 #define DM3     ((253u << 20) | 3)
 #define SDA     ((8u << 20) | 0)
+#define MD0     ((9u << 20) | 0)
+#define ZRAM0   ((252u << 20) | 0)
+#define ZRAM1   ((252u << 20) | 1)
 
 static void add_layer(struct xio_sample *s, uint32_t domid, uint32_t dev, uint32_t via, uint64_t wr,
                       uint64_t rd)
@@ -35,12 +38,26 @@ static void add_dev(struct xio_sample *s, uint32_t dev, const char *name, bool l
 	assert_int_equal(sample_add_dev(s, &d), 0);
 }
 
-static void add_domain(struct xio_sample *s, uint32_t domid, const char *name)
+static void add_array_dev(struct xio_sample *s, uint32_t dev, const char *name, bool leaf,
+                          uint8_t array)
+{
+	struct xio_dev d = {.dev = dev, .is_leaf = leaf, .array = array};
+	strcpy(d.name, name);
+	assert_int_equal(sample_add_dev(s, &d), 0);
+}
+
+static void add_kind_domain(struct xio_sample *s, uint32_t domid, const char *name,
+                            const char *kind)
 {
 	struct xio_domain d = {.domid = domid};
 	strcpy(d.name, name);
-	strcpy(d.kind, "vbd");
+	strcpy(d.kind, kind);
 	assert_int_equal(sample_add_domain(s, &d), 0);
+}
+
+static void add_domain(struct xio_sample *s, uint32_t domid, const char *name)
+{
+	add_kind_domain(s, domid, name, "vbd");
 }
 
 /* The three domains of the live test, after 256 MiB written each. */
@@ -98,10 +115,13 @@ static void test_figures_and_identity(void **state)
 	assert_int_equal(d3->io.double_counted_bytes, 0);
 	assert_int_equal(m.unattr_wr_bytes, 1 * MiB);
 
+	/* pgpgout is every domain's counted bytes and dom0's own */
 	uint64_t explained = m.unattr_wr_bytes;
 	for (size_t i = 0; i < m.n_domains; i++)
-		explained += m.domains[i].io.phys_wr_bytes + m.domains[i].io.double_counted_bytes;
+		explained += m.domains[i].io.vmstat_wr_bytes;
 	assert_int_equal(explained, m.pgpgout_bytes);
+	assert_int_equal(d1->io.vmstat_wr_bytes, 512 * MiB);
+	assert_int_equal(d3->io.vmstat_wr_bytes, 256 * MiB);
 
 	/* layers: backend first, then stacked, file, leaf */
 	assert_int_equal(d2->n_layers, 4);
@@ -212,6 +232,150 @@ static void test_unknown_domain_listed(void **state)
 	sample_free(&cur);
 }
 
+/* The kernel's second count is what loop submitted below it, not vmstat less the disks:
+ * a guest that rewrites its file in dom0's cache (300 MiB at loop0, 200 MiB written back)
+ * was counted a second time for 200 MiB (the old rule, vmstat less the physical bytes,
+ * said 300). */
+static void test_overwritten_in_cache(void **state)
+{
+	(void)state;
+	struct xio_sample cur = {0};
+	add_dev(&cur, LOOP0, "loop0", false);
+	add_dev(&cur, VDA, "vda", true);
+	add_domain(&cur, 1, "rewriter");
+	add_layer(&cur, 1, LOOP0, XIOTOP_VIA_DEV, 300 * MiB, 0);
+	add_layer(&cur, 1, VDA, XIOTOP_VIA_INODE, 200 * MiB, 0);
+	struct model_interval m;
+	assert_int_equal(model_compute(NULL, &cur, &m), 0);
+	const struct model_domain *d = dom(&m, 1);
+	assert_int_equal(d->io.vmstat_wr_bytes, 500 * MiB);
+	assert_int_equal(d->io.double_counted_bytes, 200 * MiB);
+	assert_int_equal(d->io.phys_wr_bytes, 200 * MiB);
+	assert_int_equal(model_io_copy_wr(&d->io), 0);
+	/* an interval of writeback alone: all of it a second count (no loop bytes in it) */
+	sample_free(&cur);
+	model_free(&m);
+	memset(&cur, 0, sizeof(cur));
+	add_dev(&cur, VDA, "vda", true);
+	add_domain(&cur, 1, "rewriter");
+	add_layer(&cur, 1, VDA, XIOTOP_VIA_LOOPWORK, 50 * MiB, 0);
+	assert_int_equal(model_compute(NULL, &cur, &m), 0);
+	assert_int_equal(dom(&m, 1)->io.double_counted_bytes, 50 * MiB);
+	model_free(&m);
+	sample_free(&cur);
+}
+
+/* A file image on ext4 on md RAID1 (seed 000's stack): md0's own bytes are the second
+ * count, its members' clones are counted by nobody (submit_bio_noacct) and are the mirror's
+ * copies. Members queued in the next interval (md's plug) change neither the double count
+ * nor the copies over the two. */
+static void raid1_sample(struct xio_sample *s, uint64_t loop, uint64_t md, uint64_t members)
+{
+	memset(s, 0, sizeof(*s));
+	add_dev(s, LOOP0, "loop0", false);
+	add_array_dev(s, MD0, "md0", false, XIO_DEV_ARRAY);
+	add_array_dev(s, ZRAM0, "zram0", true, XIO_DEV_MEMBER);
+	add_array_dev(s, ZRAM1, "zram1", true, XIO_DEV_MEMBER);
+	add_domain(s, 1, "on-raid1");
+	add_layer(s, 1, LOOP0, XIOTOP_VIA_DEV, loop, 0);
+	add_layer(s, 1, MD0, XIOTOP_VIA_INODE, md, 0);
+	add_layer(s, 1, ZRAM0, XIOTOP_VIA_REMAP, members / 2, 0);
+	add_layer(s, 1, ZRAM1, XIOTOP_VIA_REMAP, members / 2, 0);
+	s->vmstat_pgpgout_kb = (loop + md) / 1024;
+	s->monotonic_ns = 1000000000ull + members;
+}
+
+static void test_raid1_file_image(void **state)
+{
+	(void)state;
+	struct xio_sample a, b, c;
+	raid1_sample(&a, 0, 0, 0);
+	raid1_sample(&b, 100 * MiB, 100 * MiB, 150 * MiB);
+	raid1_sample(&c, 100 * MiB, 100 * MiB, 200 * MiB);
+	struct model_interval m1, m2;
+	assert_int_equal(model_compute(&a, &b, &m1), 0);
+	assert_int_equal(model_compute(&b, &c, &m2), 0);
+	const struct model_domain *d1 = dom(&m1, 1), *d2 = dom(&m2, 1);
+	/* the old rule (vmstat 200 less the members 150) said 50 here, and 0 when the copies
+	 * fell in the same interval */
+	assert_int_equal(d1->io.double_counted_bytes, 100 * MiB);
+	assert_int_equal(d2->io.double_counted_bytes, 0);
+	assert_int_equal(d1->io.phys_wr_bytes, 150 * MiB);
+	struct model_io_sums sum = d1->io;
+	model_io_sums_add(&sum, &d2->io);
+	assert_int_equal(model_io_copy_wr(&sum), 100 * MiB);
+	assert_int_equal(model_io_stored_wr(&sum), 100 * MiB);
+	assert_int_equal(model_io_copy_wr(&d1->io) + model_io_copy_wr(&d2->io), 100 * MiB);
+	assert_int_equal(m1.pgpgout_bytes, d1->io.vmstat_wr_bytes + m1.unattr_wr_bytes);
+	model_free(&m1);
+	model_free(&m2);
+	sample_free(&a);
+	sample_free(&b);
+	sample_free(&c);
+}
+
+/* An LV on md RAID1: counted once (at the LV), its copies apart; a device model's image:
+ * its writeback is its first count, not a second. */
+static void test_lv_raid1_and_qdisk(void **state)
+{
+	(void)state;
+	struct xio_sample cur = {0};
+	add_dev(&cur, DM3, "dm-3", false);
+	add_array_dev(&cur, MD0, "md0", false, XIO_DEV_ARRAY);
+	add_array_dev(&cur, ZRAM0, "zram0", true, XIO_DEV_MEMBER);
+	add_array_dev(&cur, ZRAM1, "zram1", true, XIO_DEV_MEMBER);
+	add_dev(&cur, VDA, "vda", true);
+	add_domain(&cur, 2, "lv-on-raid1");
+	add_kind_domain(&cur, 3, "hvm", "qdisk");
+	add_layer(&cur, 2, DM3, XIOTOP_VIA_DEV, 64 * MiB, 0);
+	add_layer(&cur, 2, MD0, XIOTOP_VIA_REMAP, 64 * MiB, 0);
+	add_layer(&cur, 2, ZRAM0, XIOTOP_VIA_REMAP, 64 * MiB, 0);
+	add_layer(&cur, 2, ZRAM1, XIOTOP_VIA_REMAP, 64 * MiB, 0);
+	add_layer(&cur, 3, VDA, XIOTOP_VIA_FILEIO, 40 * MiB, 0);
+	add_layer(&cur, 3, VDA, XIOTOP_VIA_INODE, 30 * MiB, 0);
+	struct model_interval m;
+	assert_int_equal(model_compute(NULL, &cur, &m), 0);
+	const struct model_domain *lv = dom(&m, 2), *hvm = dom(&m, 3);
+	assert_int_equal(lv->io.vmstat_wr_bytes, 64 * MiB);
+	assert_int_equal(lv->io.double_counted_bytes, 0);
+	assert_int_equal(lv->io.phys_wr_bytes, 128 * MiB);
+	assert_int_equal(model_io_copy_wr(&lv->io), 64 * MiB);
+	assert_int_equal(model_io_stored_wr(&lv->io), 64 * MiB);
+	assert_int_equal(hvm->io.guest_wr_bytes, 40 * MiB);
+	assert_int_equal(hvm->io.vmstat_wr_bytes, 30 * MiB);
+	assert_int_equal(hvm->io.double_counted_bytes, 0);
+	model_free(&m);
+	sample_free(&cur);
+}
+
+/* A leaf layer carries its device's own completed requests (diskstats: after merging),
+ * beside the domain's bios at it (before). */
+static void test_leaf_devstats(void **state)
+{
+	(void)state;
+	struct xio_sample cur = {0};
+	add_dev(&cur, LOOP0, "loop0", false);
+	add_dev(&cur, VDA, "vda", true);
+	add_domain(&cur, 1, "guest1");
+	add_layer(&cur, 1, LOOP0, XIOTOP_VIA_DEV, 64 * MiB, 0);
+	add_layer(&cur, 1, VDA, XIOTOP_VIA_INODE, 64 * MiB, 0);
+	struct xio_disk k = {.dev = VDA, .wr_bytes = 65 * MiB, .wr_ios = 130};
+	strcpy(k.name, "vda");
+	assert_int_equal(sample_add_disk(&cur, &k), 0);
+	struct model_interval m;
+	assert_int_equal(model_compute(NULL, &cur, &m), 0);
+	const struct model_domain *d = dom(&m, 1);
+	assert_int_equal(d->n_layers, 3);
+	const struct model_layer *leaf = &d->layers[2];
+	assert_true(leaf->is_leaf && leaf->has_devstats);
+	assert_int_equal(leaf->wr_ios, 64); /* the tracer's bios: one per MiB here */
+	assert_int_equal(leaf->dev_wr_ios, 130);
+	assert_int_equal(leaf->dev_wr_bytes, 65 * MiB);
+	assert_false(d->layers[0].has_devstats);
+	model_free(&m);
+	sample_free(&cur);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +384,10 @@ int main(void)
 	    cmocka_unit_test(test_counter_reset),
 	    cmocka_unit_test(test_unknown_domain_listed),
 	    cmocka_unit_test(test_unaccounted_leaf),
+	    cmocka_unit_test(test_overwritten_in_cache),
+	    cmocka_unit_test(test_raid1_file_image),
+	    cmocka_unit_test(test_lv_raid1_and_qdisk),
+	    cmocka_unit_test(test_leaf_devstats),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

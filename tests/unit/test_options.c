@@ -36,7 +36,7 @@ static const char *sample_for(const char *placeholder)
 	    {"DIR", "/tmp"},
 	    {"MARK..MARK", "a..b"},
 	    {"ID|NAME", "3"},
-	    {"FILE[@DOMAIN]", "dd.txt@3"},
+	    {"FILE[@DOMAIN[:LABEL]]", "dd.txt@3:DomU"},
 	    {"LOG", "x.log"},
 	    {"S", "2"},
 	    {"TIME", "2026-05-01T12:00:00Z"},
@@ -245,6 +245,54 @@ static void bad_values_exit_2(void **state)
 	assert_int_equal(o.import_cpus, 8);
 }
 
+static char *usage_of(enum cli_cmd cmd)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	assert_non_null(out);
+	cli_usage(cmd, out);
+	fclose(out);
+	return text;
+}
+
+/* Each command takes the formats its --help names and refuses the others with exit 2:
+ * `topology --format csv` printed text and exited 0. */
+static void formats_each_command_takes(void **state)
+{
+	(void)state;
+	static const struct {
+		enum cli_cmd cmd;
+		const char *help, *refused, *taken;
+	} want[] = {
+	    {CMD_LIVE, "text, csv or json", "html", "csv"},
+	    {CMD_TOPOLOGY, "text or json", "csv", "json"},
+	    {CMD_EXPORT, "text, csv or json", "html", "text"},
+	    {CMD_REPLAY, "text, csv or json", "html", "csv"},
+	    {CMD_EXPLAIN, "text, json or html", "csv", "html"},
+	};
+	struct cli_opts o;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		char *text = usage_of(want[i].cmd), line[96];
+		snprintf(line, sizeof(line), "--format F                 %s\n", want[i].help);
+		assert_non_null(strstr(text, line));
+		free(text);
+		assert_int_equal(parse_one(want[i].cmd, "--format", want[i].refused, &o), 2);
+		assert_int_equal(parse_one(want[i].cmd, "--format", "xml", &o), 2);
+		assert_int_equal(parse_one(want[i].cmd, "--format", want[i].taken, &o), 0);
+	}
+}
+
+/* record's usage names both ways to say where it records: -o FILE or --dir DIR. */
+static void record_usage_names_dir(void **state)
+{
+	(void)state;
+	char *text = usage_of(CMD_RECORD);
+	assert_non_null(strstr(text, "usage: xiotop record (-o FILE | --dir DIR) [OPTIONS]"));
+	assert_non_null(strstr(text, "--dir DIR "));
+	free(text);
+}
+
 /* --help lists every column of the table with its key, those of figures added after the
  * named ones too. */
 static void help_lists_every_column(void **state)
@@ -274,6 +322,8 @@ int main(void)
 	    cmocka_unit_test(every_command_is_named_once),
 	    cmocka_unit_test(bad_values_exit_2),
 	    cmocka_unit_test(help_lists_every_column),
+	    cmocka_unit_test(formats_each_command_takes),
+	    cmocka_unit_test(record_usage_names_dir),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -135,8 +135,8 @@ static void test_resolver_marks_refusals(void **state)
 	         images, other, other, images);
 	FILE *in = fmemopen(dump, strlen(dump), "r");
 	struct xs_store st;
-	char err[256];
-	assert_int_equal(xs_parse_stream(in, "paths", &st, err, sizeof(err)), 0);
+	struct xerr err;
+	assert_int_equal(xs_parse_stream(in, "paths", &st, &err), 0);
 	fclose(in);
 	const char *const dirs[] = {images};
 	struct xt_roots r = {.sysfs = "/nonexistent", .image_dirs = dirs, .n_image_dirs = 1};

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <sqlite3.h>
+#include <zlib.h>
 
 #include "test_files.h"
 #include "ui/batch.h"
@@ -85,6 +86,8 @@ static void synthetic(struct xio_sample *s, unsigned i)
 	if (i >= 2)
 		add_dev(s, LOOP1, "loop1", false);
 	add_dev(s, ZRAM3, "zram3", true);
+	if (i >= 3) /* made a mirror's member: a new version of the device (its array kept) */
+		s->devs[s->n_devs - 1].array = XIO_DEV_MEMBER;
 	add_domain(s, 1, "guest1", "/var/lib/xen/images/guest1.img");
 	add_domain(s, 2, i < 3 ? "guest2" : "evil\033[2Jguest", "");
 	if (i <= 4)
@@ -193,8 +196,8 @@ static struct rec_reader *open_after_sql(const char *path, const char *sql, stru
 	return r;
 }
 
-/* At path, the schema 2 recording of fixture NAME (tests/fixtures/recordings/NAME.sql: a
- * dump of a file the last writer of schema 2 made of this file's synthetic samples). */
+/* At path, the recording of fixture NAME (tests/fixtures/recordings/NAME.sql: a dump of a
+ * file the last writer of an older schema made of this file's synthetic samples). */
 static void schema2_recording(const char *path, const char *name)
 {
 	char file[64];
@@ -276,6 +279,7 @@ static void assert_same_sample(const struct xio_sample *want, const struct xio_s
 		assert_int_equal(got->devs[i].dev, devs[i].dev);
 		assert_string_equal(got->devs[i].name, devs[i].name);
 		assert_int_equal(got->devs[i].is_leaf, devs[i].is_leaf);
+		assert_int_equal(got->devs[i].array, devs[i].array);
 	}
 	free(devs);
 	assert_int_equal(got->n_domains, want->n_domains);
@@ -385,7 +389,7 @@ static void test_cpu_times_old_file(void **state)
 	struct xio_sample a, b;
 	assert_int_equal(rec_read(r, 1, &a, &err), 0);
 	assert_int_equal(rec_read(r, 2, &b, &err), 0);
-	assert_int_equal(b.absent, XIO_ABSENT_HOST_CPU);
+	assert_int_equal(b.absent, XIO_ABSENT_HOST_CPU | XIO_ABSENT_ARRAYS);
 	assert_int_equal(b.host_irq_ns, 0);
 	struct model_interval m;
 	assert_int_equal(model_compute(&a, &b, &m), 0);
@@ -444,6 +448,27 @@ static void synthetic_untimed(struct xio_sample *s, unsigned i)
 		l.hist.buckets[14] = op * i, l.hist.count = op * i;
 		assert_int_equal(sample_add_latency(s, &l), 0);
 	}
+}
+
+/* The samples a file written before devices kept their arrays reads as: synthetic's, with
+ * which devices are redundant arrays unknown (their copies null, never 0). */
+static void no_arrays(struct xio_sample *s)
+{
+	for (size_t d = 0; d < s->n_devs; d++)
+		s->devs[d].array = 0;
+	s->absent |= XIO_ABSENT_ARRAYS;
+}
+
+static void synthetic_no_arrays(struct xio_sample *s, unsigned i)
+{
+	synthetic(s, i);
+	no_arrays(s);
+}
+
+static void synthetic_untimed_no_arrays(struct xio_sample *s, unsigned i)
+{
+	synthetic_untimed(s, i);
+	no_arrays(s);
 }
 
 /* A (domain, op) not timed is stored with its bits (latency_counts.untimed) and reads back
@@ -553,7 +578,7 @@ static void test_latency_schema_1(void **state)
 	assert_int_equal(rec_schema_version(r), 1);
 	for (unsigned i = 0; i < 4; i++) {
 		struct xio_sample want, got;
-		synthetic(&want, i);
+		synthetic_no_arrays(&want, i);
 		assert_int_equal(rec_read(r, i, &got, &err), 0);
 		assert_same_sample(&want, &got);
 		sample_free(&want);
@@ -604,8 +629,8 @@ static void assert_reads_synthetic(struct rec_reader *r, const unsigned *order, 
 }
 
 /* A schema 2 file, made by the last writer of schema 2 (the fixture), reads to the very
- * samples it was made of, and to the same intervals in every format; so does its
- * untimed-latency sibling. */
+ * samples it was made of (but for the arrays it did not keep), and to the same intervals
+ * in every format; so does its untimed-latency sibling. */
 static void test_schema_2_file(void **state)
 {
 	(void)state;
@@ -617,7 +642,7 @@ static void test_schema_2_file(void **state)
 	assert_int_equal(rec_schema_version(r), 2);
 	assert_int_equal(rec_count(r), 8);
 	const unsigned order[] = {0, 1, 2, 3, 4, 5, 6, 7, 3, 2, 0};
-	assert_reads_synthetic(r, order, sizeof(order) / sizeof(*order), synthetic);
+	assert_reads_synthetic(r, order, sizeof(order) / sizeof(*order), synthetic_no_arrays);
 	rec_reader_close(r);
 	path = path_of("v2_untimed.xiotop");
 	schema2_recording(path, "schema2_untimed");
@@ -625,19 +650,46 @@ static void test_schema_2_file(void **state)
 	assert_non_null(r);
 	assert_int_equal(rec_count(r), 3);
 	const unsigned order3[] = {0, 1, 2};
-	assert_reads_synthetic(r, order3, 3, synthetic_untimed);
+	assert_reads_synthetic(r, order3, 3, synthetic_untimed_no_arrays);
 	rec_reader_close(r);
 }
 
-/* Schema 3: every REC_KEYFRAME_EVERY-th sample holds its counters, the others their
- * differences from it (`base`); a sample reads the same in order, backwards and by jumps
- * across keyframes, and items new since the keyframe (loop1 from sample 2, a vbd made
- * again at 4) or gone (domain 3 after 4) are whole. */
+/* A schema 3 file, made by the last writer of schema 3 (the fixture: 25 samples, keyframes
+ * 0, 10 and 20, each other sample's items differences from its keyframe's), reads to the
+ * very samples it was made of (but for the arrays it did not keep), in order, backwards
+ * and by jumps, and to the same intervals in every format. */
+static void test_schema_3_file(void **state)
+{
+	(void)state;
+	const char *path = path_of("v3.xiotop");
+	schema2_recording(path, "schema3_synthetic");
+	struct xerr err;
+	struct rec_reader *r = rec_open(path, &err);
+	assert_non_null(r);
+	assert_int_equal(rec_schema_version(r), 3);
+	assert_int_equal(rec_count(r), 25);
+	unsigned order[25 + 25 + 6];
+	size_t n = 0;
+	for (unsigned i = 0; i < 25; i++)
+		order[n++] = i;
+	for (unsigned i = 25; i-- > 0;)
+		order[n++] = i;
+	const unsigned jumps[] = {11, 2, 24, 9, 20, 19};
+	for (size_t j = 0; j < sizeof(jumps) / sizeof(*jumps); j++)
+		order[n++] = jumps[j];
+	assert_reads_synthetic(r, order, n, synthetic_no_arrays);
+	rec_reader_close(r);
+}
+
+/* Schema 4: every REC_KEYFRAME_EVERY-th sample is coded against nothing, every other
+ * against the sample before it (`base` = idx - 1); a sample reads the same in order,
+ * backwards and by jumps across keyframes, and items new since the sample before
+ * (loop1 from sample 2, a vbd made again at 4) or gone (domain 3 after 4) are whole. */
 static void test_keyframes(void **state)
 {
 	(void)state;
 	const char *path = path_of("keyframes.xiotop");
-	enum { K = REC_KEYFRAME_EVERY, N = 12 * K + 5 };
+	enum { K = REC_KEYFRAME_EVERY, N = 2 * K + 5 };
 	write_recording(path, N);
 	sqlite3 *db;
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
@@ -645,16 +697,16 @@ static void test_keyframes(void **state)
 	assert_int_equal(sqlite3_prepare_v2(db,
 	                                    "SELECT count(*), sum(base IS NULL),"
 	                                    " sum(base IS NULL AND idx % ?1 = 0),"
-	                                    " sum(base IS NOT NULL AND base = idx / ?1 * ?1)"
+	                                    " sum(base IS NOT NULL AND base = idx - 1)"
 	                                    " FROM samples",
 	                                    -1, &st, NULL),
 	                 SQLITE_OK);
 	sqlite3_bind_int(st, 1, K);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	assert_int_equal(sqlite3_column_int(st, 0), N);
-	assert_int_equal(sqlite3_column_int(st, 1), 13); /* samples 0, K, ..., 12 K */
-	assert_int_equal(sqlite3_column_int(st, 2), 13);
-	assert_int_equal(sqlite3_column_int(st, 3), N - 13);
+	assert_int_equal(sqlite3_column_int(st, 1), 3); /* samples 0, K, 2 K */
+	assert_int_equal(sqlite3_column_int(st, 2), 3);
+	assert_int_equal(sqlite3_column_int(st, 3), N - 3);
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	struct xerr err;
@@ -666,14 +718,130 @@ static void test_keyframes(void **state)
 		order[n++] = i;
 	for (unsigned i = N; i-- > 0;)
 		order[n++] = i;
-	const unsigned jumps[] = {K + 1, 2, N - 1, K - 1, 12 * K, 12 * K - 1, K, 0};
+	const unsigned jumps[] = {K + 1, 2, N - 1, K - 1, 2 * K, 2 * K - 1, K, 0};
 	for (size_t j = 0; j < sizeof(jumps) / sizeof(*jumps); j++)
 		order[n++] = jumps[j];
 	assert_reads_synthetic(r, order, n, synthetic);
 	rec_reader_close(r);
 }
 
-/* Schema 3: a packed row that does not decode whole makes its sample corrupt, said so. */
+/* Sample `sample`'s rows replaced by one holding code[0, len) compressed. */
+static void set_code(const char *path, unsigned sample, const void *code, size_t len)
+{
+	unsigned char z[1024];
+	uLongf zlen = sizeof(z);
+	assert_int_equal(compress2(z, &zlen, code, (uLong)len, 6), Z_OK);
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_stmt *st;
+	char sql[160];
+	snprintf(sql, sizeof(sql), "DELETE FROM sample_items WHERE slot >> 16 = %u", sample);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(
+	    sqlite3_prepare_v2(db, "INSERT INTO sample_items VALUES (?, ?)", -1, &st, NULL),
+	    SQLITE_OK);
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)sample << 16);
+	sqlite3_bind_blob(st, 2, z, (int)zlen, SQLITE_TRANSIENT);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+/* Schema 4: a sample whose code does not decode whole is corrupt, said so, and the
+ * samples before it still read. The rows and chain of sample 2 damaged by SQL, and the
+ * code of keyframe 0 replaced by ones made by hand: each kind's section (layers, domain
+ * counters, disks, vbds, histograms, the host) is its key list (n + 1, then the keys'
+ * zigzag differences), a bit per item, then the changed items' heads, then their values. */
+static void test_chain_bad(void **state)
+{
+	(void)state;
+	const char *sql_bad[] = {
+	    "UPDATE sample_items SET items = x'ff' WHERE slot = 2 << 16", /* zlib refuses */
+	    "UPDATE sample_items SET items = x'' WHERE slot = 2 << 16",   /* an empty row */
+	    "DELETE FROM sample_items WHERE slot >> 16 = 2",              /* no row */
+	    /* a keyframe that is not one (its code names its base's lists), bases that are not
+	     * the sample before */
+	    "UPDATE samples SET base = NULL WHERE idx = 2",
+	    "UPDATE samples SET base = 0 WHERE idx = 2",
+	    "UPDATE samples SET base = 5 WHERE idx = 2",
+	};
+	for (size_t i = 0; i < sizeof(sql_bad) / sizeof(*sql_bad); i++) {
+		const char *path = path_of("badchain.xiotop");
+		unlink(path);
+		write_recording(path, 4);
+		struct xerr err;
+		struct rec_reader *r = open_after_sql(path, sql_bad[i], &err);
+		struct xio_sample got;
+		if (rec_read(r, 2, &got, &err) != -1)
+			fail_msg("%s: sample 2 read", sql_bad[i]);
+		assert_int_equal(err.code, REC_ERR_CORRUPT);
+		assert_non_null(strstr(err.msg, "sample 2 is incomplete"));
+		assert_int_equal(rec_read(r, 1, &got, &err), 0);
+		sample_free(&got);
+		rec_reader_close(r);
+	}
+	static const struct {
+		const char *why;
+		unsigned char code[20];
+		size_t len;
+	} bad[] = {
+	    {"a kind missing", {1, 1, 1, 1, 1}, 5},
+	    {"a byte left over", {1, 1, 1, 1, 1, 2, 0, 0, 0}, 9},
+	    {"no host item", {1, 1, 1, 1, 1, 1}, 6},
+	    {"a keyframe naming its base's list", {0, 1, 1, 1, 1, 2, 0, 0}, 8},
+	    {"a list longer than the code", {0x7f, 1, 1, 1, 1, 2, 0, 0}, 8},
+	    /* layer key 1: its item changes nothing, then a field past its 4 */
+	    {"an item changing nothing", {2, 2, 1, 0x03, 1, 1, 1, 1, 2, 0, 0}, 11},
+	    {"a field not of the kind", {2, 2, 1, 0x40, 5, 1, 1, 1, 1, 2, 0, 0}, 12},
+	    {"a bit past the last item", {2, 2, 3, 0x04, 5, 1, 1, 1, 1, 2, 0, 0}, 12},
+	    /* domain 1's write histogram (key 3: zigzag 6): its buckets from 30 over 5, over 0,
+	     * a head of no part, of an unknown one */
+	    {"a span past the last bucket",
+	     {1, 1, 1, 1, 2, 6, 1, 8, 30, 5, 1, 1, 1, 1, 1, 2, 0, 0},
+	     18},
+	    {"an empty span", {1, 1, 1, 1, 2, 6, 1, 8, 27, 0, 2, 0, 0}, 13},
+	    {"a histogram changing nothing", {1, 1, 1, 1, 2, 6, 1, 0, 2, 0, 0}, 11},
+	    {"a histogram part unknown", {1, 1, 1, 1, 2, 6, 1, 16, 1, 2, 0, 0}, 12},
+	    {"a host item of key 1", {1, 1, 1, 1, 1, 2, 2, 0}, 8},
+	};
+	/* the same made whole reads: one layer of key 1 with 5 bytes read, a histogram of 3
+	 * requests in bucket 10, the host's monotonic clock at 7 */
+	const unsigned char good[] = {2, 2, 1, 0x04, 5, 1, 1, 1, 2,    6,
+	                              1, 8, 7, 1,    3, 2, 0, 1, 0x04, 7};
+	for (size_t i = 0; i <= sizeof(bad) / sizeof(*bad); i++) {
+		const char *path = path_of("badcode.xiotop");
+		unlink(path);
+		write_recording(path, 4);
+		bool whole = i == sizeof(bad) / sizeof(*bad);
+		if (whole)
+			set_code(path, 0, good, sizeof(good));
+		else
+			set_code(path, 0, bad[i].code, bad[i].len);
+		struct xerr err;
+		struct rec_reader *r = rec_open(path, &err);
+		assert_non_null(r);
+		struct xio_sample got;
+		int rc = rec_read(r, 0, &got, &err);
+		if (whole) {
+			if (rc)
+				fail_msg("made whole: %s", err.msg);
+			assert_int_equal(got.n_layers, 1);
+			assert_int_equal(got.layers[0].io.rd_bytes, 5);
+			assert_int_equal(got.n_latency, 0); /* sample 0 is not timed */
+			assert_int_equal(got.monotonic_ns, 7);
+			sample_free(&got);
+		} else {
+			if (rc != -1)
+				fail_msg("%s: sample 0 read", bad[i].why);
+			assert_int_equal(err.code, REC_ERR_CORRUPT);
+			assert_non_null(strstr(err.msg, "sample 0 is incomplete"));
+		}
+		rec_reader_close(r);
+	}
+}
+
+/* Schema 3 (the fixture): a packed row that does not decode whole makes its sample
+ * corrupt, said so. */
 static void test_packed_bad(void **state)
 {
 	(void)state;
@@ -702,8 +870,7 @@ static void test_packed_bad(void **state)
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		const char *path = path_of("badpack.xiotop");
-		unlink(path);
-		write_recording(path, 4);
+		schema2_recording(path, "schema3_synthetic");
 		struct xerr err;
 		struct rec_reader *r = open_after_sql(path, bad[i], &err);
 		struct xio_sample got;
@@ -728,7 +895,8 @@ static void test_names_deduplicated(void **state)
 	sqlite3 *db;
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	sqlite3_stmt *st;
-	/* 4 devices, domains 1, 2 (twice: renamed) and 3 (closed after sample 4) */
+	/* 4 devices (zram3 twice: made a member at 3), domains 1, 2 (twice: renamed) and 3
+	 * (closed after sample 4) */
 	assert_int_equal(sqlite3_prepare_v2(db,
 	                                    "SELECT (SELECT count(*) FROM devices),"
 	                                    " (SELECT count(*) FROM domains),"
@@ -738,7 +906,7 @@ static void test_names_deduplicated(void **state)
 	                                    -1, &st, NULL),
 	                 SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(st, 0), 4);
+	assert_int_equal(sqlite3_column_int(st, 0), 5);
 	assert_int_equal(sqlite3_column_int(st, 1), 4);
 	assert_int_equal(sqlite3_column_int(st, 2), 4);
 	assert_int_equal(sqlite3_column_int(st, 3), 2);
@@ -951,6 +1119,74 @@ static void test_read_only_directory(void **state)
 	chmod(dir, 0700);
 }
 
+static bool beside(const char *path, const char *suffix)
+{
+	char side[200];
+	snprintf(side, sizeof(side), "%s%s", path, suffix);
+	return access(side, F_OK) == 0;
+}
+
+/* Readers need no space (issue 45): a closed recording is read without anything made
+ * beside it (no -wal, -shm or -journal), also where nothing can be made (a directory its
+ * reader may not write, as a read-only or full file system: as root, the reader runs as
+ * nobody in a child), for a file of the WAL schemas (1-3: this one made so) as for any. */
+static void test_reader_creates_nothing(void **state)
+{
+	(void)state;
+	const char *ro = path_of("readonly");
+	assert_int_equal(mkdir(ro, 0755), 0);
+	char file[160];
+	snprintf(file, sizeof(file), "%s/closed.xiotop", ro);
+	write_recording(file, 12);
+	exec_sql(file, "PRAGMA journal_mode=WAL"); /* as schemas 1-3 were left */
+	assert_false(beside(file, "-wal"));
+	assert_int_equal(chmod(file, 0644), 0);
+	assert_int_equal(chmod(ro, 0555), 0);
+	assert_int_equal(chmod(dir, 0755), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (geteuid() == 0 && (setgid(65534) || setuid(65534)))
+			_exit(3);
+		struct xerr err;
+		struct rec_reader *r = rec_open(file, &err);
+		if (!r) {
+			fprintf(stderr, "message: %s\n", err.msg);
+			_exit(4);
+		}
+		for (unsigned i = 0; i < 12; i++) {
+			struct xio_sample want, got;
+			synthetic(&want, i);
+			if (rec_read(r, i, &got, &err)) {
+				fprintf(stderr, "message: %s\n", err.msg);
+				_exit(5);
+			}
+			assert_same_sample(&want, &got);
+			sample_free(&want);
+			sample_free(&got);
+		}
+		rec_reader_close(r);
+		_exit(0);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	chmod(ro, 0755);
+	chmod(dir, 0700);
+	/* and as the owner, in a directory it may write: nothing made either */
+	struct xerr err;
+	struct rec_reader *r = rec_open(file, &err);
+	assert_non_null(r);
+	struct xio_sample got;
+	assert_int_equal(rec_read(r, 11, &got, &err), 0);
+	sample_free(&got);
+	rec_reader_close(r);
+	assert_false(beside(file, "-wal"));
+	assert_false(beside(file, "-shm"));
+	assert_false(beside(file, "-journal"));
+}
+
 static void test_never_overwrites(void **state)
 {
 	(void)state;
@@ -964,8 +1200,48 @@ static void test_never_overwrites(void **state)
 	assert_int_equal(st.st_size, 8);
 }
 
-/* A full disk (here a size limit, which SQLite reports the same way): a clear error, the
- * writer closed, every committed sample readable. */
+/* Appends synthetic(i) for i from *next on until stop(w, rc, err) says so; the count. */
+static unsigned append_until(struct rec_writer *w, unsigned *next,
+                             bool (*stop)(struct rec_writer *w, int rc, const struct xerr *err))
+{
+	unsigned n = 0;
+	for (; *next < 100000; (*next)++, n++) {
+		struct xio_sample s;
+		struct xerr err = {0};
+		synthetic(&s, *next);
+		int rc = rec_append(w, &s, &err);
+		sample_free(&s);
+		if (stop(w, rc, &err))
+			return n;
+	}
+	fail_msg("never stopped");
+	return n;
+}
+
+static bool full_said(struct rec_writer *w, int rc, const struct xerr *err)
+{
+	(void)err;
+	assert_int_equal(rc, 0);
+	const struct xerr *why;
+	rec_writer_waiting(w, &why);
+	return why && why->code == REC_ERR_FULL;
+}
+
+static bool not_kept(struct rec_writer *w, int rc, const struct xerr *err)
+{
+	(void)w;
+	if (!rc)
+		return false;
+	assert_int_equal(err->code, REC_ERR_FULL);
+	assert_non_null(strstr(err->msg, "not kept"));
+	return true;
+}
+
+/* A full disk (here a size limit, which SQLite reports the same way): the commit is
+ * rolled back and the samples wait, the writer open, rec_writer_waiting saying why;
+ * past the wait limit a sample is not kept (REC_ERR_FULL, said); once there is room every
+ * sample kept is committed, none lost, and the sample after the one not kept reads whole
+ * (coded against the last kept). */
 static void test_disk_full(void **state)
 {
 	(void)state;
@@ -973,43 +1249,56 @@ static void test_disk_full(void **state)
 	struct xerr err;
 	struct rec_writer *w = rec_create(path, NULL, &err);
 	assert_non_null(w);
+	rec_set_commit_rule(w, 0, 0, 16 * 1024); /* a commit at every sample */
 	assert_int_equal(rec_set_size_limit(w, 64 * 1024, &err), 0);
-	unsigned stored = 0;
-	for (unsigned i = 0; i < 10000; i++) {
+	unsigned next = 0;
+	append_until(w, &next, full_said);
+	const struct xerr *why;
+	size_t waiting = rec_writer_waiting(w, &why);
+	assert_int_equal(waiting, 1);
+	assert_non_null(strstr(why->msg, "disk full"));
+	assert_non_null(strstr(why->msg, path));
+	unsigned committed = next; /* samples 0 .. next - 1 */
+	assert_true(committed > 2);
+	next++;
+	append_until(w, &next, not_kept); /* sample `next` was not kept */
+	unsigned lost = next++;
+	assert_true(rec_writer_waiting(w, NULL) > 1);
+	/* a mark waits too */
+	assert_int_equal(rec_add_mark_from(w, "while full", 5, "api", -1, &err), 0);
+	assert_int_equal(rec_set_size_limit(w, 64 * 1024 * 1024, &err), 0);
+	for (unsigned k = 0; k < 3; k++, next++) {
 		struct xio_sample s;
-		synthetic(&s, i);
-		int rc = rec_append(w, &s, &err);
+		synthetic(&s, next);
+		assert_int_equal(rec_append(w, &s, &err), 0);
 		sample_free(&s);
-		if (rc)
-			break;
-		stored++;
 	}
-	assert_int_equal(err.code, REC_ERR_FULL);
-	assert_non_null(strstr(err.msg, "disk full"));
-	assert_non_null(strstr(err.msg, path));
-	assert_true(stored > 2 && stored < 10000);
-	assert_int_equal(rec_writer_count(w), stored);
-	struct xio_sample s;
-	synthetic(&s, 0);
-	assert_int_equal(rec_append(w, &s, &err), -1); /* stays closed */
-	assert_int_equal(err.code, REC_ERR_FULL);
-	assert_int_equal(rec_add_mark_from(w, "late", 1, "api", -1, &err), -1);
-	sample_free(&s);
-	rec_close(w, &err);
+	assert_int_equal(rec_writer_waiting(w, &why), 0);
+	assert_null(why);
+	assert_int_equal(rec_close(w, &err), 0);
 
 	struct rec_reader *r = rec_open(path, &err);
 	assert_non_null(r);
-	assert_int_equal(rec_count(r), stored);
-	struct xio_sample got;
-	assert_int_equal(rec_read(r, stored - 1, &got, &err), 0);
-	synthetic(&s, stored - 1);
-	assert_same_sample(&s, &got);
-	sample_free(&s);
-	sample_free(&got);
+	assert_int_equal(rec_count(r), next - 1);
+	assert_int_equal(rec_n_marks(r), 1);
+	for (unsigned i = 0; i + 1 < next; i++) {
+		struct xio_sample want, got;
+		synthetic(&want, i < lost ? i : i + 1);
+		want.realtime_ns = rec_time(r, i); /* as synthetic(i + 1) after the lost one */
+		if (rec_read(r, i, &got, &err))
+			fail_msg("sample %u: %s", i, err.msg);
+		assert_same_sample(&want, &got);
+		sample_free(&want);
+		sample_free(&got);
+	}
 	rec_reader_close(r);
+	print_message("%u samples committed before the disk was full, sample %u not kept, "
+	              "%u in all\n",
+	              committed, lost, next - 1);
 }
 
-/* A recorder killed with -9: every committed sample is there. */
+/* A recorder killed with -9: every committed sample is there, whole; what waited for its
+ * commit is lost (the commit rule's promise, record.h), and no reader saw it before. */
 static void test_killed_writer(void **state)
 {
 	(void)state;
@@ -1021,27 +1310,32 @@ static void test_killed_writer(void **state)
 	if (pid == 0) {
 		struct xerr err;
 		struct rec_writer *w = rec_create(path, NULL, &err);
-		for (unsigned i = 0; w && i < 5; i++) {
+		for (unsigned i = 0; w && i < 7; i++) {
 			struct xio_sample s;
 			synthetic(&s, i);
-			if (rec_append(w, &s, &err))
+			if (rec_append(w, &s, &err) || (i == 4 && rec_flush(w, &err)))
 				_exit(1);
 			sample_free(&s);
 		}
 		if (write(pipefd[1], "k", 1) != 1)
 			_exit(1);
-		pause(); /* killed here, writer open, WAL not folded in */
+		pause(); /* killed here, samples 5 and 6 waiting */
 		_exit(1);
 	}
 	char c;
 	assert_int_equal(read(pipefd[0], &c, 1), 1);
+	struct xerr err;
+	struct rec_reader *r = rec_open(path, &err);
+	if (!r)
+		fail_msg("%s", err.msg);
+	assert_int_equal(rec_count(r), 5); /* a reader sees what was committed */
+	rec_reader_close(r);
 	kill(pid, SIGKILL);
 	int status;
 	waitpid(pid, &status, 0);
 	close(pipefd[0]);
 	close(pipefd[1]);
-	struct xerr err;
-	struct rec_reader *r = rec_open(path, &err);
+	r = rec_open(path, &err);
 	if (!r)
 		fail_msg("%s", err.msg);
 	assert_int_equal(rec_count(r), 5);
@@ -1101,8 +1395,10 @@ int main(void)
 	    cmocka_unit_test(test_latency_schema_1),
 	    cmocka_unit_test(test_latency_untimed),
 	    cmocka_unit_test(test_schema_2_file),
+	    cmocka_unit_test(test_schema_3_file),
 	    cmocka_unit_test(test_keyframes),
 	    cmocka_unit_test(test_packed_bad),
+	    cmocka_unit_test(test_chain_bad),
 	    cmocka_unit_test(test_cpu_times_old_file),
 	    cmocka_unit_test(test_names_deduplicated),
 	    cmocka_unit_test(test_marks_and_windows),
@@ -1113,6 +1409,7 @@ int main(void)
 	    cmocka_unit_test(test_newer_schema),
 	    cmocka_unit_test(test_foreign_sqlite),
 	    cmocka_unit_test(test_read_only_directory),
+	    cmocka_unit_test(test_reader_creates_nothing),
 	    cmocka_unit_test(test_never_overwrites),
 	    cmocka_unit_test(test_disk_full),
 	    cmocka_unit_test(test_killed_writer),

@@ -1,7 +1,8 @@
 /* test_record_moved.c - the writer against what happens to its file from outside: a
  * recorder killed while it creates a file leaves nothing half-made at the path (every
  * file there opens), and a file removed, renamed (logrotate) or replaced under the writer
- * is noticed (rec_writer_moved), a renamed one complete on its own once closed. */
+ * is noticed (rec_writer_moved), a renamed one complete on its own once closed (the
+ * samples waiting for their commit go into it, at its new name). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -126,10 +127,11 @@ static void test_renamed(void **state)
 	assert_true(rec_writer_moved(w));
 	append(w, 1); /* still into the renamed file */
 	assert_int_equal(rec_close(w, &err), 0);
-	/* closed: its WAL (left at the old name) folded in, the renamed file stands alone */
-	char wal[180];
-	snprintf(wal, sizeof(wal), "%s-wal", path);
-	assert_int_equal(access(wal, F_OK), -1);
+	/* closed: what waited committed into the renamed file, which stands alone (nothing
+	 * left at the old name) */
+	char journal[180];
+	snprintf(journal, sizeof(journal), "%s-journal", path);
+	assert_int_equal(access(journal, F_OK), -1);
 	assert_int_equal(samples_in(rotated), 2);
 	/* and the path is free for the next file */
 	w = rec_create(path, NULL, &err);
@@ -164,17 +166,17 @@ static void test_removed_and_replaced(void **state)
 	rec_close(w, NULL);
 }
 
-/* Renamed, then its writer killed before it noticed: the samples still in the WAL at the
- * old name are neither taken by a new file at the path (refused, saying why) nor lost
- * (the WAL put beside the renamed file gives them back). */
+/* Renamed, then its writer killed before it noticed: what it had committed is in the
+ * renamed file, whole (what still waited for its commit is lost with it), and a journal
+ * left at the old name by a writer killed while committing is not taken by a new file at
+ * the path (refused, saying why). */
 static void test_renamed_then_killed(void **state)
 {
 	(void)state;
 	const char *path = path_of("rotated-killed.xiotop");
-	char rotated[160], wal[180], rotated_wal[180];
+	char rotated[160], journal[180];
 	snprintf(rotated, sizeof(rotated), "%s.1", path);
-	snprintf(wal, sizeof(wal), "%s-wal", path);
-	snprintf(rotated_wal, sizeof(rotated_wal), "%s-wal", rotated);
+	snprintf(journal, sizeof(journal), "%s-journal", path);
 	int ready[2];
 	assert_int_equal(pipe(ready), 0);
 	pid_t pid = fork();
@@ -184,7 +186,10 @@ static void test_renamed_then_killed(void **state)
 		struct rec_writer *w = rec_create(path, NULL, &err);
 		for (unsigned i = 0; w && i < 3; i++)
 			append(w, i);
-		if (!w || write(ready[1], "r", 1) != 1)
+		if (!w || rec_flush(w, &err))
+			_exit(1);
+		append(w, 3); /* waits for its commit */
+		if (write(ready[1], "r", 1) != 1)
 			_exit(1);
 		pause();
 		_exit(0);
@@ -196,13 +201,20 @@ static void test_renamed_then_killed(void **state)
 	waitpid(pid, NULL, 0);
 	close(ready[0]);
 	close(ready[1]);
+	assert_int_equal(samples_in(rotated), 3);
+	FILE *f = fopen(journal, "w"); /* as a writer killed in a commit leaves it */
+	assert_non_null(f);
+	fputs("not ours", f);
+	fclose(f);
 	struct xerr err;
 	assert_null(rec_create(path, NULL, &err));
 	assert_int_equal(err.code, REC_ERR_EXISTS);
-	assert_non_null(strstr(err.msg, wal));
-	assert_non_null(strstr(err.msg, "last samples"));
-	assert_int_equal(rename(wal, rotated_wal), 0);
-	assert_int_equal(samples_in(rotated), 3);
+	assert_non_null(strstr(err.msg, journal));
+	assert_non_null(strstr(err.msg, "killed"));
+	unlink(journal);
+	struct rec_writer *w = rec_create(path, NULL, &err);
+	assert_non_null(w);
+	rec_close(w, NULL);
 }
 
 /* A creator's leftover (killed while making its file) does not stop the next one. */

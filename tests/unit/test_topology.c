@@ -169,6 +169,13 @@ static void build_sysfs(void)
 	add_dev(VIRT "md0", 122, 0, false);
 	add_slave(VIRT "md0", "devices/platform/host1/block/sdb");
 	add_slave(VIRT "md0", "devices/platform/host2/block/sdc");
+	/* a mirror: its members name it among their holders (dm-0 holds md0, no array) */
+	char level[PATH_MAX];
+	fmt(level, sizeof(level), "%s/%s/md/level", cur_sys, VIRT "md0");
+	write_text(level, "raid1\n");
+	sys_link("devices/platform/host1/block/sdb/holders", "md0", VIRT "md0");
+	sys_link("devices/platform/host2/block/sdc/holders", "md0", VIRT "md0");
+	sys_link(VIRT "md0/holders", "dm-0", VIRT "dm-0");
 	add_dev(VIRT "dm-0", 123, 0, false);
 	add_slave(VIRT "dm-0", VIRT "md0");
 	add_dev(VIRT "dm-1", 123, 1, false);
@@ -264,12 +271,12 @@ static int setup(void **state)
 	fclose(mem);
 	FILE *in = fmemopen(dump, len, "r");
 	struct xs_store store;
-	char err[256] = "";
-	int rc = xs_parse_stream(in, "topo-dump", &store, err, sizeof(err));
+	struct xerr err = {0};
+	int rc = xs_parse_stream(in, "topo-dump", &store, &err);
 	fclose(in);
 	free(dump);
 	if (rc != 0) {
-		fprintf(stderr, "dump: %s\n", err);
+		fprintf(stderr, "dump: %s\n", err.msg);
 		return -1;
 	}
 	rc = topo_from_xenstore(&store, &roots, &topo);
@@ -351,7 +358,13 @@ static void test_devinfo(void **state)
 	assert_true(info.is_loop); /* unbound loop: known by its name */
 	assert_false(info.is_leaf);
 	assert_int_equal(topo_devinfo(&roots, XT_KDEV(122, 0), &info), 0);
-	assert_false(info.is_leaf); /* md0 has slaves */
+	assert_false(info.is_leaf);  /* md0 has slaves */
+	assert_true(info.is_array);  /* raid1 */
+	assert_false(info.in_array); /* its holder dm-0 is no array */
+	assert_int_equal(topo_devinfo(&roots, XT_KDEV(121, 16), &info), 0);
+	assert_true(info.is_leaf && info.in_array && !info.is_array); /* sdb, a member */
+	assert_int_equal(topo_devinfo(&roots, XT_KDEV(123, 0), &info), 0);
+	assert_false(info.is_array || info.in_array); /* dm-0 on the mirror */
 	assert_int_equal(topo_devinfo(&roots, XT_KDEV(124, 0), &info), 0);
 	assert_true(info.is_leaf);
 	assert_int_equal(topo_devinfo(&roots, XT_KDEV(121, 99), &info), -1);

@@ -1,6 +1,7 @@
-/* test_web_config.c - serve --web-config: the exporters' web configuration read
- * strictly (each bad file is one message naming the file, the line and the key), paths
- * relative to the file, and bcrypt users checked with crypt(3). */
+/* test_web_config.c - serve --web-config: the exporters' web configuration read as YAML
+ * (libyaml: flow mappings, block scalars, anchors and the rest of the forms the exporter
+ * toolkit takes) and strictly (each bad file is one message naming the file, the line
+ * and the key), paths relative to the file, and bcrypt users checked with crypt(3). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -61,8 +62,12 @@ static int teardown(void **state)
 static int load(const char *text, struct web_config *cfg, char *err, size_t len)
 {
 	write_file("web.yml", text);
-	err[0] = '\0';
-	return web_config_load(cfg_path, cfg, err, len);
+	struct xerr e = {0};
+	int rc = web_config_load(cfg_path, cfg, &e);
+	snprintf(err, len, "%s", e.msg);
+	if (rc)
+		assert_int_equal(e.kind, XERR_INPUT);
+	return rc;
 }
 
 static void test_full_config(void **state)
@@ -149,13 +154,23 @@ static void test_bad_files(void **state)
 	    {"basic_auth_users:\n  prom: $1$abc$def\n", ":2: prom: wants a bcrypt hash"},
 	    {"basic_auth_users:\n  prom:\n", ":2: prom: wants a bcrypt hash"},
 	    {"basic_auth_users:\n  prom: " HASH "\n  prom: " HASH "\n", ":3: prom: given twice"},
-	    {"basic_auth_users:\n  a: " HASH "\n    b: " HASH "\n", ":3: b: indented unlike"},
-	    {"basic_auth_users: {}\n", ":1: basic_auth_users: "},
-	    {"basic_auth_users:\n\tprom: x\n", ":2: (indentation): tabs"},
-	    {"  prom: x\n", ":1: prom: indented, under no section"},
-	    {"basic_auth_users:\n  prom: 'unclosed\n", ":2: prom: a quoted value"},
-	    {"basic_auth_users:\n  just a line\n", ":2: (key): not a"},
-	    {"tls_server_config:\n  cert_file: [a, b]\n", ":2: cert_file: only plain"},
+	    /* what YAML itself refuses: libyaml's reason and line */
+	    {"basic_auth_users:\n  a: " HASH "\n    b: " HASH "\n",
+	     ":3: (yaml): mapping values are not allowed"},
+	    {"basic_auth_users:\n\tprom: x\n", ":2: (yaml): found character that cannot start"},
+	    {"basic_auth_users:\n  prom: 'unclosed\n", ": (yaml): found unexpected end of stream"},
+	    {"basic_auth_users: {prom: x\n", ": (yaml): did not find expected ',' or '}'"},
+	    {"basic_auth_users:\n  prom: " HASH "\n---\nbasic_auth_users: {}\n",
+	     ":3: (yaml): a second document"},
+	    /* YAML, but not the format's */
+	    {"  prom: x\n", ":1: prom: unknown key"},
+	    {"- tls_server_config\n", ":1: (top): wants a mapping"},
+	    {"basic_auth_users:\n  just a line\n", ":2: basic_auth_users: wants its keys"},
+	    {"tls_server_config:\n  cert_file: [a, b]\n", ":2: cert_file: wants one value"},
+	    {"tls_server_config: {cert_file: {a: b}}\n", ":1: cert_file: wants one value"},
+	    {"basic_auth_users: {? [a]: " HASH "}\n", ":1: basic_auth_users: a key that is not"},
+	    {"{tls_server_config: {cert_file: server.crt, cert_file: server.crt}}\n",
+	     ":1: cert_file: given twice"},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct web_config cfg;
@@ -167,9 +182,52 @@ static void test_bad_files(void **state)
 			         rc, err, bad[i].where);
 	}
 	struct web_config cfg;
-	char err[1024];
-	assert_int_equal(web_config_load("/nonexistent/web.yml", &cfg, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "/nonexistent/web.yml: No such file"));
+	struct xerr err;
+	assert_int_equal(web_config_load("/nonexistent/web.yml", &cfg, &err), -1);
+	assert_non_null(strstr(err.msg, "/nonexistent/web.yml: No such file"));
+}
+
+/* The forms YAML has for the same configuration (as the exporter toolkit's Go YAML reads
+ * them): flow mappings, quoted keys, folded and literal scalars, anchors, explicit document
+ * markers; each loads to the same users and TLS files. */
+static void test_yaml_forms(void **state)
+{
+	(void)state;
+	static const char *const forms[] = {
+	    "{tls_server_config: {cert_file: server.crt, key_file: server.key}, "
+	    "basic_auth_users: {prom: '" HASH "', \"other user\": \"" HASH "\"}}\n",
+	    "---\ntls_server_config: {cert_file: server.crt,\n  key_file: server.key}\n"
+	    "basic_auth_users:\n  prom: &h " HASH "\n  other user: *h\n...\n",
+	    "\"tls_server_config\":\n    \"cert_file\": >-\n        server.crt\n"
+	    "    key_file: |-\n        server.key\nbasic_auth_users:\n"
+	    "  ? prom\n  : " HASH "\n  'other user': " HASH "   # a comment\n",
+	};
+	for (size_t i = 0; i < sizeof(forms) / sizeof(*forms); i++) {
+		struct web_config cfg;
+		char err[1024];
+		if (load(forms[i], &cfg, err, sizeof(err)))
+			fail_msg("form %zu: %s", i, err);
+		assert_true(cfg.tls);
+		assert_string_equal(cfg.cert_pem, PEM);
+		assert_non_null(strstr(cfg.key_pem, "PRIVATE KEY"));
+		assert_int_equal(cfg.n_users, 2);
+		assert_string_equal(cfg.users[0].name, "prom");
+		assert_string_equal(cfg.users[1].name, "other user");
+		assert_true(web_config_check_user(&cfg, "other user", "s3cret"));
+		web_config_free(&cfg);
+	}
+	/* a flow mapping with no users, a document with nothing, a null section: no auth */
+	static const char *const open[] = {"basic_auth_users: {}\n", "---\n...\n",
+	                                   "basic_auth_users:\n", "basic_auth_users: ~\n"};
+	for (size_t i = 0; i < sizeof(open) / sizeof(*open); i++) {
+		struct web_config cfg;
+		char err[1024];
+		if (load(open[i], &cfg, err, sizeof(err)))
+			fail_msg("open %zu: %s", i, err);
+		assert_true(web_config_open_access(&cfg));
+		assert_false(cfg.tls);
+		web_config_free(&cfg);
+	}
 }
 
 int main(void)
@@ -177,6 +235,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_full_config),
 	    cmocka_unit_test(test_empty_and_auth_only),
+	    cmocka_unit_test(test_yaml_forms),
 	    cmocka_unit_test(test_bad_files),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

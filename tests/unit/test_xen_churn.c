@@ -120,8 +120,8 @@ static void test_dump_sequence(void **state)
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		FILE *in = fmemopen((void *)steps[i], strlen(steps[i]), "r");
 		struct xs_store st;
-		char err[256];
-		assert_int_equal(xs_parse_stream(in, "step", &st, err, sizeof(err)), 0);
+		struct xerr err;
+		assert_int_equal(xs_parse_stream(in, "step", &st, &err), 0);
 		fclose(in);
 		struct xt_topology t;
 		assert_int_equal(topo_from_xenstore(&st, &roots, &t), 0);

@@ -22,18 +22,21 @@ static const char *fixture(const char *name)
 }
 
 /* Parse text held in memory (length given, so it may hold NUL bytes). */
-static int parse_mem(const char *text, size_t len, struct xs_store *s, char *err, size_t errlen)
+static int parse_mem(const char *text, size_t len, struct xs_store *s, struct xerr *err)
 {
 	FILE *in = fmemopen((void *)text, len, "r");
 	assert_non_null(in);
-	int rc = xs_parse_stream(in, "mem", s, err, errlen);
+	*err = (struct xerr){0};
+	int rc = xs_parse_stream(in, "mem", s, err);
 	fclose(in);
+	if (rc)
+		assert_int_equal(err->kind, XERR_INPUT);
 	return rc;
 }
 
-static int parse_str(const char *text, struct xs_store *s, char *err, size_t errlen)
+static int parse_str(const char *text, struct xs_store *s, struct xerr *err)
 {
-	return parse_mem(text, strlen(text), s, err, errlen);
+	return parse_mem(text, strlen(text), s, err);
 }
 
 static void assert_same_store(const struct xs_store *a, const struct xs_store *b)
@@ -52,11 +55,11 @@ static void test_all_forms_give_one_store(void **state)
 	(void)state;
 	static const char *const others[] = {"tree.txt", "full-perms.txt", "tree-perms.txt"};
 	struct xs_store full, other;
-	char err[256] = "";
-	assert_int_equal(xs_parse_file(fixture("full.txt"), &full, err, sizeof(err)), 0);
+	struct xerr err = {0};
+	assert_int_equal(xs_parse_file(fixture("full.txt"), &full, &err), 0);
 	assert_true(full.n > 50);
 	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
-		assert_int_equal(xs_parse_file(fixture(others[i]), &other, err, sizeof(err)), 0);
+		assert_int_equal(xs_parse_file(fixture(others[i]), &other, &err), 0);
 		assert_same_store(&full, &other);
 		xs_free(&other);
 	}
@@ -81,8 +84,8 @@ static void test_cut_values_are_flagged(void **state)
 {
 	(void)state;
 	struct xs_store s;
-	char err[256];
-	assert_int_equal(xs_parse_file(fixture("tree-cut.txt"), &s, err, sizeof(err)), 0);
+	struct xerr err;
+	assert_int_equal(xs_parse_file(fixture("tree-cut.txt"), &s, &err), 0);
 	const struct xs_entry *e = xs_find(&s, "/local/domain/0/backend/vbd/2/51712/params");
 	assert_non_null(e);
 	assert_true(e->truncated);
@@ -93,8 +96,7 @@ static void test_cut_values_are_flagged(void **state)
 	xs_free(&s);
 
 	/* an escaped backslash before "..." is text, not a cut; a cut may split an escape */
-	assert_int_equal(
-	    parse_str("/a = \"x\\\\...\"\n/b = \"y\\x1\\...\"\n", &s, err, sizeof(err)), 0);
+	assert_int_equal(parse_str("/a = \"x\\\\...\"\n/b = \"y\\x1\\...\"\n", &s, &err), 0);
 	assert_false(xs_find(&s, "/a")->truncated);
 	assert_string_equal(xs_get(&s, "/a"), "x\\...");
 	assert_true(xs_find(&s, "/b")->truncated);
@@ -106,9 +108,9 @@ static void test_every_escape(void **state)
 {
 	(void)state;
 	struct xs_store s;
-	char err[256] = "";
+	struct xerr err;
 	const char *text = "/v = \"a\\\\b\\\"c\\nd\\te\\rf\\x41\\x7E\\x9\\101\\7\\000g\\x00h\"\n";
-	assert_int_equal(parse_str(text, &s, err, sizeof(err)), 0);
+	assert_int_equal(parse_str(text, &s, &err), 0);
 	const struct xs_entry *e = xs_find(&s, "/v");
 	assert_non_null(e);
 	static const char want[] = "a\\b\"c\nd\te\rfA~\tA\a\0g\0h";
@@ -121,16 +123,16 @@ static void test_lenient_layout(void **state)
 {
 	(void)state;
 	struct xs_store s;
-	char err[256] = "";
+	struct xerr err;
 	const char *full = "\n/a = \"1\"  \r\n\t\n/a/b = \"2\"\t\r\n   \n/a/c = \"\"\r\n";
-	assert_int_equal(parse_str(full, &s, err, sizeof(err)), 0);
+	assert_int_equal(parse_str(full, &s, &err), 0);
 	assert_int_equal(s.n, 3);
 	assert_string_equal(xs_get(&s, "/a/b"), "2");
 	xs_free(&s);
 
 	const char *tree = "\r\na = \"1\"\r\n b = \"2\" \r\n\r\n  c = \"3\"\r\n d = \"4\"\r\n"
 	                   "e = \"5\"\r\n";
-	assert_int_equal(parse_str(tree, &s, err, sizeof(err)), 0);
+	assert_int_equal(parse_str(tree, &s, &err), 0);
 	assert_int_equal(s.n, 5);
 	assert_string_equal(xs_get(&s, "/a/b/c"), "3");
 	assert_string_equal(xs_get(&s, "/a/d"), "4");
@@ -138,13 +140,12 @@ static void test_lenient_layout(void **state)
 	xs_free(&s);
 
 	/* a path given twice: the later value wins */
-	assert_int_equal(parse_str("/a = \"1\"\n/b = \"2\"\n/a = \"3\"\n", &s, err, sizeof(err)),
-	                 0);
+	assert_int_equal(parse_str("/a = \"1\"\n/b = \"2\"\n/a = \"3\"\n", &s, &err), 0);
 	assert_int_equal(s.n, 2);
 	assert_string_equal(xs_get(&s, "/a"), "3");
 	xs_free(&s);
 
-	assert_int_equal(parse_str("", &s, err, sizeof(err)), 0);
+	assert_int_equal(parse_str("", &s, &err), 0);
 	assert_int_equal(s.n, 0);
 	assert_null(xs_get(&s, "/a"));
 	xs_free(&s);
@@ -177,39 +178,44 @@ static void test_malformed_lines(void **state)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct xs_store s;
-		char err[256] = "";
-		assert_int_equal(parse_str(cases[i].text, &s, err, sizeof(err)), -1);
-		if (strncmp(err, cases[i].error, strlen(cases[i].error)) != 0)
-			fail_msg("case %zu: got \"%s\", want \"%s...\"", i, err, cases[i].error);
+		struct xerr err;
+		assert_int_equal(parse_str(cases[i].text, &s, &err), -1);
+		if (strncmp(err.msg, cases[i].error, strlen(cases[i].error)) != 0)
+			fail_msg("case %zu: got \"%s\", want \"%s...\"", i, err.msg,
+			         cases[i].error);
 		assert_int_equal(s.n, 0);
 		xs_free(&s);
 	}
 	/* a NUL byte inside a line */
 	struct xs_store s;
-	char err[256] = "";
+	struct xerr err;
 	static const char nul[] = "/a = \"x\"\n/b = \"y\0z\"\n";
-	assert_int_equal(parse_mem(nul, sizeof(nul) - 1, &s, err, sizeof(err)), -1);
-	assert_string_equal(err, "mem:2: NUL byte in the line");
+	assert_int_equal(parse_mem(nul, sizeof(nul) - 1, &s, &err), -1);
+	assert_string_equal(err.msg, "mem:2: NUL byte in the line");
 }
 
 static void test_errors_name_the_file(void **state)
 {
 	(void)state;
 	struct xs_store s;
-	char err[4200] = "", want[4200];
-	assert_int_equal(xs_parse_file(fixture("malformed.txt"), &s, err, sizeof(err)), -1);
+	struct xerr err;
+	char want[4200];
+	assert_int_equal(xs_parse_file(fixture("malformed.txt"), &s, &err), -1);
 	snprintf(want, sizeof(want), "%s:3: unexpected text after the value",
 	         fixture("malformed.txt"));
-	assert_string_equal(err, want);
+	assert_string_equal(err.msg, want);
+	assert_int_equal(err.kind, XERR_INPUT);
 
-	assert_int_equal(xs_parse_file(fixture("no-such-dump.txt"), &s, err, sizeof(err)), -1);
+	assert_int_equal(xs_parse_file(fixture("no-such-dump.txt"), &s, &err), -1);
 	snprintf(want, sizeof(want), "%s: ", fixture("no-such-dump.txt"));
-	assert_memory_equal(err, want, strlen(want));
+	assert_memory_equal(err.msg, want, strlen(want));
+	assert_int_equal(err.kind, XERR_INPUT);
 
-	/* a short error buffer is cut, never overrun */
-	char tiny[8];
-	assert_int_equal(parse_str("oops\n", &s, tiny, sizeof(tiny)), -1);
-	assert_string_equal(tiny, "mem:1: ");
+	/* a caller that does not want the sentence passes NULL */
+	FILE *in = fmemopen((void *)"oops\n", 5, "r");
+	assert_non_null(in);
+	assert_int_equal(xs_parse_stream(in, "mem", &s, NULL), -1);
+	fclose(in);
 }
 
 static void test_odd_content(void **state)
@@ -223,8 +229,8 @@ static void test_odd_content(void **state)
 	memset(text + n, 'A', big);
 	strcpy(text + n + big, "\"\n/a-b_c@d/.. = \"dots\"\n");
 	struct xs_store s;
-	char err[256] = "";
-	assert_int_equal(parse_str(text, &s, err, sizeof(err)), 0);
+	struct xerr err;
+	assert_int_equal(parse_str(text, &s, &err), 0);
 	assert_int_equal(strlen(xs_get(&s, "/local/domain/7/name")), big);
 	assert_string_equal(xs_get(&s, "/a-b_c@d/.."), "dots");
 	xs_free(&s);
@@ -235,7 +241,7 @@ static void test_odd_content(void **state)
 	size_t o = 0;
 	for (int d = 0; d < 200; d++)
 		o += (size_t)sprintf(deep + o, "%*sn = \"%d\"\n", d, "", d);
-	assert_int_equal(parse_str(deep, &s, err, sizeof(err)), 0);
+	assert_int_equal(parse_str(deep, &s, &err), 0);
 	assert_int_equal(s.n, 200);
 	free(deep);
 	xs_free(&s);

@@ -73,9 +73,9 @@ static void xd_set_tree(const char *dump)
 {
 	xs_free(&xd.tree);
 	FILE *in = fmemopen((void *)dump, strlen(dump), "r");
-	char err[256] = "";
-	if (!in || xs_parse_stream(in, NULL, &xd.tree, err, sizeof(err)) != 0) {
-		fprintf(stderr, "xen_double: bad dump: %s\n", err);
+	struct xerr err = {0};
+	if (!in || xs_parse_stream(in, NULL, &xd.tree, &err) != 0) {
+		fprintf(stderr, "xen_double: bad dump: %s\n", err.msg);
 		abort();
 	}
 	fclose(in);
@@ -230,10 +230,10 @@ static char **xd_xs_check_watch(struct xs_handle *h)
 	return ev;
 }
 
-static struct xenstat_handle *xd_stat_init(char *err, size_t errlen)
+static struct xenstat_handle *xd_stat_init(struct xerr *err)
 {
 	if (xd.fail_stat_init) {
-		snprintf(err, errlen, "%s", xd.stat_init_err ? xd.stat_init_err : "");
+		xerr_set(err, XERR_PREREQ, "%s", xd.stat_init_err ? xd.stat_init_err : "");
 		errno = ENOENT;
 		return NULL;
 	}

@@ -39,30 +39,17 @@ for a in $("$U/bin/busybox" --list); do [ "$a" = busybox ] || ln -sf busybox "$U
 blkfront=$R/lib/modules/$kv/kernel/drivers/block/xen-blkfront.ko
 if [ -f "$blkfront.xz" ]; then xz -dc "$blkfront.xz" >"$U/lib/modules/xen-blkfront.ko"; else cp "$blkfront" "$U/lib/modules/"; fi
 install -m 755 "$src/tests/xen/domu_init.sh" "$U/init"
-# an HVM guest's IDE disk (stacks.sh, phase H): the ata modules, dependencies first, in
-# the order its init loads them
-domu_ata() {
-	local f dep
-	f=$(find "$R/lib/modules/$kv/kernel" -name "$1.ko" | head -1)
-	[ -n "$f" ] || return 0 # built in
-	grep -qx "$1" "$U/lib/modules/ata.order" 2>/dev/null && return 0
-	for dep in $(modinfo -F depends "$f" | tr ',' ' '); do domu_ata "$dep"; done
-	cp "$f" "$U/lib/modules/ata/"
-	echo "$1" >>"$U/lib/modules/ata.order"
-}
-mkdir -p "$U/lib/modules/ata"
-for m in ata_piix sd_mod; do domu_ata $m; done
 (cd "$U" && find . | cpio -H newc -o --quiet | gzip -1 >"$work/domU.cpio.gz")
 
 ### the explain phase's guests (explain.sh): the same domU plus what a user runs in a
 # guest, from the release's root with their libraries (fio's pull in ceph's: ~80 MiB,
-# so a ramdisk of their own, not every guest's): GNU dd, fio, bonnie++, mkfs.ext4,
+# so a ramdisk of their own, not every guest's): GNU dd, fio, bonnie++, iozone, mkfs.ext4,
 # xenstore-write (a guest's own marks), ext4's modules; domu_bench.sh is its /init
 B=$work/domU-bench
 cp -a "$U" "$B"
 mkdir -p "$B/usr/bin" "$B/lib/modules/ext4" "$B/tmp" "$B/mnt"
 bench_tools=()
-for t in dd fio bonnie++ mkfs.ext4 xenstore; do
+for t in dd fio bonnie++ iozone mkfs.ext4 xenstore; do
 	p=$(chroot "$R" sh -c "command -v $t || ls /usr/sbin/$t /sbin/$t 2>/dev/null | head -1") ||
 		{ echo "FAIL: $t is not in the release root (fetch.sh)"; exit 1; }
 	[ -n "$p" ] || { echo "FAIL: $t is not in the release root (fetch.sh)"; exit 1; }
@@ -150,16 +137,12 @@ else
 		echo "qemu-system-xen needs /usr/share/qemu/keymaps/en-us (qemu-system-data)" >"$out/qdisk.status"
 	fi
 fi
-# an HVM guest (stacks.sh, phase H): hvmloader, and from this host's qemu the BIOS and the
-# option ROM qemu's direct kernel boot loads; without them its scenario says why not
-if [ -f "$R/usr/lib/$xv/boot/hvmloader" ] && [ -f /usr/share/seabios/bios-256k.bin ] &&
-	[ -f /usr/share/qemu/linuxboot_dma.bin ]; then
-	mkdir -p "$D/usr/lib/$xv/boot" "$D/usr/share/seabios" "$D/usr/share/qemu"
-	cp "$R/usr/lib/$xv/boot/hvmloader" "$D/usr/lib/$xv/boot/"
+# the HVM guest (hvm.sh, phase H): libxl loads a BIOS for every HVM domain of qemu-xen, even
+# one whose firmware is overridden (the guest program in hvmloader's place needs none of
+# it): this host's SeaBIOS, as the release's root has none
+if [ -f /usr/share/seabios/bios-256k.bin ]; then
+	mkdir -p "$D/usr/share/seabios"
 	cp -L /usr/share/seabios/bios-256k.bin "$D/usr/share/seabios/"
-	for f in linuxboot_dma.bin linuxboot.bin kvmvapic.bin; do
-		if [ -f /usr/share/qemu/$f ]; then cp -L /usr/share/qemu/$f "$D/usr/share/qemu/"; fi
-	done
 fi
 # kernel modules with their dependencies, then depmod
 MS=$R/lib/modules/$kv MD=$D/lib/modules/$kv
@@ -212,8 +195,6 @@ PY
 cp "$work/domU.cpio.gz" "$D/root/"
 # the explain phase's guests' ramdisk: run.sh adds it to the dom0 only for that phase
 cp "$work/domU-bench.cpio.gz" "$out/"
-# an HVM guest boots the bzImage itself (qemu's direct kernel boot)
-cp "$R/boot/vmlinuz-$kv" "$D/root/vmlinuz"
 (cd "$D" && find . | cpio -H newc -o --quiet | gzip -1 >"$out/base.cpio.gz")
 cp "$R/boot/vmlinuz-$kv" "$out/vmlinuz"
 gunzip -c "$R"/boot/"$xv"-amd64.gz >"$out/xen"

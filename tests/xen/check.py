@@ -16,6 +16,7 @@ import os
 import re
 import sys
 
+from check_hvm import check_hvm
 from check_latency import check_latency
 from check_stacks import check_stacks
 from xenfig import MiB, epoch, mib, within
@@ -397,7 +398,7 @@ def check_domain(phase, domid, name, vbds, threads, intervals, xentop, window=(N
 
 def main():
     res, qdisk_status = sys.argv[1], sys.argv[2]
-    # which boot this was (scenarios.sh): "main" (phases A-D, the console) or "stacks"
+    # which boot this was (scenarios.sh): "main" (phases A-D, the console), "stacks" or "hvm"
     pp = os.path.join(res, "phases")
     phases = open(pp).read().strip() if os.path.exists(pp) else "main"
     intervals = load_intervals(os.path.join(res, "xiotop.json"))
@@ -438,13 +439,27 @@ def main():
     check(not unfinished, "every guest said it was done before its counts were read"
           + (f": not {', '.join(unfinished)} (wait_done's limit ran out; its checks below"
              " compare a run still writing)" if unfinished else ""))
+    # scenarios.sh's xiotop_past: counts read before xiotop sampled after them
+    late = sorted(k for k in marks if k.startswith("xiotop no interval after "))
+    check(not late, "xiotop sampled after each snapshot's counts (xiotop_past)"
+          + (f": not {', '.join(late)} in 60 s" if late else ""))
     if phases == "stacks":
-        check_stacks(res, intervals, check, report, skip)  # md RAID, the console's keys, HVM
+        check_stacks(res, intervals, check)  # md RAID, the console's keys
         return summary()
     xentops = {}
     for phase in sorted({p for p, _ in domains}):
         path = os.path.join(res, f"xentop-{phase}.txt")
         xentops[phase] = parse_xentop(path) if os.path.exists(path) else {}
+    if phases == "hvm":  # the HVM guest (check_hvm.py) and its PV twin, judged as any
+        pv = None
+        for (phase, domid), name in sorted(domains.items()):
+            pv = check_domain(phase, domid, name, vbds.get((phase, domid), []),
+                              threads.get((phase, domid), []), intervals, xentops.get(phase, {}))
+            pv["domid"] = domid
+        if timed:
+            check_latencies(domains, vbds, intervals, ("H",))
+        check_hvm(res, intervals, check, report, dmruns, pv)
+        return summary()
     got = {}
     by_name = {}
     for (phase, domid), name in sorted(domains.items()):
@@ -486,7 +501,7 @@ def main():
               "churn: per incarnation xiotop " + ", ".join(f"{k[0]} domid {k[1]} {mib(s)}" for k, s in zip(churn, sums))
               + " vs blkback " + ", ".join(mib(b) for b in bbs) + " (never merged)")
     if timed:
-        check_latencies(domains, vbds, intervals)
+        check_latencies(domains, vbds, intervals, ("A", "B"))
     else:
         print("     latency per domain not checked: no completion hook is timing (the FAIL above)")
     check_reuse(got, vbds, domains, other)
@@ -507,11 +522,12 @@ def summary():
     return 1 if failures else 0
 
 
-def check_latencies(domains, vbds, intervals):
-    """--latency for the three blkback domains of phase A and the qdisk one (its device
-    model's syscalls): check_latency.py says what is compared and why it holds."""
+def check_latencies(domains, vbds, intervals, phases):
+    """--latency for the blkback domains of phases (A: three; H: the HVM guest's PV twin)
+    and the qdisk one (B, its device model's syscalls): check_latency.py says what is
+    compared and why it holds."""
     for (phase, domid), name in sorted(domains.items()):
-        if phase not in ("A", "B"):
+        if phase not in phases:
             continue
         qdisk = (phase, domid) in expect
         v = vbds.get((phase, domid), [])
@@ -604,7 +620,7 @@ def console_time(lines, near):
 
 def check_console(res):
     """The console xiotop inside tmux beside the batch one: it ran, showed the phase A
-    domains, and showed writing (GWR_MB/s > 0) the domains blkback says wrote. A capture
+    domains, and showed writing (GWR_MiB/s > 0) the domains blkback says wrote. A capture
     shows the interval ending at its header's clock T (to the second), so in [T, E), E the
     earlier of T + 1 and the wall clock just after the capture, and starting at or after
     the clock P of the last capture before it with an earlier one (the console's -d 1
@@ -658,7 +674,7 @@ def check_console(res):
     # TCG redraws (every 1-7 s): a CI boot had none, and its capture showing 2 of the 3
     # that may have written was right. A console showing none writing still fails.
     check(judged > 0 and (must_seen > 0 or best_n > 0) and not wrong,
-          f"console: {best or 'no capture'} shows {best_n} domains writing at once (GWR_MB/s > 0),"
+          f"console: {best or 'no capture'} shows {best_n} domains writing at once (GWR_MiB/s > 0),"
           f" blkback's wr_sect says {best_truth}; in all {judged} captures the domains shown writing"
           f" are those blkback's wr_sect says wrote (writing from the unpause: {spans};"
           f" the most a capture must show: {must_seen})" + (f": {len(wrong)} wrong, {wrong[:2]}" if wrong else ""))

@@ -1,17 +1,17 @@
 """check_stacks.py - the storage-stack phases of stacks.sh, checked by check.py's main:
 md RAID1 and RAID10 under an LV (R), the RAID1 degraded (RD) and recovering (RS), the
-console as an administrator drives it (adm-* screens), an HVM guest's emulated disk (H).
+console as an administrator drives it (adm-* screens).
 
 Truth is the kernel's own count, read in dom0 around each phase: blkback's
 statistics/{rd,wr}_sect x 512 (SVBD lines), each md member's and ram disk's
 /proc/diskstats sectors (DISKSTAT), /proc/vmstat pgpgout (VMSTAT), md's sync_action and
-component_size (MDSYNC), the guest's own /sys/block/<disk>/stat, the device model's
-utime+stime from /proc/PID/stat (HVMCPU). xiotop's side is the sum of its JSON intervals
-ending inside the phase's window (the guests are idle at both ends of it)."""
+component_size (MDSYNC), the guest's own /sys/block/<disk>/stat. xiotop's side is the
+sum of its JSON intervals ending inside the phase's window (the guests are idle at both
+ends of it)."""
 import os
 import re
 
-from xenfig import MiB, epoch, mib, within
+from xenfig import epoch, mib, within
 
 
 class Truth:
@@ -23,9 +23,6 @@ class Truth:
         self.vbd = {}  # (tag, name): dict(domid, rd, wr, rd_req, wr_req)
         self.failed = []
         self.mdsync = None
-        self.hvm = {}
-        self.hvm_cpu = []  # (wall before, wall after, ticks)
-        self.hz = 100
         for line in open(path):
             p = line.split()
             if not p:
@@ -37,18 +34,10 @@ class Truth:
             elif p[0] == "SVBD":
                 self.vbd[(p[1], p[2])] = dict(domid=int(p[3]), rd=int(p[4]) * 512, wr=int(p[5]) * 512,
                                               rd_req=int(p[6]), wr_req=int(p[7]))
-            elif p[0] in ("STACK-FAILED", "HVM-FAILED"):
+            elif p[0] == "STACK-FAILED":
                 self.failed.append(line.strip())
             elif p[0] == "MDSYNC":
                 self.mdsync = dict(action=p[2], component_kib=int(p[3]), degraded=int(p[4]))
-            elif p[0] == "HVM-START":
-                self.hvm.update(t0=float(p[1]), t1=float(p[2]), domid=int(p[3]), pid=p[4])
-            elif p[0] == "HVM-DONE":
-                self.hvm["done"] = float(p[1])
-            elif p[0] == "HVMHZ":
-                self.hz = int(p[1])
-            elif p[0] == "HVMCPU":
-                self.hvm_cpu.append((float(p[1]), float(p[2]), int(p[3])))
 
     def delta(self, phase, devs):
         """The devices' (rd, wr) bytes from PHASE-start to PHASE-end."""
@@ -69,7 +58,7 @@ class Truth:
 def _sum(intervals, window, domid):
     """xiotop's figures for domid over the intervals ending inside the window (the one
     ending just after its end too: the last bytes before the end count there)."""
-    t = dict(guest_rd=0, guest_wr=0, phys_rd=0, phys_wr=0, double=0, layers={}, dm_cpu=0,
+    t = dict(guest_rd=0, guest_wr=0, phys_rd=0, phys_wr=0, double=0, copies=0, layers={}, dm_cpu=0,
              unattr_rd=0, unattr_wr=0, n=0, series=[])
     lo, hi = window
     for iv in intervals:
@@ -86,6 +75,7 @@ def _sum(intervals, window, domid):
             for k in ("guest_rd", "guest_wr", "phys_rd", "phys_wr"):
                 t[k] += d[k + "_bytes"] or 0
             t["double"] += d["double_counted_bytes"] or 0
+            t["copies"] += d.get("copy_wr_bytes") or 0
             roles = d.get("dom0_cpu_ns_by_role") or {}
             t["dm_cpu"] += roles.get("device_model") or 0
             t["series"].append((at, t["dm_cpu"]))
@@ -101,7 +91,7 @@ def _layer_text(layers):
                      for (n, role, leaf), (_, w) in sorted(layers.items(), key=lambda x: str(x[0])))
 
 
-def check_stacks(res, intervals, check, report, skip):
+def check_stacks(res, intervals, check):
     path = os.path.join(res, "snapshots.txt")
     truth = Truth(path)
     for line in truth.failed:
@@ -112,7 +102,6 @@ def check_stacks(res, intervals, check, report, skip):
     else:
         _check_raid(res, truth, intervals, check)
     _check_console(res, check)
-    _check_hvm(res, truth, intervals, check, report, skip)
 
 
 def _guest(truth, intervals, phase, name, check):
@@ -172,12 +161,19 @@ def _check_raid(res, truth, intervals, check):
         check(t["double"] <= 0.02 * v["wr"],
               f"{tag}: double_counted_bytes {mib(t['double'])} = 0: vmstat counts the guest's bio"
               " once, md's member bios (submit_bio_noacct) not at all")
+        # a mirror's copies (raid1: the second member; raid10, near 2: one of each pair) are
+        # their own figure: what the members took beyond what md took (its own diskstats)
+        _, awr = truth.delta("R", [md])
+        check(within2(t["copies"], mwr - awr) and within2(t["copies"], v["wr"]),
+              f"{tag}: copy_wr_bytes {mib(t['copies'])} vs the members' diskstats less {md}'s"
+              f" {mib(mwr - awr)} vs blkback's {mib(v['wr'])} (each byte copied once)")
         _check_stack_layers(tag, t, md, members, check)
     fv, ft = _guest(truth, intervals, "R", "file-r", check)
     if fv:
         check(within(ft["double"], fv["wr"], 5),
               f"[R] file-r: double_counted_bytes {mib(ft['double'])} ≈ its writes {mib(fv['wr'])}"
               " (loop direct I/O: loop4 and ram0 both counted)")
+        check(ft["copies"] == 0, f"[R] file-r: copy_wr_bytes {mib(ft['copies'])} = 0 (no array under it)")
     win = truth.window("R")
     r1, r10 = truth.vbd.get(("R", "raid1")), truth.vbd.get(("R", "raid10"))
     if win and r1 and r10 and fv:
@@ -201,6 +197,8 @@ def _check_raid(res, truth, intervals, check):
               f"[RD] raid1-deg: phys_wr_bytes {mib(t['phys_wr'])} vs zram0's diskstats {mib(mwr)} vs"
               f" blkback {mib(v['wr'])} (degraded: one copy)")
         check(t["double"] <= 0.02 * v["wr"], f"[RD] raid1-deg: double_counted_bytes {mib(t['double'])} = 0")
+        check(t["copies"] <= 0.02 * v["wr"],
+              f"[RD] raid1-deg: copy_wr_bytes {mib(t['copies'])} = 0 (degraded: one member, no copy)")
         _check_stack_layers("[RD] raid1-deg", t, "md0", ["zram0"], check)
     # phase RS: zram1 added back, md recovers it while a guest writes
     v, t = _guest(truth, intervals, "RS", "raid1-rs", check)
@@ -289,7 +287,7 @@ def _check_console(res, check):
           f"console: 'q' quits (status: {err.strip().splitlines()[-1:] or 'none'}), the terminal"
           f" restored: alternate screen {mode[:1]}, cursor shown {mode[1:2]}, no xiotop on it")
     # the header's disks figure while the guests write: ram0 (brd) keeps no diskstats
-    # (vmstat bo above 1 MB/s: something was written in that interval)
+    # (vmstat bo above 1 MiB/s: something was written in that interval)
     zero, seen = [], []
     for name in ("start", "sort-next", "reverse", "filter-raid1", "drill-raid1", "drill-file"):
         text, _ = _screen(res, name)
@@ -307,7 +305,7 @@ def _check_drill(check, text, what, stacks):
     if not text:
         check(False, f"console: drill-down into {what} captured")
         return
-    names, leaf_wr = [], []  # leaf_wr: each leaf's WR_MB/s
+    names, leaf_wr = [], []  # leaf_wr: each leaf's WR_MiB/s
     for line in text.splitlines():
         m = re.match(r"\s*(\S+)\s+(backend|stacked|file|leaf)\s+([\d.]+)\s+([\d.]+)", line.replace("`- ", ""))
         if m:
@@ -324,56 +322,4 @@ def _check_drill(check, text, what, stacks):
         and (not want[0].startswith("md") or dict(names)[want[0]] == "stacked")
     ok = ok and bool(leaf_wr) and all(w > 0 for w in leaf_wr)
     check(ok, f"console: drill-down into {what} ({dom}) shows its layers {names}, the leaves"
-          f" writing {leaf_wr} MB/s")
-
-
-def _check_hvm(res, truth, intervals, check, report, skip):
-    failed = [f for f in truth.failed if f.startswith("HVM-FAILED")]
-    h = truth.hvm
-    if "t0" in h:
-        done = h.get("done")
-        print(f"     [H] xl create of the HVM guest took {h['t1'] - h['t0']:.1f} s;"
-              + (f" created to its disk I/O done {done - h['t1']:.1f} s" if done else ""))
-    if failed:
-        skip("hvm_emulated_disk", failed[0][11:])
-        return
-    if "t0" not in h:
-        check(False, "[H] the HVM phase ran")
-        return
-    gs = None
-    p = os.path.join(res, "guest-hvm.log")
-    for line in open(p, errors="replace") if os.path.exists(p) else []:
-        g = re.search(r"XIOTOP-DOMU: stat +([\d ]+)", line)
-        if g:
-            v = [int(x) for x in g.group(1).split()]
-            gs = (v[2] * 512, v[6] * 512)
-    t = _sum(intervals, (h["t0"], h.get("done", h["t1"])), h["domid"])
-    if not gs:
-        check(False, "[H] the HVM guest printed its own disk count (guest-hvm.log)")
-        return
-    check(within2(t["guest_wr"], gs[1]) and within2(t["guest_rd"], gs[0]),
-          f"[H] hvm (domid {h['domid']}): guest wr {mib(t['guest_wr'])} rd {mib(t['guest_rd'])} through"
-          f" the device model's syscalls vs the guest's own /sys/block/sda/stat wr {mib(gs[1])}"
-          f" rd {mib(gs[0])}")
-    reads = truth.hvm_cpu
-    tick = 1e9 / truth.hz
-    got = []
-    # xiotop's device-model CPU between its first and last sample instants inside the
-    # series, against the qemu process's utime+stime read around those two instants
-    inside = [(at, c) for at, c in t["series"] if reads and reads[0][1] <= at <= reads[-1][0]]
-    if len(inside) >= 2:
-        (a0, c0), (a1, c1) = inside[0], inside[-1]
-        lo0 = max(r[2] for r in reads if r[1] <= a0)
-        hi0 = min(r[2] for r in reads if r[0] >= a0)
-        lo1 = max(r[2] for r in reads if r[1] <= a1)
-        hi1 = min(r[2] for r in reads if r[0] >= a1)
-        x = c1 - c0
-        lo, hi = (lo1 - hi0 - 1) * tick, (hi1 - lo0 + 1) * tick  # a count truncates: up to a tick short
-        truth_ns = min(max(x, lo), hi)
-        got = [(x, lo, hi, truth_ns)]
-        check(truth_ns > 0 and within(x, truth_ns, 5),
-              f"[H] device-model CPU {x / 1e6:.0f} ms over {a1 - a0:.1f} s vs qemu's utime+stime"
-              f" {lo / 1e6:.0f}-{hi / 1e6:.0f} ms (/proc/PID/stat, within 5 %)")
-    if not got:
-        check(False, f"[H] device-model CPU: {len(inside)} xiotop sample instants inside the"
-              f" {len(reads)} reads of qemu's /proc/PID/stat")
+          f" writing {leaf_wr} MiB/s")

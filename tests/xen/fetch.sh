@@ -2,7 +2,8 @@
 # fetch.sh CACHE RELEASE - the dom0's root file system for one Debian release (bookworm:
 # Xen 4.17, Linux 6.1; trixie: Xen 4.20, Linux 6.12), made with mmdebstrap in CACHE/root:
 # the release's Xen (xen-system-amd64: hypervisor and toolstack), xenstore-utils,
-# qemu-system-xen (the qdisk backend), the tools the scenarios use and their libraries,
+# qemu-system-xen (the qdisk backend), the tools the scenarios use and their libraries
+# (from main and non-free: iozone3 is non-free),
 # and the release's dom0 kernel unpacked beside them (dpkg -x: no initramfs is made, the
 # test builds its own). Nothing is installed on the host, whose own apt stays as it is.
 # Made once: CACHE/root.stamp names the release, this script and the package versions;
@@ -15,8 +16,10 @@ mkdir -p "$cache"
 pkgs=(xen-system-amd64 xenstore-utils qemu-system-xen qemu-system-data busybox-static bash mount util-linux
 	e2fsprogs dmsetup tmux ncurses-base ncurses-term libc-bin kmod
 	mdadm    # mdadm: the md RAID arrays of the storage-stack scenarios (stacks.sh)
-	fio bonnie++ sysstat procps) # the explain phase: benchmarks in the guests, iostat and vmstat in dom0
-want="$release $mirror ${pkgs[*]} $(md5sum <"$0")"
+	fio bonnie++ iozone3 sysstat procps) # the explain phase: benchmarks in the guests, iostat and vmstat in dom0
+# iozone3 is in Debian's non-free component (its licence): the root is made from main and non-free
+components=main,non-free
+want="$release $mirror $components ${pkgs[*]} $(md5sum <"$0")"
 if [ -z "${XIOTOP_XEN_REFRESH:-}" ] && [ -f "$cache/root.stamp" ] && [ -d "$cache/root" ] &&
 	[ "$(head -1 "$cache/root.stamp")" = "$want" ]; then
 	exit 0
@@ -31,7 +34,7 @@ rm -rf "$cache/root" "$cache/root.new" "$cache/root.stamp" "$cache/root.kernel"
 kernel_hook='chroot "$1" sh -c "cd /tmp && apt-get download -q \$(apt-cache depends linux-image-amd64 | sed -n \"s/.*Depends: \(linux-image-6[^ ]*\).*/\1/p\" | head -1)" && for d in "$1"/tmp/linux-image-*.deb; do dpkg-deb --fsys-tarfile "$d" | tar -x --keep-directory-symlink -C "$1"; done && rm -f "$1"/tmp/*.deb'
 # (none of the caller's descriptors go in: scripts/no-inherited-fds says why)
 # shellcheck disable=SC2016 # as above
-if ! "$(dirname "$0")/../../scripts/no-inherited-fds" mmdebstrap --variant=minbase --include="$(
+if ! "$(dirname "$0")/../../scripts/no-inherited-fds" mmdebstrap --variant=minbase --components="$components" --include="$(
 	IFS=,
 	echo "${pkgs[*]}"
 )" --customize-hook="$kernel_hook" \

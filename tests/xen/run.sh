@@ -106,6 +106,8 @@ install -m 755 "$here/scenarios.sh" "$O/root/scenarios.sh"
 install -m 644 "$here/stacks.sh" "$O/root/stacks.sh"
 install -m 644 "$here/explain.sh" "$O/root/explain.sh"
 install -m 644 "$here/flip.sh" "$O/root/flip.sh"
+install -m 644 "$here/hvm.sh" "$O/root/hvm.sh"
+bash "$here/hvm_build.sh" "$O/root/hvm-disk.elf" || { echo "FAIL: the HVM guest (hvm_disk.S) was not built"; exit 1; }
 case ",${XIOTOP_XEN_DOM0_ARGS:-}," in
 *xiotop_phases=explain*) cp "$cache/img/domU-bench.cpio.gz" "$O/root/" ;; # ~30 MiB: only for it
 esac
@@ -132,11 +134,13 @@ xen_cmdline+=" loglvl=all guest_loglvl=all console_timestamps=boot"
 console=${XIOTOP_XEN_CONSOLE:-$work/console.log}
 tq=$(date +%s.%N)
 # TCG loads both CPUs: one boot at a time, and no other live test or bench beside it.
-# XIOTOP_XEN_CPU: another qemu CPU model. Under qemu64,+svm Xen finds no HAP, and
-# Debian's Xen has no shadow paging, so xl refuses HVM guests ("neither hap nor shadow
-# paging available"); qemu64,+svm,+npt (TCG emulates nested paging) should give HAP.
+# XIOTOP_XEN_CPU: another qemu CPU model. +npt: TCG emulates AMD's nested paging, and Xen
+# runs HVM guests with it (HAP); without, Debian's Xen (no shadow paging built in) refuses
+# them ("neither hap nor shadow paging available").
 tcg=${XIOTOP_XEN_TCG:-multi}
-tmo=${XIOTOP_XEN_TIMEOUT:-600}
+# The boot's limit (the dom0's own deadline 30 s less): 230 s of qemu on an idle host,
+# 592 s while builds loaded it (TCG slows as a whole), which the former 600 cut short.
+tmo=${XIOTOP_XEN_TIMEOUT:-1200}
 # The kernel also rewrites code at its own boot (static keys, alternatives), before
 # anything of ours runs: one boot in ~17 here stopped at uptime 2.4 s, both vCPUs silent
 # until the timeout. A dom0 whose init has not started XIOTOP_XEN_INIT_LIMIT s (120) after
@@ -148,7 +152,7 @@ boot() { # ATTEMPT: one qemu boot under the live lock; sets rc and tl
 	rc=0
 	# shellcheck disable=SC2016 # $0 and $@ are the inner sh's, not expanded here
 	flock /tmp/xiotop-live.lock sh -c 'date +%s.%N >"$0"; exec "$@"' "$started" timeout -k 5 "$tmo" \
-		qemu-system-x86_64 -accel "tcg,thread=$tcg" -cpu "${XIOTOP_XEN_CPU:-qemu64,+svm}" -m 3072 -smp 2 -nographic -no-reboot \
+		qemu-system-x86_64 -accel "tcg,thread=$tcg" -cpu "${XIOTOP_XEN_CPU:-qemu64,+svm,+npt}" -m 3072 -smp 2 -nographic -no-reboot \
 		-monitor none -serial stdio -kernel "$work/xen" -append "$xen_cmdline" \
 		-initrd "$work/vmlinuz ${dom0_args//,/,,},$work/dom0.cpio.gz" \
 		-drive "file=$work/results.img,format=raw,if=virtio" </dev/null >"$console" 2>&1 &

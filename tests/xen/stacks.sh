@@ -8,7 +8,6 @@
 # Phase RD: the RAID1 degraded (a member failed and removed), a guest writing on it.
 # Phase RS: the member added back: md's recovery rewrites it from its own thread while
 # a guest writes.
-# Phase H: an HVM guest whose disk qemu emulates (IDE), timed; its device model's CPU.
 # Each phase writes the kernel's own counts before and after to snapshots.txt (STACK,
 # SVBD, DISKSTAT, VMSTAT lines, the wall clock with each) for check_stacks.py.
 
@@ -92,7 +91,7 @@ settle() {
 	sleep 1.5 # md marks the array clean 200 ms after its last write (a superblock write)
 	stack_vbds "$tag" "$@"
 	stack_counts "$tag-end"
-	sleep 2 # xiotop's next interval holds the last of it
+	xiotop_past "settle $tag" # (scenarios.sh) its next interval holds the last of it
 }
 
 stacks_phase_r() {
@@ -238,98 +237,9 @@ console_drive() {
 	tmux kill-session -t adm 2>/dev/null
 }
 
-# hvm_phase: an HVM guest, its disk emulated by qemu-xen (IDE, no PV unplug): does it
-# boot under this TCG Xen (shadow paging), how long does it take, and what its device
-# model cost. The guest's kernel is booted directly (kernel= in the config).
-hvm_phase() {
-	if [ ! -x /usr/libexec/xen-qemu-system-i386 ] || ! ls /usr/lib/xen-4.*/boot/hvmloader >/dev/null 2>&1; then
-		echo "HVM-FAILED qemu-system-xen or hvmloader is not in this dom0" >>"$R"/snapshots.txt
-		return 0
-	fi
-	truncate -s 64M /mnt/ext/hvm.img
-	cat >/root/hvm.cfg <<EOC
-name = "hvm"
-type = "hvm"
-memory = 160
-vcpus = 1
-kernel = "/root/vmlinuz"
-ramdisk = "/root/domU.cpio.gz"
-extra = "console=ttyS0 rdinit=/init quiet xen_emul_unplug=never xdisk=sda xw=16 xr=4 xbs=256"
-disk = [ 'file:/mnt/ext/hvm.img,hda,w' ]
-xen_platform_pci = 0
-serial = "pty"
-vnc = 0
-sdl = 0
-vga = "none"
-on_poweroff = "destroy"
-EOC
-	rm -f /var/log/xen/guest-hvm.log
-	local t0 t1 pid
-	t0=$EPOCHREALTIME
-	if ! timeout 60 xl create /root/hvm.cfg >"$R"/xl-create-hvm.log 2>&1; then
-		# libxl's first error says why (the last only that the defaults failed)
-		echo "HVM-FAILED xl create: $(grep -m1 error "$R"/xl-create-hvm.log || tail -1 "$R"/xl-create-hvm.log)" >>"$R"/snapshots.txt
-		tail -20 /var/log/xen/qemu-dm-hvm.log >"$R"/hvm-qemu.log 2>/dev/null
-		xl dmesg | tail -30 >"$R"/hvm-xl-dmesg.txt
-		return 0
-	fi
-	t1=$EPOCHREALTIME
-	mark "phase H: hvm created"
-	pid=$(xenstore-read /local/domain/"$(xl domid hvm)"/image/device-model-pid 2>/dev/null)
-	echo "HVM-START $t0 $t1 $(xl domid hvm) ${pid:-none}" >>"$R"/snapshots.txt
-	hvm_cpu_series "$pid" &
-	local series=$!
-	local end=$(($(date +%s) + 150))
-	while ! grep -q "XIOTOP-DOMU: done" /var/log/xen/guest-hvm.log 2>/dev/null; do
-		if [ "$(date +%s)" -ge $end ] || ! xl domid hvm >/dev/null 2>&1; then
-			echo "HVM-FAILED the guest did not finish in 150 s: $(tail -c 300 /var/log/xen/guest-hvm.log 2>/dev/null | tr -d '\r' | tr '\n' '|')" >>"$R"/snapshots.txt
-			break
-		fi
-		sleep 0.5
-	done
-	echo "HVM-DONE $EPOCHREALTIME" >>"$R"/snapshots.txt
-	sleep 2.5 # xiotop's intervals hold the last of it
-	kill $series 2>/dev/null
-	wait $series 2>/dev/null
-	xl dmesg | grep -iE "hvm|shadow|hap" | tail -20 >"$R"/hvm-xl-dmesg.txt
-	cp /var/log/xen/qemu-dm-hvm.log "$R"/ 2>/dev/null
-	destroy hvm
-}
-
-# hvm_cpu_series PID: the device model's utime+stime (/proc/PID/stat fields 14 and 15,
-# clock ticks, all its threads, those ended too) every 100 ms, the wall clock around
-# each read, and the ticks per second
-hvm_cpu_series() {
-	[ -n "$1" ] || return 0
-	local t0 t1 line rest f
-	echo "HVMHZ $(getconf CLK_TCK 2>/dev/null || echo 100)" >>"$R"/snapshots.txt
-	[ -p /tmp/never2 ] || mkfifo /tmp/never2
-	exec 7<>/tmp/never2
-	while [ -r "/proc/$1/stat" ]; do
-		t0=$EPOCHREALTIME
-		read -r line <"/proc/$1/stat" || break
-		t1=$EPOCHREALTIME
-		rest=${line##*) } # after the command name: field 3 on
-		# shellcheck disable=SC2086 # the fields: words on purpose
-		set -- "$1" $rest
-		f=$((${13} + ${14})) # $n is field n + 1: utime (14) and stime (15)
-		echo "HVMCPU $t0 $t1 $f" >>"$R"/snapshots.txt
-		read -r -t 0.1 -u 7 _
-	done
-	exec 7<&-
-}
-
 # stacks_all: the phases in order (a phase that could not start stops the RAID ones)
 stacks_all() {
 	if stacks_setup; then
 		stacks_phase_r && stacks_phase_rd && stacks_phase_rs
-	fi
-	# under qemu TCG an HVM guest was refused (no HAP, no shadow paging) or, on 2026-12-04,
-	# made in 16.5 s and silent for 150 s: 2.5 minutes of every run for a skip, so it runs
-	# only when asked (xiotop_hvm=1 on the dom0 command line: XIOTOP_XEN_DOM0_ARGS)
-	if grep -qw xiotop_hvm=1 /proc/cmdline; then
-		hvm_phase
-	else
-		echo "HVM-FAILED not run by default: under qemu TCG no HVM guest finished here (xiotop_hvm=1 runs it)" >>"$R"/snapshots.txt
 	fi
 }

@@ -1,35 +1,24 @@
-/* claim.h - what a benchmark says it did, read from the benchmark's own output.
+/* claim.h - what a benchmark says it did, read from its own output: the tools, the runs
+ * of a result and each tool's own details. The claims' interface is claim_post.h (a
+ * whole post read into results); this header holds the types a result is made of.
  *
- * Contract: claim_parse_file() / claim_parse_buffer() recognise the tool from the
- * content (never from the file name) and fill a struct claim with the tool's own
- * figures, unscaled by anything xiotop observed. Supported: GNU dd (any locale's words,
- * decimal comma, status=progress lines), busybox dd (third status line), BSD dd,
- * bonnie++ 1.96/1.97/2.0x CSV (format versions 1.96, 1.97, 1.98), classic bonnie's
- * table (also as wrapped by mail archives), iozone's default
- * table and its -R report sections, fio --output-format=json / json+ and fio's normal
- * (default text) output; bash's or POSIX `time` "real" line after a dd run.
+ * Contract: the tool is recognised from the content (never from the file name). Read:
+ * GNU dd (any locale's words, decimal comma, status=progress lines), busybox dd (third
+ * status line), BSD dd, bonnie++ 1.96/1.97/2.0x CSV (format versions 1.96, 1.97, 1.98) and
+ * its 1.9x text table, classic bonnie's table (also as wrapped by mail archives), iozone's
+ * default table and its -R report sections, fio --output-format=json / json+ and fio's
+ * normal (default text) output; bash's or POSIX `time` "real" line after a dd run.
  *
- * Runs: a file may hold several runs (a dd write then a dd read, bonnie++ -x N, every
- * phase of bonnie and iozone, each fio group and direction, each row of a table). Each is
- * one struct claim_run with its own bytes, seconds and direction, in the order the tool
- * ran them; the headline fields below are kept as they were (the first run of dd, the
- * tool's headline for the others). A run's direction comes from the tool's own words:
- * dd's pasted command line (if=/dev/zero: write; of=/dev/null or of=/dev/zero: read),
- * fio's read/write lines, bonnie's and iozone's columns; otherwise it is 0 (unknown), for
- * the recording to decide (claim_locate.h). A table with rows of several labels (classic
- * bonnie's "dom0-raw", "dom0-lvm", "domU") is narrowed to one by claim_pick_row().
- *
- * On success: 0, *out filled. On unknown, truncated or garbled input: -1, *out zeroed
- * and `err` holds ONE line "NAME[:LINE]: what was expected" in which every control byte,
- * DEL and non-ASCII byte is escaped (\xNN), so it can be printed as is; the caller exits
- * 2. A text output whose last non-blank line has no newline is refused so: a cut inside a
- * figure ("0.0500984 s" as "0.05") looks whole otherwise (fio's JSON ends with its
- * object). A file cut at a line's end may still parse, with its later runs missing: each
- * run it gives is one of the whole file's, figure for figure. Nothing is allocated; a
- * struct claim is self-contained (large: keep it off small stacks). Figures that a tool
- * does not report are -1 (doubles) or have a false flag. Strings kept in a claim (machine
- * and job names, versions) are copied as found in the file, control bytes included:
- * escape them when printing (ui/sanitize.h).
+ * Runs: a result has one run per phase and direction (a dd run; bonnie's block write,
+ * rewrite and block read, classic bonnie's per-char tests too; each test of each iozone
+ * row; each direction of a fio group), in the order the tool ran them, each with its own
+ * bytes, seconds and direction, figures unscaled by anything xiotop observed. A run's
+ * direction comes from the tool's own words: dd's pasted command line (if=/dev/zero:
+ * write; of=/dev/null or of=/dev/zero: read), fio's read/write lines, bonnie's and
+ * iozone's columns; otherwise it is 0 (unknown), for the recording to decide
+ * (explain/tool_claims.h). Figures a tool does not report are -1 (doubles) or have a
+ * false flag. Strings kept (machine and job names, versions) are copied as found in the
+ * file, control bytes included: escape them when printing (core/sanitize.h).
  *
  * Units: bytes, seconds, bytes per second. Tools that print K/sec (bonnie++, iozone)
  * mean KiB (1024); GNU dd's kB/MB/GB are 1000-based, its KiB/MiB/GiB and busybox's
@@ -46,21 +35,34 @@ enum claim_tool {
 	CLAIM_TOOL_DD,             /* GNU coreutils dd */
 	CLAIM_TOOL_DD_BUSYBOX,     /* busybox dd */
 	CLAIM_TOOL_DD_BSD,         /* NetBSD/FreeBSD dd: "N bytes transferred in S secs" */
-	CLAIM_TOOL_BONNIE,         /* bonnie++ CSV */
+	CLAIM_TOOL_BONNIE,         /* bonnie++: its CSV line or its text table's row */
 	CLAIM_TOOL_BONNIE_CLASSIC, /* Tim Bray's bonnie: its text table */
 	CLAIM_TOOL_IOZONE,
 	CLAIM_TOOL_FIO,
 };
 
-/* Bits of claim.directions. dd copies: its output does not say which side was the
- * disk, so dd claims carry both bits and the caller decides from the command. */
+/* Bits of a result's directions. dd copies: its output does not say which side was the
+ * disk, so dd results carry both bits and the pasted command decides. */
 #define CLAIM_DIR_READ  1u
 #define CLAIM_DIR_WRITE 2u
 
-#define CLAIM_FIO_MAX_JOBS    64
-#define CLAIM_IOZONE_MAX_ROWS 256
-#define CLAIM_NAME_MAX        64
-#define CLAIM_MAX_RUNS        64
+#define CLAIM_NAME_MAX 64
+
+/* Where a setting a result says about itself was read (claim_post.h struct claim_said). */
+enum claim_from {
+	CLAIM_FROM_NONE = 0, /* nothing gives it: unknown */
+	CLAIM_FROM_COMMAND,  /* the tool's command line pasted before the output */
+	CLAIM_FROM_OUTPUT,   /* the tool's own output: iozone's "O_DIRECT feature enabled", fio's
+	                      * job line or JSON options, bonnie's size column */
+	CLAIM_FROM_TOOL,     /* what the tool does when not told otherwise: dd issues one request
+	                      * at a time; bs=512 for a pasted dd command without bs= */
+};
+
+/* One setting: `value` holds only when `from` is not CLAIM_FROM_NONE. */
+struct claim_setting {
+	enum claim_from from;
+	uint64_t value;
+};
 
 struct claim_dd {
 	uint64_t records_in_full, records_in_partial;
@@ -86,14 +88,16 @@ struct claim_fio_job {
 	struct claim_fio_dir read, write;
 };
 
+/* fio's jobs of one group (the text output: the group's own summary as one job). */
 struct claim_fio {
 	char version[CLAIM_NAME_MAX]; /* "fio-3.33" */
+	unsigned group;               /* its groupid */
 	/* fio's text output: "Starting N processes" and the jobs' "Laying out IO file (1 file
 	 * / 64MiB)" lines (printed only for a file fio had to create) */
 	unsigned started_jobs, laid_out_jobs;
 	uint64_t laid_out_bytes;
-	unsigned njobs;
-	struct claim_fio_job jobs[CLAIM_FIO_MAX_JOBS];
+	size_t njobs;
+	struct claim_fio_job *jobs; /* allocated with the post */
 };
 
 /* Sequential figures of one bonnie++ run, KiB/s as printed times 1024; -1 when the
@@ -108,13 +112,17 @@ enum claim_bonnie_test {
 };
 
 struct claim_bonnie {
-	char format_version[16]; /* "1.96", "1.97", "1.98"; "classic" for bonnie */
+	char format_version[16]; /* "1.96", "1.97", "1.98"; "table" bonnie++'s text table;
+	                          * "classic" for bonnie */
 	char version[16];        /* bonnie++'s own version, "2.00a" */
 	char machine[CLAIM_NAME_MAX];
 	uint64_t file_size_bytes;
+	uint64_t chunk_bytes; /* bonnie++'s chunk size when printed ("1G:32k", the CSV); 0 not */
+	unsigned concurrency; /* bonnie++'s CSV concurrency field; 0 not given */
 	double rate_bytes_per_s[CLAIM_BONNIE_NTESTS];
 	bool too_fast[CLAIM_BONNIE_NTESTS];
-	unsigned runs; /* CSV data lines in the file (-x N); figures are from the first */
+	int64_t seed;                  /* bonnie++'s CSV seed field; -1 not given */
+	unsigned table_line, csv_line; /* the lines it was read from; 0 none */
 };
 
 /* iozone columns in the order iozone prints them. */
@@ -137,15 +145,14 @@ struct claim_iozone_row {
 struct claim_iozone {
 	bool from_report; /* figures from the -R "... report" sections, not the table */
 	size_t nrows;
-	struct claim_iozone_row rows[CLAIM_IOZONE_MAX_ROWS];
+	struct claim_iozone_row *rows; /* allocated with the post */
 };
 
 /* One run (or phase) of a benchmark: what it says it moved one way, and how fast. */
 struct claim_run {
-	char
-	    label[CLAIM_NAME_MAX]; /* "dd run 2", "block write", "group 0 read", "64M/256K write" */
-	char row[CLAIM_NAME_MAX];  /* the table row's label (classic bonnie's machine); "" none */
-	unsigned direction;        /* CLAIM_DIR_READ or CLAIM_DIR_WRITE; 0: the tool does not say */
+	char label[CLAIM_NAME_MAX]; /* "run 2", "block write", "group 0 read", "64M/256K write" */
+	char row[CLAIM_NAME_MAX];   /* the table row's label (bonnie's machine); "" none */
+	unsigned direction; /* CLAIM_DIR_READ or CLAIM_DIR_WRITE; 0: the tool does not say */
 	uint64_t bytes;
 	double seconds;          /* -1: not reported */
 	double rate_bytes_per_s; /* as the tool printed it; -1: not reported */
@@ -159,49 +166,20 @@ struct claim_run {
 	 * fio's text output the files it laid out when it laid out one for every job started.
 	 * 0: the output does not give it (files that existed, a size in % or IEC units). */
 	uint64_t file_bytes;
+	/* bytes of one request of this run (its iozone row's record size, else the result's
+	 * claim_said.block_bytes) */
+	struct claim_setting block_bytes;
 };
 
-struct claim {
-	enum claim_tool tool;
-	unsigned directions; /* CLAIM_DIR_* bits */
-	/* The tool's headline: dd its summary line; fio all jobs, write if any job wrote,
-	 * else read; bonnie++ the block write (else block read) over the file size;
-	 * iozone the first row's write (else read) over its file size. */
-	uint64_t bytes;
-	double seconds;          /* -1: not reported */
-	double rate_bytes_per_s; /* as the tool printed it; -1: not reported */
-	/* Everything the tool says it wrote / read over the whole run, for comparison
-	 * with what dom0 saw (bonnie++: block write + rewrite, iozone: every write-type
-	 * column of every row, fio: all jobs). */
-	uint64_t written_bytes, read_bytes;
-	union {
-		struct claim_dd dd;
-		struct claim_fio fio;
-		struct claim_bonnie bonnie;
-		struct claim_iozone iozone;
-	} u;
-	unsigned nruns;
-	unsigned runs_dropped; /* runs past CLAIM_MAX_RUNS, not kept (iozone -a) */
-	struct claim_run runs[CLAIM_MAX_RUNS];
+/* The tool's own details of one result, as each parser keeps them. */
+union claim_details {
+	struct claim_dd dd;
+	struct claim_fio fio;
+	struct claim_bonnie bonnie;
+	struct claim_iozone iozone;
 };
 
 /* "dd", "dd-busybox", "dd-bsd", "bonnie++", "bonnie", "iozone", "fio". */
 const char *claim_tool_name(enum claim_tool tool);
-
-/* Reads `path` (at most 16 MiB) and parses it; errors name `path`. */
-int claim_parse_file(const char *path, struct claim *out, char *err, size_t errlen);
-
-/* Parses `len` bytes of `buf` (need not be NUL terminated); errors name `name`. */
-int claim_parse_buffer(const char *name, const char *buf, size_t len, struct claim *out, char *err,
-                       size_t errlen);
-
-/* Keeps only the runs of table row `row` (exact label). row NULL or "": fine when the
- * runs have at most one distinct row label; otherwise -1 with ONE line in err naming
- * `name` and every row label ("... holds rows dom0-raw, dom0-lvm, domU; pick one with
- * FILE@DOMAIN:ROW"). An unknown row: -1, the same list. */
-int claim_pick_row(struct claim *c, const char *name, const char *row, char *err, size_t errlen);
-
-/* Whether `label` is one of the runs' row labels. */
-bool claim_has_row(const struct claim *c, const char *label);
 
 #endif

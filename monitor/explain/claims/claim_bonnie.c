@@ -6,7 +6,10 @@
  * 50 fields, the pairs start at 9. The header line bonnie++ -q prints still lists the
  * 1.96 names (two columns short), so it is skipped, never used to find a column.
  * "+++++" is a test too fast to measure; an empty field a test not run (-f).
- * Each data line's phases are runs (claim_runs.c), its machine name their row label.
+ * Each data line is a result (bonnie++ -x N prints N), its phases runs (claim_runs.c), its
+ * machine name their row label. The text table bonnie++ prints before it is the same run
+ * (claim_bonnie_table.c): a line whose machine begins with the table row's name, of the
+ * same size and block figures, completes that row's result instead of adding one.
  */
 #include "explain/claims/claim_lex.h"
 
@@ -46,8 +49,7 @@ static void field_copy(const struct csv_fields *f, unsigned i, char *out, size_t
 	out[n] = '\0';
 }
 
-/* "2G", "256M", "512K": bytes (bonnie++ sizes are 1024-based). */
-static bool parse_size(const char *s, size_t len, uint64_t *out)
+bool claim_bonnie_size(const char *s, size_t len, uint64_t *out)
 {
 	struct text_cur c = {s, s + len};
 	uint64_t v;
@@ -103,7 +105,14 @@ static int parse_row(const struct claim_src *src, const struct claim_line *l,
 	field_copy(f, 0, b->format_version, sizeof(b->format_version));
 	field_copy(f, 1, b->version, sizeof(b->version));
 	field_copy(f, 2, b->machine, sizeof(b->machine));
-	if (!parse_size(f->s[5], f->len[5], &b->file_size_bytes))
+	uint64_t v;
+	struct text_cur c = {f->s[3], f->s[3] + f->len[3]};
+	b->concurrency = text_u64(&c, &v) && text_at_end(&c) && v < 100000 ? (unsigned)v : 0;
+	c = (struct text_cur){f->s[4], f->s[4] + f->len[4]};
+	b->seed = text_u64(&c, &v) && text_at_end(&c) && v < (1ull << 62) ? (int64_t)v : -1;
+	c = (struct text_cur){f->s[6], f->s[6] + f->len[6]};
+	b->chunk_bytes = text_u64(&c, &v) && text_at_end(&c) && v < (1ull << 40) ? v : 0;
+	if (!claim_bonnie_size(f->s[5], f->len[5], &b->file_size_bytes))
 		return claim_fail(src, l->no,
 		                  "bonnie++ file size field \"%.*s\"; expected e.g. "
 		                  "\"2G\" or \"256M\"",
@@ -124,58 +133,102 @@ static int parse_row(const struct claim_src *src, const struct claim_line *l,
 	return 0;
 }
 
-static bool ran(const struct claim_bonnie *b, enum claim_bonnie_test t)
+/* A table row of the same run: its machine a prefix of the line's (the table cuts it to
+ * its column), the same file size, and the same block figures (bonnie++ 1.9x prints the
+ * same integers in both). */
+static bool same_run(const struct claim_bonnie *row, const struct claim_bonnie *csv)
 {
-	return b->rate_bytes_per_s[t] >= 0 || b->too_fast[t];
+	size_t n = strlen(row->machine);
+	if (!n || strncmp(row->machine, csv->machine, n) ||
+	    row->file_size_bytes != csv->file_size_bytes)
+		return false;
+	for (int t = 0; t < CLAIM_BONNIE_NTESTS; t++)
+		if (row->too_fast[t] != csv->too_fast[t] ||
+		    row->rate_bytes_per_s[t] != csv->rate_bytes_per_s[t])
+			return false;
+	return true;
 }
 
-void claim_bonnie_headline(struct claim *out)
+/* The table row result this line completes, if any: the latest not completed yet. */
+static struct claim_result *table_row_of(struct claim_post *p, const struct claim_bonnie *csv)
 {
-	struct claim_bonnie *b = &out->u.bonnie;
-	uint64_t size = b->file_size_bytes;
-	if (ran(b, CLAIM_BONNIE_BLOCK_WRITE) || ran(b, CLAIM_BONNIE_REWRITE))
-		out->directions |= CLAIM_DIR_WRITE;
-	if (ran(b, CLAIM_BONNIE_BLOCK_READ) || ran(b, CLAIM_BONNIE_REWRITE))
-		out->directions |= CLAIM_DIR_READ;
-	/* per-char tests use their own size (-f), so only block tests count in totals */
-	out->written_bytes =
-	    size * (ran(b, CLAIM_BONNIE_BLOCK_WRITE) + ran(b, CLAIM_BONNIE_REWRITE));
-	out->read_bytes = size * (ran(b, CLAIM_BONNIE_BLOCK_READ) + ran(b, CLAIM_BONNIE_REWRITE));
-	out->bytes = size;
-	out->seconds = out->rate_bytes_per_s = -1;
-	enum claim_bonnie_test t = b->rate_bytes_per_s[CLAIM_BONNIE_BLOCK_WRITE] > 0
-	                               ? CLAIM_BONNIE_BLOCK_WRITE
-	                               : CLAIM_BONNIE_BLOCK_READ;
-	if (b->rate_bytes_per_s[t] > 0) {
-		out->rate_bytes_per_s = b->rate_bytes_per_s[t];
-		out->seconds = (double)size / out->rate_bytes_per_s;
+	for (size_t i = p->nresults; i-- > 0;) {
+		struct claim_result *r = &p->results[i];
+		if (r->tool == CLAIM_TOOL_BONNIE && !r->u.bonnie.csv_line &&
+		    r->u.bonnie.table_line && same_run(&r->u.bonnie, csv))
+			return r;
 	}
+	return NULL;
 }
 
-int claim_parse_bonnie(const struct claim_src *src, struct claim *out)
+/* A bonnie++ 2 table row (rounded figures, not read) this line completes: its line, or
+ * 0. */
+static unsigned pending_row_of(struct claim_build *b, const struct claim_bonnie *csv)
+{
+	for (size_t i = 0; i < b->npending; i++) {
+		struct claim_pending_row *p = &b->pending[i];
+		size_t n = strlen(p->machine);
+		if (!p->completed && n && !strncmp(p->machine, csv->machine, n) &&
+		    p->size == csv->file_size_bytes) {
+			p->completed = true;
+			return p->line;
+		}
+	}
+	return 0;
+}
+
+int claim_parse_bonnie_csv(const struct claim_src *src, struct claim_build *b)
 {
 	size_t pos = 0;
-	unsigned no = 1;
+	unsigned no = src->first_line;
 	struct claim_line l;
 	struct csv_fields f;
-	out->tool = CLAIM_TOOL_BONNIE;
-	while (claim_next_line(src, &pos, &no, false, &l)) {
-		if (l.len < 5 || memcmp(l.s, "1.9", 3) != 0 || l.s[4] != ',')
-			continue; /* header line, the text table, shell prompts */
-		if (!split_csv(&l, &f))
-			return claim_fail(src, l.no, "bonnie++ CSV line has more than %d fields",
-			                  BONNIE_MAX_FIELDS);
-		struct claim_bonnie row = {0};
-		if (parse_row(src, &l, &f, &row) != 0)
+	if (!claim_next_line(src, &pos, &no, false, &l))
+		return 0;
+	if (!split_csv(&l, &f))
+		return claim_fail(src, l.no, "bonnie++ CSV line has more than %d fields",
+		                  BONNIE_MAX_FIELDS);
+	struct claim_bonnie row = {.seed = -1, .csv_line = l.no};
+	if (parse_row(src, &l, &f, &row) != 0)
+		return -1;
+	struct claim_result *r = table_row_of(b->post, &row);
+	if (r) { /* the table's row and this line: one run */
+		row.table_line = r->u.bonnie.table_line;
+		r->last_line = l.no;
+	} else {
+		row.table_line = pending_row_of(b, &row);
+		r = claim_new_result(b, src, CLAIM_TOOL_BONNIE,
+		                     row.table_line ? row.table_line : l.no, l.no);
+		if (!r)
 			return -1;
-		claim_take_bonnie_row(out, &row, false);
 	}
-	if (out->u.bonnie.runs == 0)
-		return claim_fail(
-		    src, 0,
-		    "no bonnie++ CSV data line; expected a line starting "
-		    "\"1.96,\", \"1.97,\" or \"1.98,\" (the text table alone, or classic "
-		    "bonnie, is not read)");
-	claim_bonnie_headline(out);
-	return 0;
+	r->u.bonnie = row;
+	if (row.seed >= 0) {
+		r->clock.kind = CLAIM_CLOCK_SEED;
+		r->clock.unix_ms = row.seed * 1000;
+	}
+	return claim_bonnie_result(src, r, false);
+}
+
+int claim_find_bonnie_csv(const struct claim_src *file, size_t pos, unsigned lineno,
+                          struct claim_extent *out)
+{
+	struct claim_line l;
+	out->start = pos;
+	if (!claim_next_line(file, &pos, &lineno, false, &l))
+		return 0;
+	if (l.len < 5 || memcmp(l.s, "1.9", 3) != 0 || l.s[4] != ',')
+		return 0;
+	out->end = pos;
+	out->first_line = out->last_line = l.no;
+	return 1;
+}
+
+/* Its field count was checked: a cut in its last field (a latency) leaves the figures
+ * read whole. */
+bool claim_whole_bonnie_csv(const struct claim_src *src, const struct claim_line *last)
+{
+	(void)src;
+	(void)last;
+	return true;
 }

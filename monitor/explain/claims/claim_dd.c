@@ -11,10 +11,11 @@
  * records lines. busybox: "N bytes (H.HMB) copied, S.SSSSSS seconds, R.RMB/s" with
  * 1024-based units glued to the number. BSD: "N bytes transferred in S secs (R bytes/sec)".
  *
- * A file may hold several runs (the write test, then the read test), each records lines
- * and a summary: each is a run. A pasted command line before a run gives its direction
- * (if=/dev/zero of=FILE: write; if=FILE of=/dev/null: read); `time`'s real line after a
- * run (`time (dd ...; sync)`) gives its seconds. The headline fields are the first run's.
+ * Each run is an output of its own (a post may hold several: the write test, then the
+ * read test): status=progress lines, the records lines, dd's own diagnostics, the summary,
+ * and `time`'s lines after it (bash's "real\t0m1.234s" after a blank line, or POSIX's
+ * "real 1.23"), whose real line gives the run's seconds (`time (dd ...; sync)`). Its
+ * direction is the pasted command's (claim_command.c).
  */
 #include "explain/claims/claim_lex.h"
 
@@ -138,54 +139,7 @@ static int parse_records(const struct claim_line *l, uint64_t *full, uint64_t *p
 	return 1;
 }
 
-/* --- the pasted command line and `time`'s real line ----------------------------------- */
-
-static bool word_eq(const char *w, size_t n, const char *lit)
-{
-	return n == strlen(lit) && memcmp(w, lit, n) == 0;
-}
-
-static bool is_sep(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == ';' || c == '(' || c == ')';
-}
-
-/* The direction a pasted "dd if=A of=B" line says: 1 it is one (dir in *dir, 0 when it
- * moves no file or disk one way), 0 the line is no dd command. */
-static int command_dir(const struct claim_line *l, unsigned *dir)
-{
-	const char *in = NULL, *of = NULL;
-	size_t inlen = 0, oflen = 0;
-	bool dd = false;
-	for (size_t i = 0; i < l->len;) {
-		while (i < l->len && is_sep(l->s[i]))
-			i++;
-		size_t start = i;
-		while (i < l->len && !is_sep(l->s[i]))
-			i++;
-		const char *w = l->s + start;
-		size_t n = i - start;
-		if (word_eq(w, n, "dd") || (n > 3 && !memcmp(w + n - 3, "/dd", 3)))
-			dd = true;
-		else if (dd && n > 3 && !memcmp(w, "if=", 3))
-			in = w + 3, inlen = n - 3;
-		else if (dd && n > 3 && !memcmp(w, "of=", 3))
-			of = w + 3, oflen = n - 3;
-	}
-	if (!dd || (!in && !of))
-		return 0;
-	/* NetBSD's seed reads "of=/dev/zero": a sink like /dev/null */
-	bool of_sink = of && (word_eq(of, oflen, "/dev/null") || word_eq(of, oflen, "/dev/zero"));
-	bool in_source =
-	    in && (word_eq(in, inlen, "/dev/zero") || word_eq(in, inlen, "/dev/urandom") ||
-	           word_eq(in, inlen, "/dev/random"));
-	*dir = 0;
-	if (of_sink && in && !in_source)
-		*dir = CLAIM_DIR_READ;
-	else if (in_source && of && !of_sink)
-		*dir = CLAIM_DIR_WRITE;
-	return 1;
-}
+/* --- `time`'s lines after a run ---------------------------------------------------------- */
 
 /* bash's "real\t0m1.234s" (a decimal comma in some locales) or POSIX "real 1.23". */
 static bool parse_real(const struct claim_line *l, double *seconds)
@@ -212,128 +166,244 @@ static bool parse_real(const struct claim_line *l, double *seconds)
 	return true;
 }
 
-/* --- runs ------------------------------------------------------------------------------- */
+/* bash's "user\t0m0.028s", POSIX's "sys 0.08": `time`'s lines other than real. */
+static bool other_time_line(const struct claim_line *l)
+{
+	struct text_cur c = {l->s, l->s + l->len};
+	double v;
+	if (!text_lit(&c, "user") && !text_lit(&c, "sys"))
+		return false;
+	if (text_at_end(&c) || (*c.p != ' ' && *c.p != '\t'))
+		return false;
+	text_skip_blanks(&c);
+	return text_decimal(&c, true, &v);
+}
+
+/* `time`'s real, user or sys line, whole or not (a cut one is the output's, refused by its
+ * last-line test) */
+static bool time_line(const struct claim_line *l)
+{
+	static const char *const words[] = {"real", "user", "sys"};
+	for (size_t i = 0; i < 3; i++) {
+		size_t n = strlen(words[i]);
+		if (l->len > n && !memcmp(l->s, words[i], n) && (l->s[n] == ' ' || l->s[n] == '\t'))
+			return true;
+	}
+	return false;
+}
+
+static bool blank(const struct claim_line *l)
+{
+	for (size_t i = 0; i < l->len; i++)
+		if (l->s[i] != ' ' && l->s[i] != '\t' && l->s[i] != '\r')
+			return false;
+	return true;
+}
+
+/* A status=progress line: updates ended by '\r', one of which is a summary form. */
+static bool progress_line(const struct claim_line *l)
+{
+	const char *p = l->s, *end = l->s + l->len;
+	if (!memchr(p, '\r', l->len))
+		return false;
+	while (p < end) {
+		const char *q = memchr(p, '\r', (size_t)(end - p));
+		q = q ? q : end;
+		struct claim_line piece = {.s = p, .len = (size_t)(q - p), .no = l->no};
+		struct dd_summary s;
+		if (piece.len && parse_gnu_summary(&piece, &s))
+			return true;
+		p = q + 1;
+	}
+	return false;
+}
+
+/* What dd may print between its records lines and its summary: "dd: ..." diagnostics,
+ * "N truncated records". */
+static bool diagnostic(const struct claim_line *l)
+{
+	struct text_cur c = {l->s, l->s + l->len};
+	uint64_t n;
+	if (l->len >= 4 && !memcmp(l->s, "dd: ", 4))
+		return true;
+	return text_u64(&c, &n) && text_lit(&c, " truncated record");
+}
+
+/* After the summary: `time`'s lines (bash puts a blank line before them). */
+static void time_lines(const struct claim_src *file, size_t pos, unsigned no,
+                       struct claim_extent *out)
+{
+	struct claim_line t;
+	bool blank_seen = false, timed = false;
+	while (claim_next_line(file, &pos, &no, false, &t)) {
+		if (!timed && !blank_seen && blank(&t)) {
+			blank_seen = true;
+			continue;
+		}
+		if (!time_line(&t))
+			return;
+		timed = true;
+		out->end = pos;
+		out->last_line = t.no;
+	}
+}
+
+/* The summary after the records lines (r2 the second), past dd's own diagnostics. */
+static int find_summary(const struct claim_src *file, size_t pos, unsigned no,
+                        const struct claim_line *r2, struct claim_extent *out)
+{
+	struct claim_line l;
+	for (int k = 0;; k++) {
+		if (!claim_next_line(file, &pos, &no, false, &l))
+			return claim_fail(file, r2->no,
+			                  "dd records lines but no \"N bytes ... copied\" summary "
+			                  "after them: the output cut short, status=noxfer, or a "
+			                  "busybox built without its third status line?");
+		struct dd_summary s;
+		if (parse_summary(&l, &s)) {
+			out->end = pos;
+			out->last_line = l.no;
+			time_lines(file, pos, no, out);
+			return 1;
+		}
+		if (k < 4 && diagnostic(&l))
+			continue;
+		char ex[48];
+		claim_excerpt(&l, ex, sizeof(ex));
+		if (l.len && is_digit(l.s[0]) &&
+		    (memchr(l.s, ',', l.len) || memchr(l.s, '(', l.len)))
+			return claim_fail(file, l.no,
+			                  "garbled dd summary \"%s\"; expected \"N bytes (...) "
+			                  "copied, S s, R MB/s\"",
+			                  ex);
+		return claim_fail(file, r2->no,
+		                  "dd records lines but no \"N bytes ... copied\" summary after "
+		                  "them (status=noxfer, or a busybox built without its third "
+		                  "status line?)");
+	}
+}
+
+int claim_find_dd(const struct claim_src *file, size_t pos, unsigned lineno,
+                  struct claim_extent *out)
+{
+	struct claim_line l, r2;
+	uint64_t full, part;
+	out->start = pos;
+	if (!claim_next_line(file, &pos, &lineno, false, &l))
+		return 0;
+	out->first_line = l.no;
+	if (progress_line(&l)) {
+		if (!claim_next_line(file, &pos, &lineno, false, &l) ||
+		    parse_records(&l, &full, &part) != 1)
+			return 0;
+	}
+	if (parse_records(&l, &full, &part) != 1)
+		return 0;
+	if (!claim_next_line(file, &pos, &lineno, false, &r2))
+		return claim_fail(file, l.no,
+		                  "truncated dd output: a records line, then the end; expected "
+		                  "\"N+M records out\" and the \"N bytes ... copied\" summary");
+	if (parse_records(&r2, &full, &part) != 1)
+		return 0; /* a line of prose that reads like one */
+	return find_summary(file, pos, lineno, &r2, out);
+}
+
+bool claim_whole_dd(const struct claim_src *src, const struct claim_line *last)
+{
+	(void)src;
+	size_t n = last->len;
+	while (n && (last->s[n - 1] == ' ' || last->s[n - 1] == '\t'))
+		n--;
+	const char *s = last->s;
+	if ((n >= 2 && !memcmp(s + n - 2, "/s", 2)) ||
+	    (n >= 10 && !memcmp(s + n - 10, "bytes/sec)", 10)))
+		return true; /* a summary ends with its rate's unit */
+	double sec;
+	if (parse_real(last, &sec)) {
+		if (s[n - 1] == 's') /* bash: "0m0.253s" */
+			return true;
+		const char *dot = NULL; /* POSIX: "real 0.14", two decimals as bash prints them */
+		for (size_t i = 0; i < n; i++)
+			dot = s[i] == '.' || s[i] == ',' ? s + i : dot;
+		return dot && s + n - dot == 3;
+	}
+	return other_time_line(last); /* user and sys are not read */
+}
+
+/* --- the run ------------------------------------------------------------------------- */
 
 struct dd_state {
-	int records_seen; /* of the current run: 0, 1 (in), 2 (out) */
-	unsigned nsum;    /* runs with a summary so far */
-	unsigned pending_dir;
-	bool last_timed; /* the last run took a `time` real line already */
-	struct dd_summary first;
+	int records_seen; /* 0, 1 (in), 2 (out) */
+	bool summed, timed;
+	struct dd_summary sum;
+	double real;
 };
 
-static void end_run(struct dd_state *st, const struct dd_summary *s, struct claim *out)
+static void dd_line(const struct claim_line *l, struct dd_state *st, struct claim_dd *dd)
 {
-	struct claim_run r = {.direction = st->pending_dir,
-	                      .bytes = s->bytes,
-	                      .seconds = s->seconds,
-	                      .rate_bytes_per_s = s->rate,
-	                      .file_bytes = s->bytes}; /* bs x count, as dd copied it */
-	snprintf(r.label, sizeof(r.label), "run %u", st->nsum + 1);
-	claim_add_run(out, &r);
-	if (st->nsum++ == 0)
-		st->first = *s;
-	st->records_seen = 0;
-	st->pending_dir = 0;
-	st->last_timed = false;
-}
-
-/* A line before the summary: the command, `time`'s line, a progress update or words. */
-static void other_line(const struct claim_line *l, struct dd_state *st, struct claim *out)
-{
-	struct dd_summary s;
-	double real;
-	unsigned dir;
-	if (command_dir(l, &dir)) {
-		st->pending_dir = dir;
-		return;
-	}
-	if (parse_real(l, &real)) {
-		struct claim_run *r = out->nruns ? &out->runs[out->nruns - 1] : NULL;
-		if (r && st->nsum && !st->last_timed && st->records_seen == 0 && real > 0) {
-			r->seconds = real;
-			r->rate_bytes_per_s = (double)r->bytes / real;
-			r->seconds_from_time = true;
-			st->last_timed = true;
-		}
-		return;
-	}
-	/* before the records lines a summary form is a status=progress update */
-	if (st->records_seen == 0 && st->nsum == 0 && parse_summary(l, &s)) {
-		out->u.dd.progress_lines++;
-		out->u.dd.progress_last_bytes = s.bytes;
-	}
-}
-
-static int dd_line(const struct claim_src *src, const struct claim_line *l, struct dd_state *st,
-                   struct claim *out)
-{
-	char ex[48];
 	uint64_t full, part;
-	int r = parse_records(l, &full, &part);
-	claim_excerpt(l, ex, sizeof(ex));
-	if (r < 0)
-		return claim_fail(src, l->no,
-		                  "garbled records line \"%s\"; expected \"N+M records "
-		                  "in|out\"",
-		                  ex);
-	if (r > 0) {
-		if (st->records_seen == 2)
-			return claim_fail(src, l->no,
-			                  "third records line; expected records in, "
-			                  "records out, then the bytes summary");
-		uint64_t *dst =
-		    st->records_seen ? &out->u.dd.records_out_full : &out->u.dd.records_in_full;
-		if (st->nsum == 0) {
-			dst[0] = full;
-			dst[1] = part;
-		}
-		st->records_seen++;
-		return 0;
-	}
-	if (st->records_seen < 2) {
-		other_line(l, st, out);
-		return 0;
-	}
 	struct dd_summary s;
-	if (l->len == 0 || !is_digit(l->s[0]))
-		return 0; /* "dd: …" diagnostics between records and summary */
-	if (parse_summary(l, &s)) {
-		end_run(st, &s, out);
-		return 0;
+	if (!st->summed && st->records_seen < 2 && parse_records(l, &full, &part) == 1) {
+		uint64_t *dst = st->records_seen ? &dd->records_out_full : &dd->records_in_full;
+		dst[0] = full;
+		dst[1] = part;
+		st->records_seen++;
+	} else if (st->records_seen == 0 && parse_summary(l, &s)) {
+		dd->progress_lines++; /* before the records lines: a status=progress update */
+		dd->progress_last_bytes = s.bytes;
+	} else if (st->records_seen == 2 && !st->summed && parse_summary(l, &s)) {
+		st->sum = s;
+		st->summed = true;
+	} else if (st->summed && !st->timed && parse_real(l, &st->real) && st->real > 0) {
+		st->timed = true;
 	}
-	if (!memchr(l->s, ',', l->len) && !memchr(l->s, '(', l->len))
-		return 0; /* "N truncated records" */
-	return claim_fail(src, l->no,
-	                  "garbled dd summary \"%s\"; expected \"N bytes (...) "
-	                  "copied, S s, R MB/s\"",
-	                  ex);
 }
 
-int claim_parse_dd(const struct claim_src *src, struct claim *out)
+/* Which of the post's dd runs this is, from 1. */
+static unsigned dd_number(const struct claim_post *p)
+{
+	unsigned n = 1;
+	for (size_t i = 0; i < p->nresults; i++)
+		n += p->results[i].tool <= CLAIM_TOOL_DD_BSD;
+	return n;
+}
+
+int claim_parse_dd(const struct claim_src *src, struct claim_build *b)
 {
 	struct dd_state st = {0};
+	struct claim_dd dd = {0};
 	size_t pos = 0;
-	unsigned no = 1;
+	unsigned no = src->first_line;
+	unsigned last = no;
 	struct claim_line l;
-	while (claim_next_line(src, &pos, &no, true, &l))
-		if (dd_line(src, &l, &st, out) != 0)
-			return -1;
-	if (st.records_seen == 2)
-		return claim_fail(src, 0,
-		                  "run %u: records lines but no \"N bytes ... copied\" "
-		                  "summary (truncated, status=noxfer, or a busybox built "
-		                  "without its third status line?)",
-		                  st.nsum + 1);
-	if (st.nsum == 0 || st.records_seen)
-		return claim_fail(src, 0,
-		                  "truncated dd output%s: expected \"N+M records in\", "
-		                  "\"N+M records out\" and \"N bytes ... copied, S s, R MB/s\"",
-		                  st.nsum ? " (its last run)" : "");
-	out->tool = st.first.tool;
-	out->directions = CLAIM_DIR_READ | CLAIM_DIR_WRITE;
-	out->bytes = out->written_bytes = out->read_bytes = st.first.bytes;
-	out->seconds = st.first.seconds;
-	out->rate_bytes_per_s = st.first.rate;
-	return 0;
+	while (claim_next_line(src, &pos, &no, true, &l)) {
+		dd_line(&l, &st, &dd);
+		last = l.no;
+	}
+	if (!st.summed) /* the finder saw it: not reached */
+		return claim_fail(src, src->first_line, "dd output without its summary line");
+	unsigned number = dd_number(b->post);
+	struct claim_result *r = claim_new_result(b, src, st.sum.tool, src->first_line, last);
+	if (!r)
+		return -1;
+	r->u.dd = dd;
+	r->directions = CLAIM_DIR_READ | CLAIM_DIR_WRITE;
+	r->bytes = r->written_bytes = r->read_bytes = st.sum.bytes;
+	r->seconds = st.sum.seconds;
+	r->rate_bytes_per_s = st.sum.rate;
+	claim_say(&r->said.file_bytes, CLAIM_FROM_OUTPUT, st.sum.bytes);
+	if (r->said.queue_depth.from == CLAIM_FROM_NONE)
+		claim_say(&r->said.queue_depth, CLAIM_FROM_TOOL, 1); /* one request at a time */
+	struct claim_run run = {.direction = b->ctx.dd_direction,
+	                        .bytes = st.sum.bytes,
+	                        .seconds = st.sum.seconds,
+	                        .rate_bytes_per_s = st.sum.rate,
+	                        .file_bytes = st.sum.bytes}; /* bs x count, as dd copied it */
+	snprintf(run.label, sizeof(run.label), "run %u", number);
+	if (st.timed) {
+		run.seconds = st.real;
+		run.rate_bytes_per_s = (double)st.sum.bytes / st.real;
+		run.seconds_from_time = true;
+	}
+	return claim_add_run(src, r, &run);
 }

@@ -9,21 +9,21 @@
  * kb_base=1000, both as printed); the second, in parentheses, is the other base. io= is
  * rounded to three significant figures (fio's num2str): bytes are within 0.5 % of what
  * the jobs moved. run= is the shortest and longest job's runtime; the run's seconds are the
- * longest. Each group's READ and WRITE line is a run; the jobs' own lines are not read.
- * The test files' size is the "Laying out IO file" lines' when there is one for each job
- * "Starting N processes" started (fio prints none for a file that existed).
+ * longest. Each group is a result, its READ and WRITE line its runs; of the jobs' own
+ * lines only their first line is read ("(g=0): rw=..., bs=(R) ..., ioengine=psync,
+ * iodepth=1": request size, engine, queue depth). The test files' size is the "Laying out
+ * IO file" lines' when there is one for each job "Starting N processes" started (fio
+ * prints none for a file that existed). The output runs from its first job line (or its
+ * first group line) to its last group line or disk stats line.
  */
 #include "explain/claims/claim_lex.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#define FIO_GROUP_PREFIX "Run status group "
+#include "core/arrays.h"
 
-bool claim_is_fio_text(const struct claim_src *src)
-{
-	return claim_contains(src, FIO_GROUP_PREFIX) && claim_contains(src, " (all jobs):");
-}
+#define FIO_GROUP_PREFIX "Run status group "
 
 /* "64.0MiB" | "4096B" | "386MB/s" (with_per_s): bytes or bytes/s. */
 static bool fio_size(struct text_cur *c, bool with_per_s, double *out)
@@ -76,29 +76,6 @@ static int group_line(const struct claim_line *l, unsigned *dir, double *bw, dou
 	return text_at_end(&c) && lo <= *ms ? 1 : -1;
 }
 
-/* Keeps one group's direction as a pseudo-job of u.fio (the headline reads those). */
-static void keep_job(struct claim_fio *f, unsigned group, unsigned dir, double bw, double io,
-                     uint64_t ms)
-{
-	struct claim_fio_job *j = NULL;
-	char name[CLAIM_NAME_MAX];
-	snprintf(name, sizeof(name), "group %u", group);
-	for (unsigned i = 0; i < f->njobs && !j; i++)
-		if (!strcmp(f->jobs[i].name, name))
-			j = &f->jobs[i];
-	if (!j && f->njobs < CLAIM_FIO_MAX_JOBS) {
-		j = &f->jobs[f->njobs++];
-		snprintf(j->name, sizeof(j->name), "%s", name);
-	}
-	if (!j)
-		return;
-	struct claim_fio_dir *d = dir == CLAIM_DIR_WRITE ? &j->write : &j->read;
-	d->present = io > 0;
-	d->io_bytes = (uint64_t)io;
-	d->bw_bytes = (uint64_t)bw;
-	d->runtime_ms = ms;
-}
-
 /* "Starting 2 processes" / "Starting 1 thread", and "JOB: Laying out IO file (1 file /
  * 64MiB)" or "(2 files / total 128MiB)": fio prints the size in whole MiB. */
 static void layout_line(const struct claim_line *l, struct claim_fio *f)
@@ -129,31 +106,178 @@ static void layout_line(const struct claim_line *l, struct claim_fio *f)
 		f->laid_out_jobs = UINT32_MAX; /* not a size: never matches started_jobs */
 }
 
-static int text_line(const struct claim_src *src, const struct claim_line *l, int *group,
-                     unsigned *lines_in_group, struct claim *out)
+/* A job's line "NAME: (g=0): rw=write, bs=(R) 1024KiB-1024KiB, (W) 1024KiB-1024KiB, (T)
+ * ..., ioengine=psync, iodepth=1": its request size (when one for reads and writes),
+ * engine and queue depth. */
+static bool job_line(const struct claim_line *l, struct claim_said *said)
+{
+	struct text_cur c = {l->s, l->s + l->len};
+	if (!seek_field(&c, "(g=") || !seek_field(&c, "rw="))
+		return false;
+	double lo, hi, wlo, whi;
+	struct text_cur b = c;
+	if (seek_field(&b, "bs=(R)") && (text_skip_blanks(&b), fio_size(&b, false, &lo)) &&
+	    text_lit(&b, "-") && fio_size(&b, false, &hi) && text_lit(&b, ", (W) ") &&
+	    fio_size(&b, false, &wlo) && text_lit(&b, "-") && fio_size(&b, false, &whi) &&
+	    lo == hi && wlo == whi && lo == wlo && lo > 0)
+		claim_say(&said->block_bytes, CLAIM_FROM_OUTPUT, (uint64_t)lo);
+	struct text_cur e = c;
+	if (seek_field(&e, "ioengine=")) {
+		size_t n = 0;
+		while (e.p + n < e.end && e.p[n] != ',' && e.p[n] != ' ' && e.p[n] != '\r')
+			n++;
+		snprintf(said->ioengine, sizeof(said->ioengine), "%.*s", (int)n, e.p);
+	}
+	uint64_t depth;
+	struct text_cur d = c;
+	if (seek_field(&d, "iodepth=") && text_u64(&d, &depth) && depth && depth < 1000000)
+		claim_say(&said->queue_depth, CLAIM_FROM_OUTPUT, depth);
+	return true;
+}
+
+static bool group_header(const struct claim_line *l, unsigned *group)
 {
 	struct text_cur c = {l->s, l->s + l->len};
 	uint64_t g;
-	if (text_lit(&c, FIO_GROUP_PREFIX)) {
-		if (*group >= 0 && *lines_in_group == 0)
-			return claim_fail(src, l->no, "fio group %d has no READ: or WRITE: line",
-			                  *group);
-		if (!text_u64(&c, &g) || g > 1000000)
-			return claim_fail(src, l->no,
-			                  "fio \"Run status group\" without its number");
-		*group = (int)g;
-		*lines_in_group = 0;
+	if (!text_lit(&c, FIO_GROUP_PREFIX) || !text_u64(&c, &g) || g > 1000000)
+		return false;
+	*group = (unsigned)g;
+	return true;
+}
+
+/* The lines of fio's output after its group summaries: "Disk stats (read/write):" and its
+ * devices' lines. */
+static bool disk_stats_line(const struct claim_line *l)
+{
+	struct text_cur c = {l->s, l->s + l->len};
+	if (text_lit(&c, "Disk stats (read/write):"))
+		return true;
+	return l->len && (l->s[0] == ' ' || l->s[0] == '\t') && seek_field(&c, "ios=");
+}
+
+int claim_find_fio_text(const struct claim_src *file, size_t pos, unsigned lineno,
+                        struct claim_extent *out)
+{
+	struct claim_line l;
+	struct claim_said said = {0};
+	unsigned group;
+	out->start = pos;
+	if (!claim_next_line(file, &pos, &lineno, false, &l))
 		return 0;
+	out->first_line = l.no;
+	bool in_groups = group_header(&l, &group);
+	if (!in_groups && !job_line(&l, &said))
+		return 0;
+	out->end = pos;
+	out->last_line = l.no;
+	while (!in_groups && claim_next_line(file, &pos, &lineno, false, &l))
+		in_groups = group_header(&l, &group); /* the jobs' own lines before */
+	if (!in_groups)
+		return claim_fail(file, out->first_line,
+		                  "fio output without its \"Run status group N (all jobs):\" "
+		                  "lines after its job line (cut short?)");
+	for (;;) {
+		unsigned dir;
+		double bw, io;
+		uint64_t ms;
+		bool blank = true;
+		for (size_t i = 0; i < l.len && blank; i++)
+			blank = l.s[i] == ' ' || l.s[i] == '\t' || l.s[i] == '\r';
+		if (!blank && !group_header(&l, &group) && !disk_stats_line(&l) &&
+		    group_line(&l, &dir, &bw, &io, &ms) == 0)
+			break;
+		if (!blank) {
+			out->end = pos;
+			out->last_line = l.no;
+		}
+		if (!claim_next_line(file, &pos, &lineno, false, &l))
+			break;
 	}
-	if (*group < 0)
-		layout_line(l, &out->u.fio);
-	if (l->len > 3 && !memcmp(l->s, "fio-", 4) && !out->u.fio.version[0])
-		snprintf(out->u.fio.version, sizeof(out->u.fio.version), "%.*s",
-		         (int)(l->len < 32 ? l->len : 32), l->s);
+	return 1;
+}
+
+/* A group line ends with "msec"; fio's other lines carry no figure read. */
+bool claim_whole_fio_text(const struct claim_src *src, const struct claim_line *last)
+{
+	(void)src;
 	unsigned dir;
 	double bw, io;
 	uint64_t ms;
-	int r = *group >= 0 ? group_line(l, &dir, &bw, &io, &ms) : 0;
+	return group_line(last, &dir, &bw, &io, &ms) != -1;
+}
+
+struct fio_text {
+	struct claim_fio fio;   /* the output's version and layout, then each group's job */
+	struct claim_said said; /* its job lines' */
+	int group;              /* the group being read, -1 none yet */
+	unsigned lines_in_group;
+	struct claim_fio_job job; /* that group's READ and WRITE lines */
+	unsigned first_line, last_line;
+};
+
+/* The group read so far as a result. */
+static int end_group(const struct claim_src *src, struct claim_build *b, struct fio_text *t)
+{
+	if (t->group < 0)
+		return 0;
+	if (t->lines_in_group == 0)
+		return claim_fail(src, t->first_line, "fio group %d has no READ: or WRITE: line",
+		                  t->group);
+	bool first = b->post->nresults == 0 ||
+	             b->post->results[b->post->nresults - 1].tool != CLAIM_TOOL_FIO ||
+	             b->post->results[b->post->nresults - 1].first_line < src->first_line;
+	struct claim_result *r = claim_new_result(
+	    b, src, CLAIM_TOOL_FIO, first ? src->first_line : t->first_line, t->last_line);
+	if (!r)
+		return -1;
+	r->u.fio = t->fio;
+	r->u.fio.group = (unsigned)t->group;
+	r->u.fio.jobs = NULL;
+	r->u.fio.njobs = 0;
+	claim_said_merge(&r->said, &t->said);
+	if (arrays_append((void **)&r->u.fio.jobs, &r->u.fio.njobs, &t->job, sizeof(t->job)))
+		return claim_no_memory(src);
+	char prefix[32];
+	snprintf(prefix, sizeof(prefix), "group %d ", t->group);
+	if (claim_fio_result(src, r, prefix))
+		return -1;
+	/* the test files' size only when every job started laid its file out */
+	const struct claim_fio *f = &t->fio;
+	if (f->started_jobs && f->laid_out_jobs == f->started_jobs) {
+		claim_say(&r->said.file_bytes, CLAIM_FROM_OUTPUT, f->laid_out_bytes);
+		for (size_t i = 0; i < r->nruns; i++)
+			r->runs[i].file_bytes = f->laid_out_bytes;
+	}
+	return 0;
+}
+
+static int text_line(const struct claim_src *src, struct claim_build *b, const struct claim_line *l,
+                     struct fio_text *t)
+{
+	unsigned group;
+	if (group_header(l, &group)) {
+		if (end_group(src, b, t))
+			return -1;
+		t->group = (int)group;
+		t->lines_in_group = 0;
+		t->first_line = l->no;
+		memset(&t->job, 0, sizeof(t->job));
+		snprintf(t->job.name, sizeof(t->job.name), "group %u", group);
+		return 0;
+	}
+	if (t->group < 0) {
+		layout_line(l, &t->fio);
+		if (t->said.block_bytes.from == CLAIM_FROM_NONE && !t->said.ioengine[0])
+			job_line(l, &t->said); /* the first job's line */
+		if (l->len > 3 && !memcmp(l->s, "fio-", 4) && !t->fio.version[0])
+			snprintf(t->fio.version, sizeof(t->fio.version), "%.*s",
+			         (int)(l->len < 32 ? l->len : 32), l->s);
+		return 0;
+	}
+	unsigned dir;
+	double bw, io;
+	uint64_t ms;
+	int r = group_line(l, &dir, &bw, &io, &ms);
 	if (r < 0) {
 		char ex[48];
 		claim_excerpt(l, ex, sizeof(ex));
@@ -162,39 +286,32 @@ static int text_line(const struct claim_src *src, const struct claim_line *l, in
 		                  "bw=R/s (...), ..., io=N (...), run=A-Bmsec\"",
 		                  ex);
 	}
-	if (r == 0 || io > (double)(UINT64_MAX / 4) || bw > (double)(UINT64_MAX / 4))
-		return r == 0 ? 0 : claim_fail(src, l->no, "fio figure out of range");
-	(*lines_in_group)++;
-	struct claim_run run = {.direction = dir,
-	                        .bytes = (uint64_t)io,
-	                        .seconds = ms ? (double)ms / 1e3 : -1,
-	                        .rate_bytes_per_s = bw > 0 ? bw : -1};
-	snprintf(run.label, sizeof(run.label), "group %d %s", *group,
-	         dir == CLAIM_DIR_WRITE ? "write" : "read");
-	claim_add_run(out, &run);
-	keep_job(&out->u.fio, (unsigned)*group, dir, bw, io, ms);
+	if (r == 0)
+		return 0;
+	if (io > (double)(UINT64_MAX / 4) || bw > (double)(UINT64_MAX / 4))
+		return claim_fail(src, l->no, "fio figure out of range");
+	t->lines_in_group++;
+	t->last_line = l->no;
+	struct claim_fio_dir *d = dir == CLAIM_DIR_WRITE ? &t->job.write : &t->job.read;
+	d->present = io > 0;
+	d->io_bytes = (uint64_t)io;
+	d->bw_bytes = (uint64_t)bw;
+	d->runtime_ms = ms;
 	return 0;
 }
 
-int claim_parse_fio_text(const struct claim_src *src, struct claim *out)
+int claim_parse_fio_text(const struct claim_src *src, struct claim_build *b)
 {
 	size_t pos = 0;
-	unsigned no = 1, lines_in_group = 0;
-	int group = -1;
+	unsigned no = src->first_line;
 	struct claim_line l;
-	out->tool = CLAIM_TOOL_FIO;
+	struct fio_text t = {.group = -1};
 	while (claim_next_line(src, &pos, &no, false, &l))
-		if (text_line(src, &l, &group, &lines_in_group, out) != 0)
+		if (text_line(src, b, &l, &t) != 0)
 			return -1;
-	if (group < 0 || lines_in_group == 0 || out->nruns == 0)
-		return claim_fail(src, 0,
+	if (t.group < 0 || t.lines_in_group == 0)
+		return claim_fail(src, t.group < 0 ? src->first_line : t.first_line,
 		                  "truncated fio output: expected \"Run status group N (all "
 		                  "jobs):\" and its READ: or WRITE: line");
-	claim_fio_headline(out);
-	const struct claim_fio *f = &out->u.fio;
-	/* the test files' size only when every job started laid its file out */
-	if (f->started_jobs && f->laid_out_jobs == f->started_jobs)
-		for (unsigned i = 0; i < out->nruns; i++)
-			out->runs[i].file_bytes = f->laid_out_bytes;
-	return 0;
+	return end_group(src, b, &t);
 }

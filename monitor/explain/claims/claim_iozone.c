@@ -7,14 +7,18 @@
  * nearest to (iozone right-aligns both), never to the n-th token of its line.
  * The -R report: a quoted section name ("Writer report"), a line of quoted record sizes
  * (KiB), rows of a quoted file size (KiB) and one figure per record size.
- * Figures are KiB/s; -O (ops/s) and -N (us/op) output is refused. When figures in the
- * table run together (wider than their columns), the -R report is read instead.
- * Each row's tests are runs (claim_runs.c), in the order iozone runs them.
+ * Figures are KiB/s; -O (ops/s) and -N (us/op) output (said in iozone's banner, before
+ * the table) is refused. When figures in the table run together (wider than their
+ * columns), the -R report is read instead. One output is one table with the -R report
+ * iozone prints after it (or the report alone): one result, each row's tests its runs
+ * (claim_runs.c), in the order iozone runs them. Rows have no fixed cap (`iozone -a`).
  */
 #include "explain/claims/claim_lex.h"
 
 #include <string.h>
 #include <strings.h>
+
+#include <stdlib.h>
 
 #include "core/arrays.h"
 
@@ -74,7 +78,9 @@ static struct claim_iozone_row *row_for(struct claim_iozone *z, uint64_t file_ki
 	struct claim_iozone_row row = {.file_kib = file_kib, .record_kib = rec_kib};
 	for (int k = 0; k < CLAIM_IOZONE_NTESTS; k++)
 		row.kib_per_s[k] = -1;
-	return arrays_put(z->rows, &z->nrows, CLAIM_IOZONE_MAX_ROWS, &row, sizeof(row));
+	if (arrays_append((void **)&z->rows, &z->nrows, &row, sizeof(row)))
+		return NULL;
+	return &z->rows[z->nrows - 1];
 }
 
 /* --- default table ------------------------------------------------------------------ */
@@ -143,7 +149,7 @@ static int table_row(const struct claim_src *src, const struct claim_line *l,
 	size_t rows_before = z->nrows;
 	struct claim_iozone_row *r = row_for(z, v[0], v[1]);
 	if (!r)
-		return claim_fail(src, l->no, "more than %d iozone rows", CLAIM_IOZONE_MAX_ROWS);
+		return claim_no_memory(src);
 	/* iozone prints each file and record size once: a second row is a table pasted
 	 * twice, and which one holds is unknown */
 	if (z->nrows == rows_before)
@@ -162,7 +168,7 @@ static int table_row(const struct claim_src *src, const struct claim_line *l,
 static int parse_table(const struct claim_src *src, struct claim_iozone *z, unsigned *glued_line)
 {
 	size_t pos = 0;
-	unsigned no = 1;
+	unsigned no = src->first_line;
 	struct claim_line l;
 	struct tokens h = {0}, t;
 	bool in_table = false, seen = false;
@@ -259,8 +265,7 @@ static int report_row(const struct claim_src *src, const struct claim_line *l,
 			continue;
 		struct claim_iozone_row *r = row_for(z, file_kib, recs[(unsigned)first + i - 1]);
 		if (!r)
-			return claim_fail(src, l->no, "more than %d iozone rows",
-			                  CLAIM_IOZONE_MAX_ROWS);
+			return claim_no_memory(src);
 		/* iozone prints each figure once: a second is a pasted section twice, and
 		 * which one holds is unknown */
 		if (r->kib_per_s[test] >= 0)
@@ -277,7 +282,7 @@ static int report_row(const struct claim_src *src, const struct claim_line *l,
 static int parse_report(const struct claim_src *src, struct claim_iozone *z)
 {
 	size_t pos = 0;
-	unsigned no = 1;
+	unsigned no = src->first_line;
 	struct claim_line l;
 	struct tokens t;
 	uint64_t recs[IOZONE_MAX_COLS];
@@ -314,65 +319,151 @@ static int parse_report(const struct claim_src *src, struct claim_iozone *z)
 	return 0;
 }
 
-static void headline(struct claim *out)
+/* The table's rows, or the report's when the table's figures run together. 0, or -1 with
+ * z's rows freed. */
+static int read_figures(const struct claim_src *src, struct claim_iozone *z)
 {
-	const struct claim_iozone *z = &out->u.iozone;
-	static const int writes[] = {CLAIM_IOZONE_WRITE, CLAIM_IOZONE_REWRITE,
-	                             CLAIM_IOZONE_RANDOM_WRITE};
-	static const int reads[] = {CLAIM_IOZONE_READ, CLAIM_IOZONE_REREAD,
-	                            CLAIM_IOZONE_RANDOM_READ};
-	for (size_t i = 0; i < z->nrows; i++) {
-		uint64_t bytes = z->rows[i].file_kib * 1024;
-		for (int k = 0; k < 3; k++) {
-			if (z->rows[i].kib_per_s[writes[k]] >= 0) {
-				out->written_bytes += bytes;
-				out->directions |= CLAIM_DIR_WRITE;
-			}
-			if (z->rows[i].kib_per_s[reads[k]] >= 0) {
-				out->read_bytes += bytes;
-				out->directions |= CLAIM_DIR_READ;
-			}
-		}
+	unsigned glued = 0;
+	int rc = parse_table(src, z, &glued);
+	if (rc >= 0 && rc != 1) {
+		free(z->rows);
+		*z = (struct claim_iozone){.from_report = true};
+		rc = parse_report(src, z);
+		if (rc == 0 && glued && z->nrows == 0)
+			rc = claim_fail(src, glued,
+			                "iozone figures run together (wider than their columns) "
+			                "and no -R report follows; expected separable figures or "
+			                "the -R \"Writer report\" sections");
 	}
-	const struct claim_iozone_row *r = &z->rows[0];
-	int k = r->kib_per_s[CLAIM_IOZONE_WRITE] >= 0 ? CLAIM_IOZONE_WRITE : CLAIM_IOZONE_READ;
-	out->bytes = r->file_kib * 1024;
-	out->rate_bytes_per_s = out->seconds = -1;
-	if (r->kib_per_s[k] > 0) {
-		out->rate_bytes_per_s = r->kib_per_s[k] * 1024;
-		out->seconds = (double)out->bytes / out->rate_bytes_per_s;
+	if (rc >= 0 && z->nrows == 0)
+		rc = claim_fail(src, src->first_line,
+		                "no iozone figures; expected the \"KB reclen write ...\" "
+		                "table or the -R \"Writer report\" section");
+	if (rc < 0) {
+		free(z->rows);
+		z->rows = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int claim_parse_iozone(const struct claim_src *src, struct claim_build *b)
+{
+	struct claim_iozone z = {0};
+	if (b->ctx.not_kib_per_s)
+		return claim_fail(src, src->first_line,
+		                  "iozone output in ops/s or us/op (-O, -N, said in its banner); "
+		                  "expected kBytes/sec");
+	if (read_figures(src, &z))
+		return -1;
+	unsigned last = src->first_line;
+	size_t pos = 0;
+	unsigned no = src->first_line;
+	struct claim_line l;
+	while (claim_next_line(src, &pos, &no, false, &l))
+		last = l.no;
+	struct claim_result *r = claim_new_result(b, src, CLAIM_TOOL_IOZONE, src->first_line, last);
+	if (!r) {
+		free(z.rows);
+		return -1;
+	}
+	r->u.iozone = z;
+	if (r->said.queue_depth.from == CLAIM_FROM_NONE)
+		claim_say(&r->said.queue_depth, CLAIM_FROM_TOOL, 1); /* without -H: one at a time */
+	return claim_add_iozone_runs(src, r);
+}
+
+/* --- where an output is ------------------------------------------------------------- */
+
+static bool blank_line(const struct claim_line *l)
+{
+	for (size_t i = 0; i < l->len; i++)
+		if (l->s[i] != ' ' && l->s[i] != '\t' && l->s[i] != '\r')
+			return false;
+	return true;
+}
+
+static bool starts_with_digit(const struct tokens *t)
+{
+	return t->n && t->s[0][0] >= '0' && t->s[0][0] <= '9';
+}
+
+/* What iozone prints between its table and its report. */
+static bool trailer(const struct claim_line *l)
+{
+	struct text_cur c = {l->s, l->s + l->len};
+	text_skip_blanks(&c);
+	return text_lit(&c, "iozone test complete.") || text_lit(&c, "Excel output is below:");
+}
+
+/* The -R report's lines from *pos: its sections, their record sizes and rows (blank lines
+ * between them). The extent ends at the last of them. */
+static void report_lines(const struct claim_src *file, size_t pos, unsigned no,
+                         struct claim_extent *out)
+{
+	struct claim_line l;
+	struct tokens t;
+	bool in_section = false;
+	while (claim_next_line(file, &pos, &no, false, &l)) {
+		tokenize(&l, &t);
+		bool quoted = t.n && t.s[0][0] == '"';
+		if (section_test(&l) >= 0)
+			in_section = true;
+		else if (blank_line(&l))
+			continue;
+		else if (!in_section || !quoted)
+			return;
+		out->end = pos;
+		out->last_line = l.no;
 	}
 }
 
-int claim_parse_iozone(const struct claim_src *src, struct claim *out)
+int claim_find_iozone(const struct claim_src *file, size_t pos, unsigned lineno,
+                      struct claim_extent *out)
 {
-	struct claim_iozone *z = &out->u.iozone;
-	out->tool = CLAIM_TOOL_IOZONE;
-	if (claim_contains(src, "OPS Mode") || claim_contains(src, "operations per second") ||
-	    claim_contains(src, "Microseconds/op"))
-		return claim_fail(src, 0,
-		                  "iozone output in ops/s or us/op (-O, -N); expected "
-		                  "kBytes/sec");
-	unsigned glued = 0;
-	int rc = parse_table(src, z, &glued);
-	if (rc < 0)
-		return -1;
-	if (rc != 1) {
-		memset(z, 0, sizeof(*z));
-		z->from_report = true;
-		if (parse_report(src, z) != 0)
-			return -1;
-		if (glued && z->nrows == 0)
-			return claim_fail(src, glued,
-			                  "iozone figures run together (wider than their columns) "
-			                  "and no -R report follows; expected separable figures or "
-			                  "the -R \"Writer report\" sections");
+	struct claim_line l;
+	struct tokens t;
+	out->start = pos;
+	if (!claim_next_line(file, &pos, &lineno, false, &l))
+		return 0;
+	out->first_line = out->last_line = l.no;
+	out->end = pos;
+	if (section_test(&l) >= 0) { /* the -R report alone */
+		report_lines(file, out->start, l.no, out);
+		return 1;
 	}
-	if (z->nrows == 0)
-		return claim_fail(src, 0,
-		                  "no iozone figures; expected the \"KB reclen write ...\" "
-		                  "table or the -R \"Writer report\" section");
-	headline(out);
-	claim_add_iozone_runs(out);
-	return 0;
+	tokenize(&l, &t);
+	if (!is_header(&t))
+		return 0;
+	if (check_header(file, &l, &t) != 0)
+		return -1;
+	size_t at = pos;
+	unsigned at_no = lineno;
+	while (claim_next_line(file, &at, &at_no, false, &l)) {
+		tokenize(&l, &t);
+		if (!starts_with_digit(&t))
+			break;
+		out->end = at;
+		out->last_line = l.no;
+	}
+	/* its -R report, after "iozone test complete." and "Excel output is below:" */
+	at = out->end;
+	at_no = out->last_line + 1;
+	for (size_t before = at; claim_next_line(file, &at, &at_no, false, &l); before = at) {
+		if (section_test(&l) >= 0) {
+			report_lines(file, before, l.no, out);
+			break;
+		}
+		if (!blank_line(&l) && !trailer(&l))
+			break;
+	}
+	return 1;
+}
+
+/* iozone's figures are whole numbers: a cut one looks whole. */
+bool claim_whole_iozone(const struct claim_src *src, const struct claim_line *last)
+{
+	(void)src;
+	(void)last;
+	return false;
 }

@@ -1,10 +1,12 @@
-/* claim_lex.c - a claim's lines and words (core/text_scan.c) and the escaped one-line error
- * (claim_lex.h). */
+/* claim_lex.c - a claim's lines and words (core/text_scan.c), the escaped one-line error,
+ * and a post's results and runs as they are appended (claim_lex.h). */
 #include "explain/claims/claim_lex.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "core/arrays.h"
 
 bool claim_next_line(const struct claim_src *src, size_t *pos, unsigned *lineno, bool split_cr,
                      struct claim_line *out)
@@ -16,6 +18,7 @@ bool claim_next_line(const struct claim_src *src, size_t *pos, unsigned *lineno,
 	out->s = line.s;
 	out->len = line.len;
 	out->no = *lineno;
+	out->ended = newline || (split_cr && line.s + line.len < src->buf + src->len);
 	if (newline)
 		(*lineno)++;
 	return true;
@@ -55,8 +58,19 @@ int claim_fail(const struct claim_src *src, unsigned line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(raw + n, sizeof(raw) - (size_t)n, fmt, ap);
 	va_end(ap);
-	if (src->err && src->errlen)
-		escape_into(raw, src->err, src->errlen);
+	if (src->err) {
+		src->err->kind = XERR_INPUT;
+		src->err->code = 0;
+		escape_into(raw, src->err->msg, sizeof(src->err->msg));
+	}
+	return -1;
+}
+
+int claim_no_memory(const struct claim_src *src)
+{
+	claim_fail(src, 0, "out of memory");
+	if (src->err)
+		src->err->kind = XERR_NOMEM;
 	return -1;
 }
 
@@ -105,4 +119,61 @@ bool claim_contains(const struct claim_src *src, const char *needle)
 bool claim_next_word(const struct claim_line *l, size_t *pos, size_t *start)
 {
 	return text_next_word(l->s, l->len, pos, start, " \t\r");
+}
+
+void claim_say(struct claim_setting *s, enum claim_from from, uint64_t value)
+{
+	s->from = from;
+	s->value = value;
+}
+
+static void merge(struct claim_setting *to, const struct claim_setting *from)
+{
+	if (from->from != CLAIM_FROM_NONE)
+		*to = *from;
+}
+
+void claim_said_merge(struct claim_said *to, const struct claim_said *from)
+{
+	merge(&to->direct, &from->direct);
+	merge(&to->sync, &from->sync);
+	merge(&to->flush_end, &from->flush_end);
+	merge(&to->block_bytes, &from->block_bytes);
+	merge(&to->queue_depth, &from->queue_depth);
+	merge(&to->file_bytes, &from->file_bytes);
+	if (from->ioengine[0])
+		snprintf(to->ioengine, sizeof(to->ioengine), "%s", from->ioengine);
+}
+
+struct claim_result *claim_new_result(struct claim_build *b, const struct claim_src *src,
+                                      enum claim_tool tool, unsigned first_line, unsigned last_line)
+{
+	struct claim_post *p = b->post;
+	struct claim_result r = {.tool = tool,
+	                         .index = (unsigned)p->nresults,
+	                         .first_line = first_line,
+	                         .last_line = last_line,
+	                         .command_line = b->ctx.command_line,
+	                         .said = b->ctx.said,
+	                         .seconds = -1,
+	                         .rate_bytes_per_s = -1};
+	snprintf(r.prompt, sizeof(r.prompt), "%s", b->ctx.prompt);
+	snprintf(r.host, sizeof(r.host), "%s", b->ctx.host);
+	snprintf(r.heading, sizeof(r.heading), "%s", b->ctx.heading);
+	snprintf(r.command, sizeof(r.command), "%s", b->ctx.command);
+	if (arrays_append((void **)&p->results, &p->nresults, &r, sizeof(r))) {
+		claim_no_memory(src);
+		return NULL;
+	}
+	return &p->results[p->nresults - 1];
+}
+
+int claim_add_run(const struct claim_src *src, struct claim_result *r, const struct claim_run *run)
+{
+	struct claim_run copy = *run;
+	if (copy.block_bytes.from == CLAIM_FROM_NONE)
+		copy.block_bytes = r->said.block_bytes;
+	if (arrays_append((void **)&r->runs, &r->nruns, &copy, sizeof(copy)))
+		return claim_no_memory(src);
+	return 0;
 }

@@ -1,5 +1,5 @@
-/* claim_runs.c - a parsed benchmark output as runs (claim.h's struct claim_run): one per
- * phase and direction, in the order the tool ran them, and the pick of one table row.
+/* claim_runs.c - a parsed result as runs (claim.h's struct claim_run): one per phase and
+ * direction, in the order the tool ran them, and its headline.
  *
  * bonnie++ prints per-char figures of a test of its own size (-f SIZE, 20 MiB by
  * default) that its output does not give, so its putc and getc phases are no runs; classic
@@ -11,32 +11,55 @@
 #include <stdio.h>
 #include <string.h>
 
-void claim_add_run(struct claim *out, const struct claim_run *run)
-{
-	if (out->nruns == CLAIM_MAX_RUNS) {
-		out->runs_dropped++;
-		return;
-	}
-	out->runs[out->nruns++] = *run;
-}
-
 /* A phase known only by its rate over `bytes`: seconds = bytes / rate. */
-static void add_rate_run(struct claim *out, const char *row, const char *label, unsigned dir,
-                         uint64_t bytes, double rate)
+static int add_rate_run(const struct claim_src *src, struct claim_result *r, const char *row,
+                        const char *label, unsigned dir, uint64_t bytes, double rate,
+                        uint64_t record_bytes)
 {
-	struct claim_run r = {.direction = dir, .bytes = bytes, .seconds = -1, .file_bytes = bytes};
-	snprintf(r.label, sizeof(r.label), "%s%s%s", row, row[0] ? " " : "", label);
-	snprintf(r.row, sizeof(r.row), "%s", row);
-	r.rate_bytes_per_s = rate > 0 ? rate : -1;
+	struct claim_run run = {
+	    .direction = dir, .bytes = bytes, .seconds = -1, .file_bytes = bytes};
+	snprintf(run.label, sizeof(run.label), "%s%s%s", row, row[0] ? " " : "", label);
+	snprintf(run.row, sizeof(run.row), "%s", row);
+	run.rate_bytes_per_s = rate > 0 ? rate : -1;
 	if (rate > 0) {
-		r.seconds = (double)bytes / rate;
-		r.seconds_from_rate = true;
+		run.seconds = (double)bytes / rate;
+		run.seconds_from_rate = true;
 	}
-	claim_add_run(out, &r);
+	if (record_bytes)
+		claim_say(&run.block_bytes, CLAIM_FROM_OUTPUT, record_bytes);
+	return claim_add_run(src, r, &run);
 }
 
-void claim_add_bonnie_runs(struct claim *out, const struct claim_bonnie *b, const char *row,
-                           bool per_char_sized)
+static bool ran(const struct claim_bonnie *b, enum claim_bonnie_test t)
+{
+	return b->rate_bytes_per_s[t] >= 0 || b->too_fast[t];
+}
+
+/* The headline: the block write (else block read) over the file size; totals of the
+ * block tests only (per-char tests use their own size, -f). */
+static void bonnie_headline(struct claim_result *r)
+{
+	const struct claim_bonnie *b = &r->u.bonnie;
+	uint64_t size = b->file_size_bytes;
+	r->directions = 0;
+	if (ran(b, CLAIM_BONNIE_BLOCK_WRITE) || ran(b, CLAIM_BONNIE_REWRITE))
+		r->directions |= CLAIM_DIR_WRITE;
+	if (ran(b, CLAIM_BONNIE_BLOCK_READ) || ran(b, CLAIM_BONNIE_REWRITE))
+		r->directions |= CLAIM_DIR_READ;
+	r->written_bytes = size * (ran(b, CLAIM_BONNIE_BLOCK_WRITE) + ran(b, CLAIM_BONNIE_REWRITE));
+	r->read_bytes = size * (ran(b, CLAIM_BONNIE_BLOCK_READ) + ran(b, CLAIM_BONNIE_REWRITE));
+	r->bytes = size;
+	r->seconds = r->rate_bytes_per_s = -1;
+	enum claim_bonnie_test t = b->rate_bytes_per_s[CLAIM_BONNIE_BLOCK_WRITE] > 0
+	                               ? CLAIM_BONNIE_BLOCK_WRITE
+	                               : CLAIM_BONNIE_BLOCK_READ;
+	if (b->rate_bytes_per_s[t] > 0) {
+		r->rate_bytes_per_s = b->rate_bytes_per_s[t];
+		r->seconds = (double)size / r->rate_bytes_per_s;
+	}
+}
+
+int claim_bonnie_result(const struct claim_src *src, struct claim_result *r, bool per_char_sized)
 {
 	static const struct {
 		enum claim_bonnie_test test;
@@ -51,35 +74,88 @@ void claim_add_bonnie_runs(struct claim *out, const struct claim_bonnie *b, cons
 	    {CLAIM_BONNIE_GETC, "per-char read", CLAIM_DIR_READ, true},
 	    {CLAIM_BONNIE_BLOCK_READ, "block read", CLAIM_DIR_READ, false},
 	};
+	const struct claim_bonnie *b = &r->u.bonnie;
+	snprintf(r->machine, sizeof(r->machine), "%s", b->machine);
+	claim_say(&r->said.file_bytes, CLAIM_FROM_OUTPUT, b->file_size_bytes);
+	if (b->chunk_bytes)
+		claim_say(&r->said.block_bytes, CLAIM_FROM_OUTPUT, b->chunk_bytes);
+	if (b->concurrency)
+		claim_say(&r->said.queue_depth, CLAIM_FROM_OUTPUT, b->concurrency);
+	bonnie_headline(r);
+	r->nruns = 0; /* a table row's runs, read again from its CSV line */
 	for (size_t i = 0; i < sizeof(phases) / sizeof(phases[0]); i++) {
 		enum claim_bonnie_test t = phases[i].test;
-		if (phases[i].per_char && !per_char_sized)
-			continue;
-		if (b->rate_bytes_per_s[t] < 0 && !b->too_fast[t])
+		if ((phases[i].per_char && !per_char_sized) || !ran(b, t))
 			continue; /* not run (-f) */
-		add_rate_run(out, row, phases[i].label, phases[i].dir, b->file_size_bytes,
-		             b->rate_bytes_per_s[t]);
+		if (add_rate_run(src, r, b->machine, phases[i].label, phases[i].dir,
+		                 b->file_size_bytes, b->rate_bytes_per_s[t], 0))
+			return -1;
+	}
+	return 0;
+}
+
+/* The headline: the first row's write (else read) over its file size; totals: every
+ * write-type and read-type test of every row. */
+static void iozone_headline(struct claim_result *r)
+{
+	const struct claim_iozone *z = &r->u.iozone;
+	static const int writes[] = {CLAIM_IOZONE_WRITE, CLAIM_IOZONE_REWRITE,
+	                             CLAIM_IOZONE_RANDOM_WRITE};
+	static const int reads[] = {CLAIM_IOZONE_READ, CLAIM_IOZONE_REREAD,
+	                            CLAIM_IOZONE_RANDOM_READ};
+	for (size_t i = 0; i < z->nrows; i++) {
+		uint64_t bytes = z->rows[i].file_kib * 1024;
+		for (int k = 0; k < 3; k++) {
+			if (z->rows[i].kib_per_s[writes[k]] >= 0) {
+				r->written_bytes += bytes;
+				r->directions |= CLAIM_DIR_WRITE;
+			}
+			if (z->rows[i].kib_per_s[reads[k]] >= 0) {
+				r->read_bytes += bytes;
+				r->directions |= CLAIM_DIR_READ;
+			}
+		}
+	}
+	const struct claim_iozone_row *row = &z->rows[0];
+	int k = row->kib_per_s[CLAIM_IOZONE_WRITE] >= 0 ? CLAIM_IOZONE_WRITE : CLAIM_IOZONE_READ;
+	r->bytes = row->file_kib * 1024;
+	r->rate_bytes_per_s = r->seconds = -1;
+	if (row->kib_per_s[k] > 0) {
+		r->rate_bytes_per_s = row->kib_per_s[k] * 1024;
+		r->seconds = (double)r->bytes / r->rate_bytes_per_s;
 	}
 }
 
-void claim_take_bonnie_row(struct claim *out, const struct claim_bonnie *row, bool per_char_sized)
+/* Whether every row has the same record (file) size: then the result says it. */
+static void iozone_said(struct claim_result *r)
 {
-	claim_add_bonnie_runs(out, row, row->machine, per_char_sized);
-	unsigned rows = out->u.bonnie.runs + 1;
-	if (rows == 1)
-		out->u.bonnie = *row;
-	out->u.bonnie.runs = rows;
+	const struct claim_iozone *z = &r->u.iozone;
+	bool one_rec = true, one_file = true;
+	for (size_t i = 1; i < z->nrows; i++) {
+		one_rec &= z->rows[i].record_kib == z->rows[0].record_kib;
+		one_file &= z->rows[i].file_kib == z->rows[0].file_kib;
+	}
+	if (one_rec)
+		claim_say(&r->said.block_bytes, CLAIM_FROM_OUTPUT, z->rows[0].record_kib * 1024);
+	else if (r->said.block_bytes.from != CLAIM_FROM_NONE)
+		r->said.block_bytes.from = CLAIM_FROM_NONE; /* -a: each run has its own */
+	if (one_file)
+		claim_say(&r->said.file_bytes, CLAIM_FROM_OUTPUT, z->rows[0].file_kib * 1024);
+	else
+		r->said.file_bytes.from = CLAIM_FROM_NONE;
 }
 
-void claim_add_iozone_runs(struct claim *out)
+int claim_add_iozone_runs(const struct claim_src *src, struct claim_result *r)
 {
 	static const char *const names[CLAIM_IOZONE_NTESTS] = {
 	    "write", "rewrite", "read", "reread", "random read", "random write"};
 	static const unsigned dirs[CLAIM_IOZONE_NTESTS] = {CLAIM_DIR_WRITE, CLAIM_DIR_WRITE,
 	                                                   CLAIM_DIR_READ,  CLAIM_DIR_READ,
 	                                                   CLAIM_DIR_READ,  CLAIM_DIR_WRITE};
-	const struct claim_iozone *z = &out->u.iozone;
-	for (unsigned i = 0; i < z->nrows; i++) {
+	const struct claim_iozone *z = &r->u.iozone;
+	iozone_headline(r);
+	iozone_said(r);
+	for (size_t i = 0; i < z->nrows; i++) {
 		const struct claim_iozone_row *row = &z->rows[i];
 		char label[CLAIM_NAME_MAX];
 		for (int k = 0; k < CLAIM_IOZONE_NTESTS; k++) {
@@ -91,10 +167,12 @@ void claim_add_iozone_runs(struct claim *out)
 				         (unsigned long long)row->record_kib, names[k]);
 			else
 				snprintf(label, sizeof(label), "%s", names[k]);
-			add_rate_run(out, "", label, dirs[k], row->file_kib * 1024,
-			             row->kib_per_s[k] * 1024);
+			if (add_rate_run(src, r, "", label, dirs[k], row->file_kib * 1024,
+			                 row->kib_per_s[k] * 1024, row->record_kib * 1024))
+				return -1;
 		}
 	}
+	return 0;
 }
 
 /* The jobs' test files: each job lays out its own file of its size= unless filename=
@@ -103,7 +181,7 @@ static uint64_t fio_file_bytes(const struct claim_fio *f)
 {
 	uint64_t sum = 0, largest = 0;
 	bool named = false;
-	for (unsigned j = 0; j < f->njobs; j++) {
+	for (size_t j = 0; j < f->njobs; j++) {
 		uint64_t size = f->jobs[j].size_bytes;
 		if (!size)
 			return 0;
@@ -114,86 +192,65 @@ static uint64_t fio_file_bytes(const struct claim_fio *f)
 	return named ? largest : sum;
 }
 
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* The headline: all jobs, write if any job wrote, else read. */
+static void fio_headline(struct claim_result *r)
+{
+	const struct claim_fio *f = &r->u.fio;
+	uint64_t bw_w = 0, bw_r = 0, ms_w = 0, ms_r = 0;
+	for (size_t j = 0; j < f->njobs; j++) {
+		const struct claim_fio_job *fj = &f->jobs[j];
+		/* each figure is below INT64_MAX, but many of them could wrap: saturate */
+		r->written_bytes = sat_add(r->written_bytes, fj->write.io_bytes);
+		r->read_bytes = sat_add(r->read_bytes, fj->read.io_bytes);
+		bw_w = sat_add(bw_w, fj->write.bw_bytes);
+		bw_r = sat_add(bw_r, fj->read.bw_bytes);
+		ms_w = fj->write.runtime_ms > ms_w ? fj->write.runtime_ms : ms_w;
+		ms_r = fj->read.runtime_ms > ms_r ? fj->read.runtime_ms : ms_r;
+	}
+	r->directions =
+	    (r->written_bytes ? CLAIM_DIR_WRITE : 0) | (r->read_bytes ? CLAIM_DIR_READ : 0);
+	bool w = r->written_bytes > 0;
+	r->bytes = w ? r->written_bytes : r->read_bytes;
+	r->rate_bytes_per_s = (double)(w ? bw_w : bw_r);
+	r->seconds = (double)(w ? ms_w : ms_r) / 1000.0;
+}
+
 /* fio's jobs run together: one run per direction, summed over the jobs (as fio's own
  * "Run status group" line does), seconds the longest job's. */
-void claim_add_fio_runs(struct claim *out, const char *prefix)
+int claim_fio_result(const struct claim_src *src, struct claim_result *r, const char *prefix)
 {
-	const struct claim_fio *f = &out->u.fio;
+	const struct claim_fio *f = &r->u.fio;
 	uint64_t file = fio_file_bytes(f);
+	fio_headline(r);
+	if (file && r->said.file_bytes.from == CLAIM_FROM_NONE)
+		claim_say(&r->said.file_bytes, CLAIM_FROM_OUTPUT, file);
 	for (int w = 0; w < 2; w++) {
-		struct claim_run r = {.direction = w ? CLAIM_DIR_WRITE : CLAIM_DIR_READ,
-		                      .file_bytes = file};
+		struct claim_run run = {.direction = w ? CLAIM_DIR_WRITE : CLAIM_DIR_READ,
+		                        .file_bytes = file};
 		uint64_t ms = 0;
 		double bw = 0;
 		bool any = false;
-		for (unsigned j = 0; j < f->njobs; j++) {
+		for (size_t j = 0; j < f->njobs; j++) {
 			const struct claim_fio_dir *d = w ? &f->jobs[j].write : &f->jobs[j].read;
 			if (!d->present)
 				continue;
 			any = true;
-			r.bytes =
-			    r.bytes > UINT64_MAX - d->io_bytes ? UINT64_MAX : r.bytes + d->io_bytes;
+			run.bytes = sat_add(run.bytes, d->io_bytes);
 			bw += (double)d->bw_bytes;
 			ms = d->runtime_ms > ms ? d->runtime_ms : ms;
 		}
 		if (!any)
 			continue;
-		snprintf(r.label, sizeof(r.label), "%s%s", prefix, w ? "write" : "read");
-		r.seconds = ms ? (double)ms / 1e3 : -1;
-		r.rate_bytes_per_s = bw > 0 ? bw : -1;
-		claim_add_run(out, &r);
+		snprintf(run.label, sizeof(run.label), "%s%s", prefix, w ? "write" : "read");
+		run.seconds = ms ? (double)ms / 1e3 : -1;
+		run.rate_bytes_per_s = bw > 0 ? bw : -1;
+		if (claim_add_run(src, r, &run))
+			return -1;
 	}
-}
-
-bool claim_has_row(const struct claim *c, const char *label)
-{
-	for (unsigned i = 0; i < c->nruns; i++)
-		if (c->runs[i].row[0] && !strcmp(c->runs[i].row, label))
-			return true;
-	return false;
-}
-
-/* "a, b, c" of the distinct row labels; the count. */
-static unsigned row_list(const struct claim *c, char *out, size_t outlen)
-{
-	unsigned n = 0;
-	size_t o = 0;
-	out[0] = '\0';
-	for (unsigned i = 0; i < c->nruns; i++) {
-		const char *row = c->runs[i].row;
-		bool seen = !row[0];
-		for (unsigned j = 0; j < i && !seen; j++)
-			seen = !strcmp(c->runs[j].row, row);
-		if (seen)
-			continue;
-		int k = snprintf(out + o, outlen - o, "%s%s", n ? ", " : "", row);
-		if (k > 0 && (size_t)k < outlen - o)
-			o += (size_t)k;
-		n++;
-	}
-	return n;
-}
-
-int claim_pick_row(struct claim *c, const char *name, const char *row, char *err, size_t errlen)
-{
-	struct claim_src src = {.name = name ? name : "(claim)", .err = err, .errlen = errlen};
-	char rows[512];
-	unsigned n = row_list(c, rows, sizeof(rows));
-	if (!row || !row[0]) {
-		if (n <= 1)
-			return 0;
-		return claim_fail(&src, 0,
-		                  "the %s table holds %u rows (%s); pick one with "
-		                  "FILE@DOMAIN:ROW or FILE@ROW",
-		                  claim_tool_name(c->tool), n, rows);
-	}
-	if (!claim_has_row(c, row))
-		return claim_fail(&src, 0, "no row \"%.64s\" in the %s table; its rows: %s", row,
-		                  claim_tool_name(c->tool), n ? rows : "none labelled");
-	unsigned kept = 0;
-	for (unsigned i = 0; i < c->nruns; i++)
-		if (!strcmp(c->runs[i].row, row))
-			c->runs[kept++] = c->runs[i];
-	c->nruns = kept;
 	return 0;
 }

@@ -143,6 +143,38 @@ static size_t count_slaves(const char *dir)
 	return n;
 }
 
+/* An md array whose level writes each block to more than one member (mirrors, parity). */
+static bool md_redundant(const char *dir)
+{
+	static const char *const levels[] = {"raid1", "raid4", "raid5", "raid6", "raid10"};
+	char p[PATH_MAX], level[16];
+	if (snprintf(p, sizeof(p), "%s/md/level", dir) >= (int)sizeof(p) ||
+	    !attr_read_line(p, level, sizeof(level)))
+		return false;
+	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
+		if (!strcmp(level, levels[i]))
+			return true;
+	return false;
+}
+
+/* Is the device a member of a redundant md array (one of its holders/)? */
+static bool held_by_array(const char *dir)
+{
+	char p[PATH_MAX], holder[PATH_MAX];
+	DIR *d = open_dirf(p, "%s/holders", dir);
+	if (!d)
+		return false;
+	bool found = false;
+	const struct dirent *e;
+	while (!found && (e = readdir(d)))
+		found =
+		    e->d_name[0] != '.' &&
+		    snprintf(holder, sizeof(holder), "%s/%s", p, e->d_name) < (int)sizeof(holder) &&
+		    md_redundant(holder);
+	closedir(d);
+	return found;
+}
+
 static void fill_devinfo(const char *dir, struct xt_devinfo *out)
 {
 	const char *slash = strrchr(dir, '/');
@@ -157,6 +189,8 @@ static void fill_devinfo(const char *dir, struct xt_devinfo *out)
 	}
 	out->is_loop = !out->is_partition && (path_exists(dir, "loop") || name_is_loop(out->name));
 	out->is_leaf = !out->is_partition && !out->is_loop && count_slaves(dir) == 0;
+	out->is_array = !out->is_leaf && md_redundant(dir);
+	out->in_array = held_by_array(dir);
 }
 
 int topo_devinfo(const struct xt_roots *roots, uint32_t dev, struct xt_devinfo *out)

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/error.h"
+
 #define XT_KDEV(maj, min) ((uint32_t)(((maj) << 20) | (min)))
 #define XT_KDEV_MAJOR(d)  ((uint32_t)(d) >> 20)
 #define XT_KDEV_MINOR(d)  (((uint32_t)(d)) & 0xfffff)
@@ -112,9 +114,9 @@ struct xs_store {
  * per level, `name = "v"`); the form is detected per file. Values use xenstore-ls
  * escapes (\\, \", \n, \t, \r, \xNN, octal \NNN); `-p` permissions after a value are
  * ignored; blank lines, trailing blanks and CRLF are accepted. Returns 0, or -1 with
- * `err` holding "FILE:LINE: reason" (out is then empty). */
-int xs_parse_file(const char *file, struct xs_store *out, char *err, size_t errlen);
-int xs_parse_stream(FILE *in, const char *name, struct xs_store *out, char *err, size_t errlen);
+ * err, XERR_INPUT "FILE:LINE: reason" (or XERR_NOMEM); out is then empty. */
+int xs_parse_file(const char *file, struct xs_store *out, struct xerr *err);
+int xs_parse_stream(FILE *in, const char *name, struct xs_store *out, struct xerr *err);
 const char *xs_get(const struct xs_store *s, const char *path); /* NULL if absent */
 const struct xs_entry *xs_find(const struct xs_store *s, const char *path);
 /* Build a store by hand (live xenstore, tests): add in any order, then sort once.
@@ -148,6 +150,9 @@ struct xt_devinfo {
 	uint32_t parent;   /* whole disk dev_t of a partition */
 	bool is_loop;
 	bool is_leaf; /* whole disk, not loop, no slaves (vda, sda, zram0, nvme0n1) */
+	/* redundant md arrays (md/level raid1, raid4, raid5, raid6, raid10) write a block to
+	 * more than one member: the array, and a member of one (a holder of it) */
+	bool is_array, in_array;
 };
 int topo_devinfo(const struct xt_roots *roots, uint32_t dev, struct xt_devinfo *out);
 /* dev_t of a device name such as "loop0" or "vda1"; 0 if unknown. */

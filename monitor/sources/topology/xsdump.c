@@ -25,8 +25,7 @@ struct parser {
 	const char *name;
 	size_t lineno;
 	enum dump_form form;
-	char *err;
-	size_t errlen;
+	struct xerr *err;
 	/* tree form: the absolute path of the last node, and where each level ends in it */
 	char *path;
 	size_t path_cap;
@@ -35,6 +34,8 @@ struct parser {
 	size_t levels;
 };
 
+/* A bad line (XERR_INPUT): "FILE:LINE: reason". */
+static int fail(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(struct parser *p, const char *fmt, ...)
 {
 	char reason[256];
@@ -42,8 +43,13 @@ static int fail(struct parser *p, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
-	if (p->err && p->errlen)
-		snprintf(p->err, p->errlen, "%s:%zu: %s", p->name, p->lineno, reason);
+	xerr_set(p->err, XERR_INPUT, "%.300s:%zu: %s", p->name, p->lineno, reason);
+	return -1;
+}
+
+static int no_memory(struct parser *p)
+{
+	xerr_set(p->err, XERR_NOMEM, "%.300s:%zu: out of memory", p->name, p->lineno);
 	return -1;
 }
 
@@ -157,7 +163,7 @@ static int tree_path(struct parser *p, size_t depth, const char *key, size_t key
 	if (need > p->path_cap) {
 		char *np = realloc(p->path, need * 2);
 		if (!np)
-			return fail(p, "out of memory");
+			return no_memory(p);
 		p->path = np;
 		p->path_cap = need * 2;
 	}
@@ -165,7 +171,7 @@ static int tree_path(struct parser *p, size_t depth, const char *key, size_t key
 		size_t cap = (depth + 1) * 2;
 		size_t *nl = realloc(p->level_end, cap * sizeof(*nl));
 		if (!nl)
-			return fail(p, "out of memory");
+			return no_memory(p);
 		p->level_end = nl;
 		p->level_cap = cap;
 	}
@@ -224,7 +230,7 @@ static int parse_line(struct parser *p, char *line, size_t len, struct xs_store 
 		rawlen -= 4;
 	char *value = malloc(rawlen + 1);
 	if (!value)
-		return fail(p, "out of memory");
+		return no_memory(p);
 	size_t value_len = 0;
 	if (unescape(p, open, rawlen, cut, value, &value_len) < 0) {
 		free(value);
@@ -244,17 +250,17 @@ static int parse_line(struct parser *p, char *line, size_t len, struct xs_store 
 	int rc = xs_store_add(out, path, value, value_len);
 	free(value);
 	if (rc < 0)
-		return fail(p, "out of memory");
+		return no_memory(p);
 	out->entries[out->n - 1].truncated = cut;
 	return 0;
 }
 
-int xs_parse_stream(FILE *in, const char *name, struct xs_store *out, char *err, size_t errlen)
+int xs_parse_stream(FILE *in, const char *name, struct xs_store *out, struct xerr *err)
 {
-	struct parser p = {.name = name ? name : "<stdin>", .err = err, .errlen = errlen};
+	struct parser p = {.name = name ? name : "<stdin>", .err = err};
 	memset(out, 0, sizeof(*out));
 	if (name && !(out->name = strdup(name)))
-		return fail(&p, "out of memory");
+		return no_memory(&p);
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -281,16 +287,15 @@ int xs_parse_stream(FILE *in, const char *name, struct xs_store *out, char *err,
 	return 0;
 }
 
-int xs_parse_file(const char *file, struct xs_store *out, char *err, size_t errlen)
+int xs_parse_file(const char *file, struct xs_store *out, struct xerr *err)
 {
 	FILE *in = fopen(file, "r");
 	if (!in) {
 		memset(out, 0, sizeof(*out));
-		if (err && errlen)
-			snprintf(err, errlen, "%s: %s", file, strerror(errno));
+		xerr_set(err, XERR_INPUT, "%s: %s", file, strerror(errno));
 		return -1;
 	}
-	int rc = xs_parse_stream(in, file, out, err, errlen);
+	int rc = xs_parse_stream(in, file, out, err);
 	fclose(in);
 	return rc;
 }

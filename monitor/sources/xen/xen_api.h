@@ -7,16 +7,18 @@
  * libxenstore; a NULL return sets errno. xs_owner is xs_get_permissions reduced to what
  * xiotop asks of it: the node's owner (the first permission entry's domid; xenstored makes
  * an unprivileged domain the owner of each node it creates). Handles are the libraries' own opaque
- * types. The one addition is xenstat_init's err buffer: libxenctrl writes its reasons for failing
- * to stderr, and xiotop promises one line about its source, so the real table catches that text and
- * hands it back instead. xen_api_real() is the real table (NULL when xiotop was built without the
- * libraries); it is linked into the executable only.
+ * types. The one addition is xenstat_init's err (XERR_PREREQ): libxenctrl writes its reasons for
+ * failing to stderr, and xiotop promises one line about its source, so the real table catches that
+ * text and hands it back instead. xen_api_real() is the real table (NULL when xiotop was built
+ * without the libraries); it is linked into the executable only.
  */
 #ifndef XIOTOP_XEN_API_H
 #define XIOTOP_XEN_API_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "core/error.h"
 
 struct xs_handle;
 struct xenstat_handle;
@@ -40,7 +42,7 @@ struct xen_api {
 	bool (*xs_owner)(struct xs_handle *h, const char *path, unsigned int *owner);
 
 	/* libxenstat */
-	struct xenstat_handle *(*xenstat_init)(char *err, size_t errlen);
+	struct xenstat_handle *(*xenstat_init)(struct xerr *err);
 	void (*xenstat_uninit)(struct xenstat_handle *h);
 	struct xenstat_node *(*xenstat_get_node)(struct xenstat_handle *h, unsigned int flags);
 	void (*xenstat_free_node)(struct xenstat_node *n);

@@ -46,7 +46,7 @@ static bool real_xs_owner(struct xs_handle *h, const char *path, unsigned int *o
 }
 
 /* The first line libxenctrl printed while failing, else errno's text. */
-static void caught_reason(FILE *caught, int err_no, char *err, size_t errlen)
+static void caught_reason(FILE *caught, int err_no, struct xerr *err)
 {
 	char line[256] = "";
 	if (caught) {
@@ -56,12 +56,12 @@ static void caught_reason(FILE *caught, int err_no, char *err, size_t errlen)
 		line[strcspn(line, "\r\n")] = '\0';
 	}
 	if (line[0])
-		snprintf(err, errlen, "%s", line);
+		xerr_set(err, XERR_PREREQ, "%s", line);
 	else
-		snprintf(err, errlen, "%s", err_no ? strerror(err_no) : "no reason given");
+		xerr_set(err, XERR_PREREQ, "%s", err_no ? strerror(err_no) : "no reason given");
 }
 
-static struct xenstat_handle *real_xenstat_init(char *err, size_t errlen)
+static struct xenstat_handle *real_xenstat_init(struct xerr *err)
 {
 	FILE *caught = tmpfile();
 	int saved = -1;
@@ -76,8 +76,8 @@ static struct xenstat_handle *real_xenstat_init(char *err, size_t errlen)
 		dup2(saved, STDERR_FILENO);
 		close(saved);
 	}
-	if (!h && err && errlen)
-		caught_reason(caught, err_no, err, errlen);
+	if (!h)
+		caught_reason(caught, err_no, err);
 	if (caught)
 		fclose(caught);
 	errno = err_no;

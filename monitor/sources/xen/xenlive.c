@@ -337,10 +337,11 @@ int xenlive_open(struct xenlive **out, const struct xen_api *api, char *why, siz
 	}
 	x->api = api;
 	snprintf(x->qmp_dir, sizeof(x->qmp_dir), "%s", XENLIVE_QMP_DIR);
-	char err[256] = "";
-	x->stat = api->xenstat_init(err, sizeof(err));
+	struct xerr err = {0};
+	x->stat = api->xenstat_init(&err);
 	if (!x->stat) {
-		snprintf(why, whylen, "xenstat_init failed: %s", err[0] ? err : "no reason given");
+		snprintf(why, whylen, "xenstat_init failed: %.300s",
+		         err.msg[0] ? err.msg : "no reason given");
 		goto fail;
 	}
 	errno = 0;

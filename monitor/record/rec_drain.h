@@ -1,0 +1,65 @@
+/* rec_drain.h - when the dirty pages a wrapped command left in dom0's page cache have
+ * reached the disk: how long `record -- COMMAND` records on after the command ends.
+ *
+ * Contract: pure (the caller passes samples and the time). rec_drain_bound() is the most
+ * the drain can take by the host's own writeback rule: a page dirtied just before the
+ * command ended is written back once older than vm.dirty_expire_centisecs, by the flusher
+ * that wakes every vm.dirty_writeback_centisecs; plus a margin (REC_DRAIN_MARGIN_NS and
+ * two sample intervals: the writeback's own I/O, and a sample to see it done). A sysctl
+ * not known (an imported host, /proc unreadable) counts as the kernel's default.
+ * rec_drain_begin() takes the first sample at or after the end: each domain's backlog is
+ * what it had dirtied then and not yet written back. rec_drain_check() says, of a later
+ * sample, whether every domain's written-back bytes reached what it had dirtied by then
+ * (bytes it dirtied after the end are another run's, not waited for). A sample whose dirty
+ * pages were not counted (has_dirty false) gives no backlog: only the bound is left.
+ * The counters start with the recorder: a domain whose written-back bytes ever pass what
+ * it dirtied (rec_drain_watch(), every sample) was writing back pages dirtied before the
+ * recording began, which its counters cannot tell from the command's; such a domain that
+ * dirtied anything makes the drain unsure: only the bound ends it. (Older pages written
+ * back while never more than the command's own show no sign: the stop can then come early
+ * by as much as they were.)
+ * Pages dropped before writeback (a file deleted, truncated) are never written back: the
+ * drain then ends at the bound, and says how much was still not written back.
+ */
+#ifndef XIOTOP_REC_DRAIN_H
+#define XIOTOP_REC_DRAIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/sample.h"
+#include "record/record.h"
+
+#define REC_DRAIN_MARGIN_NS (5 * 1000000000LL)
+#define REC_DRAIN_DOMAINS   256 /* domains with a backlog followed (the first ones) */
+
+struct rec_drain_domain {
+	uint32_t domid;
+	uint64_t dirtied; /* its dirtied bytes at the end */
+};
+
+struct rec_drain {
+	bool counted;          /* dirty pages were counted at the end */
+	bool unsure;           /* a domain that dirtied was writing back older pages too */
+	uint32_t unsure_domid; /* the first such domain */
+	size_t n_older;        /* domains seen writing back pages older than the recording */
+	uint32_t older[REC_DRAIN_DOMAINS];
+	uint64_t backlog; /* bytes dirty at the end, the domains followed */
+	uint64_t left;    /* of those, not yet written back (the last check) */
+	size_t n;
+	struct rec_drain_domain dom[REC_DRAIN_DOMAINS];
+};
+
+/* ns: vm.dirty_expire_centisecs + vm.dirty_writeback_centisecs + the margin. */
+int64_t rec_drain_bound(const struct rec_host_facts *f, double interval_s);
+/* Every sample from the first: the domains writing back pages older than the recording.
+ * d zeroed before the first. */
+void rec_drain_watch(struct rec_drain *d, const struct xio_sample *s);
+/* The backlog at the end, from the first sample at or after it (watched too). */
+void rec_drain_begin(struct rec_drain *d, const struct xio_sample *s);
+/* True when everything dirty at the end has been written back by sample s (watched too);
+ * never when unsure. */
+bool rec_drain_check(struct rec_drain *d, const struct xio_sample *s);
+
+#endif
