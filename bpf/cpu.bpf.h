@@ -55,7 +55,7 @@ struct work_state {
 	 * next item, owned by that item's kind and domain (0: none open). */
 	u32 run_kind;
 	u32 run_domid;
-	u64 run_switches;    /* context switches when the owning item started */
+	u64 run_sleeps;      /* sleeps (voluntary switches) when the owning item started */
 	u64 charged_runtime; /* runtime up to which the kworker has been charged or passed */
 	/* loop time not yet in cpu_ns, and its domain: added here (no hash update per item),
 	 * moved to cpu_ns by the task pass, at the task's end or when the domain changes */
@@ -205,9 +205,12 @@ static __always_inline void apportion_writeback(struct work_state *ws, u64 ns)
 			           ns * ws->wb_kib[i] / total);
 }
 
-static __always_inline u64 task_switches(struct task_struct *task)
+/* A task's sleeps: its voluntary context switches. A preemption (an involuntary one) is
+ * no new run: the kworker resumes inside the item it was running, and a run start taken
+ * after it would charge that item's tail to the next one. */
+static __always_inline u64 task_sleeps(struct task_struct *task)
 {
-	return task->nvcsw + task->nivcsw;
+	return task->nvcsw;
 }
 
 /* Move a kworker's pending loop time to cpu_ns (the pass on another CPU may race the
@@ -247,12 +250,13 @@ static __always_inline void run_settle(struct work_state *ws, u64 upto)
 /* A work item starts on the current kworker: the open owner's time ends now (the
  * runtime the scheduler last updated: between two items a kworker only goes idle and wakes
  * up, which stays with the item before); the item (kind 0: not tracked, no owner) takes the
- * kworker's time from there, or, with no owner open, from the start of this run if it
- * began since the kworker's last item (worker wakeup included). */
+ * kworker's time from there, or, with no owner open, from the start of this run if the
+ * kworker slept since its last item (worker wakeup included; after a preemption, the pick
+ * it resumed at: the item before it ran on there). */
 static __always_inline void run_enter(struct work_state *ws, u32 kind, u32 domid)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	u64 switches = task_switches(task);
+	u64 sleeps = task_sleeps(task);
 	/* two loads, kept apart: the verifier refuses one load from a task or a map value */
 	u64 run_start = task->se.prev_sum_exec_runtime, runtime = task->se.sum_exec_runtime;
 	barrier_var(run_start);
@@ -260,13 +264,13 @@ static __always_inline void run_enter(struct work_state *ws, u32 kind, u32 domid
 	u64 from = runtime;
 	if (ws->run_kind)
 		run_settle(ws, runtime);
-	else if (switches != ws->run_switches)
+	else if (sleeps != ws->run_sleeps)
 		from = run_start;
 	if (from > ws->charged_runtime)
 		ws->charged_runtime = from;
 	ws->run_kind = kind;
 	ws->run_domid = domid;
-	ws->run_switches = switches;
+	ws->run_sleeps = sleeps;
 }
 
 /* A long item (a flusher's can run for seconds) is settled as it goes, at the bios it
