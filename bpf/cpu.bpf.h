@@ -13,9 +13,10 @@
  * their domain shares are taken out of the shared runtime by user space, again from the
  * scheduler's runtime and without a clock read. Only workqueue_execute_start runs, at every
  * work item of the host (no program at their end): a tracked item (loop work for a domain's
- * loop device, flusher work) owns the kworker from the start of the run it started in
- * (se.prev_sum_exec_runtime, set by CFS at every pick, where kworkers run: worker wakeup
- * included) up to the start of the kworker's next item, where the scheduler last updated
+ * loop device, flusher work) owns the kworker from its start, or, when the kworker slept
+ * since its last item, from the start of the run it started in (se.prev_sum_exec_runtime,
+ * set by CFS at every pick, where kworkers run: worker wakeup included; a preemption is no
+ * new run) up to the start of the kworker's next item, where the scheduler last updated
  * the runtime (ticks, wakeups). Between two items a kworker does no work of its own but
  * going idle and waking up, and every item passes workqueue_execute_start, so nothing of
  * another item is charged: the runs of an item that slept are its own, and a run with no
