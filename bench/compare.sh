@@ -1,43 +1,53 @@
 #!/usr/bin/env bash
-# Side by side, in one run: what xiotop costs per I/O next to its peers (issue 17).
+# Side by side, in one run: what xiotop costs per I/O next to its peers (issues 17 and 47).
 #
-# Peers: no tracer, xiotop (this build as it runs by default: timing each I/O), xiotop_nolat
-# (this build with --no-latency), optionally an older xiotop (XIOTOP_BEFORE=path: as it
-# runs by default, and with --latency),
-# a bpftrace byte sum per (dev, comm) at block_bio_queue, a bpftrace latency histogram
-# (block_rq_issue -> block_rq_complete), the two and the loop workers' time in one
-# bpftrace script (bt_same: the figures xiotop gives by default, bpftrace's way),
-# bpftrace's empty programs at the events xiotop runs at per I/O (floor: the run stats'
-# own cost per event), and bcc's biotop where it
-# runs (else the reason is printed). Workloads on an emulated loop domain (tests/emu;
-# BLOCK_ONLY: on its zram domain), with the loop device's direct I/O on, then off, in each
-# round (DIO, default "on off"; a workload with direct I/O off is reported as
-# "WORKLOAD dio-off": the loop worker writes the backing file through dom0's page cache):
+# Peers: no tracer (none), xiotop (this build as it runs by default: every figure, latency
+# timed), xiotop_nolat (this build with --no-latency), optionally an older xiotop
+# (XIOTOP_BEFORE=path: as it runs by default, and with --latency), and bpftrace: a byte sum
+# per (dev, comm) at block_bio_queue (bt_sum), the latency one-liner of the world's backend
+# (bt_hist: block_rq_issue -> block_rq_complete for a blk-mq device as loop, block_bio_queue
+# -> block_bio_complete for a bio-based one as an LV or zram, which makes no requests), the
+# two and the loop workers' time per item in one script (bt_same: the figures xiotop gives
+# by default, bpftrace's way), bpftrace's empty programs at the events xiotop runs at
+# (floor: the run stats' own cost per event), and bcc's biotop where it runs (else the
+# reason is printed).
+#
+# Worlds (WORLDS, default "dio-on dio-off bio"), on one emulated dom0 (tests/emu), each a
+# host as xiotop sees it (the xenstore it is given) and the device the workloads write to:
+#   dio-on   the two file-backed domains (guest1 on a loop device, guest2 on a partition of
+#            one); guest1's loop device with direct I/O on; the workloads on guest1
+#   dio-off  the same with its direct I/O off (the loop worker writes the image through
+#            dom0's page cache)
+#   bio      guest3 alone, on a bare zram (a bio-based device, the stand-in for an LV), as a
+#            host whose domains are all on block devices; the workloads on guest3
+#   mixed    all three domains (file-backed and bio-based on one host), guest1's direct
+#            I/O on, the workloads on guest1 (the image's file system is itself on a zram)
+# The bio world's buffered workload is no blkback pattern (blkback does no buffered I/O):
+# it writes through the zram's own page cache.
+# Workloads (WORKLOADS, default "rand4k seq1m buffered"), each SECS seconds (default 4):
 #   rand4k    fio 4 KiB random writes, O_DIRECT, psync
 #   seq1m     fio 1 MiB sequential writes, O_DIRECT, psync
 #   buffered  fio 64 KiB buffered writes with writeback (end_fsync)
-# ROUNDS rounds (default 10), each running every peer once in a rotating order, each peer
-# attached once per round for all workloads of SECS seconds (default 4).
-# Columns: busy CPU per I/O (/proc/stat), BPF ns per I/O and events per I/O (kernel bpf
-# run stats of the peer's own programs), IOPS ratio to no tracer in the same round,
-# median (min-max), tool RSS; then ns per event per program.
-# NO_BIO_BACKEND=1: xiotop is not told of guest3 (a bare zram, the emulated LV), so the
-# host it traces has only blk-mq and file-backed backends, as a file-backed Xen host.
-# BLOCK_ONLY=1: xiotop is told of guest3 alone and the workloads write to its zram, as a
-# host whose domains are all on block devices (LVM, phy: no loop device, no image file,
-# no device model). Its buffered workload is no blkback pattern (blkback does no buffered
-# I/O): it writes through the zram's own page cache.
-# Usage: bench/compare.sh [BUILD_DIR]   (root; ROUNDS SECS XIOTOP_BEFORE WORKLOADS DIO, and
-# PEERS to keep only some of: none xiotop xiotop_nolat xiotop_before xiotop_before_latency
-# bt_sum bt_hist bt_same floor biotop; xiotop_latency, its name from when latency was opt-in, is xiotop)
+# ROUNDS rounds (default 10); in each, every world, and in it every peer once in a rotating
+# order, attached once for all workloads. A round whose no-tracer IOPS of STEADY_WL (default
+# rand4k) moved more than 10 % from its neighbours' in a world is run again for that world
+# once (RERUN=0: never), the rows it replaces kept apart; the report says which.
+# Columns: busy CPU per I/O (/proc/stat), BPF ns and events per I/O (kernel bpf run stats of
+# the peer's own programs), IOPS ratio to no tracer in the same round, median (min-max), tool
+# RSS; then ns per event per program, and per world the figures of issue 47's bars.
+# Usage: bench/compare.sh [BUILD_DIR]   (root; ROUNDS SECS WORLDS WORKLOADS XIOTOP_BEFORE
+# STEADY_WL RERUN KEEP_RESULTS, and PEERS to keep only some of: none xiotop xiotop_nolat
+# xiotop_before xiotop_before_latency bt_sum bt_hist bt_same floor biotop)
 set -euo pipefail
 build=${1:-build}
 rounds=${ROUNDS:-10}
 secs=${SECS:-4}
 workloads=${WORKLOADS:-rand4k seq1m buffered}
-dio_modes=${DIO:-on off}
-for m in $dio_modes; do
-	case $m in on | off) ;; *) echo "compare: DIO takes on and off, not $m" >&2; exit 2 ;; esac
+worlds=${WORLDS:-dio-on dio-off bio}
+steady_wl=${STEADY_WL:-rand4k}
+rerun=${RERUN:-1}
+for w in $worlds; do
+	case $w in dio-on | dio-off | bio | mixed) ;; *) echo "compare: no world $w (dio-on dio-off bio mixed)" >&2; exit 2 ;; esac
 done
 src=$(cd "$(dirname "$0")/.." && pwd)
 xiotop="$build/xiotop"
@@ -50,9 +60,10 @@ done
 work=$(mktemp -d /tmp/xiotop-compare.XXXXXX)
 old_stats=$(sysctl -n kernel.bpf_stats_enabled)
 tool_pid=
+tool_name=
 # shellcheck disable=SC2317 # called by the trap below
 cleanup() {
-	[ -n "$tool_pid" ] && kill -INT "$tool_pid" 2>/dev/null && wait "$tool_pid" 2>/dev/null
+	stop_tool
 	sysctl -qw kernel.bpf_stats_enabled="$old_stats"
 	bash "$src/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true
 	rm -rf "$work"
@@ -63,23 +74,21 @@ bash "$src/tests/emu/emu.sh" up "$work/world" --dio on >/dev/null
 # shellcheck disable=SC1091
 . "$work/world/env"
 sysctl -qw kernel.bpf_stats_enabled=1
-if [ -n "${NO_BIO_BACKEND:-}" ] && [ -n "${BLOCK_ONLY:-}" ]; then
-	echo "compare: NO_BIO_BACKEND leaves out the only domain BLOCK_ONLY keeps" >&2
-	exit 2
-fi
-target=$DOM1_DEV
-if [ -n "${NO_BIO_BACKEND:-}" ]; then
-	grep -v -e '^/local/domain/3' -e '/backend/vbd/3' "$XENSTORE_DUMP" >"$work/no-bio.dump"
-	XENSTORE_DUMP=$work/no-bio.dump
-fi
-if [ -n "${BLOCK_ONLY:-}" ]; then
-	grep -v -E -e '^/local/domain/[12]( |/)' -e '/backend/vbd/[12]( |/)' "$XENSTORE_DUMP" \
-		>"$work/block-only.dump"
-	XENSTORE_DUMP=$work/block-only.dump
-	target=$DOM3_DEV
-	dio_modes=on # a zram has no direct I/O mode: one pass, reported as "on"
-fi
+# the xenstore each world's xiotop is given: the file-backed domains, or guest3 alone
+grep -v -e '^/local/domain/3' -e '/backend/vbd/3' "$XENSTORE_DUMP" >"$work/files.dump"
+grep -v -E -e '^/local/domain/[12]( |/)' -e '/backend/vbd/[12]( |/)' "$XENSTORE_DUMP" \
+	>"$work/block.dump"
 
+world_dump() { # world -> the xenstore dump xiotop is given
+	case $1 in
+	dio-on | dio-off) echo "$work/files.dump" ;;
+	bio) echo "$work/block.dump" ;;
+	mixed) echo "$XENSTORE_DUMP" ;;
+	esac
+}
+world_target() { # world -> the device the workloads write to
+	case $1 in bio) echo "$DOM3_DEV" ;; *) echo "$DOM1_DEV" ;; esac
+}
 set_dio() { # on|off: guest1's loop device, while no tool is attached (its start reads it)
 	local want=$1 got
 	losetup --direct-io="$want" "$DOM1_DEV"
@@ -89,32 +98,51 @@ set_dio() { # on|off: guest1's loop device, while no tool is attached (its start
 		exit 1
 	}
 }
+enter_world() {
+	case $1 in dio-off) set_dio off ;; *) set_dio on ;; esac
+}
 
 bt_sum='tracepoint:block:block_bio_queue { @bytes[args->dev, comm] = sum(args->nr_sector * 512); }'
-bt_hist='tracepoint:block:block_rq_issue { @start[args->dev, args->sector] = nsecs; }
+# the latency one-liner of a blk-mq backend (requests) and of a bio-based one (bios)
+bt_hist_rq='tracepoint:block:block_rq_issue { @start[args->dev, args->sector] = nsecs; }
 tracepoint:block:block_rq_complete /@start[args->dev, args->sector]/ {
   @usecs = hist((nsecs - @start[args->dev, args->sector]) / 1000);
   delete(@start[args->dev, args->sector]); }'
+bt_hist_bio='tracepoint:block:block_bio_queue { @start[args->dev, args->sector] = nsecs; }
+tracepoint:block:block_bio_complete /@start[args->dev, args->sector]/ {
+  @usecs = hist((nsecs - @start[args->dev, args->sector]) / 1000);
+  delete(@start[args->dev, args->sector]); }'
+bt_hist_of() { # world
+	case $1 in bio) echo "$bt_hist_bio" ;; *) echo "$bt_hist_rq" ;; esac
+}
 
-# bt_same: bpftrace computing what xiotop's default figures need of a loop domain, its
-# own way: bytes per (device, task) at block_bio_queue, a latency histogram per device
-# from block_rq_issue to block_rq_complete, and the loop workers' time per item from
-# workqueue_execute_start to _end (loop work only, by function address). Less than xiotop
-# still: no domain, no partition or remap rule, wall time not runtime, no bio-based
-# device's latency, no dirty backlog
-bt_same="$bt_sum
-${bt_hist/@usecs =/@usecs[args->dev] =}
-"'tracepoint:workqueue:workqueue_execute_start
+# bt_same: bpftrace computing what xiotop's default figures need, its own way: bytes per
+# (device, task) at block_bio_queue, a latency histogram per device (the world's one-liner),
+# and the loop workers' time per item from workqueue_execute_start to _end (loop work only,
+# by function address). Less than xiotop still: no domain, no partition or remap rule, wall
+# time not runtime, no dirty backlog
+bt_same_of() { # world
+	local hist
+	hist=$(bt_hist_of "$1")
+	if [ "$1" = bio ]; then # one block_bio_queue program for the sum and the stamp
+		hist=${hist#*\}}
+		printf '%s\n' "tracepoint:block:block_bio_queue {
+  @bytes[args->dev, comm] = sum(args->nr_sector * 512); @start[args->dev, args->sector] = nsecs; }"
+	else
+		printf '%s\n' "$bt_sum"
+	fi
+	printf '%s\n' "${hist/@usecs =/@usecs[args->dev] =}"
+	printf '%s\n' 'tracepoint:workqueue:workqueue_execute_start
   /args->function == kaddr("loop_workfn") || args->function == kaddr("loop_rootcg_workfn")/ {
   @item[tid] = nsecs; }
 tracepoint:workqueue:workqueue_execute_end /@item[tid]/ {
   @loop_ns[tid] = sum(nsecs - @item[tid]); delete(@item[tid]); }'
+}
 
-# floor: empty programs at the events xiotop runs at per I/O, so the report can say what
-# the kernel's run stats cost per event whatever the program (two sched_clock reads)
+# floor: empty programs at the events xiotop runs at, so the report can say what the
+# kernel's run stats cost per event whatever the program (two sched_clock reads)
 bt_floor='tracepoint:block:block_bio_queue {} tracepoint:block:block_bio_complete {}
-tracepoint:block:block_rq_complete {} tracepoint:workqueue:workqueue_execute_start {}
-tracepoint:workqueue:workqueue_execute_end {}'
+tracepoint:block:block_rq_complete {} tracepoint:workqueue:workqueue_execute_start {}'
 
 peers="none xiotop xiotop_nolat"
 [ -n "${XIOTOP_BEFORE:-}" ] && peers="$peers xiotop_before xiotop_before_latency"
@@ -140,8 +168,9 @@ prog_ids() { bpftool prog show -j | python3 "$lib" ids; }
 # run stats of the programs not in $1 (ids loaded before the tool started): one JSON object
 prog_stats() { bpftool prog show -j | python3 "$lib" stats "$1"; }
 
-start_tool() { # peer -> sets tool_pid, waits until attached
+start_tool() { # peer world -> sets tool_pid, waits until attached
 	local log="$work/tool.log"
+	tool_name=$1
 	case $1 in
 	none) return 0 ;;
 	xiotop | xiotop_nolat | xiotop_before | xiotop_before_latency)
@@ -149,14 +178,14 @@ start_tool() { # peer -> sets tool_pid, waits until attached
 		[[ $1 == xiotop_before* ]] && bin=$XIOTOP_BEFORE
 		[[ $1 == *_latency ]] && extra=(--latency) # an older build's opt-in
 		[[ $1 == *_nolat ]] && extra=(--no-latency)
-		"$bin" -b -d 1 --format json "${extra[@]}" --xenstore-dump "$XENSTORE_DUMP" \
+		"$bin" -b -d 1 --format json "${extra[@]}" --xenstore-dump "$(world_dump "$2")" \
 			>"$work/tool.out" 2>"$log" &
 		tool_pid=$!
 		for _ in $(seq 50); do [ -s "$work/tool.out" ] && break; sleep 0.2; done ;;
 	bt_sum | bt_hist | bt_same | floor)
 		local prog=$bt_sum
-		[ "$1" = bt_hist ] && prog=$bt_hist
-		[ "$1" = bt_same ] && prog=$bt_same
+		[ "$1" = bt_hist ] && prog=$(bt_hist_of "$2")
+		[ "$1" = bt_same ] && prog=$(bt_same_of "$2")
 		[ "$1" = floor ] && prog=$bt_floor
 		bpftrace -e "$prog" >/dev/null 2>"$log" &
 		tool_pid=$!
@@ -168,16 +197,28 @@ start_tool() { # peer -> sets tool_pid, waits until attached
 		sleep 8 ;; # bcc compiles first
 	esac
 }
-stop_tool() {
+gone_within() { # pid tenths: has it exited within that many tenths of a second?
+	for _ in $(seq "$2"); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+	! kill -0 "$1" 2>/dev/null
+}
+stop_tool() { # SIGINT, then (said on stderr) SIGINT again, SIGTERM, SIGKILL: never hangs
 	[ -z "$tool_pid" ] && return 0
-	kill -INT "$tool_pid" 2>/dev/null || true
-	wait "$tool_pid" 2>/dev/null || true
+	local pid=$tool_pid sig
 	tool_pid=
+	kill -INT "$pid" 2>/dev/null || true
+	if ! gone_within "$pid" 100; then
+		for sig in INT TERM KILL; do
+			echo "compare: $tool_name (pid $pid) still running 10 s after SIGINT: SIG$sig" >&2
+			kill -"$sig" "$pid" 2>/dev/null || true
+			gone_within "$pid" 50 && break
+		done
+	fi
+	wait "$pid" 2>/dev/null || true
 }
 rss_kib() { [ -n "$tool_pid" ] && awk '/^VmRSS/{print $2}' "/proc/$tool_pid/status" 2>/dev/null || echo 0; }
 
-run_fio() { # workload -> fio JSON on stdout
-	local common=(--name=w --filename="$target" --ioengine=psync --output-format=json)
+run_fio() { # workload target -> fio JSON on stdout
+	local common=(--name=w --filename="$2" --ioengine=psync --output-format=json)
 	case $1 in
 	rand4k) fio "${common[@]}" --rw=randwrite --bs=4k --direct=1 --size=200M --runtime="$secs" --time_based ;;
 	seq1m) fio "${common[@]}" --rw=write --bs=1M --direct=1 --size=200M --runtime="$secs" --time_based ;;
@@ -185,42 +226,57 @@ run_fio() { # workload -> fio JSON on stdout
 	esac
 }
 
-: >"$work/results"
 if [ -n "${PEERS:-}" ]; then
 	asked=
 	for p in $PEERS; do [ "$p" = xiotop_latency ] && p=xiotop; asked="$asked $p"; done
-	PEERS=$asked
 	kept=
-	for p in $peers; do [[ " $PEERS " == *" $p "* ]] && kept="$kept $p"; done
+	for p in $peers; do [[ " $asked " == *" $p "* ]] && kept="$kept $p"; done
 	peers=${kept# }
 fi
 read -ra peer_list <<<"$peers"
 n=${#peer_list[@]}
+
+run_round() { # round world -> result lines on stdout
+	local r=$1 world=$2 k peer before wl s0 s1 b0 b1 t0 t1 target
+	target=$(world_target "$world")
+	enter_world "$world"
+	for k in $(seq 0 $((n - 1))); do
+		peer=${peer_list[$(((k + r) % n))]}
+		before=$(prog_ids)
+		start_tool "$peer" "$world"
+		for wl in $workloads; do
+			s0=$(prog_stats "$before")
+			b0=$(busy_ticks)
+			t0=$(date +%s.%N)
+			run_fio "$wl" "$target" >"$work/fio.json"
+			t1=$(date +%s.%N)
+			b1=$(busy_ticks)
+			s1=$(prog_stats "$before")
+			python3 "$lib" record "$work/fio.json" "$r" "$peer" "$wl $world" "$((b1 - b0))" \
+				"$t0" "$t1" "$(rss_kib)" "$s0" "$s1"
+		done
+		stop_tool
+	done
+}
+
+: >"$work/results"
+: >"$work/replaced"
 for r in $(seq 1 "$rounds"); do
-	for dio in $dio_modes; do
-		set_dio "$dio"
-		for k in $(seq 0 $((n - 1))); do
-			peer=${peer_list[$(((k + r) % n))]}
-			before=$(prog_ids)
-			start_tool "$peer"
-			for wl in $workloads; do
-				label=$wl
-				[ "$dio" = off ] && label="$wl dio-off"
-				s0=$(prog_stats "$before")
-				b0=$(busy_ticks)
-				t0=$(date +%s.%N)
-				run_fio "$wl" >"$work/fio.json"
-				t1=$(date +%s.%N)
-				b1=$(busy_ticks)
-				s1=$(prog_stats "$before")
-				python3 "$lib" record "$work/fio.json" "$r" "$peer" "$label" "$((b1 - b0))" \
-					"$t0" "$t1" "$(rss_kib)" "$s0" "$s1" >>"$work/results"
-			done
-			stop_tool
+	for world in $worlds; do
+		run_round "$r" "$world" >>"$work/results"
+	done
+	echo "round $r/$rounds done ($peers; worlds $worlds)" >&2
+done
+# a round whose no-tracer IOPS moved more than 10 % from its neighbours', run again once
+if [ "$rerun" != 0 ] && [[ " $peers " == *" none "* ]]; then
+	for world in $worlds; do
+		for r in $(python3 "$lib" unsteady "$work/results" "$steady_wl $world"); do
+			echo "round $r of world $world: no-tracer IOPS of $steady_wl moved > 10 % from its neighbours': run again" >&2
+			python3 "$lib" take "$work/results" "$r" "$world" >>"$work/replaced"
+			run_round "$r" "$world" >>"$work/results"
 		done
 	done
-	echo "round $r/$rounds done ($peers; direct I/O $dio_modes)" >&2
-done
-python3 "$lib" report "$work/results"
+fi
+python3 "$lib" report "$work/results" "$work/replaced" "$steady_wl"
 [ -n "${KEEP_RESULTS:-}" ] && cp "$work/results" "$KEEP_RESULTS"
 exit 0

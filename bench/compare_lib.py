@@ -5,7 +5,10 @@ on stdin), one result line per (round, peer, workload), and the report.
   compare_lib.py ids                      ids of the loaded programs
   compare_lib.py stats "ID ID ..."        {name#id: [run_time_ns, run_cnt]} of the others
   compare_lib.py record FIO_JSON R PEER WL BUSY_TICKS T0 T1 RSS_KIB STATS0 STATS1
-  compare_lib.py report RESULTS           the tables (markdown)
+  compare_lib.py unsteady RESULTS WL      rounds whose no-tracer IOPS of WL ("rand4k dio-on")
+                                          moved more than 10 % from its neighbours'
+  compare_lib.py take RESULTS R WORLD     round R's lines of WORLD out of RESULTS, printed
+  compare_lib.py report RESULTS REPLACED STEADY_WL   the tables (markdown)
 """
 import json
 import os
@@ -38,6 +41,49 @@ def cmd_record(fio_json, r, peer, wl, ticks, t0, t1, rss, s0, s1):
                       "rss_kib": int(rss or 0), "progs": progs}))
 
 
+UNSTEADY = 0.10  # a no-tracer round this far from its neighbours' median is run again
+NEIGHBOURS = 2  # rounds on each side it is judged against
+
+
+def load(path):
+    with open(path) as f:
+        return [json.loads(l) for l in f if l.strip()]
+
+
+def none_iops(rows, wl):
+    return {r["round"]: r["iops"] for r in rows if r["peer"] == "none" and r["wl"] == wl}
+
+
+def unsteady_rounds(iops):
+    """Rounds whose IOPS moved more than UNSTEADY from the median of their neighbours (up
+    to NEIGHBOURS on each side): one slow round does not make its neighbours look fast."""
+    out = []
+    for r, v in sorted(iops.items()):
+        near = [iops[q] for q in range(r - NEIGHBOURS, r + NEIGHBOURS + 1) if q != r and q in iops]
+        if near and v and abs(v / statistics.median(near) - 1) > UNSTEADY:
+            out.append(r)
+    return out
+
+
+def cmd_unsteady(path, wl):
+    print(" ".join(str(r) for r in unsteady_rounds(none_iops(load(path), wl))))
+
+
+def cmd_take(path, r, world):
+    """Round r's lines of world out of the results file (printed, for the report)."""
+    keep, took = [], []
+    with open(path) as f:
+        for line in f:
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            mine = row["round"] == int(r) and row["wl"].split(" ", 1)[1:] == [world]
+            (took if mine else keep).append(line)
+    with open(path, "w") as f:
+        f.writelines(keep)
+    sys.stdout.writelines(took)
+
+
 def med_range(xs, fmt):
     if not xs:
         return "-"
@@ -54,10 +100,11 @@ def floor_ns(rows, wl):
     return ns / cnt if cnt else None
 
 
-def report_workload(rows, wl, peers):
+def report_workload(rows, replaced, wl, peers):
     base = {r["round"]: r for r in rows if r["peer"] == "none" and r["wl"] == wl}
     floor = floor_ns(rows, wl)
     print(f"\n### {wl}\n")
+    spread(rows, replaced, wl)
     if floor is not None:
         print(f"Run-stats floor (empty programs, `floor` peer): {floor:.0f} ns per event. "
               "Less floor = BPF ns/I/O minus that floor times events/I/O.\n")
@@ -97,8 +144,78 @@ def report_workload(rows, wl, peers):
             print(f"| {peer} | {name} | {ns / cnt:.0f} | {cnt / max(ios_of[peer], 1):.2f} |")
 
 
-def cmd_report(path):
-    rows = [json.loads(l) for l in open(path) if l.strip()]
+def spread(rows, replaced, wl):
+    """The no-tracer rounds' IOPS: median (min-max), the spread, and the rounds run again."""
+    iops = none_iops(rows, wl)
+    if not iops:
+        return
+    xs = list(iops.values())
+    med = statistics.median(xs)
+    line = (f"No-tracer IOPS over {len(xs)} rounds: {med:,.0f} ({min(xs):,.0f}–{max(xs):,.0f}), "
+            f"spread {(max(xs) - min(xs)) / med * 100:.0f} % of the median")
+    gone = none_iops(replaced, wl)
+    if gone:
+        line += "; run again: " + ", ".join(f"round {r} ({v:,.0f} → {iops.get(r, 0):,.0f})"
+                                            for r, v in sorted(gone.items()))
+    print(line + ".\n")
+
+
+def per_io(rows, peer, wl):
+    """(BPF ns per I/O, events per I/O) of a peer, totals over its rounds; None without."""
+    mine = [r for r in rows if r["peer"] == peer and r["wl"] == wl and r["ios"]]
+    ios = sum(r["ios"] for r in mine)
+    if not ios:
+        return None
+    ns = sum(v[0] for r in mine for v in r["progs"].values())
+    cnt = sum(v[1] for r in mine for v in r["progs"].values())
+    return ns / ios, cnt / ios
+
+
+def iops_ratios(rows, peer, wl):
+    base = none_iops(rows, wl)
+    return [r["iops"] / base[r["round"]] for r in rows
+            if r["peer"] == peer and r["wl"] == wl and base.get(r["round"])]
+
+
+def cell(p):
+    """BPF ns per I/O (events per I/O)."""
+    return f"{p[0]:,.0f} ({p[1]:.1f})" if p else "-"
+
+
+def ratio(x, p):
+    return f"{x[0] / p[0]:.2f}" if x and p and p[0] else "-"
+
+
+def summary(rows, steady_wl, wls):
+    """Issue 47's figures per world: xiotop's BPF time per I/O against the latency one-liner
+    (bt_hist) and the same figures done by bpftrace (bt_same), events per I/O, IOPS ratio;
+    for the other workloads xiotop against bt_same per I/O."""
+    mine = [w for w in wls if w.split(" ")[0] == steady_wl]
+    if not mine:
+        return
+    print(f"\n### Per world: {steady_wl}, xiotop (every figure, latency on)\n")
+    print("| world | xiotop BPF ns/I/O (events) | bt_hist | xiotop / bt_hist | bt_same | "
+          "xiotop / bt_same | xiotop IOPS ratio, median (min–max) |")
+    print("|---|---|---|---|---|---|---|")
+    for wl in mine:
+        x, h, s = (per_io(rows, p, wl) for p in ("xiotop", "bt_hist", "bt_same"))
+        if not x:
+            continue
+        print(f"| {wl.split(' ', 1)[1]} | {cell(x)} | {cell(h)} | {ratio(x, h)} | {cell(s)} | {ratio(x, s)} | "
+              f"{med_range(iops_ratios(rows, 'xiotop', wl), '%.3f')} |")
+    rest = [w for w in wls if w not in mine]
+    if rest:
+        print("\n| workload | xiotop BPF ns/I/O (events) | bt_same | xiotop / bt_same |")
+        print("|---|---|---|---|")
+        for wl in rest:
+            x, s = per_io(rows, "xiotop", wl), per_io(rows, "bt_same", wl)
+            if x:
+                print(f"| {wl} | {cell(x)} | {cell(s)} | {ratio(x, s)} |")
+
+
+def cmd_report(path, replaced_path=None, steady_wl="rand4k"):
+    rows = load(path)
+    replaced = load(replaced_path) if replaced_path else []
     peers, wls = [], []
     for r in rows:
         if r["peer"] not in peers:
@@ -109,12 +226,14 @@ def cmd_report(path):
     print(f"{rounds} rounds; busy CPU per I/O and IOPS ratio: median (min–max) over rounds; "
           "BPF ns and events per I/O: totals over all rounds")
     for wl in wls:
-        report_workload(rows, wl, peers)
+        report_workload(rows, replaced, wl, peers)
+    summary(rows, steady_wl, wls)
 
 
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
-    {"ids": cmd_ids, "stats": cmd_stats, "record": cmd_record, "report": cmd_report}[cmd](*args)
+    {"ids": cmd_ids, "stats": cmd_stats, "record": cmd_record, "unsteady": cmd_unsteady,
+     "take": cmd_take, "report": cmd_report}[cmd](*args)
 
 
 if __name__ == "__main__":

@@ -25,13 +25,20 @@ static __always_inline bool task_is_wq_worker(u32 task_flags)
 	return task_flags & KERNEL_PF_WQ_WORKER;
 }
 
-/* task_struct.on_cpu exists only on SMP kernels (CONFIG_SMP); on a UP kernel the one CPU
- * runs the program, so no other task is on a CPU. */
-static __always_inline bool task_on_cpu(struct task_struct *task)
+/* Is `work` the item the current workqueue worker runs? The workqueue's own record of it,
+ * struct worker's current_work, reached through the worker's kthread data
+ * (task->worker_private since 5.17, "kthread: Generalize pf_io_worker so it can point to
+ * struct kthread"). A BH workqueue's item (6.9 and
+ * later, WQ_BH) starts in a softirq on top of whatever task runs, a kworker inside its own
+ * item included: it is not that kworker's item. Before 5.17 there is no BH workqueue: any
+ * item starting on a worker is its own. */
+static __always_inline bool worker_runs(struct task_struct *task, struct work_struct *work)
 {
-	if (bpf_core_field_exists(task->on_cpu))
-		return BPF_CORE_READ(task, on_cpu);
-	return false;
+	if (!bpf_core_field_exists(task->worker_private))
+		return true;
+	struct kthread *k = BPF_CORE_READ(task, worker_private);
+	struct worker *w = BPF_CORE_READ(k, data);
+	return w && BPF_CORE_READ(w, current_work) == work;
 }
 
 /* enum pageflags PG_head: its bit number moved between kernels (config-dependent

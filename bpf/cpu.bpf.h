@@ -10,14 +10,19 @@
  * figure on a virtual machine (every dom0 is one): it missed ~7 us per sleep/wakeup.
  *
  * Every other task's growth is summed as shared runtime. Kworkers serve many domains, so
- * their domain shares are taken out of the shared runtime by user space, measured per
- * run, again from the scheduler's runtime and without a clock read: a run (switch-in to
- * switch-out) in which a tracked work item ran is owned by that item, its whole runtime
- * (worker wakeup included) charged to the loop device's domain, or for a flusher item
- * split by the bytes it has written per domain so far. A run's start is the runtime at
- * its switch-in, se.prev_sum_exec_runtime (set by CFS at every pick, where kworkers run);
- * its end is seen at the kworker's next tracked item or by the pass. Several owners in one
- * run are split where the scheduler last updated the runtime (ticks, wakeups).
+ * their domain shares are taken out of the shared runtime by user space, again from the
+ * scheduler's runtime and without a clock read. Only workqueue_execute_start runs, at every
+ * work item of the host (no program at their end): a tracked item (loop work for a domain's
+ * loop device, flusher work) owns the kworker from its start, or, when the kworker slept
+ * since its last item, from the start of the run it started in (se.prev_sum_exec_runtime,
+ * set by CFS at every pick, where kworkers run: worker wakeup included; a preemption is no
+ * new run) up to the start of the kworker's next item, where the scheduler last updated
+ * the runtime (ticks, wakeups). Between two items a kworker does no work of its own but
+ * going idle and waking up, and every item passes workqueue_execute_start, so nothing of
+ * another item is charged: the runs of an item that slept are its own, and a run with no
+ * item in it (a wakeup that found no work) is charged to the item before it. Loop work is
+ * charged to the loop device's domain; a flusher item's runtime is split by the bytes it
+ * has written per domain so far. The pass settles what is open up to the runtime it reads.
  */
 #ifndef XIOTOP_CPU_BPF_H
 #define XIOTOP_CPU_BPF_H
@@ -40,20 +45,19 @@ unsigned long long first_pass_ns = 0;
 #define WB_SLOTS       4          /* domains one writeback work item can split its CPU between */
 #define WORK_SETTLE_NS 4000000ull /* a long item is settled every 4 ms of its runtime */
 
-/* What a kworker is doing right now, between workqueue_execute_start and _end, and whose
- * its current run is. */
+/* What a kworker is doing: the tracked item it started last and has started no other item
+ * since, and whose its runs are. */
 struct work_state {
-	u32 kind; /* 0 between tracked work items */
+	u32 kind; /* 0 when its last item (or none) was not tracked */
 	u32 loop_domid;
 	u32 loop_dio; /* WORK_LOOP: the loop device does direct I/O (no page cache) */
 	u32 cached_dio;
-	/* The open run: the kworker's runs from a tracked item's start to its leaving the CPU
-	 * after one, owned by that item's kind and domain (0: none open). */
+	/* The open owner: the kworker's runs from the run a tracked item started in up to its
+	 * next item, owned by that item's kind and domain (0: none open). */
 	u32 run_kind;
 	u32 run_domid;
-	u64 run_switches;    /* context switches at the run's last tracked item */
+	u64 run_sleeps;      /* sleeps (voluntary switches) when the owning item started */
 	u64 charged_runtime; /* runtime up to which the kworker has been charged or passed */
-	u64 end_runtime;     /* runtime at the end of the last tracked item */
 	/* loop time not yet in cpu_ns, and its domain: added here (no hash update per item),
 	 * moved to cpu_ns by the task pass, at the task's end or when the domain changes */
 	u64 loop_pending_ns;
@@ -202,9 +206,12 @@ static __always_inline void apportion_writeback(struct work_state *ws, u64 ns)
 			           ns * ws->wb_kib[i] / total);
 }
 
-static __always_inline u64 task_switches(struct task_struct *task)
+/* A task's sleeps: its voluntary context switches. A preemption (an involuntary one) is
+ * no new run: the kworker resumes inside the item it was running, and a run start taken
+ * after it would charge that item's tail to the next one. */
+static __always_inline u64 task_sleeps(struct task_struct *task)
 {
-	return task->nvcsw + task->nivcsw;
+	return task->nvcsw;
 }
 
 /* Move a kworker's pending loop time to cpu_ns (the pass on another CPU may race the
@@ -241,58 +248,30 @@ static __always_inline void run_settle(struct work_state *ws, u64 upto)
 		loop_charge(ws, ws->run_domid, upto - from);
 }
 
-/* Where the open run ended, for a kworker that is not inside it any more (`switches`
- * past it): the runtime at the start of the next run if that run is the current or last
- * one, exact; else (other runs came between, unowned) the runtime at the end of its last
- * tracked item, a lower bound that leaves the tail since the scheduler last updated the
- * runtime in the shared runtime. */
-static __always_inline u64 run_end(struct work_state *ws, struct task_struct *task, u64 switches,
-                                   bool on_cpu)
-{
-	/* three loads, kept apart: the verifier refuses one load from a task or a map value */
-	u64 item_end = ws->end_runtime, run_start = task->se.prev_sum_exec_runtime,
-	    runtime = task->se.sum_exec_runtime;
-	barrier_var(item_end);
-	barrier_var(run_start);
-	barrier_var(runtime);
-	if (switches != ws->run_switches + 1)
-		return item_end;
-	/* one switch since: on a CPU it is in the next run, which began where the open run
-	 * ended; off a CPU its runtime stopped where the open run ended */
-	return on_cpu ? run_start : runtime;
-}
-
-/* A tracked item starts on the current kworker: close the open run if the kworker has
- * switched since, and make the item's kind and domain the owner of the run it is in. */
+/* A work item starts on the current kworker: the open owner's time ends now (the
+ * runtime the scheduler last updated: between two items a kworker only goes idle and wakes
+ * up, which stays with the item before); the item (kind 0: not tracked, no owner) takes the
+ * kworker's time from there, or, with no owner open, from the start of this run if the
+ * kworker slept since its last item (worker wakeup included; after a preemption, the pick
+ * it resumed at: the item before it ran on there). */
 static __always_inline void run_enter(struct work_state *ws, u32 kind, u32 domid)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	u64 switches = task_switches(task);
-	if (ws->run_kind && switches != ws->run_switches) {
-		run_settle(ws, run_end(ws, task, switches, true));
-		ws->run_kind = 0;
-	}
-	if (!ws->run_kind) {
-		/* a new run: its time since the switch-in (worker wakeup and all) is this item's */
-		u64 run_start = task->se.prev_sum_exec_runtime;
-		if (run_start > ws->charged_runtime)
-			ws->charged_runtime = run_start;
-	} else if (ws->run_kind != kind || ws->run_domid != domid || kind == WORK_WRITEBACK) {
-		/* another owner within one run: the previous one gets the runtime the scheduler
-		 * has accounted so far (its updates, at ticks and wakeups, are the split points) */
-		run_settle(ws, task->se.sum_exec_runtime);
-	}
+	u64 sleeps = task_sleeps(task);
+	/* two loads, kept apart: the verifier refuses one load from a task or a map value */
+	u64 run_start = task->se.prev_sum_exec_runtime, runtime = task->se.sum_exec_runtime;
+	barrier_var(run_start);
+	barrier_var(runtime);
+	u64 from = runtime;
+	if (ws->run_kind)
+		run_settle(ws, runtime);
+	else if (sleeps != ws->run_sleeps)
+		from = run_start;
+	if (from > ws->charged_runtime)
+		ws->charged_runtime = from;
 	ws->run_kind = kind;
 	ws->run_domid = domid;
-	ws->run_switches = switches;
-}
-
-/* A tracked item ends: its run goes on until the kworker leaves the CPU. */
-static __always_inline void run_item_end(struct work_state *ws)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	ws->run_switches = task_switches(task); /* the item may have slept: its last run */
-	ws->end_runtime = task->se.sum_exec_runtime;
+	ws->run_sleeps = sleeps;
 }
 
 /* A long item (a flusher's can run for seconds) is settled as it goes, at the bios it
@@ -331,17 +310,33 @@ static __always_inline u32 loop_work_domid(struct work_state *ws, struct work_st
 	return ws->cached_domid;
 }
 
-/* Every work item in the system starts here, once attached: user space attaches the two
- * work programs when a loop device, an image file or a device model first backs a domain
- * (never on a host whose domains are all on block devices), the end first, and never
- * detaches them, so no kworker is left inside an item whose end no program saw. `fn`
- * (work->func, read by the caller) rejects all but loop and writeback work with three
- * compares. */
+/* A work item that is not tracked starts on the current kworker: the tracked item before
+ * it (if any) is over, unless the item is not the kworker's own (a BH workqueue's, run in
+ * a softirq over it: worker_runs). */
+static __always_inline int untracked_start(struct work_state *ws, struct work_struct *work)
+{
+	if (!ws)
+		ws = current_work();
+	if (!ws)
+		return 0; /* the common case: a kworker whose last item was not tracked either */
+	if (!worker_runs(bpf_get_current_task_btf(), work))
+		return 0;
+	if (track_cpu)
+		run_enter(ws, 0, XIOTOP_DOM_NONE);
+	ws->kind = 0;
+	return 0;
+}
+
+/* Every work item in the system starts here, once attached: user space attaches it when a
+ * loop device, an image file or a device model first backs a domain (never on a host whose
+ * domains are all on block devices) and never detaches it. `fn` (work->func, read by the
+ * caller) tells loop and flusher work from the rest with three compares; the rest ends the
+ * kworker's tracked item, if it has one (one task-storage read). */
 static __always_inline int on_work_start(struct work_struct *work, u64 fn)
 {
 	bool is_wb = track_cpu && fn == wb_workfn_addr;
 	if (!fn || (!is_wb && fn != loop_rootcg_workfn_addr && fn != loop_workfn_addr))
-		return 0;
+		return untracked_start(NULL, work);
 	struct work_state *ws = bpf_task_storage_get(&work_now, bpf_get_current_task_btf(), NULL,
 	                                             BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!ws) {
@@ -350,7 +345,7 @@ static __always_inline int on_work_start(struct work_struct *work, u64 fn)
 	}
 	u32 domid = is_wb ? XIOTOP_DOM_NONE : loop_work_domid(ws, work, fn);
 	if (!is_wb && domid == XIOTOP_DOM_NONE)
-		return 0; /* another loop device's work serves no domain: nothing to track */
+		return untracked_start(ws, work); /* another loop device's work serves no domain */
 	ws->kind = is_wb ? WORK_WRITEBACK : WORK_LOOP;
 	ws->loop_domid = domid;
 	ws->loop_dio = !is_wb && ws->cached_dio;
@@ -364,38 +359,20 @@ static __always_inline int on_work_start(struct work_struct *work, u64 fn)
 	return 0;
 }
 
-static __always_inline int on_work_end(void)
-{
-	/* every work item in the system ends here: one task-storage read for the others */
-	struct work_state *ws = current_work();
-	if (!ws)
-		return 0;
-	if (track_cpu)
-		run_item_end(ws);
-	ws->kind = 0;
-	return 0;
-}
-
 /* ---- the pass and the end of a task ---- */
 
-/* A kworker seen off its work by the pass or at its end: settle its open run if the run
- * is over (the kworker is off the CPU, or on it in a later run), then move its pending
- * loop time to cpu_ns. A kworker inside a tracked item settles it itself. One that no
- * work program ever tracked (they are not attached, or it ran no loop or flusher item
+/* A kworker seen by the pass or at its end: its open owner settled up to its runtime (the
+ * owner's until its next item starts), then its pending loop time moved to cpu_ns.
+ * One that no work program ever tracked (not attached, or it ran no loop or flusher item
  * since) has no work state: nothing to settle, its runtime stays shared. */
-static __always_inline void kworker_flush(struct task_struct *task, bool exiting)
+static __always_inline void kworker_flush(struct task_struct *task)
 {
 	if (!task_is_wq_worker(task->flags))
 		return;
 	struct work_state *ws = bpf_task_storage_get(&work_now, task, NULL, 0);
 	if (!ws)
 		return;
-	u64 switches = task_switches(task);
-	bool on_cpu = !exiting && task_on_cpu(task);
-	if (ws->run_kind && !ws->kind && switches != ws->run_switches)
-		run_settle(ws, run_end(ws, task, switches, on_cpu));
-	else if (ws->run_kind && (exiting || (ws->kind && !on_cpu)))
-		run_settle(ws, task->se.sum_exec_runtime); /* in its run, or asleep in an item */
+	run_settle(ws, task->se.sum_exec_runtime); /* nothing without an owner */
 	loop_flush(ws);
 }
 
@@ -407,7 +384,7 @@ static __always_inline int on_task_pass(struct bpf_iter_meta *meta, struct task_
 		first_pass_ns = bpf_ktime_get_ns();
 	if (task) {
 		task_account(task, false);
-		kworker_flush(task, false);
+		kworker_flush(task);
 	}
 	return 0;
 }
@@ -416,7 +393,7 @@ static __always_inline int on_task_exit(struct task_struct *task)
 {
 	if (track_cpu && first_pass_ns) {
 		task_account(task, true);
-		kworker_flush(task, true);
+		kworker_flush(task);
 	}
 	return 0;
 }

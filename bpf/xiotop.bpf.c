@@ -74,13 +74,6 @@ int BPF_PROG(btf_work_start, struct work_struct *work)
 	return on_work_start(work, (u64)work->func);
 }
 
-/* tp_btf cannot take execute_end's work_func_t argument: only the work pointer */
-SEC("tp_btf/workqueue_execute_end")
-int BPF_PROG(btf_work_end, struct work_struct *work)
-{
-	return on_work_end();
-}
-
 /* sched_process_free and the task iterator have no raw_tp twin: task storage needs the
  * trusted task pointer only BTF-typed programs get (and the iterator needs BTF anyway). */
 SEC("tp_btf/sched_process_free")
@@ -170,12 +163,6 @@ SEC("raw_tp/workqueue_execute_start")
 int BPF_PROG(raw_work_start, struct work_struct *work)
 {
 	return on_work_start(work, (u64)BPF_CORE_READ(work, func));
-}
-
-SEC("raw_tp/workqueue_execute_end")
-int BPF_PROG(raw_work_end, struct work_struct *work)
-{
-	return on_work_end();
 }
 
 SEC("raw_tp/writeback_dirty_folio")

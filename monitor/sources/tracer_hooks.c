@@ -30,13 +30,11 @@ static const struct hook_def {
                            "no I/O latency of bio-based backends (zram, dm, md)", true, true},
     [HOOK_RQ_COMPLETE] = {"block_rq_complete",
                           "no I/O latency of request-based backends (loop, disks)", false, true},
-    /* on demand: they run at every work item of the host, and serve only loop devices'
-     * work items and the flusher's for a domain's data in dom0's page cache, so only
-     * once a loop device, an image file or a device model backs a domain */
+    /* on demand: it runs at every work item of the host, and serves only loop devices'
+     * work items and the flusher's for a domain's data in dom0's page cache, so only once
+     * a loop device, an image file or a device model backs a domain */
     [HOOK_WORK_START] = {"workqueue_execute_start",
                          "loop direct I/O and loop/flusher CPU unattributed", true},
-    [HOOK_WORK_END] = {"workqueue_execute_end", "loop direct I/O and loop/flusher CPU unattributed",
-                       true},
     [HOOK_TASK_PASS] = {"iter/task", "no dom0 CPU per domain", false},
     [HOOK_TASK_EXIT] = {"sched_process_free",
                         "CPU of threads that end between two intervals is lost", false},
@@ -54,7 +52,6 @@ static void hook_progs(const struct xiotop_bpf *s, bool btf, struct bpf_program 
 	p[HOOK_BIO_COMPLETE] = btf ? s->progs.btf_bio_complete : s->progs.raw_bio_complete;
 	p[HOOK_RQ_COMPLETE] = btf ? s->progs.btf_rq_complete : s->progs.raw_rq_complete;
 	p[HOOK_WORK_START] = btf ? s->progs.btf_work_start : s->progs.raw_work_start;
-	p[HOOK_WORK_END] = btf ? s->progs.btf_work_end : s->progs.raw_work_end;
 	p[HOOK_TASK_PASS] = s->progs.cpu_pass;      /* one program in both sets */
 	p[HOOK_TASK_EXIT] = s->progs.btf_task_exit; /* as is this: see xiotop.bpf.c */
 	p[HOOK_DIRTY_FOLIO] = btf ? s->progs.btf_dirty_folio : s->progs.raw_dirty_folio;
@@ -299,13 +296,6 @@ static int attach_now(struct hook_set *h, enum hook_id id)
 	return e;
 }
 
-/* Hook id not attached, for want of the hook `needed`. */
-static void not_without(struct hook_set *h, enum hook_id id, enum hook_id needed)
-{
-	h->attached[id] = false;
-	snprintf(h->why_not[id], sizeof(h->why_not[id]), "not without %s", hook_defs[needed].event);
-}
-
 int hooks_attach(struct hook_set *h, struct xerr *err)
 {
 	struct bpf_program *progs[HOOK_COUNT];
@@ -313,12 +303,6 @@ int hooks_attach(struct hook_set *h, struct xerr *err)
 	for (int i = 0; i < HOOK_COUNT; i++) {
 		if (!h->loaded[i])
 			continue;
-		if (i == HOOK_WORK_START && !h->loaded[HOOK_WORK_END]) {
-			/* a start without its end leaves a kworker inside a loop item for good:
-			 * the bios of every item it runs after would be that domain's */
-			not_without(h, HOOK_WORK_START, HOOK_WORK_END);
-			continue;
-		}
 		if (hook_defs[i].on_demand) {
 			h->attached[i] = true;
 			continue;
@@ -373,34 +357,20 @@ bool hooks_stamping(const struct hook_set *h)
 	return h->links[HOOK_BIO_COMPLETE] != NULL;
 }
 
-/* Attach one work hook; on failure it is reported missing from now on (never tried
- * again). */
-static bool attach_work_hook(struct hook_set *h, enum hook_id id)
-{
-	int e = attach_now(h, id);
-	if (!e)
-		return true;
-	h->attached[id] = false;
-	snprintf(h->why_not[id], sizeof(h->why_not[id]), "does not attach: %s", strerror(e));
-	return false;
-}
-
 bool hooks_start_work_items(struct hook_set *h)
 {
-	/* never detached once attached: only the attach edge has to be right. The end goes
-	 * first: an end without its start finds no kworker inside an item (its program does
-	 * nothing), while a start without its end would leave one inside for good. A work item
-	 * already running as the start attaches is not tracked (its end finds nothing set);
-	 * the next is. The end's probe is published (tracepoint_probe_register) before its
-	 * attach returns, so a CPU that runs the start's probe sees the end's as well. */
-	if (!h->skel || !h->attached[HOOK_WORK_END] || h->links[HOOK_WORK_END])
+	/* never detached once attached: only the attach edge has to be right. A work item
+	 * already running as it attaches is not tracked; the next is. On failure it is
+	 * reported missing from now on and not tried again. */
+	if (!h->skel || !h->attached[HOOK_WORK_START] || h->links[HOOK_WORK_START])
 		return true;
-	if (!attach_work_hook(h, HOOK_WORK_END)) {
-		if (h->attached[HOOK_WORK_START])
-			not_without(h, HOOK_WORK_START, HOOK_WORK_END);
-		return false;
-	}
-	return !h->attached[HOOK_WORK_START] || attach_work_hook(h, HOOK_WORK_START);
+	int e = attach_now(h, HOOK_WORK_START);
+	if (!e)
+		return true;
+	h->attached[HOOK_WORK_START] = false;
+	snprintf(h->why_not[HOOK_WORK_START], sizeof(h->why_not[HOOK_WORK_START]),
+	         "does not attach: %s", strerror(e));
+	return false;
 }
 
 static void append(char *out, size_t outlen, const char *word)
@@ -418,14 +388,10 @@ void hooks_describe(const struct hook_set *h, char *out, size_t outlen)
 			append(out, outlen, hook_defs[i].event);
 	if (h->attached[HOOK_BIO_COMPLETE])
 		append(out, outlen, "block_bio_complete(while bio-based backends exist)");
-	if (h->attached[HOOK_WORK_END]) { /* the start is never attached without it */
-		char word[160];
-		snprintf(word, sizeof(word),
-		         "%s%s(while loop devices, image files or device models serve domains)",
-		         h->attached[HOOK_WORK_START] ? "workqueue_execute_start/" : "",
-		         hook_defs[HOOK_WORK_END].event);
-		append(out, outlen, word);
-	}
+	if (h->attached[HOOK_WORK_START])
+		append(out, outlen,
+		       "workqueue_execute_start(while loop devices, image files or device models "
+		       "serve domains)");
 	if (h->attached[HOOK_SYS_ENTER] && h->attached[HOOK_SYS_EXIT])
 		append(out, outlen, "sys_enter/sys_exit(while device models run)");
 	/* how each kind of backend is timed (latency.bpf.h); no hook's name in it, as the

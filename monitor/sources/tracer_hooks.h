@@ -9,9 +9,10 @@
  * they put every syscall of every task on a slower path; block_bio_complete too
  * (hooks_start_stamping()), because it runs at every completion of every bio-based
  * device, leaves under image files included, and times only bio-based backends; and
- * workqueue_execute_start/_end (hooks_start_work_items()), because they run at every work
- * item of the host and serve only a domain's loop devices and its data in dom0's page
- * cache (the flusher's). The start is never attached without its end.
+ * workqueue_execute_start (hooks_start_work_items()), because it runs at every work item of
+ * the host and serves only a domain's loop devices and its data in dom0's page cache (the
+ * flusher's); no program runs at an item's end (bpf/cpu.bpf.h: the next item's start ends
+ * it).
  * block_bio_complete and block_rq_complete are loaded only when hook_config.latency asks
  * for them (the default; not with --no-latency); not asked for, they are not reported as
  * missing either. Latency is timed when either loads (track_latency in the object):
@@ -31,7 +32,6 @@ enum hook_id {
 	HOOK_BIO_COMPLETE,
 	HOOK_RQ_COMPLETE,
 	HOOK_WORK_START,
-	HOOK_WORK_END,
 	HOOK_TASK_PASS,
 	HOOK_TASK_EXIT,
 	HOOK_DIRTY_FOLIO,
@@ -77,10 +77,10 @@ bool hooks_start_stamping(struct hook_set *h);
 /* Are bios stamped now (block_bio_complete attached)? A stamp never taken is then an
  * untimed request, counted lost. */
 bool hooks_stamping(const struct hook_set *h);
-/* Attach workqueue_execute_end, then workqueue_execute_start (the caller: once a loop
- * device, an image file or a device model backs a domain); once attached they stay.
- * False when one would not attach just now (said on stderr; it is reported missing from
- * then on and not tried again: the caller redescribes the hooks). */
+/* Attach workqueue_execute_start (the caller: once a loop device, an image file or a device
+ * model backs a domain); once attached it stays. False when it would not attach just now
+ * (said on stderr; it is reported missing from then on and not tried again: the caller
+ * redescribes the hooks). */
 bool hooks_start_work_items(struct hook_set *h);
 /* "block_bio_queue ... sched_switch ... without: block_bio_remap" into out. */
 void hooks_describe(const struct hook_set *h, char *out, size_t outlen);

@@ -10,7 +10,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "SKIPPED: loading BPF programs needs root"
 	exit 77
 fi
-all="block_bio_queue block_bio_remap workqueue_execute_start workqueue_execute_end iter/task sched_process_free writeback_dirty_folio io_uring_complete"
+all="block_bio_queue block_bio_remap workqueue_execute_start iter/task sched_process_free writeback_dirty_folio io_uring_complete"
 fails=0
 check() { # ok-command... -- what
 	if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
