@@ -196,7 +196,8 @@ static void test_ambiguous_not_placed(void **state)
 	const struct ex_verdict *v = claim_verdict(&ex, "block write");
 	assert_non_null(strstr(sc_text(&ex, v), "nothing tells which is its"));
 	/* a mark would tell: said, with the tool's name */
-	assert_non_null(strstr(sc_text(&ex, v), "xenstore-write data/xiotop/mark \"start bonnie++\""));
+	assert_non_null(
+	    strstr(sc_text(&ex, v), "xenstore-write data/xiotop/mark \"start bonnie++\""));
 	assert_true(sc_fig(v, "located_from_s") == -1);
 	done(&ex, r);
 	two_writes(&ex, &r, true);

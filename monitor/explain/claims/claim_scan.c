@@ -139,7 +139,8 @@ static int prose(struct scan *s, const struct claim_line *l, const struct claim_
 		const char *at = memmem(l->s, l->len, used, sizeof(used) - 1);
 		if (at && !c->command[0]) {
 			at += sizeof(used) - 1;
-			trimmed_copy(c->command, sizeof(c->command), at, (size_t)(l->s + l->len - at));
+			trimmed_copy(c->command, sizeof(c->command), at,
+			             (size_t)(l->s + l->len - at));
 			c->command_line = l->no;
 		}
 		return 0;
