@@ -13,15 +13,16 @@
  * (bytes it dirtied after the end are another run's, not waited for). A sample whose dirty
  * pages were not counted (has_dirty false) gives no backlog: only the bound is left.
  * The counters start with the recorder: a domain whose written-back bytes ever pass what
- * it dirtied (rec_drain_watch(), every sample) was writing back pages dirtied before the
- * recording began, which its counters cannot tell from the command's; such a domain that
- * dirtied anything makes the drain unsure: only the bound ends it. (Older pages written
- * back while never more than the command's own show no sign: the stop can then come early
- * by as much as they were. Likewise a command writing over pages still dirty from before
- * the recording dirties nothing new: what it left there is not counted, and the stop comes
- * early by as much.)
- * Pages dropped before writeback (a file deleted, truncated) are never written back: the
- * drain then ends at the bound, and says how much was still not written back.
+ * it dirtied (rec_drain_watch(), every sample; samples from elsewhere: the live tracer
+ * counts a domain's written-back bytes up to what it dirtied while traced, bpf/bio.bpf.h,
+ * so live they never pass) was writing back pages dirtied before the recording began, which its
+ * counters cannot tell from the command's; such a domain that dirtied anything makes the drain
+ * unsure: only the bound ends it. (Older pages written back while never more than the command's own
+ * show no sign: the stop can then come early by as much as they were. Likewise a command writing
+ * over pages still dirty from before the recording dirties nothing new: what it left there is not
+ * counted, and the stop comes early by as much.) Pages dropped before writeback (a file deleted,
+ * truncated) are never written back: the drain then ends at the bound, and says how much was still
+ * not written back.
  */
 #ifndef XIOTOP_REC_DRAIN_H
 #define XIOTOP_REC_DRAIN_H
