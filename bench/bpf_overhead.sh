@@ -19,7 +19,10 @@ work=$(mktemp -d /tmp/xiotop-bench.XXXXXX)
 old_stats=$(sysctl -n kernel.bpf_stats_enabled)
 tracer_pid=
 cleanup() {
-	[ -n "$tracer_pid" ] && kill "$tracer_pid" 2>/dev/null && wait "$tracer_pid" 2>/dev/null
+	if [ -n "$tracer_pid" ]; then
+		kill "$tracer_pid" 2>/dev/null || true
+		wait "$tracer_pid" 2>/dev/null || true
+	fi
 	sysctl -qw kernel.bpf_stats_enabled="$old_stats"
 	bash "$src/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true
 	rm -rf "$work"

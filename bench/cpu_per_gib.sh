@@ -14,7 +14,10 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d /tmp/xiotop-cpubench.XXXXXX)
 xpid=
 cleanup() {
-	[ -n "$xpid" ] && kill "$xpid" 2>/dev/null && wait "$xpid" 2>/dev/null
+	if [ -n "$xpid" ]; then
+		kill "$xpid" 2>/dev/null || true
+		wait "$xpid" 2>/dev/null || true
+	fi
 	bash "$src/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true
 	rm -rf "$work"
 }

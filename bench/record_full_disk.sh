@@ -44,8 +44,8 @@ dir=$work/rec
 rec_pid=
 writer_pid=
 cleanup() {
-	[ -n "$rec_pid" ] && kill -9 "$rec_pid" 2>/dev/null
-	[ -n "$writer_pid" ] && kill -9 "$writer_pid" 2>/dev/null
+	if [ -n "$rec_pid" ]; then kill -9 "$rec_pid" 2>/dev/null || true; fi
+	if [ -n "$writer_pid" ]; then kill -9 "$writer_pid" 2>/dev/null || true; fi
 	mountpoint -q "$dir" && umount -l "$dir"
 	bash "$src/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true
 	rm -rf "$work"

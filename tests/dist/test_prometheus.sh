@@ -26,8 +26,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/xiotop-prom.XXXXXX")
 serve_pid=
 prom_pid=
 cleanup() {
-	[ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null
-	[ -n "$prom_pid" ] && kill "$prom_pid" 2>/dev/null
+	if [ -n "$serve_pid" ]; then kill "$serve_pid" 2>/dev/null || true; fi
+	if [ -n "$prom_pid" ]; then kill "$prom_pid" 2>/dev/null || true; fi
 	wait 2>/dev/null || true
 	rm -rf "$work"
 }

@@ -50,7 +50,7 @@ fi
 work=$(mktemp -d /tmp/xiotop-guest.XXXXXX)
 xpid=
 cleanup() {
-	[ -n "$xpid" ] && kill "$xpid" 2>/dev/null
+	if [ -n "$xpid" ]; then kill "$xpid" 2>/dev/null || true; fi
 	rm -rf "$work"
 }
 trap cleanup EXIT INT TERM HUP
