@@ -30,13 +30,10 @@ before_cleanup() { # the recorder, the writers, the device model
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
 }
 X=$XIOTOP_BIN
-samples() { # never before the recorder made the file: sqlite3 would create it
-	[ -s "$1" ] && sqlite3 "$1" 'SELECT count(*) FROM samples' 2>/dev/null || echo 0
-}
 wait_samples() { # wait_samples FILE N: until FILE holds N samples (90 s at most: the
 	# first waits for the tracer's start, slow beside other work)
 	local until=$((SECONDS + 90))
-	until [ "$(samples "$1")" -ge "$2" ]; do
+	until [ "$(live_rec_samples "$1")" -ge "$2" ]; do
 		[ $SECONDS -lt $until ] || return 1
 		sleep 0.2
 	done
@@ -73,7 +70,7 @@ touch "$work/qemu.go"
 wait "${writers[@]}" || fail "an emulated blkback writer failed"
 live_wait 60 "the device model's workload done" grep -q "workload done" "$work/qemu.err"
 sync
-n=$(samples "$rec")
+n=$(live_rec_samples "$rec")
 wait_samples "$rec" $((n + 2)) || fail "the recorder stopped sampling"
 kill -INT "$rec_pid"
 wait "$rec_pid" || fail "the recorder did not stop cleanly: $(cat "$work/record.err")"

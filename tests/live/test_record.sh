@@ -30,9 +30,6 @@ before_cleanup() { # the recorders and writers, the tmpfs of the full-disk and r
 }
 export XIOTOP_RUNTIME_DIR="$work/run" # `xiotop mark` finds this test's recorder only
 X=$XIOTOP_BIN
-samples() { # never before the recorder made the file: sqlite3 would create it
-	[ -s "$1" ] && sqlite3 "$1" 'SELECT count(*) FROM samples' 2>/dev/null || echo 0
-}
 wait_for() { # wait_for SECONDS COMMAND...: until COMMAND succeeds
 	local until=$((SECONDS + $1))
 	shift
@@ -41,7 +38,6 @@ wait_for() { # wait_for SECONDS COMMAND...: until COMMAND succeeds
 		sleep 0.2
 	done
 }
-has_samples() { [ "$(samples "$1")" -ge "$2" ]; }
 has_lines() { [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]; }
 
 live_world_up off
@@ -57,7 +53,7 @@ pids+=("$rec_pid")
 "$X" -b --format json -d 1 --xenstore-dump "$dump" >"$work/live.json" 2>"$work/live.err" &
 live_pid=$!
 pids+=("$live_pid")
-if ! wait_for 30 has_samples "$rec" 2 || ! wait_for 30 has_lines "$work/live.json" 1; then
+if ! wait_for 30 live_rec_has_samples "$rec" 2 || ! wait_for 30 has_lines "$work/live.json" 1; then
 	check 1 "recorder and live batch running"
 	cat "$work/record.err" "$work/live.err"
 	exit 1 # nothing below can be checked
@@ -76,8 +72,8 @@ wait "${pids[@]:2}"
 sync
 "$X" mark -o "$rec" "bench end" >/dev/null
 check $? "xiotop mark -o FILE"
-n=$(samples "$rec")
-wait_for 30 has_samples "$rec" $((n + 2))
+n=$(live_rec_samples "$rec")
+wait_for 30 live_rec_has_samples "$rec" $((n + 2))
 lines=$(wc -l <"$work/live.json")
 wait_for 30 has_lines "$work/live.json" $((lines + 2))
 cp /proc/diskstats "$work/diskstats.after"
@@ -142,15 +138,15 @@ rec2=$work/killed.xiotop
 "$X" record -o "$rec2" -d 0.5 --xenstore-dump "$dump" 2>/dev/null &
 k_pid=$!
 pids+=("$k_pid")
-wait_for 30 has_samples "$rec2" 2
+wait_for 30 live_rec_has_samples "$rec2" 2
 "$XIOTOP_EMU" blkback --domid 1 --target "$DOM1_DEV" --write-mib 64 --rate-mib-s 32 >/dev/null &
 w_pid=$!
 pids+=("$w_pid")
-wait_for 30 has_samples "$rec2" 4 # mid-recording, the writer busy: two samples on
+wait_for 30 live_rec_has_samples "$rec2" 4 # mid-recording, the writer busy: two samples on
 kill -9 "$k_pid"
 wait "$k_pid" 2>/dev/null || true
 wait "$w_pid"
-n2=$(samples "$rec2")
+n2=$(live_rec_samples "$rec2")
 "$X" export "$rec2" --format json >"$work/killed.json"
 check $? "export after kill -9 exits 0"
 check "$([ "$(wc -l <"$work/killed.json")" -eq $((n2 - 1)) ] && [ "$n2" -ge 2 ] && echo 0 || echo 1)" \
@@ -229,7 +225,7 @@ timeout 60 "$X" record -o "$work/full/rec.xiotop" -d 0.1 --commit-every 0.5 --du
 full_pid=$!
 pids+=("$full_pid")
 # another writer takes the rest of the file system once the recording has committed samples
-wait_for 30 has_samples "$work/full/rec.xiotop" 2
+wait_for 30 live_rec_has_samples "$work/full/rec.xiotop" 2
 dd if=/dev/zero of="$work/full/filler" bs=4k 2>/dev/null
 full_rc=0
 wait "$full_pid" || full_rc=$?

@@ -32,7 +32,6 @@ before_cleanup() { # the recorders and the writers; a lane of part 1 kills its o
 export XIOTOP_RUNTIME_DIR="$work/run" # `xiotop mark`'s registry: this test's own
 X=$XIOTOP_BIN
 D=0.2
-samples() { [ -s "$1" ] && sqlite3 "$1" 'SELECT count(*) FROM samples' 2>/dev/null || echo 0; }
 wait_for() { # SECONDS COMMAND...: until COMMAND succeeds
 	local until=$((SECONDS + $1))
 	shift
@@ -41,7 +40,6 @@ wait_for() { # SECONDS COMMAND...: until COMMAND succeeds
 		sleep 0.1
 	done
 }
-has_samples() { [ "$(samples "$1")" -ge "$2" ]; }
 # past_name_second FILE: until the clock has left the second that names FILE
 # (xiotop-YYYYmmddTHHMMSSZ.xrec, UTC), so that the next recorder in the same --dir makes
 # a file of its own name; at once when that second is over (most kills come later)
@@ -168,11 +166,11 @@ f=$work/mv.xrec
 "$X" record -o "$f" -d $D --commit-every $D --xenstore-dump "$XENSTORE_DUMP" 2>"$work/mv.err" &
 rec=$!
 pids+=("$rec")
-wait_for 30 has_samples "$f" 3
+wait_for 30 live_rec_has_samples "$f" 3
 rm "$f"
 wait_for 10 grep -q "$f was removed or renamed" "$work/mv.err"
 check $? "removed: $(grep -m1 'removed or renamed' "$work/mv.err")"
-wait_for 10 has_samples "$f" 3
+wait_for 10 live_rec_has_samples "$f" 3
 check $? "removed: a new $f, recording"
 # 16 MiB at 4 MiB/s, the rename once its loop device took 4 MiB (the kernel's count):
 # bytes on both sides of it whenever the writer starts, 3 s of writes at least after it
@@ -188,15 +186,15 @@ check $? "the writer wrote 4 MiB before the rename"
 mv "$f" "$f.1"
 wait "$writer"
 sync
-n=$(samples "$f")
-wait_for 30 has_samples "$f" $((n + 2)) # one sampled after the writer's end and the sync
+n=$(live_rec_samples "$f")
+wait_for 30 live_rec_has_samples "$f" $((n + 2)) # one sampled after the writer's end and the sync
 kill -INT "$rec"
 wait "$rec"
 check $? "the recorder exits 0 after both"
 said=$(grep -c "was removed or renamed" "$work/mv.err")
 check "$([ "$said" -eq 2 ] && echo 0 || echo 1)" "said once each time ($said lines)"
 check "$([ ! -e "$f.1-journal" ] && [ ! -e "$f-journal" ] && [ "$(sqlite3 "$f.1" 'PRAGMA integrity_check')" = ok ] && echo 0 || echo 1)" \
-	"the renamed file stands alone: integrity_check ok, no journal beside it ($(samples "$f.1") samples)"
+	"the renamed file stands alone: integrity_check ok, no journal beside it ($(live_rec_samples "$f.1") samples)"
 "$X" export "$f.1" --format json >"$work/mv1.json" && "$X" export "$f" --format json >"$work/mv2.json"
 check $? "the renamed file and the new one export"
 python3 - "$work" <<'PY'
@@ -219,7 +217,7 @@ rec=$!
 pids+=("$rec")
 wait_for 30 bash -c "ls $dir/xiotop-*.xrec >/dev/null 2>&1"
 first=$(find "$dir" -name "xiotop-*.xrec" | sort | head -1)
-wait_for 10 has_samples "$first" 3
+wait_for 10 live_rec_has_samples "$first" 3
 past_name_second "$first" # the next file is named by another second
 mv "$first" "$work/aside.xrec"
 wait_for 10 grep -q "was removed or renamed" "$work/rot.err"
@@ -227,18 +225,18 @@ check $? "moved out: $(grep -m1 'removed or renamed' "$work/rot.err")"
 wait_for 10 bash -c "ls $dir/xiotop-*.xrec >/dev/null 2>&1"
 check $? "moved out: a new file in $dir"
 second=$(find "$dir" -name "xiotop-*.xrec" | sort | head -1)
-wait_for 10 has_samples "$second" 2 # recording into it
+wait_for 10 live_rec_has_samples "$second" 2 # recording into it
 rm -rf "$dir"
 wait_for 10 grep -q "was gone: made it again" "$work/rot.err"
 check $? "directory removed: $(grep -m1 'was gone' "$work/rot.err")"
 wait_for 10 bash -c "ls $dir/xiotop-*.xrec >/dev/null 2>&1"
-wait_for 10 has_samples "$(find "$dir" -name "xiotop-*.xrec" | sort | head -1)" 2
+wait_for 10 live_rec_has_samples "$(find "$dir" -name "xiotop-*.xrec" | sort | head -1)" 2
 kill -INT "$rec"
 wait "$rec"
 check $? "the recorder exits 0 after both"
 bad=0
 for g in "$work/aside.xrec" "$dir"/xiotop-*.xrec; do
-	[ "$(sqlite3 "$g" 'PRAGMA integrity_check')" = ok ] && [ "$(samples "$g")" -ge 2 ] || bad=$((bad + 1))
+	[ "$(sqlite3 "$g" 'PRAGMA integrity_check')" = ok ] && [ "$(live_rec_samples "$g")" -ge 2 ] || bad=$((bad + 1))
 done
 check $bad "the moved file and the new one pass integrity_check, each with samples"
 "$X" export --dir "$dir" --format json >/dev/null
