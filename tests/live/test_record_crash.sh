@@ -125,7 +125,7 @@ for row in open(f"{work}/runs.txt"):
         made += 1
         if os.path.exists(path + "-journal"):
             # killed while it committed: the next process that may write the file rolls the
-            # journal back (SCHEMA.md, "Crash"); xiotop's reader is that process here
+            # journal back (as monitor/record/SCHEMA.md promises): xiotop's reader here
             journals += 1
             r = subprocess.run([x, "export", path, "--format", "json"], capture_output=True,
                                text=True)
