@@ -320,7 +320,8 @@ void ex_place_claim(const struct explain *ex, const struct ex_domain *d, struct 
 	struct range r;
 	for (size_t nth = 0; bounds(ex, d, row, nth, &r); nth++) {
 		place_in(ex, d, row, r);
-		if (row->placed_how != EXS_NOT_PLACED || !(r.by & (EXPE_GUEST_MARKS | EXPE_DOM0_MARKS)))
+		if (row->placed_how != EXS_NOT_PLACED ||
+		    !(r.by & (EXPE_GUEST_MARKS | EXPE_DOM0_MARKS)))
 			return;
 	}
 	bounds(ex, d, row, 0, &r);

@@ -135,11 +135,12 @@ static void test_xentop_frames_spread(void **state)
 	    "   0        0        0    0        0        0        0          0          0    0\n";
 	char xt[4096] = "";
 	for (int f = 0; f < 4; f++)
-		snprintf(xt + strlen(xt), sizeof(xt) - strlen(xt),
-		         "%s     guest --b---        300  100.0     524288   12.5     524288      12.5 "
-		         "    1    0        0        0    1        0        0      %d          0 "
-		         "%10d    0\n",
-		         head, f * 10, f * 2048);
+		snprintf(
+		    xt + strlen(xt), sizeof(xt) - strlen(xt),
+		    "%s     guest --b---        300  100.0     524288   12.5     524288      12.5 "
+		    "    1    0        0        0    1        0        0      %d          0 "
+		    "%10d    0\n",
+		    head, f * 10, f * 2048);
 	static const char vm[] =
 	    "procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu----- "
 	    "-----timestamp-----\n"
