@@ -146,14 +146,24 @@ uint64_t model_io_copy_rd(const struct model_io_sums *io)
 	return beyond(io->member_rd_bytes, io->array_rd_bytes);
 }
 
+/* phys - members + arrays, never clamped on the copies: an interval where md took bytes
+ * its members take in the next one counts them here (as the array took them) and the
+ * next one's member bytes not again, so intervals add up to their span's figure.
+ * phys - beyond(members, arrays) summed over intervals lost those bytes: 26 of a 32 MiB
+ * fio write on a file image over md RAID1 in a Xen dom0, its rate then 2x "the disks". */
+static uint64_t stored(uint64_t phys, uint64_t members, uint64_t arrays)
+{
+	return beyond(phys, members) + arrays;
+}
+
 uint64_t model_io_stored_wr(const struct model_io_sums *io)
 {
-	return beyond(io->phys_wr_bytes, model_io_copy_wr(io));
+	return stored(io->phys_wr_bytes, io->member_wr_bytes, io->array_wr_bytes);
 }
 
 uint64_t model_io_stored_rd(const struct model_io_sums *io)
 {
-	return beyond(io->phys_rd_bytes, model_io_copy_rd(io));
+	return stored(io->phys_rd_bytes, io->member_rd_bytes, io->array_rd_bytes);
 }
 
 bool model_second_count(uint32_t via, const char *kind)

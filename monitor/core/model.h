@@ -77,7 +77,9 @@ void model_io_sums_add(struct model_io_sums *to, const struct model_io_sums *add
 uint64_t model_io_copy_wr(const struct model_io_sums *io);
 uint64_t model_io_copy_rd(const struct model_io_sums *io);
 /* What the disks took once: the physical bytes less the copies, as the arrays took them
- * (a benchmark's rate is set against these, not the sum of a mirror's copies). */
+ * (a benchmark's rate is set against these, not the sum of a mirror's copies): the
+ * physical bytes less the members' plus the arrays', so that intervals add up to their
+ * span's (an interval's copies, clamped at 0, do not when members lag their array). */
 uint64_t model_io_stored_wr(const struct model_io_sums *io);
 uint64_t model_io_stored_rd(const struct model_io_sums *io);
 /* Is a write charged with this `via` submitted at a second layer that vmstat counts for a

@@ -314,6 +314,33 @@ static void test_raid1_file_image(void **state)
 	sample_free(&c);
 }
 
+/* md's members a step behind it (their clones submitted after the interval's end): the
+ * stored bytes of the intervals add up to what the array took, never fewer (copies are
+ * clamped at 0 per interval, stored bytes are not built on them). */
+static void test_raid1_members_lag(void **state)
+{
+	(void)state;
+	struct xio_sample a, b, c;
+	raid1_sample(&a, 0, 0, 0);
+	raid1_sample(&b, 100 * MiB, 100 * MiB, 60 * MiB);
+	raid1_sample(&c, 100 * MiB, 100 * MiB, 200 * MiB);
+	struct model_interval m1, m2;
+	assert_int_equal(model_compute(&a, &b, &m1), 0);
+	assert_int_equal(model_compute(&b, &c, &m2), 0);
+	const struct model_domain *d1 = dom(&m1, 1), *d2 = dom(&m2, 1);
+	assert_int_equal(model_io_stored_wr(&d1->io), 100 * MiB);
+	assert_int_equal(model_io_stored_wr(&d2->io), 0);
+	struct model_io_sums sum = d1->io;
+	model_io_sums_add(&sum, &d2->io);
+	assert_int_equal(model_io_stored_wr(&sum), 100 * MiB);
+	assert_int_equal(model_io_copy_wr(&sum), 100 * MiB);
+	model_free(&m1);
+	model_free(&m2);
+	sample_free(&a);
+	sample_free(&b);
+	sample_free(&c);
+}
+
 /* An LV on md RAID1: counted once (at the LV), its copies apart; a device model's image:
  * its writeback is its first count, not a second. */
 static void test_lv_raid1_and_qdisk(void **state)
@@ -386,6 +413,7 @@ int main(void)
 	    cmocka_unit_test(test_unaccounted_leaf),
 	    cmocka_unit_test(test_overwritten_in_cache),
 	    cmocka_unit_test(test_raid1_file_image),
+	    cmocka_unit_test(test_raid1_members_lag),
 	    cmocka_unit_test(test_lv_raid1_and_qdisk),
 	    cmocka_unit_test(test_leaf_devstats),
 	};

@@ -10,7 +10,7 @@ oflag=direct, fio's write and bonnie++): GNU dd (32 MiB written
 with conv=fdatasync, the guest's caches dropped, read back), dd again with oflag=direct (32
 MiB, no sync; its output x-NAME-ddd.txt), fio (32 MiB sequential write with end_fsync; then 4 KiB random
 reads with direct=1 at iodepth 1 for 5 s, x-NAME-fiorr.txt), bonnie++ (-s 32 -f: a 32 MiB file,
-256 MiB of guest memory) and iozone -o -e (8 MiB in 256 KiB O_SYNC writes, then read):
+512 MiB of guest memory) and iozone -o -e (8 MiB in 256 KiB O_SYNC writes, then read):
   x-file  a file image on ext4 on a zram disk, through loop with direct I/O off: dom0's
           page cache is on its path;
   x-lv    a dm linear "LV" over another zram disk: nothing in dom0 caches it;
@@ -206,12 +206,17 @@ def domain(ex, domid):
     return next((d for d in ex.get("domains", []) if d["domid"] == domid), None)
 
 
+def guest_console(res, name):
+    """The guest's console lines (collected by explain.sh), empty when none were."""
+    p = os.path.join(res, f"xguest-{name}.log")
+    return [x.strip() for x in open(p, errors="replace")] if os.path.exists(p) else []
+
+
 def guest_clock(res, name):
     """The guest's own uptime at each of its marks (its console)."""
     out = {}
-    p = os.path.join(res, f"xguest-{name}.log")
-    for line in open(p, errors="replace") if os.path.exists(p) else []:
-        m = re.match(r"XIOTOP-DOMU: mark (.*) at ([\d.]+)$", line.strip())
+    for line in guest_console(res, name):
+        m = re.match(r"XIOTOP-DOMU: mark (.*) at ([\d.]+)$", line)
         if m:
             out.setdefault(m.group(1), float(m.group(2)))
     return out
@@ -567,6 +572,12 @@ def main():
     for line in truth.failed:
         check(False, line)
     for name in NAMES:
+        console = guest_console(res, name)
+        done = any(line.startswith("XIOTOP-DOMU: done") for line in console)
+        # why not: its kernel's or its script's first complaint, else its console's end
+        why = [x for x in console if re.search(r"panic|fail|error", x, re.I)][:3] or console[-3:]
+        check(done, f"[{name}] the guest ran its tools to the end"
+              + ("" if done else f"; its console: {' | '.join(why) or 'nothing'}"))
         check(len(truth.marks.get(name, [])) >= 2 * len(TOOLS_OF[name]),
               f"[{name}] blkback read at the guest's marks: {[m[3] for m in truth.marks.get(name, [])]}")
         for t in TOOLS_OF[name]:

@@ -71,6 +71,9 @@ x_mark_watch() {
 }
 
 # x_cfg NAME TARGET: the guest's config; its files are 32 MiB (xmib), bonnie++'s 2x its -r;
+# 512 MiB of memory: its ramdisk (fio's libraries pull in ceph's and ICU's) is ~39 MiB
+# compressed, ~90 MiB unpacked, both in memory at once; with 256 MiB the guest's kernel
+# panicked at boot ("Initramfs unpacking failed: write error", no /init);
 # its runs (xtools): every tool on the file image; on the LV and on the mirror the ones
 # their checks need (dd with and without O_DIRECT everywhere, fio's random reads on the LV,
 # its write and bonnie++'s rewrite on the mirror): a boot of six tools on each took 15
@@ -84,7 +87,7 @@ x_cfg() {
 	cat >"/root/$1.cfg" <<EOC
 name = "$1"
 type = "pv"
-memory = 256
+memory = 512
 vcpus = 1
 kernel = "/root/vmlinux"
 ramdisk = "/root/domU-bench.cpio.gz"
@@ -108,8 +111,12 @@ x_guest() {
 	xl unpause "$n"
 	# fio, bonnie++ and iozone under TCG: minutes, not seconds
 	local end=$(($(date +%s) + ${XIOTOP_X_GUEST_S:-420}))
+	# a guest that is gone (its kernel panicked: xl destroys a crashed domain) ends the
+	# wait at once, said with its console's last line (check_explain.py prints its tail)
 	while ! grep -q "XIOTOP-DOMU: done" "/var/log/xen/guest-$n.log" 2>/dev/null; do
 		[ "$(date +%s)" -lt $end ] || { mark "$n did not finish"; break; }
+		xl domid "$n" >/dev/null 2>&1 ||
+			{ mark "$n is gone before it was done: $(tail -1 "/var/log/xen/guest-$n.log" | tr -d '\r')"; break; }
 		sleep 1
 	done
 	sleep 2 # the recorder's and the logs' last intervals
