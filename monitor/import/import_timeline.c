@@ -185,8 +185,10 @@ static double untimed_step_ns(const struct imp_logs *in, struct imp_timeline *t,
                               int64_t from, double interval_ns)
 {
 	size_t n = blocks_of(in, k);
+	if (k != LOG_XT || in->has_start || n < 2)
+		return interval_ns;
 	int64_t end = timed_end(in);
-	if (k != LOG_XT || in->has_start || end < 0 || n < 2)
+	if (end < 0)
 		return interval_ns;
 	double span = (double)(end - from), step = span / (double)(n - 1);
 	if (step <= interval_ns)

@@ -5,10 +5,11 @@
 #    with --dir, one of each at a time (two lanes), an emulated writer busy meanwhile:
 #    every file left at a recording's name passes SQLite's integrity_check and opens in
 #    xiotop (one killed while it committed, its -journal beside it, once xiotop's reader
-#    rolled the journal back: a busy dom0 makes commits long enough to be hit); its samples run 0..n-1 without a gap; its intervals are the first the
-#    recorder printed (--print), all but at most one of them (samples are committed every
-#    -d here, --commit-every: a kill lands in commits too); its last sample is within a
-#    second of the kill;
+#    rolled the journal back: a busy dom0 makes commits long enough to be hit); its
+#    samples run 0..n-1 without a gap; its intervals are the first the recorder printed
+#    (--print), all but at most one of them (samples are committed every -d here,
+#    --commit-every: a kill lands in commits too); its last sample is within a second of
+#    the kill;
 #  - the file removed, then renamed (logrotate without copytruncate) under `record -o`:
 #    said once each, a new file at the path each time, the renamed one complete on its
 #    own (no -wal beside it), and the guest bytes written across the rename are in the
