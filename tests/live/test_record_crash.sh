@@ -110,7 +110,7 @@ kill "$busy" 2>/dev/null
 python3 - "$X" "$work" "$D" <<'PY'
 import os, sqlite3, subprocess, sys
 x, work, d = sys.argv[1], sys.argv[2], float(sys.argv[3])
-bad, made, before_file, worst_ms, journals = 0, 0, 0, 0, 0
+bad, made, before_file, worst_ms, journals, cold = 0, 0, 0, 0, 0, 0
 for row in open(f"{work}/runs.txt"):
     i, mode, delay, killed, running, path = row.split()
     printed = sum(1 for _ in open(f"{work}/p{i}.json"))
@@ -124,7 +124,14 @@ for row in open(f"{work}/runs.txt"):
             why.append(f"{printed} intervals printed but no file")
     else:
         made += 1
-        if os.path.exists(path + "-journal"):
+        jp = path + "-journal"
+        first = open(jp, "rb").read(1) if os.path.exists(jp) else None
+        if first in (b"", b"\0"):
+            # killed before the journal was synced and its header's magic written (zero until
+            # then with synchronous=FULL): not hot, no page of the file changed yet; SQLite's
+            # readers ignore it, the next transaction replaces it (SCHEMA.md)
+            cold += 1
+        elif first is not None:
             # killed while it committed: the next process that may write the file rolls the
             # journal back (as monitor/record/SCHEMA.md promises): xiotop's reader here
             journals += 1
@@ -168,7 +175,8 @@ leftovers = [f for sub in ("single", "dir") for f in os.listdir(f"{work}/{sub}")
 print(f"     50 kills at 0-2.5 s: {made} files made, {before_file} runs killed before their "
       f"file; the last committed sample at most {worst_ms:.0f} ms before the kill (-d {d}); "
       f"{len(leftovers)} creation leftovers (NAME.new-PID); {journals} killed while committing "
-      f"(a -journal left, rolled back by the first reader)")
+      f"(a -journal left, rolled back by the first reader), {cold} killed as a commit began (an"
+      f" empty -journal left, not hot)")
 sys.exit(1 if bad else 0)
 PY
 check $? "every file of 50 killed recorders passes integrity_check, opens, and holds every committed sample"
