@@ -70,6 +70,10 @@ int model_copies(struct model_interval *m, struct model_carry *carry)
 	}
 	if (!carry)
 		return 0;
+	if (!n_after) { /* nothing owed: no list kept */
+		free(after);
+		after = NULL;
+	}
 	if (n_after > 1)
 		qsort(after, n_after, sizeof(*after), by_domid);
 	free(carry->owed);

@@ -336,6 +336,7 @@ static void test_raid1_members_lag(void **state)
 	assert_int_equal(model_io_stored_wr(&sum), 100 * MiB);
 	assert_int_equal(sum.copy_wr_bytes, 100 * MiB);
 	assert_int_equal(carry.n, 0); /* all copied: nothing owed */
+	model_carry_free(&carry);
 	model_free(&m1);
 	model_free(&m2);
 	sample_free(&a);
