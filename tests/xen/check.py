@@ -24,7 +24,8 @@ from xenfig import MiB, epoch, mib, within
 
 # loop CPU against the kernel's trace of the kworkers (check_loop_cpu, kwtrace.py): at least
 # its loop items' runtime, at most the runtime from their starts to the next items' (xiotop
-# 100.0 % of the latter in C1 and C2 of the first boot; the items 98-100 % of it)
+# 100.0 % of the latter in the six phases of three boots, two trixie and one bookworm; the
+# items 98-100 % of it)
 KWT_LO, KWT_HI, KWT_NS = 0.97, 1.03, 2e6
 
 failures = []
