@@ -20,7 +20,8 @@ Two figures, per loop device:
 import gzip
 import re
 
-LINE = re.compile(r"^\s*(.+?)-(\d+)\s+\[\d+\]\s+\S+\s+(\d+\.\d+): (\w+): (.*)$")
+from xenfig import trace_events
+
 WORK = re.compile(r"work struct[= ]([0-9a-fx]+)")
 FIELD = re.compile(r"(\w+)=(\S+)")
 
@@ -37,13 +38,8 @@ class Worker:
 
 def read_trace(path):
     """[(wall s, pid, event, rest)] in the trace's order."""
-    out = []
     with gzip.open(path, "rt", errors="replace") as f:
-        for line in f:
-            m = LINE.match(line)
-            if m:
-                out.append((float(m.group(3)), int(m.group(2)), m.group(4), m.group(5)))
-    return out
+        return trace_events(f)
 
 
 def loop_runtime(path):

@@ -21,8 +21,8 @@ __blk_mq_end_request counts the time in blk_account_io_done (block/blk-mq.c).
 import os
 import re
 
-# "<task>-<pid> [cpu] flags  123.456789: event: payload"
-LINE = re.compile(r"\s(\d+\.\d+): (\w+): (.*)$")
+from xenfig import trace_events
+
 # "7,0 R 1234 + 8 [fio]", "7,0 R 4096 () 1234 + 8 [kworker]", "7,0 R () 1234 + 8 [0]"
 IO = re.compile(r"^(\d+),(\d+) (\S+) (?:.*? )?(\d+) \+ (\d+)")
 START = {"block_getrq": "rq", "block_bio_queue": "bio"}
@@ -35,11 +35,7 @@ def parse_trace(lines):
     """(events, marks): events (t, event, "MAJ:MIN", rwbs, sector, sectors) of the block
     events, marks (t, name, label) of the marker lines, both in the trace's order."""
     events, marks = [], []
-    for line in lines:
-        m = LINE.search(line.rstrip("\n"))
-        if not m:
-            continue
-        t, ev, rest = float(m.group(1)), m.group(2), m.group(3)
+    for t, _, ev, rest in trace_events(lines):
         if ev == "tracing_mark_write":
             w = rest.split(None, 2)
             if len(w) == 3 and w[0] == "XMARK":
@@ -98,8 +94,9 @@ def read_latency(events, dev, t0, t1):
             done.append(t - s[0])
             if i is not None:
                 issued.append(t - i)
-    mean = 1e6 * sum(done) / len(done) if done else None
-    issue_mean = 1e6 * sum(issued) / len(issued) if issued and len(issued) == len(done) else None
+    # to 0.1 us: the trace's clock counts whole microseconds
+    mean = round(1e6 * sum(done) / len(done), 1) if done else None
+    issue_mean = round(1e6 * sum(issued) / len(issued), 1) if issued and len(issued) == len(done) else None
     return dict(kind=kind, reads=len(done), mean_us=mean, issue_mean_us=issue_mean, unmatched=unmatched)
 
 
