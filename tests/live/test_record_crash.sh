@@ -8,8 +8,9 @@
 #    rolled the journal back: a busy dom0 makes commits long enough to be hit); its
 #    samples run 0..n-1 without a gap; its intervals are the first the recorder printed
 #    (--print), all but at most one of them (samples are committed every -d here,
-#    --commit-every: a kill lands in commits too); its last sample is within a second of
-#    the kill;
+#    --commit-every: a kill lands in commits too); its last sample is within the 10 s
+#    SCHEMA.md promises of the kill (the count above is the exact check: a recorder a
+#    loaded host leaves without CPU for a second samples late, and loses nothing);
 #  - the file removed, then renamed (logrotate without copytruncate) under `record -o`:
 #    said once each, a new file at the path each time, the renamed one complete on its
 #    own (no -wal beside it), and the guest bytes written across the rename are in the
@@ -166,8 +167,8 @@ for row in open(f"{work}/runs.txt"):
         if n:
             ms = (int(killed) - last) / 1e6
             worst_ms = max(worst_ms, ms)
-            if ms > 1000:
-                why.append(f"last sample {ms:.0f} ms before the kill")
+            if ms > 10000:
+                why.append(f"last sample {ms:.0f} ms before the kill (promised: 10 s)")
     if why:
         bad += 1
         print(f"FAIL run {i} ({mode}, killed at {delay} s): {'; '.join(why)}")
