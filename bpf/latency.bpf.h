@@ -150,9 +150,14 @@ static __always_inline void lat_record(struct xiotop_lat *h, u64 ns)
 	/* clang drops the mask below as redundant after the clamp, and kernel 6.1's verifier
 	 * does not carry the clamp's bound to the register that indexes buckets[] */
 	barrier_var(b);
-	h->count++;
+	/* the fetch variants (their values used): fully ordered on every JIT, where a plain
+	 * atomic add is not on arm64; seq odd while the histogram is being added to */
+	u64 seq = __sync_fetch_and_add(&h->seq, 1);
+	barrier_var(seq);
 	h->sum_ns += ns;
 	h->buckets[b & (XIOTOP_LAT_BUCKETS - 1)]++;
+	seq = __sync_fetch_and_add(&h->seq, 1);
+	barrier_var(seq);
 }
 
 /* One I/O of `ns` nanoseconds for (domid, op). */
