@@ -34,12 +34,9 @@ int BPF_PROG(btf_bio_queue, struct bio *bio)
 	    .op = bio->bi_opf,
 	    .bytes = bio->bi_iter.bi_size,
 	    .dev = bio->bi_bdev->bd_dev,
-	    .whole = bio->bi_bdev->bd_disk->part0->bd_dev,
 	    .bio_flags = bio->bi_flags,
 	};
-	if (lat_stamp_bios)
-		f.bio_based = !bio->bi_bdev->bd_disk->queue->mq_ops;
-	return on_bio_queue(bio, &f);
+	return on_bio_queue(bio, &f, true);
 }
 
 SEC("tp_btf/block_bio_remap")
@@ -125,12 +122,9 @@ int BPF_PROG(raw_bio_queue, struct bio *bio)
 	    .op = BPF_CORE_READ(bio, bi_opf),
 	    .bytes = BPF_CORE_READ(bio, bi_iter.bi_size),
 	    .dev = bio_devt(bio),
-	    .whole = bio_whole_devt(bio),
 	    .bio_flags = BPF_CORE_READ(bio, bi_flags),
 	};
-	if (lat_stamp_bios)
-		f.bio_based = bio_dev_bio_based(bio);
-	return on_bio_queue(bio, &f);
+	return on_bio_queue(bio, &f, false);
 }
 
 SEC("raw_tp/block_bio_remap")
