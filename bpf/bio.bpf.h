@@ -116,6 +116,7 @@ struct bio_facts {
 	u32 bytes; /* bi_iter.bi_size */
 	u32 dev;   /* queued to */
 	u32 bio_flags;
+	u64 num; /* the bio's number, the key of its latency stamp (latency.bpf.h) */
 };
 
 /* The dirty backlog, for a charged write. */
@@ -135,11 +136,11 @@ static __always_inline void tally_write(struct bio *bio, const struct xiotop_dev
  * (sources/dev_counts.h), so nothing is counted here; only a bio-based backend's bio is
  * stamped for its latency (the kernel keeps no issue time of it: latency.bpf.h; bios are
  * stamped only while block_bio_complete is attached to take the stamps). */
-static __always_inline int counted_bio(struct bio *bio, const struct xiotop_dev_owner *d,
+static __always_inline int counted_bio(const struct bio_facts *f, const struct xiotop_dev_owner *d,
                                        bool is_write)
 {
 	if (lat_stamp_bios && (d->flags & XIOTOP_DEV_BIO_BASED))
-		latency_start(bio, d->domid, is_write);
+		latency_start(f->num, d->domid, is_write);
 	return 0;
 }
 
@@ -166,13 +167,13 @@ static __always_inline int on_bio_queue(struct bio *bio, const struct bio_facts 
 		via = XIOTOP_VIA_REMAP;
 		bpf_map_delete_elem(&remap_owner, &bio_key);
 	} else if (d && (d->flags & XIOTOP_DEV_COUNTED)) {
-		return counted_bio(bio, d, is_write);
+		return counted_bio(f, d, is_write);
 	} else {
 		domid = owner_of(bio, d, &via, &ws);
 	}
 	/* a backend the kernel does not count: a bio-based one's bios are stamped here */
 	if (via == XIOTOP_VIA_DEV && lat_stamp_bios && d && (d->flags & XIOTOP_DEV_BIO_BASED))
-		latency_start(bio, domid, is_write);
+		latency_start(f->num, domid, is_write);
 	charge_io(domid, dev, via, is_write, bytes);
 	if (via == XIOTOP_VIA_DMTASK && in_io_submit())
 		charge_io(domid, dev, XIOTOP_VIA_FILEIO, is_write, bytes);
