@@ -83,6 +83,11 @@ static bool io_below(const struct xiotop_io *a, const struct xiotop_io *b)
  * read) had its count so far closed and counts from 0. */
 static void take(struct dev_count *e, const struct xiotop_io *now)
 {
+	if (!e->based) { /* no line when it was set: counted from here */
+		e->base = e->last = *now;
+		e->based = true;
+		return;
+	}
 	if (io_below(now, &e->last)) {
 		io_add(&e->done, &e->last, &e->base);
 		memset(&e->base, 0, sizeof(e->base));
@@ -107,21 +112,22 @@ static struct dev_count *find(struct dev_counts *c, const struct dev_count_src *
 	return NULL;
 }
 
-/* Counted from now on: from the diskstats read now (none: from 0), after what it counted
- * before for the same domain. */
+/* Counted from now on, after what it counted before for the same domain: one counted
+ * until now counts on (dev_counts_set read it just before), another from the diskstats
+ * read now, or from the first read that has its line. */
 static void activate(struct dev_count *e, const struct dev_count_src *s,
                      const struct host_diskstat *ds, size_t n_ds)
 {
-	struct xiotop_io now = {0};
-	stat_of(ds, n_ds, s->dev, &now);
 	if (e->active) {
-		take(e, &now); /* counting on: the whole disk may have changed */
-		e->src.whole = s->whole;
+		e->src.whole = s->whole; /* the whole disk may have changed */
 		return;
 	}
+	struct xiotop_io now = {0};
+	bool read = stat_of(ds, n_ds, s->dev, &now);
 	io_add(&e->done, &e->last, &e->base); /* what it counted before it left */
 	e->src = *s;
 	e->base = e->last = now;
+	e->based = read;
 	e->active = true;
 }
 
@@ -130,7 +136,7 @@ int dev_counts_set(struct dev_counts *c, const struct dev_count_src *src, size_t
 {
 	dev_counts_read(c, ds, n_ds); /* the devices leaving: counted up to now */
 	for (size_t i = 0; i < c->n; i++)
-		c->v[i].active = false;
+		c->v[i].listed = false;
 	for (size_t i = 0; i < n; i++) {
 		struct dev_count *e = find(c, &src[i]);
 		if (!e) {
@@ -142,7 +148,10 @@ int dev_counts_set(struct dev_counts *c, const struct dev_count_src *src, size_t
 			memset(e, 0, sizeof(*e));
 		}
 		activate(e, &src[i], ds, n_ds);
+		e->listed = true;
 	}
+	for (size_t i = 0; i < c->n; i++)
+		c->v[i].active = c->v[i].listed;
 	return 0;
 }
 

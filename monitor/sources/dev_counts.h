@@ -10,12 +10,14 @@
  * completes, the programs count a bio as it is queued, so a layer read from here lags the
  * layers below it by the I/O in flight at the sample instant (at most the device's queue
  * depth of requests; none once the I/O has drained).
- * dev_counts_set() takes the devices counted from now on, each with its domain; a device
- * that leaves, or changes domain, keeps what it counted for the domain before and counts
- * for the new one from the set. dev_counts_read() takes a diskstats read; each entry's
- * dev_count_io() is then its count since it was first set, cumulative, never decreasing:
- * a device no longer in diskstats keeps its last count, and one whose counters went back
- * (made anew under the same number) counts from 0 again.
+ * dev_counts_set() takes the devices counted from now on, each with its domain, from the
+ * diskstats read it is given (a device without a line there, or no read at all: from the
+ * first read that has its line, never from 0, which would give it all it did since the
+ * boot); a device that leaves, or changes domain, keeps what it counted for the domain
+ * before and counts for the new one from the set. dev_counts_read() takes a diskstats
+ * read; each entry's dev_count_io() is then its count since it was first set, cumulative,
+ * never decreasing: a device no longer in diskstats keeps its last count, and one whose
+ * counters went back (made anew under the same number) counts from 0 again.
  */
 #ifndef XIOTOP_SOURCES_DEV_COUNTS_H
 #define XIOTOP_SOURCES_DEV_COUNTS_H
@@ -36,6 +38,8 @@ struct dev_count_src {
 struct dev_count {
 	struct dev_count_src src;
 	bool active;           /* in the last set */
+	bool based;            /* base read (else: from the first read that has its line) */
+	bool listed;           /* in the set being made (dev_counts_set's own) */
 	struct xiotop_io done; /* counted before the last base */
 	struct xiotop_io base; /* diskstats when counted from */
 	struct xiotop_io last; /* diskstats at the last read */

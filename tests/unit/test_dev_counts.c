@@ -101,6 +101,30 @@ static void leaves_and_changes_domain(void **state)
 	dev_counts_free(&c);
 }
 
+/* No diskstats line (or no read) when the set names it: counted from the first read that
+ * has its line, not from 0 (which would charge its whole life since the boot); a failed
+ * read at a later set keeps what it counted. */
+static void no_line_at_the_set(void **state)
+{
+	(void)state;
+	struct dev_counts c = {0};
+	struct host_diskstat ds[1] = {stat_of(ZRAM0, 1 << 30, 1000, 0)};
+	struct dev_count_src three = {.dev = ZRAM0, .domid = 3};
+	assert_int_equal(dev_counts_set(&c, &three, 1, NULL, 0), 0);
+	dev_counts_read(&c, ds, 1);
+	assert_int_equal(dev_count_io(entry(&c, ZRAM0, 3)).wr_bytes, 0);
+	ds[0].wr_bytes += 4096;
+	ds[0].wr_ios += 1;
+	dev_counts_read(&c, ds, 1);
+	assert_int_equal(dev_count_io(entry(&c, ZRAM0, 3)).wr_bytes, 4096);
+	assert_int_equal(dev_counts_set(&c, &three, 1, NULL, 0), 0); /* read failed */
+	ds[0].wr_bytes += 4096;
+	dev_counts_read(&c, ds, 1);
+	assert_int_equal(dev_count_io(entry(&c, ZRAM0, 3)).wr_bytes, 8192);
+	assert_int_equal(dev_count_io(entry(&c, ZRAM0, 3)).wr_ios, 1);
+	dev_counts_free(&c);
+}
+
 static void put(const char *root, const char *rel, const char *text)
 {
 	char p[512];
@@ -171,6 +195,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(counts_from_the_set),
 	    cmocka_unit_test(leaves_and_changes_domain),
+	    cmocka_unit_test(no_line_at_the_set),
 	    cmocka_unit_test(which_the_kernel_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
