@@ -347,7 +347,8 @@ int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
 	struct host_diskstat *ds = NULL;
 	size_t n_ds = 0;
 	snprintf(t->proc_root, sizeof(t->proc_root), "%s", roots->proc);
-	if (host_read_diskstats(roots->proc, &ds, &n_ds)) /* none read: counted from 0 */
+	/* none read: rq_watch counts from 0, dev_counts from its first read with the line */
+	if (host_read_diskstats(roots->proc, &ds, &n_ds))
 		n_ds = 0;
 	watch_rq_backends(t, ds, n_ds);
 	count_backends(t, roots, ds, n_ds);
