@@ -4,8 +4,8 @@
  * first rule that matches and counted per (domain, device, rule) in per-CPU slots: no
  * event stream, no atomics on the hot path. dm/md clones are recognised at
  * block_bio_remap and charged like their parent. A domain's own device that the kernel
- * counts (rule 1, XIOTOP_DEV_COUNTED) is not counted here: /proc/diskstats holds its
- * bytes and requests (sources/dev_counts.h).
+ * counts bio by bio (rule 1, XIOTOP_DEV_COUNTED: zram) is not counted here:
+ * /proc/diskstats holds its bytes and requests (sources/dev_counts.h).
  */
 #ifndef XIOTOP_BIO_BPF_H
 #define XIOTOP_BIO_BPF_H
@@ -131,7 +131,8 @@ static __always_inline void tally_write(struct bio *bio, const struct xiotop_dev
 		tally_if_page_cache(bio, d, domid, bytes); /* loop direct I/O: never page cache */
 }
 
-/* A bio to a domain's own device (rule 1) that the kernel counts (XIOTOP_DEV_COUNTED):
+/* A bio to a domain's own device (rule 1) that the kernel counts bio by bio (zram,
+ * XIOTOP_DEV_COUNTED):
  * its bytes and requests are read from /proc/diskstats once per interval
  * (sources/dev_counts.h), so nothing is counted here; only a bio-based backend's bio is
  * stamped for its latency (the kernel keeps no issue time of it: latency.bpf.h; bios are

@@ -8,20 +8,6 @@
 
 #include "sources/topology/topology.h"
 
-/* The first byte of SYSFS/dev/block/M:m/REL, or 0 when it cannot be read. */
-static char sysfs_char(const char *sysfs, uint32_t dev, const char *rel)
-{
-	char p[512];
-	snprintf(p, sizeof(p), "%s/dev/block/%u:%u/%s", sysfs, XT_KDEV_MAJOR(dev),
-	         XT_KDEV_MINOR(dev), rel);
-	FILE *f = fopen(p, "re");
-	if (!f)
-		return 0;
-	int ch = fgetc(f);
-	fclose(f);
-	return ch == EOF ? 0 : (char)ch;
-}
-
 static bool sysfs_has(const char *sysfs, uint32_t dev, const char *rel)
 {
 	char p[512];
@@ -33,20 +19,9 @@ static bool sysfs_has(const char *sysfs, uint32_t dev, const char *rel)
 bool dev_counts_kernel_counts(const char *sysfs, uint32_t dev)
 {
 	/* a partition is counted with its disk, whose attributes are one level up */
-	const char *disk = sysfs_has(sysfs, dev, "partition") ? "../" : "";
-	char rel[64];
-	snprintf(rel, sizeof(rel), "%scomp_algorithm", disk); /* zram's own attribute */
-	if (sysfs_has(sysfs, dev, rel))
-		return true;
-	snprintf(rel, sizeof(rel), "%squeue/iostats", disk);
-	bool iostats = sysfs_char(sysfs, dev, rel) == '1';
-	const char *kinds[] = {"mq", "dm", "md"}; /* blk-mq, device-mapper, md */
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		snprintf(rel, sizeof(rel), "%s%s", disk, kinds[i]);
-		if (sysfs_has(sysfs, dev, rel))
-			return iostats;
-	}
-	return false;
+	const char *rel =
+	    sysfs_has(sysfs, dev, "partition") ? "../comp_algorithm" : "comp_algorithm";
+	return sysfs_has(sysfs, dev, rel); /* zram's own attribute */
 }
 
 /* diskstats' reads and writes of dev as a layer's counters; false when it has no line. */

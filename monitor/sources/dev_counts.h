@@ -1,15 +1,15 @@
 /* dev_counts.h - the layers of domains' own devices, from the kernel's own counters.
  *
  * Contract: a domain's backend device (rule 1: its loop device, LV, zram, a partition) is
- * charged whole to that domain, bio by bio, as the kernel counts it in /proc/diskstats.
- * Where the kernel does count it (dev_counts_kernel_counts()), the BPF programs do not
- * (XIOTOP_DEV_COUNTED, bpf/bio.bpf.h), and its layer is read from there once per interval:
- * bytes read and written, and bios as the requests completed plus the bios merged into one
- * (a bio split over the device's limits counts once per part); a partition's stacked
- * layer on its whole disk is the same I/O. Time alignment: diskstats counts an I/O as it
- * completes, the programs count a bio as it is queued, so a layer read from here lags the
- * layers below it by the I/O in flight at the sample instant (at most the device's queue
- * depth of requests; none once the I/O has drained).
+ * charged whole to that domain, bio by bio. Where the kernel counts it in /proc/diskstats
+ * bio by bio, each bio once and whole (dev_counts_kernel_counts(): zram), the BPF programs
+ * do not (XIOTOP_DEV_COUNTED, bpf/bio.bpf.h), and its layer is read from there once per
+ * interval: bytes read and written, and bios as the requests completed plus the bios
+ * merged into one (zram: its bios, none merged); a partition's stacked layer on its whole
+ * disk is the same I/O. Time alignment: the kernel counts a bio as it completes (since
+ * Linux commit 5f27571382ca of 2023; before it, as it starts), the programs count a bio as
+ * it is queued, so a layer read from here lags the layers below it by the I/O in flight at
+ * the sample instant (none once the I/O has drained).
  * dev_counts_set() takes the devices counted from now on, each with its domain, from the
  * diskstats read it is given (a device without a line there, or no read at all: from the
  * first read that has its line, never from 0, which would give it all it did since the
@@ -50,12 +50,16 @@ struct dev_counts {
 	size_t n;
 };
 
-/* Does the kernel count this device's reads and writes in /proc/diskstats (for a
- * partition, its disk's)? A blk-mq device with its queue's iostats on (blk_account_io_*);
- * of the bio-based, device-mapper and md devices with iostats on (6.1's dm counts with it
- * off as well: left to the programs there) and zram (it counts every bio itself,
- * bio_start_io_acct, with iostats reading 0). Any other (brd, which counts nothing, pmem,
- * ...) is left to the programs. Reads sysfs under the given root. */
+/* Does the kernel count this device's reads and writes in /proc/diskstats bio by bio, each
+ * bio once and whole, as the programs would (for a partition, its disk's)? zram only: it
+ * counts every bio itself (bio_start_io_acct in its submit_bio, with iostats reading 0)
+ * and never splits one. Not a blk-mq device (loop, nvme, sd, virtio): the block layer
+ * splits a bio over the queue's limits (max_sectors_kb) into requests diskstats counts
+ * one by one, so a guest's 1 MiB write to a loop device of 512 KiB limits counted 2
+ * (live_test_seeds' request_size); not device-mapper, which counts a bio it splits at a
+ * target's boundary once per part; not md (its personalities split at chunk boundaries)
+ * nor brd (counts nothing). Those are left to the programs. Reads sysfs under the given
+ * root. */
 bool dev_counts_kernel_counts(const char *sysfs, uint32_t dev);
 /* Returns 0, or -1 when out of memory (the devices counted until now stay counted). */
 int dev_counts_set(struct dev_counts *c, const struct dev_count_src *src, size_t n,
