@@ -69,7 +69,9 @@ class Tree:
         self.top = top
         self.files = tracked(top)
         self.paths = set(self.files)
-        self.basenames = {os.path.basename(f) for f in self.files}
+        self.basenames = {}  # a bare name: the files of that name, wherever they are
+        for f in sorted(self.files):
+            self.basenames.setdefault(os.path.basename(f), []).append(f)
         self.problems = []
         self._headings = {}
         idents = set()
@@ -92,7 +94,7 @@ class Tree:
                 return path
             folder = os.path.dirname(folder)
         if "/" not in name and name in self.basenames:
-            return name  # a bare name: a file of that name somewhere in the tree
+            return self.basenames[name][0]  # a bare name: a file of that name in the tree
         return None
 
     def outside(self, name):

@@ -139,6 +139,8 @@ int cmd_import(struct cli_opts *o)
 		fprintf(stderr, "xiotop import: %s\n", rerr.msg);
 		rc = 2;
 	}
+	if (!rc && r.note[0])
+		fprintf(stderr, "xiotop import: note: %s\n", r.note);
 	if (!rc) {
 		char safe[300];
 		sanitize_text(o->output, safe, sizeof(safe));

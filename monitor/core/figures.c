@@ -38,8 +38,6 @@ VALUE(disks_rd_bytes, totals_of(m).disk_rd_bytes)
 VALUE(disks_wr_bytes, totals_of(m).disk_wr_bytes)
 VALUE(double_counted_total, totals_of(m).double_counted_bytes)
 VALUE(dom0_own_cpu_ns, model_dom0_own_cpu_ns(m))
-VALUE(copy_wr_bytes, model_io_copy_wr(&d->io))
-VALUE(copy_rd_bytes, model_io_copy_rd(&d->io))
 
 /* what only the tracer attributes: the layers below each guest, the unattributed bytes */
 #define STACK XIO_ABSENT_STACK
@@ -105,8 +103,8 @@ static const struct figure table[] = {
     [FIG_HOST_STEAL_NS]         = {FIGURE_HOST,   FORM_COUNT,  "ns",       XIO_ABSENT_HOST_CPU, 0,              CSV_FIRST,  "steal",     "steal_ns",              "host.steal_ns",             HOST(host_steal_ns),           "steal: time the hypervisor gave other domains while dom0 wanted to run, all CPUs (/proc/stat; not dom0's busy time)", {"xiotop_host_steal_seconds", "Time the hypervisor ran other domains while dom0 wanted to run, all CPUs (/proc/stat steal)."}},
     /* figures no code names by id: their entry is all it takes */
     {FIGURE_DOMAIN, FORM_COUNT, "bytes", STACK, 0, 0, NULL, "vmstat_wr_bytes", NULL, DOM(io.vmstat_wr_bytes), "what vmstat bo (pgpgout) counted for it: each write bio submitted for it where vmstat counts, double_counted_bytes included", {"xiotop_domain_vmstat_written_bytes", "Bytes vmstat pgpgout counted for the domain: each write bio submitted for it at a layer vmstat counts (a file-backed loop device's writes twice)."}},
-    {FIGURE_DOMAIN, FORM_COUNT, "bytes", ARRAYS, 0, 0, NULL, "copy_wr_bytes", NULL, DERIVED(copy_wr_bytes), "mirror and parity copies: what its redundant arrays' members took beyond what the arrays took (in phys_wr_bytes)", {"xiotop_domain_copy_written_bytes", "Bytes the members of the domain's redundant arrays (md RAID mirrors, parity) wrote beyond what the arrays took: the copies."}},
-    {FIGURE_DOMAIN, FORM_COUNT, "bytes", ARRAYS, 0, 0, NULL, "copy_rd_bytes", NULL, DERIVED(copy_rd_bytes), "reads its redundant arrays' members did beyond the arrays' (parity RAID's read-modify-write)", {"xiotop_domain_copy_read_bytes", "Bytes the members of the domain's redundant arrays read beyond what the arrays read (parity RAID's read-modify-write)."}},
+    {FIGURE_DOMAIN, FORM_COUNT, "bytes", ARRAYS, 0, 0, NULL, "copy_wr_bytes", NULL, DOM(io.copy_wr_bytes), "mirror and parity copies: what its redundant arrays' members took beyond what the arrays took (in phys_wr_bytes; a write whose copies fall in the next interval counted there)", {"xiotop_domain_copy_written_bytes", "Bytes the members of the domain's redundant arrays (md RAID mirrors, parity) wrote beyond what the arrays took: the copies."}},
+    {FIGURE_DOMAIN, FORM_COUNT, "bytes", ARRAYS, 0, 0, NULL, "copy_rd_bytes", NULL, DOM(io.copy_rd_bytes), "reads its redundant arrays' members did beyond the arrays' (parity RAID's read-modify-write)", {"xiotop_domain_copy_read_bytes", "Bytes the members of the domain's redundant arrays read beyond what the arrays read (parity RAID's read-modify-write)."}},
 };
 /* clang-format on */
 #define N_FIGURES ((int)(sizeof(table) / sizeof(table[0])))

@@ -40,15 +40,16 @@ static int hand_interval(const struct loop *l, struct model_interval *m, unsigne
 	return hand_out(l, NULL, false, m, index);
 }
 
-/* One sample after prev: handed out, then its interval. LOOP_GO_ON or how to end. */
+/* One sample after prev: handed out, then its interval (computed after the previous one:
+ * carry). LOOP_GO_ON or how to end. */
 static int step(const struct loop *l, struct xio_sample *prev, struct xio_sample *cur,
-                unsigned long index)
+                struct model_carry *carry, unsigned long index)
 {
 	int verdict = hand_sample(l, cur, false);
 	if (verdict != LOOP_GO_ON)
 		return verdict;
 	struct model_interval m;
-	if (model_compute(prev, cur, &m)) {
+	if (model_compute_after(prev, cur, carry, &m)) {
 		xerr_set(l->err, XERR_NOMEM, "out of memory");
 		return 1;
 	}
@@ -74,6 +75,9 @@ static int verdict_status(int verdict)
 int interval_loop(const struct loop *l)
 {
 	struct xio_sample prev, cur;
+	/* from the loop's first sample on: one started mid-recording (export --from) or
+	 * mid-write owes nothing, as a console started then would not */
+	struct model_carry carry = {0};
 	int rc = l->src->next(l->src->ctx, &prev);
 	if (rc)
 		return rc == SOURCE_END ? 0 : source_failed(l);
@@ -89,13 +93,14 @@ int interval_loop(const struct loop *l)
 			verdict = rc == SOURCE_END ? LOOP_DONE : source_failed(l);
 			break;
 		}
-		verdict = step(l, &prev, &cur, index);
+		verdict = step(l, &prev, &cur, &carry, index);
 		sample_free(&prev);
 		prev = cur;
 		if (pace == PACE_LAST && verdict == LOOP_GO_ON)
 			verdict = LOOP_DONE;
 	}
 	sample_free(&prev);
+	model_carry_free(&carry);
 	return verdict_status(verdict);
 }
 

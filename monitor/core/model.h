@@ -7,7 +7,8 @@
  * took for it) and, of that, what was submitted at a second counted layer
  * (double_counted: below its loop device, by the page cache's writeback of the image or by
  * loop's direct I/O; never "vmstat less the disks"), the bytes its redundant arrays and
- * their members took (mirror and parity copies: model_io_copy_wr()), and its layers with
+ * their members took (mirror and parity copies: copy_wr_bytes, carried over intervals:
+ * model_compute_after()), and its layers with
  * roles. docs/DESIGN.md ("What vmstat counts twice") gives the kernel's call sites. The
  * identity it keeps:
  *   vmstat pgpgout ~= sum(vmstat_wr) + unattributed.wr_bytes
@@ -65,19 +66,21 @@ struct model_io_sums {
 	/* of vmstat_wr_bytes, what was submitted at a second counted layer (model_second_count) */
 	uint64_t double_counted_bytes;
 	/* bytes at redundant arrays (xio_dev.array XIO_DEV_ARRAY) and at their members: the
-	 * members' beyond the arrays' are the mirror and parity copies (model_io_copy_*) */
+	 * members' beyond the arrays' are the mirror and parity copies (copy_*_bytes) */
 	uint64_t array_rd_bytes, array_wr_bytes, member_rd_bytes, member_wr_bytes;
+	/* the mirror and parity copies: what the arrays' members took beyond what the arrays
+	 * took, this interval's array bytes and those earlier ones their members had not yet
+	 * taken (struct model_carry) matched first; they add up over intervals to the span's
+	 * members less arrays (a clamp per interval counted a straddling write's copies twice) */
+	uint64_t copy_rd_bytes, copy_wr_bytes;
 };
 
 /* to += add, figure by figure. */
 void model_io_sums_add(struct model_io_sums *to, const struct model_io_sums *add);
-/* Mirror and parity copies: what the arrays' members took beyond what the arrays took (over
- * the span the sums cover; md may queue a member's copy just after an interval's end, so
- * one interval's figure may move a request's bytes to the next). */
-uint64_t model_io_copy_wr(const struct model_io_sums *io);
-uint64_t model_io_copy_rd(const struct model_io_sums *io);
 /* What the disks took once: the physical bytes less the copies, as the arrays took them
- * (a benchmark's rate is set against these, not the sum of a mirror's copies). */
+ * (a benchmark's rate is set against these, not the sum of a mirror's copies): the
+ * physical bytes less the members' plus the arrays', so that intervals add up to their
+ * span's and each holds what the arrays took in it (its copies may fall in the next). */
 uint64_t model_io_stored_wr(const struct model_io_sums *io);
 uint64_t model_io_stored_rd(const struct model_io_sums *io);
 /* Is a write charged with this `via` submitted at a second layer that vmstat counts for a
@@ -150,6 +153,31 @@ struct model_interval {
 
 int model_compute(const struct xio_sample *prev, const struct xio_sample *cur,
                   struct model_interval *out);
+
+/* What each domain's redundant arrays took that their members have not yet taken, from one
+ * interval to the next: md counts a write at the array when it is submitted there
+ * (block_bio_queue, in submit_bio_noacct*) and its members' clones when md submits
+ * them, after (raid1_write_request queues them on its plug or to raid1d), so a write's
+ * copies may fall in the interval after its array bytes. Kept by whoever computes
+ * consecutive intervals (the interval loop); zeroed: nothing owed. Per domid, the
+ * tracer's counters' key; a domid the next interval does not list is dropped. */
+struct model_owed {
+	uint32_t domid;
+	uint64_t rd_bytes, wr_bytes;
+};
+struct model_carry {
+	struct model_owed *owed; /* sorted by domid; only domains owed something */
+	size_t n;
+};
+/* model_compute() of consecutive intervals: each domain's copies are its members' bytes
+ * beyond its arrays' and beyond what carry says they still owed; carry is then what they
+ * owe after this interval (NULL: nothing owed before, nothing kept: model_compute()). 0,
+ * or -1 (ENOMEM: out is freed, carry unchanged). */
+int model_compute_after(const struct xio_sample *prev, const struct xio_sample *cur,
+                        struct model_carry *carry, struct model_interval *out);
+void model_carry_free(struct model_carry *carry);
+/* Sets m's domains' copy_*_bytes (model_compute_after's last step; see model_copies.c). */
+int model_copies(struct model_interval *m, struct model_carry *carry);
 void model_free(struct model_interval *m);
 /* Hands src's contents to dst (src is left empty; freeing it is a no-op). */
 void model_move(struct model_interval *dst, struct model_interval *src);

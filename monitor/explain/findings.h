@@ -175,8 +175,9 @@ enum ex_reason {
 	/* claim: the guest's layer moved the run slower than the tool's rate, timed */
 	EXR_CLAIM_CACHE_ABOVE = 1u << 7,
 	/* queue_depth_latency: the claimed IOPS within EX_QD_LATENCY_MARGIN of 1 / latency
-	 * (the round trip is the limit); else below it (time beyond dom0's round trip) or
-	 * above it (a cache above dom0) */
+	 * (the round trip is the limit); else below it (time outside the device xiotop
+	 * timed: the guest, the ring, blkback's work around the device) or above it (a
+	 * cache above dom0) */
 	/* claim on an import: set against the host's disks (iostat), all domains' bytes */
 	EXR_CLAIM_HOST_DISKS = 1u << 11,
 	EXR_QD_ROUND_TRIP = 1u << 8,

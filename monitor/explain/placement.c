@@ -52,10 +52,10 @@ static void bound(const struct ex_domain *d, double start, double stop, struct r
 	r->end = b < d->n_series ? b + 1 : d->n_series;
 }
 
-/* A pair of marks "start TOOL" .. "end TOOL": the guest's own (origin "domain N"), or
- * dom0's (xiotop mark, the console, the API). */
+/* The nth pair of marks "start TOOL" .. "end TOOL" (a tool run twice is marked twice): the
+ * guest's own (origin "domain N"), or dom0's (xiotop mark, the console, the API). */
 static bool tool_marks(const struct explain *ex, const struct ex_domain *d, const char *tool,
-                       bool guest, struct range *r)
+                       bool guest, size_t nth, struct range *r)
 {
 	char own[16];
 	snprintf(own, sizeof(own), "domain %u", (unsigned)d->domid);
@@ -69,8 +69,11 @@ static bool tool_marks(const struct explain *ex, const struct ex_domain *d, cons
 			continue;
 		if (start < 0 && marks_tool(m->label, "start", tool))
 			start = m->t;
-		else if (start >= 0 && stop < 0 && marks_tool(m->label, "end", tool))
+		else if (start >= 0 && stop < 0 && marks_tool(m->label, "end", tool)) {
 			stop = m->t;
+			if (nth-- > 0) /* not this pair: the next one */
+				start = stop = -1;
+		}
 	}
 	if (start < 0 || stop < start)
 		return false;
@@ -250,16 +253,13 @@ static size_t the_one(const struct explain *ex, const struct ex_domain *d, struc
 	return fitting == 1 ? one : n;
 }
 
-void ex_place_claim(const struct explain *ex, const struct ex_domain *d, struct ex_claim *row)
+static void place_in(const struct explain *ex, const struct ex_domain *d, struct ex_claim *row,
+                     struct range r)
 {
 	memset(&row->located, 0, sizeof(row->located));
 	row->placed_how = EXS_NOT_PLACED;
 	row->placed_by = 0;
 	row->n_stretches = row->n_fitting = 0;
-	struct range r = {.from = 0, .end = d->n_series};
-	if (!tool_marks(ex, d, row->fig.tool, true, &r) &&
-	    !tool_marks(ex, d, row->fig.tool, false, &r) && !wrap_is_tool(ex, d, row->fig.tool, &r))
-		tool_clock(ex, d, row, &r);
 	bool bounded = r.by & (EXPE_GUEST_MARKS | EXPE_DOM0_MARKS | EXPE_WRAP | EXPE_CLOCK);
 	/* a run's writes may reach dom0 after it ends (the guest's own cache written back): a
 	 * bounded write starts within its bounds and may end after them */
@@ -294,4 +294,36 @@ void ex_place_claim(const struct explain *ex, const struct ex_domain *d, struct 
 		return;
 	row->located = s[pick];
 	row->placed_how = bounded ? EXS_SURE : EXS_LIKELY;
+}
+
+/* The bounds of the run: the nth pair of its tool's marks, the guest's then dom0's, else
+ * the wrapped command, else the tool's own clock; false when there is no nth pair. */
+static bool bounds(const struct explain *ex, const struct ex_domain *d, struct ex_claim *row,
+                   size_t nth, struct range *r)
+{
+	*r = (struct range){.from = 0, .end = d->n_series};
+	if (tool_marks(ex, d, row->fig.tool, true, nth, r) ||
+	    tool_marks(ex, d, row->fig.tool, false, nth, r))
+		return true;
+	if (nth)
+		return false;
+	if (!wrap_is_tool(ex, d, row->fig.tool, r))
+		tool_clock(ex, d, row, r);
+	return true;
+}
+
+/* A tool run more than once, each run marked (dd, then dd oflag=direct; fio's write, then
+ * its random reads): the first pair of its marks where this run has a stretch (holding its
+ * bytes that way, not another run's); none: the first pair's bounds say why not. */
+void ex_place_claim(const struct explain *ex, const struct ex_domain *d, struct ex_claim *row)
+{
+	struct range r;
+	for (size_t nth = 0; bounds(ex, d, row, nth, &r); nth++) {
+		place_in(ex, d, row, r);
+		if (row->placed_how != EXS_NOT_PLACED ||
+		    !(r.by & (EXPE_GUEST_MARKS | EXPE_DOM0_MARKS)))
+			return;
+	}
+	bounds(ex, d, row, 0, &r);
+	place_in(ex, d, row, r);
 }

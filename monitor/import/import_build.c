@@ -338,6 +338,7 @@ int imp_build(const struct imp_logs *in, struct imp_result *out, struct xerr *er
 	}
 	out->cpus = b.cpus;
 	out->dom0_mem_kb = b.dom0_mem_kb;
+	memcpy(out->note, b.tl.note, sizeof(out->note));
 	imp_build_meta(in, &b.tl, b.cpus, out);
 	rc = 0;
 done:

@@ -5,9 +5,13 @@
  * one the -t times of vmstat/iostat show; every log with times must keep it (+-1 s, as
  * they print whole seconds), and logs with times that disagree with each other or with
  * --interval are an error naming FILE:LINE. A log without times starts at --start, else
- * where the logs with times start; without any, --start is needed. Block j of a log
- * lands on grid step round((t_j - t0) / interval); a sample is made at every step where
- * every given log has a block (so no interval is guessed).
+ * where the logs with times start; without any, --start is needed. Its blocks are one
+ * interval apart, but for xentop -b (its -d is a sleep after each frame, so frames come
+ * later than -d says: 1.2 s apart under a loaded dom0) with fewer frames than the timed
+ * logs' span holds intervals and no --start: its frames are then spread evenly over
+ * that span (started and stopped with them, as the logs of one run are), said in
+ * out->note. Block j of a log lands on grid step round((t_j - t0) / interval); a sample
+ * is made at every step where every given log has a block (so no interval is guessed).
  * Per sample (see record/SCHEMA.md, "Imported recordings"):
  *   - per domain (xentop): Domain-0 is domid 0, the others 1, 2, ... in order of first
  *     appearance; guest_cpu_ns = CPU(sec) x 1e9 (whole seconds); with VBD_RSECT/WSECT a
@@ -69,6 +73,7 @@ struct imp_result {
 	size_t n_meta;
 	long cpus;            /* what the recording's cpu_count says; 0 unknown */
 	uint64_t dom0_mem_kb; /* Domain-0's MEM(k); 0 unknown */
+	char note[256];       /* how the timeline was made, when the user should know; "" */
 };
 
 /* The counters every sample of these logs lacks (enum xio_absent bits). */
@@ -86,6 +91,7 @@ struct imp_timeline {
 	long *step[3];  /* per log (xentop, vmstat, iostat), per block: its step; NULL absent */
 	size_t n_blocks[3];
 	const char *time_from; /* which log gave the times, or "--start" */
+	char note[256];        /* a log's frames spread over the timed span (see above); "" */
 };
 int imp_timeline(const struct imp_logs *in, struct imp_timeline *t, struct xerr *err);
 void imp_timeline_free(struct imp_timeline *t);

@@ -3,6 +3,7 @@
 #include "import/import_build.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,6 +164,43 @@ static int find_starts(const struct imp_logs *in, struct imp_timeline *t, int64_
 	return 0;
 }
 
+/* Where the timed logs end (their last block's time); -1 when none has times. */
+static int64_t timed_end(const struct imp_logs *in)
+{
+	int64_t end = -1;
+	unsigned line;
+	for (int k = 0; k < N_LOGS; k++) {
+		size_t n = present(in, k) ? blocks_of(in, k) : 0;
+		int64_t at = n ? time_of(in, k, n - 1, &line) : -1;
+		if (at > end)
+			end = at;
+	}
+	return end;
+}
+
+/* The time between two blocks of untimed log k: one interval, or for xentop (-d sleeps
+ * after each frame, so its frames come later than -d) with fewer frames than the timed
+ * logs' span holds intervals, that span over its frames (said in t->note). */
+static double untimed_step_ns(const struct imp_logs *in, struct imp_timeline *t, int k,
+                              int64_t from, double interval_ns)
+{
+	size_t n = blocks_of(in, k);
+	if (k != LOG_XT || in->has_start || n < 2)
+		return interval_ns;
+	int64_t end = timed_end(in);
+	if (end < 0)
+		return interval_ns;
+	double span = (double)(end - from), step = span / (double)(n - 1);
+	if (step <= interval_ns)
+		return interval_ns;
+	snprintf(t->note, sizeof(t->note),
+	         "%s has no times: its %zu frames are spread over the %.0f s the timed logs "
+	         "cover (%.2f s apart, not -d's %.0f s: xentop sleeps -d after each frame; "
+	         "--start places them one interval apart instead)",
+	         file_of(in, k), n, span / 1e9, step / 1e9, interval_ns / 1e9);
+	return step;
+}
+
 int imp_timeline(const struct imp_logs *in, struct imp_timeline *t, struct xerr *err)
 {
 	memset(t, 0, sizeof(*t));
@@ -174,6 +212,7 @@ int imp_timeline(const struct imp_logs *in, struct imp_timeline *t, struct xerr 
 		if (!present(in, k))
 			continue;
 		size_t n = blocks_of(in, k);
+		double untimed_ns = untimed_step_ns(in, t, k, start[k], interval_ns);
 		t->step[k] = calloc(n, sizeof(long));
 		if (!t->step[k])
 			return imp_fail(err, file_of(in, k), 0, "out of memory"),
@@ -183,7 +222,7 @@ int imp_timeline(const struct imp_logs *in, struct imp_timeline *t, struct xerr 
 			unsigned line;
 			int64_t at = time_of(in, k, j, &line);
 			if (at < 0)
-				at = start[k] + (int64_t)llround((double)j * interval_ns);
+				at = start[k] + (int64_t)llround((double)j * untimed_ns);
 			long s = lround((double)(at - t->t0_ns) / interval_ns);
 			/* a row stamped in the same whole second as the one before (iostat's
 			 * second report, its timer running while it read the first) is the next

@@ -26,52 +26,13 @@ int64_t rec_drain_bound(const struct rec_host_facts *f, double interval_s)
 	       (int64_t)(2 * interval_s * 1e9);
 }
 
-static bool is_older(const struct rec_drain *d, uint32_t domid)
-{
-	for (size_t k = 0; k < d->n_older; k++)
-		if (d->older[k] == domid)
-			return true;
-	return false;
-}
-
-void rec_drain_watch(struct rec_drain *d, const struct xio_sample *s)
-{
-	if (!s->has_dirty)
-		return;
-	for (size_t i = 0; i < s->n_counters; i++) {
-		const struct xio_dom_counters *c = &s->counters[i];
-		if (c->written_back_bytes > c->dirtied_bytes && !is_older(d, c->domid) &&
-		    d->n_older < REC_DRAIN_DOMAINS)
-			d->older[d->n_older++] = c->domid;
-	}
-}
-
-/* A domain that matters (one followed, or at the end one that dirtied at all) seen
- * writing back older pages: the drain cannot be counted. */
-static void find_unsure(struct rec_drain *d, const struct xio_sample *s, bool followed)
-{
-	for (size_t i = 0; i < s->n_counters && !d->unsure; i++) {
-		const struct xio_dom_counters *c = &s->counters[i];
-		bool ours = false;
-		for (size_t k = 0; k < d->n && !ours; k++)
-			ours = d->dom[k].domid == c->domid;
-		if ((followed ? ours : c->dirtied_bytes > 0) && is_older(d, c->domid)) {
-			d->unsure = true;
-			d->unsure_domid = c->domid;
-		}
-	}
-}
-
 void rec_drain_begin(struct rec_drain *d, const struct xio_sample *s)
 {
-	rec_drain_watch(d, s);
 	d->counted = s->has_dirty;
-	d->unsure = false;
 	d->backlog = d->left = 0;
 	d->n = 0;
 	if (!d->counted)
 		return;
-	find_unsure(d, s, false);
 	for (size_t i = 0; i < s->n_counters; i++) {
 		const struct xio_dom_counters *c = &s->counters[i];
 		if (c->dirtied_bytes <= c->written_back_bytes || d->n == REC_DRAIN_DOMAINS)
@@ -86,8 +47,6 @@ bool rec_drain_check(struct rec_drain *d, const struct xio_sample *s)
 {
 	if (!d->counted || !s->has_dirty)
 		return false;
-	rec_drain_watch(d, s);
-	find_unsure(d, s, true);
 	uint64_t left = 0;
 	for (size_t k = 0; k < d->n; k++) {
 		uint64_t written = 0;
@@ -98,5 +57,5 @@ bool rec_drain_check(struct rec_drain *d, const struct xio_sample *s)
 			left += d->dom[k].dirtied - written;
 	}
 	d->left = left;
-	return left == 0 && !d->unsure;
+	return left == 0;
 }

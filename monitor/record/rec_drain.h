@@ -12,14 +12,11 @@
  * sample, whether every domain's written-back bytes reached what it had dirtied by then
  * (bytes it dirtied after the end are another run's, not waited for). A sample whose dirty
  * pages were not counted (has_dirty false) gives no backlog: only the bound is left.
- * The counters start with the recorder: a domain whose written-back bytes ever pass what
- * it dirtied (rec_drain_watch(), every sample; samples from elsewhere: the live tracer
- * counts a domain's written-back bytes up to what it dirtied while traced, bpf/bio.bpf.h,
- * so live they never pass) was writing back pages dirtied before the recording began, which its
- * counters cannot tell from the command's; such a domain that dirtied anything makes the drain
- * unsure: only the bound ends it. (Older pages written back while never more than the command's own
- * show no sign: the stop can then come early by as much as they were. Likewise a command writing
- * over pages still dirty from before the recording dirties nothing new: what it left there is not
+ * The counters start with the recorder, and the live tracer counts a domain's written-back
+ * bytes up to what it dirtied while traced (bpf/bio.bpf.h): pages dirtied before the
+ * recording and written back in it count as the command's own, up to what it dirtied, and
+ * the stop can then come early by as much as they were. (Likewise a command writing over
+ * pages still dirty from before the recording dirties nothing new: what it left there is not
  * counted, and the stop comes early by as much.) Pages dropped before writeback (a file deleted,
  * truncated) are never written back: the drain then ends at the bound, and says how much was still
  * not written back.
@@ -43,11 +40,7 @@ struct rec_drain_domain {
 };
 
 struct rec_drain {
-	bool counted;          /* dirty pages were counted at the end */
-	bool unsure;           /* a domain that dirtied was writing back older pages too */
-	uint32_t unsure_domid; /* the first such domain */
-	size_t n_older;        /* domains seen writing back pages older than the recording */
-	uint32_t older[REC_DRAIN_DOMAINS];
+	bool counted;     /* dirty pages were counted at the end */
 	uint64_t backlog; /* bytes dirty at the end, the domains followed */
 	uint64_t left;    /* of those, not yet written back (the last check) */
 	size_t n;
@@ -56,13 +49,9 @@ struct rec_drain {
 
 /* ns: vm.dirty_expire_centisecs + vm.dirty_writeback_centisecs + the margin. */
 int64_t rec_drain_bound(const struct rec_host_facts *f, double interval_s);
-/* Every sample from the first: the domains writing back pages older than the recording.
- * d zeroed before the first. */
-void rec_drain_watch(struct rec_drain *d, const struct xio_sample *s);
-/* The backlog at the end, from the first sample at or after it (watched too). */
+/* The backlog at the end, from the first sample at or after it. */
 void rec_drain_begin(struct rec_drain *d, const struct xio_sample *s);
-/* True when everything dirty at the end has been written back by sample s (watched too);
- * never when unsure. */
+/* True when everything dirty at the end has been written back by sample s. */
 bool rec_drain_check(struct rec_drain *d, const struct xio_sample *s);
 
 #endif

@@ -7,11 +7,78 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The samples row: columns a file written before them lacks read as NULL (%s). */
-static const char sample_sql[] =
-    "SELECT realtime_ns, monotonic_ns, vmstat_pgpgin_kb, vmstat_pgpgout_kb,"
-    " lost_events, host_busy_ns, cpu_unattributed_ns, has_cpu,"
-    " has_dirty, hooks, domains_live, has_vbd_stats, %s, %s, %s, %s FROM samples WHERE idx = ?";
+/* The samples row as a table: each column, the schema that put it there (older files read
+ * NULL), whether a file of that schema may still lack it (probed: NULL then too), whether
+ * schema 4 moved it into the host item (REC_ITEM_HOST: not selected from a schema 4 file),
+ * where it goes in the sample, and the absent bit a NULL there sets. */
+enum sample_col_kind {
+	SC_REALTIME, /* int64_t realtime_ns */
+	SC_U64,      /* a uint64_t member */
+	SC_FLAG,     /* a bool member: nonzero */
+	SC_HOOKS,    /* the hooks row's id: hooks_of */
+	SC_ABSENT,   /* the absent bits */
+	SC_BASE,     /* the sample the items are coded against; NULL -1 */
+};
+struct sample_col {
+	const char *name;
+	enum sample_col_kind kind;
+	size_t offset; /* SC_U64 and SC_FLAG */
+	int since;     /* the schema version that has it */
+	bool probed;   /* a file of that version may lack it */
+	bool host_item;
+	uint32_t absent_if_null;
+};
+#define SC_AT(member) offsetof(struct xio_sample, member)
+static const struct sample_col sample_cols[] = {
+    {"realtime_ns", SC_REALTIME, 0, 1, false, false, 0},
+    {"monotonic_ns", SC_U64, SC_AT(monotonic_ns), 1, false, true, 0},
+    {"vmstat_pgpgin_kb", SC_U64, SC_AT(vmstat_pgpgin_kb), 1, false, true, 0},
+    {"vmstat_pgpgout_kb", SC_U64, SC_AT(vmstat_pgpgout_kb), 1, false, true, 0},
+    {"lost_events", SC_U64, SC_AT(lost_events), 1, false, true, 0},
+    {"host_busy_ns", SC_U64, SC_AT(host_busy_ns), 1, false, true, 0},
+    {"cpu_unattributed_ns", SC_U64, SC_AT(cpu_unattributed_ns), 1, false, true, 0},
+    {"has_cpu", SC_FLAG, SC_AT(has_cpu), 1, false, false, 0},
+    {"has_dirty", SC_FLAG, SC_AT(has_dirty), 1, false, false, 0},
+    {"hooks", SC_HOOKS, 0, 1, false, false, 0},
+    {"domains_live", SC_FLAG, SC_AT(domains_live), 1, false, false, 0},
+    {"has_vbd_stats", SC_FLAG, SC_AT(has_vbd_stats), 1, false, false, 0},
+    /* a file without it holds every counter */
+    {"absent", SC_ABSENT, 0, 1, true, false, 0},
+    /* without it, no latency was timed */
+    {"has_latency", SC_FLAG, SC_AT(has_latency), 1, true, false, 0},
+    /* a file written before them (its host_busy_ns held the steal) or an import: unknown */
+    {"host_irq_ns", SC_U64, SC_AT(host_irq_ns), 1, true, true, XIO_ABSENT_HOST_CPU},
+    {"host_steal_ns", SC_U64, SC_AT(host_steal_ns), 1, true, true, 0},
+    /* keyframes since schema 3 */
+    {"base", SC_BASE, 0, 3, false, false, 0},
+};
+#define N_SAMPLE_COLS (sizeof(sample_cols) / sizeof(sample_cols[0]))
+
+static bool sample_col_selected(const struct rec_reader *r, const struct sample_col *c)
+{
+	return !(c->host_item && r->version >= 4);
+}
+
+/* "SELECT ... FROM samples WHERE idx = ?" for r's file, into sql[size]; false: too long */
+static bool sample_select(const struct rec_reader *r, char *sql, size_t size)
+{
+	size_t used = (size_t)snprintf(sql, size, "SELECT");
+	const char *sep = " ";
+	for (size_t i = 0; i < N_SAMPLE_COLS && used < size; i++) {
+		const struct sample_col *c = &sample_cols[i];
+		if (!sample_col_selected(r, c))
+			continue;
+		bool held = r->version >= c->since &&
+		            (!c->probed || rec_has_column(r->db, "samples", c->name));
+		used +=
+		    (size_t)snprintf(sql + used, size - used, "%s%s", sep, held ? c->name : "NULL");
+		sep = ", ";
+	}
+	if (used < size)
+		used += (size_t)snprintf(sql + used, size - used, " FROM samples WHERE idx = ?");
+	return used < size;
+}
+
 static const char *const reader_sql[RS_COUNT] = {
     [RS_ITEMS] = "SELECT items FROM sample_items WHERE slot BETWEEN ? AND ? ORDER BY slot",
     [RS_BASE] = "SELECT base FROM samples WHERE idx = ?",
@@ -25,10 +92,6 @@ static const char *const reader_sql[RS_COUNT] = {
     [RS_VBDS] = NULL,    /* vbds_sql: its columns depend on the file's age */
     [RS_LATENCY] = NULL, /* REC_LATENCY_SELECT_SQL: its columns depend on the file's age */
 };
-/* Schema 4: the host's counters are an item (REC_ITEM_HOST), not columns. */
-static const char sample_v4_sql[] = "SELECT realtime_ns, has_cpu, has_dirty, hooks, domains_live,"
-                                    " has_vbd_stats, absent, has_latency, base FROM samples"
-                                    " WHERE idx = ?";
 /* A file written before vbd_counts had its skew columns: unknown, read as 0; before its
  * read_state column: every vbd counted was read (NULL, XIO_VBD_READ). */
 static const char vbds_sql[] = "SELECT vbd, rd_bytes, wr_bytes, rd_req, wr_req, oo_req, f_req,"
@@ -39,18 +102,12 @@ int rec_reader_prepare(struct rec_reader *r)
 {
 	int rc = SQLITE_OK;
 	bool packed = r->version >= 3;
-	/* a file without the absent column holds every counter; without has_latency, no
-	 * latency was timed; before schema 3, no keyframes */
-	char sample[sizeof(sample_sql) + 64];
-	snprintf(sample, sizeof(sample), sample_sql,
-	         rec_has_column(r->db, "samples", "absent") ? "absent" : "NULL",
-	         rec_has_column(r->db, "samples", "has_latency") ? "has_latency" : "NULL",
-	         rec_has_column(r->db, "samples", "host_irq_ns") ? "host_irq_ns, host_steal_ns"
-	                                                         : "NULL, NULL",
-	         packed ? "base" : "NULL");
+	char sample[1024];
+	if (!sample_select(r, sample, sizeof(sample)))
+		return SQLITE_TOOBIG;
 	if (packed) {
-		rc = sqlite3_prepare_v3(r->db, r->version >= 4 ? sample_v4_sql : sample, -1,
-		                        SQLITE_PREPARE_PERSISTENT, &r->st[RS_SAMPLE], NULL);
+		rc = sqlite3_prepare_v3(r->db, sample, -1, SQLITE_PREPARE_PERSISTENT,
+		                        &r->st[RS_SAMPLE], NULL);
 		if (rc == SQLITE_OK)
 			rc = sqlite3_prepare_v3(r->db, reader_sql[RS_ITEMS], -1,
 			                        SQLITE_PREPARE_PERSISTENT, &r->st[RS_ITEMS], NULL);
@@ -137,61 +194,48 @@ static void hooks_of(const struct rec_reader *r, int64_t id, struct xio_sample *
 			memcpy(s->hooks, r->hooks[h].hooks, sizeof(s->hooks));
 }
 
-/* Schema 4's samples row; *base the sample its items are coded against (-1: none). */
-static int read_flags_v4(struct rec_reader *r, size_t i, struct xio_sample *s, int64_t *base)
-{
-	sqlite3_stmt *st = r->st[RS_SAMPLE];
-	sqlite3_reset(st);
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)i);
-	int rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW)
-		return rc == SQLITE_DONE ? SQLITE_CORRUPT : rc;
-	s->realtime_ns = sqlite3_column_int64(st, 0);
-	s->has_cpu = sqlite3_column_int(st, 1) != 0;
-	s->has_dirty = sqlite3_column_int(st, 2) != 0;
-	if (sqlite3_column_type(st, 3) != SQLITE_NULL)
-		hooks_of(r, sqlite3_column_int64(st, 3), s);
-	s->domains_live = sqlite3_column_int(st, 4) != 0;
-	s->has_vbd_stats = sqlite3_column_int(st, 5) != 0;
-	s->absent = (uint32_t)sqlite3_column_int64(st, 6);
-	s->has_latency = sqlite3_column_int(st, 7) != 0;
-	*base = sqlite3_column_type(st, 8) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 8);
-	sqlite3_reset(st);
-	return SQLITE_OK;
-}
-
-/* The sample's scalars; *base its keyframe (-1: itself one, or a file before schema 3). */
+/* The sample's scalars, by sample_cols; *base its keyframe (-1: itself one, or a file
+ * before schema 3). */
 static int read_scalars(struct rec_reader *r, size_t i, struct xio_sample *s, int64_t *base)
 {
-	if (r->version >= 4)
-		return read_flags_v4(r, i, s, base);
 	sqlite3_stmt *st = r->st[RS_SAMPLE];
 	sqlite3_reset(st);
 	sqlite3_bind_int64(st, 1, (sqlite3_int64)i);
 	int rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW)
 		return rc == SQLITE_DONE ? SQLITE_CORRUPT : rc;
-	s->realtime_ns = sqlite3_column_int64(st, 0);
-	s->monotonic_ns = col_u64(st, 1);
-	s->vmstat_pgpgin_kb = col_u64(st, 2);
-	s->vmstat_pgpgout_kb = col_u64(st, 3);
-	s->lost_events = col_u64(st, 4);
-	s->host_busy_ns = col_u64(st, 5);
-	s->cpu_unattributed_ns = col_u64(st, 6);
-	s->has_cpu = sqlite3_column_int(st, 7) != 0;
-	s->has_dirty = sqlite3_column_int(st, 8) != 0;
-	if (sqlite3_column_type(st, 9) != SQLITE_NULL)
-		hooks_of(r, sqlite3_column_int64(st, 9), s);
-	s->domains_live = sqlite3_column_int(st, 10) != 0;
-	s->has_vbd_stats = sqlite3_column_int(st, 11) != 0;
-	s->absent = (uint32_t)sqlite3_column_int64(st, 12);
-	s->has_latency = sqlite3_column_int(st, 13) != 0;
-	/* a file written before them (its host_busy_ns held the steal) or an import: unknown */
-	if (sqlite3_column_type(st, 14) == SQLITE_NULL)
-		s->absent |= XIO_ABSENT_HOST_CPU;
-	s->host_irq_ns = col_u64(st, 14);
-	s->host_steal_ns = col_u64(st, 15);
-	*base = sqlite3_column_type(st, 16) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 16);
+	*base = -1;
+	int col = 0;
+	for (size_t k = 0; k < N_SAMPLE_COLS; k++) {
+		const struct sample_col *c = &sample_cols[k];
+		if (!sample_col_selected(r, c))
+			continue;
+		bool null = sqlite3_column_type(st, col) == SQLITE_NULL;
+		if (null)
+			s->absent |= c->absent_if_null;
+		switch (c->kind) {
+		case SC_REALTIME:
+			s->realtime_ns = sqlite3_column_int64(st, col);
+			break;
+		case SC_U64:
+			*(uint64_t *)((char *)s + c->offset) = col_u64(st, col);
+			break;
+		case SC_FLAG:
+			*(bool *)((char *)s + c->offset) = sqlite3_column_int(st, col) != 0;
+			break;
+		case SC_HOOKS:
+			if (!null)
+				hooks_of(r, sqlite3_column_int64(st, col), s);
+			break;
+		case SC_ABSENT:
+			s->absent |= (uint32_t)sqlite3_column_int64(st, col);
+			break;
+		case SC_BASE:
+			*base = null ? -1 : sqlite3_column_int64(st, col);
+			break;
+		}
+		col++;
+	}
 	if (r->arrays_unknown) /* a file written before devices kept their arrays */
 		s->absent |= XIO_ABSENT_ARRAYS;
 	sqlite3_reset(st);

@@ -129,16 +129,6 @@ static void drain_begins(struct rec_wrap *w, const struct xio_sample *cur)
 		      ended, bound_s, (double)REC_DRAIN_MARGIN_NS / 1e9);
 		return;
 	}
-	if (w->d.unsure) {
-		xnote("%s; domain %u was writing back pages dirtied before the recording began, "
-		      "which its counters cannot tell from what the command left: recording %.0f s "
-		      "more, the host's writeback bound (vm.dirty_expire_centisecs + "
-		      "vm.dirty_writeback_centisecs + %.0f s)",
-		      ended, (unsigned)w->d.unsure_domid, bound_s,
-		      (double)REC_DRAIN_MARGIN_NS / 1e9);
-		w->said_unsure = true;
-		return;
-	}
 	if (!w->d.backlog) {
 		xnote("%s; nothing it left is dirty in dom0's page cache: stopping", ended);
 		w->drain = DRAIN_OVER;
@@ -158,13 +148,6 @@ static void drain_goes_on(struct rec_wrap *w, const struct xio_sample *cur)
 	if (w->o.tail_s >= 0)
 		return;
 	bool done = rec_drain_check(&w->d, cur);
-	if (w->d.unsure && !w->said_unsure) {
-		xnote("domain %u is writing back pages dirtied before the recording began, which "
-		      "its counters cannot tell from what the command left: recording until the "
-		      "host's writeback bound, %.0f s after the end",
-		      (unsigned)w->d.unsure_domid, (double)w->o.drain_bound_ns / 1e9);
-		w->said_unsure = true;
-	}
 	if (!done)
 		return;
 	double after_s = (double)(clock_mono_ns() - w->end_ns) / 1e9;
@@ -190,8 +173,6 @@ static int wrap_sample(void *ctx, const struct xio_sample *cur, bool first)
 			return 2;
 		}
 	}
-	if (w->drain == DRAIN_NONE && w->o.argv && w->o.tail_s < 0)
-		rec_drain_watch(&w->d, cur); /* before the end: domains writing back older pages */
 	if (w->drain == DRAIN_BEGIN)
 		drain_begins(w, cur);
 	else if (w->drain == DRAIN_WAIT)
@@ -229,15 +210,7 @@ static bool waited_enough(struct rec_wrap *w)
 	if (after < w->o.drain_bound_ns)
 		return false;
 	char label[128];
-	if (w->d.unsure) {
-		snprintf(label, sizeof(label),
-		         "drain: the host's writeback bound, %.0f s (domain %u wrote back older "
-		         "pages too)",
-		         (double)after / 1e9, (unsigned)w->d.unsure_domid);
-		xnote("the host's writeback bound, %.0f s after the end: stopping",
-		      (double)after / 1e9);
-		rec_session_mark(w->o.session, label, clock_real_ns(), "wrap", -1);
-	} else if (w->d.counted) {
+	if (w->d.counted) {
 		snprintf(label, sizeof(label), "drain: cut at %.0f s, %.1f MiB not written back",
 		         (double)after / 1e9, (double)w->d.left / MiB);
 		xnote(

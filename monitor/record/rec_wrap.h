@@ -53,7 +53,6 @@ struct rec_wrap {
 	int64_t end_real_ns; /* and the wall clock */
 	enum { DRAIN_NONE, DRAIN_BEGIN, DRAIN_WAIT, DRAIN_OVER } drain;
 	struct rec_drain d;
-	bool said_unsure; /* the drain's unsure domain said */
 };
 
 void rec_wrap_init(struct rec_wrap *w, const struct rec_wrap_opts *o);

@@ -14,6 +14,10 @@ import sys
 from livelib import check as ok, failures  # one FAIL line format for every live judge
 
 MiB = 2**20
+# explain calls a claim inflated above EX_CLAIM_INFLATION_MIN (monitor/explain/explain.h):
+# the window's margin 1.1 times the located run's bytes margin 1.1; a figure at or below it
+# is not told as a cache above the disks (1.2003 was: a 0.86 s dd over 0.5 s samples)
+TOLD = 1.1 * 1.1
 work = sys.argv[1]
 
 def near(x, truth, what, tol=0.05, floor=0.0):
@@ -137,28 +141,31 @@ print(f"     dom0: dd ended at +{w.t1 - w.t0:.2f} s; the leaf had dd's bytes les
       f"{'never' if last is None else f'{last - w.t1:+.2f} s'} after that")
 infl = fig(cw, "inflation")
 if late is not None and late > 1.5:  # more than 3 samples later: the samples can tell
-    ok(cw is not None and (infl or 0) > 1.2,
+    ok(cw is not None and (infl or 0) > TOLD,
        f"the write claim is inflated: dd's {wbytes / wsecs / MiB:.0f} MiB/s, {infl}x what the disk did")
 elif late is not None and late < 0.4:  # within the run's own interval: they cannot
-    ok(cw is not None and (infl is None or infl <= 1.2),
+    ok(cw is not None and (infl is None or infl <= TOLD),
        f"the write claim: on the disk within the run's interval, no inflation told ({infl})")
 else:
     ok(cw is not None, f"the write claim ({infl}x): the leaf had its data {late} s after, either is right")
 if cw:
     near(fig(cw, "observed_phys_bytes"), wbytes, "the write run's disk bytes against dd's", 0.10)
 for v in (cw, cr):
-    told = v is not None and (fig(v, "inflation") or 0) > 1.2
+    told = v is not None and (fig(v, "inflation") or 0) > TOLD
     ok(v is not None and "guest" not in v["text"] and (not told or "dom0's page cache" in v["text"]),
        f"{v and v['figures']['run']}: no guest{', dom0' + chr(39) + 's page cache named' if told else ''}: "
        f"...{v and v['text'][-140:]}")
 if cr and fig(cr, "placed") == "not placed":
     # (the physics) dom0's cache served the read: no stretch of dom0's reads holds its bytes,
     # nothing else in the recording places it (no mark names dd: the wrapped command is
-    # the script), and explain says so rather than set the window's rate against it
-    ok(r.rd(leaf) < rbytes / 5 and "dom0's page cache served it" in cr["text"]
+    # the script), and explain says so rather than set the window's rate against it. Why it
+    # says: "dom0's page cache served it" when no stretch of dom0's reads holds its bytes; on
+    # a busy dom0 other programs' reads may (then it names those stretches and why none is its)
+    why = "dom0's page cache served it" in cr["text"] or "stretch" in cr["text"]
+    ok(r.rd(leaf) < rbytes / 5 and why and "Not placed in the timeline" in cr["text"]
        and fig(cr, "observed_phys_bytes") is None and fig(cr, "inflation") is None,
        f"the read run, served by dom0's cache (the leaf read {r.rd(leaf) / MiB:.2f} MiB), not placed "
-       f"and said so, no figure set against it")
+       f"and said so, no figure set against it: ...{cr['text'][-160:]}")
 elif cr:
     near(fig(cr, "observed_phys_bytes"), r.rd(leaf), "the read run's disk bytes vs the leaf's diskstats", 0, MiB)
 t = verdict(ex, "test_size_vs_memory", 0)
@@ -241,7 +248,7 @@ ok(rq is not None and fig(rq, "guest_avg_request_bytes") == MiB and fig(rq, "gue
    f"(dd: 256 x bs=1M; {loop1}'s diskstats after splitting: {w.wr_ios(loop1)}) merged {fig(rq, 'merge_ratio')}x")
 ok(w.wr(loop1) / max(w.wr_ios(loop1), 1) <= MiB, f"(the test) {loop1}'s requests are at most dd's 1 MiB")
 cw, cr = verdict(ex, "claim", 1, "run 1"), verdict(ex, "claim", 1, "run 2")
-ok(cw is not None and (fig(cw, "inflation") or 0) > 1.2 and "own cache" not in cw["text"],
+ok(cw is not None and (fig(cw, "inflation") or 0) > TOLD and "own cache" not in cw["text"],
    f"the write claim: inflated {fig(cw, 'inflation')}x by dom0's cache, not called the guest's")
 ok(cr is not None and fig(cr, "direction") == "read" and "own cache" not in cr["text"],
    "the read claim: a read, not called the guest's own cache (dd read with O_DIRECT)")
@@ -277,7 +284,7 @@ ok(r.rd(lv3) >= 0.95 * rbytes, f"(the physics) the LV read {r.rd(lv3) / MiB:.0f}
 pth = verdict(ex, "path", 3)
 ok(pth is None or fig(pth, "path") == "phy", f"lv: path {fig(pth, 'path')}")
 cw, cr = verdict(ex, "claim", 3, "run 1"), verdict(ex, "claim", 3, "run 2")
-ok(cw is not None and fig(cw, "direction") == "write" and (fig(cw, "inflation") or 0) < 1.2,
+ok(cw is not None and fig(cw, "direction") == "write" and (fig(cw, "inflation") or 0) <= TOLD,
    f"lv: the write claim is not inflated ({fig(cw, 'inflation')})")
 ok(cr is not None and fig(cr, "direction") == "read", f"lv: run 2 is a read ({fig(cr, 'direction')})")
 if cr:
@@ -321,7 +328,7 @@ for name, domid, dev, merged in (("file4k", 1, loop1, True), ("lv4k", 3, lv3, Fa
     ok(c is not None and abs(fig(c, "claimed_seconds") - real) < 0.002,
        f"{name}: the claim's seconds are time's real line, sync included: {fig(c, 'claimed_seconds')} s vs {real} s")
     infl = fig(c, "inflation")
-    ok(infl is None or infl < 1.2,
+    ok(infl is None or infl <= TOLD,
        f"{name}: timed until synced, no inflation of the claim beyond the samples' resolution ({infl})")
 cmp = load("cmp001")["comparison"]
 shares = [c["share"] for c in cmp["causes"]]
@@ -368,7 +375,7 @@ near(d["double_counted_bytes"], w.wr(leaf_on) + r.wr(leaf_on),
      f"dio: double_counted_bytes vs {leaf_on}'s diskstats during the run (the second count)", 0.05, MiB)
 near(d["double_counted_bytes"], k.wr(loop_on), f"dio: double_counted_bytes vs {loop_on}'s diskstats")
 c = verdict(ex, "claim", 1, "run 1")
-ok(c is not None and (fig(c, "inflation") is None or fig(c, "inflation") < 1.2),
+ok(c is not None and (fig(c, "inflation") is None or fig(c, "inflation") <= TOLD),
    f"dio: the write claim is not inflated ({fig(c, 'inflation')})")
 
 print(f"seeds: {len(failures)} check(s) failed")

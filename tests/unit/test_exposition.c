@@ -45,6 +45,7 @@ static struct model_domain dom(const struct xio_domain *i, uint32_t domid, uint6
 	                             .io.vmstat_wr_bytes = 2 * wr,
 	                             .io.member_wr_bytes = 2 * wr, /* a mirror's two copies */
 	                             .io.array_wr_bytes = wr,
+	                             .io.copy_wr_bytes = wr, /* model_copies() of the above */
 	                             .dirty_backlog_bytes = wr / 4,
 	                             .cpu_ns_by_role = {1500000000, 0, 250, 0},
 	                             .guest_cpu_ns = -1};

@@ -124,7 +124,7 @@ static char *batch_text(const struct world *w, bool full, int n)
 /* The cell of column `header` in the last row starting with `name` ("" if none). */
 static void cell(const char *text, const char *name, const char *header, char *out, size_t len)
 {
-	char heads[32][32], cells[32][64];
+	char heads[32][64], cells[32][64];
 	int col = -1, n_heads = 0;
 	out[0] = '\0';
 	for (const char *line = text; *line;) {

@@ -120,6 +120,71 @@ static void test_real_vmstat_iostat_with_times(void **state)
 	unload(&l);
 }
 
+/* xentop -b -d 1 has no times and sleeps 1 s after each frame: beside vmstat -t 1 over
+ * 5 s it printed 4 frames. Its frames are spread over vmstat's 5 s (steps 0, 2, 3, 5),
+ * so the last sample holds its last frame's counters and all of vmstat's bo: one frame a
+ * second put its last frame at 3 s, set against 3 s of bo (the Xen explain boot's import:
+ * 768 MiB of bo against all three guests' writes, where pgpgout grew 960 MiB). */
+static void test_xentop_frames_spread(void **state)
+{
+	(void)state;
+	static const char head[] =
+	    "      NAME  STATE   CPU(sec) CPU(%)     MEM(k) MEM(%)  MAXMEM(k) MAXMEM(%) VCPUS "
+	    "NETS NETTX(k) NETRX(k) VBDS   VBD_OO   VBD_RD   VBD_WR  VBD_RSECT  VBD_WSECT SSID\n"
+	    "  Domain-0 -----r       1200   60.0    1048576   25.0   no limit       n/a     1 "
+	    "   0        0        0    0        0        0        0          0          0    0\n";
+	char xt[4096] = "";
+	for (int f = 0; f < 4; f++)
+		snprintf(
+		    xt + strlen(xt), sizeof(xt) - strlen(xt),
+		    "%s     guest --b---        300  100.0     524288   12.5     524288      12.5 "
+		    "    1    0        0        0    1        0        0      %d          0 "
+		    "%10d    0\n",
+		    head, f * 10, f * 2048);
+	static const char vm[] =
+	    "procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu----- "
+	    "-----timestamp-----\n"
+	    " r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st     "
+	    "            UTC\n"
+	    " 1  0      0 100000   1000  10000    0    0     0  9999  100  100  1  1 98  0  0 "
+	    "2026-12-02 16:33:57\n"
+	    " 1  0      0 100000   1000  10000    0    0     0  1000  100  100  1  1 98  0  0 "
+	    "2026-12-02 16:33:58\n"
+	    " 1  0      0 100000   1000  10000    0    0     0  2000  100  100  1  1 98  0  0 "
+	    "2026-12-02 16:33:59\n"
+	    " 1  0      0 100000   1000  10000    0    0     0  3000  100  100  1  1 98  0  0 "
+	    "2026-12-02 16:34:00\n"
+	    " 1  0      0 100000   1000  10000    0    0     0  4000  100  100  1  1 98  0  0 "
+	    "2026-12-02 16:34:01\n"
+	    " 1  0      0 100000   1000  10000    0    0     0  5000  100  100  1  1 98  0  0 "
+	    "2026-12-02 16:34:02\n";
+	struct logs l;
+	memset(&l, 0, sizeof(l));
+	struct xerr err;
+	assert_int_equal(imp_xentop_parse("xt.log", xt, strlen(xt), &l.x, &err), 0);
+	assert_int_equal(imp_vmstat_parse("vm.log", vm, strlen(vm), &l.v, &err), 0);
+	l.in.xentop = &l.x, l.in.xentop_file = "xt.log";
+	l.in.vmstat = &l.v, l.in.vmstat_file = "vm.log";
+	build_ok(&l);
+	assert_int_equal(l.r.n, 4);
+	const struct xio_sample *last = &l.r.samples[3];
+	assert_int_equal(last->vmstat_pgpgout_kb, 1000 + 2000 + 3000 + 4000 + 5000);
+	const struct xio_layer *g = layer_of(last, 1);
+	assert_non_null(g);
+	assert_int_equal(g->io.wr_bytes, 3 * 2048 * 512);
+	assert_int_equal(last->realtime_ns - l.r.samples[0].realtime_ns, 5000000000ll);
+	assert_non_null(strstr(l.r.note, "its 4 frames are spread over the 5 s"));
+	/* with --start, one interval apart as before, and no note */
+	imp_result_free(&l.r);
+	l.in.has_start = true;
+	l.in.start_ns = l.v.rows[0].time_ns;
+	build_ok(&l);
+	assert_int_equal(l.r.samples[l.r.n - 1].realtime_ns - l.r.samples[0].realtime_ns,
+	                 3000000000ll);
+	assert_string_equal(l.r.note, "");
+	unload(&l);
+}
+
 static void test_real_vmstat_without_times(void **state)
 {
 	(void)state;
@@ -316,6 +381,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_real_vmstat_iostat_with_times),
+	    cmocka_unit_test(test_xentop_frames_spread),
 	    cmocka_unit_test(test_real_vmstat_without_times),
 	    cmocka_unit_test(test_xentop_linux),
 	    cmocka_unit_test(test_xentop_vbd_lines_and_cut_end),

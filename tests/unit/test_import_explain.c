@@ -467,6 +467,13 @@ static void test_seed003_dd_against_wd0(void **state)
 			assert_true(c->figures[i].null);
 	assert_contains(sc_text(&ex, c), "iostat's leaf devices: wd0");
 	assert_contains(sc_text(&ex, c), "matches what the disks did (1.08x)");
+	/* its evidence is the host's disks, never a per-domain counter the import lacks */
+	bool host_disks = false;
+	for (size_t i = 0; i < c->n_evidence; i++) {
+		assert_null(strstr(c->evidence[i], "phys_"));
+		host_disks |= !strcmp(c->evidence[i], "iostat, leaf devices");
+	}
+	assert_true(host_disks);
 	assert_null(not_given(&ex, "claim"));
 	ex_claim_files_free(&ex);
 	explain_free(&ex);

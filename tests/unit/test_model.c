@@ -251,7 +251,7 @@ static void test_overwritten_in_cache(void **state)
 	assert_int_equal(d->io.vmstat_wr_bytes, 500 * MiB);
 	assert_int_equal(d->io.double_counted_bytes, 200 * MiB);
 	assert_int_equal(d->io.phys_wr_bytes, 200 * MiB);
-	assert_int_equal(model_io_copy_wr(&d->io), 0);
+	assert_int_equal(d->io.copy_wr_bytes, 0);
 	/* an interval of writeback alone: all of it a second count (no loop bytes in it) */
 	sample_free(&cur);
 	model_free(&m);
@@ -303,15 +303,161 @@ static void test_raid1_file_image(void **state)
 	assert_int_equal(d1->io.phys_wr_bytes, 150 * MiB);
 	struct model_io_sums sum = d1->io;
 	model_io_sums_add(&sum, &d2->io);
-	assert_int_equal(model_io_copy_wr(&sum), 100 * MiB);
+	assert_int_equal(sum.copy_wr_bytes, 100 * MiB);
 	assert_int_equal(model_io_stored_wr(&sum), 100 * MiB);
-	assert_int_equal(model_io_copy_wr(&d1->io) + model_io_copy_wr(&d2->io), 100 * MiB);
+	assert_int_equal(d1->io.copy_wr_bytes + d2->io.copy_wr_bytes, 100 * MiB);
 	assert_int_equal(m1.pgpgout_bytes, d1->io.vmstat_wr_bytes + m1.unattr_wr_bytes);
 	model_free(&m1);
 	model_free(&m2);
 	sample_free(&a);
 	sample_free(&b);
 	sample_free(&c);
+}
+
+/* md's members a step behind it (their clones submitted after the interval's end): the
+ * stored bytes of the intervals add up to what the array took, never fewer, and so do the
+ * copies computed one after the other (the array's bytes not yet copied carried). */
+static void test_raid1_members_lag(void **state)
+{
+	(void)state;
+	struct xio_sample a, b, c;
+	raid1_sample(&a, 0, 0, 0);
+	raid1_sample(&b, 100 * MiB, 100 * MiB, 60 * MiB);
+	raid1_sample(&c, 100 * MiB, 100 * MiB, 200 * MiB);
+	struct model_carry carry = {0};
+	struct model_interval m1, m2;
+	assert_int_equal(model_compute_after(&a, &b, &carry, &m1), 0);
+	assert_int_equal(model_compute_after(&b, &c, &carry, &m2), 0);
+	const struct model_domain *d1 = dom(&m1, 1), *d2 = dom(&m2, 1);
+	assert_int_equal(model_io_stored_wr(&d1->io), 100 * MiB);
+	assert_int_equal(model_io_stored_wr(&d2->io), 0);
+	struct model_io_sums sum = d1->io;
+	model_io_sums_add(&sum, &d2->io);
+	assert_int_equal(model_io_stored_wr(&sum), 100 * MiB);
+	assert_int_equal(sum.copy_wr_bytes, 100 * MiB);
+	assert_int_equal(carry.n, 0); /* all copied: nothing owed */
+	model_carry_free(&carry);
+	model_free(&m1);
+	model_free(&m2);
+	sample_free(&a);
+	sample_free(&b);
+	sample_free(&c);
+}
+
+/* Each interval's copies, computed one after the other with one carry, from n + 1
+ * cumulative (array, members) byte counts of the md RAID1 domain; what is owed after. */
+static uint64_t raid1_copies(const uint64_t (*at)[2], size_t n, uint64_t *copies)
+{
+	struct model_carry carry = {0};
+	struct xio_sample prev, cur;
+	raid1_sample(&prev, at[0][0], at[0][0], at[0][1]);
+	for (size_t i = 1; i <= n; i++) {
+		raid1_sample(&cur, at[i][0], at[i][0], at[i][1]);
+		struct model_interval m;
+		assert_int_equal(model_compute_after(&prev, &cur, &carry, &m), 0);
+		copies[i - 1] = dom(&m, 1)->io.copy_wr_bytes;
+		model_free(&m);
+		sample_free(&prev);
+		prev = cur;
+	}
+	sample_free(&prev);
+	uint64_t owed = carry.n ? carry.owed[0].wr_bytes : 0;
+	model_carry_free(&carry);
+	return owed;
+}
+
+/* The kernel's order: md counts a write at the array when it is submitted there, its
+ * members' clones when md submits them from its plug or raid1d, maybe after the interval's
+ * end. 64 MiB at md0 in the first interval, its two 64 MiB copies in the second: 64 MiB
+ * of copies over the two, not 128 (a clamp per interval gave 0 then 128). Alone (no carry)
+ * each interval is still the clamp. */
+static void test_raid1_copies_straddle(void **state)
+{
+	(void)state;
+	const uint64_t at[][2] = {{0, 0}, {64 * MiB, 0}, {64 * MiB, 128 * MiB}};
+	uint64_t copies[2];
+	assert_int_equal(raid1_copies(at, 2, copies), 0);
+	assert_int_equal(copies[0], 0);
+	assert_int_equal(copies[1], 64 * MiB);
+	/* a write split by the interval's end: one copy before it, the other after */
+	const uint64_t split[][2] = {{0, 0}, {64 * MiB, 64 * MiB}, {64 * MiB, 128 * MiB}};
+	assert_int_equal(raid1_copies(split, 2, copies), 0);
+	assert_int_equal(copies[0] + copies[1], 64 * MiB);
+	/* owed while the members have not written: carried, not lost */
+	const uint64_t slow[][2] = {{0, 0}, {64 * MiB, 0}, {64 * MiB, 32 * MiB}};
+	assert_int_equal(raid1_copies(slow, 2, copies), 32 * MiB);
+	assert_int_equal(copies[0] + copies[1], 0);
+	struct xio_sample a, b;
+	raid1_sample(&a, 64 * MiB, 64 * MiB, 0);
+	raid1_sample(&b, 64 * MiB, 64 * MiB, 128 * MiB);
+	struct model_interval m;
+	assert_int_equal(model_compute(&a, &b, &m), 0);
+	assert_int_equal(dom(&m, 1)->io.copy_wr_bytes, 128 * MiB);
+	model_free(&m);
+	sample_free(&a);
+	sample_free(&b);
+}
+
+/* The other order: members counted in an interval before their array's bytes (the
+ * tracer's counters are read one after the other, not at one instant). Their copies are
+ * counted early, never twice: the array's bytes are then owed and matched by the next
+ * write's copies, so a span ending after it adds up (128 MiB for two 64 MiB writes), and
+ * every interval's figure stays >= 0 (a counter's increments). */
+static void test_raid1_copies_members_first(void **state)
+{
+	(void)state;
+	const uint64_t at[][2] = {
+	    {0, 0}, {0, 128 * MiB}, {64 * MiB, 128 * MiB}, {128 * MiB, 256 * MiB}};
+	uint64_t copies[3];
+	assert_int_equal(raid1_copies(at, 3, copies), 0);
+	assert_int_equal(copies[0], 128 * MiB);
+	assert_int_equal(copies[1], 0);
+	assert_int_equal(copies[2], 0);
+	/* the next write's copies are counted again once the early ones are matched */
+	const uint64_t more[][2] = {{0, 0},
+	                            {0, 128 * MiB},
+	                            {64 * MiB, 128 * MiB},
+	                            {128 * MiB, 256 * MiB},
+	                            {192 * MiB, 384 * MiB}};
+	uint64_t copies4[4];
+	assert_int_equal(raid1_copies(more, 4, copies4), 0);
+	assert_int_equal(copies4[3], 64 * MiB);
+}
+
+/* Two domains on one mirror, each with its own debt: domain 1's array bytes of the first
+ * interval are copied in the second, domain 2's of the second in the third; neither's
+ * members pay the other's. */
+static void two_on_raid1(struct xio_sample *s, uint64_t md1, uint64_t mem1, uint64_t md2,
+                         uint64_t mem2)
+{
+	raid1_sample(s, md1, md1, mem1);
+	add_domain(s, 2, "lv-on-raid1");
+	add_layer(s, 2, MD0, XIOTOP_VIA_REMAP, md2, 0);
+	add_layer(s, 2, ZRAM0, XIOTOP_VIA_REMAP, mem2 / 2, 0);
+	add_layer(s, 2, ZRAM1, XIOTOP_VIA_REMAP, mem2 / 2, 0);
+}
+
+static void test_raid1_copies_two_domains(void **state)
+{
+	(void)state;
+	struct xio_sample s[4];
+	two_on_raid1(&s[0], 0, 0, 0, 0);
+	two_on_raid1(&s[1], 64 * MiB, 0, 0, 0);
+	two_on_raid1(&s[2], 64 * MiB, 128 * MiB, 32 * MiB, 0);
+	two_on_raid1(&s[3], 64 * MiB, 128 * MiB, 32 * MiB, 64 * MiB);
+	const uint64_t want[3][2] = {{0, 0}, {64 * MiB, 0}, {0, 32 * MiB}};
+	struct model_carry carry = {0};
+	for (int i = 0; i < 3; i++) {
+		struct model_interval m;
+		assert_int_equal(model_compute_after(&s[i], &s[i + 1], &carry, &m), 0);
+		assert_int_equal(dom(&m, 1)->io.copy_wr_bytes, want[i][0]);
+		assert_int_equal(dom(&m, 2)->io.copy_wr_bytes, want[i][1]);
+		model_free(&m);
+	}
+	assert_int_equal(carry.n, 0);
+	model_carry_free(&carry);
+	for (int i = 0; i < 4; i++)
+		sample_free(&s[i]);
 }
 
 /* An LV on md RAID1: counted once (at the LV), its copies apart; a device model's image:
@@ -339,7 +485,7 @@ static void test_lv_raid1_and_qdisk(void **state)
 	assert_int_equal(lv->io.vmstat_wr_bytes, 64 * MiB);
 	assert_int_equal(lv->io.double_counted_bytes, 0);
 	assert_int_equal(lv->io.phys_wr_bytes, 128 * MiB);
-	assert_int_equal(model_io_copy_wr(&lv->io), 64 * MiB);
+	assert_int_equal(lv->io.copy_wr_bytes, 64 * MiB);
 	assert_int_equal(model_io_stored_wr(&lv->io), 64 * MiB);
 	assert_int_equal(hvm->io.guest_wr_bytes, 40 * MiB);
 	assert_int_equal(hvm->io.vmstat_wr_bytes, 30 * MiB);
@@ -386,6 +532,10 @@ int main(void)
 	    cmocka_unit_test(test_unaccounted_leaf),
 	    cmocka_unit_test(test_overwritten_in_cache),
 	    cmocka_unit_test(test_raid1_file_image),
+	    cmocka_unit_test(test_raid1_members_lag),
+	    cmocka_unit_test(test_raid1_copies_straddle),
+	    cmocka_unit_test(test_raid1_copies_members_first),
+	    cmocka_unit_test(test_raid1_copies_two_domains),
 	    cmocka_unit_test(test_lv_raid1_and_qdisk),
 	    cmocka_unit_test(test_leaf_devstats),
 	};

@@ -182,7 +182,7 @@ static void test_hostile_replies(void **state)
 }
 
 /* the whole sample: the domain's QEMU asked at its socket; a silent one costs at most
- * the question's deadline and leaves the vbd to vbd_gaps */
+ * the sample's wait, leaves the vbd to vbd_gaps, and its question waits for its answer */
 static void test_fill_asks_each_qdisk_domain(void **state)
 {
 	(void)state;
@@ -199,7 +199,9 @@ static void test_fill_asks_each_qdisk_domain(void **state)
 	assert_int_equal(sample_add_domain(&s, &d3), 0);
 	assert_int_equal(sample_add_domain(&s, &d4), 0);
 	char why[320] = "";
-	assert_int_equal(qdisk_stats_fill(dir, &t, &s, why, sizeof(why)), 0);
+	struct qdisk_asks *asks = qdisk_asks_new(QDISK_GIVE_UP_MS);
+	assert_non_null(asks);
+	assert_int_equal(qdisk_stats_fill(asks, dir, &t, &s, why, sizeof(why)), 0);
 	assert_true(s.has_vbd_stats);
 	assert_int_equal(s.n_vbd_stats, 1);
 	assert_int_equal(sample_vbd_stat(&s, 4, 51712)->wr_bytes, 33554432);
@@ -208,11 +210,104 @@ static void test_fill_asks_each_qdisk_domain(void **state)
 
 	qd_set(&q, QD_SILENT, NULL);
 	assert_int_equal(sample_add_domain(&s, &d4), 0);
-	assert_int_equal(qdisk_stats_fill(dir, &t, &s, why, sizeof(why)), 0);
+	int64_t t0 = ms_now();
+	assert_int_equal(qdisk_stats_fill(asks, dir, &t, &s, why, sizeof(why)), 0);
+	assert_true(ms_now() - t0 < 5 * QDISK_ASK_MS); /* generous: a busy machine */
 	assert_true(s.has_vbd_stats);
 	assert_int_equal(s.n_vbd_stats, 0);
-	assert_non_null(strstr(why, "qdisk counters of domain 4: QEMU did not answer"));
+	assert_non_null(
+	    strstr(why, "qdisk counters of domain 4: QEMU has not answered the QMP greeting yet"));
+	struct qdisk_tally tally = qdisk_asks_tally(asks, 4);
+	assert_int_equal(tally.samples, 2);
+	assert_int_equal(tally.answered, 1);
+	assert_int_equal(tally.waiting, 1);
+	assert_int_equal(qdisk_asks_tally(asks, 3).samples, 0); /* blkback's, never asked */
 	sample_free(&s);
+	qdisk_asks_free(asks); /* closes the silent question: the double's thread ends it */
+	qd_stop(&q);
+}
+
+/* A QEMU slower than a sample's wait (greeting, negotiation and reply 300 ms each): the
+ * question is not abandoned; a later sample takes its answer, on the same connection. */
+static void test_late_answer_taken_later(void **state)
+{
+	(void)state;
+	struct xt_backend b = qdisk(51712, "xvda");
+	struct xt_domain d = {.domid = 7, .backends = &b, .n_backends = 1};
+	struct xt_topology t = {.domains = &d, .n_domains = 1};
+	struct qmp_double q;
+	assert_int_equal(qd_start(&q, dir, 7), 0);
+	qd_set(&q, QD_ANSWER, XVDA_STATS);
+	q.delay_ms = 300;
+	struct qdisk_asks *asks = qdisk_asks_new(QDISK_GIVE_UP_MS);
+	char why[320] = "";
+	int fills = 0;
+	size_t got = 0;
+	while (!got && fills < 20) {
+		struct xio_sample s = {0};
+		struct xio_domain d7 = {.domid = 7};
+		assert_int_equal(sample_add_domain(&s, &d7), 0);
+		assert_int_equal(qdisk_stats_fill(asks, dir, &t, &s, why, sizeof(why)), 0);
+		fills++;
+		got = s.n_vbd_stats;
+		if (got)
+			assert_int_equal(sample_vbd_stat(&s, 7, 51712)->wr_bytes, 33554432);
+		sample_free(&s);
+	}
+	assert_int_equal(got, 1);
+	assert_true(fills >= 2); /* 900 ms of answer > one sample's 500 ms wait */
+	struct qdisk_tally tally = qdisk_asks_tally(asks, 7);
+	assert_int_equal(tally.answered, 1);
+	assert_int_equal(tally.late, 1);
+	assert_int_equal(tally.waiting, fills - 1);
+	assert_int_equal(tally.given_up, 0);
+	assert_int_equal(q.served, 1); /* one connection, never abandoned */
+	qdisk_asks_free(asks);
+	qd_stop(&q);
+}
+
+/* A domain that leaves the topology has its question closed; one that goes unanswered
+ * past give_up_ms is closed and asked again. */
+static void test_question_closed_when_gone_or_too_old(void **state)
+{
+	(void)state;
+	struct xt_backend b = qdisk(51712, "xvda");
+	struct xt_domain d = {.domid = 8, .backends = &b, .n_backends = 1};
+	struct xt_topology t = {.domains = &d, .n_domains = 1}, none = {0};
+	struct qmp_double q;
+	assert_int_equal(qd_start(&q, dir, 8), 0);
+	qd_set(&q, QD_SILENT, NULL);
+	struct qdisk_asks *asks = qdisk_asks_new(100);
+	char why[320] = "";
+	struct xio_sample s = {0};
+	struct xio_domain d8 = {.domid = 8};
+	assert_int_equal(sample_add_domain(&s, &d8), 0);
+	assert_int_equal(qdisk_stats_fill(asks, dir, &t, &s, why, sizeof(why)), 0);
+	assert_non_null(strstr(why, "did not answer the QMP greeting in"));
+	assert_int_equal(qdisk_asks_tally(asks, 8).given_up, 1);
+	qd_set(&q, QD_ANSWER, XVDA_STATS);
+	assert_int_equal(qdisk_stats_fill(asks, dir, &t, &s, why, sizeof(why)), 0);
+	assert_int_equal(s.n_vbd_stats, 1); /* a new question, answered */
+	assert_int_equal(q.served, 2);
+	sample_free(&s);
+
+	qdisk_asks_free(asks);
+
+	/* in flight when the domain goes: closed, or the double would still serve it and
+	 * the next question would wait behind it */
+	asks = qdisk_asks_new(QDISK_GIVE_UP_MS);
+	qd_set(&q, QD_SILENT, NULL);
+	assert_int_equal(sample_add_domain(&s, &d8), 0);
+	assert_int_equal(qdisk_stats_fill(asks, dir, &t, &s, why, sizeof(why)), 0);
+	assert_int_equal(qdisk_asks_tally(asks, 8).waiting, 1);
+	assert_int_equal(qdisk_stats_fill(asks, dir, &none, &s, why, sizeof(why)), 0);
+	assert_int_equal(qdisk_asks_tally(asks, 8).samples, 0); /* gone: dropped */
+	qd_set(&q, QD_ANSWER, XVDA_STATS);
+	assert_int_equal(qdisk_stats_fill(asks, dir, &t, &s, why, sizeof(why)), 0);
+	assert_int_equal(s.n_vbd_stats, 1);
+	assert_int_equal(q.served, 4);
+	sample_free(&s);
+	qdisk_asks_free(asks);
 	qd_stop(&q);
 }
 
@@ -226,6 +321,8 @@ int main(void)
 	    cmocka_unit_test(test_lone_drive),
 	    cmocka_unit_test(test_hostile_replies),
 	    cmocka_unit_test(test_fill_asks_each_qdisk_domain),
+	    cmocka_unit_test(test_late_answer_taken_later),
+	    cmocka_unit_test(test_question_closed_when_gone_or_too_old),
 	};
 	return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

@@ -1,8 +1,7 @@
 /* test_rec_drain.c - how long `record -- COMMAND` records on after the command (issue 43):
  * the host's writeback bound from its own sysctls (the kernel's defaults when unknown),
  * and the drain of each domain's backlog at the end, bytes it dirtied later not waited
- * for, not given when dirty pages were not counted, nor when a domain that dirtied was
- * also writing back pages older than the recording. */
+ * for, not given when dirty pages were not counted. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -87,47 +86,11 @@ static void test_drain(void **state)
 	sample_free(&s);
 }
 
-/* The counters start with the recorder: pages dirtied before it, written back in it, are
- * counted written back and not dirtied. */
-static void test_older_pages(void **state)
-{
-	(void)state;
-	struct rec_drain d;
-	memset(&d, 0, sizeof(d));
-	/* domain 1 writes back 64 MiB older than the recording while its command dirties 32 */
-	struct xio_sample s = sample(true, 0, 64 * MiB, 0, 0);
-	rec_drain_watch(&d, &s);
-	sample_free(&s);
-	s = sample(true, 32 * MiB, 64 * MiB, 0, 0);
-	rec_drain_begin(&d, &s);
-	assert_true(d.counted);
-	assert_true(d.unsure); /* not "nothing dirty": its 32 MiB cannot be told */
-	assert_int_equal(d.unsure_domid, 1);
-	assert_false(rec_drain_check(&d, &s));
-	sample_free(&s);
-	/* older pages of a domain that dirtied nothing do not matter */
-	memset(&d, 0, sizeof(d));
-	s = sample(true, 0, 0, 0, 8 * MiB);
-	rec_drain_watch(&d, &s);
-	sample_free(&s);
-	s = sample(true, 16 * MiB, 0, 0, 8 * MiB);
-	rec_drain_begin(&d, &s);
-	assert_false(d.unsure);
-	assert_int_equal(d.backlog, 16 * MiB);
-	sample_free(&s);
-	/* the sign shows only after the end, while waiting: unsure from then on */
-	s = sample(true, 20 * MiB, 24 * MiB, 0, 8 * MiB);
-	assert_false(rec_drain_check(&d, &s));
-	assert_true(d.unsure);
-	sample_free(&s);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_bound),
 	    cmocka_unit_test(test_drain),
-	    cmocka_unit_test(test_older_pages),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

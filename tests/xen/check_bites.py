@@ -160,6 +160,7 @@ MUTATIONS = [
     ("latency: times 0.5x", lambda s: per_interval(latency_times(0.5)), r"latency .*loop\d's own request time"),
     ("loop CPU halved", lambda s: per_interval(scale_role("loop", 0.5)), r"loop CPU"),
     ("loop CPU 2x", lambda s: per_interval(scale_role("loop", 2.0)), r"loop CPU"),
+    ("loop CPU 10 % high", lambda s: per_interval(scale_role("loop", 1.1)), r"loop CPU"),
     ("console: no domain shown writing", lambda s: per_interval(lambda iv: None), r"console: .*writing",
      console_gwr(lambda old: "0.0" if re.match(r"[\d.]+$", old) else old)),
     ("console: idle domains shown writing", lambda s: per_interval(lambda iv: None), r"console: .*writing",

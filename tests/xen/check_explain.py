@@ -6,11 +6,11 @@ Three guests ran one after the other, each making ext4 on its disk and running, 
 its own marks ("start dd" ... "end iozone" or "end bonnie": each run marked as its tool,
 "start fio" for both fio runs, as a user names them) written into xenstore (x-file all of
 these, x-lv dd, dd oflag=direct, fio's random reads and bonnie++, x-md dd, dd
-oflag=direct, fio's write and bonnie++): GNU dd (32 MiB written
+oflag=direct, fio's write and random reads and bonnie++): GNU dd (32 MiB written
 with conv=fdatasync, the guest's caches dropped, read back), dd again with oflag=direct (32
 MiB, no sync; its output x-NAME-ddd.txt), fio (32 MiB sequential write with end_fsync; then 4 KiB random
 reads with direct=1 at iodepth 1 for 5 s, x-NAME-fiorr.txt), bonnie++ (-s 32 -f: a 32 MiB file,
-256 MiB of guest memory) and iozone -o -e (8 MiB in 256 KiB O_SYNC writes, then read):
+512 MiB of guest memory) and iozone -o -e (8 MiB in 256 KiB O_SYNC writes, then read):
   x-file  a file image on ext4 on a zram disk, through loop with direct I/O off: dom0's
           page cache is on its path;
   x-lv    a dm linear "LV" over another zram disk: nothing in dom0 caches it;
@@ -64,13 +64,12 @@ THE EXPECTED VERDICTS, FROM THE PHYSICS (written before any run was looked at):
  14. request_size, where given, is what the guest's leaf devices took after the block layer
     merged them: disk_avg_request_bytes within 10 % of the leaves' own diskstats (bytes over
     requests) between the guest's "start dd" mark and its drain's end.
- 15. Queue depth 1: fio's 4 KiB random reads at iodepth 1 each waited for the last, so their
-    rate is one over the round trip: a queue-depth-1 verdict's IOPS from xiotop's latency
-    is within 20 % of 1 / the mean read latency the backend device itself measured over
-    that run (its diskstats: read ticks over reads completed between the guest's second
-    "start fio" and "end fio" marks, the random reads' run; a
-    bio-based device, dm, counts whole 4 ms jiffies, each read's time 0 or 4 ms: its mean
-    is right only to 2 / sqrt(ticks / 4 ms) more, added to the 20 %).
+ 15. Queue depth 1: fio's 4 KiB random reads at iodepth 1 each waited for the last: a
+    queue-depth-1 verdict's IOPS from xiotop's latency (of the backend's requests) is within
+    20 % of 1 / the backend's mean read latency in the kernel's own trace (qd_truth.py) over
+    the reads completed between the marks of the random reads' run. Printed beside it: its
+    diskstats (on loop an upper figure, counted after blkback's completion work; on dm whole
+    jiffies) and fio's own clat in the guest (the whole trip).
  16. O_DIRECT in the guest is buffered in dom0 where loop's direct I/O is off: explain says
     so for x-file's and x-md's ddd run, never for x-lv's.
  17. iozone -o's writes were O_SYNC: its claim says it ran synchronously (its header says
@@ -92,13 +91,14 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import qd_truth  # noqa: E402
 from xenfig import epoch  # noqa: E402
 
 MiB = 1 << 20
 NAMES = ("x-file", "x-lv", "x-md")
 TOOLS = ("dd", "ddd", "fio", "fiorr", "bonnie", "iozone")
 # the runs each guest made (explain.sh's x_cfg): each output's file, in the order they ran
-TOOLS_OF = {"x-file": TOOLS, "x-lv": ("dd", "ddd", "fiorr", "bonnie"), "x-md": ("dd", "ddd", "fio", "bonnie")}
+TOOLS_OF = {"x-file": TOOLS, "x-lv": ("dd", "ddd", "fiorr", "bonnie"), "x-md": ("dd", "ddd", "fio", "fiorr", "bonnie")}
 
 
 def last_mark(name):
@@ -206,12 +206,17 @@ def domain(ex, domid):
     return next((d for d in ex.get("domains", []) if d["domid"] == domid), None)
 
 
+def guest_console(res, name):
+    """The guest's console lines (collected by explain.sh), empty when none were."""
+    p = os.path.join(res, f"xguest-{name}.log")
+    return [x.strip() for x in open(p, errors="replace")] if os.path.exists(p) else []
+
+
 def guest_clock(res, name):
     """The guest's own uptime at each of its marks (its console)."""
     out = {}
-    p = os.path.join(res, f"xguest-{name}.log")
-    for line in open(p, errors="replace") if os.path.exists(p) else []:
-        m = re.match(r"XIOTOP-DOMU: mark (.*) at ([\d.]+)$", line.strip())
+    for line in guest_console(res, name):
+        m = re.match(r"XIOTOP-DOMU: mark (.*) at ([\d.]+)$", line)
         if m:
             out.setdefault(m.group(1), float(m.group(2)))
     return out
@@ -347,11 +352,10 @@ def sum_export(export, domid, lo, hi, key):
 
 def check_copies(res, truth):
     """6b and 6c, from the recording's export."""
-    export = load(os.path.join(res, "x-export.json"))
-    if isinstance(export, dict):
-        lines = [json.loads(x) for x in open(os.path.join(res, "x-export.json")) if x.strip()] \
-            if os.path.exists(os.path.join(res, "x-export.json")) else []
-        export = lines
+    p = os.path.join(res, "x-export.json")
+    export = load(p)
+    if isinstance(export, dict):  # JSON lines, one interval each
+        export = [json.loads(x) for x in open(p) if x.strip()] if os.path.exists(p) else []
     if not export:
         check(False, "6b: the recording exported (x-export.json)")
         return
@@ -407,27 +411,27 @@ def check_request_size(truth, ex, name, domid, tag):
           f" own {want and round(want)} ({'+'.join(leaves)} diskstats, {f.get('direction')}s, 10 %)")
 
 
-def check_queue_depth(truth, ex, name, domid, tag):
-    """15: the queue-depth-1 verdict against the backend device's own read latency."""
+def check_queue_depth(res, truth, ex, name, domid, tag):
+    """15: the queue-depth-1 verdict against the backend's mean read latency in the kernel's
+    own trace (its diskstats and the guest's fio clat printed beside it)."""
     dev = truth.stack.get(name, {}).get("backend")
-    # the random reads' fio run, between its "start fio" and "end fio" (the second pair
-    # where the guest ran fio's write first)
-    nth = 1 if "fio" in TOOLS_OF[name] else 0
-    reads = truth.dev_between_marks(name, "start fio", "end fio", nth, dev, "reads")
-    ticks = truth.dev_between_marks(name, "start fio", "end fio", nth, dev, "rticks")
-    iops = 1000.0 * reads / ticks if reads and ticks else None
-    tol = 20.0
-    if dev and dev.startswith("dm-") and ticks:  # jiffies (HZ 250): reads timed 0 or 4 ms
-        tol += 100.0 * 2 / (ticks / 4.0) ** 0.5
-    qd = [v for v in verdicts(ex, "queue_depth_latency", domid)]
-    fig = qd[0]["figures"].get("latency_iops") if qd else None
-    if qd:
-        f = qd[0]["figures"]
-        print(f"     {tag} 15: claimed {f.get('claimed_iops')} IOPS, xiotop's mean latency"
-              f" {f.get('latency_mean_us')} us over {f.get('latency_requests')} requests")
-    check(fig is not None and near(fig, iops, tol),
-          f"{tag} 15: queue-depth-1 verdict's IOPS from latency {fig} vs 1 / {dev}'s own mean read latency"
-          f" {iops and round(iops, 1)} ({reads} reads, {ticks} ms; {tol:.0f} %)"
+    # the random reads' run: the second "start fio" .. "end fio" where fio's write ran first
+    run = ("start fio", "end fio", 1 if "fio" in TOOLS_OF[name] else 0, dev)
+    tr = qd_truth.trace_read_latency(res, name, *run)
+    reads, ticks = (truth.dev_between_marks(name, *run, k) for k in ("reads", "rticks"))
+    clat = qd_truth.fio_clat_us(os.path.join(res, f"x-{name}-fiorr.txt"))
+    qd = verdicts(ex, "queue_depth_latency", domid)
+    f = qd[0]["figures"] if qd else {}
+    fig, want = f.get("latency_iops"), tr["mean_us"] and 1e6 / tr["mean_us"]
+    disk = round(1000.0 * ticks / reads, 1) if reads and ticks is not None else None
+    upper = "whole jiffies" if dev and dev.startswith("dm-") else "counted after blkback's completion work"
+    print(f"     {tag} 15: {dev}'s mean read latency: xiotop {f.get('latency_mean_us')} us over"
+          f" {f.get('latency_requests')} requests; kernel trace {tr['mean_us']} us over {tr['reads']}"
+          f" ({tr['kind']}, from issue {tr['issue_mean_us']} us, lost {tr['lost']}); diskstats {disk} us"
+          f" over {reads} ({upper}); fio's clat in the guest {clat} us; tool {f.get('claimed_iops')} IOPS")
+    check(fig is not None and near(fig, want, 20),
+          f"{tag} 15: queue-depth-1 verdict's IOPS from latency {fig} vs 1 / {dev}'s mean read latency in"
+          f" the kernel's trace {want and round(want, 1)} (20 %)" + (f": unknown, {tr['why']}" if tr["why"] else "")
           + ("" if qd else f": no queue_depth_latency verdict ({why_not(ex, 'queue_depth_latency')})"))
 
 
@@ -489,7 +493,7 @@ def check_recorded(res, truth, name):
     check_double(truth, ex, name, d, tag)
     check_request_size(truth, ex, name, domid, tag)
     if "fiorr" in TOOLS_OF[name]:
-        check_queue_depth(truth, ex, name, domid, tag)
+        check_queue_depth(res, truth, ex, name, domid, tag)
     check_self_description(ex, name, domid, tag)
     check_placement(ex, tag)
     print(f"     {tag} explain took {truth.explain_s.get(name, float('nan')):.1f} s in dom0;"
@@ -567,6 +571,12 @@ def main():
     for line in truth.failed:
         check(False, line)
     for name in NAMES:
+        console = guest_console(res, name)
+        done = any(line.startswith("XIOTOP-DOMU: done") for line in console)
+        # why not: its kernel's or its script's first complaint, else its console's end
+        why = [x for x in console if re.search(r"panic|fail|error", x, re.I)][:3] or console[-3:]
+        check(done, f"[{name}] the guest ran its tools to the end"
+              + ("" if done else f"; its console: {' | '.join(why) or 'nothing'}"))
         check(len(truth.marks.get(name, [])) >= 2 * len(TOOLS_OF[name]),
               f"[{name}] blkback read at the guest's marks: {[m[3] for m in truth.marks.get(name, [])]}")
         for t in TOOLS_OF[name]:

@@ -45,9 +45,57 @@ x_zram() {
 	echo "zram$n"
 }
 
+# the kernel's own trace of the backends' reads (a trace instance of its own): the truth of
+# their latency, independent of xiotop's BPF (check 15, qd_truth.py)
+XT=/sys/kernel/tracing/instances/xtruth
+
+# x_trace_start DEV...: the instance tracing the reads of DEV... (the backends): a blk-mq
+# device's requests from block_getrq (their creation, where 6.1 stamps rq->start_time_ns,
+# blk_mq_rq_ctx_init) and block_rq_issue to block_rq_complete, a bio-based device's bios from
+# block_bio_queue to block_bio_complete; the boot clock (/proc/uptime's); 32 MiB of ring;
+# the guests' marks written into it as they land (x_mark_watch), so no clock is mapped.
+# The devices' numbers in x-trace-info.txt ("dev NAME MAJOR:MINOR").
+x_trace_start() {
+	local d e filt="" why=""
+	if ! mkdir -p "$XT" || ! echo 0 >"$XT/tracing_on" || ! echo boot >"$XT/trace_clock" ||
+		! echo 32768 >"$XT/buffer_size_kb"; then
+		echo "XPHASE-FAILED no trace instance $XT" >>"$R"/snapshots.txt
+		return 1
+	fi
+	: >"$R"/x-trace-info.txt
+	for d in "$@"; do
+		echo "dev $d $(cat "/sys/class/block/$d/dev")" >>"$R"/x-trace-info.txt
+		# the kernel's dev_t in a trace event: major << 20 | minor
+		filt="${filt:+$filt || }dev == $(awk -F: '{print $1 * 1048576 + $2}' "/sys/class/block/$d/dev")"
+	done
+	for e in block_getrq block_rq_issue block_rq_complete block_bio_queue block_bio_complete; do
+		# reads only where the kernel takes the glob (qd_truth.py keeps only reads anyway)
+		echo "($filt) && rwbs ~ \"R*\"" >"$XT/events/block/$e/filter" 2>/dev/null ||
+			echo "$filt" >"$XT/events/block/$e/filter" || why="$why filter of $e;"
+		echo 1 >"$XT/events/block/$e/enable" || why="$why enable of $e;"
+	done
+	[ -z "$why" ] || echo "XPHASE-FAILED trace instance:$why" >>"$R"/snapshots.txt
+	echo 1 >"$XT/tracing_on"
+}
+
+# x_trace_stop: the trace kept (x-trace.txt) with the ring's own count of what it lost
+# (x-trace-info.txt: its per-CPU stats, overrun and dropped events), the instance removed
+x_trace_stop() {
+	[ -d "$XT" ] || return 0
+	echo 0 >"$XT/tracing_on"
+	local s
+	for s in "$XT"/per_cpu/cpu*/stats; do
+		sed "s|^|stats $(basename "$(dirname "$s")") |" "$s" >>"$R"/x-trace-info.txt
+	done
+	cat "$XT/trace" >"$R"/x-trace.txt
+	echo 0 >"$XT/events/enable"
+	rmdir "$XT" 2>/dev/null
+}
+
 # x_mark_watch NAME DOMID DEV...: an XMARK line with blkback's statistics, and an XMARKDISK
 # line per device (its whole /proc/diskstats line), at each new value of the domain's mark
-# node: the truth over the window explain takes from those marks
+# node, and the mark in the trace (x_trace_start): the truth over the window explain takes
+# from those marks
 x_mark_watch() {
 	local last="" v now s n=$1 d=$2
 	shift 2
@@ -64,6 +112,7 @@ x_mark_watch() {
 			awk -v n="$n" -v d="$d" -v now="$now" -v devs=" $devs " -v mk="$v" \
 				'index(devs, " " $3 " ") {print "XMARKDISK", n, d, now, $3, $4, $6, $7, $8, $10, $11, "|", mk}' \
 				/proc/diskstats
+			echo "XMARK $n $v" 2>/dev/null >"$XT/trace_marker"
 			last=$v
 		fi
 		read -r -t 0.1 -u 7 _
@@ -71,20 +120,23 @@ x_mark_watch() {
 }
 
 # x_cfg NAME TARGET: the guest's config; its files are 32 MiB (xmib), bonnie++'s 2x its -r;
+# 512 MiB of memory: its ramdisk (fio's libraries pull in ceph's and ICU's) is ~39 MiB
+# compressed, ~90 MiB unpacked, both in memory at once; with 256 MiB the guest's kernel
+# panicked at boot ("Initramfs unpacking failed: write error", no /init);
 # its runs (xtools): every tool on the file image; on the LV and on the mirror the ones
-# their checks need (dd with and without O_DIRECT everywhere, fio's random reads on the LV,
-# its write and bonnie++'s rewrite on the mirror): a boot of six tools on each took 15
-# minutes under a loaded TCG
+# their checks need (dd with and without O_DIRECT everywhere, fio's random reads on both
+# (check 15: a dm device and a second loop one), fio's write and bonnie++'s rewrite on the
+# mirror): a boot of six tools on each took 15 minutes under a loaded TCG
 x_cfg() {
 	local tools=dd,ddd,fio,fiorr,bonnie,iozone
 	case $1 in
 	x-lv) tools=dd,ddd,fiorr,bonnie ;;
-	x-md) tools=dd,ddd,fio,bonnie ;;
+	x-md) tools=dd,ddd,fio,fiorr,bonnie ;;
 	esac
 	cat >"/root/$1.cfg" <<EOC
 name = "$1"
 type = "pv"
-memory = 256
+memory = 512
 vcpus = 1
 kernel = "/root/vmlinux"
 ramdisk = "/root/domU-bench.cpio.gz"
@@ -108,8 +160,12 @@ x_guest() {
 	xl unpause "$n"
 	# fio, bonnie++ and iozone under TCG: minutes, not seconds
 	local end=$(($(date +%s) + ${XIOTOP_X_GUEST_S:-420}))
+	# a guest that is gone (its kernel panicked: xl destroys a crashed domain) ends the
+	# wait at once, said with its console's last line (check_explain.py prints its tail)
 	while ! grep -q "XIOTOP-DOMU: done" "/var/log/xen/guest-$n.log" 2>/dev/null; do
 		[ "$(date +%s)" -lt $end ] || { mark "$n did not finish"; break; }
+		xl domid "$n" >/dev/null 2>&1 ||
+			{ mark "$n is gone before it was done: $(tail -1 "/var/log/xen/guest-$n.log" | tr -d '\r')"; break; }
 		sleep 1
 	done
 	sleep 2 # the recorder's and the logs' last intervals
@@ -188,9 +244,11 @@ explain_phase() {
 	lpids+=($!)
 	sleep 3
 	# each guest with the devices its marks read: backend, file system device, members
-	# (XSTACK's fields after the target)
+	# (XSTACK's fields after the target); the backends traced
 	local stacks
 	mapfile -t stacks < <(grep '^XSTACK ' "$R"/snapshots.txt)
+	# shellcheck disable=SC2046 # the backends' names, one word each
+	x_trace_start $(awk '$1 == "XSTACK" {print $4}' "$R"/snapshots.txt)
 	for s in "${stacks[@]}"; do
 		# shellcheck disable=SC2086 # XSTACK NAME TARGET DEV...: words on purpose
 		set -- $s
@@ -198,6 +256,7 @@ explain_phase() {
 		x_guest "$@" </dev/null
 	done
 	sleep 2
+	x_trace_stop
 	kill "${lpids[@]}" 2>/dev/null
 	kill -INT $rpid
 	wait $rpid

@@ -117,37 +117,33 @@ runtime_series() {
 	exec 8<&-
 }
 
-# kworker_series PHASE STOPFILE: every unbound kworker's runtime (schedstat's first field)
-# and comm, read every 50 ms until STOPFILE exists, the wall clock around each read. A
-# workqueue worker's comm names the workqueue of its current work ("kworker/u4:2+loop2") or,
-# when idle, of its last ("-loop2"): check.py gives each kworker's runtime growth between
-# two reads to a loop device by those names, the truth for xiotop's loop-role CPU of the
-# one domain doing I/O on it. Loop's workqueue is unbound: kworker/u* only. New kworkers
-# (the pool grows under load) are looked for every 10th pass. Bash builtins only.
-# STOPFILE.read is made after the first pass: the caller starts the guest after it.
-kworker_series() {
-	local phase=$1 stop=$2 f p c rt t0 t1 n=0
-	local -A kw=()
-	[ -p /tmp/never ] || mkfifo /tmp/never
-	exec 7<>/tmp/never
-	while [ ! -e "$stop" ]; do
-		if [ $((n % 10)) -eq 0 ]; then
-			for f in /proc/[0-9]*/comm; do
-				read -r c <"$f" 2>/dev/null || continue
-				case $c in kworker/u*) p=${f#/proc/} && kw[${p%/comm}]=1 ;; esac
-			done
-		fi
-		n=$((n + 1))
-		for p in "${!kw[@]}"; do
-			t0=$EPOCHREALTIME
-			{ read -r c <"/proc/$p/comm" && read -r rt _ <"/proc/$p/schedstat"; } 2>/dev/null || continue
-			t1=$EPOCHREALTIME
-			echo "KWORKER $phase $p $t0 $t1 $rt $c"
+# kwtrace start|stop PHASE: the kernel's own record of the unbound kworkers' work around a
+# phase where one domain does I/O alone on a loop device, the truth for xiotop's loop-role
+# CPU (check.py, kwtrace.py): which work item each worker ran (workqueue_execute_start and
+# _end; workqueue_queue_work names the workqueue of each item, loop2's "loop2"), its runs
+# (sched_switch) and the runtime the scheduler charged it (sched_stat_runtime, the
+# se.sum_exec_runtime deltas). A trace instance of its own, gzipped into the results with
+# the ring's overrun count (a lost event makes the truth unknown, not smaller).
+kwtrace() {
+	local t=/sys/kernel/tracing/instances/kw e
+	if [ "$1" = start ]; then
+		mkdir -p $t && echo 0 >$t/tracing_on && : >$t/trace || return 1
+		echo 16384 >$t/buffer_size_kb
+		echo 'comm ~ "kworker/u*"' >$t/events/sched/sched_stat_runtime/filter
+		echo 'prev_comm ~ "kworker/u*" || next_comm ~ "kworker/u*"' >$t/events/sched/sched_switch/filter
+		echo 'workqueue ~ "loop*"' >$t/events/workqueue/workqueue_queue_work/filter
+		for e in sched/sched_stat_runtime sched/sched_switch workqueue/workqueue_queue_work \
+			workqueue/workqueue_execute_start workqueue/workqueue_execute_end; do
+			echo 1 >$t/events/$e/enable || return 1
 		done
-		[ $n -ne 1 ] || : >"$stop.read"
-		read -r -t 0.05 -u 7 _
-	done >>$R/snapshots.txt
-	exec 7<&-
+		echo 1 >$t/tracing_on
+		return
+	fi
+	echo 0 >$t/tracing_on
+	cat $t/trace | gzip -c >"$R/kwtrace-$2.txt.gz"
+	echo "KWTRACE $2 overrun $(awk '/^overrun:/ {n += $2} END {print n + 0}' $t/per_cpu/cpu*/stats)" >>$R/snapshots.txt
+	for e in "$t"/events/*/*/enable; do echo 0 >"$e"; done
+	echo 0 >$t/trace
 }
 
 # snapshot PHASE NAME...: blkback's counters, its threads' runtime, xentop beside xiotop
@@ -400,22 +396,14 @@ fi
 
 ### phase C: churn: the same name again on the same loop device, a new domid (xl 4.17's
 # create cannot ask for a domid: a "domid =" line is ignored; phase D reuses one)
-# Each incarnation does its I/O alone, on loop2: its kworkers' runtime is read from before
-# its unpause to after its snapshot (kworker_series), the truth for its loop-role CPU
+# Each incarnation does its I/O alone, on loop2: the kworkers' work is traced from before
+# its unpause to after its snapshot (kwtrace), the truth for its loop-role CPU
 churn_phase() { # PHASE WRITE_MIB
-	local kw
 	cfg churn /dev/loop2 "$2" 0
 	create churn >/dev/null || return 1
-	rm -f /tmp/kw.stop /tmp/kw.stop.read
-	kworker_series "$1" /tmp/kw.stop &
-	kw=$!
-	local end=$(($(date +%s) + 30))
-	while [ ! -e /tmp/kw.stop.read ] && [ "$(date +%s)" -lt $end ]; do # its first reads before the guest runs
-		sleep 0.1
-	done
+	kwtrace start || echo "KWTRACE $1 unavailable" >>$R/snapshots.txt
 	xl unpause churn && wait_done churn && snapshot "$1" churn
-	touch /tmp/kw.stop
-	wait $kw
+	kwtrace stop "$1"
 	echo "LOOPDEV $1 $(xl domid churn) loop2" >>$R/snapshots.txt
 }
 churn_phase C1 24

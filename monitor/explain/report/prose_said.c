@@ -15,34 +15,51 @@ static void say_run(struct prose *p, const struct ex_claim *c)
 	say(p, "%s%s%s%s", tool, run[0] ? " (" : "", run, run[0] ? ")" : "");
 }
 
+/* Where xiotop timed a domain's requests in dom0 and what of each round trip is outside
+ * that, by backend (docs/DESIGN.md "I/O latency"): blkback's device from each request's
+ * start there to its completion, so its own work around it is not in it
+ * (end_block_io_op unmaps the grants, responds and notifies after the device's
+ * completion); a device model's read and write system calls on its image. */
+static const struct qd_where {
+	const char *timed, *between, *own_work;
+} qd_blkback = {"at the device backing it in dom0, each from its start there to its "
+                "completion,",
+                "on the ring and event channel between the guest and dom0",
+                "in blkback's own work in dom0 around the device (mapping the guest's pages "
+                "before, unmapping them, the response and its notify after)"},
+  qd_qemu = {"at the device model's reads and writes of its image in dom0,",
+             "on the way between the guest and dom0 (its ring or its emulated device's exits)",
+             "in the device model's own work in dom0 around those reads and writes"};
+
 void prose_queue_depth(struct prose *p, const struct explain *ex, const struct ex_verdict *v,
                        const struct ex_domain *d)
 {
 	const struct ex_claim *c = &ex->claims[v->claim];
+	const struct qd_where *w = ex_path_of(d) == EXP_QEMU ? &qd_qemu : &qd_blkback;
 	char who[160], b[32];
 	double mean_us = fig(v, EXK_LATENCY_MEAN_US), lat_iops = fig(v, EXK_LATENCY_IOPS);
 	double claimed = fig(v, EXK_CLAIMED_IOPS);
 	say_run(p, c);
 	say(p,
 	    " ran at queue depth 1, %s requests: each waits for the one before it, so its "
-	    "rate is at most one request per round trip. xiotop timed %.0f of %s's %s at its "
-	    "disk in dom0 at %.0f us on average over the run, which allows 1 / %.0f us = %.0f "
-	    "IOPS; the tool says %.0f IOPS (%.2fx). ",
+	    "rate is at most one request per round trip. xiotop timed %.0f of %s's %s %s at "
+	    "%.0f us on average over the run, which allows 1 / %.0f us = %.0f IOPS; the tool "
+	    "says %.0f IOPS (%.2fx). ",
 	    ex_bytes(fig(v, EXK_BLOCK_BYTES), b, sizeof(b)), fig(v, EXK_LATENCY_REQUESTS),
-	    ex_dom_label(d, who, sizeof(who)), c->write ? "writes" : "reads", mean_us, mean_us,
-	    lat_iops, claimed, fig(v, EXK_IOPS_TO_LATENCY));
+	    ex_dom_label(d, who, sizeof(who)), c->write ? "writes" : "reads", w->timed, mean_us,
+	    mean_us, lat_iops, claimed, fig(v, EXK_IOPS_TO_LATENCY));
 	if (v->reasons & EXR_QD_ROUND_TRIP)
 		say(p, "The round trip is the limit, not the disk's bandwidth: a faster disk does "
 		       "little here; more requests in flight (fio iodepth=, numjobs=) measure what "
 		       "the path can carry.");
 	else if (v->reasons & EXR_QD_BELOW)
 		say(p,
-		    "Each of its requests took %.0f us more than dom0's round trip: time in the "
-		    "guest (its own stack, the ring to dom0, its CPU), not in dom0 or the disk.",
-		    1e6 / claimed - mean_us);
+		    "Each of its requests took %.0f us more than xiotop timed there: that time is "
+		    "outside it, in the guest (its own stack, its CPU), %s, or %s.",
+		    1e6 / claimed - mean_us, w->between, w->own_work);
 	else
-		say(p, "Faster than the round trip allows: a cache above dom0 (the guest's own) "
-		       "answered part of them.");
+		say(p, "Faster than xiotop's time there allows: a cache above dom0 (the guest's "
+		       "own) answered part of them.");
 }
 
 void prose_direct_buffered(struct prose *p, const struct explain *ex, const struct ex_verdict *v,

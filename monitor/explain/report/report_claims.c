@@ -169,7 +169,7 @@ void report_claims_text(FILE *out, const struct explain *ex)
 {
 	for (size_t f = 0; f < ex->n_claim_files; f++) {
 		const struct ex_claim_file *cf = &ex->claim_files[f];
-		char arg[700], found[200], label[200], line[1200];
+		char arg[700], found[200], label[200], line[1400]; /* arg, found, judged and more */
 		sanitize_text(cf->arg, arg, sizeof(arg));
 		sanitize_text(cf->label, label, sizeof(label));
 		claim_post_summary(&cf->post, NULL, found, sizeof(found));

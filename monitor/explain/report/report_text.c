@@ -145,7 +145,7 @@ static void verdicts(FILE *out, const struct explain *ex)
 	if (ex->n_not_given)
 		fputs("\nNot given: the recording lacks their counters.\n\n", out);
 	for (size_t i = 0; i < ex->n_not_given; i++) {
-		char line[600];
+		char line[sizeof(ex->not_given[i].text) + 80]; /* the key, the whole text */
 		snprintf(line, sizeof(line), "- %s %s.", ex->not_given[i].key,
 		         ex->not_given[i].text);
 		report_wrap(out, "   ", line);

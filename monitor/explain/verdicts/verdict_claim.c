@@ -110,7 +110,11 @@ static void judge_claim(struct explain *ex, const struct ex_claim *c)
 	claim_figures_of(v, c);
 	ex_evidence(v, "the tool's output");
 	ex_evidence(v, c->write ? "guest_wr_bytes" : "guest_rd_bytes");
-	ex_evidence(v, c->write ? "phys_wr_bytes" : "phys_rd_bytes");
+	/* an import has no per-domain physical bytes: the host's disks (import_claim) */
+	if (ex->host.absent)
+		ex_evidence(v, "iostat, leaf devices");
+	else
+		ex_evidence(v, c->write ? "phys_wr_bytes" : "phys_rd_bytes");
 	if (d && d->dom0_subject && c->write) /* where its drain ended */
 		ex_dom0_drain_figures(v, ex, d);
 }

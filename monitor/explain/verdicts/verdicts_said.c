@@ -3,10 +3,12 @@
  *   queue_depth_latency  a run at queue depth 1 waits for each request before it issues the
  *                        next: its IOPS are at most 1 / the round trip. Set against 1 /
  *                        the mean latency xiotop timed for its domain's requests over the
- *                        run's stretch (the guest layer in dom0: blkback's request until
- *                        its completion), when each of the tool's I/Os was one request
- *                        there (the guest's requests over the stretch / the tool's I/Os
- *                        within EX_QD_ONE_REQUEST_LO..HI). Share 0: a mechanism.
+ *                        run's stretch (at the device backing it in dom0, each request
+ *                        from its start there to its completion: blkback's own work
+ *                        around the device is not in it), when each of the tool's I/Os
+ *                        was one request there (the guest's requests over the stretch /
+ *                        the tool's I/Os within EX_QD_ONE_REQUEST_LO..HI). Share 0: a
+ *                        mechanism.
  *   direct_io_buffered   the tool opened its file O_DIRECT in the guest, but the guest's
  *                        disk is a file (loop, or a device model's image) whose writes
  *                        dom0 dirtied in its page cache, or whose reads dom0's cache

@@ -1,7 +1,9 @@
 /* qdisk_stats.c - qdisk vbd counters from query-blockstats; see qdisk_stats.h. */
 #include "sources/xen/qdisk_stats.h"
 
+#include <errno.h>
 #include <json-c/json.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/error.h"
 #include "sources/xen/qmp.h"
 
 static size_t qdisk_backends(const struct xt_domain *d)
@@ -91,38 +94,249 @@ int qdisk_stats_take(const char *blockstats, const struct xt_domain *d, struct x
 	return matched < 0 ? -1 : 0;
 }
 
-int qdisk_stats_fill(const char *qmp_dir, const struct xt_topology *topo, struct xio_sample *s,
-                     char *why, size_t whylen)
+/* One domain's question, kept from one sample to the next. */
+struct qdisk_ask {
+	uint32_t domid;
+	struct qmp_conv *conv;  /* NULL: none in flight */
+	unsigned long asked_at; /* the fill that started it */
+	int64_t asked_ms;       /* when (monotonic) */
+	size_t topo_index;      /* this fill's domain in topo */
+	bool in_topo;           /* seen in this fill */
+	struct qdisk_tally tally;
+};
+
+struct qdisk_asks {
+	struct qdisk_ask *asks;
+	struct pollfd *polls; /* wait_answers' room, cap of each */
+	struct qdisk_ask **polled;
+	size_t n, cap;
+	unsigned long fills; /* calls of qdisk_stats_fill */
+	int give_up_ms;
+};
+
+struct qdisk_asks *qdisk_asks_new(int give_up_ms)
 {
-	int64_t end = (clock_mono_ns() / NS_PER_MS) + QDISK_BUDGET_MS;
+	struct qdisk_asks *a = calloc(1, sizeof(*a));
+	if (a)
+		a->give_up_ms = give_up_ms;
+	return a;
+}
+
+static int64_t now_ms(void)
+{
+	return clock_mono_ns() / NS_PER_MS;
+}
+
+static struct qdisk_ask *ask_of(struct qdisk_asks *a, uint32_t domid)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (a->asks[i].domid == domid)
+			return &a->asks[i];
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 4;
+		struct qdisk_ask *p = realloc(a->asks, cap * sizeof(*p));
+		if (p)
+			a->asks = p;
+		struct pollfd *polls = realloc(a->polls, cap * sizeof(*polls));
+		if (polls)
+			a->polls = polls;
+		struct qdisk_ask **polled = realloc(a->polled, cap * sizeof(*polled));
+		if (polled)
+			a->polled = polled;
+		if (!p || !polls || !polled)
+			return NULL;
+		a->cap = cap;
+	}
+	a->asks[a->n] = (struct qdisk_ask){.domid = domid};
+	return &a->asks[a->n++];
+}
+
+/* Each qdisk domain of this sample gets its entry, and a question when it has none. */
+static int ask_each(struct qdisk_asks *a, const char *qmp_dir, const struct xt_topology *topo,
+                    struct xio_sample *s, char *why, size_t whylen)
+{
+	for (size_t i = 0; i < a->n; i++)
+		a->asks[i].in_topo = false;
 	for (size_t i = 0; topo && i < topo->n_domains; i++) {
 		const struct xt_domain *d = &topo->domains[i];
 		if (!qdisk_backends(d) || !sample_domain(s, d->domid))
 			continue;
 		s->has_vbd_stats = true;
-		int64_t left = end - (clock_mono_ns() / NS_PER_MS);
-		if (left <= 0) {
-			snprintf(why, whylen,
-			         "qdisk counters: no time left this interval for domain %u",
-			         d->domid);
+		struct qdisk_ask *q = ask_of(a, d->domid);
+		if (!q)
+			return -1;
+		q->in_topo = true;
+		q->topo_index = i;
+		q->tally.samples++;
+		if (q->conv)
 			continue;
-		}
 		char path[512], err[256];
 		snprintf(path, sizeof(path), "%s/qmp-libxenstat-%u", qmp_dir, d->domid);
-		char *reply = NULL;
-		if (qmp_ask(path, "query-blockstats",
-		            left < QDISK_ASK_MS ? (int)left : QDISK_ASK_MS, &reply, err,
-		            sizeof(err))) {
+		if (qmp_start(&q->conv, path, "query-blockstats", err, sizeof(err))) {
+			q->tally.not_connected++;
 			snprintf(why, whylen, "qdisk counters of domain %u: %s", d->domid, err);
 			continue;
 		}
-		const char *problem;
-		int rc = qdisk_stats_take(reply, d, s, &problem);
-		free(reply);
-		if (rc)
-			return -1;
-		if (problem)
-			snprintf(why, whylen, "qdisk counters of domain %u: %s", d->domid, problem);
+		q->asked_at = a->fills;
+		q->asked_ms = now_ms();
 	}
 	return 0;
+}
+
+static void end_question(struct qdisk_ask *q)
+{
+	qmp_end(q->conv);
+	q->conv = NULL;
+}
+
+/* What a domain's questions came to, said when it goes and at the end unless each sample
+ * took its own answer: how a slow or absent QEMU showed, and what the gaps were. */
+static void say_tally(const struct qdisk_ask *q)
+{
+	const struct qdisk_tally *t = &q->tally;
+	if (t->answered == t->samples && !t->late)
+		return;
+	xnote("qdisk counters of domain %u over %lu samples: %lu answered (%lu of them late, the "
+	      "answer to an earlier sample's question), %lu ended waiting for an answer, %lu "
+	      "could not connect, %lu failed, %lu questions given up",
+	      q->domid, t->samples, t->answered, t->late, t->waiting, t->not_connected, t->failed,
+	      t->given_up);
+}
+
+/* A domain gone from the topology: its question closed, its entry dropped. */
+static void drop_gone(struct qdisk_asks *a)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		if (a->asks[i].in_topo) {
+			a->asks[kept++] = a->asks[i];
+			continue;
+		}
+		say_tally(&a->asks[i]);
+		end_question(&a->asks[i]);
+	}
+	a->n = kept;
+}
+
+/* Moves on the questions whose sockets are ready; takes the answers into s. */
+static int take_ready(struct qdisk_asks *a, const struct xt_topology *topo, struct pollfd *p,
+                      struct qdisk_ask **of, size_t n, struct xio_sample *s, char *why,
+                      size_t whylen)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct qdisk_ask *q = of[i];
+		if (!p[i].revents)
+			continue;
+		char *reply = NULL, err[256];
+		int rc = qmp_step(q->conv, 0, &reply, err, sizeof(err));
+		if (rc == 0)
+			continue;
+		const struct xt_domain *d = &topo->domains[q->topo_index];
+		if (rc < 0) {
+			q->tally.failed++;
+			snprintf(why, whylen, "qdisk counters of domain %u: %s", d->domid, err);
+		} else {
+			const char *problem;
+			int taken = qdisk_stats_take(reply, d, s, &problem);
+			free(reply);
+			if (taken)
+				return -1;
+			q->tally.answered++;
+			q->tally.late += q->asked_at != a->fills;
+			if (problem)
+				snprintf(why, whylen, "qdisk counters of domain %u: %s", d->domid,
+				         problem);
+		}
+		end_question(q);
+	}
+	return 0;
+}
+
+/* Waits up to QDISK_ASK_MS for every question in flight, all at once. */
+static int wait_answers(struct qdisk_asks *a, const struct xt_topology *topo, struct xio_sample *s,
+                        char *why, size_t whylen)
+{
+	struct pollfd *p = a->polls;
+	struct qdisk_ask **of = a->polled;
+	int64_t end = now_ms() + QDISK_ASK_MS;
+	for (;;) {
+		size_t n = 0;
+		for (size_t i = 0; i < a->n; i++) {
+			if (!a->asks[i].conv || !a->asks[i].in_topo)
+				continue;
+			p[n] = (struct pollfd){.fd = qmp_fd(a->asks[i].conv), .events = POLLIN};
+			of[n++] = &a->asks[i];
+		}
+		int64_t left = end - now_ms();
+		if (!n || left <= 0)
+			return 0;
+		int ready = poll(p, n, (int)left);
+		if (ready < 0 && errno != EINTR) {
+			snprintf(why, whylen, "qdisk counters: poll: %s", strerror(errno));
+			return 0;
+		}
+		if (ready > 0 && take_ready(a, topo, p, of, n, s, why, whylen))
+			return -1;
+	}
+}
+
+/* A question still in flight: counted, and closed once it is QDISK_GIVE_UP_MS old. */
+static void count_waiting(struct qdisk_asks *a, char *why, size_t whylen)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		struct qdisk_ask *q = &a->asks[i];
+		if (!q->conv)
+			continue;
+		q->tally.waiting++;
+		int64_t waited_ms = now_ms() - q->asked_ms;
+		if (waited_ms < a->give_up_ms) {
+			snprintf(why, whylen,
+			         "qdisk counters of domain %u: QEMU has not answered %s yet (asked "
+			         "%.1f s ago): its answer is taken when it comes",
+			         q->domid, qmp_waiting_for(q->conv), (double)waited_ms / 1000);
+			continue;
+		}
+		q->tally.given_up++;
+		snprintf(
+		    why, whylen,
+		    "qdisk counters of domain %u: QEMU did not answer %s in %.1f s: closed, to "
+		    "be asked again",
+		    q->domid, qmp_waiting_for(q->conv), (double)waited_ms / 1000);
+		end_question(q);
+	}
+}
+
+int qdisk_stats_fill(struct qdisk_asks *a, const char *qmp_dir, const struct xt_topology *topo,
+                     struct xio_sample *s, char *why, size_t whylen)
+{
+	a->fills++;
+	if (ask_each(a, qmp_dir, topo, s, why, whylen))
+		return -1;
+	drop_gone(a);
+	if (wait_answers(a, topo, s, why, whylen))
+		return -1;
+	count_waiting(a, why, whylen);
+	return 0;
+}
+
+struct qdisk_tally qdisk_asks_tally(const struct qdisk_asks *a, uint32_t domid)
+{
+	for (size_t i = 0; a && i < a->n; i++)
+		if (a->asks[i].domid == domid)
+			return a->asks[i].tally;
+	return (struct qdisk_tally){0};
+}
+
+void qdisk_asks_free(struct qdisk_asks *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->n; i++) {
+		say_tally(&a->asks[i]);
+		end_question(&a->asks[i]);
+	}
+	free(a->asks);
+	free(a->polls);
+	free(a->polled);
+	free(a);
 }

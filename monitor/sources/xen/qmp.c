@@ -1,4 +1,4 @@
-/* qmp.c - one QMP question with a deadline; see qmp.h. */
+/* qmp.c - a QMP question answered however late it comes; see qmp.h. */
 #include "sources/xen/qmp.h"
 
 #include <errno.h>
@@ -22,9 +22,9 @@
 
 enum qmp_state { WAIT_GREETING, WAIT_CAPABILITIES, WAIT_REPLY, DONE };
 
-struct conversation {
+struct qmp_conv {
 	int fd;
-	const char *command;
+	char command[64];
 	enum qmp_state state;
 	char *buf; /* bytes received, not yet taken as lines */
 	size_t len, cap;
@@ -33,14 +33,14 @@ struct conversation {
 	size_t whylen;
 };
 
-static int fail(struct conversation *c, const char *what)
+static int fail(struct qmp_conv *c, const char *what)
 {
 	snprintf(c->why, c->whylen, "%s", what);
 	return -1;
 }
 
 /* A command line is a few dozen bytes: a UNIX socket takes it whole, or it is refused. */
-static int send_line(struct conversation *c, const char *id, const char *command)
+static int send_line(struct qmp_conv *c, const char *id, const char *command)
 {
 	char line[160];
 	int n =
@@ -64,7 +64,7 @@ static bool has_id(json_object *o, const char *id)
 }
 
 /* QEMU's error reply: {"error": {"class": ..., "desc": ...}, "id": ...}. */
-static int refused(struct conversation *c, json_object *o, const char *what)
+static int refused(struct qmp_conv *c, json_object *o, const char *what)
 {
 	json_object *err, *desc;
 	const char *text = "no reason given";
@@ -77,7 +77,7 @@ static int refused(struct conversation *c, json_object *o, const char *what)
 }
 
 /* One line from QEMU: a greeting, an event, or a reply; moves the conversation on. */
-static int take_line(struct conversation *c, const char *line)
+static int take_line(struct qmp_conv *c, const char *line)
 {
 	json_object *o = json_tokener_parse(line);
 	if (!o || !json_object_is_type(o, json_type_object)) {
@@ -111,7 +111,7 @@ static int take_line(struct conversation *c, const char *line)
 }
 
 /* Take every whole line received; keep the partial one. */
-static int take_lines(struct conversation *c)
+static int take_lines(struct qmp_conv *c)
 {
 	size_t start = 0;
 	for (size_t i = 0; i < c->len && c->state != DONE; i++) {
@@ -129,7 +129,7 @@ static int take_lines(struct conversation *c)
 	return 0;
 }
 
-static int receive(struct conversation *c)
+static int receive(struct qmp_conv *c)
 {
 	if (c->cap - c->len < READ_CHUNK + 1) {
 		size_t cap = c->cap ? c->cap * 2 : 2 * READ_CHUNK;
@@ -174,39 +174,98 @@ static int connect_to(const char *path, char *why, size_t whylen)
 	return fd;
 }
 
+int qmp_start(struct qmp_conv **out, const char *path, const char *command, char *why,
+              size_t whylen)
+{
+	*out = NULL;
+	struct qmp_conv *c = calloc(1, sizeof(*c));
+	if (!c) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	snprintf(c->command, sizeof(c->command), "%s", command);
+	c->fd = connect_to(path, why, whylen);
+	if (c->fd < 0) {
+		free(c);
+		return -1;
+	}
+	*out = c;
+	return 0;
+}
+
+int qmp_fd(const struct qmp_conv *c)
+{
+	return c->fd;
+}
+
+const char *qmp_waiting_for(const struct qmp_conv *c)
+{
+	switch (c->state) {
+	case WAIT_GREETING:
+		return "the QMP greeting";
+	case WAIT_CAPABILITIES:
+		return "the QMP negotiation";
+	default:
+		return c->command;
+	}
+}
+
+int qmp_step(struct qmp_conv *c, int wait_ms, char **reply, char *why, size_t whylen)
+{
+	*reply = NULL;
+	if (c->state == DONE) {
+		snprintf(why, whylen, "QMP: the conversation is over");
+		return -1;
+	}
+	c->why = why;
+	c->whylen = whylen;
+	int64_t end = (clock_mono_ns() / NS_PER_MS) + (wait_ms > 0 ? wait_ms : 0);
+	for (;;) {
+		int64_t left = end - (clock_mono_ns() / NS_PER_MS);
+		struct pollfd p = {.fd = c->fd, .events = POLLIN};
+		int ready = poll(&p, 1, left > 0 ? (int)left : 0);
+		if (ready < 0 && errno != EINTR) {
+			snprintf(why, whylen, "QMP: poll: %s", strerror(errno));
+			c->state = DONE;
+			return -1;
+		}
+		if (ready > 0 && receive(c)) {
+			c->state = DONE;
+			free(c->reply);
+			c->reply = NULL;
+			return -1;
+		}
+		if (c->state == DONE) {
+			*reply = c->reply;
+			c->reply = NULL;
+			return 1;
+		}
+		if (ready <= 0 && left <= 0)
+			return 0;
+	}
+}
+
+void qmp_end(struct qmp_conv *c)
+{
+	if (!c)
+		return;
+	close(c->fd);
+	free(c->buf);
+	free(c->reply);
+	free(c);
+}
+
 int qmp_ask(const char *path, const char *command, int deadline_ms, char **reply, char *why,
             size_t whylen)
 {
 	*reply = NULL;
-	int64_t end = (clock_mono_ns() / NS_PER_MS) + (deadline_ms > 0 ? deadline_ms : 0);
-	struct conversation c = {.command = command, .why = why, .whylen = whylen};
-	c.fd = connect_to(path, why, whylen);
-	if (c.fd < 0)
+	struct qmp_conv *c;
+	if (qmp_start(&c, path, command, why, whylen))
 		return -1;
-	int rc = 0;
-	while (!rc && c.state != DONE) {
-		int64_t left = end - (clock_mono_ns() / NS_PER_MS);
-		if (left <= 0) {
-			snprintf(why, whylen, "QEMU did not answer %s within %d ms",
-			         c.state == WAIT_REPLY ? command : "the QMP greeting", deadline_ms);
-			rc = -1;
-			break;
-		}
-		struct pollfd p = {.fd = c.fd, .events = POLLIN};
-		int ready = poll(&p, 1, (int)left);
-		if (ready < 0 && errno != EINTR) {
-			snprintf(why, whylen, "QMP: poll: %s", strerror(errno));
-			rc = -1;
-		} else if (ready > 0) {
-			rc = receive(&c);
-		}
-	}
-	close(c.fd);
-	free(c.buf);
-	if (rc) {
-		free(c.reply);
-		return -1;
-	}
-	*reply = c.reply;
-	return 0;
+	int rc = qmp_step(c, deadline_ms, reply, why, whylen);
+	if (rc == 0)
+		snprintf(why, whylen, "QEMU did not answer %s within %d ms", qmp_waiting_for(c),
+		         deadline_ms);
+	qmp_end(c);
+	return rc == 1 ? 0 : -1;
 }

@@ -25,8 +25,9 @@ struct xenlive {
 	struct xenstat_handle *stat;
 	bool watching;
 	char version[32];
-	char qmp_dir[256];   /* where libxl puts QEMU's qmp-libxenstat-<domid> sockets */
-	char qdisk_why[320]; /* the last reason a qdisk's counters were not read, or "" */
+	char qmp_dir[256];             /* where libxl puts QEMU's qmp-libxenstat-<domid> sockets */
+	char qdisk_why[320];           /* the last reason a qdisk's counters were not read, or "" */
+	struct qdisk_asks *qdisk_asks; /* questions to the qdisks' QEMUs in flight */
 	struct xenlive_mark marks[XENLIVE_MARKS_MAX]; /* guest marks not yet taken */
 	unsigned check_of[XENLIVE_MARKS_MAX];         /* the check each was read in */
 	size_t n_marks;
@@ -286,7 +287,8 @@ static int set_guest_cpu(struct xio_sample *s, uint32_t domid, unsigned long lon
 int xenlive_fill_sample(struct xenlive *x, const struct xt_topology *topo, struct xio_sample *s)
 {
 	const struct xen_api *api = x->api;
-	if (qdisk_stats_fill(x->qmp_dir, topo, s, x->qdisk_why, sizeof(x->qdisk_why)))
+	if (qdisk_stats_fill(x->qdisk_asks, x->qmp_dir, topo, s, x->qdisk_why,
+	                     sizeof(x->qdisk_why)))
 		return -1;
 	struct xenstat_node *node = api->xenstat_get_node(x->stat, STAT_DOMAINS_ONLY);
 	if (!node)
@@ -337,6 +339,11 @@ int xenlive_open(struct xenlive **out, const struct xen_api *api, char *why, siz
 	}
 	x->api = api;
 	snprintf(x->qmp_dir, sizeof(x->qmp_dir), "%s", XENLIVE_QMP_DIR);
+	x->qdisk_asks = qdisk_asks_new(QDISK_GIVE_UP_MS);
+	if (!x->qdisk_asks) {
+		snprintf(why, whylen, "out of memory");
+		goto fail;
+	}
 	struct xerr err = {0};
 	x->stat = api->xenstat_init(&err);
 	if (!x->stat) {
@@ -406,5 +413,6 @@ void xenlive_close(struct xenlive *x)
 		x->api->xs_close(x->xs);
 	if (x->stat)
 		x->api->xenstat_uninit(x->stat);
+	qdisk_asks_free(x->qdisk_asks);
 	free(x);
 }
