@@ -163,7 +163,15 @@ struct xiotop_lat_key {
 	unsigned int op; /* XIOTOP_LAT_READ or XIOTOP_LAT_WRITE */
 };
 
+/* seq first: user space copies a histogram while a program may be adding to it (the
+ * mapped slots, a per-CPU hash value copied by the kernel, both in address order). The
+ * program makes seq odd before it adds and even after, its stores in that order (x86's
+ * own order, a fully ordered atomic elsewhere: lat_seq_step); a copy whose seq was even
+ * and the same before and after is whole. A torn one showed in the Xen test: an
+ * interval's buckets held 2 more I/Os than its count, the next 2 fewer. count is not
+ * written by the programs: user space sets it to the buckets' sum. */
 struct xiotop_lat {
+	unsigned long long seq;
 	unsigned long long count;
 	unsigned long long sum_ns;
 	unsigned long long buckets[XIOTOP_LAT_BUCKETS];

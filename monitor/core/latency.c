@@ -1,6 +1,9 @@
 /* latency.c - log2 histogram bounds, deltas and quantiles; see latency.h. */
 #include "core/latency.h"
 
+#include <sched.h>
+#include <string.h>
+
 int latency_bucket_of(uint64_t ns)
 {
 	int b = 0;
@@ -71,4 +74,26 @@ void latency_merge(struct xiotop_lat *into, const struct xiotop_lat *add)
 	into->sum_ns += add->sum_ns;
 	for (int i = 0; i < XIOTOP_LAT_BUCKETS; i++)
 		into->buckets[i] += add->buckets[i];
+}
+
+void latency_count_buckets(struct xiotop_lat *h)
+{
+	h->count = 0;
+	for (int b = 0; b < XIOTOP_LAT_BUCKETS; b++)
+		h->count += h->buckets[b];
+}
+
+bool latency_copy_whole(const struct xiotop_lat *src, struct xiotop_lat *out)
+{
+	bool whole = false;
+	for (int i = 0; i < LATENCY_COPY_TRIES && !whole; i++) {
+		if (i >= 8)
+			sched_yield();
+		unsigned long long before = __atomic_load_n(&src->seq, __ATOMIC_ACQUIRE);
+		memcpy(out, src, sizeof(*out));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		whole = !(before & 1) && __atomic_load_n(&src->seq, __ATOMIC_RELAXED) == before;
+	}
+	latency_count_buckets(out);
+	return whole;
 }

@@ -5,11 +5,17 @@
  * the last bucket has no upper bound (high is UINT64_MAX: +Inf). A quantile is found as
  * Prometheus' histogram_quantile() does: the bucket where the cumulative count reaches
  * q x count, interpolated linearly inside it (the last bucket gives its lower bound), so
- * it always lies in the bucket that holds the q-th I/O. Pure: no I/O, no globals.
+ * it always lies in the bucket that holds the q-th I/O. No I/O, no globals.
+ * latency_copy_whole() copies a histogram a BPF program may be adding to (its seq,
+ * bpf/xiotop.h): it tries until the copy is whole, yielding the CPU after a few tries (the
+ * writer's vCPU may wait for ours), at most LATENCY_COPY_TRIES; true when whole, else the
+ * copy as read, whose sum may lack or hold that one I/O's time. Either way, and in
+ * latency_count_buckets(), count is set to the buckets' sum (the programs do not count).
  */
 #ifndef XIOTOP_LATENCY_H
 #define XIOTOP_LATENCY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "bpf/xiotop.h"
@@ -26,5 +32,9 @@ void latency_delta(const struct xiotop_lat *cur, const struct xiotop_lat *prev,
                    struct xiotop_lat *out);
 /* into += add */
 void latency_merge(struct xiotop_lat *into, const struct xiotop_lat *add);
+
+#define LATENCY_COPY_TRIES 1000 /* a writer is inside for nanoseconds, unless its vCPU waits */
+bool latency_copy_whole(const struct xiotop_lat *src, struct xiotop_lat *out);
+void latency_count_buckets(struct xiotop_lat *h);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -170,7 +171,8 @@ int tracer_open(struct tracer **out, bool latency, struct xerr *err)
 	t->percpu_io = calloc((size_t)t->ncpus, sizeof(*t->percpu_io));
 	t->percpu_u64 = calloc((size_t)t->ncpus, sizeof(*t->percpu_u64));
 	t->percpu_lat = calloc((size_t)t->ncpus, sizeof(*t->percpu_lat));
-	if (!t->percpu_io || !t->percpu_u64 || !t->percpu_lat) {
+	t->percpu_lat_again = calloc((size_t)t->ncpus, sizeof(*t->percpu_lat_again));
+	if (!t->percpu_io || !t->percpu_u64 || !t->percpu_lat || !t->percpu_lat_again) {
 		xerr_set(err, XERR_NOMEM, "out of memory");
 		goto fail;
 	}
@@ -308,6 +310,29 @@ static struct xiotop_lat *latency_of(struct xio_sample *s, uint32_t domid, uint3
 	return l ? &l->hist : NULL;
 }
 
+/* One spilled histogram's per-CPU values, whole: copied by the kernel seq first, so a
+ * value whose seq is even and unchanged in a second copy is whole. */
+static int lat_lookup(struct tracer *t, int fd, const struct xiotop_lat_key *key)
+{
+	for (int i = 0; i < LATENCY_COPY_TRIES; i++) {
+		if (bpf_map_lookup_elem(fd, key, t->percpu_lat))
+			return -1;
+		bool whole = true;
+		for (int c = 0; c < t->ncpus && whole; c++)
+			whole = !(t->percpu_lat[c].seq & 1);
+		if (whole && !bpf_map_lookup_elem(fd, key, t->percpu_lat_again))
+			for (int c = 0; c < t->ncpus && whole; c++)
+				whole = t->percpu_lat_again[c].seq == t->percpu_lat[c].seq;
+		if (whole)
+			break;
+		if (i >= 8)
+			sched_yield();
+	}
+	for (int c = 0; c < t->ncpus; c++)
+		latency_count_buckets(&t->percpu_lat[c]);
+	return 0;
+}
+
 /* The latency histograms per (domain, op), summed over CPUs: the slots, then the hash. */
 static int read_latency(struct tracer *t, struct xio_sample *s)
 {
@@ -318,17 +343,18 @@ static int read_latency(struct tracer *t, struct xio_sample *s)
 		if (!owner)
 			continue; /* free */
 		for (uint32_t op = 0; op < XIOTOP_LAT_OPS; op++) {
-			struct xiotop_lat *h = latency_of(s, (uint32_t)(owner - 1), op);
+			struct xiotop_lat *h = latency_of(s, (uint32_t)(owner - 1), op), whole;
 			if (!h)
 				return -1;
-			latency_merge(h, &slot->lat[op]);
+			latency_copy_whole(&slot->lat[op], &whole);
+			latency_merge(h, &whole);
 		}
 	}
 	int fd = bpf_map__fd(t->skel->maps.lat_hist);
 	struct xiotop_lat_key key;
 	bool started = false;
 	while (map_next_key(fd, &key, &started)) {
-		if (bpf_map_lookup_elem(fd, &key, t->percpu_lat))
+		if (lat_lookup(t, fd, &key))
 			continue;
 		struct xiotop_lat *h = latency_of(s, key.domid, key.op);
 		if (!h)
@@ -498,6 +524,7 @@ void tracer_close(struct tracer *t)
 	free(t->percpu_io);
 	free(t->percpu_u64);
 	free(t->percpu_lat);
+	free(t->percpu_lat_again);
 	rq_watch_free(&t->rq_watch);
 	dev_counts_free(&t->dev_counts);
 	free(t->untimed);

@@ -34,6 +34,7 @@ struct tracer {
 	struct xio_layer *layer_buf; /* one interval's layers before they are merged */
 	size_t layer_cap, n_layers_buf;
 	struct xiotop_lat *percpu_lat;
+	struct xiotop_lat *percpu_lat_again; /* a second copy, to know the first whole */
 	unsigned long long *percpu_u64;
 	uint64_t unattributed_ns; /* the last value given: never decreases */
 	bool pass_failed;         /* said once */

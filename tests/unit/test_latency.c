@@ -1,6 +1,8 @@
 /* test_latency.c - log2 latency histograms (core/latency.h): the buckets the BPF side
  * counts in, quantiles from them (Prometheus' histogram_quantile rule), interval deltas
- * through the model, and the io_latency object of the JSON output. */
+ * through the model, the io_latency object of the JSON output, and a whole copy of a
+ * histogram a writer adds to meanwhile, as the programs do (latency_copy_whole). */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -276,6 +278,55 @@ static void test_json_untimed(void **state)
 	free(c);
 }
 
+/* A writer as lat_record (bpf/latency.bpf.h): seq odd, the sum and a bucket, seq even;
+ * every I/O 1000 ns, so a whole copy has sum == 1000 x its buckets' sum. */
+struct torn_writer {
+	struct xiotop_lat h;
+	int stop;
+};
+
+static void *write_ios(void *arg)
+{
+	struct torn_writer *w = arg;
+	int b = latency_bucket_of(1000);
+	while (!__atomic_load_n(&w->stop, __ATOMIC_RELAXED)) {
+		__atomic_fetch_add(&w->h.seq, 1, __ATOMIC_SEQ_CST);
+		w->h.sum_ns += 1000;
+		/* a writer slow between its stores (its vCPU preempted), so that a copy without
+		 * seq's test is torn within the test's copies (checked: it fails then) */
+		for (volatile int spin = 0; spin < 200; spin++)
+			;
+		w->h.buckets[b]++;
+		__atomic_fetch_add(&w->h.seq, 1, __ATOMIC_SEQ_CST);
+		for (volatile int spin = 0; spin < 2000; spin++) /* the time between I/Os */
+			;
+	}
+	return NULL;
+}
+
+static void test_copy_whole_beside_a_writer(void **state)
+{
+	(void)state;
+	struct torn_writer w = {0};
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, write_ios, &w), 0);
+	int whole = 0;
+	for (int i = 0; i < 200000; i++) {
+		struct xiotop_lat c;
+		if (!latency_copy_whole(&w.h, &c))
+			continue; /* a writer inside through every try: possible, rare */
+		whole++;
+		assert_true(c.sum_ns == 1000 * c.count);
+		assert_int_equal(c.count, c.buckets[latency_bucket_of(1000)]);
+	}
+	__atomic_store_n(&w.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(th, NULL);
+	assert_true(whole > 0); /* how many is timing: a loaded machine makes fewer */
+	struct xiotop_lat last;
+	assert_true(latency_copy_whole(&w.h, &last)); /* no writer: whole at once */
+	assert_true(last.count > 0 && last.sum_ns == 1000 * last.count);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +337,7 @@ int main(void)
 	    cmocka_unit_test(test_json),
 	    cmocka_unit_test(test_model_untimed),
 	    cmocka_unit_test(test_json_untimed),
+	    cmocka_unit_test(test_copy_whole_beside_a_writer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
