@@ -1,9 +1,11 @@
 /* bio.bpf.h - the attribution rules for a bio (docs/DESIGN.md), and the dirty backlog.
  *
  * Every bio entering a block device (block_bio_queue) is charged to a domain by the
- * first rule that matches and counted per (domain, device, rule) in a per-CPU hash: no
+ * first rule that matches and counted per (domain, device, rule) in per-CPU slots: no
  * event stream, no atomics on the hot path. dm/md clones are recognised at
- * block_bio_remap and charged like their parent.
+ * block_bio_remap and charged like their parent. A domain's own device that the kernel
+ * counts bio by bio (rule 1, XIOTOP_DEV_COUNTED: zram) is not counted here:
+ * /proc/diskstats holds its bytes and requests (sources/dev_counts.h).
  */
 #ifndef XIOTOP_BIO_BPF_H
 #define XIOTOP_BIO_BPF_H
@@ -107,14 +109,14 @@ static __always_inline u32 owner_of(struct bio *bio, const struct xiotop_dev_own
 	return task_owner(bio, d, via, work);
 }
 
-/* What block_bio_queue needs of a bio, read by the caller. */
+/* What block_bio_queue needs of a bio, read by the caller (the whole disk under dev is
+ * read by whole_devt(), only for a bio that is counted here). */
 struct bio_facts {
 	u32 op;    /* bi_opf */
 	u32 bytes; /* bi_iter.bi_size */
 	u32 dev;   /* queued to */
-	u32 whole; /* whole disk of dev */
 	u32 bio_flags;
-	bool bio_based; /* dev has no blk-mq queue (read only when bios are stamped) */
+	u64 num; /* the bio's number, the key of its latency stamp (latency.bpf.h) */
 };
 
 /* The dirty backlog, for a charged write. */
@@ -129,7 +131,23 @@ static __always_inline void tally_write(struct bio *bio, const struct xiotop_dev
 		tally_if_page_cache(bio, d, domid, bytes); /* loop direct I/O: never page cache */
 }
 
-static __always_inline int on_bio_queue(struct bio *bio, const struct bio_facts *f)
+/* A bio to a domain's own device (rule 1) that the kernel counts bio by bio (zram,
+ * XIOTOP_DEV_COUNTED):
+ * its bytes and requests are read from /proc/diskstats once per interval
+ * (sources/dev_counts.h), so nothing is counted here; only a bio-based backend's bio is
+ * stamped for its latency (the kernel keeps no issue time of it: latency.bpf.h; bios are
+ * stamped only while block_bio_complete is attached to take the stamps). */
+static __always_inline int counted_bio(const struct bio_facts *f, const struct xiotop_dev_owner *d,
+                                       bool is_write)
+{
+	if (lat_stamp_bios && (d->flags & XIOTOP_DEV_BIO_BASED))
+		latency_start(f->num, d->domid, is_write);
+	return 0;
+}
+
+/* `btf`: a tp_btf program (plain loads), else raw_tp (probe reads); a constant at each
+ * call, so the other reads are compiled out. */
+static __always_inline int on_bio_queue(struct bio *bio, const struct bio_facts *f, bool btf)
 {
 	u32 op = f->op & KERNEL_REQ_OP_MASK, dev = f->dev;
 	u64 bytes = f->bytes;
@@ -149,14 +167,14 @@ static __always_inline int on_bio_queue(struct bio *bio, const struct bio_facts 
 		domid = *cloned_from;
 		via = XIOTOP_VIA_REMAP;
 		bpf_map_delete_elem(&remap_owner, &bio_key);
+	} else if (d && (d->flags & XIOTOP_DEV_COUNTED)) {
+		return counted_bio(f, d, is_write);
 	} else {
 		domid = owner_of(bio, d, &via, &ws);
 	}
-	/* a blk-mq backend's requests are timed from the kernel's own stamps: only a
-	 * bio-based backend's bios are stamped here (latency.bpf.h; bio_based is read, by
-	 * the caller, only while lat_stamp_bios is set: one load of it per bio) */
-	if (via == XIOTOP_VIA_DEV && f->bio_based)
-		latency_start(bio, domid, is_write);
+	/* a backend the kernel does not count: a bio-based one's bios are stamped here */
+	if (via == XIOTOP_VIA_DEV && lat_stamp_bios && d && (d->flags & XIOTOP_DEV_BIO_BASED))
+		latency_start(f->num, domid, is_write);
 	charge_io(domid, dev, via, is_write, bytes);
 	if (via == XIOTOP_VIA_DMTASK && in_io_submit())
 		charge_io(domid, dev, XIOTOP_VIA_FILEIO, is_write, bytes);
@@ -170,8 +188,9 @@ static __always_inline int on_bio_queue(struct bio *bio, const struct bio_facts 
 	if (is_write && domid != XIOTOP_DOM_NONE)
 		tally_write(bio, d, ws, domid, via, bytes);
 	/* a partition's bio also crosses the whole disk: same bio, stacked layer */
-	if (f->whole != dev)
-		charge_io(domid, f->whole, XIOTOP_VIA_PART, is_write, bytes);
+	u32 whole = whole_devt(bio, btf);
+	if (whole != dev)
+		charge_io(domid, whole, XIOTOP_VIA_PART, is_write, bytes);
 	return 0;
 }
 

@@ -91,13 +91,13 @@ static __always_inline u32 bio_whole_devt(struct bio *bio)
 	return gendisk_devt(BPF_CORE_READ(old, bi_disk));
 }
 
-/* Is the bio's device bio-based (zram, dm, md: no blk-mq queue, queue_is_mq())? */
-static __always_inline bool bio_dev_bio_based(struct bio *bio)
+/* The whole disk under the bio's device: plain loads in a tp_btf program (btf), else
+ * probe reads (bio_whole_devt, which also knows the pre-5.12 layout). */
+static __always_inline u32 whole_devt(struct bio *bio, bool btf)
 {
-	if (bpf_core_field_exists(bio->bi_bdev))
-		return !BPF_CORE_READ(bio, bi_bdev, bd_disk, queue, mq_ops);
-	struct bio___pre512 *old = (void *)bio;
-	return !BPF_CORE_READ(old, bi_disk, queue, mq_ops);
+	if (btf)
+		return bio->bi_bdev->bd_disk->part0->bd_dev;
+	return bio_whole_devt(bio);
 }
 
 /* LO_FLAGS_DIRECT_IO (uapi linux/loop.h, an anonymous enum: no CO-RE relocation by

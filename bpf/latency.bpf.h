@@ -83,12 +83,19 @@ struct {
 	__type(value, struct lat_stamp);
 } lat_inflight SEC(".maps");
 
-/* A bio's pointer as a plain number: the verifier allows no arithmetic but adding on a
- * tp_btf program's trusted pointer, so it is copied through the stack by a helper. */
-static __always_inline u64 bio_number(struct bio *bio)
+/* A bio's pointer as a plain number, the key of its stamp. In a tp_btf program the bio is
+ * a trusted pointer on which the verifier allows no arithmetic but adding, and one thing
+ * more to a program loaded with CAP_PERFMON (as ours is): the difference of two pointers.
+ * So the number is the bio's distance from a global of ours, the same in every program of
+ * the object (a copy through the stack by bpf_probe_read_kernel cost a helper call at each
+ * stamp and each completion). A raw_tp program's argument is a plain number already; the
+ * two sets never run together (tracer_hooks.c loads one). */
+static __always_inline u64 bio_number_btf(struct bio *bio)
 {
-	u64 ptr = (u64)bio, n = 0;
-	bpf_probe_read_kernel(&n, sizeof(n), &ptr);
+	u64 n;
+	asm volatile("%[n] = %[bio]; %[n] -= %[anchor]"
+	             : [n] "=&r"(n)
+	             : [bio] "r"(bio), [anchor] "r"(&lat_slot_mask));
 	return n;
 }
 
@@ -183,9 +190,8 @@ static __always_inline void latency_add(u32 domid, u32 op, u64 ns)
 }
 
 /* A bio charged by rule 1 (its device is domid's backend) enters the block layer. */
-static __always_inline void latency_start(struct bio *bio, u32 domid, bool is_write)
+static __always_inline void latency_start(u64 key, u32 domid, bool is_write)
 {
-	u64 key = bio_number(bio);
 	struct lat_stamp *st = lat_slot(key);
 	if (!st)
 		return;
@@ -218,15 +224,15 @@ static __always_inline u64 lat_since(u64 start)
 	return now > start ? now - start : 0;
 }
 
-/* A bio completed at bio-based device `dev`: timed if it was stamped (only a backend's
- * are: the device is checked first, so other devices' bios cost no pointer copy). */
-static __always_inline int on_bio_complete(struct bio *bio, u32 dev)
+/* A bio (its number `key`) completed at bio-based device `dev`: timed if it was stamped
+ * (only a backend's are: the device is checked first). */
+static __always_inline int on_bio_complete(u64 key, u32 dev)
 {
 	struct xiotop_dev_owner *d = dev_owner(dev);
 	if (!d || !(d->flags & XIOTOP_DEV_IS_BACKEND))
 		return 0;
 	struct lat_stamp st;
-	if (lat_take(bio_number(bio), &st))
+	if (lat_take(key, &st))
 		latency_add(st.domid, st.op, lat_since(st.start_ns));
 	return 0;
 }

@@ -34,12 +34,10 @@ int BPF_PROG(btf_bio_queue, struct bio *bio)
 	    .op = bio->bi_opf,
 	    .bytes = bio->bi_iter.bi_size,
 	    .dev = bio->bi_bdev->bd_dev,
-	    .whole = bio->bi_bdev->bd_disk->part0->bd_dev,
 	    .bio_flags = bio->bi_flags,
+	    .num = bio_number_btf(bio),
 	};
-	if (lat_stamp_bios)
-		f.bio_based = !bio->bi_bdev->bd_disk->queue->mq_ops;
-	return on_bio_queue(bio, &f);
+	return on_bio_queue(bio, &f, true);
 }
 
 SEC("tp_btf/block_bio_remap")
@@ -51,7 +49,7 @@ int BPF_PROG(btf_bio_remap, struct bio *bio, dev_t dev, sector_t from)
 SEC("tp_btf/block_bio_complete")
 int BPF_PROG(btf_bio_complete, struct request_queue *q, struct bio *bio)
 {
-	return on_bio_complete(bio, bio->bi_bdev->bd_dev);
+	return on_bio_complete(bio_number_btf(bio), bio->bi_bdev->bd_dev);
 }
 
 SEC("tp_btf/block_rq_complete")
@@ -125,12 +123,10 @@ int BPF_PROG(raw_bio_queue, struct bio *bio)
 	    .op = BPF_CORE_READ(bio, bi_opf),
 	    .bytes = BPF_CORE_READ(bio, bi_iter.bi_size),
 	    .dev = bio_devt(bio),
-	    .whole = bio_whole_devt(bio),
 	    .bio_flags = BPF_CORE_READ(bio, bi_flags),
+	    .num = (u64)bio,
 	};
-	if (lat_stamp_bios)
-		f.bio_based = bio_dev_bio_based(bio);
-	return on_bio_queue(bio, &f);
+	return on_bio_queue(bio, &f, false);
 }
 
 SEC("raw_tp/block_bio_remap")
@@ -142,7 +138,7 @@ int BPF_PROG(raw_bio_remap, struct bio *bio, dev_t dev, sector_t from)
 SEC("raw_tp/block_bio_complete")
 int BPF_PROG(raw_bio_complete, struct request_queue *q, struct bio *bio)
 {
-	return on_bio_complete(bio, bio_devt(bio));
+	return on_bio_complete((u64)bio, bio_devt(bio));
 }
 
 SEC("raw_tp/block_rq_complete")

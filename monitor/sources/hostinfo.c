@@ -55,6 +55,8 @@ int host_read_diskstats(const char *proc_root, struct host_diskstat **out, size_
 		d->rd_bytes = rd_sectors * 512;
 		d->wr_ios = wr_ios;
 		d->wr_bytes = wr_sectors * 512;
+		d->rd_merges = rd_merges;
+		d->wr_merges = wr_merges;
 	}
 	fclose(f);
 	if (!*n) {

@@ -15,6 +15,7 @@ struct host_diskstat {
 	uint32_t dev; /* kernel dev_t */
 	char name[32];
 	uint64_t rd_ios, rd_bytes, wr_ios, wr_bytes;
+	uint64_t rd_merges, wr_merges; /* bios merged into a request diskstats counts once */
 };
 
 /* Reads every line; *out is malloc'ed (free it). */

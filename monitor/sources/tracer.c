@@ -396,10 +396,33 @@ static void io_add(struct xiotop_io *sum, const struct xiotop_io *io)
 	sum->wr_ios += io->wr_ios;
 }
 
-/* Layer counters from the slots and the hash, one entry per key in the sample. */
+/* The layers of the devices the kernel counts (dev_counts.h): the device's, and a
+ * partition's stacked one on its whole disk. */
+static int push_counted(struct tracer *t)
+{
+	for (size_t i = 0; i < t->dev_counts.n; i++) {
+		const struct dev_count *e = &t->dev_counts.v[i];
+		struct xio_layer l = {
+		    .domid = e->src.domid, .dev = e->src.dev, .via = XIOTOP_VIA_DEV};
+		l.io = dev_count_io(e);
+		if (push_layer(t, &l))
+			return -1;
+		if (!e->src.whole)
+			continue;
+		l.dev = e->src.whole;
+		l.via = XIOTOP_VIA_PART;
+		if (push_layer(t, &l))
+			return -1;
+	}
+	return 0;
+}
+
+/* Layer counters from the slots, the hash and diskstats, one entry per key in the sample. */
 static int read_layers(struct tracer *t, struct xio_sample *s)
 {
 	t->n_layers_buf = 0;
+	if (push_counted(t))
+		return -1;
 	for (size_t i = 0; i < t->n_slots; i++) {
 		const struct xiotop_layer_slot *slot = &t->slots[i];
 		unsigned long long via = __atomic_load_n(&slot->via, __ATOMIC_ACQUIRE);
@@ -447,22 +470,24 @@ int tracer_read(struct tracer *t, struct xio_sample *s)
 	 * this call, and the CPU figures are the ones held to that instant */
 	if (t->has_cpu)
 		run_task_pass(t); /* failing, it says so once; CPU then lags, it is not lost */
+	uint64_t rq_missed = t->rq_watch.lost;
+	if (t->proc_root[0]) {
+		/* before the programs' counts: they see each request before diskstats counts it
+		 * (rq_watch), and the devices the kernel counts are read here too */
+		struct host_diskstat *ds = NULL;
+		size_t n_ds = 0;
+		if (!host_read_diskstats(t->proc_root, &ds, &n_ds)) {
+			rq_missed = rq_watch_lost(&t->rq_watch, ds, n_ds,
+			                          read_stat(t, XIOTOP_STAT_LATENCY_RQ_SEEN));
+			dev_counts_read(&t->dev_counts, ds, n_ds);
+		}
+		free(ds);
+	}
 	if (read_layers(t, s))
 		return -1;
 	uint64_t kworker_ns = 0;
 	if (t->has_cpu && read_cpu(t, s, &kworker_ns))
 		return -1;
-	uint64_t rq_missed = 0;
-	if (t->proc_root[0]) { /* diskstats first: the programs see each request before it */
-		struct host_diskstat *ds = NULL;
-		size_t n_ds = 0;
-		if (!host_read_diskstats(t->proc_root, &ds, &n_ds))
-			rq_missed = rq_watch_lost(&t->rq_watch, ds, n_ds,
-			                          read_stat(t, XIOTOP_STAT_LATENCY_RQ_SEEN));
-		else
-			rq_missed = t->rq_watch.lost;
-		free(ds);
-	}
 	struct tracer_lost *l = &t->lost;
 	l->layer_map = read_stat(t, XIOTOP_STAT_LOST_LAYER);
 	l->remap_map = read_stat(t, XIOTOP_STAT_LOST_REMAP);
@@ -501,6 +526,7 @@ void tracer_close(struct tracer *t)
 	free(t->percpu_lat);
 	free(t->percpu_lat_again);
 	rq_watch_free(&t->rq_watch);
+	dev_counts_free(&t->dev_counts);
 	free(t->untimed);
 	free(t);
 }

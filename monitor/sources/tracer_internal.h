@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "core/sample.h"
+#include "sources/dev_counts.h"
 #include "sources/dm_keep.h"
 #include "sources/map_updates.h"
 #include "sources/rq_watch.h"
@@ -38,11 +39,12 @@ struct tracer {
 	uint64_t unattributed_ns; /* the last value given: never decreases */
 	bool pass_failed;         /* said once */
 	struct xiotop_dev_slot dev_staging[XIOTOP_DEV_SLOTS]; /* the next dev_table */
-	struct map_updates updates; /* topology writes the maps refused: lost_events */
-	struct rq_watch rq_watch;   /* blk-mq backends' completions no program saw */
-	char proc_root[256];        /* where rq_watch reads diskstats ("" : not watching) */
-	struct tracer_lost lost;    /* the last read's lost_events by kind */
-	struct dm_keep dms;         /* the device models in tgid_dom and tgid_bits */
+	struct map_updates updates;   /* topology writes the maps refused: lost_events */
+	struct rq_watch rq_watch;     /* blk-mq backends' completions no program saw */
+	struct dev_counts dev_counts; /* backends the kernel counts: their layers (diskstats) */
+	char proc_root[256];          /* where diskstats is read ("": no topology yet) */
+	struct tracer_lost lost;      /* the last read's lost_events by kind */
+	struct dm_keep dms;           /* the device models in tgid_dom and tgid_bits */
 	/* the domains of the topology whose latency is not timed (a kind of their backends is
 	 * timed by a hook not attached) and why (enum xio_untimed), by domid (has_latency) */
 	struct tracer_untimed {

@@ -15,6 +15,7 @@
 #include "core/arrays.h"
 #include "core/clock.h"
 #include "core/error.h"
+#include "sources/dev_counts.h"
 #include "sources/dev_table.h"
 #include "sources/dm_keep.h"
 #include "sources/hostinfo.h"
@@ -49,7 +50,8 @@ static void set_dev_owner(struct tracer *t, uint32_t dev, uint32_t domid, unsign
 			o.domid = domid;
 		else if (domid != XIOTOP_DOM_NONE && domid != o.domid)
 			r = DEV_TABLE_CLAIMED;
-		o.flags |= flags;
+		/* counted by the programs, not from diskstats: dev_counts reads the table's */
+		o.flags |= flags & ~(unsigned int)XIOTOP_DEV_COUNTED;
 		map_update_counted(&t->updates, TOPO_MAP_DEV_DOM,
 		                   bpf_map_update_elem(fd, &dev, &o, BPF_ANY));
 	}
@@ -65,6 +67,19 @@ struct backend_needs {
 	 * flusher's writeback of its pages are tracked (workqueue hooks) */
 	bool work_items;
 };
+
+/* A domain's backend device: rule 1 applies to it; whether the kernel counts it (then its
+ * layer is diskstats', sources/dev_counts.h) and whether it is bio-based (its bios are
+ * stamped for latency: no request holds their start). */
+static unsigned int backend_flags(const struct xt_roots *roots, uint32_t dev)
+{
+	unsigned int flags = XIOTOP_DEV_IS_BACKEND;
+	if (dev_counts_kernel_counts(roots->sysfs, dev))
+		flags |= XIOTOP_DEV_COUNTED;
+	if (!lat_dev_is_blk_mq(roots->sysfs, dev))
+		flags |= XIOTOP_DEV_BIO_BASED;
+	return flags;
+}
 
 static void map_backend(struct tracer *t, const struct xt_roots *roots, uint32_t domid,
                         const struct xt_backend *b, struct backend_needs *needs)
@@ -94,7 +109,7 @@ static void map_backend(struct tracer *t, const struct xt_roots *roots, uint32_t
 		if (!above_file || !l->dev)
 			continue;
 		struct xt_devinfo info;
-		unsigned int flags = l->role == XT_ROLE_BACKEND ? XIOTOP_DEV_IS_BACKEND : 0;
+		unsigned int flags = l->role == XT_ROLE_BACKEND ? backend_flags(roots, l->dev) : 0;
 		if (!topo_devinfo(roots, l->dev, &info) && info.is_loop) {
 			flags |= XIOTOP_DEV_IS_LOOP;
 			needs->work_items = true;
@@ -201,14 +216,13 @@ static unsigned int map_device_models(struct tracer *t, const struct xt_topology
 
 /* The backend devices of the table now live that are blk-mq (or, !blk_mq, bio-based:
  * zram, dm, md), into devs; with devs NULL, 1 at the first such one (is there one?). */
-static size_t backends_of_kind(const struct tracer *t, const struct xt_roots *roots, bool blk_mq,
-                               uint32_t *devs)
+static size_t backends_of_kind(const struct tracer *t, bool blk_mq, uint32_t *devs)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < XIOTOP_DEV_SLOTS; i++) {
 		const struct xiotop_dev_slot *s = &t->dev_staging[i];
 		if (!s->dev || !(s->owner.flags & XIOTOP_DEV_IS_BACKEND) ||
-		    lat_dev_is_blk_mq(roots->sysfs, s->dev) != blk_mq)
+		    !(s->owner.flags & XIOTOP_DEV_BIO_BASED) != blk_mq)
 			continue;
 		if (!devs)
 			return 1;
@@ -219,31 +233,46 @@ static size_t backends_of_kind(const struct tracer *t, const struct xt_roots *ro
 
 /* The blk-mq backend devices of the table now live, watched for completions no program
  * saw (rq_watch.h), when their requests are timed. */
-static void watch_rq_backends(struct tracer *t, const struct xt_roots *roots)
+static void watch_rq_backends(struct tracer *t, const struct host_diskstat *ds, size_t n_ds)
 {
 	if (!hooks_latency(&t->hooks) || !t->hooks.attached[HOOK_RQ_COMPLETE])
 		return;
 	uint32_t *devs = malloc(XIOTOP_DEV_SLOTS * sizeof(*devs));
-	struct host_diskstat *ds = NULL;
-	size_t n_ds = 0;
 	if (!devs)
 		return;
-	size_t n = backends_of_kind(t, roots, true, devs);
-	snprintf(t->proc_root, sizeof(t->proc_root), "%s", roots->proc);
-	if (host_read_diskstats(roots->proc, &ds, &n_ds)) /* none read: counted from 0 */
-		n_ds = 0;
+	size_t n = backends_of_kind(t, true, devs);
 	if (rq_watch_set(&t->rq_watch, devs, n, ds, n_ds))
 		xnote("out of memory: requests of blk-mq backends no program saw are not counted");
-	free(ds);
 	free(devs);
+}
+
+/* The backend devices of the table now live that the kernel counts: their layers from
+ * diskstats from now on (dev_counts.h), a partition's stacked one on its whole disk too. */
+static void count_backends(struct tracer *t, const struct xt_roots *roots,
+                           const struct host_diskstat *ds, size_t n_ds)
+{
+	struct dev_count_src *src = malloc(XIOTOP_DEV_SLOTS * sizeof(*src));
+	size_t n = 0;
+	for (size_t i = 0; src && i < XIOTOP_DEV_SLOTS; i++) {
+		const struct xiotop_dev_slot *s = &t->dev_staging[i];
+		if (!s->dev || !(s->owner.flags & XIOTOP_DEV_COUNTED))
+			continue;
+		struct xt_devinfo info;
+		bool part = !topo_devinfo(roots, s->dev, &info) && info.is_partition;
+		src[n++] = (struct dev_count_src){
+		    .dev = s->dev, .whole = part ? info.parent : 0, .domid = s->owner.domid};
+	}
+	if (!src || dev_counts_set(&t->dev_counts, src, n, ds, n_ds))
+		xnote("out of memory: the devices the kernel counts keep the topology before");
+	free(src);
 }
 
 /* block_bio_complete from the first bio-based backend on (hooks_start_stamping). True
  * when one exists and the hook would not attach: its bios are not timed. */
-static bool want_bio_complete(struct tracer *t, const struct xt_roots *roots)
+static bool want_bio_complete(struct tracer *t)
 {
 	if (!hooks_can_stamp(&t->hooks) || hooks_stamping(&t->hooks) ||
-	    !backends_of_kind(t, roots, false, NULL))
+	    !backends_of_kind(t, false, NULL))
 		return false;
 	return !hooks_start_stamping(&t->hooks);
 }
@@ -313,8 +342,18 @@ int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
 	 * writes it back */
 	if ((needs.work_items || device_models) && !hooks_start_work_items(&t->hooks))
 		hooks_describe(&t->hooks, t->hooks_line, sizeof(t->hooks_line));
-	watch_rq_backends(t, roots); /* after the table is live: a window only hides misses */
-	find_untimed(t, topo, roots, device_models, want_bio_complete(t, roots));
+	/* after the table is live: a window only hides misses (rq_watch), and what the
+	 * programs stopped counting is counted from here (dev_counts) */
+	struct host_diskstat *ds = NULL;
+	size_t n_ds = 0;
+	snprintf(t->proc_root, sizeof(t->proc_root), "%s", roots->proc);
+	/* none read: rq_watch counts from 0, dev_counts from its first read with the line */
+	if (host_read_diskstats(roots->proc, &ds, &n_ds))
+		n_ds = 0;
+	watch_rq_backends(t, ds, n_ds);
+	count_backends(t, roots, ds, n_ds);
+	free(ds);
+	find_untimed(t, topo, roots, device_models, want_bio_complete(t));
 	return 0;
 }
 

@@ -1,0 +1,145 @@
+/* dev_counts.c - domains' own devices counted by the kernel; see dev_counts.h. */
+#include "sources/dev_counts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sources/topology/topology.h"
+
+static bool sysfs_has(const char *sysfs, uint32_t dev, const char *rel)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/dev/block/%u:%u/%s", sysfs, XT_KDEV_MAJOR(dev),
+	         XT_KDEV_MINOR(dev), rel);
+	return !access(p, F_OK);
+}
+
+bool dev_counts_kernel_counts(const char *sysfs, uint32_t dev)
+{
+	/* a partition is counted with its disk, whose attributes are one level up */
+	const char *rel =
+	    sysfs_has(sysfs, dev, "partition") ? "../comp_algorithm" : "comp_algorithm";
+	return sysfs_has(sysfs, dev, rel); /* zram's own attribute */
+}
+
+/* diskstats' reads and writes of dev as a layer's counters; false when it has no line. */
+static bool stat_of(const struct host_diskstat *ds, size_t n_ds, uint32_t dev,
+                    struct xiotop_io *out)
+{
+	for (size_t i = 0; i < n_ds; i++)
+		if (ds[i].dev == dev) {
+			out->rd_bytes = ds[i].rd_bytes;
+			out->wr_bytes = ds[i].wr_bytes;
+			out->rd_ios = ds[i].rd_ios + ds[i].rd_merges;
+			out->wr_ios = ds[i].wr_ios + ds[i].wr_merges;
+			return true;
+		}
+	return false;
+}
+
+static void io_add(struct xiotop_io *to, const struct xiotop_io *a, const struct xiotop_io *b)
+{
+	/* to += a - b, field by field (a >= b: the caller's invariant) */
+	to->rd_bytes += a->rd_bytes - b->rd_bytes;
+	to->wr_bytes += a->wr_bytes - b->wr_bytes;
+	to->rd_ios += a->rd_ios - b->rd_ios;
+	to->wr_ios += a->wr_ios - b->wr_ios;
+}
+
+static bool io_below(const struct xiotop_io *a, const struct xiotop_io *b)
+{
+	return a->rd_bytes < b->rd_bytes || a->wr_bytes < b->wr_bytes || a->rd_ios < b->rd_ios ||
+	       a->wr_ios < b->wr_ios;
+}
+
+/* The entry's counters at this read: a device made anew (counters back below the last
+ * read) had its count so far closed and counts from 0. */
+static void take(struct dev_count *e, const struct xiotop_io *now)
+{
+	if (!e->based) { /* no line when it was set: counted from here */
+		e->base = e->last = *now;
+		e->based = true;
+		return;
+	}
+	if (io_below(now, &e->last)) {
+		io_add(&e->done, &e->last, &e->base);
+		memset(&e->base, 0, sizeof(e->base));
+	}
+	e->last = *now;
+}
+
+void dev_counts_read(struct dev_counts *c, const struct host_diskstat *ds, size_t n_ds)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		struct xiotop_io now;
+		if (c->v[i].active && stat_of(ds, n_ds, c->v[i].src.dev, &now))
+			take(&c->v[i], &now);
+	}
+}
+
+static struct dev_count *find(struct dev_counts *c, const struct dev_count_src *s)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].src.dev == s->dev && c->v[i].src.domid == s->domid)
+			return &c->v[i];
+	return NULL;
+}
+
+/* Counted from now on, after what it counted before for the same domain: one counted
+ * until now counts on (dev_counts_set read it just before), another from the diskstats
+ * read now, or from the first read that has its line. */
+static void activate(struct dev_count *e, const struct dev_count_src *s,
+                     const struct host_diskstat *ds, size_t n_ds)
+{
+	if (e->active) {
+		e->src.whole = s->whole; /* the whole disk may have changed */
+		return;
+	}
+	struct xiotop_io now = {0};
+	bool read = stat_of(ds, n_ds, s->dev, &now);
+	io_add(&e->done, &e->last, &e->base); /* what it counted before it left */
+	e->src = *s;
+	e->base = e->last = now;
+	e->based = read;
+	e->active = true;
+}
+
+int dev_counts_set(struct dev_counts *c, const struct dev_count_src *src, size_t n,
+                   const struct host_diskstat *ds, size_t n_ds)
+{
+	dev_counts_read(c, ds, n_ds); /* the devices leaving: counted up to now */
+	for (size_t i = 0; i < c->n; i++)
+		c->v[i].listed = false;
+	for (size_t i = 0; i < n; i++) {
+		struct dev_count *e = find(c, &src[i]);
+		if (!e) {
+			struct dev_count *grown = realloc(c->v, (c->n + 1) * sizeof(*grown));
+			if (!grown)
+				return -1;
+			c->v = grown;
+			e = &c->v[c->n++];
+			memset(e, 0, sizeof(*e));
+		}
+		activate(e, &src[i], ds, n_ds);
+		e->listed = true;
+	}
+	for (size_t i = 0; i < c->n; i++)
+		c->v[i].active = c->v[i].listed;
+	return 0;
+}
+
+struct xiotop_io dev_count_io(const struct dev_count *e)
+{
+	struct xiotop_io io = e->done;
+	io_add(&io, &e->last, &e->base);
+	return io;
+}
+
+void dev_counts_free(struct dev_counts *c)
+{
+	free(c->v);
+	c->v = NULL;
+	c->n = 0;
+}
