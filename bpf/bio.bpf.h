@@ -4,8 +4,9 @@
  * first rule that matches and counted per (domain, device, rule) in per-CPU slots: no
  * event stream, no atomics on the hot path. dm/md clones are recognised at
  * block_bio_remap and charged like their parent. A domain's own device that the kernel
- * counts bio by bio (rule 1, XIOTOP_DEV_COUNTED: zram) is not counted here:
- * /proc/diskstats holds its bytes and requests (sources/dev_counts.h).
+ * counts (rule 1, XIOTOP_DEV_COUNTED: zram, a blk-mq device) is not counted here:
+ * /proc/diskstats holds its bytes and requests (sources/dev_counts.h), and what it counts
+ * there that a program would not is tallied (dev_extras).
  */
 #ifndef XIOTOP_BIO_BPF_H
 #define XIOTOP_BIO_BPF_H
@@ -23,6 +24,64 @@ struct {
 	__type(key, u64);
 	__type(value, u32);
 } remap_owner SEC(".maps");
+
+/* What /proc/diskstats counts at a device whose layer is read from there
+ * (XIOTOP_DEV_COUNTED) that the programs would not count as a bio of it: a request more per
+ * split of a bio (block_split: the parts are requests of their own, and a traced bio is
+ * traced once), and the bios of the other operations diskstats counts as reads or writes
+ * (write-zeroes, secure erase, and a write of no data: an empty flush). Per device,
+ * cumulative since load; user space takes them off its diskstats (sources/dev_counts.h).
+ * Rare events: a hash and atomic adds. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XIOTOP_DEV_SLOTS);
+	__type(key, u32);
+	__type(value, struct xiotop_io);
+} dev_extras SEC(".maps");
+
+/* diskstats' group of an operation, as op_stat_group(): 1 write (every odd operation), 0
+ * read (every even one), -1 neither: discard (a group of its own), flush (no request of
+ * it is counted: the flush machinery's own), passthrough. */
+static __always_inline int stat_group(u32 op)
+{
+	if (op == KERNEL_REQ_OP_DISCARD || op == KERNEL_REQ_OP_FLUSH || op >= KERNEL_REQ_OP_DRV_IN)
+		return -1;
+	return op & 1;
+}
+
+/* A request, of `bytes` (0: a split's part, whose bytes are its bio's), that diskstats
+ * counts at dev and the programs do not. */
+static __always_inline int tally_extra(u32 dev, u32 op, u64 bytes)
+{
+	int group = stat_group(op);
+	const struct xiotop_dev_owner *d = group < 0 ? NULL : dev_owner(dev);
+	if (!d || !(d->flags & XIOTOP_DEV_COUNTED))
+		return 0;
+	struct xiotop_io *x = bpf_map_lookup_elem(&dev_extras, &dev);
+	if (!x) {
+		struct xiotop_io zero = {};
+		bpf_map_update_elem(&dev_extras, &dev, &zero, BPF_NOEXIST);
+		x = bpf_map_lookup_elem(&dev_extras, &dev);
+		if (!x) {
+			stat_inc(XIOTOP_STAT_LOST_LAYER);
+			return 0;
+		}
+	}
+	if (group) {
+		__sync_fetch_and_add(&x->wr_ios, 1);
+		__sync_fetch_and_add(&x->wr_bytes, bytes);
+	} else {
+		__sync_fetch_and_add(&x->rd_ios, 1);
+		__sync_fetch_and_add(&x->rd_bytes, bytes);
+	}
+	return 0;
+}
+
+/* A bio split at dev: its parts become requests diskstats counts one by one. */
+static __always_inline int on_bio_split(u32 op, u32 dev)
+{
+	return tally_extra(dev, op & KERNEL_REQ_OP_MASK, 0);
+}
 
 /* Domain owning the file whose page-cache pages the bio carries, or NULL. Only bios
  * queued to a device holding an image's file system can carry such pages (a file
@@ -131,9 +190,8 @@ static __always_inline void tally_write(struct bio *bio, const struct xiotop_dev
 		tally_if_page_cache(bio, d, domid, bytes); /* loop direct I/O: never page cache */
 }
 
-/* A bio to a domain's own device (rule 1) that the kernel counts bio by bio (zram,
- * XIOTOP_DEV_COUNTED):
- * its bytes and requests are read from /proc/diskstats once per interval
+/* A bio to a domain's own device (rule 1) that the kernel counts (zram, a blk-mq device:
+ * XIOTOP_DEV_COUNTED): its bytes and requests are read from /proc/diskstats once per interval
  * (sources/dev_counts.h), so nothing is counted here; only a bio-based backend's bio is
  * stamped for its latency (the kernel keeps no issue time of it: latency.bpf.h; bios are
  * stamped only while block_bio_complete is attached to take the stamps). */
@@ -151,8 +209,8 @@ static __always_inline int on_bio_queue(struct bio *bio, const struct bio_facts 
 {
 	u32 op = f->op & KERNEL_REQ_OP_MASK, dev = f->dev;
 	u64 bytes = f->bytes;
-	if (op > KERNEL_REQ_OP_WRITE || !bytes)
-		return 0; /* flush, discard, ...: not data vmstat counts */
+	if (op > KERNEL_REQ_OP_WRITE || !bytes) /* flush, discard, ...: not data vmstat counts */
+		return tally_extra(dev, op, bytes); /* unless diskstats counts it where it counts */
 	bool is_write = op == KERNEL_REQ_OP_WRITE;
 
 	u32 via, domid;

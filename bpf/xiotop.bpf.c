@@ -46,6 +46,13 @@ int BPF_PROG(btf_bio_remap, struct bio *bio, dev_t dev, sector_t from)
 	return on_bio_remap(bio, dev);
 }
 
+/* fires only where a bio is split (over a queue's limits): none per small I/O */
+SEC("tp_btf/block_split")
+int BPF_PROG(btf_bio_split, struct bio *bio, unsigned int new_sector)
+{
+	return on_bio_split(bio->bi_opf, bio->bi_bdev->bd_dev);
+}
+
 SEC("tp_btf/block_bio_complete")
 int BPF_PROG(btf_bio_complete, struct request_queue *q, struct bio *bio)
 {
@@ -133,6 +140,12 @@ SEC("raw_tp/block_bio_remap")
 int BPF_PROG(raw_bio_remap, struct bio *bio, dev_t dev, sector_t from)
 {
 	return on_bio_remap(bio, dev);
+}
+
+SEC("raw_tp/block_split")
+int BPF_PROG(raw_bio_split, struct bio *bio, unsigned int new_sector)
+{
+	return on_bio_split(BPF_CORE_READ(bio, bi_opf), bio_devt(bio));
 }
 
 SEC("raw_tp/block_bio_complete")

@@ -81,9 +81,9 @@ static inline unsigned int xiotop_layer_home(unsigned int domid, unsigned int de
 #define XIOTOP_DEV_IS_LOOP    2u /* a loop device whose work is done for this domain */
 
 #define XIOTOP_DEV_HOLDS_IMAGE 4u /* a file system holding a domain's image file is on it */
-/* A backend device whose bios the kernel counts in /proc/diskstats each once and whole
- * (zram): its layer is read from there (sources/dev_counts.h), its bios are not counted
- * by the programs. */
+/* A backend device whose layer is read from /proc/diskstats (zram; a blk-mq device with
+ * iostats on while block_split is traced: sources/dev_counts.h): its bios are not counted
+ * by the programs, only what diskstats counts there and they would not (dev_extras). */
 #define XIOTOP_DEV_COUNTED   8u
 #define XIOTOP_DEV_BIO_BASED 16u /* a backend with no blk-mq queue: its bios are stamped */
 

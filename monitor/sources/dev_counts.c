@@ -16,12 +16,35 @@ static bool sysfs_has(const char *sysfs, uint32_t dev, const char *rel)
 	return !access(p, F_OK);
 }
 
-bool dev_counts_kernel_counts(const char *sysfs, uint32_t dev)
+/* The first byte of SYSFS/dev/block/M:m/REL, or 0 when it cannot be read. */
+static char sysfs_char(const char *sysfs, uint32_t dev, const char *rel)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/dev/block/%u:%u/%s", sysfs, XT_KDEV_MAJOR(dev),
+	         XT_KDEV_MINOR(dev), rel);
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return 0;
+	int ch = fgetc(f);
+	fclose(f);
+	return ch == EOF ? 0 : (char)ch;
+}
+
+bool dev_counts_kernel_counts(const char *sysfs, uint32_t dev, bool splits_seen)
 {
 	/* a partition is counted with its disk, whose attributes are one level up */
-	const char *rel =
-	    sysfs_has(sysfs, dev, "partition") ? "../comp_algorithm" : "comp_algorithm";
-	return sysfs_has(sysfs, dev, rel); /* zram's own attribute */
+	const char *disk = sysfs_has(sysfs, dev, "partition") ? "../" : "";
+	char rel[64];
+	snprintf(rel, sizeof(rel), "%scomp_algorithm", disk); /* zram's own attribute */
+	if (sysfs_has(sysfs, dev, rel))
+		return true;
+	if (!splits_seen)
+		return false;
+	snprintf(rel, sizeof(rel), "%smq", disk); /* blk-mq's own directory */
+	if (!sysfs_has(sysfs, dev, rel))
+		return false;
+	snprintf(rel, sizeof(rel), "%squeue/iostats", disk);
+	return sysfs_char(sysfs, dev, rel) == '1';
 }
 
 /* diskstats' reads and writes of dev as a layer's counters; false when it has no line. */
@@ -48,34 +71,76 @@ static void io_add(struct xiotop_io *to, const struct xiotop_io *a, const struct
 	to->wr_ios += a->wr_ios - b->wr_ios;
 }
 
+static void io_plus(struct xiotop_io *to, const struct xiotop_io *a)
+{
+	io_add(to, a, &(struct xiotop_io){0});
+}
+
 static bool io_below(const struct xiotop_io *a, const struct xiotop_io *b)
 {
 	return a->rd_bytes < b->rd_bytes || a->wr_bytes < b->wr_bytes || a->rd_ios < b->rd_ios ||
 	       a->wr_ios < b->wr_ios;
 }
 
+/* The device's extras (zero when the programs tallied none for it). */
+static struct xiotop_io extra_of(const struct dev_extra *x, size_t n_x, uint32_t dev)
+{
+	for (size_t i = 0; i < n_x; i++)
+		if (x[i].dev == dev)
+			return x[i].io;
+	return (struct xiotop_io){0};
+}
+
+/* *shown = max(*shown, (now - base) - (extra - extra_base)), one field: the extras of a
+ * split bio come before its requests complete, so the difference dips while it is in
+ * flight and never exceeds the bios queued (dev_counts.h) */
+static void show_field(unsigned long long *shown, uint64_t now, uint64_t base, uint64_t extra,
+                       uint64_t extra_base)
+{
+	uint64_t counted = now - base, less = extra - extra_base;
+	if (counted > less && counted - less > *shown)
+		*shown = counted - less;
+}
+
 /* The entry's counters at this read: a device made anew (counters back below the last
- * read) had its count so far closed and counts from 0. */
-static void take(struct dev_count *e, const struct xiotop_io *now)
+ * read) had its count so far closed and counts from 0, its extras from the last read's. */
+static void take(struct dev_count *e, const struct xiotop_io *now, const struct xiotop_io *extra)
 {
 	if (!e->based) { /* no line when it was set: counted from here */
 		e->base = e->last = *now;
+		e->extra_base = e->extra_last = *extra;
 		e->based = true;
 		return;
 	}
 	if (io_below(now, &e->last)) {
-		io_add(&e->done, &e->last, &e->base);
+		io_plus(&e->done, &e->shown);
+		memset(&e->shown, 0, sizeof(e->shown));
 		memset(&e->base, 0, sizeof(e->base));
+		e->extra_base = e->extra_last;
 	}
+	if (io_below(extra, &e->extra_base)) /* the programs were loaded anew */
+		e->extra_base = *extra;
 	e->last = *now;
+	e->extra_last = *extra;
+	show_field(&e->shown.rd_bytes, now->rd_bytes, e->base.rd_bytes, extra->rd_bytes,
+	           e->extra_base.rd_bytes);
+	show_field(&e->shown.wr_bytes, now->wr_bytes, e->base.wr_bytes, extra->wr_bytes,
+	           e->extra_base.wr_bytes);
+	show_field(&e->shown.rd_ios, now->rd_ios, e->base.rd_ios, extra->rd_ios,
+	           e->extra_base.rd_ios);
+	show_field(&e->shown.wr_ios, now->wr_ios, e->base.wr_ios, extra->wr_ios,
+	           e->extra_base.wr_ios);
 }
 
-void dev_counts_read(struct dev_counts *c, const struct host_diskstat *ds, size_t n_ds)
+void dev_counts_read(struct dev_counts *c, const struct host_diskstat *ds, size_t n_ds,
+                     const struct dev_extra *x, size_t n_x)
 {
 	for (size_t i = 0; i < c->n; i++) {
 		struct xiotop_io now;
-		if (c->v[i].active && stat_of(ds, n_ds, c->v[i].src.dev, &now))
-			take(&c->v[i], &now);
+		if (!c->v[i].active || !stat_of(ds, n_ds, c->v[i].src.dev, &now))
+			continue;
+		struct xiotop_io extra = extra_of(x, n_x, c->v[i].src.dev);
+		take(&c->v[i], &now, &extra);
 	}
 }
 
@@ -91,7 +156,8 @@ static struct dev_count *find(struct dev_counts *c, const struct dev_count_src *
  * until now counts on (dev_counts_set read it just before), another from the diskstats
  * read now, or from the first read that has its line. */
 static void activate(struct dev_count *e, const struct dev_count_src *s,
-                     const struct host_diskstat *ds, size_t n_ds)
+                     const struct host_diskstat *ds, size_t n_ds, const struct dev_extra *x,
+                     size_t n_x)
 {
 	if (e->active) {
 		e->src.whole = s->whole; /* the whole disk may have changed */
@@ -99,17 +165,20 @@ static void activate(struct dev_count *e, const struct dev_count_src *s,
 	}
 	struct xiotop_io now = {0};
 	bool read = stat_of(ds, n_ds, s->dev, &now);
-	io_add(&e->done, &e->last, &e->base); /* what it counted before it left */
+	io_plus(&e->done, &e->shown); /* what it counted before it left */
+	memset(&e->shown, 0, sizeof(e->shown));
 	e->src = *s;
 	e->base = e->last = now;
+	e->extra_base = e->extra_last = extra_of(x, n_x, s->dev);
 	e->based = read;
 	e->active = true;
 }
 
 int dev_counts_set(struct dev_counts *c, const struct dev_count_src *src, size_t n,
-                   const struct host_diskstat *ds, size_t n_ds)
+                   const struct host_diskstat *ds, size_t n_ds, const struct dev_extra *x,
+                   size_t n_x)
 {
-	dev_counts_read(c, ds, n_ds); /* the devices leaving: counted up to now */
+	dev_counts_read(c, ds, n_ds, x, n_x); /* the devices leaving: counted up to now */
 	for (size_t i = 0; i < c->n; i++)
 		c->v[i].listed = false;
 	for (size_t i = 0; i < n; i++) {
@@ -122,7 +191,7 @@ int dev_counts_set(struct dev_counts *c, const struct dev_count_src *src, size_t
 			e = &c->v[c->n++];
 			memset(e, 0, sizeof(*e));
 		}
-		activate(e, &src[i], ds, n_ds);
+		activate(e, &src[i], ds, n_ds, x, n_x);
 		e->listed = true;
 	}
 	for (size_t i = 0; i < c->n; i++)
@@ -133,7 +202,7 @@ int dev_counts_set(struct dev_counts *c, const struct dev_count_src *src, size_t
 struct xiotop_io dev_count_io(const struct dev_count *e)
 {
 	struct xiotop_io io = e->done;
-	io_add(&io, &e->last, &e->base);
+	io_plus(&io, &e->shown);
 	return io;
 }
 

@@ -234,6 +234,20 @@ static bool map_next_key(int fd, void *key, bool *started)
 	return true;
 }
 
+size_t tracer_extras(struct tracer *t)
+{
+	int fd = bpf_map__fd(t->skel->maps.dev_extras);
+	uint32_t dev;
+	bool started = false;
+	size_t n = 0;
+	while (n < XIOTOP_DEV_SLOTS && map_next_key(fd, &dev, &started)) {
+		t->extras[n].dev = dev;
+		if (!bpf_map_lookup_elem(fd, &dev, &t->extras[n].io))
+			n++; /* else deleted meanwhile (never: entries stay) */
+	}
+	return n;
+}
+
 /* Per-domain on-CPU time by role into the sample's domain counters; *kworker_ns gets
  * what kworkers gave domains (loop and writeback), which the shared runtime holds too. */
 static int read_cpu(struct tracer *t, struct xio_sample *s, uint64_t *kworker_ns)
@@ -479,7 +493,8 @@ int tracer_read(struct tracer *t, struct xio_sample *s)
 		if (!host_read_diskstats(t->proc_root, &ds, &n_ds)) {
 			rq_missed = rq_watch_lost(&t->rq_watch, ds, n_ds,
 			                          read_stat(t, XIOTOP_STAT_LATENCY_RQ_SEEN));
-			dev_counts_read(&t->dev_counts, ds, n_ds);
+			/* the extras after diskstats: none missing for what it counted */
+			dev_counts_read(&t->dev_counts, ds, n_ds, t->extras, tracer_extras(t));
 		}
 		free(ds);
 	}

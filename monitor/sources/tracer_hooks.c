@@ -24,6 +24,10 @@ static const struct hook_def {
 } hook_defs[HOOK_COUNT] = {
     [HOOK_BIO_QUEUE] = {"block_bio_queue", "nothing can be attributed", false},
     [HOOK_BIO_REMAP] = {"block_bio_remap", "dm/md clones are unattributed", false},
+    /* fires only where a bio is split; without it blk-mq backends are counted bio by bio
+     * by block_bio_queue's program, not read from diskstats (sources/dev_counts.h) */
+    [HOOK_BIO_SPLIT] = {"block_split",
+                        "blk-mq backends counted by the programs (more BPF time per I/O)", false},
     /* on demand: it runs at every bio-based device's completions, leaves under
      * file-backed images included, so only while a bio-based backend exists */
     [HOOK_BIO_COMPLETE] = {"block_bio_complete",
@@ -49,6 +53,7 @@ static void hook_progs(const struct xiotop_bpf *s, bool btf, struct bpf_program 
 {
 	p[HOOK_BIO_QUEUE] = btf ? s->progs.btf_bio_queue : s->progs.raw_bio_queue;
 	p[HOOK_BIO_REMAP] = btf ? s->progs.btf_bio_remap : s->progs.raw_bio_remap;
+	p[HOOK_BIO_SPLIT] = btf ? s->progs.btf_bio_split : s->progs.raw_bio_split;
 	p[HOOK_BIO_COMPLETE] = btf ? s->progs.btf_bio_complete : s->progs.raw_bio_complete;
 	p[HOOK_RQ_COMPLETE] = btf ? s->progs.btf_rq_complete : s->progs.raw_rq_complete;
 	p[HOOK_WORK_START] = btf ? s->progs.btf_work_start : s->progs.raw_work_start;

@@ -42,9 +42,10 @@ struct tracer {
 	struct map_updates updates;   /* topology writes the maps refused: lost_events */
 	struct rq_watch rq_watch;     /* blk-mq backends' completions no program saw */
 	struct dev_counts dev_counts; /* backends the kernel counts: their layers (diskstats) */
-	char proc_root[256];          /* where diskstats is read ("": no topology yet) */
-	struct tracer_lost lost;      /* the last read's lost_events by kind */
-	struct dm_keep dms;           /* the device models in tgid_dom and tgid_bits */
+	struct dev_extra extras[XIOTOP_DEV_SLOTS]; /* dev_extras as last read (tracer_extras) */
+	char proc_root[256];     /* where diskstats is read ("": no topology yet) */
+	struct tracer_lost lost; /* the last read's lost_events by kind */
+	struct dm_keep dms;      /* the device models in tgid_dom and tgid_bits */
 	/* the domains of the topology whose latency is not timed (a kind of their backends is
 	 * timed by a hook not attached) and why (enum xio_untimed), by domid (has_latency) */
 	struct tracer_untimed {
@@ -52,5 +53,9 @@ struct tracer {
 	} * untimed;
 	size_t n_untimed;
 };
+
+/* The programs' dev_extras (bpf/bio.bpf.h) into t->extras, read after a diskstats read
+ * (sources/dev_counts.h): how many. */
+size_t tracer_extras(struct tracer *t);
 
 #endif

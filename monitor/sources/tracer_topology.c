@@ -71,10 +71,11 @@ struct backend_needs {
 /* A domain's backend device: rule 1 applies to it; whether the kernel counts it (then its
  * layer is diskstats', sources/dev_counts.h) and whether it is bio-based (its bios are
  * stamped for latency: no request holds their start). */
-static unsigned int backend_flags(const struct xt_roots *roots, uint32_t dev)
+static unsigned int backend_flags(const struct tracer *t, const struct xt_roots *roots,
+                                  uint32_t dev)
 {
 	unsigned int flags = XIOTOP_DEV_IS_BACKEND;
-	if (dev_counts_kernel_counts(roots->sysfs, dev))
+	if (dev_counts_kernel_counts(roots->sysfs, dev, t->hooks.links[HOOK_BIO_SPLIT] != NULL))
 		flags |= XIOTOP_DEV_COUNTED;
 	if (!lat_dev_is_blk_mq(roots->sysfs, dev))
 		flags |= XIOTOP_DEV_BIO_BASED;
@@ -109,7 +110,8 @@ static void map_backend(struct tracer *t, const struct xt_roots *roots, uint32_t
 		if (!above_file || !l->dev)
 			continue;
 		struct xt_devinfo info;
-		unsigned int flags = l->role == XT_ROLE_BACKEND ? backend_flags(roots, l->dev) : 0;
+		unsigned int flags =
+		    l->role == XT_ROLE_BACKEND ? backend_flags(t, roots, l->dev) : 0;
 		if (!topo_devinfo(roots, l->dev, &info) && info.is_loop) {
 			flags |= XIOTOP_DEV_IS_LOOP;
 			needs->work_items = true;
@@ -262,7 +264,7 @@ static void count_backends(struct tracer *t, const struct xt_roots *roots,
 		src[n++] = (struct dev_count_src){
 		    .dev = s->dev, .whole = part ? info.parent : 0, .domid = s->owner.domid};
 	}
-	if (!src || dev_counts_set(&t->dev_counts, src, n, ds, n_ds))
+	if (!src || dev_counts_set(&t->dev_counts, src, n, ds, n_ds, t->extras, tracer_extras(t)))
 		xnote("out of memory: the devices the kernel counts keep the topology before");
 	free(src);
 }

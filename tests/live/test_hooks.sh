@@ -10,7 +10,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "SKIPPED: loading BPF programs needs root"
 	exit 77
 fi
-all="block_bio_queue block_bio_remap workqueue_execute_start iter/task sched_process_free writeback_dirty_folio io_uring_complete"
+all="block_bio_queue block_bio_remap block_split workqueue_execute_start iter/task sched_process_free writeback_dirty_folio io_uring_complete"
 fails=0
 check() { # ok-command... -- what
 	if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
@@ -25,7 +25,7 @@ has_word() { grep -qw -- "$2" <<<"$1"; }
 for mode in tp_btf raw_tp; do
 	force_raw=0
 	[ $mode = raw_tp ] && force_raw=1
-	for forced in block_bio_remap iter/task sched_process_free "workqueue_execute_start,io_uring_complete"; do
+	for forced in block_bio_remap block_split iter/task sched_process_free "workqueue_execute_start,io_uring_complete"; do
 		err=$(run XIOTOP_FORCE_RAW_TP=$force_raw XIOTOP_FAIL_HOOKS="$forced")
 		line=$(hooks_line "$err")
 		what="$mode, forced $forced: hooks line '$line'"

@@ -1,9 +1,12 @@
 /* test_dev_counts.c - domains' own devices counted by the kernel (sources/dev_counts.h):
- * which devices the kernel counts bio by bio (sysfs fixtures: zram only, with iostats
- * reading 0; not blk-mq, a partition of one, dm, md or brd); a layer counts from the set
- * on, bios as requests plus merges, never decreases (a device made anew counts from 0
- * again, one gone from diskstats keeps its count), and a device that leaves or changes
- * domain keeps what it counted for the domain before. */
+ * which devices' layers are read from diskstats (sysfs fixtures: zram, with iostats
+ * reading 0; a blk-mq disk or a partition of one with iostats on, only while splits are
+ * seen; not a blk-mq disk with iostats off, dm, md or brd); a layer counts from the set
+ * on, bios as requests plus merges less the programs' extras (a split's part, a write of
+ * no data, write-zeroes), holds while a split bio is in flight and is exact once it is
+ * done, never decreases (a device made anew counts from 0 again, one gone from diskstats
+ * keeps its count), and a device that leaves or changes domain keeps what it counted for
+ * the domain before. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -50,25 +53,25 @@ static void counts_from_the_set(void **state)
 	struct host_diskstat ds[2] = {stat_of(LOOP0P1, 1000, 10, 2), stat_of(ZRAM0, 500, 5, 0)};
 	struct dev_count_src src[2] = {{.dev = LOOP0P1, .whole = LOOP0, .domid = 2},
 	                               {.dev = ZRAM0, .domid = 3}};
-	assert_int_equal(dev_counts_set(&c, src, 2, ds, 2), 0);
+	assert_int_equal(dev_counts_set(&c, src, 2, ds, 2, NULL, 0), 0);
 	struct xiotop_io io = dev_count_io(entry(&c, LOOP0P1, 2));
 	assert_int_equal(io.wr_bytes, 0); /* what came before the set is no one's */
 	ds[0].wr_bytes += 8192;
 	ds[0].wr_ios += 1;
 	ds[0].wr_merges += 1; /* two bios, one request */
-	dev_counts_read(&c, ds, 2);
+	dev_counts_read(&c, ds, 2, NULL, 0);
 	io = dev_count_io(entry(&c, LOOP0P1, 2));
 	assert_int_equal(io.wr_bytes, 8192);
 	assert_int_equal(io.wr_ios, 2);
 	assert_int_equal(io.rd_ios, 0);
 	assert_int_equal(entry(&c, LOOP0P1, 2)->src.whole, LOOP0);
 	/* gone from diskstats: its count stays */
-	dev_counts_read(&c, &ds[1], 1);
+	dev_counts_read(&c, &ds[1], 1, NULL, 0);
 	assert_int_equal(dev_count_io(entry(&c, LOOP0P1, 2)).wr_bytes, 8192);
 	/* made anew under the same number: counts from 0 on top of what it had */
 	ds[0] = stat_of(LOOP0P1, 4096, 1, 0);
 	ds[0].rd_bytes = ds[0].rd_ios = 0;
-	dev_counts_read(&c, ds, 2);
+	dev_counts_read(&c, ds, 2, NULL, 0);
 	io = dev_count_io(entry(&c, LOOP0P1, 2));
 	assert_int_equal(io.wr_bytes, 8192 + 4096);
 	assert_int_equal(io.wr_ios, 3);
@@ -81,20 +84,22 @@ static void leaves_and_changes_domain(void **state)
 	struct dev_counts c = {0};
 	struct host_diskstat ds[1] = {stat_of(ZRAM0, 0, 0, 0)};
 	struct dev_count_src three = {.dev = ZRAM0, .domid = 3}, four = {.dev = ZRAM0, .domid = 4};
-	assert_int_equal(dev_counts_set(&c, &three, 1, ds, 1), 0);
+	assert_int_equal(dev_counts_set(&c, &three, 1, ds, 1, NULL, 0), 0);
 	ds[0].wr_bytes = 1000;
-	assert_int_equal(dev_counts_set(&c, NULL, 0, ds, 1), 0); /* leaves: counted up to now */
-	ds[0].wr_bytes = 1500;                                   /* nobody's */
-	dev_counts_read(&c, ds, 1);
+	assert_int_equal(dev_counts_set(&c, NULL, 0, ds, 1, NULL, 0),
+	                 0);   /* leaves: counted up to now */
+	ds[0].wr_bytes = 1500; /* nobody's */
+	dev_counts_read(&c, ds, 1, NULL, 0);
 	assert_int_equal(dev_count_io(entry(&c, ZRAM0, 3)).wr_bytes, 1000);
-	assert_int_equal(dev_counts_set(&c, &four, 1, ds, 1), 0); /* another domain's now */
+	assert_int_equal(dev_counts_set(&c, &four, 1, ds, 1, NULL, 0),
+	                 0); /* another domain's now */
 	ds[0].wr_bytes = 1700;
-	dev_counts_read(&c, ds, 1);
+	dev_counts_read(&c, ds, 1, NULL, 0);
 	assert_int_equal(dev_count_io(entry(&c, ZRAM0, 3)).wr_bytes, 1000);
 	assert_int_equal(dev_count_io(entry(&c, ZRAM0, 4)).wr_bytes, 200);
-	assert_int_equal(dev_counts_set(&c, &three, 1, ds, 1), 0); /* back to domain 3 */
+	assert_int_equal(dev_counts_set(&c, &three, 1, ds, 1, NULL, 0), 0); /* back to domain 3 */
 	ds[0].wr_bytes = 1800;
-	dev_counts_read(&c, ds, 1);
+	dev_counts_read(&c, ds, 1, NULL, 0);
 	assert_int_equal(dev_count_io(entry(&c, ZRAM0, 3)).wr_bytes, 1100);
 	assert_int_equal(dev_count_io(entry(&c, ZRAM0, 4)).wr_bytes, 200);
 	assert_int_equal(c.n, 2);
@@ -110,18 +115,80 @@ static void no_line_at_the_set(void **state)
 	struct dev_counts c = {0};
 	struct host_diskstat ds[1] = {stat_of(ZRAM0, 1 << 30, 1000, 0)};
 	struct dev_count_src three = {.dev = ZRAM0, .domid = 3};
-	assert_int_equal(dev_counts_set(&c, &three, 1, NULL, 0), 0);
-	dev_counts_read(&c, ds, 1);
+	assert_int_equal(dev_counts_set(&c, &three, 1, NULL, 0, NULL, 0), 0);
+	dev_counts_read(&c, ds, 1, NULL, 0);
 	assert_int_equal(dev_count_io(entry(&c, ZRAM0, 3)).wr_bytes, 0);
 	ds[0].wr_bytes += 4096;
 	ds[0].wr_ios += 1;
-	dev_counts_read(&c, ds, 1);
+	dev_counts_read(&c, ds, 1, NULL, 0);
 	assert_int_equal(dev_count_io(entry(&c, ZRAM0, 3)).wr_bytes, 4096);
-	assert_int_equal(dev_counts_set(&c, &three, 1, NULL, 0), 0); /* read failed */
+	assert_int_equal(dev_counts_set(&c, &three, 1, NULL, 0, NULL, 0), 0); /* read failed */
 	ds[0].wr_bytes += 4096;
-	dev_counts_read(&c, ds, 1);
+	dev_counts_read(&c, ds, 1, NULL, 0);
 	assert_int_equal(dev_count_io(entry(&c, ZRAM0, 3)).wr_bytes, 8192);
 	assert_int_equal(dev_count_io(entry(&c, ZRAM0, 3)).wr_ios, 1);
+	dev_counts_free(&c);
+}
+
+/* The extras: a 1 MiB write split in two (one extra at the split, two requests at their
+ * completion), an empty flush (a write of no data diskstats counts), write-zeroes (its
+ * bytes too), a read split in four. While the split write is in flight the count holds at
+ * the last one; once it completes, every figure is the programs' own. */
+static void extras_taken_off(void **state)
+{
+	(void)state;
+	struct dev_counts c = {0};
+	struct host_diskstat ds[1] = {stat_of(LOOP0, 1 << 20, 10, 0)};
+	struct dev_extra x[1] = {{.dev = LOOP0, .io = {.wr_ios = 7, .wr_bytes = 4096}}};
+	struct dev_count_src one = {.dev = LOOP0, .domid = 1};
+	assert_int_equal(dev_counts_set(&c, &one, 1, ds, 1, x, 1), 0);
+	/* 4 KiB written: one request */
+	ds[0].wr_bytes += 4096;
+	ds[0].wr_ios += 1;
+	dev_counts_read(&c, ds, 1, x, 1);
+	assert_int_equal(dev_count_io(entry(&c, LOOP0, 1)).wr_ios, 1);
+	/* a 1 MiB bio split: the extra now, its two requests not done yet */
+	x[0].io.wr_ios += 1;
+	dev_counts_read(&c, ds, 1, x, 1);
+	struct xiotop_io io = dev_count_io(entry(&c, LOOP0, 1));
+	assert_int_equal(io.wr_ios, 1); /* held, not 0 */
+	assert_int_equal(io.wr_bytes, 4096);
+	/* the first part done */
+	ds[0].wr_ios += 1;
+	ds[0].wr_bytes += 512 << 10;
+	dev_counts_read(&c, ds, 1, x, 1);
+	io = dev_count_io(entry(&c, LOOP0, 1));
+	assert_int_equal(io.wr_ios, 1);
+	assert_int_equal(io.wr_bytes, 4096 + (512 << 10));
+	/* the second: one bio of 1 MiB */
+	ds[0].wr_ios += 1;
+	ds[0].wr_bytes += 512 << 10;
+	/* an empty flush and 64 KiB of write-zeroes: requests diskstats counts, the programs
+	 * not (tallied as they were queued) */
+	x[0].io.wr_ios += 2;
+	x[0].io.wr_bytes += 65536;
+	ds[0].wr_ios += 2;
+	ds[0].wr_bytes += 65536;
+	/* a 1 MiB read split in four (three extras), with a readahead bio merged into it */
+	x[0].io.rd_ios += 3;
+	ds[0].rd_ios += 4;
+	ds[0].rd_merges += 1;
+	ds[0].rd_bytes += (1 << 20) + 4096;
+	dev_counts_read(&c, ds, 1, x, 1);
+	io = dev_count_io(entry(&c, LOOP0, 1));
+	assert_int_equal(io.wr_ios, 2);
+	assert_int_equal(io.wr_bytes, 4096 + (1 << 20));
+	assert_int_equal(io.rd_ios, 2);
+	assert_int_equal(io.rd_bytes, (1 << 20) + 4096);
+	/* made anew: counts from 0, its extras from the last read's */
+	ds[0] = stat_of(LOOP0, 8192, 1, 1);
+	ds[0].rd_bytes = ds[0].rd_ios = 0;
+	x[0].io.wr_ios += 1; /* a split of the new device's, its requests done */
+	ds[0].wr_ios += 1;
+	dev_counts_read(&c, ds, 1, x, 1);
+	io = dev_count_io(entry(&c, LOOP0, 1));
+	assert_int_equal(io.wr_ios, 2 + 2);
+	assert_int_equal(io.wr_bytes, 4096 + (1 << 20) + 8192);
 	dev_counts_free(&c);
 }
 
@@ -177,16 +244,21 @@ static void which_the_kernel_counts(void **state)
 	put(root, "devices/loop0/loop0p1/partition", "1\n");
 	snprintf(rel, sizeof(rel), "%s/dev/block/7:1", root);
 	assert_int_equal(symlink("../../devices/loop0/loop0p1", rel), 0);
-	/* blk-mq: diskstats counts the requests a split bio became, not the bio */
-	assert_false(dev_counts_kernel_counts(root, LOOP0));
-	assert_false(dev_counts_kernel_counts(root, LOOP0P1));
-	assert_false(dev_counts_kernel_counts(root, 8u << 20));
-	assert_true(dev_counts_kernel_counts(root, ZRAM0)); /* iostats reads 0: counts each bio */
-	assert_false(dev_counts_kernel_counts(root, 253u << 20)); /* dm: a split bio twice */
-	assert_false(dev_counts_kernel_counts(root, (253u << 20) | 1));
-	assert_false(dev_counts_kernel_counts(root, 9u << 20));   /* md: split at chunks */
-	assert_false(dev_counts_kernel_counts(root, 1u << 20));   /* brd counts nothing */
-	assert_false(dev_counts_kernel_counts(root, 259u << 20)); /* not in sysfs */
+	for (int seen = 0; seen < 2; seen++) {
+		/* blk-mq: diskstats counts the requests a split bio became, which the
+		 * block_split program takes off: only while it runs */
+		assert_int_equal(dev_counts_kernel_counts(root, LOOP0, seen), seen);
+		assert_int_equal(dev_counts_kernel_counts(root, LOOP0P1, seen), seen);
+		assert_false(dev_counts_kernel_counts(root, 8u << 20, seen)); /* iostats off */
+		/* zram: iostats reads 0, it counts each bio itself and splits none */
+		assert_true(dev_counts_kernel_counts(root, ZRAM0, seen));
+		/* dm: a split bio once per part, no block_split */
+		assert_false(dev_counts_kernel_counts(root, 253u << 20, seen));
+		assert_false(dev_counts_kernel_counts(root, (253u << 20) | 1, seen));
+		assert_false(dev_counts_kernel_counts(root, 9u << 20, seen));   /* md: chunks */
+		assert_false(dev_counts_kernel_counts(root, 1u << 20, seen));   /* brd: nothing */
+		assert_false(dev_counts_kernel_counts(root, 259u << 20, seen)); /* not in sysfs */
+	}
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	assert_int_equal(system(cmd), 0);
 }
@@ -194,9 +266,8 @@ static void which_the_kernel_counts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(counts_from_the_set),
-	    cmocka_unit_test(leaves_and_changes_domain),
-	    cmocka_unit_test(no_line_at_the_set),
+	    cmocka_unit_test(counts_from_the_set),     cmocka_unit_test(leaves_and_changes_domain),
+	    cmocka_unit_test(no_line_at_the_set),      cmocka_unit_test(extras_taken_off),
 	    cmocka_unit_test(which_the_kernel_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
