@@ -5,10 +5,12 @@
  *   backend device blkback serves it from, flagged when they disagree by more than 5 %
  *   in a direction where either side moved at least 1 MiB (smaller intervals are noise:
  *   a request in flight across the sampling instant), and by more than the sampling
- *   can explain: what blkback counted while the tracer was read, at either end of the
- *   interval (skew_*_bytes), plus two of that interval's mean requests (blkback counts a
- *   request after submitting its bios, the tracer each bio as it is queued). Those bytes
- *   fall in one side's interval and the other's next: timing, not a miss.
+ *   can explain: what blkback counted while the tracer was read, and the requests in
+ *   flight at a backend device whose layer is read from diskstats (counted as they
+ *   complete), at either end of the interval (skew_*_bytes), plus two of that interval's
+ *   mean requests (blkback counts a request after submitting its bios, the programs each
+ *   bio as it is queued). Those bytes fall in one side's interval and the other's next:
+ *   timing, not a miss.
  * - A vbd's counters not read for a sample (libxenstat did not answer for a qdisk vbd)
  *   are carried in it (xio_vbd_stat.read): that interval has no counts for the vbd, and
  *   the next read is a delta from the counts last read, never from zero (which counted a

@@ -128,7 +128,9 @@ struct xio_vbd_stat {
 	uint64_t rd_req, wr_req, oo_req, f_req, ds_req;
 	/* how far rd/wr_bytes moved while the tracer's counters were read (blkback read
 	 * before and after them): the two sides' sampling instants are this far apart in
-	 * bytes. Live only (0 in recordings: unknown). */
+	 * bytes; and the requests in flight at the backend device then, each at the vbd's mean
+	 * request size: a layer read from /proc/diskstats counts a request as it completes,
+	 * blkback as it submits (sources/dev_counts.h). Live only (0 in recordings: unknown). */
 	uint64_t skew_rd_bytes, skew_wr_bytes;
 };
 

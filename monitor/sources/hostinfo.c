@@ -27,14 +27,19 @@ int host_read_diskstats(const char *proc_root, struct host_diskstat **out, size_
 	while (fgets(line, sizeof(line), f)) {
 		unsigned int major, minor;
 		char name[32];
-		uint64_t rd_ios, rd_merges, rd_sectors, rd_ms, wr_ios, wr_merges, wr_sectors;
-		/* fields 1-10 of Documentation/admin-guide/iostats.rst; later ones vary */
-		if (sscanf(line,
-		           "%u %u %31s %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-		           " %" SCNu64 " %" SCNu64,
-		           &major, &minor, name, &rd_ios, &rd_merges, &rd_sectors, &rd_ms, &wr_ios,
-		           &wr_merges, &wr_sectors) != 10)
+		uint64_t rd_ios, rd_merges, rd_sectors, rd_ms, wr_ios, wr_merges, wr_sectors, wr_ms,
+		    in_flight = 0;
+		/* fields 1-10 of Documentation/admin-guide/iostats.rst, and 11-12 (write time, I/Os
+		 * in progress) where the line has them; later ones vary */
+		int got = sscanf(line,
+		                 "%u %u %31s %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+		                 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64,
+		                 &major, &minor, name, &rd_ios, &rd_merges, &rd_sectors, &rd_ms,
+		                 &wr_ios, &wr_merges, &wr_sectors, &wr_ms, &in_flight);
+		if (got < 10)
 			continue;
+		if (got < 12)
+			in_flight = 0;
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 32;
 			struct host_diskstat *p = realloc(*out, cap * sizeof(*p));
@@ -56,6 +61,7 @@ int host_read_diskstats(const char *proc_root, struct host_diskstat **out, size_
 		d->wr_ios = wr_ios;
 		d->wr_bytes = wr_sectors * 512;
 		d->rd_merges = rd_merges;
+		d->in_flight = in_flight;
 		d->wr_merges = wr_merges;
 	}
 	fclose(f);

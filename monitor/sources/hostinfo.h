@@ -16,6 +16,7 @@ struct host_diskstat {
 	char name[32];
 	uint64_t rd_ios, rd_bytes, wr_ios, wr_bytes;
 	uint64_t rd_merges, wr_merges; /* bios merged into a request diskstats counts once */
+	uint64_t in_flight;            /* requests in progress now (0 when the line has none) */
 };
 
 /* Reads every line; *out is malloc'ed (free it). */

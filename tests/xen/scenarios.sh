@@ -322,20 +322,8 @@ for n in file-nodio file-dio lvm; do xl unpause $n; done
 # costs ~0.5 s while the guests run and tmux took seconds while they boot, so captures
 # taken in turn on a clock came out up to 28 s apart and one boot's two fell outside the
 # writes (~2-3 s of them when the host is not loaded).
-# A capture taken while the console draws holds the new header above rows of the frame
-# before (a boot's console-111: its header's clock, and two domains still writing that had
-# stopped): a screen is kept once two captures in a row agree, at the third try; one that
-# never settled is marked for check.py to leave unjudged.
 capture() { # N: console-N.txt, and CAPTURED N with the wall clock just after it
-	local scr again k
-	scr=$(tmux -u capture-pane -p -t cap 2>>$R/tmux.err)
-	for k in 1 2 3; do
-		again=$(tmux -u capture-pane -p -t cap 2>>$R/tmux.err)
-		[ "$again" = "$scr" ] && break
-		scr=$again
-		[ $k -lt 3 ] || scr+=$'\n'"xiotop-test: unsettled: the screen changed at each of 4 captures"
-	done
-	printf '%s\n' "$scr" >"$R/console-$1.txt"
+	tmux -u capture-pane -p -t cap >"$R/console-$1.txt" 2>>$R/tmux.err
 	echo "CAPTURED $1 $EPOCHREALTIME" >>$R/snapshots.txt # the interval it shows ended before
 	[ $(($1 % 4)) -ne 0 ] || tmux -u capture-pane -p -e -t cap >"$R/console-$1.ansi" 2>>$R/tmux.err # with colours
 }
