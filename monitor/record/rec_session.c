@@ -79,6 +79,7 @@ int rec_session_open(struct rec_session *s, const struct rec_session_opts *o, st
 {
 	memset(s, 0, sizeof(*s));
 	s->o = *o;
+	s->say_samples = getenv("XIOTOP_TEST_SAMPLES") != NULL;
 	rec_host_facts_read(o->proc_root, &s->facts);
 	if (o->dir) {
 		/* with --user that user writes it (root may hold no CAP_DAC_OVERRIDE for a
@@ -207,6 +208,8 @@ static int store_sample(void *ctx, const struct xio_sample *cur, bool first)
 {
 	(void)first;
 	struct rec_session *s = ctx;
+	if (s->say_samples)
+		fprintf(stderr, "xiotop-test: sample %lld\n", (long long)cur->realtime_ns);
 	char moved_from[sizeof(s->path)] = "";
 	if (s->rec && rec_writer_moved(s->rec))
 		snprintf(moved_from, sizeof(moved_from), "%s", s->path);

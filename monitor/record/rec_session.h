@@ -70,6 +70,11 @@ struct rec_session {
 	bool want_file;          /* --dir: a new file is due and found no room */
 	long lost, lost_episode; /* samples not kept: in all, in this episode */
 	bool said_refused_marks;
+	/* XIOTOP_TEST_SAMPLES set: each sample's instant said on stderr as it comes in, before
+	 * it is stored, so that a test knows every sample taken from outside the files (a
+	 * sample the pacer took late stretches an interval, which the files' times alone
+	 * cannot tell from a sample lost: tests/live/test_recorder_service.sh) */
+	bool say_samples;
 	struct xerr failed;
 };
 

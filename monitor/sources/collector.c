@@ -28,6 +28,11 @@ void collector_set_topology(struct collector *c, const struct xt_topology *topo)
 	c->n_devcache = 0;
 }
 
+void collector_set_in_flight(struct collector *c, collector_in_flight_fn fn)
+{
+	c->in_flight = fn;
+}
+
 void collector_set_xen(struct collector *c, struct xenlive *xen)
 {
 	c->xen = xen;
@@ -108,21 +113,18 @@ static void note_vbd_skew(const struct xio_sample *before, struct xio_sample *s)
 }
 
 /* A vbd's backend device whose layer is read from /proc/diskstats counts a request as it
- * completes, blkback as it submits: at the sample instant they are apart by the requests in
+ * completes, blkback as it submits: at the tracer's read they are apart by the requests in
  * flight there (diskstats says how many, not which way or how large: each is taken at the
  * vbd's mean request size, both ways), timing like the skew above, not a miss. */
-static void note_vbd_in_flight(struct xio_sample *s, const struct host_diskstat *ds, size_t n_ds)
+static void note_vbd_in_flight(const struct collector *c, struct xio_sample *s)
 {
-	for (size_t i = 0; i < s->n_vbd_stats; i++) {
+	for (size_t i = 0; c->in_flight && i < s->n_vbd_stats; i++) {
 		struct xio_vbd_stat *v = &s->vbd_stats[i];
-		for (size_t j = 0; v->backend_dev && j < n_ds; j++) {
-			if (ds[j].dev != v->backend_dev || !ds[j].in_flight)
-				continue;
-			if (v->rd_req)
-				v->skew_rd_bytes += ds[j].in_flight * (v->rd_bytes / v->rd_req);
-			if (v->wr_req)
-				v->skew_wr_bytes += ds[j].in_flight * (v->wr_bytes / v->wr_req);
-		}
+		uint64_t n = v->backend_dev ? c->in_flight(c->read_ctx, v->backend_dev) : 0;
+		if (n && v->rd_req)
+			v->skew_rd_bytes += n * (v->rd_bytes / v->rd_req);
+		if (n && v->wr_req)
+			v->skew_wr_bytes += n * (v->wr_bytes / v->wr_req);
 	}
 }
 
@@ -160,13 +162,13 @@ int collector_sample(struct collector *c, struct xio_sample *s)
 		goto fail;
 	}
 	note_vbd_skew(&before, s);
+	note_vbd_in_flight(c, s);
 	sample_free(&before);
 	host_read_vmstat(c->roots.proc, &s->vmstat_pgpgin_kb, &s->vmstat_pgpgout_kb);
 
 	struct host_diskstat *ds = NULL;
 	size_t n_ds = 0;
 	if (!host_read_diskstats(c->roots.proc, &ds, &n_ds)) {
-		note_vbd_in_flight(s, ds, n_ds);
 		for (size_t i = 0; i < n_ds; i++) {
 			const struct xt_devinfo *info = devinfo(c, ds[i].dev);
 			if (!info || !info->is_leaf)

@@ -20,6 +20,9 @@
 struct xenlive;
 
 typedef int (*collector_read_fn)(void *ctx, struct xio_sample *s);
+/* Requests in progress at dev when read_layers last read it, where its layer counts a
+ * request as it completes (a layer read from /proc/diskstats); 0 elsewhere. */
+typedef uint64_t (*collector_in_flight_fn)(void *ctx, uint32_t dev);
 
 struct collector_devfact {
 	uint32_t dev;
@@ -28,6 +31,7 @@ struct collector_devfact {
 
 struct collector {
 	collector_read_fn read_layers;
+	collector_in_flight_fn in_flight; /* NULL: none lags */
 	void *read_ctx;
 	const struct xt_topology *topo;
 	struct xt_roots roots;
@@ -40,6 +44,10 @@ struct collector {
 void collector_init(struct collector *c, collector_read_fn fn, void *ctx,
                     const struct xt_roots *roots);
 void collector_set_topology(struct collector *c, const struct xt_topology *topo);
+/* A vbd whose backend device's layer lags blkback by the requests in flight there (fn,
+ * called with the read_layers ctx): they are sampling skew of its cross-check, not a miss
+ * (xio_vbd_stat.skew_*_bytes). */
+void collector_set_in_flight(struct collector *c, collector_in_flight_fn fn);
 /* Add libxenstat's per-domain figures to every sample (the Xen live source). */
 void collector_set_xen(struct collector *c, struct xenlive *xen);
 /* 0, or -1 when the counters cannot be read (host files missing only warn once). */

@@ -141,7 +141,18 @@ void dev_counts_read(struct dev_counts *c, const struct host_diskstat *ds, size_
 			continue;
 		struct xiotop_io extra = extra_of(x, n_x, c->v[i].src.dev);
 		take(&c->v[i], &now, &extra);
+		for (size_t j = 0; j < n_ds; j++)
+			if (ds[j].dev == c->v[i].src.dev)
+				c->v[i].in_flight = ds[j].in_flight;
 	}
+}
+
+uint64_t dev_counts_in_flight(const struct dev_counts *c, uint32_t dev)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].active && c->v[i].src.dev == dev)
+			return c->v[i].in_flight;
+	return 0;
 }
 
 static struct dev_count *find(struct dev_counts *c, const struct dev_count_src *s)

@@ -62,6 +62,7 @@ struct dev_count {
 	struct xiotop_io last;       /* diskstats at the last read */
 	struct xiotop_io extra_base; /* the device's extras when counted from */
 	struct xiotop_io extra_last; /* the device's extras at the last read */
+	uint64_t in_flight;          /* requests in progress at the last read (diskstats) */
 };
 
 struct dev_counts {
@@ -88,6 +89,9 @@ int dev_counts_set(struct dev_counts *c, const struct dev_count_src *src, size_t
                    size_t n_x);
 void dev_counts_read(struct dev_counts *c, const struct host_diskstat *ds, size_t n_ds,
                      const struct dev_extra *x, size_t n_x);
+/* Requests in progress at dev at the last read, if it is an active entry (its layer lags
+ * the layers above it by them: they are counted as they complete); else 0. */
+uint64_t dev_counts_in_flight(const struct dev_counts *c, uint32_t dev);
 /* An entry's count since it was first set. */
 struct xiotop_io dev_count_io(const struct dev_count *e);
 void dev_counts_free(struct dev_counts *c);

@@ -66,6 +66,11 @@ static int read_tracer(void *ctx, struct xio_sample *s)
 	return tracer_read(ctx, s);
 }
 
+static uint64_t tracer_lag(void *ctx, uint32_t dev)
+{
+	return tracer_in_flight(ctx, dev);
+}
+
 /* One sample of the tracer, the host and the topology's domains. */
 static int collect(struct live *l, struct xio_sample *s)
 {
@@ -123,6 +128,7 @@ int live_open(struct live **out, const struct source_opts *o, struct xerr *err)
 	tracer_set_topology(l->tracer, &l->topo, &l->roots);
 	xnote("tracing with %s programs: %s", tracer_mode(l->tracer), tracer_hooks(l->tracer));
 	collector_init(&l->col, read_tracer, l->tracer, &l->roots);
+	collector_set_in_flight(&l->col, tracer_lag);
 	collector_set_topology(&l->col, &l->topo);
 	collector_set_xen(&l->col, l->src.xen);
 	/* the baseline, now that the programs are attached and the maps filled: whatever a

@@ -473,6 +473,11 @@ static int read_layers(struct tracer *t, struct xio_sample *s)
 	return 0;
 }
 
+uint64_t tracer_in_flight(const struct tracer *t, uint32_t dev)
+{
+	return dev_counts_in_flight(&t->dev_counts, dev);
+}
+
 const struct tracer_lost *tracer_lost(const struct tracer *t)
 {
 	return &t->lost;

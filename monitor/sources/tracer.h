@@ -34,6 +34,9 @@ int tracer_can_load(struct xerr *err);
 int tracer_set_topology(struct tracer *t, const struct xt_topology *topo,
                         const struct xt_roots *roots);
 int tracer_read(struct tracer *t, struct xio_sample *s);
+/* Requests in progress at dev when the last tracer_read() read /proc/diskstats, where dev's
+ * layer is read from there (counted as they complete: sources/dev_counts.h); else 0. */
+uint64_t tracer_in_flight(const struct tracer *t, uint32_t dev);
 /* The last tracer_read()'s lost_events by kind. */
 const struct tracer_lost *tracer_lost(const struct tracer *t);
 /* The map updates refused so far, per map (they are in lost_events too). */

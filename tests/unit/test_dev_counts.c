@@ -174,7 +174,10 @@ static void extras_taken_off(void **state)
 	ds[0].rd_ios += 4;
 	ds[0].rd_merges += 1;
 	ds[0].rd_bytes += (1 << 20) + 4096;
+	ds[0].in_flight = 5;
 	dev_counts_read(&c, ds, 1, x, 1);
+	assert_int_equal(dev_counts_in_flight(&c, LOOP0), 5); /* the lag at this read */
+	assert_int_equal(dev_counts_in_flight(&c, ZRAM0), 0); /* not counted here */
 	io = dev_count_io(entry(&c, LOOP0, 1));
 	assert_int_equal(io.wr_ios, 2);
 	assert_int_equal(io.wr_bytes, 4096 + (1 << 20));

@@ -188,6 +188,8 @@ static void test_hostinfo_fixtures(void **state)
 	assert_string_equal(ds[1].name, "loop0");
 	assert_int_equal(ds[1].dev, 7u << 20);
 	assert_int_equal(ds[1].wr_bytes, 524288ull * 512);
+	assert_int_equal(ds[1].in_flight, 3); /* the twelfth field: requests in progress */
+	assert_int_equal(ds[0].in_flight, 0);
 	free(ds);
 	uint64_t in = 0, out = 0;
 	assert_int_equal(host_read_vmstat(proc, &in, &out), 0);
