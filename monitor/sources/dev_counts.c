@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sources/lat_untimed.h"
 #include "sources/topology/topology.h"
 
 static bool sysfs_has(const char *sysfs, uint32_t dev, const char *rel)
@@ -38,10 +39,7 @@ bool dev_counts_kernel_counts(const char *sysfs, uint32_t dev, bool splits_seen)
 	snprintf(rel, sizeof(rel), "%scomp_algorithm", disk); /* zram's own attribute */
 	if (sysfs_has(sysfs, dev, rel))
 		return true;
-	if (!splits_seen)
-		return false;
-	snprintf(rel, sizeof(rel), "%smq", disk); /* blk-mq's own directory */
-	if (!sysfs_has(sysfs, dev, rel))
+	if (!splits_seen || !lat_dev_is_blk_mq(sysfs, dev))
 		return false;
 	snprintf(rel, sizeof(rel), "%squeue/iostats", disk);
 	return sysfs_char(sysfs, dev, rel) == '1';
