@@ -45,19 +45,23 @@ bool dev_counts_kernel_counts(const char *sysfs, uint32_t dev, bool splits_seen)
 	return sysfs_char(sysfs, dev, rel) == '1';
 }
 
-/* diskstats' reads and writes of dev as a layer's counters; false when it has no line. */
-static bool stat_of(const struct host_diskstat *ds, size_t n_ds, uint32_t dev,
-                    struct xiotop_io *out)
+/* dev's diskstats line, or NULL. */
+static const struct host_diskstat *line_of(const struct host_diskstat *ds, size_t n_ds,
+                                           uint32_t dev)
 {
 	for (size_t i = 0; i < n_ds; i++)
-		if (ds[i].dev == dev) {
-			out->rd_bytes = ds[i].rd_bytes;
-			out->wr_bytes = ds[i].wr_bytes;
-			out->rd_ios = ds[i].rd_ios + ds[i].rd_merges;
-			out->wr_ios = ds[i].wr_ios + ds[i].wr_merges;
-			return true;
-		}
-	return false;
+		if (ds[i].dev == dev)
+			return &ds[i];
+	return NULL;
+}
+
+/* A diskstats line's reads and writes as a layer's counters. */
+static struct xiotop_io io_of(const struct host_diskstat *l)
+{
+	return (struct xiotop_io){.rd_bytes = l->rd_bytes,
+	                          .wr_bytes = l->wr_bytes,
+	                          .rd_ios = l->rd_ios + l->rd_merges,
+	                          .wr_ios = l->wr_ios + l->wr_merges};
 }
 
 static void io_add(struct xiotop_io *to, const struct xiotop_io *a, const struct xiotop_io *b)
@@ -134,14 +138,13 @@ void dev_counts_read(struct dev_counts *c, const struct host_diskstat *ds, size_
                      const struct dev_extra *x, size_t n_x)
 {
 	for (size_t i = 0; i < c->n; i++) {
-		struct xiotop_io now;
-		if (!c->v[i].active || !stat_of(ds, n_ds, c->v[i].src.dev, &now))
+		const struct host_diskstat *l =
+		    c->v[i].active ? line_of(ds, n_ds, c->v[i].src.dev) : NULL;
+		if (!l)
 			continue;
-		struct xiotop_io extra = extra_of(x, n_x, c->v[i].src.dev);
+		struct xiotop_io now = io_of(l), extra = extra_of(x, n_x, c->v[i].src.dev);
 		take(&c->v[i], &now, &extra);
-		for (size_t j = 0; j < n_ds; j++)
-			if (ds[j].dev == c->v[i].src.dev)
-				c->v[i].in_flight = ds[j].in_flight;
+		c->v[i].in_flight = l->in_flight;
 	}
 }
 
@@ -172,14 +175,14 @@ static void activate(struct dev_count *e, const struct dev_count_src *s,
 		e->src.whole = s->whole; /* the whole disk may have changed */
 		return;
 	}
-	struct xiotop_io now = {0};
-	bool read = stat_of(ds, n_ds, s->dev, &now);
+	const struct host_diskstat *l = line_of(ds, n_ds, s->dev);
+	struct xiotop_io now = l ? io_of(l) : (struct xiotop_io){0};
 	io_plus(&e->done, &e->shown); /* what it counted before it left */
 	memset(&e->shown, 0, sizeof(e->shown));
 	e->src = *s;
 	e->base = e->last = now;
 	e->extra_base = e->extra_last = extra_of(x, n_x, s->dev);
-	e->based = read;
+	e->based = l != NULL;
 	e->active = true;
 }
 
