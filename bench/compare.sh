@@ -35,8 +35,11 @@
 # Columns: busy CPU per I/O (/proc/stat), BPF ns and events per I/O (kernel bpf run stats of
 # the peer's own programs), IOPS ratio to no tracer in the same round, median (min-max), tool
 # RSS; then ns per event per program, and per world the figures of issue 47's bars.
+# The kernel's run stats (kernel.bpf_stats_enabled) add two clock reads around every program
+# run, a cost no dom0 pays with them off (the default): BPF_STATS=0 leaves them off, for IOPS
+# ratios as a dom0 runs the tools; BPF time and events per I/O are then not measured ("-").
 # Usage: bench/compare.sh [BUILD_DIR]   (root; ROUNDS SECS WORLDS WORKLOADS XIOTOP_BEFORE
-# STEADY_WL RERUN KEEP_RESULTS, and PEERS to keep only some of: none xiotop xiotop_nolat
+# STEADY_WL RERUN KEEP_RESULTS BPF_STATS, and PEERS to keep only some of: none xiotop xiotop_nolat
 # xiotop_before xiotop_before_latency bt_sum bt_hist bt_same floor biotop)
 set -euo pipefail
 build=${1:-build}
@@ -46,6 +49,8 @@ workloads=${WORKLOADS:-rand4k seq1m buffered}
 worlds=${WORLDS:-dio-on dio-off bio}
 steady_wl=${STEADY_WL:-rand4k}
 rerun=${RERUN:-1}
+bpf_stats=${BPF_STATS:-1}
+[[ $bpf_stats == [01] ]] || { echo "compare: BPF_STATS is 1 (run stats on) or 0 (off)" >&2; exit 2; }
 for w in $worlds; do
 	case $w in dio-on | dio-off | bio | mixed) ;; *) echo "compare: no world $w (dio-on dio-off bio mixed)" >&2; exit 2 ;; esac
 done
@@ -73,7 +78,7 @@ trap cleanup EXIT INT TERM HUP
 bash "$src/tests/emu/emu.sh" up "$work/world" --dio on >/dev/null
 # shellcheck disable=SC1091
 . "$work/world/env"
-sysctl -qw kernel.bpf_stats_enabled=1
+sysctl -qw kernel.bpf_stats_enabled="$bpf_stats"
 # the xenstore each world's xiotop is given: the file-backed domains, or guest3 alone
 grep -v -e '^/local/domain/3' -e '/backend/vbd/3' "$XENSTORE_DUMP" >"$work/files.dump"
 grep -v -E -e '^/local/domain/[12]( |/)' -e '/backend/vbd/[12]( |/)' "$XENSTORE_DUMP" \

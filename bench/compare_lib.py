@@ -129,9 +129,10 @@ def report_workload(rows, replaced, wl, peers):
                 t[0] += v[0]
                 t[1] += v[1]
         rss = max(r["rss_kib"] for r in mine) / 1024
-        bpf = f"{ns / ios:.0f}" if peer != "none" else "-"
-        net = f"{(ns - floor * cnt) / ios:.0f}" if peer != "none" and floor is not None else "-"
-        ev = f"{cnt / ios:.1f}" if peer != "none" else "-"
+        counted = peer != "none" and cnt  # no events: the run stats were off (BPF_STATS=0)
+        bpf = f"{ns / ios:.0f}" if counted else "-"
+        net = f"{(ns - floor * cnt) / ios:.0f}" if counted and floor is not None else "-"
+        ev = f"{cnt / ios:.1f}" if counted else "-"
         add = med_range(added, "%+.1f") if peer != "none" else "-"
         rat = med_range(ratio, "%.3f") if peer != "none" else "1"
         rs = f"{rss:.0f}" if peer != "none" else "-"
@@ -168,7 +169,7 @@ def per_io(rows, peer, wl):
         return None
     ns = sum(v[0] for r in mine for v in r["progs"].values())
     cnt = sum(v[1] for r in mine for v in r["progs"].values())
-    return ns / ios, cnt / ios
+    return (ns / ios, cnt / ios) if cnt else None  # no events: the run stats were off
 
 
 def iops_ratios(rows, peer, wl):
@@ -199,7 +200,7 @@ def summary(rows, steady_wl, wls):
     print("|---|---|---|---|---|---|---|")
     for wl in mine:
         x, h, s = (per_io(rows, p, wl) for p in ("xiotop", "bt_hist", "bt_same"))
-        if not x:
+        if not iops_ratios(rows, "xiotop", wl):
             continue
         print(f"| {wl.split(' ', 1)[1]} | {cell(x)} | {cell(h)} | {ratio(x, h)} | {cell(s)} | {ratio(x, s)} | "
               f"{med_range(iops_ratios(rows, 'xiotop', wl), '%.3f')} |")
