@@ -200,10 +200,11 @@ def summary(rows, steady_wl, wls):
     print("|---|---|---|---|---|---|---|")
     for wl in mine:
         x, h, s = (per_io(rows, p, wl) for p in ("xiotop", "bt_hist", "bt_same"))
-        if not iops_ratios(rows, "xiotop", wl):
+        rat = iops_ratios(rows, "xiotop", wl)
+        if not rat:
             continue
         print(f"| {wl.split(' ', 1)[1]} | {cell(x)} | {cell(h)} | {ratio(x, h)} | {cell(s)} | {ratio(x, s)} | "
-              f"{med_range(iops_ratios(rows, 'xiotop', wl), '%.3f')} |")
+              f"{med_range(rat, '%.3f')} |")
     rest = [w for w in wls if w not in mine]
     if rest:
         print("\n| workload | xiotop BPF ns/I/O (events) | bt_same | xiotop / bt_same |")
