@@ -33,11 +33,15 @@
 # rand4k) moved more than 10 % from its neighbours' in a world is run again for that world
 # once (RERUN=0: never), the rows it replaces kept apart; the report says which.
 # Columns: busy CPU per I/O (/proc/stat), BPF ns and events per I/O (kernel bpf run stats of
-# the peer's own programs), IOPS ratio to no tracer in the same round, median (min-max), tool
-# RSS; then ns per event per program, and per world the figures of issue 47's bars.
+# the peer's own programs), IOPS ratio to no tracer in the same round, median (min-max), the
+# tool's own threads' CPU per second of the run (schedstat: its user space and the system
+# calls it makes, not its programs), tool RSS; then ns per event per program, and per world the figures of issue 47's bars.
 # The kernel's run stats (kernel.bpf_stats_enabled) add two clock reads around every program
 # run, a cost no dom0 pays with them off (the default): BPF_STATS=0 leaves them off, for IOPS
 # ratios as a dom0 runs the tools; BPF time and events per I/O are then not measured ("-").
+# BPF_STATS=both runs STEADY_WL twice in every attach, with the stats on and off (the order
+# turns each round), the second as workload "STEADY_WL/stats-off": both figures from the same
+# rounds, each IOPS ratio against the no-tracer run of its own mode.
 # Usage: bench/compare.sh [BUILD_DIR]   (root; ROUNDS SECS WORLDS WORKLOADS XIOTOP_BEFORE
 # STEADY_WL RERUN KEEP_RESULTS BPF_STATS, and PEERS to keep only some of: none xiotop xiotop_nolat
 # xiotop_before xiotop_before_latency bt_sum bt_hist bt_same floor biotop)
@@ -50,7 +54,8 @@ worlds=${WORLDS:-dio-on dio-off bio}
 steady_wl=${STEADY_WL:-rand4k}
 rerun=${RERUN:-1}
 bpf_stats=${BPF_STATS:-1}
-[[ $bpf_stats == [01] ]] || { echo "compare: BPF_STATS is 1 (run stats on) or 0 (off)" >&2; exit 2; }
+[[ $bpf_stats == [01] || $bpf_stats == both ]] ||
+	{ echo "compare: BPF_STATS is 1 (run stats on), 0 (off) or both" >&2; exit 2; }
 for w in $worlds; do
 	case $w in dio-on | dio-off | bio | mixed) ;; *) echo "compare: no world $w (dio-on dio-off bio mixed)" >&2; exit 2 ;; esac
 done
@@ -78,7 +83,18 @@ trap cleanup EXIT INT TERM HUP
 bash "$src/tests/emu/emu.sh" up "$work/world" --dio on >/dev/null
 # shellcheck disable=SC1091
 . "$work/world/env"
-sysctl -qw kernel.bpf_stats_enabled="$bpf_stats"
+stats_modes() { # round workload -> the run-stats settings to run it with, in order
+	if [ "$bpf_stats" != both ]; then
+		echo "$bpf_stats"
+	elif [ "$2" != "$steady_wl" ]; then
+		echo 1
+	elif (($1 % 2)); then
+		echo "1 0"
+	else
+		echo "0 1"
+	fi
+}
+sysctl -qw kernel.bpf_stats_enabled="$([ "$bpf_stats" = 0 ] && echo 0 || echo 1)"
 # the xenstore each world's xiotop is given: the file-backed domains, or guest3 alone
 grep -v -e '^/local/domain/3' -e '/backend/vbd/3' "$XENSTORE_DUMP" >"$work/files.dump"
 grep -v -E -e '^/local/domain/[12]( |/)' -e '/backend/vbd/[12]( |/)' "$XENSTORE_DUMP" \
@@ -220,6 +236,9 @@ stop_tool() { # SIGINT, then (said on stderr) SIGINT again, SIGTERM, SIGKILL: ne
 	fi
 	wait "$pid" 2>/dev/null || true
 }
+tool_cpu_ns() { # the tool's own threads' time on a CPU (schedstat), 0 with none running
+	[ -n "$tool_pid" ] && cat /proc/"$tool_pid"/task/*/schedstat 2>/dev/null | awk '{n += $1} END {print n + 0}' || echo 0
+}
 rss_kib() { [ -n "$tool_pid" ] && awk '/^VmRSS/{print $2}' "/proc/$tool_pid/status" 2>/dev/null || echo 0; }
 
 run_fio() { # workload target -> fio JSON on stdout
@@ -242,7 +261,7 @@ read -ra peer_list <<<"$peers"
 n=${#peer_list[@]}
 
 run_round() { # round world -> result lines on stdout
-	local r=$1 world=$2 k peer before wl s0 s1 b0 b1 t0 t1 target
+	local r=$1 world=$2 k peer before wl st label s0 s1 b0 b1 c0 c1 t0 t1 target
 	target=$(world_target "$world")
 	enter_world "$world"
 	for k in $(seq 0 $((n - 1))); do
@@ -250,15 +269,24 @@ run_round() { # round world -> result lines on stdout
 		before=$(prog_ids)
 		start_tool "$peer" "$world"
 		for wl in $workloads; do
-			s0=$(prog_stats "$before")
-			b0=$(busy_ticks)
-			t0=$(date +%s.%N)
-			run_fio "$wl" "$target" >"$work/fio.json"
-			t1=$(date +%s.%N)
-			b1=$(busy_ticks)
-			s1=$(prog_stats "$before")
-			python3 "$lib" record "$work/fio.json" "$r" "$peer" "$wl $world" "$((b1 - b0))" \
-				"$t0" "$t1" "$(rss_kib)" "$s0" "$s1"
+			for st in $(stats_modes "$r" "$wl"); do
+				label=$wl
+				if [ "$bpf_stats" = both ]; then
+					sysctl -qw kernel.bpf_stats_enabled="$st"
+					[ "$st" = 0 ] && label="$wl/stats-off"
+				fi
+				s0=$(prog_stats "$before")
+				c0=$(tool_cpu_ns)
+				b0=$(busy_ticks)
+				t0=$(date +%s.%N)
+				run_fio "$wl" "$target" >"$work/fio.json"
+				t1=$(date +%s.%N)
+				b1=$(busy_ticks)
+				c1=$(tool_cpu_ns)
+				s1=$(prog_stats "$before")
+				python3 "$lib" record "$work/fio.json" "$r" "$peer" "$label $world" "$((b1 - b0))" \
+					"$t0" "$t1" "$(rss_kib)" "$s0" "$s1" "$((c1 - c0))"
+			done
 		done
 		stop_tool
 	done

@@ -4,7 +4,7 @@ on stdin), one result line per (round, peer, workload), and the report.
 
   compare_lib.py ids                      ids of the loaded programs
   compare_lib.py stats "ID ID ..."        {name#id: [run_time_ns, run_cnt]} of the others
-  compare_lib.py record FIO_JSON R PEER WL BUSY_TICKS T0 T1 RSS_KIB STATS0 STATS1
+  compare_lib.py record FIO_JSON R PEER WL BUSY_TICKS T0 T1 RSS_KIB STATS0 STATS1 TOOL_NS
   compare_lib.py unsteady RESULTS WL      rounds whose no-tracer IOPS of WL ("rand4k dio-on")
                                           moved more than 10 % from its neighbours'
   compare_lib.py take RESULTS R WORLD     round R's lines of WORLD out of RESULTS, printed
@@ -31,16 +31,17 @@ def cmd_stats(before):
     print(json.dumps(out))
 
 
-def cmd_record(fio_json, r, peer, wl, ticks, t0, t1, rss, s0, s1):
+def cmd_record(fio_json, r, peer, wl, ticks, t0, t1, rss, s0, s1, tool_ns="0"):
     with open(fio_json) as f:
         job = json.load(f)["jobs"][0]["write"]
     s0, s1 = json.loads(s0), json.loads(s1)
     progs = {k: [v[0] - s0.get(k, [0, 0])[0], v[1] - s0.get(k, [0, 0])[1]] for k, v in s1.items()}
     print(json.dumps({"round": int(r), "peer": peer, "wl": wl, "ios": job["total_ios"],
                       "iops": job["iops"], "busy_ticks": int(ticks), "secs": float(t1) - float(t0),
-                      "rss_kib": int(rss or 0), "progs": progs}))
+                      "rss_kib": int(rss or 0), "tool_ns": int(tool_ns or 0), "progs": progs}))
 
 
+STATS_OFF = "/stats-off"  # a workload's label when compare.sh ran it with the run stats off (BPF_STATS=both)
 UNSTEADY = 0.10  # a no-tracer round this far from its neighbours' median is run again
 NEIGHBOURS = 2  # rounds on each side it is judged against
 
@@ -108,8 +109,9 @@ def report_workload(rows, replaced, wl, peers):
     if floor is not None:
         print(f"Run-stats floor (empty programs, `floor` peer): {floor:.0f} ns per event. "
               "Less floor = BPF ns/I/O minus that floor times events/I/O.\n")
-    print("| peer | busy CPU µs/I/O | added µs/I/O | BPF ns/I/O | less floor | events/I/O | IOPS ratio | RSS MiB |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| peer | busy CPU µs/I/O | added µs/I/O | BPF ns/I/O | less floor | events/I/O | IOPS ratio | "
+          "tool CPU ms/s | RSS MiB |")
+    print("|---|---|---|---|---|---|---|---|---|")
     per_prog = {}
     for peer in peers:
         mine = [r for r in rows if r["peer"] == peer and r["wl"] == wl and r["ios"]]
@@ -136,7 +138,10 @@ def report_workload(rows, replaced, wl, peers):
         add = med_range(added, "%+.1f") if peer != "none" else "-"
         rat = med_range(ratio, "%.3f") if peer != "none" else "1"
         rs = f"{rss:.0f}" if peer != "none" else "-"
-        print(f"| {peer} | {statistics.median(busy):.1f} | {add} | {bpf} | {net} | {ev} | {rat} | {rs} |")
+        # the tool's own threads (not its programs), per second of the run; older results: -
+        tool = [r["tool_ns"] / 1e6 / r["secs"] for r in mine if "tool_ns" in r and r["secs"]]
+        tc = med_range(tool, "%.1f") if peer != "none" and tool else "-"
+        print(f"| {peer} | {statistics.median(busy):.1f} | {add} | {bpf} | {net} | {ev} | {rat} | {tc} | {rs} |")
     print("\n| peer | program | ns/event | events/I/O |")
     print("|---|---|---|---|")
     ios_of = {p: sum(r["ios"] for r in rows if r["peer"] == p and r["wl"] == wl) for p in peers}
@@ -194,18 +199,26 @@ def summary(rows, steady_wl, wls):
     mine = [w for w in wls if w.split(" ")[0] == steady_wl]
     if not mine:
         return
+    off = {w.split(" ", 1)[1]: w for w in wls if w.split(" ")[0] == steady_wl + STATS_OFF}
     print(f"\n### Per world: {steady_wl}, xiotop (every figure, latency on)\n")
     print("| world | xiotop BPF ns/I/O (events) | bt_hist | xiotop / bt_hist | bt_same | "
-          "xiotop / bt_same | xiotop IOPS ratio, median (min–max) |")
-    print("|---|---|---|---|---|---|---|")
+          "xiotop / bt_same | xiotop IOPS ratio, median (min–max) |"
+          + (" the same, run stats off | bt_hist's, stats on; off |" if off else ""))
+    print("|---|---|---|---|---|---|---|" + ("---|---|" if off else ""))
     for wl in mine:
+        world = wl.split(" ", 1)[1]
         x, h, s = (per_io(rows, p, wl) for p in ("xiotop", "bt_hist", "bt_same"))
         rat = iops_ratios(rows, "xiotop", wl)
         if not rat:
             continue
-        print(f"| {wl.split(' ', 1)[1]} | {cell(x)} | {cell(h)} | {ratio(x, h)} | {cell(s)} | {ratio(x, s)} | "
-              f"{med_range(rat, '%.3f')} |")
-    rest = [w for w in wls if w not in mine]
+        line = (f"| {world} | {cell(x)} | {cell(h)} | {ratio(x, h)} | {cell(s)} | {ratio(x, s)} | "
+                f"{med_range(rat, '%.3f')} |")
+        if off:
+            hist = [med_range(iops_ratios(rows, "bt_hist", w), "%.3f").split(" ")[0]
+                    for w in (wl, off.get(world, ""))]
+            line += f" {med_range(iops_ratios(rows, 'xiotop', off.get(world, '')), '%.3f')} | {'; '.join(hist)} |"
+        print(line)
+    rest = [w for w in wls if w not in mine and w not in off.values()]
     if rest:
         print("\n| workload | xiotop BPF ns/I/O (events) | bt_same | xiotop / bt_same |")
         print("|---|---|---|---|")
