@@ -9,8 +9,8 @@
 # -> block_bio_complete for a bio-based one as an LV or zram, which makes no requests), the
 # two and the loop workers' time per item in one script (bt_same: the figures xiotop gives
 # by default, bpftrace's way), bpftrace's empty programs at the events xiotop runs at
-# (floor: the run stats' own cost per event), and bcc's biotop where it runs (else the
-# reason is printed).
+# (floor: the run stats' own cost per event), empty tp_btf programs at xiotop's per-I/O events
+# (floor_btf, below), and bcc's biotop where it runs (else the reason is printed).
 #
 # Worlds (WORLDS, default "dio-on dio-off bio"), on one emulated dom0 (tests/emu), each a
 # host as xiotop sees it (the xenstore it is given) and the device the workloads write to:
@@ -24,10 +24,18 @@
 #            I/O on, the workloads on guest1 (the image's file system is itself on a zram)
 # The bio world's buffered workload is no blkback pattern (blkback does no buffered I/O):
 # it writes through the zram's own page cache.
-# Workloads (WORKLOADS, default "rand4k seq1m buffered"), each SECS seconds (default 4):
+# Workloads (WORKLOADS, default "rand4k seq1m buffered"), each SECS seconds (default 4), each
+# after a sync (no run pays the writeback of the one before):
 #   rand4k    fio 4 KiB random writes, O_DIRECT, psync
 #   seq1m     fio 1 MiB sequential writes, O_DIRECT, psync
 #   buffered  fio 64 KiB buffered writes with writeback (end_fsync)
+# PIN=1 (the default) runs fio and every unbound workqueue (the loop workers, the flusher) on
+# CPU 0, the tools where the scheduler puts them. Unpinned, a loop I/O's hand-off to a worker on
+# the other CPU wakes it from halt, which on a virtual machine without a cpuidle driver costs
+# more than any tool and varies with where the scheduler put each (no-tracer rounds 22-31k IOPS
+# with direct I/O off, and a tool's ratio followed placement, not its cost); pinned, the
+# no-tracer runs agree within ~5 %, and every nanosecond a tool adds is in each I/O's path, the
+# strictest case for the IOPS ratio. PIN=0: as before.
 # ROUNDS rounds (default 10); in each, every world, and in it every peer once in a rotating
 # order, attached once for all workloads. A round whose no-tracer IOPS of STEADY_WL (default
 # rand4k) moved more than 10 % from its neighbours' in a world is run again for that world
@@ -43,8 +51,8 @@
 # turns each round), the second as workload "STEADY_WL/stats-off": both figures from the same
 # rounds, each IOPS ratio against the no-tracer run of its own mode.
 # Usage: bench/compare.sh [BUILD_DIR]   (root; ROUNDS SECS WORLDS WORKLOADS XIOTOP_BEFORE
-# STEADY_WL RERUN KEEP_RESULTS BPF_STATS, and PEERS to keep only some of: none xiotop xiotop_nolat
-# xiotop_before xiotop_before_latency bt_sum bt_hist bt_same floor biotop)
+# STEADY_WL RERUN KEEP_RESULTS BPF_STATS PIN, and PEERS to keep only some of: none xiotop xiotop_nolat
+# xiotop_before xiotop_before_latency floor_btf bt_sum bt_hist bt_same floor biotop)
 set -euo pipefail
 build=${1:-build}
 rounds=${ROUNDS:-10}
@@ -54,6 +62,8 @@ worlds=${WORLDS:-dio-on dio-off bio}
 steady_wl=${STEADY_WL:-rand4k}
 rerun=${RERUN:-1}
 bpf_stats=${BPF_STATS:-1}
+pin=${PIN:-1}
+[[ $pin == [01] ]] || { echo "compare: PIN is 1 (fio and the unbound workqueues on CPU 0) or 0" >&2; exit 2; }
 [[ $bpf_stats == [01] || $bpf_stats == both ]] ||
 	{ echo "compare: BPF_STATS is 1 (run stats on), 0 (off) or both" >&2; exit 2; }
 for w in $worlds; do
@@ -69,17 +79,28 @@ done
 
 work=$(mktemp -d /tmp/xiotop-compare.XXXXXX)
 old_stats=$(sysctl -n kernel.bpf_stats_enabled)
+wq_mask=/sys/devices/virtual/workqueue/cpumask
+old_wq_mask=
+fio_pin=()
 tool_pid=
 tool_name=
 # shellcheck disable=SC2317 # called by the trap below
 cleanup() {
 	stop_tool
 	sysctl -qw kernel.bpf_stats_enabled="$old_stats"
+	[ -z "$old_wq_mask" ] || echo "$old_wq_mask" >"$wq_mask"
 	bash "$src/tests/emu/emu.sh" down "$work/world" >/dev/null 2>&1 || true
 	rm -rf "$work"
 }
-trap cleanup EXIT INT TERM HUP
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP # the cleanup once, then out (a trap that returns would go on)
 [ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing
+if [ "$pin" = 1 ]; then
+	[ -w "$wq_mask" ] || { echo "compare: no $wq_mask to pin the unbound workqueues (PIN=0 runs unpinned)" >&2; exit 2; }
+	old_wq_mask=$(cat "$wq_mask")
+	echo 1 >"$wq_mask" # CPU 0, as fio below
+	fio_pin=(--cpus_allowed=0)
+fi
 bash "$src/tests/emu/emu.sh" up "$work/world" --dio on >/dev/null
 # shellcheck disable=SC1091
 . "$work/world/env"
@@ -160,12 +181,22 @@ tracepoint:workqueue:workqueue_execute_end /@item[tid]/ {
   @loop_ns[tid] = sum(nsecs - @item[tid]); delete(@item[tid]); }'
 }
 
+# floor_btf: empty tp_btf programs (bench/floor_btf.c) at the per-I/O events xiotop attaches in
+# the world, attached as xiotop's own: what a guest's I/O pays for those events whatever the
+# programs do, the least any tool running at them can cost
+floor_btf_of() { # world -> the programs
+	case $1 in
+	bio) echo block_bio_queue block_bio_complete block_rq_complete ;;
+	*) echo block_bio_queue block_rq_complete workqueue_execute_start writeback_dirty_folio ;;
+	esac
+}
 # floor: empty programs at the events xiotop runs at, so the report can say what the
 # kernel's run stats cost per event whatever the program (two sched_clock reads)
 bt_floor='tracepoint:block:block_bio_queue {} tracepoint:block:block_bio_complete {}
 tracepoint:block:block_rq_complete {} tracepoint:workqueue:workqueue_execute_start {}'
 
 peers="none xiotop xiotop_nolat"
+[ -x "$build/xiotop-floor-bench" ] && peers="$peers floor_btf"
 [ -n "${XIOTOP_BEFORE:-}" ] && peers="$peers xiotop_before xiotop_before_latency"
 if command -v bpftrace >/dev/null; then
 	peers="$peers bt_sum bt_hist bt_same floor"
@@ -212,6 +243,11 @@ start_tool() { # peer world -> sets tool_pid, waits until attached
 		tool_pid=$!
 		for _ in $(seq 100); do grep -q Attaching "$log" 2>/dev/null && break; sleep 0.1; done
 		sleep 0.5 ;;
+	floor_btf)
+		# shellcheck disable=SC2046 # one word per program
+		"$build/xiotop-floor-bench" "$build/bpf/floor_btf.bpf.o" $(floor_btf_of "$2") >"$work/tool.out" 2>"$log" &
+		tool_pid=$!
+		for _ in $(seq 50); do grep -q Attaching "$work/tool.out" 2>/dev/null && break; sleep 0.1; done ;;
 	biotop)
 		"$biotop" -C 1 >/dev/null 2>"$log" &
 		tool_pid=$!
@@ -242,7 +278,7 @@ tool_cpu_ns() { # the tool's own threads' time on a CPU (schedstat), 0 with none
 rss_kib() { [ -n "$tool_pid" ] && awk '/^VmRSS/{print $2}' "/proc/$tool_pid/status" 2>/dev/null || echo 0; }
 
 run_fio() { # workload target -> fio JSON on stdout
-	local common=(--name=w --filename="$2" --ioengine=psync --output-format=json)
+	local common=(--name=w --filename="$2" --ioengine=psync --output-format=json "${fio_pin[@]}")
 	case $1 in
 	rand4k) fio "${common[@]}" --rw=randwrite --bs=4k --direct=1 --size=200M --runtime="$secs" --time_based ;;
 	seq1m) fio "${common[@]}" --rw=write --bs=1M --direct=1 --size=200M --runtime="$secs" --time_based ;;
@@ -275,6 +311,10 @@ run_round() { # round world -> result lines on stdout
 					sysctl -qw kernel.bpf_stats_enabled="$st"
 					[ "$st" = 0 ] && label="$wl/stats-off"
 				fi
+				# dom0's dirty pages written back first: a run never pays the writeback
+				# of the run before (with direct I/O off, 4 s of 4 KiB writes dirty ~700 MiB
+				# of the image, which the flusher writes while a later run goes on)
+				sync
 				s0=$(prog_stats "$before")
 				c0=$(tool_cpu_ns)
 				b0=$(busy_ticks)

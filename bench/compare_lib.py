@@ -37,7 +37,7 @@ def cmd_record(fio_json, r, peer, wl, ticks, t0, t1, rss, s0, s1, tool_ns="0"):
     s0, s1 = json.loads(s0), json.loads(s1)
     progs = {k: [v[0] - s0.get(k, [0, 0])[0], v[1] - s0.get(k, [0, 0])[1]] for k, v in s1.items()}
     print(json.dumps({"round": int(r), "peer": peer, "wl": wl, "ios": job["total_ios"],
-                      "iops": job["iops"], "busy_ticks": int(ticks), "secs": float(t1) - float(t0),
+                      "iops": job["iops"], "busy_ticks": int(ticks), "t0": float(t0), "secs": float(t1) - float(t0),
                       "rss_kib": int(rss or 0), "tool_ns": int(tool_ns or 0), "progs": progs}))
 
 
