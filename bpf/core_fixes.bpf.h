@@ -176,13 +176,15 @@ static __always_inline int bio_first_inode(struct bio *bio, u64 *ino, u32 *fs_de
  * 4.10); REQ_OP_READ is 0 and REQ_OP_WRITE 1 in every version. */
 #define KERNEL_REQ_OP_MASK  0xff
 #define KERNEL_REQ_OP_WRITE 1
-/* The operations /proc/diskstats does not count as reads or writes (op_stat_group(),
- * passthrough): values of enum req_op (include/linux/blk_types.h) as in 6.18's BTF, not
- * checked on older kernels (REQ_OP_DRV_IN was added in 4.11) */
-#define KERNEL_REQ_OP_FLUSH        2
-#define KERNEL_REQ_OP_DISCARD      3
-#define KERNEL_REQ_OP_SECURE_ERASE 5
-#define KERNEL_REQ_OP_DRV_IN       34
+/* The operations /proc/diskstats does not count as reads or writes: a discard (a group of
+ * its own in op_stat_group(), include/linux/blk_types.h), a flush (the flush machinery's
+ * requests are not accounted, blk_account_io_done()), passthrough (from REQ_OP_DRV_IN on,
+ * blk_do_io_stat()). Every other operation is a read if even, a write if odd: a secure
+ * erase (5) or write-zeroes (9) is counted as a write. Values of enum req_op as in 6.18's
+ * BTF, not checked on older kernels (REQ_OP_DRV_IN was added in 4.11). */
+#define KERNEL_REQ_OP_FLUSH   2
+#define KERNEL_REQ_OP_DISCARD 3
+#define KERNEL_REQ_OP_DRV_IN  34
 
 /* USER_HZ ticks, as /proc/<pid>/stat prints a start time (USER_HZ is 100 on every
  * architecture xiotop builds for). */

@@ -256,15 +256,14 @@ static __always_inline int on_rq_complete(const struct rq_facts *f, u32 nr_bytes
 {
 	u32 op = f->op & KERNEL_REQ_OP_MASK;
 	if (nr_bytes < f->bytes_left || !f->dev || op == KERNEL_REQ_OP_FLUSH ||
-	    op == KERNEL_REQ_OP_DISCARD || op == KERNEL_REQ_OP_SECURE_ERASE ||
-	    op >= KERNEL_REQ_OP_DRV_IN)
+	    op == KERNEL_REQ_OP_DISCARD || op >= KERNEL_REQ_OP_DRV_IN)
 		return 0; /* a part (timed at its last), or not counted as a read or a write */
 	struct xiotop_dev_owner *d = dev_owner(f->dev);
 	if (!d || !(d->flags & XIOTOP_DEV_IS_BACKEND))
 		return 0;
 	stat_inc(XIOTOP_STAT_LATENCY_RQ_SEEN);
 	if (op > KERNEL_REQ_OP_WRITE)
-		return 0; /* write-zeroes, zone operations: in diskstats, not guest data */
+		return 0; /* secure erase, write-zeroes, zone ops: in diskstats, not guest data */
 	/* A bio over the device's limits is split (bio_split_to_limits): the parts split off
 	 * are new bios chained to it (bi_end_io bio_chain_endio), the original keeps the
 	 * rest and is queued last. Only the request holding the original is timed, so a
