@@ -39,16 +39,6 @@ struct {
 	__type(value, struct xiotop_io);
 } dev_extras SEC(".maps");
 
-/* diskstats' group of an operation, as op_stat_group(): 1 write (every odd operation), 0
- * read (every even one), -1 neither: discard (a group of its own), flush (no request of
- * it is counted: the flush machinery's own), passthrough. */
-static __always_inline int stat_group(u32 op)
-{
-	if (op == KERNEL_REQ_OP_DISCARD || op == KERNEL_REQ_OP_FLUSH || op >= KERNEL_REQ_OP_DRV_IN)
-		return -1;
-	return op & 1;
-}
-
 /* A request, of `bytes` (0: a split's part, whose bytes are its bio's), that diskstats
  * counts at dev and the programs do not. */
 static __always_inline int tally_extra(u32 dev, u32 op, u64 bytes)

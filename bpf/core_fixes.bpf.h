@@ -186,6 +186,15 @@ static __always_inline int bio_first_inode(struct bio *bio, u64 *ino, u32 *fs_de
 #define KERNEL_REQ_OP_DISCARD 3
 #define KERNEL_REQ_OP_DRV_IN  34
 
+/* diskstats' group of an operation (op: masked with KERNEL_REQ_OP_MASK), as
+ * op_stat_group(): 1 write (every odd operation), 0 read (every even one), -1 neither. */
+static __always_inline int stat_group(u32 op)
+{
+	if (op == KERNEL_REQ_OP_DISCARD || op == KERNEL_REQ_OP_FLUSH || op >= KERNEL_REQ_OP_DRV_IN)
+		return -1;
+	return op & 1;
+}
+
 /* USER_HZ ticks, as /proc/<pid>/stat prints a start time (USER_HZ is 100 on every
  * architecture xiotop builds for). */
 #define NS_PER_USER_TICK 10000000ull

@@ -255,8 +255,7 @@ struct rq_facts {
 static __always_inline int on_rq_complete(const struct rq_facts *f, u32 nr_bytes)
 {
 	u32 op = f->op & KERNEL_REQ_OP_MASK;
-	if (nr_bytes < f->bytes_left || !f->dev || op == KERNEL_REQ_OP_FLUSH ||
-	    op == KERNEL_REQ_OP_DISCARD || op >= KERNEL_REQ_OP_DRV_IN)
+	if (nr_bytes < f->bytes_left || !f->dev || stat_group(op) < 0)
 		return 0; /* a part (timed at its last), or not counted as a read or a write */
 	struct xiotop_dev_owner *d = dev_owner(f->dev);
 	if (!d || !(d->flags & XIOTOP_DEV_IS_BACKEND))
