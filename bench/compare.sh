@@ -32,10 +32,10 @@
 # PIN=1 (the default) runs fio and every unbound workqueue (the loop workers, the flusher) on
 # CPU 0, the tools where the scheduler puts them. Unpinned, a loop I/O's hand-off to a worker on
 # the other CPU wakes it from halt, which on a virtual machine without a cpuidle driver costs
-# more than any tool and varies with where the scheduler put each (no-tracer rounds 22-31k IOPS
-# with direct I/O off, and a tool's ratio followed placement, not its cost); pinned, the
-# no-tracer runs agree within ~5 %, and every nanosecond a tool adds is in each I/O's path, the
-# strictest case for the IOPS ratio. PIN=0: as before.
+# more than any tool and varies with where the scheduler put each (twelve no-tracer runs in a
+# row 22.5-30.8k IOPS, and a tool's ratio followed placement, not its cost); pinned, nine of
+# ten no-tracer runs in a row within 42.1-46.6k, and every nanosecond a tool adds is in each
+# I/O's path, the strictest case for the IOPS ratio. PIN=0: as before.
 # ROUNDS rounds (default 10); in each, every world, and in it every peer once in a rotating
 # order, attached once for all workloads. A round whose no-tracer IOPS of STEADY_WL (default
 # rand4k) moved more than 10 % from its neighbours' in a world is run again for that world
@@ -43,7 +43,8 @@
 # Columns: busy CPU per I/O (/proc/stat), BPF ns and events per I/O (kernel bpf run stats of
 # the peer's own programs), IOPS ratio to no tracer in the same round, median (min-max), the
 # tool's own threads' CPU per second of the run (schedstat: its user space and the system
-# calls it makes, not its programs), tool RSS; then ns per event per program, and per world the figures of issue 47's bars.
+# calls it makes, not its programs), tool RSS; then ns per event per program, and per world
+# the figures of issue 47's bars.
 # The kernel's run stats (kernel.bpf_stats_enabled) add two clock reads around every program
 # run, a cost no dom0 pays with them off (the default): BPF_STATS=0 leaves them off, for IOPS
 # ratios as a dom0 runs the tools; BPF time and events per I/O are then not measured ("-").

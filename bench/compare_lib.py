@@ -37,7 +37,7 @@ def cmd_record(fio_json, r, peer, wl, ticks, t0, t1, rss, s0, s1, tool_ns="0"):
     s0, s1 = json.loads(s0), json.loads(s1)
     progs = {k: [v[0] - s0.get(k, [0, 0])[0], v[1] - s0.get(k, [0, 0])[1]] for k, v in s1.items()}
     print(json.dumps({"round": int(r), "peer": peer, "wl": wl, "ios": job["total_ios"],
-                      "iops": job["iops"], "busy_ticks": int(ticks), "t0": float(t0), "secs": float(t1) - float(t0),
+                      "iops": job["iops"], "busy_ticks": int(ticks), "secs": float(t1) - float(t0),
                       "rss_kib": int(rss or 0), "tool_ns": int(tool_ns or 0), "progs": progs}))
 
 
@@ -214,8 +214,8 @@ def summary(rows, steady_wl, wls):
         line = (f"| {world} | {cell(x)} | {cell(h)} | {ratio(x, h)} | {cell(s)} | {ratio(x, s)} | "
                 f"{med_range(rat, '%.3f')} |")
         if off:
-            hist = [med_range(iops_ratios(rows, "bt_hist", w), "%.3f").split(" ")[0]
-                    for w in (wl, off.get(world, ""))]
+            hist = [f"{statistics.median(x):.3f}" if x else "-"
+                    for x in (iops_ratios(rows, "bt_hist", w) for w in (wl, off.get(world, "")))]
             line += f" {med_range(iops_ratios(rows, 'xiotop', off.get(world, '')), '%.3f')} | {'; '.join(hist)} |"
         print(line)
     rest = [w for w in wls if w not in mine and w not in off.values()]
