@@ -25,6 +25,24 @@ struct {
 	__type(value, u32);
 } remap_owner SEC(".maps");
 
+/* A counting filter in front of remap_owner: per slot (a hash of the bio's number), how many
+ * entries were stored and not yet taken; never fewer than the entries there are (one the LRU
+ * evicted, or one stored again over a stale one, stays counted: that slot is then looked up
+ * for nothing). A BIO_CLONED bio whose slot is 0 has no entry and is not looked up: a hash
+ * lookup of a missing key cost ~40 ns, and more than dm/md clones are BIO_CLONED: a split's
+ * parts, and every bio that borrows its bvec array (bio_iov_bvec_set, block/bio.c), as each
+ * write of a loop device with direct I/O on to the leaf does, one per guest write. The
+ * slots are u64: an atomic add whose result is not used is one instruction on every JIT. */
+#define REMAP_FILTER_BITS 12
+unsigned long long remap_filter[1 << REMAP_FILTER_BITS];
+
+/* The slot of the bio numbered `num` (bio_number_btf() in a tp_btf program, the pointer in
+ * a raw_tp one: the same for a bio at its remap and at its queue event). */
+static __always_inline u64 *remap_filter_slot(u64 num)
+{
+	return &remap_filter[(num * 0x9e3779b97f4a7c15ull) >> (64 - REMAP_FILTER_BITS)];
+}
+
 /* What /proc/diskstats counts at a device whose layer is read from there
  * (XIOTOP_DEV_COUNTED) that the programs would not count as a bio of it: a request more per
  * split of a bio (block_split: the parts are requests of their own, and a traced bio is
@@ -207,14 +225,15 @@ static __always_inline int on_bio_queue(struct bio *bio, const struct bio_facts 
 	struct work_state *ws = NULL;
 	struct xiotop_dev_owner *d = dev_owner(dev);
 	u64 bio_key = (u64)bio;
-	/* dm/md clones are BIO_CLONED (as are splits): only they can be in remap_owner */
+	/* dm/md clones are BIO_CLONED: only they can be in remap_owner */
 	u32 *cloned_from = NULL;
-	if (f->bio_flags & (1u << BIO_CLONED))
+	if ((f->bio_flags & (1u << BIO_CLONED)) && *remap_filter_slot(f->num))
 		cloned_from = bpf_map_lookup_elem(&remap_owner, &bio_key);
 	if (cloned_from) {
 		domid = *cloned_from;
 		via = XIOTOP_VIA_REMAP;
-		bpf_map_delete_elem(&remap_owner, &bio_key);
+		if (!bpf_map_delete_elem(&remap_owner, &bio_key)) /* taken once, if two race */
+			__sync_fetch_and_add(remap_filter_slot(f->num), -1ull);
 	} else if (d && (d->flags & XIOTOP_DEV_COUNTED)) {
 		return counted_bio(f, d, is_write);
 	} else {
@@ -242,7 +261,8 @@ static __always_inline int on_bio_queue(struct bio *bio, const struct bio_facts 
 	return 0;
 }
 
-static __always_inline int on_bio_remap(struct bio *bio, u32 from_dev)
+/* `num`: the bio's number, as at its queue event (struct bio_facts) */
+static __always_inline int on_bio_remap(struct bio *bio, u64 num, u32 from_dev)
 {
 	/* a partition remap keeps the same bio and device: block_bio_queue handles it */
 	if (bio_devt(bio) == from_dev)
@@ -255,6 +275,8 @@ static __always_inline int on_bio_remap(struct bio *bio, u32 from_dev)
 	u64 bio_key = (u64)bio;
 	if (bpf_map_update_elem(&remap_owner, &bio_key, &domid, BPF_ANY))
 		stat_inc(XIOTOP_STAT_LOST_REMAP);
+	else /* counted before the clone can be queued: its queue event finds it */
+		__sync_fetch_and_add(remap_filter_slot(num), 1);
 	return 0;
 }
 

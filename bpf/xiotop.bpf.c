@@ -43,7 +43,7 @@ int BPF_PROG(btf_bio_queue, struct bio *bio)
 SEC("tp_btf/block_bio_remap")
 int BPF_PROG(btf_bio_remap, struct bio *bio, dev_t dev, sector_t from)
 {
-	return on_bio_remap(bio, dev);
+	return on_bio_remap(bio, bio_number_btf(bio), dev);
 }
 
 /* fires only where a bio is split (over a queue's limits): none per small I/O */
@@ -139,7 +139,7 @@ int BPF_PROG(raw_bio_queue, struct bio *bio)
 SEC("raw_tp/block_bio_remap")
 int BPF_PROG(raw_bio_remap, struct bio *bio, dev_t dev, sector_t from)
 {
-	return on_bio_remap(bio, dev);
+	return on_bio_remap(bio, (u64)bio, dev);
 }
 
 SEC("raw_tp/block_split")
