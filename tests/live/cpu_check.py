@@ -132,11 +132,13 @@ def main():
         with open(image, "wb") as f:
             f.truncate(128 * MiB)
     xt = Xiotop(binary, os.path.join(os.path.dirname(env_path), "xenstore.dump"), out_path)
-    print(f"# loop direct-io {dio}")
+    cpus = sorted(os.sched_getaffinity(0))  # test_cpu.sh's pinned world: the writers on CPU 0
+    pinned = f", writers pinned to CPU {cpus}" if len(cpus) < os.cpu_count() else ""
+    print(f"# loop direct-io {dio}{pinned}")
     xt.wait_next(1)
     t0, stat0 = time.time(), proc_stat()
     kw0 = kworker_runtimes()
-    sampler = KworkerSampler(os.path.join(os.path.dirname(out_path), f"kworkers-{dio}.json"))
+    sampler = KworkerSampler(os.path.join(os.path.dirname(out_path), "kworkers-" + os.path.basename(out_path)))
     w1 = small_io(emu, 1, env["DOM1_DEV"], 4)
     # reads of an image not in dom0's page cache: with direct-io off each loop work item
     # waits for its read, so the item sleeps and ends in a later run
@@ -205,7 +207,7 @@ def main():
         total = attributed + unattr
         check(held(total), f"intervals {what} the run: attributed {attributed / 1e9:.2f} s + unattributed "
               f"{unattr / 1e9:.2f} s = {total / 1e9:.2f} s, {truth} ({IDENTITY_PCT} %)")
-    print(f"{len(failures) and 'FAILED' or 'PASSED'}: cpu, loop direct-io {dio}, {len(failures)} failure(s)")
+    print(f"{len(failures) and 'FAILED' or 'PASSED'}: cpu, loop direct-io {dio}{pinned}, {len(failures)} failure(s)")
     return 1 if failures else 0
 
 
