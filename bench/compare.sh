@@ -12,16 +12,8 @@
 # (floor: the run stats' own cost per event), empty tp_btf programs at xiotop's per-I/O events
 # (floor_btf, below), and bcc's biotop where it runs (else the reason is printed).
 #
-# Worlds (WORLDS, default "dio-on dio-off bio"), on one emulated dom0 (tests/emu), each a
-# host as xiotop sees it (the xenstore it is given) and the device the workloads write to:
-#   dio-on   the two file-backed domains (guest1 on a loop device, guest2 on a partition of
-#            one); guest1's loop device with direct I/O on; the workloads on guest1
-#   dio-off  the same with its direct I/O off (the loop worker writes the image through
-#            dom0's page cache)
-#   bio      guest3 alone, on a bare zram (a bio-based device, the stand-in for an LV), as a
-#            host whose domains are all on block devices; the workloads on guest3
-#   mixed    all three domains (file-backed and bio-based on one host), guest1's direct
-#            I/O on, the workloads on guest1 (the image's file system is itself on a zram)
+# Worlds (WORLDS, default "dio-on dio-off bio"; mixed), on one emulated dom0 (tests/emu):
+# bench/worlds.sh says each.
 # The bio world's buffered workload is no blkback pattern (blkback does no buffered I/O):
 # it writes through the zram's own page cache.
 # Workloads (WORKLOADS, default "rand4k seq1m buffered"), each SECS seconds (default 4), each
@@ -67,10 +59,11 @@ pin=${PIN:-1}
 [[ $pin == [01] ]] || { echo "compare: PIN is 1 (fio and the unbound workqueues on CPU 0) or 0" >&2; exit 2; }
 [[ $bpf_stats == [01] || $bpf_stats == both ]] ||
 	{ echo "compare: BPF_STATS is 1 (run stats on), 0 (off) or both" >&2; exit 2; }
-for w in $worlds; do
-	case $w in dio-on | dio-off | bio | mixed) ;; *) echo "compare: no world $w (dio-on dio-off bio mixed)" >&2; exit 2 ;; esac
-done
 src=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=worlds.sh
+. "$src/bench/worlds.sh"
+# shellcheck disable=SC2086 # one word per world
+worlds_check $worlds
 xiotop="$build/xiotop"
 [ "$(id -u)" -eq 0 ] || { echo "compare: needs root (BPF, loop devices)" >&2; exit 2; }
 [ -x "$xiotop" ] || { echo "compare: $xiotop not built (make build)" >&2; exit 2; }
@@ -117,33 +110,7 @@ stats_modes() { # round workload -> the run-stats settings to run it with, in or
 	fi
 }
 sysctl -qw kernel.bpf_stats_enabled="$([ "$bpf_stats" = 0 ] && echo 0 || echo 1)"
-# the xenstore each world's xiotop is given: the file-backed domains, or guest3 alone
-grep -v -e '^/local/domain/3' -e '/backend/vbd/3' "$XENSTORE_DUMP" >"$work/files.dump"
-grep -v -E -e '^/local/domain/[12]( |/)' -e '/backend/vbd/[12]( |/)' "$XENSTORE_DUMP" \
-	>"$work/block.dump"
-
-world_dump() { # world -> the xenstore dump xiotop is given
-	case $1 in
-	dio-on | dio-off) echo "$work/files.dump" ;;
-	bio) echo "$work/block.dump" ;;
-	mixed) echo "$XENSTORE_DUMP" ;;
-	esac
-}
-world_target() { # world -> the device the workloads write to
-	case $1 in bio) echo "$DOM3_DEV" ;; *) echo "$DOM1_DEV" ;; esac
-}
-set_dio() { # on|off: guest1's loop device, while no tool is attached (its start reads it)
-	local want=$1 got
-	losetup --direct-io="$want" "$DOM1_DEV"
-	got=$(cat "/sys/block/${DOM1_DEV##*/}/loop/dio")
-	[ "$got" = "$([ "$want" = on ] && echo 1 || echo 0)" ] || {
-		echo "compare: $DOM1_DEV kept direct I/O $got after --direct-io=$want" >&2
-		exit 1
-	}
-}
-enter_world() {
-	case $1 in dio-off) set_dio off ;; *) set_dio on ;; esac
-}
+worlds_dumps
 
 bt_sum='tracepoint:block:block_bio_queue { @bytes[args->dev, comm] = sum(args->nr_sector * 512); }'
 # the latency one-liner of a blk-mq backend (requests) and of a bio-based one (bios)
@@ -182,15 +149,6 @@ tracepoint:workqueue:workqueue_execute_end /@item[tid]/ {
   @loop_ns[tid] = sum(nsecs - @item[tid]); delete(@item[tid]); }'
 }
 
-# floor_btf: empty tp_btf programs (bench/floor_btf.c) at the per-I/O events xiotop attaches in
-# the world, attached as xiotop's own: what a guest's I/O pays for those events whatever the
-# programs do, the least any tool running at them can cost
-floor_btf_of() { # world -> the programs
-	case $1 in
-	bio) echo block_bio_queue block_bio_complete block_rq_complete ;;
-	*) echo block_bio_queue block_rq_complete workqueue_execute_start writeback_dirty_folio ;;
-	esac
-}
 # floor: empty programs at the events xiotop runs at, so the report can say what the
 # kernel's run stats cost per event whatever the program (two sched_clock reads)
 bt_floor='tracepoint:block:block_bio_queue {} tracepoint:block:block_bio_complete {}

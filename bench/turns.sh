@@ -20,8 +20,7 @@
 # first peer is the base every ratio is taken to. The tools run where the scheduler puts
 # them; fio and the unbound workqueues on CPU 0 (as compare.sh's PIN=1). The kernel's run
 # stats stay off (as a dom0 runs).
-# Worlds (WORLD): dio-on, dio-off (guest1's loop device, direct I/O on or off), bio (guest3's
-# zram); see bench/compare.sh.
+# Worlds (WORLD, default dio-off): bench/worlds.sh.
 # Prints per peer: the median IOPS, the median ratio to the base of its cycle, and the time
 # it adds per I/O (1/IOPS less the base's, per cycle): median, mean and the mean's standard
 # error.
@@ -35,13 +34,15 @@ cycles=${CYCLES:-12}
 window=${WINDOW:-3}
 settle=${SETTLE:-1.5}
 peers=${PEERS:-none floor_btf xiotop}
-case $world in dio-on | dio-off | bio) ;; *) echo "turns: no world $world (dio-on dio-off bio)" >&2; exit 2 ;; esac
 [ "$(id -u)" -eq 0 ] || { echo "turns: needs root (BPF, loop devices)" >&2; exit 2; }
 [ -x "$build/xiotop" ] || { echo "turns: $build/xiotop not built (make build)" >&2; exit 2; }
 for c in fio python3; do
 	command -v "$c" >/dev/null || { echo "turns: $c missing (scripts/install-deps.sh)" >&2; exit 2; }
 done
 src=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=worlds.sh
+. "$src/bench/worlds.sh"
+worlds_check "$world"
 work=$(mktemp -d /tmp/xiotop-turns.XXXXXX)
 wq_mask=/sys/devices/virtual/workqueue/cpumask
 old_wq_mask=$(cat "$wq_mask")
@@ -60,19 +61,12 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
-bash "$src/tests/emu/emu.sh" up "$work/world" --dio "$([ "$world" = dio-off ] && echo off || echo on)" >/dev/null
+bash "$src/tests/emu/emu.sh" up "$work/world" --dio on >/dev/null # enter_world turns it off where the world has it so
 # shellcheck disable=SC1091
 . "$work/world/env"
-if [ "$world" = bio ]; then
-	target=$DOM3_DEV
-	grep -v -E -e '^/local/domain/[12]( |/)' -e '/backend/vbd/[12]( |/)' "$XENSTORE_DUMP" >"$work/dump"
-	floor_events="block_bio_queue block_bio_complete block_rq_complete"
-else
-	target=$DOM1_DEV
-	losetup --direct-io="$([ "$world" = dio-off ] && echo off || echo on)" "$DOM1_DEV"
-	grep -v -e '^/local/domain/3' -e '/backend/vbd/3' "$XENSTORE_DUMP" >"$work/dump"
-	floor_events="block_bio_queue block_rq_complete workqueue_execute_start writeback_dirty_folio"
-fi
+worlds_dumps
+enter_world "$world"
+target=$(world_target "$world")
 echo 1 >"$wq_mask"
 sysctl -qw kernel.bpf_stats_enabled=0 vm.dirty_writeback_centisecs=0
 sync
@@ -83,15 +77,15 @@ attach() { # peer -> sets tool_pid, returns once attached
 	case $1 in
 	none) ;;
 	floor_btf)
-		# shellcheck disable=SC2086 # one word per program
-		"$build/xiotop-floor-bench" "$build/bpf/floor_btf.bpf.o" $floor_events >"$work/tool.out" 2>&1 &
+		# shellcheck disable=SC2046 # one word per program
+		"$build/xiotop-floor-bench" "$build/bpf/floor_btf.bpf.o" $(floor_btf_of "$world") >"$work/tool.out" 2>&1 &
 		tool_pid=$!
 		for _ in $(seq 50); do grep -q Attaching "$work/tool.out" && break; sleep 0.1; done ;;
 	xiotop | xiotop_nolat | xiotop_before)
 		local bin=$build/xiotop extra=()
 		[ "$1" = xiotop_before ] && bin=${XIOTOP_BEFORE:?turns: xiotop_before needs XIOTOP_BEFORE}
 		[ "$1" = xiotop_nolat ] && extra=(--no-latency)
-		"$bin" -b -d 1 --format json "${extra[@]}" --xenstore-dump "$work/dump" >"$work/tool.out" 2>"$work/tool.log" &
+		"$bin" -b -d 1 --format json "${extra[@]}" --xenstore-dump "$(world_dump "$world")" >"$work/tool.out" 2>"$work/tool.log" &
 		tool_pid=$!
 		for _ in $(seq 50); do [ -s "$work/tool.out" ] && break; sleep 0.2; done ;;
 	*) echo "turns: no peer $1" >&2; exit 2 ;;

@@ -15,7 +15,6 @@ live_require_zram "the emulated domains need zram"
 live_workdir cpu
 wq_mask=/sys/devices/virtual/workqueue/cpumask
 old_wq_mask=
-# shellcheck disable=SC2317 # called by live_cleanup
 before_cleanup() {
 	[ -z "$old_wq_mask" ] || echo "$old_wq_mask" >"$wq_mask"
 }
