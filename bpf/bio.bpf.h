@@ -16,8 +16,8 @@
 #include "latency.bpf.h"
 #include "maps.bpf.h"
 
-/* dm/md clone bio (its number, struct bio_facts) -> owner decided at remap time; consumed by
- * its queue event. LRU so a clone that never reaches block_bio_queue cannot fill the map. */
+/* dm/md clone bio -> owner decided at remap time; consumed by its queue event. LRU so
+ * a clone that never reaches block_bio_queue cannot fill the map. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, XIOTOP_MAX_REMAPS);
@@ -224,14 +224,15 @@ static __always_inline int on_bio_queue(struct bio *bio, const struct bio_facts 
 	u32 via, domid;
 	struct work_state *ws = NULL;
 	struct xiotop_dev_owner *d = dev_owner(dev);
+	u64 bio_key = (u64)bio;
 	/* dm/md clones are BIO_CLONED: only they can be in remap_owner */
 	u32 *cloned_from = NULL;
 	if ((f->bio_flags & (1u << BIO_CLONED)) && *remap_filter_slot(f->num))
-		cloned_from = bpf_map_lookup_elem(&remap_owner, &f->num);
+		cloned_from = bpf_map_lookup_elem(&remap_owner, &bio_key);
 	if (cloned_from) {
 		domid = *cloned_from;
 		via = XIOTOP_VIA_REMAP;
-		if (!bpf_map_delete_elem(&remap_owner, &f->num)) /* taken once, if two race */
+		if (!bpf_map_delete_elem(&remap_owner, &bio_key)) /* taken once, if two race */
 			__sync_fetch_and_add(remap_filter_slot(f->num), -1ull);
 	} else if (d && (d->flags & XIOTOP_DEV_COUNTED)) {
 		return counted_bio(f, d, is_write);
@@ -271,7 +272,8 @@ static __always_inline int on_bio_remap(struct bio *bio, u64 num, u32 from_dev)
 	u32 via;
 	struct work_state *ws;
 	u32 domid = owner_of(bio, dev_owner(from_dev), &via, &ws);
-	if (bpf_map_update_elem(&remap_owner, &num, &domid, BPF_ANY))
+	u64 bio_key = (u64)bio;
+	if (bpf_map_update_elem(&remap_owner, &bio_key, &domid, BPF_ANY))
 		stat_inc(XIOTOP_STAT_LOST_REMAP);
 	else /* counted before the clone can be queued: its queue event finds it */
 		__sync_fetch_and_add(remap_filter_slot(num), 1);
