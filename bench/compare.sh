@@ -10,7 +10,8 @@
 # two and the loop workers' time per item in one script (bt_same: the figures xiotop gives
 # by default, bpftrace's way), bpftrace's empty programs at the events xiotop runs at
 # (floor: the run stats' own cost per event), empty tp_btf programs at xiotop's per-I/O events
-# (floor_btf, below), and bcc's biotop where it runs (else the reason is printed).
+# (floor_btf, below), the same with the clock reads latency needs (floor_lat: the least any
+# tool that times every I/O costs), and bcc's biotop where it runs (else the reason is printed).
 #
 # Worlds (WORLDS, default "dio-on dio-off bio"; mixed), on one emulated dom0 (tests/emu):
 # bench/worlds.sh says each.
@@ -45,7 +46,7 @@
 # rounds, each IOPS ratio against the no-tracer run of its own mode.
 # Usage: bench/compare.sh [BUILD_DIR]   (root; ROUNDS SECS WORLDS WORKLOADS XIOTOP_BEFORE
 # STEADY_WL RERUN KEEP_RESULTS BPF_STATS PIN, and PEERS to keep only some of: none xiotop xiotop_nolat
-# xiotop_before xiotop_before_latency floor_btf bt_sum bt_hist bt_same floor biotop)
+# xiotop_before xiotop_before_latency floor_btf floor_lat bt_sum bt_hist bt_same floor biotop)
 set -euo pipefail
 build=${1:-build}
 rounds=${ROUNDS:-10}
@@ -155,7 +156,7 @@ bt_floor='tracepoint:block:block_bio_queue {} tracepoint:block:block_bio_complet
 tracepoint:block:block_rq_complete {} tracepoint:workqueue:workqueue_execute_start {}'
 
 peers="none xiotop xiotop_nolat"
-[ -x "$build/xiotop-floor-bench" ] && peers="$peers floor_btf"
+[ -x "$build/xiotop-floor-bench" ] && peers="$peers floor_btf floor_lat"
 [ -n "${XIOTOP_BEFORE:-}" ] && peers="$peers xiotop_before xiotop_before_latency"
 if command -v bpftrace >/dev/null; then
 	peers="$peers bt_sum bt_hist bt_same floor"
@@ -202,9 +203,9 @@ start_tool() { # peer world -> sets tool_pid, waits until attached
 		tool_pid=$!
 		for _ in $(seq 100); do grep -q Attaching "$log" 2>/dev/null && break; sleep 0.1; done
 		sleep 0.5 ;;
-	floor_btf)
+	floor_btf | floor_lat)
 		# shellcheck disable=SC2046 # one word per program
-		"$build/xiotop-floor-bench" "$build/bpf/floor_btf.bpf.o" $(floor_btf_of "$2") >"$work/tool.out" 2>"$log" &
+		"$build/xiotop-floor-bench" "$build/bpf/floor_btf.bpf.o" $("${1}_of" "$2") >"$work/tool.out" 2>"$log" &
 		tool_pid=$!
 		for _ in $(seq 50); do grep -q Attaching "$work/tool.out" 2>/dev/null && break; sleep 0.1; done ;;
 	biotop)

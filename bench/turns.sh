@@ -6,7 +6,8 @@
 # differ by 2.5-4 % with nothing attached (each run its own page placement and its own loop
 # worker), so 10 rounds read a ratio to about +-2 %, the width of the whole 3 % bar. Here a
 # single fio (4 KiB random writes, O_DIRECT, psync, 3600 s) writes to the world's device, and
-# in every cycle each peer is attached, WINDOW seconds of the device's completed writes
+# in every cycle each peer is attached (the order turning each cycle, so that no peer always
+# sits at the same place in it), WINDOW seconds of the device's completed writes
 # (/proc/diskstats) counted once it is ready, and detached. What a window reads differs
 # from its neighbours' by 1-2 %, and the cycles pair them. The periodic flusher is paused for
 # the run (vm.dirty_writeback_centisecs 0, restored at exit): with direct I/O off it would
@@ -16,7 +17,8 @@
 #
 # Peers (PEERS, default "none floor_btf xiotop"): none, xiotop (every figure, latency timed),
 # xiotop_nolat (--no-latency), xiotop_before (XIOTOP_BEFORE=path, as it runs by default),
-# floor_btf (empty tp_btf programs at the events xiotop runs at per I/O in the world). The
+# floor_btf (empty tp_btf programs at the events xiotop runs at per I/O in the world),
+# floor_lat (the same with the clock reads latency needs: bench/worlds.sh). The
 # first peer is the base every ratio is taken to. The tools run where the scheduler puts
 # them; fio and the unbound workqueues on CPU 0 (as compare.sh's PIN=1). The kernel's run
 # stats stay off (as a dom0 runs).
@@ -76,9 +78,9 @@ attach() { # peer -> sets tool_pid, returns once attached
 	tool_pid=
 	case $1 in
 	none) ;;
-	floor_btf)
+	floor_btf | floor_lat)
 		# shellcheck disable=SC2046 # one word per program
-		"$build/xiotop-floor-bench" "$build/bpf/floor_btf.bpf.o" $(floor_btf_of "$world") >"$work/tool.out" 2>&1 &
+		"$build/xiotop-floor-bench" "$build/bpf/floor_btf.bpf.o" $("${1}_of" "$world") >"$work/tool.out" 2>&1 &
 		tool_pid=$!
 		for _ in $(seq 50); do grep -q Attaching "$work/tool.out" && break; sleep 0.1; done ;;
 	xiotop | xiotop_nolat | xiotop_before)
@@ -108,8 +110,11 @@ fio --name=w --filename="$target" --ioengine=psync --rw=randwrite --bs=4k --dire
 fio_pid=$!
 sleep 5 # past the first seconds, which dirty the image's pages
 : >"$work/windows"
+read -ra peer_list <<<"$peers"
 for ((c = 0; c < cycles; c++)); do
-	for p in $peers; do
+	# the order turns each cycle: no peer always follows the same one
+	for ((k = 0; k < ${#peer_list[@]}; k++)); do
+		p=${peer_list[(c + k) % ${#peer_list[@]}]}
 		attach "$p"
 		sleep "$settle"
 		t0=$EPOCHREALTIME w0=$(writes)

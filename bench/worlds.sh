@@ -55,3 +55,11 @@ floor_btf_of() { # world -> the programs
 	*) echo block_bio_queue block_rq_complete workqueue_execute_start writeback_dirty_folio ;;
 	esac
 }
+# floor_lat: the same, with a clock read where latency needs one (floor_btf.bpf.c's *_clock
+# programs): the least any tool that times every I/O can cost
+floor_lat_of() { # world -> the programs
+	case $1 in
+	bio) echo block_bio_queue_clock block_bio_complete_clock block_rq_complete ;;
+	*) echo block_bio_queue block_rq_complete_clock workqueue_execute_start writeback_dirty_folio ;;
+	esac
+}
