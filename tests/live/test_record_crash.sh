@@ -53,6 +53,13 @@ past_name_second() {
 	named=$(date -u -d "${stamp:0:8} ${stamp:9:2}:${stamp:11:2}:${stamp:13:2}" +%s) || return 1
 	until [ "$(date +%s)" -gt "$named" ]; do sleep 0.05; done
 }
+# past_period_end SECONDS: at once, unless a --period 1h file would end within SECONDS (files
+# are cut on the UTC hour, rec_dir_period_start): then until that hour has begun, so that a
+# --dir run makes only the files its checks read (a kill at 2.5 s at most: 5 s; part 3: 40 s)
+past_period_end() {
+	local into=$(($(date +%s) % 3600))
+	if [ "$into" -ge $((3600 - $1)) ]; then sleep $((3600 - into)); fi
+}
 live_world_up off
 set +e
 
@@ -75,6 +82,7 @@ lane() { # FIRST: runs FIRST, FIRST+2, ... 49 or 50, a line each into runs-FIRST
 		if [ $((i % 2)) -eq 0 ]; then
 			mode=dir
 			args=(--dir "$work/dir" --period 1h)
+			past_period_end 5
 		else
 			mode=single
 			args=(-o "$work/single/r$i.xrec")
@@ -242,6 +250,7 @@ check $? "guest bytes across the rename: renamed + new file == written, each hol
 
 # --- 3. --dir: the file moved out, then the directory removed ---
 dir=$work/rot
+past_period_end 40
 "$X" record --dir "$dir" --period 1h -d $D --commit-every $D --xenstore-dump "$XENSTORE_DUMP" \
 	2>"$work/rot.err" &
 rec=$!
