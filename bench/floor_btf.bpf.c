@@ -70,8 +70,7 @@ int BPF_PROG(block_bio_complete_clock, struct request_queue *q, struct bio *bio)
 }
 
 SEC("tp_btf/block_rq_complete")
-int BPF_PROG(block_rq_complete_clock, struct request *rq, blk_status_t error,
-             unsigned int nr_bytes)
+int BPF_PROG(block_rq_complete_clock, struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
 	timed_ns += bpf_ktime_get_ns() - rq->start_time_ns;
 	timed++;
