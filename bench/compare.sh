@@ -37,7 +37,8 @@
 # the peer's own programs), IOPS ratio to no tracer in the same round, median (min-max), the
 # tool's own threads' CPU per second of the run (schedstat: its user space and the system
 # calls it makes, not its programs), tool RSS; then ns per event per program, and per world
-# the figures of issue 47's bars.
+# the figures of issue 47's bars, with whether the rounds decide its IOPS bar at all (the
+# median's distribution-free interval over the rounds: compare_lib.py bar_decided).
 # The kernel's run stats (kernel.bpf_stats_enabled) add two clock reads around every program
 # run, a cost no dom0 pays with them off (the default): BPF_STATS=0 leaves them off, for IOPS
 # ratios as a dom0 runs the tools; BPF time and events per I/O are then not measured ("-").

@@ -11,6 +11,7 @@ on stdin), one result line per (round, peer, workload), and the report.
   compare_lib.py report RESULTS REPLACED STEADY_WL   the tables (markdown)
 """
 import json
+import math
 import os
 import statistics
 import sys
@@ -44,6 +45,8 @@ def cmd_record(fio_json, r, peer, wl, ticks, t0, t1, rss, s0, s1, tool_ns="0"):
 STATS_OFF = "/stats-off"  # a workload's label when compare.sh ran it with the run stats off (BPF_STATS=both)
 UNSTEADY = 0.10  # a no-tracer round this far from its neighbours' median is run again
 NEIGHBOURS = 2  # rounds on each side it is judged against
+IOPS_BAR = 0.97  # issue 47: xiotop's median IOPS ratio to no tracer, in each world
+MEDIAN_CONFIDENCE = 0.95  # the least coverage of the interval said for a median
 
 
 def load(path):
@@ -183,6 +186,31 @@ def iops_ratios(rows, peer, wl):
             if r["peer"] == peer and r["wl"] == wl and base.get(r["round"])]
 
 
+def median_interval(xs):
+    """Where the median of the rounds' population lies, from the rounds alone (no
+    distribution assumed): the k-th smallest and k-th largest of n values cover it with
+    probability 1 - 2 P(Binomial(n, 1/2) < k); the narrowest such interval covering at least
+    MEDIAN_CONFIDENCE, as (low, high, coverage), or None when n is too small for any."""
+    xs, n, best = sorted(xs), len(xs), None
+    for k in range(1, n // 2 + 1):
+        coverage = 1 - 2 * sum(math.comb(n, i) for i in range(k)) / 2**n
+        if coverage < MEDIAN_CONFIDENCE:
+            break
+        best = (xs[k - 1], xs[n - k], coverage)
+    return best
+
+
+def bar_decided(xs):
+    """Whether a run's median IOPS ratio decides IOPS_BAR: a sentence."""
+    iv = median_interval(xs)
+    if not iv:
+        return f"{len(xs)} rounds are too few to place the median"
+    lo, hi, coverage = iv
+    where = ("met" if lo >= IOPS_BAR else "not met" if hi < IOPS_BAR
+             else f"not decided by this run ({IOPS_BAR} is inside)")
+    return f"the median within {lo:.3f}-{hi:.3f} at {coverage * 100:.0f} %: {where}"
+
+
 def cell(p):
     """BPF ns per I/O (events per I/O)."""
     return f"{p[0]:,.0f} ({p[1]:.1f})" if p else "-"
@@ -218,6 +246,14 @@ def summary(rows, steady_wl, wls):
                     for x in (iops_ratios(rows, "bt_hist", w) for w in (wl, off.get(world, "")))]
             line += f" {med_range(iops_ratios(rows, 'xiotop', off.get(world, '')), '%.3f')} | {'; '.join(hist)} |"
         print(line)
+    # A median of 10 rounds moves by about the whole bar between runs of the same code
+    # (docs/performance.md): say whether this run's rounds can decide it at all.
+    print(f"\nxiotop's IOPS ratio against {IOPS_BAR}, run stats {'off' if off else 'on'}:")
+    for wl in mine:
+        world = wl.split(" ", 1)[1]
+        rat = iops_ratios(rows, "xiotop", off.get(world, wl))
+        if rat:
+            print(f"- {world}: {bar_decided(rat)}")
     rest = [w for w in wls if w not in mine and w not in off.values()]
     if rest:
         print("\n| workload | xiotop BPF ns/I/O (events) | bt_same | xiotop / bt_same |")
