@@ -233,10 +233,17 @@ def summary(rows, steady_wl, wls):
           "xiotop / bt_same | xiotop IOPS ratio, median (min–max) |"
           + (" the same, run stats off | bt_hist's, stats on; off |" if off else ""))
     print("|---|---|---|---|---|---|---|" + ("---|---|" if off else ""))
+    # A median of 10 rounds moves by about the whole bar between runs of the same code
+    # (docs/performance.md): said under the table, whether this run's rounds decide it at all.
+    decided = []
     for wl in mine:
         world = wl.split(" ", 1)[1]
         x, h, s = (per_io(rows, p, wl) for p in ("xiotop", "bt_hist", "bt_same"))
         rat = iops_ratios(rows, "xiotop", wl)
+        rat_off = iops_ratios(rows, "xiotop", off.get(world, ""))
+        judged = rat_off if world in off else rat
+        if judged:
+            decided.append(f"- {world}: {bar_decided(judged)}")
         if not rat:
             continue
         line = (f"| {world} | {cell(x)} | {cell(h)} | {ratio(x, h)} | {cell(s)} | {ratio(x, s)} | "
@@ -244,16 +251,11 @@ def summary(rows, steady_wl, wls):
         if off:
             hist = [f"{statistics.median(x):.3f}" if x else "-"
                     for x in (iops_ratios(rows, "bt_hist", w) for w in (wl, off.get(world, "")))]
-            line += f" {med_range(iops_ratios(rows, 'xiotop', off.get(world, '')), '%.3f')} | {'; '.join(hist)} |"
+            line += f" {med_range(rat_off, '%.3f')} | {'; '.join(hist)} |"
         print(line)
-    # A median of 10 rounds moves by about the whole bar between runs of the same code
-    # (docs/performance.md): say whether this run's rounds can decide it at all.
     print(f"\nxiotop's IOPS ratio against {IOPS_BAR}, run stats {'off' if off else 'on'}:")
-    for wl in mine:
-        world = wl.split(" ", 1)[1]
-        rat = iops_ratios(rows, "xiotop", off.get(world, wl))
-        if rat:
-            print(f"- {world}: {bar_decided(rat)}")
+    for line in decided:
+        print(line)
     rest = [w for w in wls if w not in mine and w not in off.values()]
     if rest:
         print("\n| workload | xiotop BPF ns/I/O (events) | bt_same | xiotop / bt_same |")
