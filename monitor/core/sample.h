@@ -42,6 +42,12 @@ struct xio_dev {
 	char name[32];
 	bool is_leaf;  /* physical: counted in phys_* and host disks */
 	uint8_t array; /* enum xio_dev_array bits; 0: in no redundant array */
+	/* I/Os in progress on it at the sample's /proc/diskstats read (its "in progress"
+	 * field), which comes after the tracer's counters are read: 0 there means every bio
+	 * the tracer counted as queued to it had completed, and that read's diskstats counted
+	 * it. Live only, for the recorder's drain (record/rec_drain.h): not kept in
+	 * recordings; known only when xio_sample.has_in_flight. */
+	uint32_t in_flight;
 };
 
 /* Host ground truth for one leaf device, from /proc/diskstats. */
@@ -161,6 +167,7 @@ struct xio_sample {
 	uint64_t cpu_unattributed_ns; /* on-CPU time charged to no domain */
 	bool has_cpu;                 /* CPU counters were collected */
 	bool has_dirty;               /* dirty page counters were collected */
+	bool has_in_flight;           /* devs[].in_flight were read (live only; not recorded) */
 	char hooks[512];              /* which hooks are active, for headers */
 	uint32_t absent;              /* enum xio_absent bits; 0: every counter is there */
 

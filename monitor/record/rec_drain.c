@@ -1,6 +1,7 @@
 /* rec_drain.c - the drain of a wrapped command's dirty pages; see rec_drain.h. */
 #include "record/rec_drain.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,8 +44,32 @@ void rec_drain_begin(struct rec_drain *d, const struct xio_sample *s)
 	d->left = d->backlog;
 }
 
+/* The rules by which a domain's page-cache pages are written back, and what lies below
+ * them (bpf/bio.bpf.h tally_write): the devices whose I/O in progress the drain waits out. */
+static bool writeback_path(uint32_t via)
+{
+	return via == XIOTOP_VIA_LOOPWORK || via == XIOTOP_VIA_INODE || via == XIOTOP_VIA_DMTASK ||
+	       via == XIOTOP_VIA_REMAP || via == XIOTOP_VIA_PART;
+}
+
+/* A device domid's writeback went through with I/O in progress at s, or NULL. */
+static const struct xio_dev *busy_device(const struct xio_sample *s, uint32_t domid)
+{
+	for (size_t i = 0; i < s->n_layers; i++) {
+		const struct xio_layer *l = &s->layers[i];
+		if (l->domid != domid || !writeback_path(l->via))
+			continue;
+		const struct xio_dev *dev = sample_dev(s, l->dev);
+		if (dev && dev->in_flight)
+			return dev;
+	}
+	return NULL;
+}
+
 bool rec_drain_check(struct rec_drain *d, const struct xio_sample *s)
 {
+	d->busy_dev = 0;
+	d->busy_name[0] = 0;
 	if (!d->counted || !s->has_dirty)
 		return false;
 	uint64_t left = 0;
@@ -57,5 +82,17 @@ bool rec_drain_check(struct rec_drain *d, const struct xio_sample *s)
 			left += d->dom[k].dirtied - written;
 	}
 	d->left = left;
-	return left == 0;
+	if (left)
+		return false;
+	if (!s->has_in_flight)
+		return false;
+	for (size_t k = 0; k < d->n; k++) {
+		const struct xio_dev *busy = busy_device(s, d->dom[k].domid);
+		if (busy) {
+			d->busy_dev = busy->dev;
+			snprintf(d->busy_name, sizeof(d->busy_name), "%s", busy->name);
+			return false;
+		}
+	}
+	return true;
 }

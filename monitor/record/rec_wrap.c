@@ -209,8 +209,8 @@ static bool waited_enough(struct rec_wrap *w)
 		return true;
 	if (after < w->o.drain_bound_ns)
 		return false;
-	char label[128];
-	if (w->d.counted) {
+	char label[192];
+	if (w->d.counted && w->d.left) {
 		snprintf(label, sizeof(label), "drain: cut at %.0f s, %.1f MiB not written back",
 		         (double)after / 1e9, (double)w->d.left / MiB);
 		xnote(
@@ -218,6 +218,22 @@ static bool waited_enough(struct rec_wrap *w)
 		    "host's writeback bound (pages dropped before writeback, or a slow disk): "
 		    "stopping",
 		    (double)w->d.left / MiB, (double)w->d.backlog / MiB, (double)after / 1e9);
+		rec_session_mark(w->o.session, label, clock_real_ns(), "wrap", -1);
+	} else if (w->d.counted) {
+		/* all queued, but never seen taken: a device never idle at a sample, or no
+		 * in-flight counts (rec_drain.h) */
+		char why[96];
+		if (w->d.busy_dev)
+			snprintf(why, sizeof(why), "I/O in progress on %s", w->d.busy_name);
+		else
+			snprintf(why, sizeof(why), "the disks' I/O in progress not known");
+		snprintf(label, sizeof(label), "drain: cut at %.0f s, %.1f MiB queued, %s",
+		         (double)after / 1e9, (double)w->d.backlog / MiB, why);
+		xnote(
+		    "the %.1f MiB dirty at the end were queued to be written back, but at every "
+		    "sample since, %s, after %.0f s, the host's writeback bound (the last of them "
+		    "may not be in the recording's disk counts): stopping",
+		    (double)w->d.backlog / MiB, why, (double)after / 1e9);
 		rec_session_mark(w->o.session, label, clock_real_ns(), "wrap", -1);
 	}
 	return true;

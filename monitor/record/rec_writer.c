@@ -27,10 +27,11 @@
  * the recorder does not store is lost from every recording. Store it (a new nullable
  * column, SCHEMA.md, the reader), then update the sizes. (xio_latency's histogram holds
  * seq, the programs' mark of a histogram being written, bpf/xiotop.h: not a figure, not
- * stored.) */
+ * stored. xio_dev.in_flight and xio_sample.has_in_flight are live only, for the
+ * recorder's drain: a replayed sample has has_in_flight false.) */
 #if defined(__x86_64__) || defined(__aarch64__)
 _Static_assert(sizeof(struct xio_sample) == 720 && sizeof(struct xio_layer) == 48 &&
-                   sizeof(struct xio_dev) == 40 && sizeof(struct xio_disk) == 72 &&
+                   sizeof(struct xio_dev) == 44 && sizeof(struct xio_disk) == 72 &&
                    sizeof(struct xio_domain) == 392 && sizeof(struct xio_dom_counters) == 64 &&
                    sizeof(struct xio_vbd_stat) == 104 && sizeof(struct xio_latency) == 296,
                "sample.h changed: store the new field in recordings (record/)");

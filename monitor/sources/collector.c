@@ -99,6 +99,16 @@ static void fill_domain(struct xio_domain *out, const struct xt_domain *d)
 	}
 }
 
+/* Each named device's I/Os in progress, from the diskstats read the disks came from. */
+static void note_dev_in_flight(struct xio_sample *s, const struct host_diskstat *ds, size_t n_ds)
+{
+	for (size_t i = 0; i < s->n_devs; i++)
+		for (size_t j = 0; j < n_ds; j++)
+			if (ds[j].dev == s->devs[i].dev)
+				s->devs[i].in_flight = (uint32_t)ds[j].in_flight;
+	s->has_in_flight = true;
+}
+
 static void note_vbd_skew(const struct xio_sample *before, struct xio_sample *s)
 {
 	for (size_t i = 0; i < s->n_vbd_stats; i++) {
@@ -184,11 +194,15 @@ int collector_sample(struct collector *c, struct xio_sample *s)
 				goto fail;
 			}
 		}
-		free(ds);
 	}
 	for (size_t i = 0; i < s->n_layers; i++)
-		if (add_dev(c, s, s->layers[i].dev))
+		if (add_dev(c, s, s->layers[i].dev)) {
+			free(ds);
 			goto fail;
+		}
+	if (ds)
+		note_dev_in_flight(s, ds, n_ds);
+	free(ds);
 	for (size_t i = 0; c->topo && i < c->topo->n_domains; i++) {
 		struct xio_domain d;
 		fill_domain(&d, &c->topo->domains[i]);
