@@ -44,12 +44,14 @@ void rec_drain_begin(struct rec_drain *d, const struct xio_sample *s)
 	d->left = d->backlog;
 }
 
-/* The rules by which a domain's page-cache pages are written back, and what lies below
- * them (bpf/bio.bpf.h tally_write): the devices whose I/O in progress the drain waits out. */
+/* The rules by which a domain's page-cache pages are queued to be written back
+ * (bpf/bio.bpf.h tally_write): the devices whose I/O in progress the drain waits out. Not
+ * the disks below them: a partition's in-flight count is its own requests', and a dm or
+ * md device ends a bio only after the bios below it ended; waiting on the whole disk or
+ * on an array's members would wait on their other users' I/O too (dom0's own root). */
 static bool writeback_path(uint32_t via)
 {
-	return via == XIOTOP_VIA_LOOPWORK || via == XIOTOP_VIA_INODE || via == XIOTOP_VIA_DMTASK ||
-	       via == XIOTOP_VIA_REMAP || via == XIOTOP_VIA_PART;
+	return via == XIOTOP_VIA_LOOPWORK || via == XIOTOP_VIA_INODE || via == XIOTOP_VIA_DMTASK;
 }
 
 /* A device domid's writeback went through with I/O in progress at s, or NULL. */

@@ -14,12 +14,14 @@
  * them. The tracer counts a written-back bio as it is queued, the disk's diskstats as it
  * completes: one bio of an image's writeback can hold tens of MiB (a file system's large
  * folios), and a disk takes time to write it. So the drain is over only at a sample where,
- * besides, no I/O is in progress on any device its written-back bytes went through (its
- * layers by the page-cache rules: via loop work, inode, device model, and the clones and
- * whole disks below them), read in the same /proc/diskstats pass as the sample's disks,
- * after the tracer's counters: every bio counted by then has completed and is in that
- * sample's diskstats. A device never idle at a sample keeps the recording on to the
- * bound; a sample without in-flight counts (has_in_flight false) never ends the drain.
+ * besides, no I/O is in progress on any device its written-back bytes were queued to (its
+ * layers by the page-cache rules: via loop work, inode, device model), read in the same
+ * /proc/diskstats pass as the sample's disks, after the tracer's counters: every bio
+ * counted by then has completed and is in that sample's diskstats. (Below a dm or md
+ * device, a disk counts a request in its diskstats just after it ends the bios in it: its
+ * count can lag the device's end by microseconds.) A device never idle at a sample keeps
+ * the recording on to the bound; a sample without in-flight counts (has_in_flight false)
+ * never ends the drain.
  * A sample whose dirty pages were not counted (has_dirty false) gives no backlog: only
  * the bound is left.
  * The counters start with the recorder, and the live tracer counts a domain's written-back

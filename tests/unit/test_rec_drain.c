@@ -95,7 +95,7 @@ static void test_drain(void **state)
 
 /* A sample where domain 1's 32 MiB are all queued: written back by the flusher to zram1
  * (via inode) with zram1_busy I/Os in progress there; its own loop device and dom0's disk
- * busy too, which the drain does not wait for. */
+ * (a whole disk its bios crossed too) busy, which the drain does not wait for. */
 static struct xio_sample queued(uint32_t zram1_busy)
 {
 	struct xio_sample s = sample(true, 64 * MiB, 64 * MiB, 0, 0);
@@ -103,6 +103,8 @@ static struct xio_sample queued(uint32_t zram1_busy)
 	    {.domid = 1, .dev = LOOP0, .via = XIOTOP_VIA_DEV},
 	    {.domid = 1, .dev = ZRAM1, .via = XIOTOP_VIA_INODE},
 	    {.domid = XIOTOP_DOM_NONE, .dev = VDA, .via = XIOTOP_VIA_NONE},
+	    /* the whole disk under a partition of its: dom0's root I/O there too */
+	    {.domid = 1, .dev = VDA, .via = XIOTOP_VIA_PART},
 	};
 	for (size_t i = 0; i < sizeof(l) / sizeof(l[0]); i++)
 		assert_int_equal(sample_add_layer(&s, &l[i]), 0);
