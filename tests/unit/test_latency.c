@@ -3,13 +3,16 @@
  * through the model, the io_latency object of the JSON output, and a whole copy of a
  * histogram a writer adds to meanwhile, as the programs do (latency_copy_whole). */
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "core/figures.h"
@@ -304,14 +307,39 @@ static void *write_ios(void *arg)
 	return NULL;
 }
 
+/* The I/Os the writer has finished (seq is twice that between two). */
+static unsigned long long ios_written(struct torn_writer *w)
+{
+	return __atomic_load_n(&w->h.seq, __ATOMIC_SEQ_CST) / 2;
+}
+
+/* Until the writer has finished `ios` I/Os; false after 60 s (a thread never run). */
+static bool wait_ios(struct torn_writer *w, unsigned long long ios)
+{
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (ios_written(w) < ios) {
+		sched_yield();
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - t0.tv_sec > 60)
+			return false;
+	}
+	return true;
+}
+
 static void test_copy_whole_beside_a_writer(void **state)
 {
 	(void)state;
 	struct torn_writer w = {0};
 	pthread_t th;
 	assert_int_equal(pthread_create(&th, NULL, write_ios, &w), 0);
+	/* the copies are taken beside a writer at work: on a loaded machine its thread may
+	 * not have run yet when the copies start, or may not run during 200,000 of them (a
+	 * fresh clone's CI once finished them before its first I/O) */
+	assert_true(wait_ios(&w, 10));
+	unsigned long long before = ios_written(&w);
 	int whole = 0;
-	for (int i = 0; i < 200000; i++) {
+	for (int i = 0; i < 200000 || ios_written(&w) < before + 1000; i++) {
 		struct xiotop_lat c;
 		if (!latency_copy_whole(&w.h, &c))
 			continue; /* a writer inside through every try: possible, rare */
