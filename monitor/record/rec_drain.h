@@ -67,7 +67,7 @@ int64_t rec_drain_bound(const struct rec_host_facts *f, double interval_s);
 /* The backlog at the end, from the first sample at or after it. */
 void rec_drain_begin(struct rec_drain *d, const struct xio_sample *s);
 /* True when everything dirty at the end has been written back by sample s, and no I/O
- * was in progress then on the devices it went through (else busy_dev names one). */
+ * was in progress then on the devices it was queued to (else busy_dev names one). */
 bool rec_drain_check(struct rec_drain *d, const struct xio_sample *s);
 
 #endif

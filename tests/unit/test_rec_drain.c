@@ -2,7 +2,7 @@
  * the host's writeback bound from its own sysctls (the kernel's defaults when unknown),
  * and the drain of each domain's backlog at the end, bytes it dirtied later not waited
  * for, not given when dirty pages were not counted; and not over while I/O is in progress
- * on a device its writeback went through (queued is not yet on the disk). */
+ * on a device its writeback was queued to (queued is not yet on the disk). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
